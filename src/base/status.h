@@ -1,0 +1,76 @@
+// Status and Result<T>: library failures as values (no exceptions anywhere,
+// so the same code runs in wasm where exception catching is off).
+// User mistakes in source or inputs are Diagnostics (diag/) or Status codes
+// with a clear message; bugs trip SHREW_CHECK (base/check.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace shrew {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,    // bad input from the caller (shape, dtype, name, bytes)
+  kNotFound,           // unknown graph, input or parameter name
+  kOutOfRange,         // index out of range at run time (e.g. embedding)
+  kResourceExhausted,  // memory or a configured cap
+  kFailedPrecondition, // object not in a usable state (e.g. compile failed)
+  kUnimplemented,
+  kInternal,           // a library (XNNPACK) failed
+};
+
+const char* StatusCodeName(StatusCode code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+  std::string ToString() const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+inline Status InvalidArgument(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
+inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
+inline Status OutOfRange(std::string m) { return Status(StatusCode::kOutOfRange, std::move(m)); }
+inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
+inline Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
+inline Status Unimplemented(std::string m) { return Status(StatusCode::kUnimplemented, std::move(m)); }
+inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+
+// A value or the Status explaining why there is none.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}            // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {}    // NOLINT: must not be Ok
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace shrew
+
+#define SHREW_RETURN_IF_ERROR(expr)              \
+  do {                                           \
+    ::shrew::Status shrew_status_ = (expr);      \
+    if (!shrew_status_.ok()) return shrew_status_; \
+  } while (0)

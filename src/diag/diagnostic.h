@@ -1,0 +1,65 @@
+// Diagnostics: every user error in a program, with a stable code, severity,
+// span and message. Phases add to a DiagnosticBag and keep going where they
+// can; nothing here prints or aborts. Render() turns one into the text users
+// read:
+//   file.sw:3:7: error[E020]: expected ';', got 'relu'
+//     node h { op: relu(x) }
+//         ^~~~
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "diag/source.h"
+
+namespace shrew::diag {
+
+enum class Severity { Error, Warning, Note };
+
+enum class Kind {
+#define SHREW_DIAG(name, code, severity) name,
+#include "diag/diagnostic_kinds.def"
+#undef SHREW_DIAG
+};
+
+const char* KindCode(Kind kind);      // "E020"
+Severity KindSeverity(Kind kind);
+const char* SeverityName(Severity s);  // "error", "warning", "note"
+
+struct Diagnostic {
+  Kind kind;
+  Severity severity;
+  Span span;  // may be invalid (no position)
+  std::string message;
+  const char* code() const { return KindCode(kind); }
+};
+
+// Collects diagnostics in order. Caps the count (a hostile input can produce
+// one error per byte): past `max_errors` errors one TooManyDiagnostics error
+// is added and further ones are dropped, so memory stays bounded.
+class DiagnosticBag {
+ public:
+  explicit DiagnosticBag(size_t max_errors = 200) : max_errors_(max_errors) {}
+
+  void Add(Kind kind, Span span, std::string message);
+  bool has_errors() const { return error_count_ > 0; }
+  size_t error_count() const { return error_count_; }
+  const std::vector<Diagnostic>& all() const { return diagnostics_; }
+  std::vector<Diagnostic> Take() { return std::move(diagnostics_); }
+  void Append(const std::vector<Diagnostic>& other);
+
+ private:
+  size_t max_errors_;
+  size_t error_count_ = 0;
+  bool capped_ = false;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+// "FILE:LINE:COL: error[CODE]: MESSAGE" plus, when the span is valid, the
+// source line and a caret line (^ then ~ for the rest of the span on that line).
+std::string Render(const Diagnostic& d, const SourceFile& source);
+// Render every diagnostic, one after the other.
+std::string RenderAll(const std::vector<Diagnostic>& ds, const SourceFile& source);
+
+}  // namespace shrew::diag
