@@ -33,7 +33,7 @@ die() { printf '[bootstrap] error: %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- 1. apt
 APT_PACKAGES=(emscripten cmake ninja-build g++ clang lld libclang-rt-14-dev
-  googletest libgtest-dev libcpuinfo-dev python3 xz-utils patch chromium
+  googletest libgtest-dev libcpuinfo-dev llvm-14 python3 xz-utils patch chromium
   nodejs)
 
 apt_step() {
@@ -176,7 +176,7 @@ build_flavour() {
     flags+=("${NATIVE_FLAGS[@]}" -DCPUINFO_SOURCE_DIR="$CPUINFO_SHIM")
   else
     flags+=("${WASM_FLAGS[@]}" -DCPUINFO_SOURCE_DIR="$work/no-cpuinfo")
-    env=(NODE_PATH=/usr/share/nodejs EM_CACHE="$CACHE/emcache")
+    env=(NODE_PATH=/usr/share/nodejs EMSDK_PYTHON=/usr/bin/python3)
   fi
   local t0=$SECONDS
   env "${env[@]}" cmake -S "$work/xnnpack" -B "$work/build" "${flags[@]}" > "$work/configure.log" 2>&1 \
