@@ -62,6 +62,9 @@ tarball_path() { echo "$CACHE/src/$1_$(upstream_version "$(pin "$1" 1)").orig.ta
 APT_DIR="$CACHE/apt"
 apt_opts() {
   echo "-o Dir::Etc::SourceList=$APT_DIR/sources.list -o Dir::Etc::SourceParts=$APT_DIR/parts.d -o Dir::State::Lists=$APT_DIR/lists"
+  # As root, apt drops to the _apt user, which cannot write into our cache.
+  [ "$(id -u)" -eq 0 ] && echo "-o APT::Sandbox::User=root"
+  return 0
 }
 archive_uri() {
   local uri=""
@@ -148,9 +151,10 @@ build_key() {  # everything that changes the built libraries
   local flavour=$1
   {
     cat "$ROOT/third_party/deps.lock" "$PATCH"
+    # Paths inside the clone are left out: every clone shares the cache.
     echo "$flavour ${COMMON_FLAGS[*]}"
     if [ "$flavour" = native ]; then echo "${NATIVE_FLAGS[*]}"; cat "$CPUINFO_SHIM/CMakeLists.txt"; g++ --version | head -1
-    else echo "${WASM_FLAGS[*]}"; cat "$ROOT/wasm-toolchain.cmake"; emcc --version 2>/dev/null | head -1; fi
+    else echo "${WASM_FLAGS[*]//$ROOT/}"; cat "$ROOT/wasm-toolchain.cmake"; emcc --version 2>/dev/null | head -1; fi
     echo "layout-v1"
   } | sha256sum | cut -c1-16
 }
