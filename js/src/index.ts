@@ -4,6 +4,8 @@ import { ShrewRuntimeError } from "./errors.js";
 import type { RawModule } from "./wasm/shrew.mjs";
 
 export { ShrewRuntimeError } from "./errors.js";
+export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData } from "./tensor.js";
+export { readNpy, writeNpy, NpyError } from "./npy.js";
 export type { LoadOptions } from "./module.js";
 
 /** A loaded Shrew runtime (one wasm instance). */

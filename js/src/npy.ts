@@ -1,0 +1,89 @@
+// Reading and writing NumPy .npy files (format versions 1.0, 2.0, 3.0),
+// the format numpy users exchange arrays in. C order only.
+import { Tensor, type DType, shapeSize, byteSize, allocate } from "./tensor.js";
+
+const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
+
+const DESCR_TO_DTYPE: Record<string, DType> = {
+  "<f4": "f32", "<f8": "f64", "<i4": "i32", "<i8": "i64", "|u1": "u8", "<u1": "u8", "|b1": "bool",
+};
+const DTYPE_TO_DESCR: Record<DType, string> = {
+  f32: "<f4", f64: "<f8", i32: "<i4", i64: "<i8", u8: "|u1", bool: "|b1",
+};
+
+export class NpyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NpyError";
+  }
+}
+
+function parseHeader(text: string): { descr: string; fortran: boolean; shape: number[] } {
+  // The header is a Python dict literal, e.g.
+  // {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+  const descr = /'descr'\s*:\s*'([^']*)'/.exec(text)?.[1];
+  const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(text)?.[1];
+  const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(text)?.[1];
+  if (descr === undefined || fortran === undefined || shapeText === undefined) {
+    throw new NpyError(`malformed .npy header: ${JSON.stringify(text.slice(0, 120))}`);
+  }
+  const shape = shapeText.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((s) => {
+    const n = Number(s.replace(/L$/, ""));
+    if (!Number.isSafeInteger(n) || n < 0) throw new NpyError(`bad dimension '${s}' in .npy shape`);
+    return n;
+  });
+  return { descr, fortran: fortran === "True", shape };
+}
+
+/** Parses .npy bytes into a Tensor (copying the data). */
+export function readNpy(bytes: Uint8Array): Tensor {
+  if (bytes.length < 10 || !MAGIC.every((b, i) => bytes[i] === b)) throw new NpyError("not a .npy file (bad magic)");
+  const major = bytes[6];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let headerLen: number;
+  let offset: number;
+  if (major === 1) {
+    headerLen = view.getUint16(8, true);
+    offset = 10;
+  } else if (major === 2 || major === 3) {
+    if (bytes.length < 12) throw new NpyError("truncated .npy header");
+    headerLen = view.getUint32(8, true);
+    offset = 12;
+  } else {
+    throw new NpyError(`unsupported .npy version ${major}`);
+  }
+  if (offset + headerLen > bytes.length) throw new NpyError("truncated .npy header");
+  const header = new TextDecoder(major === 3 ? "utf-8" : "latin1").decode(bytes.subarray(offset, offset + headerLen));
+  const { descr, fortran, shape } = parseHeader(header);
+  if (fortran) throw new NpyError("Fortran-order .npy arrays are not supported (save with C order)");
+  const dtype = DESCR_TO_DTYPE[descr];
+  if (!dtype) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${Object.keys(DESCR_TO_DTYPE).join(", ")})`);
+  const size = shapeSize(shape);
+  const dataStart = offset + headerLen;
+  const need = size * byteSize(dtype);
+  if (bytes.length - dataStart < need) {
+    throw new NpyError(`.npy data is truncated: shape [${shape.join(", ")}] needs ${need} bytes, file has ${bytes.length - dataStart}`);
+  }
+  const data = allocate(dtype, size);
+  new Uint8Array(data.buffer, data.byteOffset, need).set(bytes.subarray(dataStart, dataStart + need));
+  if (dtype === "bool") for (let i = 0; i < size; i++) data[i] = data[i] ? 1 : 0;
+  return new Tensor(dtype, shape, data);
+}
+
+/** Serialises a tensor as a version 1.0 .npy file. */
+export function writeNpy(t: Tensor): Uint8Array {
+  const shape = t.shape.length === 1 ? `(${t.shape[0]},)` : `(${t.shape.join(", ")})`;
+  let header = `{'descr': '${DTYPE_TO_DESCR[t.dtype]}', 'fortran_order': False, 'shape': ${shape}, }`;
+  // Pad with spaces so that magic + len + header + '\n' is a multiple of 64.
+  const total = Math.ceil((10 + header.length + 1) / 64) * 64;
+  header = header.padEnd(total - 10 - 1, " ") + "\n";
+  const dataBytes = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  const out = new Uint8Array(total + dataBytes.length);
+  out.set(MAGIC, 0);
+  out[6] = 1;
+  out[7] = 0;
+  new DataView(out.buffer).setUint16(8, header.length, true);
+  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
+  out.set(dataBytes, total);
+  return out;
+}

@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readNpy, writeNpy, NpyError, Tensor } from "../dist/index.js";
+
+test("round trip of every dtype, including rank 0 and size 0", () => {
+  const cases = [
+    new Tensor("f32", [2, 3], [1, 2, 3, 4, 5, 6.5]),
+    new Tensor("f64", [], [Math.PI]),
+    new Tensor("i32", [3], [-1, 0, 2147483647]),
+    new Tensor("i64", [2], [-(2n ** 62n), 5n]),
+    new Tensor("u8", [2, 2], [0, 1, 254, 255]),
+    new Tensor("bool", [3], [1, 0, 1]),
+    new Tensor("f32", [0, 4]),
+  ];
+  for (const t of cases) {
+    const bytes = writeNpy(t);
+    const headerLen = bytes[8] | (bytes[9] << 8);
+    assert.equal((10 + headerLen) % 64, 0, "data starts 64-byte aligned");
+    const back = readNpy(bytes);
+    assert.equal(back.dtype, t.dtype);
+    assert.deepEqual(back.shape, t.shape);
+    assert.deepEqual(Array.from(back.data), Array.from(t.data));
+  }
+});
+
+test("reads a file written by numpy (hand-assembled header)", () => {
+  const header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  const padded = header.padEnd(128 - 10 - 1, " ") + "\n";
+  const bytes = new Uint8Array(128 + 8);
+  bytes.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, padded.length, 0]);
+  for (let i = 0; i < padded.length; i++) bytes[10 + i] = padded.charCodeAt(i);
+  new DataView(bytes.buffer).setFloat32(128, 1.5, true);
+  new DataView(bytes.buffer).setFloat32(132, -2, true);
+  const t = readNpy(bytes);
+  assert.deepEqual(t.shape, [2]);
+  assert.deepEqual(Array.from(t.data), [1.5, -2]);
+});
+
+test("bad files give clear errors", () => {
+  assert.throws(() => readNpy(new Uint8Array([1, 2, 3])), NpyError);
+  const good = writeNpy(new Tensor("f32", [4], [1, 2, 3, 4]));
+  assert.throws(() => readNpy(good.subarray(0, good.length - 4)), /truncated: shape \[4\] needs 16 bytes, file has 12/);
+  const text = new TextDecoder().decode(good.subarray(10, 74)).replace("<f4", "<c8");
+  const bad = good.slice();
+  for (let i = 0; i < text.length; i++) bad[10 + i] = text.charCodeAt(i);
+  assert.throws(() => readNpy(bad), /unsupported .npy dtype '<c8'/);
+});
+
+test("Tensor checks shape against data", () => {
+  assert.throws(() => new Tensor("f32", [2, 2], new Float32Array(3)), /needs 4 elements, data has 3/);
+  assert.throws(() => new Tensor("f32", [2], new Int32Array(2)), /f32 tensor needs a Float32Array/);
+  assert.throws(() => new Tensor("f32", [-1]), /invalid dimension -1/);
+  assert.equal(new Tensor("i64", [2], [1, 2]).data[1], 2n);
+});
