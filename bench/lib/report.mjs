@@ -1,0 +1,111 @@
+// Markdown rendering of a results object (the same object written to latest.json).
+
+/** @param {number} us */
+export function fmtTime(us) {
+  if (!Number.isFinite(us)) return "—";
+  if (us < 1000) return `${us < 100 ? us.toFixed(1) : us.toFixed(0)} µs`;
+  const ms = us / 1000;
+  return `${ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)} ms`;
+}
+
+/** @param {number} ms */
+function fmtMs(ms) {
+  return Number.isFinite(ms) ? (ms < 10 ? ms.toFixed(1) : ms.toFixed(0)) + " ms" : "—";
+}
+
+/** @param {number} bytes */
+export function fmtBytes(bytes) {
+  if (!Number.isFinite(bytes)) return "—";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+/** @param {number} x */
+function fmtSci(x) {
+  if (!Number.isFinite(x)) return "—";
+  return x === 0 ? "0" : x.toExponential(1);
+}
+
+/** @param {string[]} head @param {string[][]} rows */
+function table(head, rows) {
+  const lines = [`| ${head.join(" | ")} |`, `| ${head.map(() => "---").join(" | ")} |`];
+  for (const r of rows) lines.push(`| ${r.join(" | ")} |`);
+  return lines.join("\n");
+}
+
+/** @param {any} results @returns {string} */
+export function renderMarkdown(results) {
+  const out = [];
+  const m = results.meta;
+  out.push(`## Shrew benchmark vs peers${m.quick ? " (--quick)" : ""}`);
+  out.push("");
+  out.push(
+    `${m.date} · ${m.cpu} × ${m.cores} · Node ${m.node} (V8 ${m.v8}) · load avg ${m.loadAvgStart.toFixed(1)} → ${m.loadAvgEnd.toFixed(1)} · ` +
+      `single-threaded, interleaved per cell · ≥ ${m.options.timed.minRuns} timed runs after warm-up`,
+  );
+  out.push("");
+  const rt = results.runtimes.map((/** @type {any} */ r) => [
+    r.label,
+    r.status === "ok" ? `${r.version}` : "—",
+    r.status === "ok" ? r.detail : `**${r.status}**: ${r.reason}`,
+    r.status === "ok" ? fmtMs(r.initMs) : "—",
+  ]);
+  out.push(table(["runtime", "version", "detail", "init"], rt));
+  out.push("");
+
+  const rows = [];
+  for (const c of results.cells) {
+    for (const r of c.results) {
+      if (r.status === "skipped") continue;
+      const mem = r.probe
+        ? `${fmtBytes(r.probe.wasmPeakBytes)} (+${fmtBytes(r.probe.wasmPeakBytes - r.probe.wasmInitBytes)})`
+        : "—";
+      const model = r.memory ? fmtBytes(r.memory.bytes) : "—";
+      const check = r.status === "ok" ? (r.reference ? "ref" : r.unchecked ? "unchecked" : "ok") : `**${r.status}**${r.error ? `: ${r.error}` : ""}`;
+      rows.push([
+        c.workload,
+        String(c.batch),
+        r.label,
+        fmtTime(r.medianUs),
+        fmtTime(r.p10Us),
+        fmtTime(r.p90Us),
+        String(r.runs ?? "—"),
+        Number.isFinite(r.ratioToBestPeer) ? `${r.ratioToBestPeer.toFixed(2)}×` : "—",
+        fmtTime(r.cpuPerCallUs),
+        Number.isFinite(r.cpuRatioToBestPeer) ? `${r.cpuRatioToBestPeer.toFixed(2)}×` : "—",
+        Number.isFinite(r.cpuShare) ? `${Math.round(r.cpuShare * 100)} %` : "—",
+        fmtMs(r.sessionMs),
+        mem,
+        model,
+        r.reference ? "—" : fmtSci(r.maxAbsDiff),
+        check,
+      ]);
+    }
+  }
+  out.push(
+    table(
+      ["workload", "B", "runtime", "median", "p10", "p90", "runs", "vs best peer", "cpu/call", "cpu vs best", "cpu share", "session", "wasm heap (Δ model)", "model mem", "max abs diff", "check"],
+      rows,
+    ),
+  );
+  out.push("");
+  out.push(
+    "median/p10/p90: wall time per call, Float32Array in → out through the public API. vs best peer: median ÷ the fastest peer's median. " +
+      "cpu/call: process CPU time per timed call (mean; excludes time spent waiting for a core, includes V8's GC threads); cpu share: CPU ÷ wall " +
+      "over the timed bursts (well below 100 % means the machine was busy and wall times are inflated). " +
+      "session: create → first result. wasm heap: the instance's linear memory after the first result, in a fresh process " +
+      "(Δ: growth since runtime init; grows in coarse steps). model mem: what the runtime reports (TF.js: tf.profile peak tensor bytes). " +
+      `check: max |y − y_ort| ≤ ${results.meta.rtol} · max |y_ort| else WRONG.`,
+  );
+  out.push("");
+
+  const sz = results.sizes.map((/** @type {any} */ s) => {
+    const w = s.wasm.reduce((/** @type {any} */ a, /** @type {any} */ f) => ({ raw: a.raw + f.raw, gzip: a.gzip + f.gzip }), { raw: 0, gzip: 0 });
+    const j = s.js.reduce((/** @type {any} */ a, /** @type {any} */ f) => ({ raw: a.raw + f.raw, gzip: a.gzip + f.gzip }), { raw: 0, gzip: 0 });
+    return [s.label, fmtBytes(w.raw), fmtBytes(w.gzip), fmtBytes(j.raw), fmtBytes(j.gzip), fmtBytes(s.total.raw), fmtBytes(s.total.gzip), s.note];
+  });
+  out.push(table(["download", ".wasm", ".wasm gzip", "JS", "JS gzip", "total", "total gzip", "files"], sz));
+  out.push("");
+  return out.join("\n");
+}

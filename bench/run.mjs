@@ -1,0 +1,282 @@
+// Benchmark harness: Shrew vs onnxruntime-web and TF.js (wasm, single thread),
+// all in this one Node process, interleaved per cell.
+//
+//   npm run bench                       full run → bench/results/latest.json + Markdown on stdout
+//   npm run bench -- --quick            few runs (CI smoke)
+//   npm run bench -- --only mlp,tiny    some workloads
+//   npm run bench -- --runtimes ort,tfjs
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+
+import { makeCell } from "./lib/cell.mjs";
+import { compareOutputs, RTOL } from "./lib/compare.mjs";
+import { timeCall, timedRounds, warmup } from "./lib/measure.mjs";
+import { renderMarkdown } from "./lib/report.mjs";
+import { downloadSizes } from "./lib/sizes.mjs";
+import { summarize } from "./lib/stats.mjs";
+import { numel } from "./lib/rng.mjs";
+import { allRunners, REFERENCE_RUNNER } from "./runners/index.mjs";
+import { SkipRunner } from "./runners/runner.mjs";
+import { WORKLOADS, workloadByName } from "./workloads/index.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    runtimes: { type: "string" },
+    memory: { type: "boolean" },
+    "no-memory": { type: "boolean" },
+    out: { type: "string", default: path.join(HERE, "results", "latest.json") },
+    help: { type: "boolean", short: "h", default: false },
+  },
+  strict: true,
+});
+
+if (args.help) {
+  process.stdout.write(`usage: node bench/run.mjs [--quick] [--only mlp,block,tiny] [--runtimes ort,tfjs,shrew-jit,...]
+                         [--memory | --no-memory] [--out FILE]
+  --quick      short warm-up and few runs (CI smoke); skips the memory probes unless --memory
+  --only       workloads to run (default: ${WORKLOADS.map((w) => w.name).join(",")})
+  --runtimes   runtime ids (default: all; ${allRunners().map((r) => r.id).join(",")})
+  --out        results JSON (default: bench/results/latest.json)
+`);
+  process.exit(0);
+}
+
+const QUICK = args.quick;
+const OPTIONS = QUICK
+  ? {
+      warmup: { minMs: 200, maxMs: 1500, chunkMs: 25, patience: 2, improve: 0.05 },
+      timed: { minRuns: 10, minTimeMs: 300, maxTimeMs: 20_000, burstMs: 5 },
+    }
+  : {
+      warmup: { minMs: 1000, maxMs: 8000, chunkMs: 50, patience: 3, improve: 0.02 },
+      timed: { minRuns: 50, minTimeMs: 3000, maxTimeMs: 120_000, burstMs: 5 },
+    };
+const MEMORY = args["no-memory"] ? false : (args.memory ?? !QUICK);
+
+const log = (/** @type {string} */ s) => process.stderr.write(s + "\n");
+const errText = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e)).split("\n")[0];
+
+// ---------------------------------------------------------------- selection
+const workloads = args.only ? args.only.split(",").map((s) => workloadByName(s.trim())) : WORKLOADS;
+let runners = allRunners();
+if (args.runtimes) {
+  const ids = args.runtimes.split(",").map((s) => s.trim());
+  for (const id of ids) if (!runners.some((r) => r.id === id)) throw new Error(`unknown runtime '${id}'`);
+  runners = runners.filter((r) => ids.includes(r.id));
+}
+
+const loadAvgStart = os.loadavg()[0];
+
+// ---------------------------------------------------------------- init
+/** @type {any[]} */
+const runtimes = [];
+for (const r of runners) {
+  try {
+    const info = await r.init();
+    runtimes.push({ id: r.id, label: r.label, peer: r.peer, status: "ok", ...info });
+    log(`init ${r.label}: ${info.version}, ${info.initMs.toFixed(0)} ms`);
+  } catch (e) {
+    const skipped = e instanceof SkipRunner;
+    runtimes.push({ id: r.id, label: r.label, peer: r.peer, status: skipped ? "skipped" : "failed", reason: errText(e) });
+    log(`init ${r.label}: ${skipped ? "skipped" : "FAILED"}: ${errText(e)}`);
+  }
+}
+const ready = runners.filter((r) => runtimes.find((x) => x.id === r.id).status === "ok");
+
+// ---------------------------------------------------------------- cells
+/** @type {any[]} */
+const cells = [];
+for (const workload of workloads) {
+  for (const batch of workload.batches) {
+    const cell = makeCell(workload, batch);
+    log(`\n${workload.name}/${batch}: ${workload.title}`);
+    /** @type {Map<string, any>} */
+    const res = new Map();
+    for (const r of runners) {
+      const rt = runtimes.find((x) => x.id === r.id);
+      res.set(r.id, { runtime: r.id, label: r.label, peer: r.peer, status: rt.status === "ok" ? "ok" : "skipped" });
+    }
+
+    // Create sessions (create → first result), in-process runtimes.
+    /** @type {import("./lib/measure.mjs").Entry[]} */
+    const entries = [];
+    /** @type {Map<string, Float32Array>} */
+    const firstOut = new Map();
+    for (const r of ready) {
+      if (!r.createSession) continue;
+      const row = res.get(r.id);
+      try {
+        const t0 = performance.now();
+        const session = await r.createSession(cell);
+        const [, y] = await timeCall(session, cell.input);
+        row.sessionMs = performance.now() - t0;
+        firstOut.set(r.id, y);
+        entries.push({ id: r.id, session });
+      } catch (e) {
+        row.status = "failed";
+        row.error = errText(e);
+        log(`  ${r.label}: FAILED: ${row.error}`);
+      }
+    }
+
+    // Warm-up and timed runs, interleaved.
+    try {
+      await warmup(entries, cell.input, OPTIONS.warmup);
+      await timedRounds(entries, cell.input, OPTIONS.timed);
+    } catch (e) {
+      log(`  timing FAILED: ${errText(e)}`);
+      for (const en of entries) Object.assign(res.get(en.id), { status: "failed", error: errText(e) });
+    }
+    /** @type {Map<string, Float32Array>} */
+    const lastOut = new Map();
+    for (const en of entries) {
+      const row = res.get(en.id);
+      if (en.timesUs?.length) Object.assign(row, summarize(en.timesUs));
+      if (en.timesUs?.length) {
+        row.cpuPerCallUs = (en.burstCpuUs ?? NaN) / en.timesUs.length; // mean process CPU time per timed call
+        row.cpuShare = (en.burstCpuUs ?? 0) / (en.burstWallUs || 1); // < 1: the process waited for a core
+      }
+      row.warmupCalls = en.warmupCalls;
+      row.warmupMs = en.warmupMs;
+      if (en.lastOutput) lastOut.set(en.id, en.lastOutput);
+      try {
+        row.memory = en.session.memory ? await en.session.memory() : null;
+      } catch (e) {
+        row.memory = null;
+      }
+      await en.session.dispose();
+    }
+
+    // Out-of-process runtimes (Shrew native) measure themselves.
+    for (const r of ready) {
+      if (!r.measure) continue;
+      const row = res.get(r.id);
+      try {
+        const m = await r.measure(cell, { warmupMinMs: OPTIONS.warmup.minMs, warmupMaxMs: OPTIONS.warmup.maxMs, ...OPTIONS.timed });
+        Object.assign(row, summarize(m.timesUs), {
+          sessionMs: m.sessionMs, warmupCalls: m.warmupCalls, warmupMs: m.warmupMs, memory: m.memory ?? null,
+        });
+        firstOut.set(r.id, m.output);
+        lastOut.set(r.id, m.output);
+      } catch (e) {
+        row.status = "failed";
+        row.error = errText(e);
+        log(`  ${r.label}: FAILED: ${row.error}`);
+      }
+    }
+
+    // Correctness against the reference (first and last outputs), output size.
+    const ref = firstOut.get(REFERENCE_RUNNER);
+    const expectLen = numel(cell.outputShape);
+    for (const [id, y] of firstOut) {
+      const row = res.get(id);
+      if (row.status !== "ok") continue;
+      if (y.length !== expectLen) {
+        row.status = "WRONG";
+        row.error = `output has ${y.length} values, expected ${expectLen} ([${cell.outputShape}])`;
+        continue;
+      }
+      if (!ref) {
+        row.unchecked = true; // the reference runtime did not produce an output
+        continue;
+      }
+      if (id === REFERENCE_RUNNER) {
+        row.reference = true;
+        const stable = compareOutputs(lastOut.get(id) ?? y, y, 0);
+        if (!stable.ok) Object.assign(row, { status: "WRONG", error: "output changed between calls" });
+        continue;
+      }
+      const a = compareOutputs(y, ref);
+      const b = compareOutputs(lastOut.get(id) ?? y, ref);
+      const worst = a.relErr >= b.relErr ? a : b;
+      row.maxAbsDiff = worst.maxAbsDiff;
+      row.relErr = worst.relErr;
+      if (!worst.ok) {
+        row.status = "WRONG";
+        row.error = worst.reason ?? `rel err ${worst.relErr.toExponential(1)} > ${RTOL}`;
+      }
+    }
+
+    // Ratio to the fastest peer.
+    const rows = [...res.values()];
+    const peerMedians = rows.filter((r) => r.peer && r.status === "ok" && Number.isFinite(r.medianUs)).map((r) => r.medianUs);
+    const bestPeer = peerMedians.length ? Math.min(...peerMedians) : NaN;
+    for (const r of rows) if (Number.isFinite(r.medianUs)) r.ratioToBestPeer = r.medianUs / bestPeer;
+    const peerCpu = rows.filter((r) => r.peer && r.status === "ok" && Number.isFinite(r.cpuPerCallUs)).map((r) => r.cpuPerCallUs);
+    const bestPeerCpu = peerCpu.length ? Math.min(...peerCpu) : NaN;
+    for (const r of rows) if (Number.isFinite(r.cpuPerCallUs)) r.cpuRatioToBestPeer = r.cpuPerCallUs / bestPeerCpu;
+
+    for (const r of rows) {
+      if (r.status === "skipped") continue;
+      log(
+        `  ${r.label.padEnd(26)} ${r.status === "ok" ? "" : r.status + " "}median ${(r.medianUs ?? NaN).toFixed(1)} µs ` +
+          `(p10 ${(r.p10Us ?? NaN).toFixed(1)}, p90 ${(r.p90Us ?? NaN).toFixed(1)}, n=${r.runs ?? 0}, ` +
+          `warm-up ${r.warmupCalls ?? 0} calls / ${(r.warmupMs ?? 0).toFixed(0)} ms) cpu/call ${(r.cpuPerCallUs ?? NaN).toFixed(1)} µs ` +
+          `(cpu share ${((r.cpuShare ?? NaN) * 100).toFixed(0)} %) session ${(r.sessionMs ?? NaN).toFixed(1)} ms`,
+      );
+    }
+    cells.push({ workload: workload.name, batch, inputShape: cell.inputShape, outputShape: cell.outputShape, results: rows });
+  }
+}
+
+// ---------------------------------------------------------------- memory probes
+if (MEMORY) {
+  log("\nmemory probes (fresh process per runtime and cell)");
+  const exec = promisify(execFile);
+  for (const c of cells) {
+    for (const row of c.results) {
+      const r = ready.find((x) => x.id === row.runtime);
+      if (!r || !r.createSession || row.status === "skipped" || row.status === "failed") continue;
+      try {
+        const { stdout } = await exec(process.execPath, [path.join(HERE, "probe-memory.mjs"), row.runtime, c.workload, String(c.batch)], {
+          timeout: 300_000,
+        });
+        row.probe = JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
+        if (!row.memory && row.probe.reported) row.memory = row.probe.reported;
+      } catch (e) {
+        log(`  probe ${row.runtime} ${c.workload}/${c.batch} failed: ${errText(e)}`);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- output
+const cpu = os.cpus()[0]?.model ?? "?";
+const results = {
+  meta: {
+    date: new Date().toISOString(),
+    quick: QUICK,
+    node: process.versions.node,
+    v8: process.versions.v8,
+    platform: `${process.platform}-${process.arch}`,
+    cpu,
+    cores: os.cpus().length,
+    nice: os.getPriority(),
+    loadAvgStart,
+    loadAvgEnd: os.loadavg()[0],
+    rtol: RTOL,
+    reference: REFERENCE_RUNNER,
+    options: OPTIONS,
+    memoryProbes: MEMORY,
+  },
+  runtimes,
+  cells,
+  sizes: downloadSizes(),
+};
+mkdirSync(path.dirname(args.out), { recursive: true });
+writeFileSync(args.out, JSON.stringify(results, null, 2) + "\n");
+process.stdout.write(renderMarkdown(results) + "\n");
+log(`\nwrote ${path.relative(process.cwd(), args.out)}`);
+const wrong = cells.flatMap((c) => c.results).filter((r) => r.status === "WRONG" || r.status === "failed");
+if (wrong.length) {
+  log(`${wrong.length} result(s) WRONG or failed`);
+  process.exitCode = 1;
+}
