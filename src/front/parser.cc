@@ -1,0 +1,235 @@
+// Parser core: token access, error reporting, recovery, entry points.
+// Grammar pieces live in parser_blocks.cc, parser_graph.cc, parser_types.cc
+// and parser_expr.cc.
+#include "front/parser.h"
+
+#include <algorithm>
+
+#include "base/check.h"
+#include "front/lexer.h"
+#include "front/parser_internal.h"
+
+namespace shrew::front {
+namespace internal {
+namespace {
+
+// The token as shown in "got TOKEN": its source text in quotes, shortened and
+// with control bytes escaped, so a 10 MB string or a NUL never lands raw in a
+// message.
+std::string DescribeToken(std::string_view text, TokenKind kind) {
+  if (kind == TokenKind::EndOfInput) return "end of input";
+  constexpr size_t kMaxShown = 40;
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out + "'";
+}
+
+}  // namespace
+
+Parser::Parser(const diag::SourceFile& source, const std::vector<Token>& tokens,
+               diag::DiagnosticBag& diags)
+    : source_(source), tokens_(tokens), diags_(diags) {
+  SHREW_CHECK(!tokens_.empty() && tokens_.back().kind == TokenKind::EndOfInput);
+  brace_depth_.resize(tokens_.size() + 1);
+  int32_t depth = 0;
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    brace_depth_[i] = depth;
+    if (tokens_[i].kind == TokenKind::LBrace) ++depth;
+    if (tokens_[i].kind == TokenKind::RBrace) --depth;
+  }
+  brace_depth_[tokens_.size()] = depth;
+}
+
+Parser::DepthGuard::DepthGuard(Parser* p) : parser_(p), ok_(++p->depth_ <= kMaxNestingDepth) {
+  if (!ok_) {
+    p->Error(diag::Kind::NestingTooDeep, p->Cur().span,
+             "nesting is too deep (more than " + std::to_string(kMaxNestingDepth) + " levels)");
+  }
+}
+
+const Token& Parser::Peek(size_t ahead) const {
+  size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+  return tokens_[i];
+}
+
+bool Parser::AtListEnd() const {
+  TokenKind k = Kind();
+  return k == TokenKind::RBrace || k == TokenKind::EndOfInput || IsTopLevelDirective(k);
+}
+
+const Token& Parser::Advance() {
+  const Token& t = tokens_[pos_];
+  if (t.kind != TokenKind::EndOfInput) ++pos_;
+  return t;
+}
+
+bool Parser::Match(TokenKind kind) {
+  if (!At(kind)) return false;
+  Advance();
+  return true;
+}
+
+diag::Span Parser::SpanSince(size_t start) const {
+  if (pos_ <= start) {
+    diag::Span s = tokens_[start].span;
+    s.length = 0;
+    return s;
+  }
+  return diag::Span::Cover(tokens_[start].span, tokens_[pos_ - 1].span);
+}
+
+void Parser::Error(diag::Kind kind, diag::Span span, std::string message) {
+  if (panic_) return;
+  panic_ = true;
+  // A second error at the very same place (an item and then its enclosing
+  // list both stopped at the same '@graph' or end of input) adds nothing.
+  if (span.offset == last_error_offset_) return;
+  last_error_offset_ = span.offset;
+  diags_.Add(kind, span, std::move(message));
+}
+
+void Parser::ErrorExpected(std::string_view what) {
+  if (panic_) return;
+  if (At(TokenKind::Error)) {
+    panic_ = true;  // already reported by the lexer
+    return;
+  }
+  std::string message = "expected ";
+  message.append(what);
+  message += ", got ";
+  message += DescribeToken(Text(Cur()), Kind());
+  Error(diag::Kind::ExpectedToken, Cur().span, std::move(message));
+}
+
+bool Parser::Expect(TokenKind kind) {
+  if (Match(kind)) return true;
+  std::string what = "'";
+  what.append(TokenSpelling(kind));
+  what += '\'';
+  ErrorExpected(what);
+  return false;
+}
+
+ast::Identifier Parser::TakeIdentifier() {
+  const Token& t = Advance();
+  return ast::Identifier{std::string(Text(t)), t.span};
+}
+
+bool Parser::ExpectKey(ast::Identifier* out) {
+  if (!AtKey()) {
+    ErrorExpected("name");
+    return false;
+  }
+  *out = TakeIdentifier();
+  return true;
+}
+
+bool Parser::ExpectIdentifier(ast::Identifier* out) {
+  if (!At(TokenKind::Identifier)) {
+    ErrorExpected("identifier");
+    return false;
+  }
+  *out = TakeIdentifier();
+  return true;
+}
+
+bool Parser::ExpectString(ast::StringValue* out) {
+  if (!At(TokenKind::StringLiteral)) {
+    ErrorExpected("string");
+    return false;
+  }
+  const Token& t = Advance();
+  *out = ast::StringValue{UnescapeString(Text(t)), t.span};
+  return true;
+}
+
+void Parser::Recover(size_t start, Level level) {
+  // Braces opened by the failed construct itself (a dict, a node body) are
+  // still open: count them so their '}' is skipped, not taken as ours.
+  int32_t depth = std::max<int32_t>(0, brace_depth_[pos_] - brace_depth_[std::min(start, pos_)]);
+  while (!AtEnd()) {
+    TokenKind k = Kind();
+    if (IsTopLevelDirective(k)) break;
+    if (depth == 0) {
+      if (k == TokenKind::Semicolon) {
+        Advance();
+        break;
+      }
+      if (k == TokenKind::RBrace) break;
+      if (level == Level::Graph && pos_ > start && pos_ > 0 &&
+          tokens_[pos_ - 1].span.line < Cur().span.line &&
+          (k == TokenKind::KwInput || k == TokenKind::KwParam || k == TokenKind::KwNode ||
+           k == TokenKind::KwOutput || k == TokenKind::AtAssert || k == TokenKind::AtCheck)) {
+        break;
+      }
+    }
+    if (k == TokenKind::LBrace) ++depth;
+    if (k == TokenKind::RBrace) --depth;
+    Advance();
+  }
+  // Past the end every enclosing construct is unterminated too; one error
+  // about that is enough, so stay quiet.
+  if (!AtEnd()) panic_ = false;
+}
+
+void Parser::RecoverTopLevel() {
+  while (!AtEnd() && !IsTopLevelDirective(Kind())) Advance();
+  if (!AtEnd()) panic_ = false;
+}
+
+ast::Program Parser::ParseProgram() {
+  ast::Program program;
+  while (!AtEnd()) {
+    size_t start = pos_;
+    if (IsTopLevelDirective(Kind())) {
+      ParseBlock(&program);
+    } else {
+      ErrorExpected("a top-level block such as @graph");
+    }
+    if (Failed()) RecoverTopLevel();
+    if (pos_ == start) Advance();
+  }
+  return program;
+}
+
+ast::ExprPtr Parser::ParseStandaloneExpression() {
+  ast::ExprPtr e = ParseExpr();
+  if (!AtEnd()) ErrorExpected("end of input");
+  return e;
+}
+
+}  // namespace internal
+
+ast::Program ParseTokens(const diag::SourceFile& source, const std::vector<Token>& tokens,
+                         diag::DiagnosticBag& diags) {
+  internal::Parser parser(source, tokens, diags);
+  return parser.ParseProgram();
+}
+
+ast::Program Parse(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
+  std::vector<Token> tokens = Lex(source, diags);
+  return ParseTokens(source, tokens, diags);
+}
+
+ast::ExprPtr ParseExpression(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
+  std::vector<Token> tokens = Lex(source, diags);
+  internal::Parser parser(source, tokens, diags);
+  return parser.ParseStandaloneExpression();
+}
+
+}  // namespace shrew::front

@@ -1,0 +1,345 @@
+// Expressions (LANGUAGE.md §3.14): a Pratt loop over one precedence table for
+// the binary operators, recursive descent for prefix, postfix and primaries.
+#include <array>
+
+#include "front/lexer.h"
+#include "front/parser_internal.h"
+
+namespace shrew::front::internal {
+namespace {
+
+using ast::BinaryOp;
+
+// All binary operators at a glance: token, tree node, precedence (1 binds
+// loosest), associativity. Prefix `- ! ~` sit above all of these (level 13),
+// postfix `.name`, `[i]`, calls above that (14).
+struct InfixRule {
+  TokenKind token;
+  BinaryOp op;
+  int precedence;
+  bool right_assoc;
+};
+
+constexpr InfixRule kInfixRules[] = {
+    {TokenKind::QuestionQuestion, BinaryOp::Coalesce, 1, false},
+    {TokenKind::PipePipe, BinaryOp::Or, 2, false},
+    {TokenKind::AmpAmp, BinaryOp::And, 3, false},
+    {TokenKind::Pipe, BinaryOp::BitOr, 4, false},
+    {TokenKind::Caret, BinaryOp::BitXor, 5, false},
+    {TokenKind::Amp, BinaryOp::BitAnd, 6, false},
+    {TokenKind::EqualEqual, BinaryOp::Equal, 7, false},
+    {TokenKind::BangEqual, BinaryOp::NotEqual, 7, false},
+    {TokenKind::Less, BinaryOp::Less, 8, false},
+    {TokenKind::Greater, BinaryOp::Greater, 8, false},
+    {TokenKind::LessEqual, BinaryOp::LessEqual, 8, false},
+    {TokenKind::GreaterEqual, BinaryOp::GreaterEqual, 8, false},
+    {TokenKind::LessLess, BinaryOp::ShiftLeft, 9, false},
+    {TokenKind::GreaterGreater, BinaryOp::ShiftRight, 9, false},
+    {TokenKind::Plus, BinaryOp::Add, 10, false},
+    {TokenKind::Minus, BinaryOp::Sub, 10, false},
+    {TokenKind::Star, BinaryOp::Mul, 11, false},
+    {TokenKind::Slash, BinaryOp::Div, 11, false},
+    {TokenKind::Percent, BinaryOp::Mod, 11, false},
+    {TokenKind::StarStar, BinaryOp::Pow, 12, true},
+};
+
+// Token kind -> index into kInfixRules, or -1.
+constexpr std::array<int8_t, kTokenKindCount> BuildInfixIndex() {
+  std::array<int8_t, kTokenKindCount> index{};
+  for (auto& i : index) i = -1;
+  for (size_t r = 0; r < std::size(kInfixRules); ++r) {
+    index[static_cast<int>(kInfixRules[r].token)] = static_cast<int8_t>(r);
+  }
+  return index;
+}
+constexpr std::array<int8_t, kTokenKindCount> kInfixIndex = BuildInfixIndex();
+
+const InfixRule* FindInfix(TokenKind kind) {
+  int8_t i = kInfixIndex[static_cast<int>(kind)];
+  return i < 0 ? nullptr : &kInfixRules[i];
+}
+
+}  // namespace
+
+ast::ExprPtr Parser::MakeExpr(size_t start, ast::Expr::Node node) {
+  return MakeExprAt(SpanSince(start), std::move(node));
+}
+
+ast::ExprPtr Parser::MakeExprAt(diag::Span span, ast::Expr::Node node) {
+  auto e = std::make_unique<ast::Expr>();
+  e->span = span;
+  e->node = std::move(node);
+  uint32_t tallest = 0;
+  ast::ForEachChild(*e, [&](const ast::Expr& child) { tallest = std::max(tallest, child.height); });
+  e->height = tallest + 1;
+  if (e->height > kMaxExprHeight) {
+    // Long chains (`a + a + ... + a`) grow the tree without nesting. Cut it
+    // here so every later recursive walk over an Expr stays bounded.
+    Error(diag::Kind::NestingTooDeep, span,
+          "expression is too deeply nested (more than " + std::to_string(kMaxExprHeight) +
+              " levels)");
+    e->node = ast::ErrorExpr{};
+    e->height = 1;
+  }
+  return e;
+}
+
+ast::ExprPtr Parser::ParseExpr() { return ParseBinary(1); }
+
+ast::ExprPtr Parser::ParseBinary(int min_precedence) {
+  size_t start = pos_;
+  ast::ExprPtr lhs = ParseUnary();
+  while (!Failed()) {
+    const InfixRule* rule = FindInfix(Kind());
+    if (rule == nullptr || rule->precedence < min_precedence) break;
+    diag::Span op_span = Advance().span;
+    ast::ExprPtr rhs;
+    if (rule->right_assoc) {
+      // `a ** b ** c ...` recurses once per operator: count it as nesting.
+      DepthGuard guard(this);
+      rhs = guard.ok() ? ParseBinary(rule->precedence) : ErrorExpr();
+    } else {
+      rhs = ParseBinary(rule->precedence + 1);
+    }
+    lhs = MakeExpr(start, ast::BinaryExpr{rule->op, op_span, std::move(lhs), std::move(rhs)});
+  }
+  return lhs;
+}
+
+ast::ExprPtr Parser::ParseUnary() {
+  ast::UnaryOp op;
+  switch (Kind()) {
+    case TokenKind::Minus: op = ast::UnaryOp::Neg; break;
+    case TokenKind::Bang: op = ast::UnaryOp::Not; break;
+    case TokenKind::Tilde: op = ast::UnaryOp::BitNot; break;
+    default: return ParsePostfix();
+  }
+  size_t start = pos_;
+  DepthGuard guard(this);
+  if (!guard.ok()) return ErrorExpr();
+  diag::Span op_span = Advance().span;
+  // Prefix binds tighter than `**`: `-x ** 2` is `(-x) ** 2` (§3.14).
+  ast::ExprPtr operand = ParseUnary();
+  return MakeExpr(start, ast::UnaryExpr{op, op_span, std::move(operand)});
+}
+
+ast::ExprPtr Parser::ParsePostfix() {
+  size_t start = pos_;
+  ast::ExprPtr e = ParsePrimary();
+  while (!Failed()) {
+    if (At(TokenKind::Dot)) {
+      Advance();
+      ast::Identifier name;
+      if (!ExpectKey(&name)) break;
+      if (At(TokenKind::LParen)) {
+        ast::MethodCallExpr call{std::move(e), std::move(name), {}};
+        ParseArgs(&call.args);
+        e = MakeExpr(start, std::move(call));
+      } else {
+        e = MakeExpr(start, ast::MemberExpr{std::move(e), std::move(name)});
+      }
+    } else if (At(TokenKind::LBracket)) {
+      DepthGuard guard(this);
+      if (!guard.ok()) break;
+      Advance();
+      ast::ExprPtr index = ParseExpr();
+      if (Match(TokenKind::Colon)) {
+        ast::ExprPtr end = ParseExpr();
+        Expect(TokenKind::RBracket);
+        e = MakeExpr(start, ast::SliceExpr{std::move(e), std::move(index), std::move(end)});
+      } else {
+        Expect(TokenKind::RBracket);
+        e = MakeExpr(start, ast::IndexExpr{std::move(e), std::move(index)});
+      }
+    } else {
+      break;
+    }
+  }
+  return e;
+}
+
+ast::ExprPtr Parser::ParseScalarLiteral() {
+  size_t start = pos_;
+  const Token& t = Advance();
+  std::string text(Text(t));
+  switch (t.kind) {
+    case TokenKind::IntLiteral: {
+      int64_t value;
+      ParseIntLiteral(text, &value);  // overflow was reported by the lexer
+      return MakeExpr(start, ast::IntLiteral{value, std::move(text)});
+    }
+    case TokenKind::FloatLiteral: {
+      double value;
+      ParseFloatLiteral(text, &value);  // malformed text was reported by the lexer
+      return MakeExpr(start, ast::FloatLiteral{value, std::move(text)});
+    }
+    case TokenKind::StringLiteral: {
+      std::string value = UnescapeString(text);
+      return MakeExpr(start, ast::StringLiteral{std::move(value), std::move(text)});
+    }
+    case TokenKind::KwTrue: return MakeExpr(start, ast::BoolLiteral{true});
+    case TokenKind::KwFalse: return MakeExpr(start, ast::BoolLiteral{false});
+    case TokenKind::KwNull: return MakeExpr(start, ast::NullLiteral{});
+    default: break;
+  }
+  pos_ = start;  // callers only pass literal tokens; be safe anyway
+  ErrorExpected("literal");
+  return ErrorExpr();
+}
+
+ast::ExprPtr Parser::ParsePrimary() {
+  switch (Kind()) {
+    case TokenKind::IntLiteral:
+    case TokenKind::FloatLiteral:
+    case TokenKind::StringLiteral:
+    case TokenKind::KwTrue:
+    case TokenKind::KwFalse:
+    case TokenKind::KwNull:
+      return ParseScalarLiteral();
+    case TokenKind::LParen: {
+      size_t start = pos_;
+      DepthGuard guard(this);
+      if (!guard.ok()) return ErrorExpr();
+      Advance();
+      ast::ExprPtr inner = ParseExpr();
+      Expect(TokenKind::RParen);
+      return MakeExpr(start, ast::ParenExpr{std::move(inner)});
+    }
+    case TokenKind::LBracket: return ParseListExpr();
+    case TokenKind::LBrace: return ParseDictExpr();
+    case TokenKind::KwIf: return ParseIfExpr();
+    case TokenKind::KwRepeat: return ParseRepeatExpr();
+    case TokenKind::Pipe: return ParseClosureExpr();
+    default:
+      if (AtKey()) return ParseNameOrCall();
+      ErrorExpected("expression");
+      return ErrorExpr();
+  }
+}
+
+ast::ExprPtr Parser::ParseNameOrCall() {
+  size_t start = pos_;
+  std::vector<ast::Identifier> path;
+  path.push_back(TakeIdentifier());
+  while (At(TokenKind::ColonColon)) {
+    Advance();
+    ast::Identifier segment;
+    if (!ExpectKey(&segment)) return ErrorExpr();
+    path.push_back(std::move(segment));
+  }
+  if (At(TokenKind::LParen)) {
+    ast::CallExpr call{std::move(path), {}};
+    ParseArgs(&call.args);
+    return MakeExpr(start, std::move(call));
+  }
+  if (path.size() > 1) return MakeExpr(start, ast::PathExpr{std::move(path)});
+  return MakeExpr(start, ast::NameExpr{std::move(path[0].name)});
+}
+
+void Parser::ParseArgs(std::vector<ast::Argument>* out) {
+  DepthGuard guard(this);
+  if (!guard.ok()) return;
+  Advance();  // '('
+  while (!At(TokenKind::RParen) && !Failed()) {
+    size_t start = pos_;
+    ast::Argument arg;
+    // A named argument is a key immediately followed by ':' (two-token look-ahead).
+    if (AtKey() && Peek(1).kind == TokenKind::Colon) {
+      arg.name = TakeIdentifier();
+      Advance();  // ':'
+    }
+    arg.value = ParseExpr();
+    arg.span = SpanSince(start);
+    out->push_back(std::move(arg));
+    if (!Match(TokenKind::Comma)) break;
+  }
+  Expect(TokenKind::RParen);
+}
+
+ast::ExprPtr Parser::ParseListExpr() {
+  size_t start = pos_;
+  DepthGuard guard(this);
+  if (!guard.ok()) return ErrorExpr();
+  Advance();  // '['
+  ast::ListExpr list;
+  while (!At(TokenKind::RBracket) && !Failed()) {
+    list.elements.push_back(ParseExpr());
+    if (!Match(TokenKind::Comma)) break;
+  }
+  Expect(TokenKind::RBracket);
+  return MakeExpr(start, std::move(list));
+}
+
+ast::ExprPtr Parser::ParseDictExpr() {
+  size_t start = pos_;
+  DepthGuard guard(this);
+  if (!guard.ok()) return ErrorExpr();
+  Advance();  // '{'
+  ast::DictExpr dict;
+  while (!At(TokenKind::RBrace) && !Failed()) {
+    size_t entry_start = pos_;
+    ast::DictEntry entry;
+    if (!ExpectKey(&entry.key) || !Expect(TokenKind::Colon)) break;
+    entry.value = ParseExpr();
+    entry.span = SpanSince(entry_start);
+    dict.entries.push_back(std::move(entry));
+    if (!Match(TokenKind::Comma)) break;
+  }
+  Expect(TokenKind::RBrace);
+  return MakeExpr(start, std::move(dict));
+}
+
+ast::ExprPtr Parser::ParseIfExpr() {
+  size_t start = pos_;
+  DepthGuard guard(this);
+  if (!guard.ok()) return ErrorExpr();
+  Advance();  // 'if'
+  ast::IfExpr e;
+  e.condition = ParseExpr();
+  Expect(TokenKind::LBrace);
+  e.then_branch = ParseExpr();
+  Expect(TokenKind::RBrace);
+  if (!Failed() && Match(TokenKind::KwElse)) {
+    Expect(TokenKind::LBrace);
+    e.else_branch = ParseExpr();
+    Expect(TokenKind::RBrace);
+  }
+  return MakeExpr(start, std::move(e));
+}
+
+ast::ExprPtr Parser::ParseRepeatExpr() {
+  size_t start = pos_;
+  DepthGuard guard(this);
+  if (!guard.ok()) return ErrorExpr();
+  Advance();  // 'repeat'
+  ast::RepeatExpr e;
+  Expect(TokenKind::LParen);
+  e.count = ParseExpr();
+  Expect(TokenKind::RParen);
+  Expect(TokenKind::LBrace);
+  e.body = ParseExpr();
+  Expect(TokenKind::RBrace);
+  return MakeExpr(start, std::move(e));
+}
+
+ast::ExprPtr Parser::ParseClosureExpr() {
+  size_t start = pos_;
+  DepthGuard guard(this);
+  if (!guard.ok()) return ErrorExpr();
+  Advance();  // '|'
+  ast::ClosureExpr e;
+  if (At(TokenKind::Identifier)) {
+    do {
+      ast::Identifier param;
+      if (!ExpectIdentifier(&param)) break;
+      e.params.push_back(std::move(param));
+    } while (Match(TokenKind::Comma));
+  }
+  Expect(TokenKind::Pipe);
+  Expect(TokenKind::LBrace);
+  e.body = ParseExpr();
+  Expect(TokenKind::RBrace);
+  return MakeExpr(start, std::move(e));
+}
+
+}  // namespace shrew::front::internal

@@ -1,0 +1,164 @@
+// Private to the parser_*.cc files: the recursive-descent Parser class.
+//
+// Error handling follows Wren/Carbon: the first error of a statement is
+// reported and sets `panic_`; while panicking further errors are dropped
+// (they are usually consequences of the first). Statement-list loops call
+// Recover(), which skips to a synchronisation point and clears `panic_`.
+// A parse function therefore signals "this construct failed" simply by
+// leaving `panic_` set; callers test Failed().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "diag/source.h"
+#include "front/ast.h"
+#include "front/parser.h"
+#include "front/token.h"
+
+namespace shrew::front::internal {
+
+class Parser {
+ public:
+  Parser(const diag::SourceFile& source, const std::vector<Token>& tokens,
+         diag::DiagnosticBag& diags);
+
+  ast::Program ParseProgram();
+  ast::ExprPtr ParseStandaloneExpression();
+
+ private:
+  // Counts one nesting level for as long as it lives; ok() is false (and
+  // NestingTooDeep has been reported) once the limit is exceeded.
+  class DepthGuard {
+   public:
+    explicit DepthGuard(Parser* p);
+    ~DepthGuard() { --parser_->depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    bool ok() const { return ok_; }
+
+   private:
+    Parser* parser_;
+    bool ok_;
+  };
+
+  // How a statement list resynchronises after an error (see Recover).
+  enum class Level { Block, Graph };
+
+  // ---- tokens (parser.cc)
+  const Token& Cur() const { return tokens_[pos_]; }
+  const Token& Peek(size_t ahead) const;
+  TokenKind Kind() const { return tokens_[pos_].kind; }
+  bool At(TokenKind kind) const { return Kind() == kind; }
+  bool AtKey() const { return IsKey(Kind()); }
+  bool AtEnd() const { return Kind() == TokenKind::EndOfInput; }
+  // End of a `{ ... }` list: '}', end of input, or a top-level directive
+  // (which can never appear inside a block, so the '}' must be missing).
+  bool AtListEnd() const;
+  const Token& Advance();
+  bool Match(TokenKind kind);
+  std::string_view Text(const Token& t) const { return TokenText(source_, t); }
+  // From token `start` through the last consumed token.
+  diag::Span SpanSince(size_t start) const;
+
+  // ---- errors and recovery (parser.cc)
+  bool Failed() const { return panic_; }
+  void Error(diag::Kind kind, diag::Span span, std::string message);
+  // "expected WHAT, got TOKEN" at the current token; silent on Error tokens
+  // (the lexer reported them).
+  void ErrorExpected(std::string_view what);
+  // Consumes a token of `kind` or reports "expected 'SPELLING'".
+  bool Expect(TokenKind kind);
+  bool ExpectKey(ast::Identifier* out);         // IDENT or soft keyword
+  bool ExpectIdentifier(ast::Identifier* out);  // IDENT only
+  bool ExpectString(ast::StringValue* out);
+  ast::Identifier TakeIdentifier();  // consumes the current token as a name
+  // Skips the rest of the construct that started at token `start`: through
+  // the next ';' at the same brace depth, or up to (not including) the '}'
+  // closing the enclosing list or a top-level directive. At Level::Graph it
+  // also stops before a graph statement keyword that starts a line (the
+  // usual missing ';'). Clears panic_ unless it reached the end of input.
+  void Recover(size_t start, Level level);
+  // Skips to the next top-level directive. Clears panic_ (as Recover).
+  void RecoverTopLevel();
+  // Runs one list loop body `item` until AtListEnd, recovering after errors.
+  template <typename Fn> void ParseList(Level level, Fn&& item);
+
+  // ---- top-level blocks (parser_blocks.cc)
+  void ParseBlock(ast::Program* program);
+  bool ParseImport(ast::ImportBlock* out);
+  bool ParseTypes(ast::TypesBlock* out);
+  bool ParseCustomOp(ast::CustomOpBlock* out);
+  bool ParseCustomOpItems(std::vector<ast::CustomOpItem>* out);
+  bool ParseCustomOpItem(ast::CustomOpItem* out);
+  bool ParseSettings(bool inference, std::vector<ast::Setting>* out);
+  bool ParseSetting(bool inference, ast::Setting* out);
+  bool ParseSections(TokenKind keyword, std::vector<ast::Section>* out);
+
+  // ---- fields, literals and types (parser_types.cc)
+  // `{ key: value; ... }`; literal_values selects @model's literal grammar.
+  bool ParseFieldBlock(std::vector<ast::Field>* out, bool literal_values = false);
+  bool ParseField(ast::Field* out, bool literal_value);
+  ast::ExprPtr ParseLiteral();
+  ast::Type ParseType();
+  bool ParseDim(ast::Dim* out);
+  // `param_def { "," param_def } [","]` up to (not including) ')'.
+  bool ParseParamDefs(std::vector<ast::GraphParam>* out);
+
+  // ---- graphs (parser_graph.cc)
+  bool ParseGraph(ast::GraphBlock* out);
+  bool ParseGraphStmt(std::vector<ast::GraphStmt>* out);
+  bool ParseInputDecl(ast::InputDecl* out);
+  bool ParseParamDecl(ast::ParamDecl* out);
+  bool ParseNodeDecl(ast::NodeDecl* out);
+  bool ParseNodeItem(ast::NodeItem* out);
+  bool ParseOutputDecl(ast::OutputDecl* out);
+  bool ParseAssert(ast::AssertStmt* out);
+  bool ParseCheck(ast::CheckBlock* out);
+
+  // ---- expressions (parser_expr.cc)
+  ast::ExprPtr ParseExpr();
+  ast::ExprPtr ParseBinary(int min_precedence);
+  ast::ExprPtr ParseUnary();
+  ast::ExprPtr ParsePostfix();
+  ast::ExprPtr ParsePrimary();
+  ast::ExprPtr ParseNameOrCall();
+  ast::ExprPtr ParseListExpr();
+  ast::ExprPtr ParseDictExpr();
+  ast::ExprPtr ParseIfExpr();
+  ast::ExprPtr ParseRepeatExpr();
+  ast::ExprPtr ParseClosureExpr();
+  // Literal tokens (INT FLOAT STRING true false null) -> a literal Expr.
+  ast::ExprPtr ParseScalarLiteral();
+  // `( args )`; the current token must be '('.
+  void ParseArgs(std::vector<ast::Argument>* out);
+  // A node spanning tokens [start, pos_), with its height checked.
+  ast::ExprPtr MakeExpr(size_t start, ast::Expr::Node node);
+  ast::ExprPtr MakeExprAt(diag::Span span, ast::Expr::Node node);
+  ast::ExprPtr ErrorExpr() { return MakeExprAt(Cur().span, ast::ErrorExpr{}); }
+
+  const diag::SourceFile& source_;
+  const std::vector<Token>& tokens_;
+  diag::DiagnosticBag& diags_;
+  // brace_depth_[i]: '{' minus '}' among tokens [0, i); lets Recover find the
+  // depth of any token in O(1) (so recovery never rescans: no quadratic case).
+  std::vector<int32_t> brace_depth_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  bool panic_ = false;
+  uint32_t last_error_offset_ = UINT32_MAX;
+};
+
+template <typename Fn> void Parser::ParseList(Level level, Fn&& item) {
+  while (!AtListEnd()) {
+    size_t start = pos_;
+    item();
+    if (Failed()) Recover(start, level);
+    if (pos_ == start) Advance();  // progress guarantee
+  }
+}
+
+}  // namespace shrew::front::internal

@@ -1,0 +1,188 @@
+// Field lists, @model literals, types and parameter lists (LANGUAGE.md §3.4,
+// §3.5, §3.7, §3.13).
+#include "front/lexer.h"
+#include "front/parser_internal.h"
+
+namespace shrew::front::internal {
+namespace {
+
+ast::Dtype DtypeOf(TokenKind kind) {
+  switch (kind) {
+#define SHREW_DTYPE(Name, DtypeName, spelling) \
+  case TokenKind::Name:                        \
+    return ast::Dtype::DtypeName;
+#include "front/token_kinds.def"
+    default:
+      return ast::Dtype::F32;
+  }
+}
+
+}  // namespace
+
+bool Parser::ParseFieldBlock(std::vector<ast::Field>* out, bool literal_values) {
+  if (!Expect(TokenKind::LBrace)) return false;
+  ParseList(Level::Block, [&] {
+    ast::Field field;
+    if (ParseField(&field, literal_values)) out->push_back(std::move(field));
+  });
+  return Expect(TokenKind::RBrace);
+}
+
+bool Parser::ParseField(ast::Field* out, bool literal_value) {
+  size_t start = pos_;
+  if (!ExpectKey(&out->key) || !Expect(TokenKind::Colon)) return false;
+  out->value = literal_value ? ParseLiteral() : ParseExpr();
+  if (Failed() || !Expect(TokenKind::Semicolon)) return false;
+  out->span = SpanSince(start);
+  return true;
+}
+
+ast::ExprPtr Parser::ParseLiteral() {
+  size_t start = pos_;
+  switch (Kind()) {
+    case TokenKind::IntLiteral:
+    case TokenKind::FloatLiteral:
+    case TokenKind::StringLiteral:
+    case TokenKind::KwTrue:
+    case TokenKind::KwFalse:
+    case TokenKind::KwNull:
+      return ParseScalarLiteral();
+    case TokenKind::LBracket: {
+      DepthGuard guard(this);
+      if (!guard.ok()) return ErrorExpr();
+      Advance();
+      ast::ListExpr list;
+      while (!At(TokenKind::RBracket) && !Failed()) {
+        list.elements.push_back(ParseLiteral());
+        if (!Match(TokenKind::Comma)) break;
+      }
+      Expect(TokenKind::RBracket);
+      return MakeExpr(start, std::move(list));
+    }
+    case TokenKind::LBrace: {
+      DepthGuard guard(this);
+      if (!guard.ok()) return ErrorExpr();
+      Advance();
+      ast::DictExpr dict;
+      while (!At(TokenKind::RBrace) && !Failed()) {
+        size_t entry_start = pos_;
+        ast::DictEntry entry;
+        if (!ExpectKey(&entry.key) || !Expect(TokenKind::Colon)) break;
+        entry.value = ParseLiteral();
+        entry.span = SpanSince(entry_start);
+        dict.entries.push_back(std::move(entry));
+        if (!Match(TokenKind::Comma)) break;
+      }
+      Expect(TokenKind::RBrace);
+      return MakeExpr(start, std::move(dict));
+    }
+    default:
+      // Values in @model are literals only: `n: -1;` is an error (§3.4).
+      ErrorExpected("literal");
+      return ErrorExpr();
+  }
+}
+
+ast::Type Parser::ParseType() {
+  size_t start = pos_;
+  ast::Type type;
+  TokenKind kind = Kind();
+  if (kind == TokenKind::KwTensor) {
+    type.kind = ast::Type::Kind::Tensor;
+    Advance();
+    if (Expect(TokenKind::Less) && Expect(TokenKind::LBracket)) {
+      while (!At(TokenKind::RBracket) && !Failed()) {
+        ast::Dim dim;
+        if (!ParseDim(&dim)) break;
+        type.dims.push_back(std::move(dim));
+        if (!Match(TokenKind::Comma)) break;
+      }
+      if (Expect(TokenKind::RBracket) && Expect(TokenKind::Comma)) {
+        if (IsDtype(Kind())) {
+          type.dtype = DtypeOf(Advance().kind);
+          Expect(TokenKind::Greater);
+        } else {
+          ErrorExpected("dtype");
+        }
+      }
+    }
+  } else if (kind == TokenKind::LParen) {
+    // Tuple: no trailing comma (§3.13).
+    type.kind = ast::Type::Kind::Tuple;
+    DepthGuard guard(this);
+    if (guard.ok()) {
+      Advance();
+      if (!At(TokenKind::RParen)) {
+        do {
+          type.elements.push_back(ParseType());
+        } while (!Failed() && Match(TokenKind::Comma));
+      }
+      Expect(TokenKind::RParen);
+    }
+  } else if (kind == TokenKind::LBracket) {
+    type.kind = ast::Type::Kind::List;
+    DepthGuard guard(this);
+    if (guard.ok()) {
+      Advance();
+      type.elements.push_back(ParseType());
+      Expect(TokenKind::RBracket);
+    }
+  } else if (kind == TokenKind::Question) {
+    type.kind = ast::Type::Kind::Dynamic;
+    Advance();
+  } else if (IsDtype(kind)) {
+    type.kind = ast::Type::Kind::Scalar;
+    type.dtype = DtypeOf(Advance().kind);
+  } else if (kind == TokenKind::IntLiteral) {
+    type.kind = ast::Type::Kind::Int;
+    ParseIntLiteral(Text(Advance()), &type.int_value);
+  } else if (IsKey(kind)) {
+    type.kind = ast::Type::Kind::Alias;
+    type.name = std::string(Text(Advance()));
+  } else {
+    ErrorExpected("type");
+  }
+  if (Failed()) type.kind = ast::Type::Kind::Error;
+  type.span = SpanSince(start);
+  return type;
+}
+
+bool Parser::ParseDim(ast::Dim* out) {
+  const Token& t = Cur();
+  out->span = t.span;
+  if (t.kind == TokenKind::Question) {
+    out->kind = ast::Dim::Kind::Dynamic;
+  } else if (t.kind == TokenKind::Underscore) {
+    out->kind = ast::Dim::Kind::Inferred;
+  } else if (t.kind == TokenKind::IntLiteral) {
+    out->kind = ast::Dim::Kind::Fixed;
+    out->name = std::string(Text(t));
+    ParseIntLiteral(out->name, &out->value);  // overflow was reported by the lexer
+  } else if (IsKey(t.kind)) {
+    out->kind = ast::Dim::Kind::Named;
+    out->name = std::string(Text(t));
+  } else {
+    // No arithmetic in dimensions (§3.13): `[N * 2]` fails at '*'.
+    ErrorExpected("dimension");
+    return false;
+  }
+  Advance();
+  return true;
+}
+
+bool Parser::ParseParamDefs(std::vector<ast::GraphParam>* out) {
+  while (!At(TokenKind::RParen)) {
+    size_t start = pos_;
+    ast::GraphParam param;
+    if (!ExpectKey(&param.name) || !Expect(TokenKind::Colon)) return false;
+    param.type = ParseType();
+    if (Failed()) return false;
+    param.optional = Match(TokenKind::Question);
+    param.span = SpanSince(start);
+    out->push_back(std::move(param));
+    if (!Match(TokenKind::Comma)) break;
+  }
+  return true;
+}
+
+}  // namespace shrew::front::internal

@@ -1,0 +1,46 @@
+#include "front/token.h"
+
+#include <array>
+
+namespace shrew::front {
+namespace {
+
+// Per-kind facts generated from token_kinds.def, so no table has to be kept
+// in step with the enum by hand.
+enum Category : uint8_t { kOther, kPunct, kSoft, kReserved, kDtype, kDirective, kTopDirective };
+
+struct KindInfo {
+  const char* name;
+  std::string_view spelling;
+  Category category;
+};
+
+constexpr KindInfo kInfo[] = {
+#define SHREW_TOKEN(Name) {#Name, {}, kOther},
+#define SHREW_PUNCT(Name, spelling) {#Name, spelling, kPunct},
+#define SHREW_SOFT_KEYWORD(Name, spelling) {#Name, spelling, kSoft},
+#define SHREW_RESERVED_WORD(Name, spelling) {#Name, spelling, kReserved},
+#define SHREW_DTYPE(Name, DtypeName, spelling) {#Name, spelling, kDtype},
+#define SHREW_DIRECTIVE(Name, spelling, top_level) \
+  {#Name, spelling, (top_level) ? kTopDirective : kDirective},
+#include "front/token_kinds.def"
+};
+static_assert(std::size(kInfo) == static_cast<size_t>(kTokenKindCount));
+
+const KindInfo& Info(TokenKind kind) { return kInfo[static_cast<int>(kind)]; }
+
+}  // namespace
+
+const char* TokenKindName(TokenKind kind) { return Info(kind).name; }
+std::string_view TokenSpelling(TokenKind kind) { return Info(kind).spelling; }
+bool IsSoftKeyword(TokenKind kind) { return Info(kind).category == kSoft; }
+bool IsReservedWord(TokenKind kind) {
+  return Info(kind).category == kReserved || Info(kind).category == kDtype;
+}
+bool IsDtype(TokenKind kind) { return Info(kind).category == kDtype; }
+bool IsDirective(TokenKind kind) {
+  return Info(kind).category == kDirective || Info(kind).category == kTopDirective;
+}
+bool IsTopLevelDirective(TokenKind kind) { return Info(kind).category == kTopDirective; }
+
+}  // namespace shrew::front

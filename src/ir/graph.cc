@@ -1,0 +1,364 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <queue>
+
+namespace shrew::ir {
+
+// ---- InitSpec
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// A decimal float, the whole (trimmed) text: [-+]digits[.digits][e[-+]digits]
+// or starting with '.'. Validated by hand, then converted with strtod
+// (Emscripten 3.1.6's libc++ has no floating-point from_chars); hex, inf and
+// nan are rejected.
+bool ParseDecimal(std::string_view s, double* out) {
+  s = Trim(s);
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t mantissa_digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++mantissa_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++mantissa_digits;
+  }
+  if (mantissa_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    size_t exp_digits = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  if (i != s.size()) return false;
+  std::string text(s);
+  *out = std::strtod(text.c_str(), nullptr);
+  return true;
+}
+
+bool ParseTwoArgs(std::string_view text, std::string_view prefix, double* a, double* b) {
+  if (text.size() < prefix.size() + 1 || text.substr(0, prefix.size()) != prefix ||
+      text.back() != ')') {
+    return false;
+  }
+  std::string_view inner = text.substr(prefix.size(), text.size() - prefix.size() - 1);
+  size_t comma = inner.find(',');
+  if (comma == std::string_view::npos) return false;
+  if (inner.find(',', comma + 1) != std::string_view::npos) return false;
+  return ParseDecimal(inner.substr(0, comma), a) && ParseDecimal(inner.substr(comma + 1), b);
+}
+
+}  // namespace
+
+std::optional<InitSpec> ParseInit(std::string_view text) {
+  InitSpec spec;
+  spec.text = std::string(text);
+  struct Named {
+    const char* name;
+    InitSpec::Kind kind;
+  };
+  static constexpr Named kNamed[] = {
+      {"zeros", InitSpec::Kind::kZeros},
+      {"ones", InitSpec::Kind::kOnes},
+      {"xavier_uniform", InitSpec::Kind::kXavierUniform},
+      {"xavier_normal", InitSpec::Kind::kXavierNormal},
+      {"kaiming_uniform", InitSpec::Kind::kKaimingUniform},
+      {"kaiming_normal", InitSpec::Kind::kKaimingNormal},
+  };
+  for (const Named& n : kNamed) {
+    if (text == n.name) {
+      spec.kind = n.kind;
+      return spec;
+    }
+  }
+  if (ParseTwoArgs(text, "normal(", &spec.a, &spec.b)) {
+    spec.kind = InitSpec::Kind::kNormal;
+    return spec;
+  }
+  if (ParseTwoArgs(text, "uniform(", &spec.a, &spec.b)) {
+    spec.kind = InitSpec::Kind::kUniform;
+    return spec;
+  }
+  return std::nullopt;
+}
+
+// ---- Graph
+
+NodeId Graph::Append(Node node) {
+  NodeId id = num_nodes();
+  node.id = id;
+  if (node.name.empty()) node.name = "__anon_" + std::to_string(id);
+  name_to_id_.emplace(node.name, id);  // keeps the first occurrence
+  nodes_.push_back(std::move(node));
+  return id;
+}
+
+NodeId Graph::AddNode(std::string name, OpKind op, std::vector<NodeId> operands,
+                      diag::Span span) {
+  Node n;
+  n.name = std::move(name);
+  n.op = op;
+  n.operands = std::move(operands);
+  n.span = span;
+  return Append(std::move(n));
+}
+
+NodeId Graph::AddConstant(std::string name, AttrValue value, diag::Span span) {
+  Node n;
+  n.name = std::move(name);
+  n.op = OpKind::kConstant;
+  n.attrs.Set("value", std::move(value));
+  n.span = span;
+  return Append(std::move(n));
+}
+
+NodeId Graph::AddInput(std::string name, Type type, bool optional, diag::Span span) {
+  Node n;
+  n.name = std::move(name);
+  n.op = OpKind::kIdentity;
+  n.role = NodeRole::kInput;
+  n.type = type;
+  n.declared_type = std::move(type);
+  n.span = span;
+  NodeId id = Append(std::move(n));
+  inputs_.push_back(GraphInput{id, optional});
+  return id;
+}
+
+NodeId Graph::AddParam(std::string name, Type type, InitSpec init, bool frozen,
+                       diag::Span span) {
+  Node n;
+  n.name = name;
+  n.op = OpKind::kIdentity;
+  n.role = NodeRole::kParam;
+  n.type = type;
+  n.declared_type = type;
+  n.span = span;
+  NodeId id = Append(std::move(n));
+  params_.push_back(Param{id, std::move(name), std::move(type), std::move(init), frozen, false});
+  return id;
+}
+
+void Graph::AddOutput(std::string name, NodeId node, diag::Span span) {
+  outputs_.push_back(GraphOutput{std::move(name), node, span});
+}
+
+NodeId Graph::FindNode(std::string_view name) const {
+  auto it = name_to_id_.find(std::string(name));
+  return it == name_to_id_.end() ? kNoNode : it->second;
+}
+
+std::string Graph::UniqueName(std::string_view base) const {
+  std::string name(base);
+  for (int k = 2; FindNode(name) != kNoNode; ++k) {
+    name = std::string(base) + "_" + std::to_string(k);
+  }
+  return name;
+}
+
+int Graph::FindOutput(std::string_view name) const {
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (outputs_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Graph::FindParam(std::string_view name) const {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (params_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<int> Graph::ConsumerCounts() const {
+  std::vector<int> counts(nodes_.size(), 0);
+  for (const Node& n : nodes_) {
+    for (NodeId op : n.operands) {
+      if (HasNode(op)) ++counts[static_cast<size_t>(op)];
+    }
+  }
+  return counts;
+}
+
+void Graph::ReplaceAllUsesWith(NodeId from, NodeId to) {
+  for (Node& n : nodes_) {
+    for (NodeId& op : n.operands) {
+      if (op == from) op = to;
+    }
+  }
+  for (GraphOutput& o : outputs_) {
+    if (o.node == from) o.node = to;
+  }
+}
+
+void Graph::RebuildNameMap() {
+  name_to_id_.clear();
+  for (const Node& n : nodes_) name_to_id_.emplace(n.name, n.id);
+}
+
+void Graph::Remap(const std::vector<NodeId>& old_to_new) {
+  auto map = [&](NodeId id) {
+    return (id >= 0 && static_cast<size_t>(id) < old_to_new.size()) ? old_to_new[id] : kNoNode;
+  };
+  for (Node& n : nodes_) {
+    for (NodeId& op : n.operands) op = map(op);
+  }
+  std::vector<GraphInput> inputs;
+  for (GraphInput in : inputs_) {
+    in.node = map(in.node);
+    if (in.node != kNoNode) inputs.push_back(in);
+  }
+  inputs_ = std::move(inputs);
+  for (GraphOutput& o : outputs_) o.node = map(o.node);
+  std::vector<Param> params;
+  for (Param& p : params_) {
+    p.node = map(p.node);
+    if (p.node != kNoNode) params.push_back(std::move(p));
+  }
+  params_ = std::move(params);
+}
+
+std::vector<NodeId> Graph::Compact(const std::vector<bool>& keep) {
+  std::vector<NodeId> old_to_new(nodes_.size(), kNoNode);
+  std::vector<Node> kept;
+  kept.reserve(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (i < keep.size() && keep[i]) {
+      old_to_new[i] = static_cast<NodeId>(kept.size());
+      kept.push_back(std::move(nodes_[i]));
+      kept.back().id = old_to_new[i];
+    }
+  }
+  nodes_ = std::move(kept);
+  Remap(old_to_new);
+  RebuildNameMap();
+  return old_to_new;
+}
+
+bool Graph::TopologicalRenumber() {
+  const int n = num_nodes();
+  std::vector<int> pending(static_cast<size_t>(n), 0);
+  std::vector<std::vector<NodeId>> consumers(static_cast<size_t>(n));
+  for (const Node& node : nodes_) {
+    for (NodeId op : node.operands) {
+      if (!HasNode(op)) return false;
+      ++pending[static_cast<size_t>(node.id)];
+      consumers[static_cast<size_t>(op)].push_back(node.id);
+    }
+  }
+  // Min-heap of ready ids: the result keeps the current order where it can.
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> ready;
+  for (NodeId i = 0; i < n; ++i) {
+    if (pending[static_cast<size_t>(i)] == 0) ready.push(i);
+  }
+  std::vector<NodeId> order;
+  order.reserve(static_cast<size_t>(n));
+  while (!ready.empty()) {
+    NodeId id = ready.top();
+    ready.pop();
+    order.push_back(id);
+    for (NodeId c : consumers[static_cast<size_t>(id)]) {
+      if (--pending[static_cast<size_t>(c)] == 0) ready.push(c);
+    }
+  }
+  if (static_cast<int>(order.size()) != n) return false;
+  std::vector<NodeId> old_to_new(static_cast<size_t>(n));
+  std::vector<Node> sorted;
+  sorted.reserve(static_cast<size_t>(n));
+  for (NodeId old : order) {
+    old_to_new[static_cast<size_t>(old)] = static_cast<NodeId>(sorted.size());
+    sorted.push_back(std::move(nodes_[static_cast<size_t>(old)]));
+    sorted.back().id = old_to_new[static_cast<size_t>(old)];
+  }
+  nodes_ = std::move(sorted);
+  Remap(old_to_new);
+  RebuildNameMap();
+  return true;
+}
+
+// ---- ConfigValue
+
+ConfigValue ConfigValue::Int(int64_t v) {
+  ConfigValue c;
+  c.kind = Kind::kInt;
+  c.i = v;
+  return c;
+}
+ConfigValue ConfigValue::Float(double v) {
+  ConfigValue c;
+  c.kind = Kind::kFloat;
+  c.f = v;
+  return c;
+}
+ConfigValue ConfigValue::String(std::string v) {
+  ConfigValue c;
+  c.kind = Kind::kString;
+  c.s = std::move(v);
+  return c;
+}
+ConfigValue ConfigValue::Bool(bool v) {
+  ConfigValue c;
+  c.kind = Kind::kBool;
+  c.b = v;
+  return c;
+}
+ConfigValue ConfigValue::List(std::vector<ConfigValue> v) {
+  ConfigValue c;
+  c.kind = Kind::kList;
+  c.list = std::move(v);
+  return c;
+}
+ConfigValue ConfigValue::Opaque(std::string text) {
+  ConfigValue c;
+  c.kind = Kind::kOpaque;
+  c.s = std::move(text);
+  return c;
+}
+
+std::string ConfigValue::ToString() const {
+  switch (kind) {
+    case Kind::kInt: return std::to_string(i);
+    case Kind::kFloat: return FormatDouble(f);
+    case Kind::kString: return s;
+    case Kind::kBool: return b ? "true" : "false";
+    case Kind::kOpaque: return s;
+    case Kind::kList: {
+      std::string out = "[";
+      for (size_t k = 0; k < list.size(); ++k) {
+        if (k) out += ", ";
+        out += list[k].ToString();
+      }
+      return out + "]";
+    }
+  }
+  return "";
+}
+
+// ---- Program
+
+int Program::FindGraphIndex(std::string_view name) const {
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    if (graphs[i].name() == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Graph* Program::FindGraph(std::string_view name) {
+  int i = FindGraphIndex(name);
+  return i < 0 ? nullptr : &graphs[static_cast<size_t>(i)];
+}
+
+const Graph* Program::FindGraph(std::string_view name) const {
+  int i = FindGraphIndex(name);
+  return i < 0 ? nullptr : &graphs[static_cast<size_t>(i)];
+}
+
+}  // namespace shrew::ir

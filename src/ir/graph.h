@@ -1,0 +1,278 @@
+// The IR data model (PIPELINE.md §2.2): Program -> Graph -> Node.
+//
+// Invariant: node ids are a topological order (every operand id is smaller
+// than the node's id) and nodes_[i].id == i. Builders append nodes after
+// their operands; passes that delete or insert nodes call Compact() or
+// TopologicalRenumber() to restore it. Validation (validate.h) reports
+// graphs that break it (bad operand ids, cycles) instead of crashing.
+//
+// Inputs and parameters are `identity` nodes with no operands and the role
+// kInput / kParam; everything else is kCompute.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "diag/source.h"
+#include "ir/attr.h"
+#include "ir/op.h"
+#include "ir/type.h"
+
+namespace shrew::ir {
+
+using NodeId = int32_t;
+inline constexpr NodeId kNoNode = -1;
+
+enum class NodeRole : uint8_t { kCompute, kInput, kParam };
+
+// Body of a `repeat` node (OPS.md §3.15): the operation applied each
+// iteration, with the node's operands (carried value first).
+struct RepeatBody {
+  OpKind op = OpKind::kIdentity;
+  Attrs attrs;
+  std::string callee;  // for a `call` / `custom` body
+};
+
+struct Node {
+  NodeId id = kNoNode;
+  std::string name;
+  OpKind op = OpKind::kIdentity;
+  NodeRole role = NodeRole::kCompute;
+  std::vector<NodeId> operands;
+  // Current type: declared for inputs/params, inferred (or declared, when
+  // more precise) after shape inference; unknown before.
+  Type type;
+  // The type written in source (`node h: T { … }`), if any; checked by T6.
+  std::optional<Type> declared_type;
+  // Operation attributes (schema in op.h; constants hold `value`).
+  Attrs attrs;
+  // Other `key: value;` lines of the node body (recorded, no effect).
+  Attrs annotations;
+  std::vector<std::string> hints;  // `@hint NAME;` in order
+  // `call`: the callee graph; `custom`: the @custom_op name.
+  std::string callee;
+  // Only for `repeat` nodes.
+  std::optional<RepeatBody> repeat_body;
+  diag::Span span;
+
+  bool is_input() const { return role == NodeRole::kInput; }
+  bool is_param() const { return role == NodeRole::kParam; }
+  bool is_source() const { return role != NodeRole::kCompute; }
+  const AttrValue* attr(std::string_view key) const { return attrs.Find(key); }
+};
+
+// Parameter initialisation (OPS.md §5).
+struct InitSpec {
+  enum class Kind : uint8_t {
+    kZeros,
+    kOnes,
+    kNormal,   // a = mean, b = std
+    kUniform,  // a = low, b = high
+    kXavierUniform,
+    kXavierNormal,
+    kKaimingUniform,
+    kKaimingNormal,
+  };
+  Kind kind = Kind::kZeros;
+  double a = 0.0;
+  double b = 0.0;
+  // The string as written (dumps print it); "zeros" when absent.
+  std::string text = "zeros";
+};
+// Parses an `init:` string with the exact rules of OPS.md §5; nullopt means
+// the lowering error "invalid init 'TEXT'".
+std::optional<InitSpec> ParseInit(std::string_view text);
+
+struct GraphInput {
+  NodeId node = kNoNode;
+  bool optional = false;
+};
+
+struct GraphOutput {
+  std::string name;
+  NodeId node = kNoNode;
+  diag::Span span;
+};
+
+struct Param {
+  NodeId node = kNoNode;
+  std::string name;
+  Type type;
+  InitSpec init;
+  bool frozen = false;
+  // Set for parameters created by materialisation (OPS.md §3.12).
+  bool implicit = false;
+};
+
+struct Assertion {
+  std::string message;
+  std::string source_text;  // the condition as written
+  diag::Span span;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  explicit Graph(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+  diag::Span span() const { return span_; }
+  void set_span(diag::Span s) { span_ = s; }
+
+  // ---- nodes
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  bool HasNode(NodeId id) const { return id >= 0 && id < num_nodes(); }
+  Node& node(NodeId id) { return nodes_[static_cast<size_t>(id)]; }
+  const Node& node(NodeId id) const { return nodes_[static_cast<size_t>(id)]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  // Direct access for passes; call RebuildNameMap() after renaming nodes.
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+
+  // Appends a compute node (role kCompute, unknown type) and returns its id.
+  // The name map keeps the *first* node of a name (duplicates are reported by
+  // validation V2). An empty name gets `__anon_ID`.
+  NodeId AddNode(std::string name, OpKind op, std::vector<NodeId> operands,
+                 diag::Span span = {});
+  // A constant node holding `value` (int, float or bool); type unknown (weak)
+  // until shape inference.
+  NodeId AddConstant(std::string name, AttrValue value, diag::Span span = {});
+  // An input node (identity, no operands, role kInput) appended to inputs().
+  NodeId AddInput(std::string name, Type type, bool optional = false, diag::Span span = {});
+  // A parameter node plus its record in params().
+  NodeId AddParam(std::string name, Type type, InitSpec init = {}, bool frozen = false,
+                  diag::Span span = {});
+  void AddOutput(std::string name, NodeId node, diag::Span span = {});
+
+  // kNoNode when absent.
+  NodeId FindNode(std::string_view name) const;
+  // `base`, or `base_2`, `base_3`, … : the first that names no node.
+  std::string UniqueName(std::string_view base) const;
+
+  // ---- inputs, outputs, params, assertions
+  const std::vector<GraphInput>& inputs() const { return inputs_; }
+  std::vector<GraphInput>& mutable_inputs() { return inputs_; }
+  const std::vector<GraphOutput>& outputs() const { return outputs_; }
+  std::vector<GraphOutput>& mutable_outputs() { return outputs_; }
+  const std::vector<Param>& params() const { return params_; }
+  std::vector<Param>& mutable_params() { return params_; }
+  const std::vector<Assertion>& assertions() const { return assertions_; }
+  std::vector<Assertion>& mutable_assertions() { return assertions_; }
+  // Index into outputs() or -1.
+  int FindOutput(std::string_view name) const;
+  // Index into params() or -1.
+  int FindParam(std::string_view name) const;
+
+  // The `->` type of the graph header (checked against the first output, T6).
+  const std::optional<Type>& return_type() const { return return_type_; }
+  void set_return_type(std::optional<Type> t) { return_type_ = std::move(t); }
+
+  // ---- helpers for passes
+
+  // Number of operand references to each node (a node used twice by one
+  // consumer counts twice). Out-of-range operands are ignored.
+  std::vector<int> ConsumerCounts() const;
+  // Every operand reference and output pointing at `from` now points at `to`.
+  void ReplaceAllUsesWith(NodeId from, NodeId to);
+  // Keeps the nodes with keep[id] true, in their relative order, renumbered
+  // 0..m-1; remaps operands, inputs, outputs, params and the name map.
+  // References to removed nodes become kNoNode (inputs/params of removed
+  // nodes are dropped). Returns old id -> new id (kNoNode when removed).
+  std::vector<NodeId> Compact(const std::vector<bool>& keep);
+  // Reorders nodes into a topological order that keeps the current order
+  // wherever possible (stable Kahn: smallest ready id first) and renumbers
+  // as Compact does. Returns false (and changes nothing) on a cycle or an
+  // out-of-range operand.
+  bool TopologicalRenumber();
+  // Recomputes the name -> id map (first occurrence wins).
+  void RebuildNameMap();
+
+ private:
+  NodeId Append(Node node);
+  void Remap(const std::vector<NodeId>& old_to_new);
+
+  std::string name_;
+  diag::Span span_;
+  std::vector<Node> nodes_;
+  std::vector<GraphInput> inputs_;
+  std::vector<GraphOutput> outputs_;
+  std::vector<Param> params_;
+  std::vector<Assertion> assertions_;
+  std::optional<Type> return_type_;
+  std::unordered_map<std::string, NodeId> name_to_id_;
+};
+
+// An evaluated @config value (LANGUAGE.md §5.1).
+struct ConfigValue {
+  enum class Kind : uint8_t { kInt, kFloat, kString, kBool, kList, kOpaque };
+  Kind kind = Kind::kOpaque;
+  int64_t i = 0;
+  double f = 0.0;
+  bool b = false;
+  std::string s;  // kString: the string; kOpaque: the source text
+  std::vector<ConfigValue> list;
+
+  static ConfigValue Int(int64_t v);
+  static ConfigValue Float(double v);
+  static ConfigValue String(std::string v);
+  static ConfigValue Bool(bool v);
+  static ConfigValue List(std::vector<ConfigValue> v);
+  static ConfigValue Opaque(std::string text);
+  bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat; }
+  // Ints decimal, floats shortest round-trip, bools true/false, strings
+  // as is, lists `[a, b]`, opaque its source text.
+  std::string ToString() const;
+};
+
+// A `{ key: value; … }` settings map (optimizer, lr_schedule, …).
+using SettingsMap = std::map<std::string, ConfigValue>;
+
+// @training (LANGUAGE.md §7).
+struct TrainingSettings {
+  std::optional<std::string> model;
+  diag::Span model_span;
+  std::optional<std::string> loss;
+  std::string optimizer_type = "SGD";
+  double lr = 0.01;
+  SettingsMap optimizer_extra;  // other optimizer keys
+  std::optional<std::string> lr_schedule_kind;  // "constant" when the block has no type
+  SettingsMap lr_schedule;
+  std::optional<std::string> grad_clip_kind;    // "none" when the block has no type
+  SettingsMap grad_clip;
+  std::string precision = "fp32";
+  int64_t epochs = 1;
+  int64_t batch_size = 1;
+  int64_t accumulation_steps = 1;
+  diag::Span span;
+};
+
+// @inference (LANGUAGE.md §7).
+struct InferenceSettings {
+  std::optional<std::string> model;
+  diag::Span model_span;
+  SettingsMap quantization;
+  SettingsMap generation;
+  diag::Span span;
+};
+
+struct Program {
+  std::map<std::string, std::string> metadata;     // @model
+  std::map<std::string, ConfigValue> config;       // @config, evaluated
+  std::vector<std::pair<std::string, Type>> type_aliases;  // @types, source order
+  std::vector<Graph> graphs;                       // source order
+  std::vector<std::string> custom_ops;             // @custom_op names
+  std::optional<TrainingSettings> training;
+  std::optional<InferenceSettings> inference;
+
+  // nullptr when absent (first graph of that name).
+  Graph* FindGraph(std::string_view name);
+  const Graph* FindGraph(std::string_view name) const;
+  int FindGraphIndex(std::string_view name) const;
+};
+
+}  // namespace shrew::ir

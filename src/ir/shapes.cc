@@ -1,0 +1,514 @@
+// Shape inference driver: visiting order, weak constants, declared types
+// (T6), the rule table, and the context helpers the rules share.
+#include "ir/shapes.h"
+
+#include <functional>
+
+#include "ir/shapes_internal.h"
+
+namespace shrew::ir {
+
+using shapes_internal::ShapeContext;
+using shapes_internal::ShapeRule;
+
+namespace {
+
+constexpr ShapeRule kRules[] = {
+#define SHREW_OP(kind, name, arity, flags, rule) &shapes_internal::rule,
+#include "ir/ops.def"
+#undef SHREW_OP
+};
+
+std::string NodePrefix(const Graph& g, const Node& n) {
+  return "[" + g.name() + "::" + n.name + "] ";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- helpers
+
+bool BroadcastDim(const Dim& a, const Dim& b, Dim* out) {
+  if (a.is_one()) {
+    *out = b;
+    return true;
+  }
+  if (b.is_one()) {
+    *out = a;
+    return true;
+  }
+  if (a.is_fixed() && b.is_fixed()) {
+    *out = a;
+    return a.size() == b.size();
+  }
+  // A fixed size wins over an unknown one (the run only succeeds if they match).
+  if (a.is_fixed()) {
+    *out = a;
+    return true;
+  }
+  if (b.is_fixed()) {
+    *out = b;
+    return true;
+  }
+  if (a.is_symbolic() && b.is_symbolic() && a.name() == b.name()) {
+    *out = a;
+    return true;
+  }
+  *out = Dim::Dynamic();
+  return true;
+}
+
+std::optional<std::vector<Dim>> BroadcastDims(const std::vector<Dim>& a,
+                                              const std::vector<Dim>& b) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<Dim> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Align on the right; missing leading axes count as 1.
+    Dim da = i < rank - a.size() ? Dim::Fixed(1) : a[i - (rank - a.size())];
+    Dim db = i < rank - b.size() ? Dim::Fixed(1) : b[i - (rank - b.size())];
+    if (!BroadcastDim(da, db, &out[i])) return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<int> NormalizeAxis(int64_t axis, int rank) {
+  if (axis < -static_cast<int64_t>(rank) || axis >= rank) return std::nullopt;
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+std::optional<int64_t> SplitChunkSize(int64_t length, int64_t chunks, int64_t index) {
+  if (chunks < 1 || length < 0 || index < 0) return std::nullopt;
+  if (length == 0) return std::nullopt;
+  int64_t c = length / chunks + (length % chunks != 0 ? 1 : 0);  // ceil(L/n) >= 1
+  int64_t m = length / c + (length % c != 0 ? 1 : 0);             // chunks produced
+  if (index >= m) return std::nullopt;
+  return std::min(c, length - index * c);
+}
+
+// ---------------------------------------------------------------- context
+
+namespace shapes_internal {
+
+const char* ShapeContext::op_name() const { return OpName(node->op); }
+
+void ShapeContext::Error(diag::Kind kind, const std::string& message) {
+  had_error = true;
+  diags->Add(kind, node->span, NodePrefix(*graph, *node) + message);
+}
+
+const AttrValue* ShapeContext::Attr(std::string_view name) const {
+  if (const AttrValue* v = node->attrs.Find(name)) return v;
+  const OpAttrSpec* spec = FindOpAttrSpec(node->op, name);
+  if (spec && spec->has_default) return &spec->default_value;
+  return nullptr;
+}
+
+namespace {
+template <typename T, typename Check, typename Get>
+std::optional<T> TypedAttr(ShapeContext& ctx, std::string_view name, const char* kind_text,
+                           Check check, Get get) {
+  const AttrValue* v = ctx.Attr(name);
+  if (!v) {
+    ctx.Error(diag::Kind::MissingAttribute,
+              "missing attribute '" + std::string(name) + "' for " + ctx.op_name());
+    return std::nullopt;
+  }
+  if (!check(*v)) {
+    ctx.Error(diag::Kind::BadAttribute, "attribute '" + std::string(name) + "' of " +
+                                            ctx.op_name() + " must be " + kind_text);
+    return std::nullopt;
+  }
+  return get(*v);
+}
+}  // namespace
+
+std::optional<int64_t> ShapeContext::IntAttr(std::string_view name) {
+  return TypedAttr<int64_t>(
+      *this, name, "an int", [](const AttrValue& v) { return v.is_int(); },
+      [](const AttrValue& v) { return v.as_int(); });
+}
+
+std::optional<bool> ShapeContext::BoolAttr(std::string_view name) {
+  return TypedAttr<bool>(
+      *this, name, "a bool", [](const AttrValue& v) { return v.is_bool(); },
+      [](const AttrValue& v) { return v.as_bool(); });
+}
+
+std::optional<double> ShapeContext::FloatAttr(std::string_view name) {
+  return TypedAttr<double>(
+      *this, name, "a number", [](const AttrValue& v) { return v.is_number(); },
+      [](const AttrValue& v) { return v.as_float(); });
+}
+
+bool ShapeContext::RequireFloat(const Type& t) {
+  if (t.is_unknown() || IsFloat(t.dtype())) return true;
+  Error(diag::Kind::DtypeClass,
+        std::string(op_name()) + " requires a float operand, got " + DTypeName(t.dtype()));
+  return false;
+}
+
+bool ShapeContext::RequireNumeric(const Type& t) {
+  if (t.is_unknown() || IsNumeric(t.dtype())) return true;
+  Error(diag::Kind::DtypeClass,
+        std::string(op_name()) + " requires a numeric operand, got " + DTypeName(t.dtype()));
+  return false;
+}
+
+bool ShapeContext::SameDType(const Type& a, const Type& b) {
+  if (a.is_unknown() || b.is_unknown() || a.dtype() == b.dtype()) return true;
+  Error(diag::Kind::DtypeMismatch, std::string("dtype mismatch: ") + DTypeName(a.dtype()) +
+                                       " and " + DTypeName(b.dtype()));
+  return false;
+}
+
+bool ShapeContext::RequireRankAtLeast(const Type& t, int r) {
+  if (t.is_unknown() || t.rank() >= r) return true;
+  Error(diag::Kind::RankMismatch, std::string(op_name()) + " expects rank >= " +
+                                      std::to_string(r) + ", got rank " +
+                                      std::to_string(t.rank()));
+  return false;
+}
+
+bool ShapeContext::RequireRank(const Type& t, int r, const char* what) {
+  if (t.is_unknown() || t.rank() == r) return true;
+  std::string w = what ? std::string(what) + " " : std::string();
+  Error(diag::Kind::RankMismatch, std::string(op_name()) + " expects " + w + "rank " +
+                                      std::to_string(r) + ", got rank " +
+                                      std::to_string(t.rank()));
+  return false;
+}
+
+std::optional<std::vector<Dim>> ShapeContext::Broadcast(const std::vector<Dim>& a,
+                                                        const std::vector<Dim>& b) {
+  auto out = BroadcastDims(a, b);
+  if (!out) {
+    Error(diag::Kind::BroadcastMismatch,
+          "shapes " + DimsToString(a) + " and " + DimsToString(b) + " cannot be broadcast");
+  }
+  return out;
+}
+
+std::optional<int> ShapeContext::Axis(int64_t axis, int rank) {
+  auto out = NormalizeAxis(axis, rank);
+  if (!out) {
+    Error(diag::Kind::AxisOutOfRange, "axis " + std::to_string(axis) +
+                                          " is out of range for a rank-" +
+                                          std::to_string(rank) + " tensor");
+  }
+  return out;
+}
+
+Dim ShapeContext::BindDim(const Dim& d) const {
+  return options->bindings ? d.Bind(*options->bindings) : d;
+}
+
+bool DimsDiffer(const Dim& a, const Dim& b) {
+  return a.is_fixed() && b.is_fixed() && a.size() != b.size();
+}
+
+Dim MergeDim(const Dim& a, const Dim& b) {
+  if (a.is_fixed()) return a;
+  if (b.is_fixed()) return b;
+  if (a.is_symbolic()) return a;
+  return b;
+}
+
+}  // namespace shapes_internal
+
+// ---------------------------------------------------------------- driver
+
+namespace {
+
+constexpr int8_t kNotWeak = -1;
+
+// Operand range [first, last) that shares the node's dtype and takes part in
+// weak adoption; empty when the op does not adopt.
+std::pair<int, int> WeakGroup(const Node& n) {
+  int count = static_cast<int>(n.operands.size());
+  if (n.op == OpKind::kWhere) return {1, std::min(3, count)};
+  if (HasFlag(n.op, kFlagAdoptsWeak)) return {0, count};
+  if ((n.op == OpKind::kIdentity || n.op == OpKind::kNeg) && count == 1) return {0, 1};
+  return {0, 0};
+}
+
+// Whether a node whose whole weak group is weak is weak itself (arithmetic,
+// `where`, identity, neg); comparisons and logical ops produce bool.
+bool PreservesWeak(const Node& n) {
+  return HasFlag(n.op, kFlagArithmetic) || n.op == OpKind::kWhere ||
+         n.op == OpKind::kIdentity || n.op == OpKind::kNeg;
+}
+
+std::optional<WeakKind> WeakKindOfValue(const AttrValue* v) {
+  if (!v) return std::nullopt;
+  if (v->is_bool()) return WeakKind::kBool;
+  if (v->is_int()) return WeakKind::kInt;
+  if (v->is_float()) return WeakKind::kFloat;
+  return std::nullopt;
+}
+
+class GraphInferrer {
+ public:
+  GraphInferrer(Graph* g, const Program* p, diag::DiagnosticBag* d, const InferOptions& o)
+      : graph_(*g), program_(p), diags_(d), options_(o),
+        weak_(static_cast<size_t>(g->num_nodes()), kNotWeak) {}
+
+  void Run() {
+    for (NodeId id = 0; id < graph_.num_nodes(); ++id) InferOne(id);
+    CheckReturnType();
+  }
+
+ private:
+  Type Bound(const Type& t) const { return options_.bindings ? t.Bind(*options_.bindings) : t; }
+  bool IsWeak(NodeId id) const { return weak_[static_cast<size_t>(id)] != kNotWeak; }
+
+  // Gives `id` and the weak sub-expression under it `dtype`. With `keep_weak`
+  // the nodes stay weak (an all-weak expression settling on a joint
+  // provisional dtype) and take `kind`. Only operands with smaller ids are
+  // followed, so malformed (cyclic) graphs terminate.
+  void SetWeakDType(NodeId root, DType dtype, bool keep_weak, WeakKind kind) {
+    std::vector<NodeId> stack{root};
+    while (!stack.empty()) {
+      NodeId id = stack.back();
+      stack.pop_back();
+      if (!graph_.HasNode(id) || !IsWeak(id)) continue;
+      Node& n = graph_.node(id);
+      if (n.op == OpKind::kConstant && !keep_weak) CheckLiteralFits(n, dtype);
+      n.type = Type::Tensor(n.type.is_tensor() ? n.type.dims() : std::vector<Dim>{}, dtype);
+      weak_[static_cast<size_t>(id)] = keep_weak ? static_cast<int8_t>(kind) : kNotWeak;
+      auto [first, last] = WeakGroup(n);
+      for (int i = first; i < last; ++i) {
+        NodeId op = n.operands[static_cast<size_t>(i)];
+        if (op < id) stack.push_back(op);
+      }
+    }
+  }
+
+  // Clears weakness of the sub-expression: the provisional dtype is final.
+  void Finalize(NodeId root) {
+    if (!graph_.HasNode(root) || !IsWeak(root)) return;
+    SetWeakDType(root, graph_.node(root).type.dtype(), false, WeakKind::kBool);
+  }
+
+  void CheckLiteralFits(const Node& n, DType dtype) {
+    const AttrValue* v = n.attr("value");
+    auto kind = WeakKindOfValue(v);
+    if (!kind) return;
+    double f = v->is_float() ? v->as_float() : 0.0;
+    if (WeakLiteralFits(*kind, f, dtype)) return;
+    std::string msg = IsComplex(dtype)
+                          ? "literal " + v->ToString() + " cannot be used with a " +
+                                DTypeName(dtype) + " operand"
+                          : "float literal " + v->ToString() + " cannot be used with an integer operand";
+    diags_->Add(diag::Kind::DtypeMismatch, n.span, NodePrefix(graph_, n) + msg);
+  }
+
+  Type OperandType(NodeId self, NodeId op) const {
+    // Forward references (malformed graphs) read as unknown.
+    if (!graph_.HasNode(op) || op >= self) return Type::Unknown();
+    return graph_.node(op).type;
+  }
+
+  void InferOne(NodeId id) {
+    Node& n = graph_.node(id);
+    if (n.is_source()) {
+      if (n.declared_type) n.type = Bound(*n.declared_type);
+      CheckOverflow(id);
+      return;
+    }
+    // Embedding accepts (table, ids): swap into (ids, table) order (OPS.md §3.11.1).
+    if (n.op == OpKind::kEmbedding && n.operands.size() == 2) {
+      Type a = OperandType(id, n.operands[0]);
+      Type b = OperandType(id, n.operands[1]);
+      if (a.is_tensor() && b.is_tensor() && IsFloat(a.dtype()) && IsInteger(b.dtype())) {
+        std::swap(n.operands[0], n.operands[1]);
+      }
+    }
+
+    std::optional<WeakKind> result_weak;
+    if (n.op == OpKind::kConstant && n.type.is_unknown()) {
+      result_weak = WeakKindOfValue(n.attr("value"));
+    }
+    ResolveWeakOperands(id, &result_weak);
+
+    ShapeContext ctx;
+    ctx.graph = &graph_;
+    ctx.node = &n;
+    ctx.program = program_;
+    ctx.options = &options_;
+    ctx.diags = diags_;
+    for (NodeId op : n.operands) ctx.in.push_back(OperandType(id, op));
+    Type inferred = kRules[static_cast<int>(n.op)](ctx);
+    // The rule may have swapped operands or changed nothing else; refetch.
+    Node& node = graph_.node(id);
+    node.type = inferred;
+    if (result_weak && inferred.is_tensor()) weak_[static_cast<size_t>(id)] = static_cast<int8_t>(*result_weak);
+
+    if (node.declared_type && node.declared_type->is_tensor()) {
+      Type declared = Bound(*node.declared_type);
+      if (IsWeak(id)) {
+        SetWeakDType(id, declared.dtype(), false, WeakKind::kBool);
+        inferred = node.type;
+      }
+      if (!TypesCompatible(declared, inferred)) {
+        diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
+                    NodePrefix(graph_, node) + "declared type " + declared.ToString() +
+                        " does not match inferred type " + inferred.ToString());
+        node.type = declared;
+      } else if (inferred.is_tensor()) {
+        Type merged = declared;
+        for (int i = 0; i < merged.rank(); ++i) {
+          if (merged.dim(i).is_dynamic()) merged.mutable_dims()[static_cast<size_t>(i)] = inferred.dim(i);
+        }
+        node.type = merged;
+      } else {
+        node.type = declared;
+      }
+    }
+    CheckOverflow(id);
+  }
+
+  bool Overflows(const Type& t) const { return t.NumElements(options_.bindings).overflow(); }
+
+  // A type whose element count does not fit in 64 bits is reported once, at
+  // the first node that has it (not again at every consumer).
+  void CheckOverflow(NodeId id) {
+    const Node& n = graph_.node(id);
+    if (!Overflows(n.type)) return;
+    for (NodeId op : n.operands) {
+      if (graph_.HasNode(op) && op < id && Overflows(graph_.node(op).type)) return;
+    }
+    diags_->Add(diag::Kind::ShapeOverflow, n.span,
+                NodePrefix(graph_, n) + "element count of " + n.type.ToString() +
+                    " does not fit in 64 bits");
+  }
+
+  // Applies OPS.md §1.3 to the operands of node `id` before its rule runs.
+  void ResolveWeakOperands(NodeId id, std::optional<WeakKind>* result_weak) {
+    const Node& n = graph_.node(id);
+    auto [first, last] = WeakGroup(n);
+    auto valid = [&](NodeId op) { return graph_.HasNode(op) && op < id; };
+    // Operands outside the group are used as they are: their provisional
+    // dtype becomes final.
+    for (int i = 0; i < static_cast<int>(n.operands.size()); ++i) {
+      if (i >= first && i < last) continue;
+      NodeId op = n.operands[static_cast<size_t>(i)];
+      if (valid(op)) Finalize(op);
+    }
+    if (first >= last) return;
+    std::optional<DType> typed;
+    bool all_weak = true;
+    std::optional<WeakKind> joined;
+    for (int i = first; i < last; ++i) {
+      NodeId op = n.operands[static_cast<size_t>(i)];
+      if (!valid(op) || graph_.node(op).type.is_unknown()) {
+        all_weak = false;
+        continue;
+      }
+      if (IsWeak(op)) {
+        auto k = static_cast<WeakKind>(weak_[static_cast<size_t>(op)]);
+        joined = joined ? JoinWeak(*joined, k) : k;
+      } else {
+        all_weak = false;
+        if (!typed) typed = graph_.node(op).type.dtype();
+      }
+    }
+    if (typed) {
+      for (int i = first; i < last; ++i) {
+        NodeId op = n.operands[static_cast<size_t>(i)];
+        if (valid(op) && IsWeak(op)) SetWeakDType(op, *typed, false, WeakKind::kBool);
+      }
+      return;
+    }
+    if (!all_weak || !joined) return;  // some operand unknown: leave weak ones pending
+    DType provisional = DefaultDTypeFor(*joined, options_.default_float);
+    bool keep = PreservesWeak(n);
+    for (int i = first; i < last; ++i) {
+      SetWeakDType(n.operands[static_cast<size_t>(i)], provisional, keep, *joined);
+    }
+    if (keep) *result_weak = *joined;
+  }
+
+  void CheckReturnType() {
+    if (!graph_.return_type() || graph_.outputs().empty()) return;
+    const GraphOutput& out = graph_.outputs().front();
+    if (!graph_.HasNode(out.node)) return;
+    Type declared = Bound(*graph_.return_type());
+    const Type& actual = graph_.node(out.node).type;
+    if (TypesCompatible(declared, actual)) return;
+    diag::Span span = out.span.valid() ? out.span : graph_.span();
+    diags_->Add(diag::Kind::DeclaredTypeMismatch, span,
+                "[" + graph_.name() + "] declared type " + declared.ToString() +
+                    " does not match inferred type " + actual.ToString());
+  }
+
+  Graph& graph_;
+  const Program* program_;
+  diag::DiagnosticBag* diags_;
+  const InferOptions& options_;
+  std::vector<int8_t> weak_;  // kNotWeak or a WeakKind
+};
+
+void CollectCallees(const Graph& g, const Program& p, std::vector<int>* out) {
+  for (const Node& n : g.nodes()) {
+    const std::string* callee = nullptr;
+    if (n.op == OpKind::kCall) callee = &n.callee;
+    if (n.op == OpKind::kRepeat && n.repeat_body && n.repeat_body->op == OpKind::kCall) {
+      callee = &n.repeat_body->callee;
+    }
+    if (!callee) continue;
+    int idx = p.FindGraphIndex(*callee);
+    if (idx >= 0) out->push_back(idx);
+  }
+}
+
+}  // namespace
+
+bool InferGraphTypes(Graph* graph, const Program* program, diag::DiagnosticBag* diags,
+                     const InferOptions& options) {
+  size_t before = diags->error_count();
+  GraphInferrer(graph, program, diags, options).Run();
+  return diags->error_count() == before;
+}
+
+bool SpecializeGraphTypes(Graph* graph, const Program* program, const DimBindings& bindings,
+                          diag::DiagnosticBag* diags, InferOptions options) {
+  options.bindings = &bindings;
+  return InferGraphTypes(graph, program, diags, options);
+}
+
+bool InferProgramTypes(Program* program, diag::DiagnosticBag* diags,
+                       const InferOptions& options) {
+  size_t before = diags->error_count();
+  const int n = static_cast<int>(program->graphs.size());
+  // Post-order over the call graph: callees first. Iterative DFS; a graph on
+  // the current path (recursion, reported by validation) is not re-entered.
+  std::vector<std::vector<int>> callees(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) CollectCallees(program->graphs[static_cast<size_t>(i)], *program, &callees[static_cast<size_t>(i)]);
+  std::vector<int8_t> state(static_cast<size_t>(n), 0);  // 0 new, 1 on path, 2 done
+  std::vector<int> order;
+  for (int root = 0; root < n; ++root) {
+    if (state[static_cast<size_t>(root)]) continue;
+    std::vector<std::pair<int, size_t>> stack{{root, 0}};
+    state[static_cast<size_t>(root)] = 1;
+    while (!stack.empty()) {
+      auto& [g, next] = stack.back();
+      const auto& cs = callees[static_cast<size_t>(g)];
+      if (next < cs.size()) {
+        int c = cs[next++];
+        if (state[static_cast<size_t>(c)] == 0) {
+          state[static_cast<size_t>(c)] = 1;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      state[static_cast<size_t>(g)] = 2;
+      order.push_back(g);
+      stack.pop_back();
+    }
+  }
+  for (int g : order) {
+    InferGraphTypes(&program->graphs[static_cast<size_t>(g)], program, diags, options);
+  }
+  return diags->error_count() == before;
+}
+
+}  // namespace shrew::ir

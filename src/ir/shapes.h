@@ -1,0 +1,76 @@
+// Shape and dtype inference (PIPELINE.md §4) with the typed checks T1-T9
+// (§3.2). Rules per op live in shapes_*.cc and are selected through the
+// ops.def table.
+//
+// Contract:
+// - Nodes are visited in id order; inputs and parameters take their declared
+//   types (with `bindings` applied); every other node's type is recomputed
+//   from its operands (a previous result is never trusted), so inference can
+//   be re-run after any pass.
+// - A node with a declared type gets the inferred type checked against it
+//   (T6) and keeps the declared one, refined where inference knows more
+//   (a fixed or symbolic size where the declaration says `?`).
+// - Weak constants (OPS.md §1.3): a `constant` node whose type is still
+//   unknown is weak; it adopts the dtype of the other operand of an
+//   elementwise binary op / `where` branch (through weak sub-expressions),
+//   or gets the default (int -> i64, float -> options.default_float,
+//   bool -> bool). Afterwards every constant carries a rank-0 type.
+// - `embedding(table, ids)` operands are swapped into (ids, table) order.
+// - What is not known statically is left unknown (`?`) for run time; errors
+//   are reported only for definite violations, each with the node's span and
+//   the message prefix `[GRAPH::NODE] `. Never crashes on malformed graphs
+//   (bad operand ids read as unknown types).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "ir/graph.h"
+
+namespace shrew::ir {
+
+struct InferOptions {
+  // Dtype of float literals that no operation adopts (runtime `default_dtype`).
+  DType default_float = DType::kF32;
+  // Symbolic dimension values (e.g. Batch=8). Applied to input, parameter and
+  // declared types and to reshape/expand targets, so a graph can be
+  // specialised per binding. Null: keep symbolic names.
+  const DimBindings* bindings = nullptr;
+};
+
+// Infers every graph, callees before callers (call-dependency order; source
+// order otherwise, also when calls are recursive). Also checks each graph's
+// `->` type against its first output (T6). Returns true when no error was
+// added to `diags`.
+bool InferProgramTypes(Program* program, diag::DiagnosticBag* diags,
+                       const InferOptions& options = {});
+
+// Infers one graph. `program` resolves `call` callees (their types must have
+// been inferred already); may be null, in which case calls give `?`.
+bool InferGraphTypes(Graph* graph, const Program* program, diag::DiagnosticBag* diags,
+                     const InferOptions& options = {});
+
+// Re-infers `graph` with concrete dims (e.g. {Batch: 8}): equivalent to
+// InferGraphTypes with options.bindings = &bindings. Used by the JIT to
+// specialise shapes per binding (work on a copy to keep the generic graph).
+bool SpecializeGraphTypes(Graph* graph, const Program* program, const DimBindings& bindings,
+                          diag::DiagnosticBag* diags, InferOptions options = {});
+
+// ---- helpers shared with the executors
+
+// One position of NumPy broadcasting with the static table of OPS.md §1.4.
+// Returns false on a definite mismatch (two different fixed sizes != 1).
+bool BroadcastDim(const Dim& a, const Dim& b, Dim* out);
+// Whole shapes, aligned on the right; nullopt on a definite mismatch.
+std::optional<std::vector<Dim>> BroadcastDims(const std::vector<Dim>& a,
+                                              const std::vector<Dim>& b);
+// `axis` normalised against `rank` (-rank <= axis < rank), or nullopt.
+std::optional<int> NormalizeAxis(int64_t axis, int rank);
+// Split (OPS.md §3.10.6): for an axis of size `length` cut into `chunks`,
+// the size of chunk `index`, or nullopt when that chunk does not exist
+// (or chunks < 1, length < 0).
+std::optional<int64_t> SplitChunkSize(int64_t length, int64_t chunks, int64_t index);
+
+}  // namespace shrew::ir

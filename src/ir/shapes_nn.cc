@@ -1,0 +1,286 @@
+// Shape rules: embedding, linear, normalisations, attention, transformer
+// block, dropout, repeat, graph calls and custom ops.
+#include <map>
+
+#include "ir/shapes_internal.h"
+
+namespace shrew::ir::shapes_internal {
+
+namespace {
+
+// Checks a weight operand against an expected shape (entries < 0: any size).
+// Only fixed sizes are compared; the rest is checked at run time.
+bool CheckWeight(ShapeContext& ctx, int index, const Type& x, const std::vector<Dim>& expected,
+                 const char* role) {
+  const Type& w = ctx.operand(index);
+  if (w.is_unknown()) return true;
+  if (!ctx.SameDType(x, w)) return false;
+  bool ok = w.rank() == static_cast<int>(expected.size());
+  for (int i = 0; ok && i < w.rank(); ++i) {
+    if (DimsDiffer(w.dim(i), expected[static_cast<size_t>(i)])) ok = false;
+  }
+  if (!ok) {
+    ctx.Error(diag::Kind::ShapeMismatch, std::string(ctx.op_name()) + " " + role + " has shape " +
+                                             DimsToString(w.dims()) + ", expected " +
+                                             DimsToString(expected));
+  }
+  return ok;
+}
+
+// Shared by the attention kinds: x rank 3, float, D divisible by n_heads.
+bool CheckAttentionInput(ShapeContext& ctx, const Type& x) {
+  std::optional<int64_t> heads = ctx.IntAttr("n_heads");
+  std::optional<bool> causal = ctx.BoolAttr("causal");
+  if (!heads || !causal) return false;
+  if (*heads < 1) {
+    ctx.Error(diag::Kind::BadAttribute,
+              std::string("attribute 'n_heads' of ") + ctx.op_name() + " must be >= 1");
+    return false;
+  }
+  if (x.is_unknown()) return false;
+  ctx.RequireFloat(x);
+  if (!ctx.RequireRank(x, 3)) return false;
+  const Dim& d = x.dim(2);
+  if (d.is_fixed() && d.size() % *heads != 0) {
+    ctx.Error(diag::Kind::HeadsNotDivisible, "model dimension " + std::to_string(d.size()) +
+                                                 " is not divisible by n_heads " +
+                                                 std::to_string(*heads));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Type InferEmbedding(ShapeContext& ctx) {
+  // The driver has already swapped (table, ids) into (ids, table).
+  if (ctx.num_operands() != 2) return Type::Unknown();
+  const Type& ids = ctx.operand(0);
+  const Type& table = ctx.operand(1);
+  if (ids.is_tensor() && !IsNumeric(ids.dtype())) {
+    ctx.Error(diag::Kind::DtypeClass,
+              std::string("embedding requires integer indices, got ") + DTypeName(ids.dtype()));
+  }
+  if (table.is_unknown()) return Type::Unknown();
+  ctx.RequireFloat(table);
+  if (!ctx.RequireRank(table, 2, "a table of")) return Type::Unknown();
+  if (ids.is_unknown()) return Type::Unknown();
+  std::vector<Dim> out = ids.dims();
+  out.push_back(table.dim(1));
+  return Type::Tensor(std::move(out), table.dtype());
+}
+
+Type InferLinear(ShapeContext& ctx) {
+  std::optional<bool> bias = ctx.BoolAttr("bias");
+  if (!bias) return Type::Unknown();
+  int n = ctx.num_operands();
+  if (n != 2 && n != 3) return Type::Unknown();
+  if (n == 3 && !*bias) {
+    ctx.Error(diag::Kind::BadAttribute, "linear has a bias operand but bias: false");
+    return Type::Unknown();
+  }
+  const Type& x = ctx.operand(0);
+  const Type& w = ctx.operand(1);
+  if (x.is_unknown() || w.is_unknown()) return Type::Unknown();
+  ctx.RequireFloat(x);
+  if (!ctx.SameDType(x, w)) return Type::Unknown();
+  if (!ctx.RequireRankAtLeast(x, 1) || !ctx.RequireRank(w, 2, "a weight of")) return Type::Unknown();
+  const Dim& in = x.dim(x.rank() - 1);
+  if (DimsDiffer(in, w.dim(1))) {
+    ctx.Error(diag::Kind::ShapeMismatch, "linear input size " + in.ToString() +
+                                             " does not match weight shape " +
+                                             DimsToString(w.dims()) + " ([out, in])");
+    return Type::Unknown();
+  }
+  if (n == 3) {
+    const Type& b = ctx.operand(2);
+    if (b.is_tensor()) {
+      if (!ctx.SameDType(x, b)) return Type::Unknown();
+      bool ok = (b.rank() == 1 || (b.rank() == 2 && !DimsDiffer(b.dim(0), Dim::Fixed(1)))) &&
+                !DimsDiffer(b.dim(b.rank() - 1), w.dim(0));
+      if (!ok) {
+        ctx.Error(diag::Kind::ShapeMismatch, "linear bias has shape " + DimsToString(b.dims()) +
+                                                 ", expected [" + w.dim(0).ToString() + "]");
+        return Type::Unknown();
+      }
+    }
+  }
+  std::vector<Dim> out(x.dims().begin(), x.dims().end() - 1);
+  out.push_back(w.dim(0));
+  return Type::Tensor(std::move(out), x.dtype());
+}
+
+Type InferLayerNorm(ShapeContext& ctx) {
+  std::optional<double> eps = ctx.FloatAttr("eps");
+  if (!eps || ctx.num_operands() < 1 || ctx.num_operands() > 3) return Type::Unknown();
+  const Type& x = ctx.operand(0);
+  if (x.is_unknown()) return x;
+  ctx.RequireFloat(x);
+  for (int i = 1; i < ctx.num_operands(); ++i) {
+    const Type& p = ctx.operand(i);
+    if (p.is_unknown()) continue;
+    if (!ctx.SameDType(x, p)) return x;
+    ctx.Broadcast(x.dims(), p.dims());
+  }
+  return x;
+}
+
+Type InferBatchNorm(ShapeContext& ctx) {
+  std::optional<double> eps = ctx.FloatAttr("eps");
+  if (!eps || (ctx.num_operands() != 1 && ctx.num_operands() != 3)) return Type::Unknown();
+  const Type& x = ctx.operand(0);
+  if (x.is_unknown()) return x;
+  ctx.RequireFloat(x);
+  if (!ctx.RequireRankAtLeast(x, 2)) return Type::Unknown();
+  if (ctx.num_operands() == 3) {
+    CheckWeight(ctx, 1, x, {x.dim(1)}, "weight");
+    CheckWeight(ctx, 2, x, {x.dim(1)}, "bias");
+  }
+  return x;
+}
+
+Type InferAttention(ShapeContext& ctx) {
+  int n = ctx.num_operands();
+  if (n != 1 && n != 5) return Type::Unknown();
+  const Type& x = ctx.operand(0);
+  if (!CheckAttentionInput(ctx, x)) return x.is_tensor() && x.rank() == 3 ? x : Type::Unknown();
+  if (n == 5) {
+    const Dim& d = x.dim(2);
+    static const char* kRoles[] = {"w_q", "w_k", "w_v", "w_o"};
+    for (int i = 1; i < 5; ++i) CheckWeight(ctx, i, x, {d, d}, kRoles[i - 1]);
+  }
+  return x;
+}
+
+Type InferTransformerBlock(ShapeContext& ctx) {
+  int n = ctx.num_operands();
+  if (n != 1 && n != 13) return Type::Unknown();
+  const Type& x = ctx.operand(0);
+  if (!CheckAttentionInput(ctx, x)) return x.is_tensor() && x.rank() == 3 ? x : Type::Unknown();
+  if (n == 13) {
+    Dim d = x.dim(2);
+    Dim d4 = Dim::Dynamic();
+    int64_t four_d = 0;
+    if (d.is_fixed() && CheckedMul(d.size(), 4, &four_d)) d4 = Dim::Fixed(four_d);
+    struct Expect {
+      std::vector<Dim> shape;
+      const char* role;
+    };
+    const Expect kExpect[12] = {
+        {{d}, "ln1_w"},     {{d}, "ln1_b"},     {{d, d}, "w_q"},   {{d, d}, "w_k"},
+        {{d, d}, "w_v"},    {{d, d}, "w_o"},    {{d}, "ln2_w"},    {{d}, "ln2_b"},
+        {{d, d4}, "ff1_w"}, {{d4}, "ff1_b"},    {{d4, d}, "ff2_w"}, {{d}, "ff2_b"},
+    };
+    for (int i = 1; i < 13; ++i) CheckWeight(ctx, i, x, kExpect[i - 1].shape, kExpect[i - 1].role);
+  }
+  return x;
+}
+
+Type InferDropout(ShapeContext& ctx) {
+  std::optional<double> p = ctx.FloatAttr("p");
+  if (!p) return Type::Unknown();
+  if (!(*p >= 0.0 && *p < 1.0)) {
+    ctx.Error(diag::Kind::BadAttribute, "attribute 'p' of dropout must be in [0, 1)");
+  }
+  if (ctx.num_operands() != 1) return Type::Unknown();
+  ctx.RequireFloat(ctx.operand(0));
+  return ctx.operand(0);
+}
+
+Type InferRepeat(ShapeContext& ctx) {
+  std::optional<int64_t> count = ctx.IntAttr("count");
+  if (!count) return Type::Unknown();
+  if (*count < 0) {
+    ctx.Error(diag::Kind::BadAttribute, "attribute 'count' of repeat must be >= 0");
+    return Type::Unknown();
+  }
+  if (ctx.num_operands() < 1) return Type::Unknown();
+  const Type& carried = ctx.operand(0);
+  const auto& body = ctx.node->repeat_body;
+  if (!body || body->op == OpKind::kRepeat || body->op == OpKind::kConstant) {
+    ctx.Error(diag::Kind::BadRepeat, "repeat has no valid body operation");
+    return Type::Unknown();
+  }
+  // Run the body's rule once on a synthetic node with the same operands.
+  Node synthetic;
+  synthetic.id = ctx.node->id;
+  synthetic.name = ctx.node->name;
+  synthetic.op = body->op;
+  synthetic.operands = ctx.node->operands;
+  synthetic.attrs = body->attrs;
+  synthetic.callee = body->callee;
+  synthetic.span = ctx.node->span;
+  ShapeContext sub = ctx;
+  sub.node = &synthetic;
+  sub.had_error = false;
+  static constexpr ShapeRule kBodyRules[] = {
+#define SHREW_OP(kind, name, arity, flags, rule) &rule,
+#include "ir/ops.def"
+#undef SHREW_OP
+  };
+  if (!GetOpInfo(body->op).arity.Accepts(ctx.num_operands())) {
+    ctx.Error(diag::Kind::OperandCount, std::string(OpName(body->op)) + " expects " +
+                                            GetOpInfo(body->op).arity.ToString() +
+                                            " operands, got " + std::to_string(ctx.num_operands()));
+    return Type::Unknown();
+  }
+  Type out = kBodyRules[static_cast<int>(body->op)](sub);
+  if (sub.had_error) ctx.had_error = true;
+  if (carried.is_tensor() && out.is_tensor() && !TypesCompatible(carried, out)) {
+    ctx.Error(diag::Kind::RepeatTypeChange, "repeat body must preserve shape and dtype");
+    return Type::Unknown();
+  }
+  return carried;
+}
+
+Type InferCall(ShapeContext& ctx) {
+  if (!ctx.program) return Type::Unknown();
+  const Graph* callee = ctx.program->FindGraph(ctx.node->callee);
+  if (!callee || callee == ctx.graph || callee->outputs().empty()) return Type::Unknown();
+  // Unify the callee's symbolic names with the operand shapes.
+  std::map<std::string, Dim, std::less<>> bound;
+  size_t n = std::min(callee->inputs().size(), ctx.in.size());
+  for (size_t i = 0; i < n; ++i) {
+    NodeId in_id = callee->inputs()[i].node;
+    if (!callee->HasNode(in_id)) continue;
+    const Node& in = callee->node(in_id);
+    Type declared = in.declared_type ? *in.declared_type : in.type;
+    if (ctx.options->bindings) declared = declared.Bind(*ctx.options->bindings);
+    const Type& actual = ctx.in[i];
+    if (declared.is_unknown() || actual.is_unknown()) continue;
+    bool ok = TypesCompatible(declared, actual);
+    for (int k = 0; ok && k < declared.rank(); ++k) {
+      const Dim& d = declared.dim(k);
+      if (!d.is_symbolic()) continue;
+      auto it = bound.find(d.name());
+      if (it == bound.end()) {
+        bound.emplace(d.name(), actual.dim(k));
+      } else if (DimsDiffer(it->second, actual.dim(k))) {
+        ok = false;
+      } else {
+        it->second = MergeDim(it->second, actual.dim(k));
+      }
+    }
+    if (!ok) {
+      ctx.Error(diag::Kind::DeclaredTypeMismatch,
+                "declared type " + declared.ToString() + " does not match inferred type " +
+                    actual.ToString() + " (input '" + in.name + "' of graph '" + callee->name() + "')");
+      return Type::Unknown();
+    }
+  }
+  NodeId out_id = callee->outputs().front().node;
+  if (!callee->HasNode(out_id)) return Type::Unknown();
+  Type out = callee->node(out_id).type;
+  if (out.is_unknown()) return out;
+  // Names are local to the callee: unbound ones become `?`.
+  for (Dim& d : out.mutable_dims()) {
+    if (!d.is_symbolic()) continue;
+    auto it = bound.find(d.name());
+    d = it != bound.end() ? it->second : Dim::Dynamic();
+  }
+  return out;
+}
+
+Type InferCustom(ShapeContext& ctx) { return Type::Unknown(); }
+
+}  // namespace shrew::ir::shapes_internal

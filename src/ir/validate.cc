@@ -1,0 +1,253 @@
+// Structural validation V1-V11 (PIPELINE.md §3.1).
+#include "ir/validate.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace shrew::ir {
+namespace {
+
+std::string GraphPrefix(const Graph& g) { return "[" + g.name() + "] "; }
+std::string NodePrefix(const Graph& g, const Node& n) {
+  return "[" + g.name() + "::" + n.name + "] ";
+}
+
+// Accepted operand counts of a call to `callee`: every input up to the last
+// non-optional one must be bound; trailing optional inputs may be omitted.
+void CalleeArity(const Graph& callee, int* min_count, int* max_count) {
+  *max_count = static_cast<int>(callee.inputs().size());
+  *min_count = 0;
+  for (int i = 0; i < *max_count; ++i) {
+    if (!callee.inputs()[static_cast<size_t>(i)].optional) *min_count = i + 1;
+  }
+}
+
+void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
+                       diag::DiagnosticBag* diags) {
+  int count = static_cast<int>(n.operands.size());
+  auto report = [&](const std::string& expected) {
+    diags->Add(diag::Kind::OperandCount, n.span,
+               NodePrefix(g, n) + OpName(n.op) + " expects " + expected + " operands, got " +
+                   std::to_string(count));
+  };
+  if (n.is_source()) {
+    if (count != 0) report("0");
+    return;
+  }
+  if (n.op == OpKind::kIdentity) {
+    if (count != 1) report("1");
+    return;
+  }
+  if (n.op == OpKind::kCall) {
+    if (!program) return;
+    const Graph* callee = program->FindGraph(n.callee);
+    if (!callee) {
+      diags->Add(diag::Kind::UndefinedName, n.span,
+                 NodePrefix(g, n) + "call to unknown graph '" + n.callee + "'");
+      return;
+    }
+    int lo = 0, hi = 0;
+    CalleeArity(*callee, &lo, &hi);
+    if (count < lo || count > hi) {
+      report(lo == hi ? std::to_string(hi) : std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    return;
+  }
+  const Arity& arity = GetOpInfo(n.op).arity;
+  if (!arity.Accepts(count)) report(arity.ToString());
+}
+
+// V7: Kahn's algorithm; what cannot be ordered is on or behind a cycle.
+void CheckCycles(const Graph& g, diag::DiagnosticBag* diags) {
+  const int n = g.num_nodes();
+  std::vector<int> pending(static_cast<size_t>(n), 0);
+  std::vector<std::vector<NodeId>> consumers(static_cast<size_t>(n));
+  for (const Node& node : g.nodes()) {
+    for (NodeId op : node.operands) {
+      ++pending[static_cast<size_t>(node.id)];
+      consumers[static_cast<size_t>(op)].push_back(node.id);
+    }
+  }
+  std::vector<NodeId> ready;
+  for (NodeId i = 0; i < n; ++i) {
+    if (pending[static_cast<size_t>(i)] == 0) ready.push_back(i);
+  }
+  int done = 0;
+  while (!ready.empty()) {
+    NodeId id = ready.back();
+    ready.pop_back();
+    ++done;
+    for (NodeId c : consumers[static_cast<size_t>(id)]) {
+      if (--pending[static_cast<size_t>(c)] == 0) ready.push_back(c);
+    }
+  }
+  if (done == n) return;
+  // Point at the first node that could not be ordered.
+  diag::Span span = g.span();
+  for (NodeId i = 0; i < n; ++i) {
+    if (pending[static_cast<size_t>(i)] > 0) {
+      span = g.node(i).span;
+      break;
+    }
+  }
+  diags->Add(diag::Kind::Cycle, span, GraphPrefix(g) + "graph contains a cycle");
+}
+
+// Callee graph indices of every call in `g` (repeat bodies included), with
+// the span of the call.
+std::vector<std::pair<int, diag::Span>> Calls(const Graph& g, const Program& p) {
+  std::vector<std::pair<int, diag::Span>> out;
+  for (const Node& n : g.nodes()) {
+    const std::string* callee = nullptr;
+    if (n.op == OpKind::kCall) callee = &n.callee;
+    if (n.op == OpKind::kRepeat && n.repeat_body && n.repeat_body->op == OpKind::kCall) {
+      callee = &n.repeat_body->callee;
+    }
+    if (!callee) continue;
+    int idx = p.FindGraphIndex(*callee);
+    if (idx >= 0) out.emplace_back(idx, n.span);
+  }
+  return out;
+}
+
+// V10: iterative DFS; each back edge is one recursion, reported with the
+// path around the cycle.
+void CheckRecursion(const Program& p, diag::DiagnosticBag* diags) {
+  const int n = static_cast<int>(p.graphs.size());
+  std::vector<std::vector<std::pair<int, diag::Span>>> calls(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) calls[static_cast<size_t>(i)] = Calls(p.graphs[static_cast<size_t>(i)], p);
+  std::vector<int8_t> state(static_cast<size_t>(n), 0);  // 0 new, 1 on path, 2 done
+  for (int root = 0; root < n; ++root) {
+    if (state[static_cast<size_t>(root)] != 0) continue;
+    std::vector<std::pair<int, size_t>> stack{{root, 0}};
+    state[static_cast<size_t>(root)] = 1;
+    while (!stack.empty()) {
+      int g = stack.back().first;
+      size_t& next = stack.back().second;
+      const auto& cs = calls[static_cast<size_t>(g)];
+      if (next == cs.size()) {
+        state[static_cast<size_t>(g)] = 2;
+        stack.pop_back();
+        continue;
+      }
+      auto [c, span] = cs[next++];
+      if (state[static_cast<size_t>(c)] == 0) {
+        state[static_cast<size_t>(c)] = 1;
+        stack.push_back({c, 0});
+      } else if (state[static_cast<size_t>(c)] == 1) {
+        std::string path;
+        bool on = false;
+        for (const auto& frame : stack) {
+          if (frame.first == c) on = true;
+          if (on) path += p.graphs[static_cast<size_t>(frame.first)].name() + " -> ";
+        }
+        path += p.graphs[static_cast<size_t>(c)].name();
+        diags->Add(diag::Kind::RecursiveCall, span, "[program] recursive graph call: " + path);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* diags) {
+  size_t before = diags->error_count();
+  // V1
+  if (g.outputs().empty()) {
+    diags->Add(diag::Kind::NoOutput, g.span(), GraphPrefix(g) + "graph declares no output");
+  }
+  // V2: once per name, at its second occurrence.
+  std::unordered_map<std::string, int> seen;
+  for (const Node& n : g.nodes()) {
+    if (++seen[n.name] == 2) {
+      diags->Add(diag::Kind::DuplicateName, n.span,
+                 NodePrefix(g, n) + "name '" + n.name + "' is declared twice");
+    }
+  }
+  // V3
+  bool operands_ok = true;
+  for (const Node& n : g.nodes()) {
+    for (NodeId op : n.operands) {
+      if (!g.HasNode(op)) {
+        operands_ok = false;
+        diags->Add(diag::Kind::BadOperand, n.span,
+                   NodePrefix(g, n) + "operand n" + std::to_string(op) + " of node n" +
+                       std::to_string(n.id) + " does not name a node");
+      }
+    }
+  }
+  // V4
+  for (const GraphInput& in : g.inputs()) {
+    if (!g.HasNode(in.node)) {
+      diags->Add(diag::Kind::BadInputOrOutputId, g.span(),
+                 GraphPrefix(g) + "input id n" + std::to_string(in.node) + " is out of range");
+    }
+  }
+  for (const GraphOutput& out : g.outputs()) {
+    if (!g.HasNode(out.node)) {
+      diags->Add(diag::Kind::BadInputOrOutputId, out.span.valid() ? out.span : g.span(),
+                 GraphPrefix(g) + "output id n" + std::to_string(out.node) + " is out of range");
+    }
+  }
+  // V5
+  for (const Param& p : g.params()) {
+    if (!g.HasNode(p.node)) {
+      diags->Add(diag::Kind::BadParameter, g.span(),
+                 GraphPrefix(g) + "parameter '" + p.name + "' has no node");
+      continue;
+    }
+    const Node& n = g.node(p.node);
+    const Type& t = n.declared_type ? *n.declared_type : p.type;
+    if (t.is_unknown() || t.HasDynamicDim()) {
+      diags->Add(diag::Kind::BadParameter, n.span,
+                 NodePrefix(g, n) + "parameter '" + p.name +
+                     "' needs a tensor type without dynamic dimensions");
+    }
+  }
+  // V6
+  for (const Node& n : g.nodes()) CheckOperandCount(g, n, program, diags);
+  // V7 (needs valid operand ids)
+  if (operands_ok) CheckCycles(g, diags);
+  // V11
+  std::unordered_set<std::string> outputs;
+  for (const GraphOutput& out : g.outputs()) {
+    if (!outputs.insert(out.name).second) {
+      diags->Add(diag::Kind::DuplicateOutput, out.span.valid() ? out.span : g.span(),
+                 GraphPrefix(g) + "duplicate output name '" + out.name + "'");
+    }
+  }
+  return diags->error_count() == before;
+}
+
+bool ValidateProgram(const Program& program, diag::DiagnosticBag* diags) {
+  size_t before = diags->error_count();
+  for (const Graph& g : program.graphs) ValidateGraph(g, &program, diags);
+  // V8
+  if (program.training && program.training->model &&
+      !program.FindGraph(*program.training->model)) {
+    diags->Add(diag::Kind::UnknownModelGraph, program.training->model_span,
+               "[program] @training names unknown graph '" + *program.training->model + "'");
+  }
+  if (program.inference && program.inference->model &&
+      !program.FindGraph(*program.inference->model)) {
+    diags->Add(diag::Kind::UnknownModelGraph, program.inference->model_span,
+               "[program] @inference names unknown graph '" + *program.inference->model + "'");
+  }
+  // V9
+  std::unordered_set<std::string> names;
+  for (const Graph& g : program.graphs) {
+    if (!names.insert(g.name()).second) {
+      diags->Add(diag::Kind::DuplicateGraph, g.span(),
+                 "[program] duplicate graph '" + g.name() + "'");
+    }
+    if (IsBuiltinFunction(g.name())) {
+      diags->Add(diag::Kind::DuplicateGraph, g.span(),
+                 "[program] graph name '" + g.name() + "' collides with a built-in operation");
+    }
+  }
+  // V10
+  CheckRecursion(program, diags);
+  return diags->error_count() == before;
+}
+
+}  // namespace shrew::ir

@@ -1,0 +1,347 @@
+#include "front/lexer.h"
+
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace shrew::front {
+namespace {
+
+using diag::Kind;
+using K = TokenKind;
+
+// Time bounds catch quadratic behaviour, not small slowdowns: unoptimised and
+// sanitizer builds get ten times more room. They measure CPU time (std::clock)
+// so a machine busy with other builds does not make them flaky.
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+constexpr double kTimeScale = 1;
+#else
+constexpr double kTimeScale = 10;
+#endif
+
+struct Lexed {
+  explicit Lexed(std::string text) : source("t.sw", std::move(text)) {
+    tokens = Lex(source, diags);
+  }
+  std::vector<TokenKind> kinds() const {
+    std::vector<TokenKind> out;
+    for (const Token& t : tokens) out.push_back(t.kind);
+    return out;
+  }
+  std::vector<std::string> texts() const {
+    std::vector<std::string> out;
+    for (const Token& t : tokens) out.emplace_back(TokenText(source, t));
+    return out;
+  }
+  std::string messages() const {
+    std::string out;
+    for (const diag::Diagnostic& d : diags.all()) out += std::string(d.code()) + " " + d.message + "\n";
+    return out;
+  }
+  diag::SourceFile source;
+  diag::DiagnosticBag diags;
+  std::vector<Token> tokens;
+};
+
+void ExpectOneError(const Lexed& l, Kind kind, const std::string& message, uint32_t line,
+                    uint32_t column) {
+  ASSERT_EQ(l.diags.all().size(), 1u) << l.messages();
+  const diag::Diagnostic& d = l.diags.all()[0];
+  EXPECT_EQ(d.kind, kind);
+  EXPECT_EQ(d.message, message);
+  EXPECT_EQ(d.span.line, line);
+  EXPECT_EQ(d.span.column, column);
+}
+
+TEST(LexerTest, EmptyInputIsJustEndOfInput) {
+  Lexed l("");
+  ASSERT_EQ(l.tokens.size(), 1u);
+  EXPECT_EQ(l.tokens[0].kind, K::EndOfInput);
+  EXPECT_EQ(l.tokens[0].span.offset, 0u);
+  EXPECT_EQ(l.tokens[0].span.length, 0u);
+  EXPECT_EQ(l.tokens[0].span.line, 1u);
+  EXPECT_EQ(l.tokens[0].span.column, 1u);
+  EXPECT_FALSE(l.diags.has_errors());
+}
+
+TEST(LexerTest, PunctuationIsMaximalMunch) {
+  Lexed l("{ } ( ) [ ] ; , . : :: + - -> * ** / % ^ ~ = == ! != < <= << > >= >> & && | || ? ??");
+  std::vector<TokenKind> expected = {
+      K::LBrace, K::RBrace, K::LParen, K::RParen, K::LBracket, K::RBracket, K::Semicolon,
+      K::Comma, K::Dot, K::Colon, K::ColonColon, K::Plus, K::Minus, K::Arrow, K::Star,
+      K::StarStar, K::Slash, K::Percent, K::Caret, K::Tilde, K::Assign, K::EqualEqual, K::Bang,
+      K::BangEqual, K::Less, K::LessEqual, K::LessLess, K::Greater, K::GreaterEqual,
+      K::GreaterGreater, K::Amp, K::AmpAmp, K::Pipe, K::PipePipe, K::Question,
+      K::QuestionQuestion, K::EndOfInput};
+  EXPECT_EQ(l.kinds(), expected);
+  EXPECT_FALSE(l.diags.has_errors());
+  // Without spaces: `->` then `-`, `***` is `**` `*`, `>>=` is `>>` `=`, `:::` is `::` `:`.
+  Lexed packed("->-***>>=:::");
+  EXPECT_EQ(packed.kinds(), (std::vector<TokenKind>{K::Arrow, K::Minus, K::StarStar, K::Star,
+                                                    K::GreaterGreater, K::Assign, K::ColonColon,
+                                                    K::Colon, K::EndOfInput}));
+}
+
+TEST(LexerTest, SpellingsComeFromTheDefFile) {
+  EXPECT_EQ(TokenSpelling(K::StarStar), "**");
+  EXPECT_EQ(TokenSpelling(K::KwLrSchedule), "lr_schedule");
+  EXPECT_EQ(TokenSpelling(K::AtCustomOp), "@custom_op");
+  EXPECT_EQ(TokenSpelling(K::Identifier), "");
+  EXPECT_STREQ(TokenKindName(K::KwInput), "KwInput");
+  EXPECT_STREQ(TokenKindName(K::EndOfInput), "EndOfInput");
+}
+
+TEST(LexerTest, KeywordTablesHaveTheSpecifiedSizes) {
+  int soft = 0, reserved = 0, dtypes = 0, directives = 0, top = 0;
+  for (int i = 0; i < kTokenKindCount; ++i) {
+    auto k = static_cast<TokenKind>(i);
+    soft += IsSoftKeyword(k);
+    reserved += IsReservedWord(k);
+    dtypes += IsDtype(k);
+    directives += IsDirective(k);
+    top += IsTopLevelDirective(k);
+    // Every word with a spelling classifies back to its own kind.
+    if (IsSoftKeyword(k) || IsReservedWord(k)) EXPECT_EQ(ClassifyWord(TokenSpelling(k)), k);
+    if (IsDirective(k)) EXPECT_EQ(ClassifyDirective(TokenSpelling(k)), k);
+  }
+  EXPECT_EQ(soft, 46);  // LANGUAGE.md §2.5 table A
+  EXPECT_EQ(reserved, 19);  // table B
+  EXPECT_EQ(dtypes, 15);
+  EXPECT_EQ(directives, 14);  // §2.4
+  EXPECT_EQ(top, 11);
+}
+
+TEST(LexerTest, WordsKeywordsAndDirectives) {
+  Lexed l("inputs input Tensor tensor _ _x x_1 range @model @graph @hint f32 bool null");
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::KwInput, K::KwTensor,
+                                               K::Identifier, K::Underscore, K::Identifier,
+                                               K::Identifier, K::KwRange, K::AtModel, K::AtGraph,
+                                               K::AtHint, K::KwF32, K::KwBool, K::KwNull,
+                                               K::EndOfInput}));
+  EXPECT_EQ(l.texts()[0], "inputs");
+  EXPECT_EQ(l.texts()[8], "@model");
+  EXPECT_FALSE(l.diags.has_errors());
+}
+
+TEST(LexerTest, UnknownDirective) {
+  Lexed l("\n  @Model {");
+  ExpectOneError(l, Kind::UnknownDirective, "unknown directive '@Model'", 2, 3);
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Error, K::LBrace, K::EndOfInput}));
+  EXPECT_EQ(l.tokens[0].span.length, 6u);
+}
+
+TEST(LexerTest, LoneAtIsAnUnknownDirectiveNotMatmul) {
+  Lexed l("x @ W");
+  ExpectOneError(l, Kind::UnknownDirective, "unknown directive '@'", 1, 3);
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::Error, K::Identifier,
+                                               K::EndOfInput}));
+}
+
+TEST(LexerTest, Comments) {
+  Lexed l("a//b\nc/*x*/d /* a /* b */ e */");
+  EXPECT_EQ(l.texts(), (std::vector<std::string>{"a", "c", "d", "e", "*", "/", ""}));
+  EXPECT_FALSE(l.diags.has_errors());
+  Lexed eof_comment("a // no newline at the end");
+  EXPECT_EQ(eof_comment.kinds(), (std::vector<TokenKind>{K::Identifier, K::EndOfInput}));
+}
+
+TEST(LexerTest, UnterminatedBlockComment) {
+  Lexed l("x\n  /* never closed *");
+  ExpectOneError(l, Kind::UnterminatedBlockComment, "unterminated block comment", 2, 3);
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::EndOfInput}));
+}
+
+TEST(LexerTest, Numbers) {
+  Lexed l("0 007 42 1.5 1e5 1E-3 2e+4 3.25e2");
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::IntLiteral, K::IntLiteral, K::IntLiteral,
+                                               K::FloatLiteral, K::FloatLiteral, K::FloatLiteral,
+                                               K::FloatLiteral, K::FloatLiteral, K::EndOfInput}));
+  EXPECT_EQ(l.texts()[1], "007");
+  EXPECT_EQ(l.texts()[5], "1E-3");
+  EXPECT_FALSE(l.diags.has_errors());
+}
+
+TEST(LexerTest, DotBelongsToANumberOnlyBeforeADigit) {
+  EXPECT_EQ(Lexed("1.").kinds(), (std::vector<TokenKind>{K::IntLiteral, K::Dot, K::EndOfInput}));
+  EXPECT_EQ(Lexed(".5").kinds(), (std::vector<TokenKind>{K::Dot, K::IntLiteral, K::EndOfInput}));
+  Lexed l("1.e5");
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::IntLiteral, K::Dot, K::Identifier,
+                                               K::EndOfInput}));
+  EXPECT_EQ(l.texts()[2], "e5");
+  EXPECT_EQ(Lexed("-3").kinds(), (std::vector<TokenKind>{K::Minus, K::IntLiteral, K::EndOfInput}));
+}
+
+TEST(LexerTest, InvalidNumbers) {
+  ExpectOneError(Lexed("x: 1e;"), Kind::InvalidNumber, "invalid number '1e'", 1, 4);
+  ExpectOneError(Lexed("\n\n 2e+ "), Kind::InvalidNumber, "invalid number '2e+'", 3, 2);
+  ExpectOneError(Lexed("1.5E-x"), Kind::InvalidNumber, "invalid number '1.5E-'", 1, 1);
+  // The malformed text stays one literal token so parsing continues normally.
+  Lexed l("1e;");
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::FloatLiteral, K::Semicolon, K::EndOfInput}));
+}
+
+TEST(LexerTest, IntegerOverflowIsReportedAndKeepsTheText) {
+  Lexed ok("9223372036854775807");
+  EXPECT_FALSE(ok.diags.has_errors());
+  Lexed l("  9223372036854775808");
+  ExpectOneError(l, Kind::InvalidNumber, "invalid number '9223372036854775808'", 1, 3);
+  EXPECT_EQ(l.tokens[0].kind, K::IntLiteral);
+  EXPECT_EQ(l.texts()[0], "9223372036854775808");
+  // A 100k-digit literal: reported once, message shortened.
+  Lexed huge(std::string(100000, '9'));
+  ASSERT_EQ(huge.diags.all().size(), 1u);
+  EXPECT_EQ(huge.diags.all()[0].message, "invalid number '" + std::string(64, '9') + "...'");
+  EXPECT_EQ(huge.tokens[0].span.length, 100000u);
+}
+
+TEST(LexerTest, ParseIntLiteral) {
+  int64_t v = -1;
+  EXPECT_TRUE(ParseIntLiteral("007", &v));
+  EXPECT_EQ(v, 7);
+  EXPECT_TRUE(ParseIntLiteral("9223372036854775807", &v));
+  EXPECT_EQ(v, INT64_MAX);
+  EXPECT_FALSE(ParseIntLiteral("9223372036854775808", &v));
+  EXPECT_EQ(v, 0);
+  EXPECT_FALSE(ParseIntLiteral("", &v));
+}
+
+TEST(LexerTest, ParseFloatLiteral) {
+  double v = -1;
+  EXPECT_TRUE(ParseFloatLiteral("0.1", &v));
+  EXPECT_EQ(v, 0.1);
+  EXPECT_TRUE(ParseFloatLiteral("3e-4", &v));
+  EXPECT_EQ(v, 3e-4);
+  EXPECT_TRUE(ParseFloatLiteral("1e999", &v));  // overflow is +inf, not an error (§2.6)
+  EXPECT_TRUE(std::isinf(v) && v > 0);
+  EXPECT_TRUE(ParseFloatLiteral("1e-999", &v));
+  EXPECT_EQ(v, 0.0);
+  EXPECT_TRUE(ParseFloatLiteral("5e-324", &v));  // smallest subnormal survives
+  EXPECT_GT(v, 0.0);
+  EXPECT_FALSE(ParseFloatLiteral("1e", &v));
+  EXPECT_EQ(v, 0.0);
+  EXPECT_FALSE(Lexed("1e999").diags.has_errors());
+}
+
+TEST(LexerTest, StringsAndEscapes) {
+  Lexed l(R"("a\nb\t\\\"\d" "")");
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::StringLiteral, K::StringLiteral, K::EndOfInput}));
+  EXPECT_EQ(l.texts()[0], R"("a\nb\t\\\"\d")");
+  EXPECT_EQ(UnescapeString(l.texts()[0]), "a\nb\t\\\"\\d");
+  EXPECT_EQ(UnescapeString(l.texts()[1]), "");
+  EXPECT_FALSE(l.diags.has_errors());
+}
+
+TEST(LexerTest, StringsSpanLinesAndKeepBytesVerbatim) {
+  Lexed l("\"line1\nl\xC3\xA9\xFF\" x");
+  ASSERT_EQ(l.tokens.size(), 3u);
+  EXPECT_EQ(UnescapeString(l.texts()[0]), "line1\nl\xC3\xA9\xFF");
+  // Positions after a multi-line string count lines and bytes.
+  EXPECT_EQ(l.tokens[1].span.line, 2u);
+  EXPECT_EQ(l.tokens[1].span.column, 7u);
+  EXPECT_FALSE(l.diags.has_errors());
+}
+
+TEST(LexerTest, UnterminatedString) {
+  Lexed l("name: \"abc");
+  ExpectOneError(l, Kind::UnterminatedString, "unterminated string literal", 1, 7);
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::Colon, K::Error, K::EndOfInput}));
+  // A backslash right before the end of input, and an escaped closing quote.
+  ExpectOneError(Lexed("\n\"abc\\"), Kind::UnterminatedString, "unterminated string literal", 2, 1);
+  ExpectOneError(Lexed("\"abc\\\""), Kind::UnterminatedString, "unterminated string literal", 1, 1);
+}
+
+TEST(LexerTest, UnexpectedCharacters) {
+  ExpectOneError(Lexed("a $ b"), Kind::UnexpectedCharacter, "unexpected character '$'", 1, 3);
+  ExpectOneError(Lexed("#"), Kind::UnexpectedCharacter, "unexpected character '#'", 1, 1);
+  ExpectOneError(Lexed("`"), Kind::UnexpectedCharacter, "unexpected character '`'", 1, 1);
+  ExpectOneError(Lexed("'"), Kind::UnexpectedCharacter, "unexpected character '''", 1, 1);
+  ExpectOneError(Lexed("\\"), Kind::UnexpectedCharacter, "unexpected character '\\'", 1, 1);
+  // Vertical tab is not whitespace (§2.2); control bytes are shown escaped.
+  ExpectOneError(Lexed("a\vb"), Kind::UnexpectedCharacter, "unexpected character '\\x0b'", 1, 2);
+  ExpectOneError(Lexed(std::string("x\0y", 3)), Kind::UnexpectedCharacter,
+                 "unexpected character '\\x00'", 1, 2);
+  // A whole UTF-8 character is one error showing the character.
+  Lexed utf8("x = caf\xC3\xA9;");
+  ExpectOneError(utf8, Kind::UnexpectedCharacter, "unexpected character '\xC3\xA9'", 1, 8);
+  EXPECT_EQ(utf8.kinds(), (std::vector<TokenKind>{K::Identifier, K::Assign, K::Identifier,
+                                                  K::Error, K::Semicolon, K::EndOfInput}));
+  ExpectOneError(Lexed("\xFF\xFE"), Kind::UnexpectedCharacter, "unexpected character '\\xff'", 1, 1);
+}
+
+TEST(LexerTest, RunsOfBadBytesAreOneErrorButSeparateRunsAreNot) {
+  Lexed l("$$$ x ## y");
+  ASSERT_EQ(l.diags.all().size(), 2u) << l.messages();
+  EXPECT_EQ(l.diags.all()[1].span.column, 7u);
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Error, K::Identifier, K::Error, K::Identifier,
+                                               K::EndOfInput}));
+}
+
+TEST(LexerTest, PositionsCountBytesAndLineFeedsOnly) {
+  Lexed l("a\r\nb\tc\n\n  d\r e");
+  ASSERT_EQ(l.tokens.size(), 6u);
+  auto at = [&](size_t i, uint32_t line, uint32_t col, uint32_t offset) {
+    EXPECT_EQ(l.tokens[i].span.line, line) << i;
+    EXPECT_EQ(l.tokens[i].span.column, col) << i;
+    EXPECT_EQ(l.tokens[i].span.offset, offset) << i;
+  };
+  at(0, 1, 1, 0);
+  at(1, 2, 1, 3);
+  at(2, 2, 3, 5);
+  at(3, 4, 3, 10);
+  at(4, 4, 6, 13);  // CR advances the column like any byte
+  at(5, 4, 7, 14);  // EndOfInput sits at the end
+}
+
+TEST(LexerTest, TrickyMixedInput) {
+  Lexed l("node h: Tensor<[N,_,?],f32>{op:a**-b>>=c;};");
+  EXPECT_EQ(l.texts(),
+            (std::vector<std::string>{"node", "h", ":", "Tensor", "<", "[", "N", ",", "_", ",", "?",
+                                      "]", ",", "f32", ">", "{", "op", ":", "a", "**", "-", "b",
+                                      ">>", "=", "c", ";", "}", ";", ""}));
+  EXPECT_EQ(l.tokens[8].kind, K::Underscore);
+  EXPECT_EQ(l.tokens[16].kind, K::KwOp);
+  EXPECT_EQ(l.tokens[19].span.column, 33u);
+}
+
+TEST(LexerTest, RandomBytesNeverCrashAndAlwaysEndWithOneEndOfInput) {
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 200; ++round) {
+    std::string text(rng() % 2000, '\0');
+    for (char& c : text) c = rng() % 8 == 0 ? '\n' : static_cast<char>(rng() & 0xFF);
+    Lexed l(text);
+    ASSERT_FALSE(l.tokens.empty());
+    EXPECT_EQ(l.tokens.back().kind, K::EndOfInput);
+    for (size_t i = 0; i + 1 < l.tokens.size(); ++i) {
+      ASSERT_NE(l.tokens[i].kind, K::EndOfInput);
+      ASSERT_LE(l.tokens[i].span.offset + l.tokens[i].span.length, text.size());
+      if (i > 0) ASSERT_GE(l.tokens[i].span.offset, l.tokens[i - 1].span.offset + l.tokens[i - 1].span.length);
+    }
+    // The lexer's incremental line tracking agrees with SourceFile::MakeSpan.
+    for (const Token& t : l.tokens) {
+      diag::Span expected = l.source.MakeSpan(t.span.offset, t.span.length);
+      ASSERT_EQ(t.span.line, expected.line);
+      ASSERT_EQ(t.span.column, expected.column);
+    }
+  }
+}
+
+TEST(LexerTest, TenMegabytesLexInLinearTime) {
+  std::string text;
+  text.reserve(10 << 20);
+  while (text.size() < (10u << 20)) text += "node h_1 { op: relu(x) * 2.5e-3; }; /* c */ $ \"s\\n\"\r\n";
+  std::clock_t begin = std::clock();
+  Lexed l(text);
+  double seconds = static_cast<double>(std::clock() - begin) / CLOCKS_PER_SEC;
+  EXPECT_EQ(l.tokens.back().kind, K::EndOfInput);
+  EXPECT_GT(l.tokens.size(), 3000000u);
+  // One error per `$`, but the bag caps the count (plus one "too many" entry).
+  EXPECT_EQ(l.diags.all().size(), 201u);
+  EXPECT_LT(seconds, 2.0 * kTimeScale);  // ~0.1 s in an idle release build
+}
+
+}  // namespace
+}  // namespace shrew::front

@@ -1,0 +1,395 @@
+// Parser diagnostics, recovery and hostile inputs.
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "front/ast_dump.h"
+#include "front/parser.h"
+
+namespace shrew::front {
+namespace {
+
+struct Parsed {
+  explicit Parsed(std::string text) : source("t.sw", std::move(text)) {
+    program = Parse(source, diags);
+  }
+  std::string errors() const {
+    std::string out;
+    for (const diag::Diagnostic& d : diags.all()) {
+      out += std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " + d.code() +
+             " " + d.message + "\n";
+    }
+    return out;
+  }
+  diag::SourceFile source;
+  diag::DiagnosticBag diags;
+  ast::Program program;
+};
+
+std::string Errors(const std::string& text) { return Parsed(text).errors(); }
+
+// Time bounds catch quadratic behaviour, not small slowdowns: unoptimised and
+// sanitizer builds get ten times more room. They measure CPU time (std::clock)
+// so a machine busy with other builds does not make them flaky.
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+constexpr double kTimeScale = 1;
+#else
+constexpr double kTimeScale = 10;
+#endif
+
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+double SecondsSince(std::clock_t begin) {
+  return static_cast<double>(std::clock() - begin) / CLOCKS_PER_SEC;
+}
+
+// ---------------------------------------------------------------- messages
+
+TEST(ParserErrorTest, MessagesFollowTheSpec) {
+  EXPECT_EQ(Errors("@graph G {\n  node h { op: x relu(x); };\n}"),
+            "2:18 E020 expected ';', got 'relu'\n");
+  EXPECT_EQ(Errors("@config { a: "), "1:14 E020 expected expression, got end of input\n");
+  EXPECT_EQ(Errors("x"), "1:1 E020 expected a top-level block such as @graph, got 'x'\n");
+  EXPECT_EQ(Errors("@graph G { h = relu(x); }"),
+            "1:12 E020 expected input, param, node, output, @assert or @check, got 'h'\n");
+  EXPECT_EQ(Errors("@graph G { @check c { check x; } }"),
+            "1:23 E020 expected assert, got 'check'\n");
+  EXPECT_EQ(Errors("@graph G { node h { @hint input; }; }"),
+            "1:27 E020 expected hint name, got 'input'\n");
+  EXPECT_EQ(Errors("@graph G { node h { + }; }"),
+            "1:21 E020 expected op, an attribute or @hint, got '+'\n");
+  EXPECT_EQ(Errors("@graph G { input x: ??; }"), "1:21 E020 expected type, got '?\?'\n");
+  EXPECT_EQ(Errors("@graph G { input x: f32 ??; }"), "1:25 E020 expected ';', got '?\?'\n");
+  EXPECT_EQ(Errors("@custom_op c { sig: (); }"),
+            "1:16 E020 expected signature, impl or gradient, got 'sig'\n");
+  EXPECT_EQ(Errors("@metrics M { plot p {} }"), "1:14 E020 expected 'track', got 'plot'\n");
+  EXPECT_EQ(Errors("@graph G { @assert x, y; }"), "1:23 E020 expected string, got 'y'\n");
+  // Long or multi-line token text is shortened and escaped in the message.
+  EXPECT_EQ(Errors("@graph G { \"" + std::string(100, 'a') + "\nb\" }"),
+            "1:12 E020 expected input, param, node, output, @assert or @check, got '\"" +
+                std::string(39, 'a') + "...'\n");
+  EXPECT_EQ(Errors("@graph G { \"a\nb\" }"),
+            "1:12 E020 expected input, param, node, output, @assert or @check, got '\"a\\nb\"'\n");
+}
+
+TEST(ParserErrorTest, ForgottenSemicolonAfterBraceIsReportedOnce) {
+  Parsed p("@graph G {\n  input x: f32;\n  node h { op: relu(x); }\n  output h;\n}\n");
+  EXPECT_EQ(p.errors(), "4:3 E020 expected ';', got 'output'\n");
+  // Recovery stopped before `output`, so the output statement is still there.
+  const auto* g = p.program.blocks[0].As<ast::GraphBlock>();
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->body.size(), 2u);
+  EXPECT_TRUE(g->body[1].Is<ast::OutputDecl>());
+}
+
+// Each lexer error surfaces once through Parse, without parser follow-ups.
+TEST(ParserErrorTest, LexerErrorsDoNotCascade) {
+  EXPECT_EQ(Errors("@graph G {\n  node h { op: x @ W; };\n  output h;\n}"),
+            "2:18 E005 unknown directive '@'\n");
+  EXPECT_EQ(Errors("@config { a: $; b: 2; }"), "1:14 E001 unexpected character '$'\n");
+  EXPECT_EQ(Errors("@model { name: \"abc"), "1:16 E002 unterminated string literal\n");
+  EXPECT_EQ(Errors("@config { a: 1; }\n/* no end"), "2:1 E003 unterminated block comment\n");
+  EXPECT_EQ(Errors("@config { a: 1e; b: 99999999999999999999; }"),
+            "1:14 E004 invalid number '1e'\n1:21 E004 invalid number '99999999999999999999'\n");
+  EXPECT_EQ(Errors("@foo { a: 1; }\n@config { b: 2; }"), "1:1 E005 unknown directive '@foo'\n");
+  Parsed p("@foo { a: 1; }\n@config { b: 2; }");
+  ASSERT_EQ(p.program.blocks.size(), 1u);
+  EXPECT_TRUE(p.program.blocks[0].Is<ast::ConfigBlock>());
+}
+
+TEST(ParserErrorTest, RecoveryReportsSeveralErrorsAndKeepsGoodStatements) {
+  Parsed p("@config { a: ; b: 2; c 3; d: 4; }\n"
+           "@graph G {\n"
+           "  input x: Tensor<[N], f32>;\n"
+           "  node h { op: relu(x) };\n"     // missing ';' inside the body
+           "  node k { op: (x + ; };\n"      // broken expression
+           "  output h;\n"
+           "}\n"
+           "oops\n"
+           "@graph H { output 1; }\n");
+  EXPECT_EQ(p.errors(),
+            "1:14 E020 expected expression, got ';'\n"
+            "1:24 E020 expected ':', got '3'\n"
+            "4:24 E020 expected ';', got '}'\n"
+            "5:21 E020 expected expression, got ';'\n"
+            "8:1 E020 expected a top-level block such as @graph, got 'oops'\n");
+  ASSERT_EQ(p.program.blocks.size(), 3u);
+  const auto* config = p.program.blocks[0].As<ast::ConfigBlock>();
+  ASSERT_EQ(config->fields.size(), 2u);  // b and d survive
+  EXPECT_EQ(config->fields[0].key.name, "b");
+  EXPECT_EQ(config->fields[1].key.name, "d");
+  const auto* g = p.program.blocks[1].As<ast::GraphBlock>();
+  // input; h (its broken body line dropped); k; output h.
+  ASSERT_EQ(g->body.size(), 4u);
+  EXPECT_EQ(g->body[1].As<ast::NodeDecl>()->name.name, "h");
+  EXPECT_TRUE(g->body[1].As<ast::NodeDecl>()->body.empty());
+  EXPECT_EQ(g->body[2].As<ast::NodeDecl>()->name.name, "k");
+  EXPECT_TRUE(g->body[3].Is<ast::OutputDecl>());
+  EXPECT_EQ(p.program.blocks[2].As<ast::GraphBlock>()->name.name, "H");
+}
+
+TEST(ParserErrorTest, MissingClosingBraceStopsAtTheNextBlock) {
+  Parsed p("@graph G {\n  output x;\n\n@graph H { output y; }\n");
+  EXPECT_EQ(p.errors(), "4:1 E020 expected '}', got '@graph'\n");
+  EXPECT_EQ(p.program.All<ast::GraphBlock>().size(), 2u);
+}
+
+// ----------------------------------------------------------------- nesting
+
+TEST(ParserErrorTest, DeepNestingIsReportedNotOverflowed) {
+  const int n = 100000;
+  struct Case {
+    std::string text;
+    uint32_t column;  // where the 201st level starts
+  };
+  std::string pre = "@config { a: ";  // 13 bytes
+  Case cases[] = {
+      {pre + std::string(n, '(') + "1" + std::string(n, ')') + "; }", 14 + 200},
+      {pre + std::string(n, '[') + std::string(n, ']') + "; }", 14 + 200},
+      {pre + std::string(n, '-') + "1; }", 14 + 200},
+      {pre + Repeat("{a: ", n) + "; }", 14 + 200 * 4},
+      {"@model { a: " + std::string(n, '[') + "; }", 13 + 200},
+      {"@types { type T = " + std::string(n, '(') + "; }", 19 + 200},
+      {"@types { type T = " + std::string(n, '[') + "; }", 19 + 200},
+  };
+  for (const Case& c : cases) {
+    std::clock_t begin = std::clock();
+    Parsed p(c.text);
+    ASSERT_GE(p.diags.all().size(), 1u);
+    EXPECT_EQ(p.diags.all()[0].kind, diag::Kind::NestingTooDeep) << c.text.substr(0, 20);
+    EXPECT_EQ(p.diags.all()[0].message, "nesting is too deep (more than 200 levels)");
+    EXPECT_EQ(p.diags.all()[0].span.line, 1u);
+    EXPECT_EQ(p.diags.all()[0].span.column, c.column) << c.text.substr(0, 20);
+    EXPECT_EQ(p.diags.error_count(), 1u) << p.errors().substr(0, 500);
+    EXPECT_LT(SecondsSince(begin), 2.0 * kTimeScale);
+  }
+}
+
+// Runs `fn` on a thread with a `bytes` stack (the wasm build has 1 MB).
+template <typename Fn> void RunWithStack(size_t bytes, Fn fn) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, bytes), 0);
+  pthread_t thread;
+  auto trampoline = [](void* arg) -> void* {
+    (*static_cast<Fn*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, trampoline, &fn), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+TEST(ParserErrorTest, WorstCaseNestingFitsInAOneMegabyteStack) {
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+  const size_t stack = 1 << 20;
+#else
+  const size_t stack = 8 << 20;  // unoptimised frames are several times larger
+#endif
+  std::string chain = "x";
+  for (int i = 0; i < 511; ++i) chain += " + x";
+  const std::string inputs[] = {
+      // Just below and just above every limit, for each recursive construct.
+      "@config { a: " + std::string(199, '(') + "1" + std::string(199, ')') + "; }",
+      "@config { a: " + std::string(100000, '(') + "; }",
+      "@config { a: " + Repeat("f(", 199) + "1" + std::string(199, ')') + "; }",
+      "@config { a: " + Repeat("x[", 199) + "1" + std::string(199, ']') + "; }",
+      "@config { a: " + Repeat("{k: ", 199) + "1" + std::string(199, '}') + "; }",
+      "@config { a: " + Repeat("if c { ", 199) + "1" + std::string(199, '}') + "; }",
+      "@config { a: " + Repeat("repeat(", 100000) + "; }",
+      "@config { a: " + Repeat("|a| { ", 100000) + "; }",
+      "@config { a: " + Repeat("x.m(", 100000) + "; }",
+      "@config { a: " + Repeat("x ** -", 100000) + "x; }",
+      "@model { a: " + Repeat("{k: [", 100000) + "; }",
+      "@types { type T = " + Repeat("([", 100000) + "; }",
+      "@custom_op c { " + Repeat("gradient g { ", 100000),
+      "@config { a: " + chain + "; }",
+      "@config { a: " + Repeat("(" + chain + ") * ", 150) + "x; }",
+  };
+  for (const std::string& text : inputs) {
+    RunWithStack(stack, [&] {
+      Parsed p(text);
+      std::string dump = ast::DumpProgram(p.program);
+      EXPECT_FALSE(dump.empty());
+    });
+  }
+}
+
+TEST(ParserErrorTest, NestingJustBelowTheLimitIsFine) {
+  Parsed p("@config { a: " + std::string(199, '(') + "1" + std::string(199, ')') + "; }");
+  EXPECT_FALSE(p.diags.has_errors()) << p.errors();
+  Parsed q("@config { a: " + std::string(199, '-') + "x; }");
+  EXPECT_FALSE(q.diags.has_errors()) << q.errors();
+}
+
+TEST(ParserErrorTest, RightAssociativePowerChainsCountAsNesting) {
+  std::string text = "@config { a: x";
+  for (int i = 0; i < 100000; ++i) text += "**x";
+  Parsed p(text + "; }");
+  EXPECT_EQ(p.diags.error_count(), 1u);
+  EXPECT_EQ(p.diags.all()[0].kind, diag::Kind::NestingTooDeep);
+}
+
+TEST(ParserErrorTest, NestedGradientBlocksCountAsNesting) {
+  std::string text = "@custom_op c { ";
+  for (int i = 0; i < 50000; ++i) text += "gradient g { ";
+  Parsed p(text);
+  ASSERT_GE(p.diags.all().size(), 1u);
+  EXPECT_EQ(p.diags.all()[0].kind, diag::Kind::NestingTooDeep);
+}
+
+TEST(ParserErrorTest, LongOperatorChainsAreCappedByHeight) {
+  for (const char* op : {"+", "*", "&&", "??", "."}) {
+    std::string text = "@config { a: x";
+    for (int i = 0; i < 100000; ++i) text += std::string(op) + "x";
+    std::clock_t begin = std::clock();
+    Parsed p(text + "; b: 1; }");
+    EXPECT_EQ(p.diags.error_count(), 1u) << op;
+    ASSERT_FALSE(p.diags.all().empty());
+    EXPECT_EQ(p.diags.all()[0].kind, diag::Kind::NestingTooDeep);
+    EXPECT_EQ(p.diags.all()[0].message, "expression is too deeply nested (more than 512 levels)");
+    // Recovery resumes after the chain.
+    const auto* config = p.program.blocks[0].As<ast::ConfigBlock>();
+    ASSERT_EQ(config->fields.size(), 1u) << op;
+    EXPECT_EQ(config->fields[0].key.name, "b");
+    EXPECT_LT(SecondsSince(begin), 2.0 * kTimeScale);
+  }
+  // 500 terms are still fine.
+  std::string text = "@config { a: x";
+  for (int i = 0; i < 500; ++i) text += "+x";
+  Parsed ok(text + "; }");
+  EXPECT_FALSE(ok.diags.has_errors());
+}
+
+// ----------------------------------------------------------- hostile input
+
+TEST(ParserErrorTest, HundredThousandStatementsParseFast) {
+  std::string text = "@graph Big {\n  input x: Tensor<[N, 8], f32>;\n";
+  for (int i = 0; i < 100000; ++i) {
+    text += "  node n" + std::to_string(i) + " { op: relu(x) * 2 + " + std::to_string(i) + "; };\n";
+  }
+  text += "  output n99999;\n}\n";
+  std::clock_t begin = std::clock();
+  Parsed p(text);
+  double seconds = SecondsSince(begin);
+  EXPECT_FALSE(p.diags.has_errors());
+  EXPECT_EQ(p.program.blocks[0].As<ast::GraphBlock>()->body.size(), 100002u);
+  EXPECT_LT(seconds, 2.0 * kTimeScale);  // ~0.3 s in an idle release build
+  RecordProperty("seconds", std::to_string(seconds));
+}
+
+TEST(ParserErrorTest, HundredThousandBrokenStatementsStayLinearAndCapped) {
+  std::string text = "@graph G {\n";
+  for (int i = 0; i < 100000; ++i) text += "  node h { op: relu(x) }\n";
+  text += "}\n";
+  std::clock_t begin = std::clock();
+  Parsed p(text);
+  EXPECT_EQ(p.diags.all().size(), 201u);  // 200 errors, then "too many errors"
+  EXPECT_EQ(p.diags.all().back().kind, diag::Kind::TooManyDiagnostics);
+  EXPECT_LT(SecondsSince(begin), 2.0 * kTimeScale);
+}
+
+TEST(ParserErrorTest, TenMegabyteFileParses) {
+  std::string unit = "@config { a: [1, 2.5, \"s\"]; b: f(x, k: -y ** 2); }\r\n// c\n";
+  std::string text;
+  while (text.size() < (10u << 20)) text += unit;
+  std::clock_t begin = std::clock();
+  Parsed p(text);
+  EXPECT_FALSE(p.diags.has_errors());
+  EXPECT_EQ(p.program.blocks.size(), text.size() / unit.size());
+  EXPECT_LT(SecondsSince(begin), 5.0 * kTimeScale);
+}
+
+TEST(ParserErrorTest, RandomBytesNeverCrashOrHang) {
+  std::mt19937 rng(42);
+  for (int round = 0; round < 300; ++round) {
+    std::string text(rng() % 4000, '\0');
+    for (char& c : text) c = static_cast<char>(rng() & 0xFF);
+    Parsed p(text);
+    (void)p;
+  }
+  std::string big(1u << 20, '\0');
+  for (char& c : big) c = static_cast<char>(rng() & 0xFF);
+  std::clock_t begin = std::clock();
+  Parsed p(big);
+  EXPECT_TRUE(p.diags.has_errors());
+  EXPECT_LT(SecondsSince(begin), 2.0 * kTimeScale);
+}
+
+TEST(ParserErrorTest, RandomTokenSoupNeverCrashesOrHangs) {
+  const char* vocab[] = {"@graph", "@model", "@config", "@types", "@training", "@inference",
+                         "@custom_op", "@metrics", "@logging", "@visualizations", "@import",
+                         "@assert", "@check", "@hint", "{", "}", "(", ")", "[", "]", ";", ",",
+                         ":", "::", "->", "?", "??", "<", ">", ">>", "=", "+", "-", "**", "|",
+                         "||", ".", "input", "param", "node", "output", "op", "type", "Tensor",
+                         "f32", "x", "assert", "if", "else", "repeat", "signature", "impl",
+                         "gradient", "track", "plot", "model", "optimizer", "1", "2.5", "\"s\"",
+                         "_", "true", "null", "as", "$", "\n"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    int n = static_cast<int>(rng() % 200);
+    for (int i = 0; i < n; ++i) {
+      text += vocab[rng() % std::size(vocab)];
+      text += ' ';
+    }
+    Parsed p(text);
+    // Errors and dumps work on whatever partial tree came out.
+    std::string dump = ast::DumpProgram(p.program);
+    EXPECT_FALSE(dump.empty());
+  }
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ParserErrorTest, EveryPrefixAndMutationOfAnExampleIsSafe) {
+  std::filesystem::path dir = std::filesystem::path(SHREW_TESTDATA_DIR) / "examples";
+  std::mt19937 rng(99);
+  for (const char* name : {"config_dims.sw", "tiny_gpt.sw", "graph_calls.sw"}) {
+    std::string text = ReadFile(dir / name);
+    ASSERT_FALSE(text.empty()) << name;
+    // Truncated at every byte: unterminated strings, comments and blocks at EOF.
+    for (size_t cut = 0; cut < text.size(); ++cut) {
+      Parsed p(text.substr(0, cut));
+      (void)p;
+    }
+    // Random single-byte deletions, insertions and replacements.
+    for (int round = 0; round < 500; ++round) {
+      std::string m = text;
+      size_t at = rng() % m.size();
+      switch (rng() % 3) {
+        case 0: m.erase(at, 1 + rng() % 8); break;
+        case 1: m.insert(at, 1, "{}();:\"/*@?<>"[rng() % 13]); break;
+        default: m[at] = static_cast<char>(rng() & 0xFF); break;
+      }
+      Parsed p(m);
+      (void)p;
+    }
+  }
+}
+
+TEST(ParserErrorTest, NulBytesAndLineEndingMixes) {
+  Parsed p(std::string("@config {\r\n a: 1;\r b: 2;\n\0 c: 3; }", 34));
+  EXPECT_EQ(p.errors(), "3:1 E001 unexpected character '\\x00'\n");
+  const auto* config = p.program.blocks[0].As<ast::ConfigBlock>();
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->fields.size(), 2u);  // a and b; c's line is skipped after the error
+}
+
+}  // namespace
+}  // namespace shrew::front

@@ -1,0 +1,192 @@
+#include "ir/graph.h"
+
+#include <gtest/gtest.h>
+
+#include "ir_test_util.h"
+
+namespace shrew::ir {
+namespace {
+
+using testing::T;
+
+TEST(GraphTest, BuildersAssignIdsRolesAndNames) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2, 3] f32"));
+  NodeId w = g.AddParam("W", T("[3, 4] f32"), *ParseInit("xavier_uniform"));
+  NodeId m = g.AddNode("", OpKind::kMatmul, {x, w});
+  NodeId c = g.AddConstant("", AttrValue::Int(2));
+  NodeId h = g.AddNode("h", OpKind::kMul, {m, c});
+  g.AddOutput("h", h);
+  EXPECT_EQ(x, 0);
+  EXPECT_EQ(w, 1);
+  EXPECT_EQ(g.num_nodes(), 5);
+  EXPECT_EQ(g.node(m).name, "__anon_2");
+  EXPECT_EQ(g.node(c).name, "__anon_3");
+  EXPECT_TRUE(g.node(x).is_input());
+  EXPECT_TRUE(g.node(w).is_param());
+  EXPECT_FALSE(g.node(h).is_source());
+  EXPECT_EQ(g.node(x).op, OpKind::kIdentity);
+  EXPECT_EQ(g.node(c).attr("value")->as_int(), 2);
+  EXPECT_TRUE(g.node(c).type.is_unknown());
+  EXPECT_EQ(g.node(x).type.ToString(), "Tensor<[2, 3], f32>");
+  ASSERT_EQ(g.inputs().size(), 1u);
+  EXPECT_EQ(g.inputs()[0].node, x);
+  ASSERT_EQ(g.params().size(), 1u);
+  EXPECT_EQ(g.params()[0].name, "W");
+  EXPECT_EQ(g.params()[0].init.kind, InitSpec::Kind::kXavierUniform);
+  EXPECT_EQ(g.FindNode("h"), h);
+  EXPECT_EQ(g.FindNode("nope"), kNoNode);
+  EXPECT_EQ(g.FindOutput("h"), 0);
+  EXPECT_EQ(g.FindParam("W"), 0);
+  EXPECT_EQ(g.FindParam("x"), -1);
+}
+
+TEST(GraphTest, NameMapKeepsFirstOfDuplicates) {
+  Graph g("G");
+  NodeId a = g.AddInput("a", T("[1] f32"));
+  g.AddNode("a", OpKind::kRelu, {a});
+  EXPECT_EQ(g.FindNode("a"), a);
+}
+
+TEST(GraphTest, UniqueName) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[1] f32"));
+  g.AddNode("h_fused", OpKind::kRelu, {x});
+  EXPECT_EQ(g.UniqueName("y"), "y");
+  EXPECT_EQ(g.UniqueName("h_fused"), "h_fused_2");
+  g.AddNode("h_fused_2", OpKind::kRelu, {x});
+  EXPECT_EQ(g.UniqueName("h_fused"), "h_fused_3");
+}
+
+TEST(GraphTest, ConsumerCountsAndReplaceAllUses) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[1] f32"));
+  NodeId a = g.AddNode("a", OpKind::kIdentity, {x});
+  NodeId b = g.AddNode("b", OpKind::kAdd, {a, a});
+  g.AddOutput("alias", a);
+  g.AddOutput("b", b);
+  auto counts = g.ConsumerCounts();
+  EXPECT_EQ(counts[static_cast<size_t>(x)], 1);
+  EXPECT_EQ(counts[static_cast<size_t>(a)], 2);  // used twice by one consumer
+  EXPECT_EQ(counts[static_cast<size_t>(b)], 0);
+  g.ReplaceAllUsesWith(a, x);
+  EXPECT_EQ(g.node(b).operands, (std::vector<NodeId>{x, x}));
+  EXPECT_EQ(g.outputs()[0].node, x);
+}
+
+TEST(GraphTest, CompactRemapsEverything) {
+  // The DCE example of PIPELINE.md §6.2.
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2] f32"));
+  NodeId w = g.AddParam("w", T("[2] f32"));
+  g.AddNode("unused", OpKind::kNeg, {x});
+  NodeId y = g.AddNode("y", OpKind::kGelu, {x});
+  NodeId z = g.AddNode("z", OpKind::kAdd, {y, w});
+  g.AddOutput("z", z);
+  auto map = g.Compact({true, true, false, true, true});
+  EXPECT_EQ(map, (std::vector<NodeId>{0, 1, kNoNode, 2, 3}));
+  ASSERT_EQ(g.num_nodes(), 4);
+  EXPECT_EQ(g.node(2).name, "y");
+  EXPECT_EQ(g.node(2).id, 2);
+  EXPECT_EQ(g.node(3).operands, (std::vector<NodeId>{2, 1}));
+  EXPECT_EQ(g.outputs()[0].node, 3);
+  EXPECT_EQ(g.params()[0].node, w);
+  EXPECT_EQ(g.FindNode("z"), 3);
+  EXPECT_EQ(g.FindNode("unused"), kNoNode);
+  (void)y;
+}
+
+TEST(GraphTest, CompactDropsRemovedInputsAndParams) {
+  Graph g("G");
+  g.AddInput("x", T("[2] f32"));
+  g.AddParam("w", T("[2] f32"));
+  NodeId c = g.AddConstant("c", AttrValue::Int(1));
+  g.AddOutput("c", c);
+  g.Compact({false, false, true});
+  EXPECT_TRUE(g.inputs().empty());
+  EXPECT_TRUE(g.params().empty());
+  EXPECT_EQ(g.outputs()[0].node, 0);
+}
+
+TEST(GraphTest, TopologicalRenumberFixesAppendedProducers) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2] f32"));
+  NodeId r = g.AddNode("r", OpKind::kRelu, {x});
+  NodeId s = g.AddNode("s", OpKind::kSigmoid, {r});
+  // A pass inserts a new producer at the end and rewires `s` to it.
+  NodeId t = g.AddNode("t", OpKind::kTanh, {r});
+  g.node(s).operands = {t};
+  g.AddOutput("s", s);
+  ASSERT_TRUE(g.TopologicalRenumber());
+  EXPECT_EQ(g.node(0).name, "x");
+  EXPECT_EQ(g.node(1).name, "r");
+  EXPECT_EQ(g.node(2).name, "t");
+  EXPECT_EQ(g.node(3).name, "s");
+  EXPECT_EQ(g.node(3).operands, (std::vector<NodeId>{2}));
+  EXPECT_EQ(g.outputs()[0].node, 3);
+  EXPECT_EQ(g.FindNode("s"), 3);
+  for (const Node& n : g.nodes()) {
+    for (NodeId op : n.operands) EXPECT_LT(op, n.id);
+  }
+  (void)x;
+}
+
+TEST(GraphTest, TopologicalRenumberRefusesCyclesAndBadIds) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2] f32"));
+  NodeId a = g.AddNode("a", OpKind::kAdd, {x, x});
+  NodeId b = g.AddNode("b", OpKind::kRelu, {a});
+  g.node(a).operands[1] = b;
+  EXPECT_FALSE(g.TopologicalRenumber());
+  EXPECT_EQ(g.node(a).name, "a");  // unchanged
+  g.node(a).operands[1] = 99;
+  EXPECT_FALSE(g.TopologicalRenumber());
+}
+
+TEST(InitSpecTest, ParsesSpecStrings) {
+  auto n = ParseInit("normal(0, 0.02)");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->kind, InitSpec::Kind::kNormal);
+  EXPECT_EQ(n->a, 0.0);
+  EXPECT_EQ(n->b, 0.02);
+  EXPECT_EQ(n->text, "normal(0, 0.02)");
+  auto u = ParseInit("uniform(-0.1,0.1)");
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->kind, InitSpec::Kind::kUniform);
+  EXPECT_EQ(u->a, -0.1);
+  EXPECT_EQ(u->b, 0.1);
+  auto e = ParseInit("normal(1e-2, .5)");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->a, 0.01);
+  EXPECT_EQ(e->b, 0.5);
+  EXPECT_EQ(ParseInit("uniform( -1 ,  2.5E1 )")->b, 25.0);
+  EXPECT_EQ(ParseInit("zeros")->kind, InitSpec::Kind::kZeros);
+  EXPECT_EQ(ParseInit("ones")->kind, InitSpec::Kind::kOnes);
+  EXPECT_EQ(ParseInit("kaiming_normal")->kind, InitSpec::Kind::kKaimingNormal);
+  EXPECT_EQ(ParseInit("xavier_normal")->kind, InitSpec::Kind::kXavierNormal);
+  EXPECT_EQ(ParseInit("kaiming_uniform")->kind, InitSpec::Kind::kKaimingUniform);
+  for (const char* bad : {"Zeros", "normal(0)", "normal(0, 1, 2)", "normal(a, 1)", "normal(0, 1",
+                          "uniform()", "normal (0, 1)", "", "random", "normal(inf, 1)",
+                          "normal(0x1, 1)", "normal(nan, 1)", "normal(1e, 1)", "normal(., 1)",
+                          "normal(1 2, 3)", "uniform(-, 1)"}) {
+    EXPECT_FALSE(ParseInit(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(InitSpec{}.text, "zeros");
+}
+
+TEST(ProgramTest, FindGraphAndConfigValues) {
+  Program p;
+  p.graphs.emplace_back("A");
+  p.graphs.emplace_back("B");
+  EXPECT_EQ(p.FindGraphIndex("B"), 1);
+  EXPECT_EQ(p.FindGraph("C"), nullptr);
+  EXPECT_EQ(p.FindGraph("A")->name(), "A");
+  EXPECT_EQ(ConfigValue::Float(1e-5).ToString(), "1e-05");
+  EXPECT_EQ(ConfigValue::Int(256).ToString(), "256");
+  EXPECT_EQ(ConfigValue::List({ConfigValue::Int(1), ConfigValue::Bool(true)}).ToString(),
+            "[1, true]");
+  EXPECT_EQ(ConfigValue::Opaque("f(x)").ToString(), "f(x)");
+}
+
+}  // namespace
+}  // namespace shrew::ir

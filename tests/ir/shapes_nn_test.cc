@@ -1,0 +1,202 @@
+// Shape inference: embedding, linear, normalisations, attention, transformer
+// block, dropout, repeat, custom.
+#include <gtest/gtest.h>
+
+#include "ir/shapes.h"
+#include "ir_test_util.h"
+
+namespace shrew::ir {
+namespace {
+
+using testing::A;
+using testing::GraphFixture;
+
+// Builds op(inputs...) from type strings; infers.
+struct Nary : GraphFixture {
+  NodeId n;
+  Nary(OpKind op, std::vector<std::string_view> types, Attrs attrs = {}) {
+    std::vector<NodeId> ins;
+    for (size_t i = 0; i < types.size(); ++i) ins.push_back(In("in" + std::to_string(i), types[i]));
+    n = Op(op, ins, "n", std::move(attrs));
+    Infer();
+  }
+  std::string Type() const { return TypeOf(n); }
+  std::string Msg() const { return diags.all().empty() ? "" : diags.all()[0].message; }
+};
+
+TEST(EmbeddingShapeTest, IndicesThenTable) {
+  EXPECT_EQ(Nary(OpKind::kEmbedding, {"[Batch, 16] i64", "[96, 64] f32"}).Type(),
+            "Tensor<[Batch, 16, 64], f32>");
+  EXPECT_EQ(Nary(OpKind::kEmbedding, {"[] i32", "[V, D] f64"}).Type(), "Tensor<[D], f64>");
+  // Float indices are accepted (truncated at run time).
+  EXPECT_EQ(Nary(OpKind::kEmbedding, {"[3] f32", "[10, 4] f32"}).Type(), "Tensor<[3, 4], f32>");
+}
+
+TEST(EmbeddingShapeTest, ReversedOperandsAreSwapped) {
+  Nary e(OpKind::kEmbedding, {"[96, 64] f32", "[Batch, 16] i64"});
+  EXPECT_EQ(e.Type(), "Tensor<[Batch, 16, 64], f32>");
+  EXPECT_EQ(e.g.node(e.n).operands, (std::vector<NodeId>{1, 0}));
+  EXPECT_EQ(e.OnlyError(), "");
+}
+
+TEST(EmbeddingShapeTest, Errors) {
+  Nary rank(OpKind::kEmbedding, {"[4] i64", "[10] f32"});
+  EXPECT_EQ(rank.OnlyError(), "E107");
+  EXPECT_EQ(rank.Msg(), "[G::n] embedding expects a table of rank 2, got rank 1");
+  EXPECT_EQ(Nary(OpKind::kEmbedding, {"[4] bool", "[10, 3] f32"}).OnlyError(), "E106");
+  EXPECT_EQ(Nary(OpKind::kEmbedding, {"[4] i64", "[10, 3] i64"}).OnlyError(), "E106");
+}
+
+TEST(LinearShapeTest, OutInLayout) {
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[32, 20] f32", "[32] f32"}).Type(),
+            "Tensor<[4, 32], f32>");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[B, S, 20] f32", "[32, 20] f32"}).Type(), "Tensor<[B, S, 32], f32>");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[20] f32", "[5, 20] f32", "[1, 5] f32"}).Type(), "Tensor<[5], f32>");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[32, 20] f32"}, A({{"bias", AttrValue::Bool(false)}})).Type(),
+            "Tensor<[4, 32], f32>");
+}
+
+TEST(LinearShapeTest, Errors) {
+  Nary in(OpKind::kLinear, {"[4, 20] f32", "[20, 32] f32"});
+  EXPECT_EQ(in.OnlyError(), "E112");
+  EXPECT_EQ(in.Msg(), "[G::n] linear input size 20 does not match weight shape [20, 32] ([out, in])");
+  Nary w(OpKind::kLinear, {"[4, 20] f32", "[20] f32"});
+  EXPECT_EQ(w.OnlyError(), "E107");
+  EXPECT_EQ(w.Msg(), "[G::n] linear expects a weight of rank 2, got rank 1");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[32, 20] f32", "[31] f32"}).OnlyError(), "E112");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[32, 20] f32", "[32] f32"},
+                 A({{"bias", AttrValue::Bool(false)}}))
+                .OnlyError(),
+            "E046");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[32, 20] f64"}).OnlyError(), "E100");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] i64", "[32, 20] i64"}).OnlyError(), "E106");
+}
+
+TEST(NormShapeTest, LayerNorm) {
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[B, 4, 32] f32", "[32] f32", "[32] f32"}).Type(),
+            "Tensor<[B, 4, 32], f32>");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[B, 32] f32"}).Type(), "Tensor<[B, 32], f32>");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[B, 32] f32", "[16] f32"}).OnlyError(), "E102");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[B, 32] f16", "[32] f32"}).OnlyError(), "E100");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[B, 32] u8"}).OnlyError(), "E106");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[2] f32"}, A({{"eps", AttrValue::String("x")}})).OnlyError(), "E046");
+}
+
+TEST(NormShapeTest, BatchNorm) {
+  EXPECT_EQ(Nary(OpKind::kBatchNorm, {"[N, 3, 8, 8] f32", "[3] f32", "[3] f32"}).Type(),
+            "Tensor<[N, 3, 8, 8], f32>");
+  EXPECT_EQ(Nary(OpKind::kBatchNorm, {"[N, 3] f32"}).Type(), "Tensor<[N, 3], f32>");
+  Nary r(OpKind::kBatchNorm, {"[3] f32"});
+  EXPECT_EQ(r.OnlyError(), "E107");
+  EXPECT_EQ(r.Msg(), "[G::n] batch_norm expects rank >= 2, got rank 1");
+  Nary w(OpKind::kBatchNorm, {"[N, 3, 4] f32", "[4] f32", "[3] f32"});
+  EXPECT_EQ(w.OnlyError(), "E112");
+  EXPECT_EQ(w.Msg(), "[G::n] batch_norm weight has shape [4], expected [3]");
+}
+
+TEST(AttentionShapeTest, MultiHeadAttention) {
+  EXPECT_EQ(Nary(OpKind::kMultiHeadAttention, {"[B, S, 32] f32"}, A({{"n_heads", AttrValue::Int(4)}})).Type(),
+            "Tensor<[B, S, 32], f32>");
+  EXPECT_EQ(Nary(OpKind::kMultiHeadAttention,
+                 {"[B, S, 8] f32", "[8, 8] f32", "[8, 8] f32", "[8, 8] f32", "[8, 8] f32"},
+                 A({{"n_heads", AttrValue::Int(2)}}))
+                .Type(),
+            "Tensor<[B, S, 8], f32>");
+  Nary heads(OpKind::kMultiHeadAttention, {"[B, S, 30] f32"}, A({{"n_heads", AttrValue::Int(4)}}));
+  EXPECT_EQ(heads.OnlyError(), "E111");
+  EXPECT_EQ(heads.Msg(), "[G::n] model dimension 30 is not divisible by n_heads 4");
+  Nary rank(OpKind::kMultiHeadAttention, {"[S, 32] f32"});
+  EXPECT_EQ(rank.OnlyError(), "E107");
+  EXPECT_EQ(rank.Msg(), "[G::n] multi_head_attention expects rank 3, got rank 2");
+  Nary w(OpKind::kMultiHeadAttention, {"[B, S, 8] f32", "[8, 8] f32", "[8, 4] f32", "[8, 8] f32", "[8, 8] f32"});
+  EXPECT_EQ(w.OnlyError(), "E112");
+  EXPECT_EQ(w.Msg(), "[G::n] multi_head_attention w_k has shape [8, 4], expected [8, 8]");
+  EXPECT_EQ(Nary(OpKind::kMultiHeadAttention, {"[B, S, 8] f32"}, A({{"n_heads", AttrValue::Int(0)}})).OnlyError(),
+            "E046");
+  EXPECT_EQ(Nary(OpKind::kMultiHeadAttention, {"[B, S, 8] i64"}).OnlyError(), "E106");
+  // Symbolic D: divisibility is checked at run time.
+  EXPECT_EQ(Nary(OpKind::kMultiHeadAttention, {"[B, S, D] f32"}, A({{"n_heads", AttrValue::Int(3)}})).OnlyError(),
+            "");
+}
+
+TEST(AttentionShapeTest, TransformerBlockExplicitForm) {
+  std::vector<std::string_view> ok = {"[B, S, 8] f32", "[8] f32",     "[8] f32",     "[8, 8] f32",
+                                      "[8, 8] f32",    "[8, 8] f32",  "[8, 8] f32",  "[8] f32",
+                                      "[8] f32",       "[8, 32] f32", "[32] f32",    "[32, 8] f32",
+                                      "[8] f32"};
+  Nary good(OpKind::kTransformerBlock, ok, A({{"n_heads", AttrValue::Int(2)}}));
+  EXPECT_EQ(good.Type(), "Tensor<[B, S, 8], f32>");
+  EXPECT_EQ(good.OnlyError(), "");
+  auto bad_types = ok;
+  bad_types[10] = "[8] f32";  // ff1_b must be [4D]
+  Nary bad(OpKind::kTransformerBlock, bad_types, A({{"n_heads", AttrValue::Int(2)}}));
+  EXPECT_EQ(bad.OnlyError(), "E112");
+  EXPECT_EQ(bad.Msg(), "[G::n] transformer_block ff1_b has shape [8], expected [32]");
+  EXPECT_EQ(Nary(OpKind::kTransformerBlock, {"[B, S, 64] f32"}, A({{"n_heads", AttrValue::Int(4)}})).Type(),
+            "Tensor<[B, S, 64], f32>");
+}
+
+TEST(DropoutShapeTest, KeepsTypeAndChecksP) {
+  EXPECT_EQ(Nary(OpKind::kDropout, {"[4, 32] f32"}, A({{"p", AttrValue::Float(0.1)}})).Type(),
+            "Tensor<[4, 32], f32>");
+  Nary p(OpKind::kDropout, {"[4] f32"}, A({{"p", AttrValue::Float(1.0)}}));
+  EXPECT_EQ(p.OnlyError(), "E046");
+  EXPECT_EQ(p.Msg(), "[G::n] attribute 'p' of dropout must be in [0, 1)");
+  EXPECT_EQ(Nary(OpKind::kDropout, {"[4] f32"}, A({{"p", AttrValue::Int(0)}})).OnlyError(), "");
+}
+
+TEST(RepeatShapeTest, BodyMustPreserveType) {
+  GraphFixture f;
+  NodeId x = f.In("x", "[B, 16, 64] f32");
+  NodeId rep = f.Op(OpKind::kRepeat, {x}, "blocks", A({{"count", AttrValue::Int(2)}}));
+  f.g.node(rep).repeat_body = RepeatBody{OpKind::kTransformerBlock, A({{"n_heads", AttrValue::Int(4)}}), ""};
+  NodeId y = f.In("y", "[B, 16, 64] f32");
+  NodeId bad = f.Op(OpKind::kRepeat, {y}, "bad", A({{"count", AttrValue::Int(3)}}));
+  f.g.node(bad).repeat_body = RepeatBody{OpKind::kSum, A({{"dims", AttrValue::IntList({0})}}), ""};
+  EXPECT_FALSE(f.Infer());
+  EXPECT_EQ(f.TypeOf(rep), "Tensor<[B, 16, 64], f32>");
+  EXPECT_EQ(f.OnlyError(), "E110");
+  EXPECT_EQ(f.diags.all()[0].message, "[G::bad] repeat body must preserve shape and dtype");
+  EXPECT_EQ(f.diags.all()[0].span.line, f.g.node(bad).span.line);
+}
+
+TEST(RepeatShapeTest, ExtraOperandsAndBodyErrors) {
+  GraphFixture f;
+  NodeId h = f.In("h", "[4, 8] f32");
+  NodeId b = f.In("b", "[8] f32");
+  NodeId rep = f.Op(OpKind::kRepeat, {h, b}, "r", A({{"count", AttrValue::Int(0)}}));
+  f.g.node(rep).repeat_body = RepeatBody{OpKind::kAdd, {}, ""};
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(rep), "Tensor<[4, 8], f32>");
+  GraphFixture g;
+  NodeId gh = g.In("h", "[4, 8] f32");
+  NodeId gb = g.In("b", "[3] f32");
+  NodeId r2 = g.Op(OpKind::kRepeat, {gh, gb}, "r", A({{"count", AttrValue::Int(2)}}));
+  g.g.node(r2).repeat_body = RepeatBody{OpKind::kAdd, {}, ""};
+  EXPECT_FALSE(g.Infer());
+  EXPECT_EQ(g.OnlyError(), "E102");  // the body's own check
+  GraphFixture none;
+  none.Op(OpKind::kRepeat, {none.In("h", "[2] f32")}, "r", A({{"count", AttrValue::Int(1)}}));
+  EXPECT_FALSE(none.Infer());
+  EXPECT_EQ(none.OnlyError(), "E058");
+  GraphFixture neg;
+  NodeId nr = neg.Op(OpKind::kRepeat, {neg.In("h", "[2] f32")}, "r", A({{"count", AttrValue::Int(-1)}}));
+  neg.g.node(nr).repeat_body = RepeatBody{OpKind::kRelu, {}, ""};
+  EXPECT_FALSE(neg.Infer());
+  EXPECT_EQ(neg.OnlyError(), "E046");
+}
+
+TEST(CustomShapeTest, UnknownUnlessDeclared) {
+  GraphFixture f;
+  NodeId x = f.In("x", "[2] f32");
+  NodeId c = f.Op(OpKind::kCustom, {x}, "c");
+  f.g.node(c).callee = "my_op";
+  NodeId d = f.Op(OpKind::kCustom, {x}, "d");
+  f.g.node(d).declared_type = testing::T("[2, 2] f32");
+  EXPECT_TRUE(f.Infer());
+  EXPECT_EQ(f.TypeOf(c), "?");
+  EXPECT_EQ(f.TypeOf(d), "Tensor<[2, 2], f32>");
+}
+
+}  // namespace
+}  // namespace shrew::ir

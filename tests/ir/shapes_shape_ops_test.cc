@@ -1,0 +1,260 @@
+// Shape inference: transpose, permute, reshape/view, expand, concat, split, range.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "ir/shapes.h"
+#include "ir_test_util.h"
+
+namespace shrew::ir {
+namespace {
+
+using testing::A;
+using testing::GraphFixture;
+
+struct One : GraphFixture {
+  NodeId n;
+  One(OpKind op, std::string_view a, Attrs attrs = {}, const InferOptions& o = {}) {
+    n = Op(op, {In("x", a)}, "n", std::move(attrs));
+    Infer(o);
+  }
+  std::string Type() const { return TypeOf(n); }
+  std::string Msg() const { return diags.all().empty() ? "" : diags.all()[0].message; }
+};
+
+AttrValue Shape(std::initializer_list<const char*> entries) {
+  std::vector<Dim> dims;
+  for (const char* e : entries) {
+    std::string s(e);
+    if (s == "-1") {
+      dims.push_back(Dim::Dynamic());
+    } else if (s[0] >= '0' && s[0] <= '9') {
+      dims.push_back(Dim::Fixed(std::atoll(e)));
+    } else {
+      dims.push_back(Dim::Symbolic(s));
+    }
+  }
+  return AttrValue::Shape(std::move(dims));
+}
+
+TEST(TransposeShapeTest, DefaultsSwapLastTwo) {
+  EXPECT_EQ(One(OpKind::kTranspose, "[Batch, 4, 32] f32").Type(), "Tensor<[Batch, 32, 4], f32>");
+  EXPECT_EQ(One(OpKind::kTranspose, "[96, 64] f32").Type(), "Tensor<[64, 96], f32>");
+  EXPECT_EQ(One(OpKind::kTranspose, "[2, 3, 4, 5] i64",
+                A({{"dim0", AttrValue::Int(0)}, {"dim1", AttrValue::Int(-2)}}))
+                .Type(),
+            "Tensor<[4, 3, 2, 5], i64>");
+}
+
+TEST(TransposeShapeTest, T8RankAndT2Axis) {
+  One r1(OpKind::kTranspose, "[5] f32");
+  EXPECT_EQ(r1.OnlyError(), "E107");
+  EXPECT_EQ(r1.Msg(), "[G::n] transpose expects rank >= 2, got rank 1");
+  One ax(OpKind::kTranspose, "[2, 3] f32", A({{"dim0", AttrValue::Int(5)}}));
+  EXPECT_EQ(ax.OnlyError(), "E101");
+  EXPECT_EQ(ax.Msg(), "[G::n] axis 5 is out of range for a rank-2 tensor");
+}
+
+TEST(PermuteShapeTest, Permutes) {
+  EXPECT_EQ(One(OpKind::kPermute, "[Batch, 2, 4, 2, 4, 3] f32",
+                A({{"dims", AttrValue::IntList({0, 1, 3, 2, 4, 5})}}))
+                .Type(),
+            "Tensor<[Batch, 2, 2, 4, 4, 3], f32>");
+  EXPECT_EQ(One(OpKind::kPermute, "[A, B, C] f32", A({{"dims", AttrValue::IntList({-1, 0, 1})}})).Type(),
+            "Tensor<[C, A, B], f32>");
+}
+
+TEST(PermuteShapeTest, T9NotAPermutation) {
+  One dup(OpKind::kPermute, "[2, 3, 4] f32", A({{"dims", AttrValue::IntList({0, 0, 1})}}));
+  EXPECT_EQ(dup.OnlyError(), "E108");
+  EXPECT_EQ(dup.Msg(), "[G::n] dims [0, 0, 1] is not a permutation of the axes of a rank-3 tensor");
+  EXPECT_EQ(One(OpKind::kPermute, "[2, 3, 4] f32", A({{"dims", AttrValue::IntList({0, 1})}})).OnlyError(),
+            "E108");
+  EXPECT_EQ(One(OpKind::kPermute, "[2, 3] f32", A({{"dims", AttrValue::IntList({0, 2})}})).OnlyError(),
+            "E101");
+  EXPECT_EQ(One(OpKind::kPermute, "[2, 3] f32").OnlyError(), "E048");
+}
+
+TEST(ReshapeShapeTest, FixedAndInferred) {
+  EXPECT_EQ(One(OpKind::kReshape, "[2, 3, 4] f32", A({{"shape", Shape({"6", "4"})}})).Type(),
+            "Tensor<[6, 4], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[2, 3, 4] f32", A({{"shape", Shape({"-1", "4"})}})).Type(),
+            "Tensor<[6, 4], f32>");
+  EXPECT_EQ(One(OpKind::kView, "[2, 3, 4] i64", A({{"shape", Shape({"-1"})}})).Type(),
+            "Tensor<[24], i64>");
+  EXPECT_EQ(One(OpKind::kReshape, "[2, 3] f32", A({{"shape", Shape({})}})).OnlyError(), "E104");
+  EXPECT_EQ(One(OpKind::kReshape, "[1, 1] f32", A({{"shape", Shape({})}})).Type(), "Tensor<[], f32>");
+}
+
+TEST(ReshapeShapeTest, SymbolicEntriesAndUnknownInferred) {
+  // patch_mixer.sw
+  EXPECT_EQ(One(OpKind::kReshape, "[Batch, 8, 8, 3] f32",
+                A({{"shape", Shape({"Batch", "2", "4", "2", "4", "3"})}}))
+                .Type(),
+            "Tensor<[Batch, 2, 4, 2, 4, 3], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[Batch, 2, 2, 4, 4, 3] f32", A({{"shape", Shape({"-1", "4", "48"})}})).Type(),
+            "Tensor<[?, 4, 48], f32>");
+  InferOptions o;
+  DimBindings b{{"Batch", 8}};
+  o.bindings = &b;
+  EXPECT_EQ(One(OpKind::kReshape, "[Batch, 2, 2, 4, 4, 3] f32", A({{"shape", Shape({"-1", "4", "48"})}}), o)
+                .Type(),
+            "Tensor<[8, 4, 48], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[Batch, 12] f32", A({{"shape", Shape({"Batch", "3", "4"})}}), o).Type(),
+            "Tensor<[8, 3, 4], f32>");
+}
+
+TEST(ReshapeShapeTest, T5ElementCounts) {
+  One bad(OpKind::kReshape, "[2, 3] f32", A({{"shape", Shape({"4", "2"})}}));
+  EXPECT_EQ(bad.OnlyError(), "E104");
+  EXPECT_EQ(bad.Msg(), "[G::n] cannot reshape [2, 3] (6 elements) to [4, 2] (8 elements)");
+  One inf(OpKind::kReshape, "[2, 3] f32", A({{"shape", Shape({"-1", "4"})}}));
+  EXPECT_EQ(inf.OnlyError(), "E104");
+  EXPECT_EQ(inf.Msg(), "[G::n] cannot reshape [2, 3] (6 elements) to [-1, 4] (4 elements)");
+  EXPECT_EQ(One(OpKind::kReshape, "[2, 3] f32", A({{"shape", Shape({"-1", "-1"})}})).OnlyError(), "E046");
+  EXPECT_EQ(One(OpKind::kReshape, "[2, 3] f32", A({{"shape", AttrValue::IntList({6, 0})}})).OnlyError(),
+            "E046");
+  EXPECT_EQ(One(OpKind::kReshape, "[2, 3] f32", A({{"shape", AttrValue::IntList({3, -1})}})).Type(),
+            "Tensor<[3, 2], f32>");
+}
+
+TEST(ReshapeShapeTest, OverflowIsADiagnostic) {
+  const int64_t big = int64_t{1} << 40;
+  GraphFixture f;
+  NodeId x = f.In("x", "[1099511627776, 1099511627776] f32");
+  (void)big;
+  f.Op(OpKind::kReshape, {x}, "n", A({{"shape", Shape({"-1"})}}));
+  EXPECT_FALSE(f.Infer());
+  EXPECT_EQ(f.OnlyError(), "E113");
+  GraphFixture g;
+  NodeId y = g.In("y", "[2] f32");
+  g.Op(OpKind::kReshape, {y}, "n",
+       A({{"shape", AttrValue::IntList({std::numeric_limits<int64_t>::max(), 4})}}));
+  EXPECT_FALSE(g.Infer());
+  EXPECT_EQ(g.OnlyError(), "E113");
+}
+
+TEST(ExpandShapeTest, Rules) {
+  EXPECT_EQ(One(OpKind::kExpand, "[3, 1] f32", A({{"shape", Shape({"2", "3", "4"})}})).Type(),
+            "Tensor<[2, 3, 4], f32>");
+  EXPECT_EQ(One(OpKind::kExpand, "[3, 1] f32", A({{"shape", Shape({"-1", "B"})}})).Type(),
+            "Tensor<[3, B], f32>");
+  EXPECT_EQ(One(OpKind::kExpand, "[S, 1] f32", A({{"shape", Shape({"S", "5"})}})).Type(),
+            "Tensor<[S, 5], f32>");
+  One bad(OpKind::kExpand, "[3, 2] f32", A({{"shape", Shape({"3", "4"})}}));
+  EXPECT_EQ(bad.OnlyError(), "E112");
+  EXPECT_EQ(bad.Msg(), "[G::n] cannot expand [3, 2] to [3, 4]");
+  EXPECT_EQ(One(OpKind::kExpand, "[2, 3] f32", A({{"shape", Shape({"3"})}})).OnlyError(), "E112");
+  EXPECT_EQ(One(OpKind::kExpand, "[3] f32", A({{"shape", Shape({"-1", "3"})}})).OnlyError(), "E112");
+}
+
+TEST(ConcatShapeTest, SumsAlongAxis) {
+  GraphFixture f;
+  NodeId a = f.In("a", "[B, 2, 5] f32");
+  NodeId b = f.In("b", "[B, 3, 5] f32");
+  NodeId n = f.Op(OpKind::kConcat, {a, b}, "n", A({{"dim", AttrValue::Int(1)}}));
+  NodeId neg = f.Op(OpKind::kConcat, {a, a, a}, "neg", A({{"dim", AttrValue::Int(-1)}}));
+  NodeId sym = f.Op(OpKind::kConcat, {a, b}, "sym", A({{"dim", AttrValue::Int(1)}}));
+  NodeId along_b = f.Op(OpKind::kConcat, {a, a}, "along_b");
+  NodeId single = f.Op(OpKind::kConcat, {a}, "single");
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(n), "Tensor<[B, 5, 5], f32>");
+  EXPECT_EQ(f.TypeOf(neg), "Tensor<[B, 2, 15], f32>");
+  EXPECT_EQ(f.TypeOf(sym), "Tensor<[B, 5, 5], f32>");
+  EXPECT_EQ(f.TypeOf(along_b), "Tensor<[?, 2, 5], f32>");  // symbolic axis -> ?
+  EXPECT_EQ(f.TypeOf(single), "Tensor<[B, 2, 5], f32>");
+}
+
+TEST(ConcatShapeTest, Errors) {
+  auto run = [](std::string_view a, std::string_view b, int64_t dim) {
+    auto f = std::make_unique<GraphFixture>();
+    NodeId x = f->In("a", a);
+    NodeId y = f->In("b", b);
+    f->Op(OpKind::kConcat, {x, y}, "n", A({{"dim", AttrValue::Int(dim)}}));
+    f->Infer();
+    return f;
+  };
+  auto size = run("[2, 3] f32", "[4, 4] f32", 0);
+  EXPECT_EQ(size->OnlyError(), "E112");
+  EXPECT_EQ(size->diags.all()[0].message, "[G::n] concat operands have sizes 3 and 4 on axis 1");
+  EXPECT_EQ(run("[2, 3] f32", "[2, 3] f64", 0)->OnlyError(), "E100");
+  EXPECT_EQ(run("[2, 3] f32", "[2, 3, 1] f32", 0)->OnlyError(), "E107");
+  EXPECT_EQ(run("[2, 3] f32", "[2, 3] f32", 2)->OnlyError(), "E101");
+  EXPECT_EQ(run("[] f32", "[] f32", 0)->OnlyError(), "E101");
+  auto overflow = run("[9223372036854775807] f32", "[1] f32", 0);
+  EXPECT_EQ(overflow->OnlyError(), "E113");
+}
+
+TEST(SplitShapeTest, ChunkSizes) {
+  EXPECT_EQ(SplitChunkSize(5, 4, 0), 2);
+  EXPECT_EQ(SplitChunkSize(5, 4, 2), 1);
+  EXPECT_FALSE(SplitChunkSize(5, 4, 3).has_value());  // only 3 chunks produced
+  EXPECT_EQ(SplitChunkSize(6, 3, 2), 2);
+  EXPECT_EQ(SplitChunkSize(1, 8, 0), 1);
+  EXPECT_FALSE(SplitChunkSize(4, 0, 0).has_value());
+  auto split = [](std::string_view type, int64_t chunks, int64_t dim, int64_t index) {
+    return std::make_unique<One>(OpKind::kSplit, type,
+                                 A({{"chunks", AttrValue::Int(chunks)}, {"dim", AttrValue::Int(dim)},
+                                    {"index", AttrValue::Int(index)}}));
+  };
+  EXPECT_EQ(split("[5, 7] f32", 4, 0, 2)->Type(), "Tensor<[1, 7], f32>");
+  EXPECT_EQ(split("[5, 7] f32", 2, -1, 1)->Type(), "Tensor<[5, 3], f32>");
+  EXPECT_EQ(split("[S, 7] f32", 2, 0, 1)->Type(), "Tensor<[?, 7], f32>");
+  auto bad = split("[5, 7] f32", 4, 0, 3);
+  EXPECT_EQ(bad->OnlyError(), "E109");
+  EXPECT_EQ(bad->Msg(), "[G::n] split index 3 does not exist: an axis of size 5 in 4 chunks gives 3 chunks");
+  EXPECT_EQ(split("[5] f32", 2, 1, 0)->OnlyError(), "E101");
+  EXPECT_EQ(split("[5] f32", 0, 0, 0)->OnlyError(), "E046");
+  EXPECT_EQ(One(OpKind::kSplit, "[4] f32").OnlyError(), "E048");  // chunks is required
+}
+
+TEST(RangeShapeTest, ConstantOperands) {
+  GraphFixture f;
+  NodeId end = f.Const(AttrValue::Int(16));
+  NodeId r1 = f.Op(OpKind::kRange, {end}, "r1");
+  NodeId s = f.Const(AttrValue::Int(3));
+  NodeId e = f.Const(AttrValue::Float(7.9));  // truncated to 7
+  NodeId r2 = f.Op(OpKind::kRange, {s, e}, "r2");
+  NodeId alias = f.Op(OpKind::kIdentity, {end});
+  NodeId r3 = f.Op(OpKind::kRange, {alias}, "r3");
+  NodeId x = f.In("n", "[] i64");
+  NodeId r4 = f.Op(OpKind::kRange, {x}, "r4");
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(r1), "Tensor<[16], i64>");
+  EXPECT_EQ(f.TypeOf(r2), "Tensor<[4], i64>");
+  EXPECT_EQ(f.TypeOf(r3), "Tensor<[16], i64>");
+  EXPECT_EQ(f.TypeOf(r4), "Tensor<[?], i64>");
+}
+
+TEST(RangeShapeTest, NoOperandsUsesDeclaredType) {
+  GraphFixture f;
+  NodeId r = f.Op(OpKind::kRange, {}, "r");
+  f.g.node(r).declared_type = testing::T("[Seq] i64");
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(r), "Tensor<[Seq], i64>");
+  GraphFixture bare;
+  bare.Op(OpKind::kRange, {}, "r");
+  EXPECT_FALSE(bare.Infer());
+  EXPECT_EQ(bare.OnlyError(), "E107");
+}
+
+TEST(RangeShapeTest, Errors) {
+  GraphFixture empty;
+  empty.Op(OpKind::kRange, {empty.Const(AttrValue::Int(5)), empty.Const(AttrValue::Int(5))}, "r");
+  EXPECT_FALSE(empty.Infer());
+  EXPECT_EQ(empty.OnlyError(), "E112");
+  EXPECT_EQ(empty.diags.all()[0].message, "[G::r] range is empty");
+  GraphFixture vec;
+  vec.Op(OpKind::kRange, {vec.In("v", "[3] i64")}, "r");
+  EXPECT_FALSE(vec.Infer());
+  EXPECT_EQ(vec.OnlyError(), "E112");
+  GraphFixture huge;
+  huge.Op(OpKind::kRange, {huge.Const(AttrValue::Int(std::numeric_limits<int64_t>::min())),
+                           huge.Const(AttrValue::Int(std::numeric_limits<int64_t>::max()))},
+          "r");
+  EXPECT_FALSE(huge.Infer());
+  EXPECT_EQ(huge.OnlyError(), "E113");
+}
+
+}  // namespace
+}  // namespace shrew::ir
