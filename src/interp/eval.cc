@@ -1,0 +1,165 @@
+// EvalNode: generic checks, then dispatch through a table indexed by OpKind
+// (generated from ir/ops.def). Also the plumbing kernels: identity,
+// constant, repeat, call, custom.
+#include "interp/eval.h"
+
+#include <cmath>
+#include <vector>
+
+#include "interp/kernel.h"
+
+namespace shrew::interp {
+namespace {
+
+constexpr KernelFn kKernels[] = {
+#define SHREW_OP(kind, name, arity, flags, rule) &Ref##kind,
+#include "ir/ops.def"
+#undef SHREW_OP
+};
+static_assert(sizeof(kKernels) / sizeof(kKernels[0]) == ir::kNumOpKinds);
+
+// "matmul", "call[Dense]", "custom[my_op]".
+std::string DisplayName(const ir::Node& node) {
+  std::string s = ir::OpName(node.op);
+  if (node.op == ir::OpKind::kCall || node.op == ir::OpKind::kCustom) s += "[" + node.callee + "]";
+  return s;
+}
+
+}  // namespace
+
+Result<Tensor> MaterializeConstant(const ir::AttrValue& value, ir::DType dtype, Shape shape) {
+  SHREW_TRY_ASSIGN(Tensor t, Tensor::Zeros(dtype, std::move(shape)));
+  const ir::StorageType st = t.storage();
+  Status status = Status::Ok();
+  runtime::VisitStorage(st, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v{};
+    if constexpr (std::is_same_v<T, bool>) {
+      v = value.is_bool() ? value.as_bool() : value.is_int() ? value.as_int() != 0 : value.as_float() != 0.0;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      v = value.is_bool() ? T(value.as_bool() ? 1 : 0)
+          : value.is_int() ? static_cast<T>(value.as_int())
+                           : static_cast<T>(value.as_float());
+    } else {
+      int64_t iv = 0;
+      if (value.is_bool()) {
+        iv = value.as_bool() ? 1 : 0;
+      } else if (value.is_int()) {
+        iv = value.as_int();
+      } else {
+        const double f = value.as_float();
+        if (!std::isfinite(f) || std::trunc(f) != f || f < -9223372036854775808.0 || f >= 9223372036854775808.0) {
+          status = InvalidArgument("float literal " + ir::FormatDouble(f) + " cannot be used with an integer operand");
+          return;
+        }
+        iv = static_cast<int64_t>(f);
+      }
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        if (iv < 0 || iv > 255) {
+          status = InvalidArgument("integer literal " + std::to_string(iv) + " does not fit " + ir::DTypeName(dtype));
+          return;
+        }
+      }
+      v = static_cast<T>(iv);
+    }
+    for (T& x : t.mutable_values<T>()) x = v;
+  });
+  if (!status.ok()) return status;
+  return t;
+}
+
+Result<Tensor> RefIdentity(const KernelArgs& args) {
+  if (args.size() != 1) {
+    return FailedPrecondition(std::string("is ") + (args.node.is_input() ? "an input" : "a parameter or source") +
+                              ": its value is bound by the caller, not computed");
+  }
+  return args[0].Clone();
+}
+
+Result<Tensor> RefConstant(const KernelArgs& args) {
+  SHREW_TRY_ASSIGN(ir::AttrValue value, GetAttr(args.node, "value"));
+  if (!value.is_number() && !value.is_bool()) {
+    return InvalidArgument("constant value " + value.ToString() + " is not a number or bool");
+  }
+  const ir::Type& type = args.node.type;
+  ir::DType dtype;
+  Shape shape;
+  if (type.is_tensor()) {
+    dtype = type.dtype();
+    if (type.IsStatic()) {
+      for (const ir::Dim& d : type.dims()) shape.push_back(d.size());
+    }
+  } else {
+    // Still weak (shape inference did not run): the unadopted defaults.
+    dtype = value.is_bool() ? ir::DType::kBool : value.is_int() ? ir::DType::kI64 : args.ctx.default_float_dtype;
+  }
+  return MaterializeConstant(value, dtype, std::move(shape));
+}
+
+Result<Tensor> RefRepeat(const KernelArgs& args) {
+  if (!args.node.repeat_body.has_value()) return InvalidArgument("repeat node has no body");
+  SHREW_TRY_ASSIGN(int64_t count, GetIntAttr(args.node, "count"));
+  if (count < 0) return InvalidArgument("repeat count " + std::to_string(count) + " is negative");
+  const ir::RepeatBody& body = *args.node.repeat_body;
+  if (body.op == ir::OpKind::kRepeat) return InvalidArgument("repeat body cannot be another repeat");
+  // The body as a node of its own, sharing this node's operands.
+  ir::Node step;
+  step.id = args.node.id;
+  step.name = args.node.name;
+  step.op = body.op;
+  step.attrs = body.attrs;
+  step.callee = body.callee;
+  step.operands = args.node.operands;
+  SHREW_TRY_ASSIGN(Tensor carried, args[0].Clone());
+  std::vector<const Tensor*> ops(args.in.begin(), args.in.end());
+  for (int64_t i = 0; i < count; ++i) {
+    ops[0] = &carried;
+    Result<Tensor> next = EvalNode(args.graph, step, ops, args.ctx);
+    if (!next.ok()) {
+      return Status(next.status().code(), "iteration " + std::to_string(i) + ": " + next.status().message());
+    }
+    carried = std::move(next).value();
+  }
+  return carried;
+}
+
+Result<Tensor> RefCall(const KernelArgs& args) {
+  if (!args.ctx.call) return FailedPrecondition("graph calls need an interpreter to run graph '" + args.node.callee + "'");
+  return args.ctx.call(args.node.callee, args.in);
+}
+
+Result<Tensor> RefCustom(const KernelArgs& args) {
+  return Unimplemented("custom op '" + args.node.callee + "' has no kernel");
+}
+
+Result<Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node, std::span<const Tensor* const> operands,
+                        const EvalContext& ctx) {
+  auto fail = [&](const Status& s) {
+    return Status(s.code(), "node '" + node.name + "' (" + DisplayName(node) + "): " + s.message());
+  };
+  if (static_cast<int>(node.op) >= ir::kNumOpKinds) {
+    return fail(Internal("unknown operation kind " + std::to_string(static_cast<int>(node.op))));
+  }
+  if (node.is_source()) {
+    return fail(FailedPrecondition(std::string("is ") + (node.is_input() ? "an input" : "a parameter") +
+                                   ": its value is bound by the caller, not computed"));
+  }
+  const ir::OpInfo& info = ir::GetOpInfo(node.op);
+  if (!info.arity.Accepts(static_cast<int>(operands.size()))) {
+    return fail(InvalidArgument(std::string(info.name) + " expects " + info.arity.ToString() + " operands, got " +
+                                std::to_string(operands.size())));
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i] == nullptr) return fail(Internal("operand " + std::to_string(i) + " has no value"));
+  }
+  if ((info.flags & ir::kFlagFloatOnly) != 0 && !operands.empty()) {
+    Status s = RequireFloat(node.op, *operands[0]);
+    if (!s.ok()) return fail(s);
+  }
+  KernelArgs args{graph, node, operands, ctx};
+  Result<Tensor> out = kKernels[static_cast<size_t>(node.op)](args);
+  if (!out.ok()) return fail(out.status());
+  return out;
+}
+
+}  // namespace shrew::interp

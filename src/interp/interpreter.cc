@@ -1,0 +1,288 @@
+#include "interp/interpreter.h"
+
+#include <optional>
+
+#include "interp/kernel.h"  // SHREW_TRY_ASSIGN
+
+namespace shrew::interp {
+namespace {
+
+using runtime::Tensor;
+
+Status Prefixed(const std::string& prefix, const Status& s) { return Status(s.code(), prefix + s.message()); }
+
+// Binds the symbolic dims of `type` that are still unbound from `t`'s shape
+// (ranks must already agree).
+void BindFrom(const ir::Type& type, const Tensor& t, ir::DimBindings* dims) {
+  if (!type.is_tensor() || type.rank() != t.rank()) return;
+  for (int i = 0; i < type.rank(); ++i) {
+    const ir::Dim& d = type.dim(i);
+    if (d.is_symbolic() && dims->find(d.name()) == dims->end()) dims->emplace(d.name(), t.dim(i));
+  }
+}
+
+// Checks a bound value (input or parameter) against its declared type.
+// `what` is "input 'x'" / "parameter 'w'". Only the storage dtype must match
+// (OPS.md §1.3); symbolic dims must agree with their bindings.
+Status CheckBound(const std::string& what, const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
+  if (!type.is_tensor()) return Status::Ok();
+  auto mismatch = [&](const std::string& detail) {
+    return InvalidArgument(what + ": expected " + type.ToString() + ", got " + t.TypeString() + " (" + detail + ")");
+  };
+  if (ir::StorageOf(type.dtype()) != t.storage()) {
+    return mismatch(std::string("storage ") + ir::StorageTypeName(t.storage()) + ", expected " +
+                    ir::StorageTypeName(ir::StorageOf(type.dtype())));
+  }
+  if (type.rank() != t.rank()) {
+    return mismatch("rank " + std::to_string(t.rank()) + ", expected " + std::to_string(type.rank()));
+  }
+  for (int i = 0; i < type.rank(); ++i) {
+    const ir::Dim& d = type.dim(i);
+    if (d.is_fixed() && d.size() != t.dim(i)) {
+      return mismatch("dimension " + std::to_string(i) + " is " + std::to_string(t.dim(i)) + ", expected " +
+                      std::to_string(d.size()));
+    }
+    if (d.is_symbolic()) {
+      auto it = dims.find(d.name());
+      if (it != dims.end() && it->second != t.dim(i)) {
+        return mismatch("dimension " + std::to_string(i) + " is " + std::to_string(t.dim(i)) + " but " + d.name() +
+                        " is bound to " + std::to_string(it->second));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// Checks a computed value against its node's IR type.
+Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
+  const ir::Type& type = node.type;
+  if (!type.is_tensor()) return Status::Ok();
+  bool ok = type.dtype() == t.dtype() && type.rank() == t.rank();
+  for (int i = 0; ok && i < type.rank(); ++i) {
+    const ir::Dim& d = type.dim(i);
+    if (d.is_fixed()) {
+      ok = d.size() == t.dim(i);
+    } else if (d.is_symbolic()) {
+      auto it = dims.find(d.name());
+      ok = it == dims.end() || it->second == t.dim(i);
+    }
+  }
+  if (ok) return Status::Ok();
+  return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
+                         " does not match its type " + type.ToString());
+}
+
+}  // namespace
+
+const Tensor* RunResult::Find(std::string_view output) const {
+  for (const auto& [name, t] : outputs) {
+    if (name == output) return &t;
+  }
+  return nullptr;
+}
+
+const Tensor* Interpreter::ParamSource::Find(std::string_view param) const {
+  if (by_name != nullptr) {
+    auto it = by_name->find(param);
+    return it == by_name->end() ? nullptr : &it->second;
+  }
+  if (by_key != nullptr) {
+    auto it = by_key->find(runtime::ParamKey(graph, param));
+    return it == by_key->end() ? nullptr : &it->second;
+  }
+  return nullptr;
+}
+
+Interpreter::Interpreter(const ir::Program* program, const runtime::ParamMap* params, InterpreterOptions options,
+                         runtime::Rng* rng)
+    : program_(program), params_(params), options_(std::move(options)), rng_(rng) {}
+
+Result<RunResult> Interpreter::Run(std::string_view graph_name, const runtime::TensorMap& inputs) {
+  const ir::Graph* g = program_ ? program_->FindGraph(graph_name) : nullptr;
+  if (g == nullptr) return NotFound("no graph named '" + std::string(graph_name) + "'");
+  ParamSource params;
+  params.by_key = params_;
+  params.graph = g->name();
+  return RunNamedInputs(*g, inputs, params);
+}
+
+Result<RunResult> Interpreter::Run(const ir::Graph& graph, const runtime::TensorMap& inputs,
+                                   const runtime::TensorMap& params) {
+  ParamSource source;
+  source.by_name = &params;
+  source.graph = graph.name();
+  return RunNamedInputs(graph, inputs, source);
+}
+
+Result<RunResult> Interpreter::RunNamedInputs(const ir::Graph& graph, const runtime::TensorMap& inputs,
+                                              const ParamSource& params) {
+  const std::string where = "graph '" + graph.name() + "': ";
+  std::vector<const Tensor*> ordered;
+  for (const ir::GraphInput& in : graph.inputs()) {
+    if (!graph.HasNode(in.node)) return Internal(where + "input id " + std::to_string(in.node) + " is out of range");
+    const std::string& name = graph.node(in.node).name;
+    auto it = inputs.find(name);
+    if (it == inputs.end() && !in.optional) return NotFound(where + "missing input '" + name + "'");
+    ordered.push_back(it == inputs.end() ? nullptr : &it->second);
+  }
+  for (const auto& [name, t] : inputs) {
+    bool declared = false;
+    for (const ir::GraphInput& in : graph.inputs()) declared = declared || graph.node(in.node).name == name;
+    if (!declared) return InvalidArgument(where + "unknown input '" + name + "' (not declared by the graph)");
+  }
+  Result<RunResult> r = RunGraph(graph, ordered, params, 0, options_.keep_intermediates);
+  if (!r.ok()) return Prefixed(where, r.status());
+  return r;
+}
+
+Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const Tensor* const> operands, int depth) {
+  if (depth > options_.max_call_depth) {
+    return ResourceExhausted("graph calls nested deeper than " + std::to_string(options_.max_call_depth) +
+                             " (calling '" + std::string(callee) + "')");
+  }
+  const ir::Graph* g = program_ ? program_->FindGraph(callee) : nullptr;
+  if (g == nullptr) return NotFound("no graph named '" + std::string(callee) + "'");
+  if (operands.size() != g->inputs().size()) {
+    return InvalidArgument("graph '" + g->name() + "' has " + std::to_string(g->inputs().size()) + " inputs, got " +
+                           std::to_string(operands.size()) + " operands");
+  }
+  ParamSource params;
+  params.by_key = params_;
+  params.graph = g->name();
+  Result<RunResult> r = RunGraph(*g, operands, params, depth, /*keep_intermediates=*/false);
+  if (!r.ok()) return Prefixed("in graph '" + g->name() + "': ", r.status());
+  if (r->outputs.empty()) return InvalidArgument("graph '" + g->name() + "' has no output");
+  return std::move(r->outputs.front().second);
+}
+
+Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const Tensor* const> inputs,
+                                        const ParamSource& params, int depth, bool keep_intermediates) {
+  const int n = graph.num_nodes();
+  std::vector<const Tensor*> value(static_cast<size_t>(n), nullptr);
+  std::vector<std::optional<Tensor>> owned(static_cast<size_t>(n));
+  RunResult result;
+  result.dims = options_.dims;
+  ir::DimBindings& dims = result.dims;
+
+  // Binds a caller's tensor to a source node, re-tagging it (one copy) when
+  // its dtype is another one with the declared storage type (f32 for f16).
+  auto bind = [&](ir::NodeId id, const Tensor* t, const ir::Type& type) -> Status {
+    value[static_cast<size_t>(id)] = t;
+    if (type.is_tensor() && t->dtype() != type.dtype()) {
+      SHREW_TRY_ASSIGN(Tensor copy, t->Clone());
+      SHREW_RETURN_IF_ERROR(copy.Retag(type.dtype()));
+      owned[static_cast<size_t>(id)] = std::move(copy);
+      value[static_cast<size_t>(id)] = &*owned[static_cast<size_t>(id)];
+    }
+    return Status::Ok();
+  };
+
+  // 1–2. Inputs: bind dims in declaration order, then check each.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] != nullptr) BindFrom(graph.node(graph.inputs()[i].node).type, *inputs[i], &dims);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] == nullptr) continue;
+    const ir::Node& node = graph.node(graph.inputs()[i].node);
+    SHREW_RETURN_IF_ERROR(CheckBound("input '" + node.name + "'", node.type, *inputs[i], dims));
+    SHREW_RETURN_IF_ERROR(bind(node.id, inputs[i], node.type));
+  }
+  for (const ir::Param& p : graph.params()) {
+    if (!graph.HasNode(p.node)) return Internal("parameter '" + p.name + "' has no node");
+    const Tensor* t = params.Find(p.name);
+    if (t == nullptr) return NotFound("parameter '" + p.name + "' has no value");
+    BindFrom(p.type, *t, &dims);
+    SHREW_RETURN_IF_ERROR(CheckBound("parameter '" + p.name + "'", p.type, *t, dims));
+    SHREW_RETURN_IF_ERROR(bind(p.node, t, p.type));
+  }
+
+  // 3. Live nodes (reachable from an output) and their remaining uses.
+  std::vector<bool> live(static_cast<size_t>(n), false);
+  std::vector<int> uses(static_cast<size_t>(n), 0);
+  std::vector<bool> is_output(static_cast<size_t>(n), false);
+  for (const ir::GraphOutput& out : graph.outputs()) {
+    if (!graph.HasNode(out.node)) return Internal("output '" + out.name + "' names no node");
+    live[static_cast<size_t>(out.node)] = true;
+    is_output[static_cast<size_t>(out.node)] = true;
+  }
+  for (int id = n - 1; id >= 0; --id) {
+    const ir::Node& node = graph.node(id);
+    if (!live[static_cast<size_t>(id)]) continue;
+    for (ir::NodeId op : node.operands) {
+      if (op < 0 || op >= id) {
+        return Internal("node '" + node.name + "' has operand " + std::to_string(op) +
+                        ", which breaks the topological order");
+      }
+      live[static_cast<size_t>(op)] = true;
+      ++uses[static_cast<size_t>(op)];
+    }
+  }
+
+  EvalContext ctx;
+  ctx.training = options_.training;
+  ctx.rng = rng_;
+  ctx.dims = &dims;
+  ctx.default_float_dtype = options_.default_float_dtype;
+  ctx.call = [this, depth](std::string_view callee, std::span<const Tensor* const> ops) {
+    return CallGraph(callee, ops, depth + 1);
+  };
+
+  std::vector<const Tensor*> operands;
+  for (int id = 0; id < n; ++id) {
+    const ir::Node& node = graph.node(id);
+    if (!live[static_cast<size_t>(id)] || node.is_source()) continue;
+    operands.clear();
+    for (ir::NodeId op : node.operands) {
+      const Tensor* t = value[static_cast<size_t>(op)];
+      if (t == nullptr) {
+        const ir::Node& src = graph.node(op);
+        if (src.is_input()) return NotFound("input '" + src.name + "' was not supplied but node '" + node.name + "' reads it");
+        return Internal("node '" + src.name + "' has no value when node '" + node.name + "' needs it");
+      }
+      operands.push_back(t);
+    }
+    SHREW_TRY_ASSIGN(Tensor out, EvalNode(graph, node, operands, ctx));
+    if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(node, out, dims));
+    owned[static_cast<size_t>(id)] = std::move(out);
+    value[static_cast<size_t>(id)] = &*owned[static_cast<size_t>(id)];
+    // Free operands after their last use (values kept for outputs and
+    // intermediates stay).
+    for (ir::NodeId op : node.operands) {
+      const size_t o = static_cast<size_t>(op);
+      if (--uses[o] == 0 && !is_output[o] && !keep_intermediates && owned[o].has_value() &&
+          !graph.node(op).is_source()) {
+        owned[o].reset();
+        value[o] = nullptr;
+      }
+    }
+  }
+
+  // 4. Outputs in order; a value named by several outputs is copied.
+  std::vector<int> output_refs(static_cast<size_t>(n), 0);
+  for (const ir::GraphOutput& out : graph.outputs()) ++output_refs[static_cast<size_t>(out.node)];
+  if (keep_intermediates) {
+    for (int id = 0; id < n; ++id) {
+      const size_t i = static_cast<size_t>(id);
+      if (owned[i].has_value() && !graph.node(id).is_source()) {
+        SHREW_TRY_ASSIGN(Tensor copy, owned[i]->Clone());
+        result.intermediates.insert_or_assign(graph.node(id).name, std::move(copy));
+      }
+    }
+  }
+  for (const ir::GraphOutput& out : graph.outputs()) {
+    const size_t i = static_cast<size_t>(out.node);
+    const Tensor* t = value[i];
+    if (t == nullptr) return NotFound("output '" + out.name + "' reads input '" + graph.node(out.node).name + "', which was not supplied");
+    if (--output_refs[i] == 0 && owned[i].has_value() && !graph.node(out.node).is_source()) {
+      result.outputs.emplace_back(out.name, std::move(*owned[i]));
+      owned[i].reset();
+      value[i] = nullptr;
+    } else {
+      SHREW_TRY_ASSIGN(Tensor copy, t->Clone());
+      result.outputs.emplace_back(out.name, std::move(copy));
+    }
+  }
+  return result;
+}
+
+}  // namespace shrew::interp

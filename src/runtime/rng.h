@@ -1,0 +1,50 @@
+// The seeded, portable random generator of OPS.md §5: SplitMix64 bits,
+// uniforms `(bits >> 11) · 2⁻⁵³`, normals by the polar Box–Muller method
+// with a log compiled into this file (fdlibm's e_log.c), so native (g++/libstdc++)
+// and WebAssembly (clang/libc++) builds produce bit-identical values for the
+// same seed. No <random> distribution is used: their output differs between
+// standard libraries.
+//
+// One generator serves an executor: parameter initialisation draws from it
+// first (program order), then training-mode dropout continues the stream.
+//
+//   Rng rng(seed);
+//   double u = rng.NextUniform();        // [0, 1)
+//   double z = rng.NextNormal();         // N(0, 1)
+#pragma once
+
+#include <cstdint>
+
+namespace shrew::runtime {
+
+class Rng {
+ public:
+  // The state starts at the seed; a negative seed is taken modulo 2⁶⁴.
+  explicit Rng(uint64_t seed = 0) : state_(seed) {}
+  static Rng FromSignedSeed(int64_t seed) { return Rng(static_cast<uint64_t>(seed)); }
+
+  // One SplitMix64 step.
+  uint64_t NextBits();
+  // u ~ U[0, 1): (bits >> 11) · 2⁻⁵³, exact in binary64. One call.
+  double NextUniform();
+  // a + (b − a)·u, evaluated in binary64 as written.
+  double NextUniform(double a, double b);
+  // z ~ N(0, 1), polar Box–Muller: u₁, u₂ → a = 2u₁ − 1, b = 2u₂ − 1,
+  // s = a² + b², redrawn until 0 < s < 1; z = a · sqrt(−2·log(s) / s). The
+  // second normal of the pair is discarded.
+  double NextNormal();
+
+  // The whole generator state (to save and restore a stream position).
+  uint64_t state() const { return state_; }
+  void set_state(uint64_t state) { state_ = state; }
+
+ private:
+  uint64_t state_;
+};
+
+// Natural logarithm, a faithful port of fdlibm 5.3 __ieee754_log (error
+// < 1 ulp). Uses only IEEE +, −, ×, / and bit manipulation, compiled without
+// contraction into fused multiply-add, so every build returns the same bits.
+double PortableLog(double x);
+
+}  // namespace shrew::runtime
