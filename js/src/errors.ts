@@ -1,11 +1,74 @@
-// Typed errors thrown by the wrapper.
+// Typed errors thrown by the wrapper. The C++ side returns errors as values
+// ({ok:false, code, message}); the wrapper turns them into these.
 
-/** A run-time failure: bad input, a failed kernel, an unusable module. */
+/** One compile diagnostic (LANGUAGE.md §10), positions 1-based (0: none). */
+export interface Diagnostic {
+  readonly code: string;
+  readonly severity: "error" | "warning" | "note";
+  readonly message: string;
+  readonly line: number;
+  readonly column: number;
+  readonly length: number;
+  /** `FILE:LINE:COL: error[CODE]: MESSAGE` with the source line and a caret. */
+  readonly rendered: string;
+}
+
+/** Source that does not compile: every diagnostic of the failing stage. */
+export class ShrewCompileError extends Error {
+  readonly code = "compile_error";
+  readonly diagnostics: readonly Diagnostic[];
+  readonly stage: string;
+  constructor(stage: string, diagnostics: readonly Diagnostic[], rendered: string) {
+    const first = diagnostics.find((d) => d.severity === "error") ?? diagnostics[0];
+    super(first ? `${first.line}:${first.column}: ${first.message}` + (rendered ? `\n${rendered}` : "") : "compile failed");
+    this.name = "ShrewCompileError";
+    this.stage = stage;
+    this.diagnostics = diagnostics;
+  }
+}
+
+export interface RuntimeErrorDetails {
+  /** The input (or parameter) the error is about, when there is one. */
+  input?: string;
+  /** What was expected (a type such as `f32[Batch, 784]`), when known. */
+  expected?: string;
+  /** What was given, when known. */
+  actual?: string;
+}
+
+/**
+ * A run-time failure: bad input, unknown graph, a failed kernel, a disposed
+ * program or an unusable module. `code` is the C++ status code name
+ * (invalid_argument, not_found, …) or `disposed` / `aborted`.
+ */
 export class ShrewRuntimeError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  readonly input?: string;
+  readonly expected?: string;
+  readonly actual?: string;
+  constructor(code: string, message: string, details: RuntimeErrorDetails = {}) {
     super(message);
     this.name = "ShrewRuntimeError";
     this.code = code;
+    if (details.input !== undefined) this.input = details.input;
+    if (details.expected !== undefined) this.expected = details.expected;
+    if (details.actual !== undefined) this.actual = details.actual;
   }
+}
+
+/** Builds a ShrewRuntimeError from a C++ error value, recovering input/expected/actual from the message. */
+export function runtimeErrorFrom(e: { code: string; message: string; input?: string }): ShrewRuntimeError {
+  const m = e.message;
+  const details: RuntimeErrorDetails = {};
+  const input = e.input ?? /input (?:named )?'([^']*)'/.exec(m)?.[1];
+  if (input !== undefined) details.input = input;
+  const ea = /expected (?:dtype |rank )?(.+?), got (?:rank )?([^:;()]+?)(?:[:;(]|$)/.exec(m);
+  if (ea) {
+    details.expected = ea[1].trim();
+    details.actual = ea[2].trim();
+  } else {
+    const missing = /\(expected ([^)]*)\)/.exec(m);
+    if (missing) details.expected = missing[1];
+  }
+  return new ShrewRuntimeError(e.code, m, details);
 }

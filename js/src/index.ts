@@ -1,29 +1,74 @@
 // Public entry point of the Shrew npm package.
-import { instantiate, type LoadOptions } from "./module.js";
-import { ShrewRuntimeError } from "./errors.js";
-import type { RawModule } from "./wasm/shrew.mjs";
+import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
+import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
+import { Program } from "./program.js";
+import type { CompileOptions } from "./signature.js";
 
-export { ShrewRuntimeError } from "./errors.js";
+export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
 export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData } from "./tensor.js";
 export { readNpy, writeNpy, NpyError } from "./npy.js";
+export { Program, type Feeds, type Outputs, type TensorLike, type IrDump } from "./program.js";
+export type {
+  CompileOptions, CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
+} from "./signature.js";
 export type { LoadOptions } from "./module.js";
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {
-  readonly #module: RawModule;
+  readonly #module: ModuleState;
 
-  private constructor(module: RawModule) {
+  private constructor(module: ModuleState) {
     this.#module = module;
   }
 
-  /** Loads the wasm module. Node: reads shrew.wasm next to the package; browser: fetches it. */
+  /**
+   * Loads the wasm module. Node: reads shrew.wasm next to the package; browser: fetches it.
+   * Without options the instance is created once and shared (re-created if it aborted).
+   */
   static async load(opts: LoadOptions = {}): Promise<Shrew> {
-    return new Shrew(await instantiate(opts));
+    if (opts.wasmBinary || opts.wasmUrl) return new Shrew(await instantiate(opts));
+    let m = await instantiateDefault();
+    if (m.dead !== undefined) m = await instantiate(opts);
+    return new Shrew(m);
   }
 
   /** True when the module was built with WebAssembly SIMD128. */
   get simd128(): boolean {
-    return this.#module.simd128();
+    return this.#module.call((raw) => raw.simd128());
+  }
+
+  /** Wasm linear memory size and the bytes malloc currently holds (for leak checks). */
+  heapStats(): { heapBytes: number; usedBytes: number } {
+    return this.#module.call((raw) => raw.heapStats());
+  }
+
+  /** Set once a wasm abort made this instance unusable. */
+  get aborted(): boolean {
+    return this.#module.dead !== undefined;
+  }
+
+  /**
+   * Compiles `.sw` source into a runnable program. Throws ShrewCompileError
+   * with every diagnostic when the source has errors.
+   */
+  compile(source: string, options: CompileOptions = {}): Program {
+    const opts = { ...options, dims: options.dims ?? {} };
+    return this.#module.call((raw) => {
+      const handle = new raw.ProgramHandle();
+      let owned = true;
+      try {
+        const r = handle.compile(source, opts);
+        if (r.ok === false && "code" in r) throw runtimeErrorFrom(r);
+        const diagnostics = (r.diagnostics ?? []) as unknown as Diagnostic[];
+        if (!r.ok) throw new ShrewCompileError(r.stage, diagnostics, r.rendered);
+        owned = false;
+        return new Program(Program.internal, this.#module, handle, opts.dims, {
+          optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
+        });
+      } finally {
+        if (owned && this.#module.dead === undefined) handle.delete();
+      }
+    });
   }
 
   /**
@@ -32,7 +77,7 @@ export class Shrew {
    */
   dense(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
         bias: Float32Array = new Float32Array(0)): Float32Array {
-    const r = this.#module.denseXnn(batch, inFeatures, outFeatures, x, w, bias);
+    const r = this.#module.call((raw) => raw.denseXnn(batch, inFeatures, outFeatures, x, w, bias));
     if (!r.ok) throw new ShrewRuntimeError(r.code, r.message);
     return r.data;
   }

@@ -1,5 +1,8 @@
-// Loading the wasm module once, in Node.js or a browser.
+// Loading the wasm module once, in Node.js or a browser, and guarding every
+// call into it: a wasm abort (a CHECK failure) leaves the instance in an
+// unknown state, so the module is marked dead and later calls throw.
 import createShrewModule, { type RawModule } from "./wasm/shrew.mjs";
+import { ShrewRuntimeError } from "./errors.js";
 
 export interface LoadOptions {
   /** The bytes of shrew.wasm; skips any file or network access. */
@@ -10,7 +13,46 @@ export interface LoadOptions {
 
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";
 
-export async function instantiate(opts: LoadOptions = {}): Promise<RawModule> {
+/** One wasm instance plus its liveness. */
+export class ModuleState {
+  readonly raw: RawModule;
+  #dead: string | undefined;
+
+  constructor(raw: RawModule) {
+    this.raw = raw;
+  }
+
+  get dead(): string | undefined {
+    return this.#dead;
+  }
+
+  markDead(reason: string): void {
+    this.#dead ??= reason;
+  }
+
+  /** Bytes of wasm linear memory right now (a fresh view: memory growth detaches old ones). */
+  get heapBytes(): number {
+    return this.raw.HEAPU8.byteLength;
+  }
+
+  /** Runs fn against the module; a wasm trap marks the module unusable. */
+  call<T>(fn: (raw: RawModule) => T): T {
+    if (this.#dead !== undefined) {
+      throw new ShrewRuntimeError("aborted", `the Shrew wasm module is unusable after an earlier abort (${this.#dead}); load a new one`);
+    }
+    try {
+      return fn(this.raw);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError || (e instanceof Error && /^Aborted\(/.test(e.message))) {
+        this.markDead(e.message);
+        throw new ShrewRuntimeError("aborted", `the Shrew wasm module aborted: ${e.message}; it is unusable from now on`);
+      }
+      throw e;
+    }
+  }
+}
+
+export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
   let wasmBinary = opts.wasmBinary;
   if (!wasmBinary && !opts.wasmUrl && isNode) {
     // The glue would fetch() a file path in Node: read the bytes ourselves.
@@ -18,8 +60,28 @@ export async function instantiate(opts: LoadOptions = {}): Promise<RawModule> {
     wasmBinary = await fs.readFile(new URL("./wasm/shrew.wasm", import.meta.url));
   }
   const url = opts.wasmUrl ? String(opts.wasmUrl) : undefined;
-  return createShrewModule({
+  let state: ModuleState | undefined;
+  let abortReason: string | undefined;
+  const raw = await createShrewModule({
     wasmBinary,
     locateFile: url ? () => url : undefined,
+    onAbort: (what: unknown) => {
+      abortReason = String(what);
+      state?.markDead(abortReason);
+    },
   });
+  state = new ModuleState(raw);
+  if (abortReason !== undefined) state.markDead(abortReason);
+  return state;
+}
+
+let defaultModule: Promise<ModuleState> | undefined;
+
+/** The default module (no options), instantiated once and shared. */
+export function instantiateDefault(): Promise<ModuleState> {
+  defaultModule ??= instantiate().catch((e) => {
+    defaultModule = undefined;
+    throw e;
+  });
+  return defaultModule;
 }

@@ -387,19 +387,17 @@ bool ParseIntLiteral(std::string_view text, int64_t* value) {
 bool ParseFloatLiteral(std::string_view text, double* value) {
   *value = 0;
   if (text.empty() || !IsDigit(static_cast<unsigned char>(text.front()))) return false;
-  double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v,
-                                   std::chars_format::general);
-  if (end != text.data() + text.size()) return false;
-  if (ec == std::errc::result_out_of_range) {
-    // from_chars leaves `v` unspecified here; strtod gives the IEEE answer
-    // (+inf for `1e999`, 0 or a subnormal for tiny values). The text is a
-    // validated literal, so the C locale's decimal point is all it needs.
-    std::string copy(text);
-    v = std::strtod(copy.c_str(), nullptr);
-  } else if (ec != std::errc()) {
-    return false;
+  // strtod, not std::from_chars: Emscripten 3.1.6's libc++ has no
+  // floating-point from_chars. strtod rounds to nearest and gives +inf for
+  // `1e999`; hex floats are not .sw literals, so reject them first. The text
+  // is a validated literal, so the C locale's decimal point is all it needs.
+  for (char c : text) {
+    if (c == 'x' || c == 'X' || c == 'p' || c == 'P') return false;
   }
+  std::string copy(text);
+  char* end = nullptr;
+  double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size()) return false;
   *value = v;
   return true;
 }

@@ -4,15 +4,120 @@ export interface ErrorValue {
   ok: false;
   code: string;
   message: string;
+  input?: string;
 }
 export interface DenseValue {
   ok: true;
   data: Float32Array;
 }
+export interface RawDiagnostic {
+  code: string;
+  severity: string;
+  message: string;
+  line: number;
+  column: number;
+  length: number;
+  offset: number;
+  rendered: string;
+}
+export interface RawOptStats {
+  deadCodeRemoved: number;
+  identitiesRemoved: number;
+  constantsFolded: number;
+  cseEliminated: number;
+  opsFused: number;
+  rounds: number;
+  text: string;
+}
+export interface CompileValue {
+  ok: boolean;
+  stage: string;
+  diagnostics: RawDiagnostic[];
+  rendered: string;
+  seed?: number;
+  optStats?: RawOptStats;
+}
+export interface RawTypeInfo {
+  name: string;
+  dtype: string | null;
+  shape: (number | string | null)[] | null;
+  type: string;
+  optional?: boolean;
+}
+export interface RawSignature {
+  ok: true;
+  name: string;
+  inputs: RawTypeInfo[];
+  outputs: RawTypeInfo[];
+}
+export interface RawTensorInfo {
+  name: string;
+  dtype: string;
+  declaredDtype: string;
+  shape: number[];
+  size: number;
+  bytes: number;
+}
+export interface RawTensorOut extends Omit<RawTensorInfo, "bytes"> {
+  bytes: Uint8Array;
+}
+export interface RawTensorIn {
+  name?: string;
+  dtype: string;
+  shape: readonly number[];
+  bytes: Uint8Array;
+}
+export interface RawCompileStats {
+  ok: true;
+  numInstructions: number;
+  numSourceNodes: number;
+  numSlots: number;
+  numReused: number;
+  numFrees: number;
+  numFused: number;
+  compileTimeUs: number;
+  arenaBytes: number;
+  arenaLowerBound: number;
+  arenaNaive: number;
+  numInPlace: number;
+  numAliases: number;
+  numRefKernels: number;
+}
+export interface TextValue {
+  ok: true;
+  text: string;
+}
+export interface IrValue {
+  ok: true;
+  text: string;
+  json: string;
+}
+export interface RunValue {
+  ok: true;
+  outputs: RawTensorOut[];
+}
+export interface RawProgramHandle {
+  compile(source: string, options: object): CompileValue | ErrorValue;
+  graphs(): string[];
+  signature(graph: string): RawSignature | ErrorValue;
+  run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
+  interpret(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
+  dump(graph: string): TextValue | ErrorValue;
+  plan(graph: string): TextValue | ErrorValue;
+  stats(graph: string): RawCompileStats | ErrorValue;
+  ir(graph: string, optimized: boolean): IrValue | ErrorValue;
+  params(): RawTensorInfo[];
+  getParam(key: string): (RawTensorOut & { ok: true }) | ErrorValue;
+  setParam(key: string, tensor: RawTensorIn): { ok: true } | ErrorValue;
+  metadata(): Record<string, unknown> | null;
+  delete(): void;
+}
 export interface RawModule {
   denseXnn(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
            bias: Float32Array): DenseValue | ErrorValue;
   simd128(): boolean;
+  heapStats(): { heapBytes: number; usedBytes: number };
+  ProgramHandle: new () => RawProgramHandle;
   HEAPU8: Uint8Array;
 }
 export interface FactoryOptions {

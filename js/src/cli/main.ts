@@ -1,0 +1,271 @@
+#!/usr/bin/env node
+// The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
+// info, run and bench a .sw file on the wasm runtime.
+import { readFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs } from "../index.js";
+import { NpyError } from "../npy.js";
+import { USAGE, UsageError } from "./usage.js";
+import { makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { describeTensor, formatBytes, tensorValues } from "./format.js";
+
+const OPTIONS = {
+  graph: { type: "string" },
+  dims: { type: "string", multiple: true },
+  seed: { type: "string" },
+  input: { type: "string", multiple: true },
+  executor: { type: "string" },
+  runs: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  ir: { type: "boolean" },
+  "optimized-ir": { type: "boolean" },
+  tape: { type: "boolean" },
+  plan: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+interface Context {
+  file: string;
+  values: Values;
+  program: Program;
+  graph: string;
+  dims: Record<string, number>;
+  seed: number;
+  compileMs: number;
+  out: (s: string) => void;
+}
+
+function intOption(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
+  return n;
+}
+
+function execute(ctx: Context, feeds: Record<string, unknown>): Outputs {
+  const ex = ctx.values.executor ?? "jit";
+  if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'`);
+  return ex === "interp" ? ctx.program.interpret(ctx.graph, feeds as never) : ctx.program.run(ctx.graph, feeds as never);
+}
+
+function feedsFor(ctx: Context) {
+  return makeInputs(ctx.program.signature(ctx.graph), parseInputSpecs(ctx.values.input ?? []), ctx.dims, ctx.seed);
+}
+
+function cmdCheck(ctx: Context): number {
+  for (const w of ctx.program.warnings) ctx.out(w.rendered);
+  ctx.out(`${ctx.file}: ok (${ctx.program.graphs.length} graph${ctx.program.graphs.length === 1 ? "" : "s"}: ${ctx.program.graphs.join(", ")})`);
+  return 0;
+}
+
+function cmdDump(ctx: Context): number {
+  const { values: v, program: p, graph: g } = ctx;
+  const modes = [v.ir, v["optimized-ir"], v.tape, v.plan].filter(Boolean).length;
+  if (modes > 1) throw new UsageError("dump takes one of --ir, --optimized-ir, --tape, --plan");
+  if (v.ir || v["optimized-ir"]) {
+    const ir = p.ir(g, { optimized: !!v["optimized-ir"] });
+    ctx.out(v.json ? JSON.stringify(ir.json, null, 2) : ir.text.trimEnd());
+  } else if (v.plan) {
+    ctx.out(v.json ? JSON.stringify(JSON.parse(p.plan(g)), null, 2) : p.plan(g));
+  } else {
+    const text = p.dump(g);
+    ctx.out(v.json ? JSON.stringify({ graph: g, tape: text }) : text.trimEnd());
+  }
+  return 0;
+}
+
+function cmdStats(ctx: Context): number {
+  // Run once when inputs can be made, so the arena of this binding is known.
+  try {
+    execute(ctx, feedsFor(ctx));
+  } catch {
+    // Stats before a run: arena fields stay 0 for symbolic graphs.
+  }
+  const s = ctx.program.stats(ctx.graph);
+  const opt = ctx.program.optStats;
+  if (ctx.values.json) {
+    ctx.out(JSON.stringify({ graph: ctx.graph, stats: s, optimizer: { ...opt, text: undefined } }));
+    return 0;
+  }
+  ctx.out(`graph ${ctx.graph}`);
+  for (const [k, val] of Object.entries(s)) ctx.out(`  ${k.padEnd(18)} ${val}`);
+  ctx.out(`  ${opt.text}`);
+  return 0;
+}
+
+function cmdInfo(ctx: Context): number {
+  const p = ctx.program;
+  const params = p.params();
+  const info = {
+    file: ctx.file,
+    metadata: p.metadata,
+    graphs: p.graphs.map((g) => {
+      const s = p.signature(g);
+      const own = params.filter((q) => q.name.startsWith(`${g}/`));
+      return { name: g, inputs: s.inputs, outputs: s.outputs, params: own.length,
+               paramElements: own.reduce((a, q) => a + q.size, 0), paramBytes: own.reduce((a, q) => a + q.bytes, 0) };
+    }),
+    paramCount: params.reduce((a, q) => a + q.size, 0),
+    paramBytes: params.reduce((a, q) => a + q.bytes, 0),
+  };
+  if (ctx.values.json) {
+    ctx.out(JSON.stringify(info));
+    return 0;
+  }
+  const model = p.metadata.model;
+  ctx.out(`${ctx.file}${model.name ? `: ${model.name}${model.version ? ` v${model.version}` : ""}` : ""}`);
+  for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${val}`);
+  if (Object.keys(p.metadata.config).length) ctx.out(`  config: ${JSON.stringify(p.metadata.config)}`);
+  if (p.metadata.training) ctx.out(`  training: ${JSON.stringify(p.metadata.training)}`);
+  if (p.metadata.inference) ctx.out(`  inference: ${JSON.stringify(p.metadata.inference)}`);
+  for (const g of info.graphs) {
+    ctx.out(`graph ${g.name}`);
+    for (const i of g.inputs) ctx.out(`  input  ${i.name}: ${i.type}`);
+    for (const o of g.outputs) ctx.out(`  output ${o.name}: ${o.type}`);
+    ctx.out(`  params: ${g.params} tensors, ${g.paramElements} values, ${formatBytes(g.paramBytes)}`);
+  }
+  ctx.out(`parameters: ${info.paramCount} values, ${formatBytes(info.paramBytes)}`);
+  return 0;
+}
+
+function cmdRun(ctx: Context): number {
+  const outputs = execute(ctx, feedsFor(ctx));
+  if (ctx.values.out) {
+    mkdirSync(ctx.values.out, { recursive: true });
+    for (const [name, t] of Object.entries(outputs)) writeFileSync(join(ctx.values.out, `${name}.npy`), writeNpy(t));
+  }
+  if (ctx.values.json) {
+    const o: Record<string, unknown> = {};
+    for (const [name, t] of Object.entries(outputs)) o[name] = { dtype: t.dtype, shape: t.shape, data: tensorValues(t) };
+    ctx.out(JSON.stringify({ graph: ctx.graph, outputs: o }));
+    return 0;
+  }
+  ctx.out(`graph ${ctx.graph} (${ctx.values.executor ?? "jit"})`);
+  for (const [name, t] of Object.entries(outputs)) ctx.out(`  ${describeTensor(name, t)}`);
+  if (ctx.values.out) ctx.out(`wrote ${Object.keys(outputs).length} .npy file(s) to ${ctx.values.out}`);
+  return 0;
+}
+
+function percentile(sorted: number[], q: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
+  return sorted[i];
+}
+
+function cmdBench(ctx: Context): number {
+  const runs = Math.max(1, intOption(ctx.values.runs, "runs", 100));
+  const feeds = feedsFor(ctx);
+  for (let i = 0; i < 3; i++) execute(ctx, feeds);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    execute(ctx, feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  times.sort((a, b) => a - b);
+  const s = ctx.program.stats(ctx.graph);
+  const r = {
+    graph: ctx.graph, executor: ctx.values.executor ?? "jit", runs,
+    medianUs: percentile(times, 0.5), p10Us: percentile(times, 0.1), p90Us: percentile(times, 0.9),
+    compileMs: ctx.compileMs, jitCompileUs: s.compileTimeUs, arenaBytes: s.arenaBytes,
+  };
+  if (ctx.values.json) {
+    ctx.out(JSON.stringify(r));
+    return 0;
+  }
+  ctx.out(`graph ${r.graph} (${r.executor}), ${runs} runs`);
+  ctx.out(`  median ${r.medianUs.toFixed(1)} µs   p10 ${r.p10Us.toFixed(1)} µs   p90 ${r.p90Us.toFixed(1)} µs`);
+  ctx.out(`  compile ${r.compileMs.toFixed(2)} ms (JIT ${r.jitCompileUs} µs), arena ${formatBytes(r.arenaBytes)}`);
+  return 0;
+}
+
+const COMMANDS: Record<string, (ctx: Context) => number> = {
+  check: cmdCheck, dump: cmdDump, stats: cmdStats, info: cmdInfo, run: cmdRun, bench: cmdBench,
+};
+
+export async function main(argv: string[], out = (s: string) => console.log(s),
+                           err = (s: string) => console.error(s)): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    err(`Error: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    out("shrew 0.1.0");
+    return 0;
+  }
+  if (values.help || positionals.length === 0 || positionals[0] === "help") {
+    (positionals.length === 0 && !values.help ? err : out)(USAGE);
+    return positionals.length === 0 && !values.help ? 2 : 0;
+  }
+  const [command, file, ...rest] = positionals;
+  const run = COMMANDS[command];
+  if (!run) {
+    err(`Error: unknown command '${command}'\n\n${USAGE}`);
+    return 2;
+  }
+  if (!file || rest.length > 0) {
+    err(`Error: ${command} takes exactly one FILE.sw\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    let source: string;
+    try {
+      source = readFileSync(file, "utf8");
+    } catch (e) {
+      err(`Error: cannot read ${file}: ${(e as Error).message}`);
+      return 1;
+    }
+    const dims = parseDims(values.dims ?? []);
+    const seed = intOption(values.seed, "seed", 0);
+    const shrew = await Shrew.load();
+    const t0 = performance.now();
+    const program = shrew.compile(source, { filename: file, dims, seed });
+    const compileMs = performance.now() - t0;
+    try {
+      const graph = values.graph ?? program.graphs[0];
+      if (graph === undefined) throw new ShrewRuntimeError("not_found", `${file} has no graphs`);
+      if (!program.graphs.includes(graph)) {
+        throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${program.graphs.join(", ")}`);
+      }
+      return run({ file, values, program, graph, dims, seed, compileMs, out });
+    } finally {
+      program.dispose();
+    }
+  } catch (e) {
+    if (e instanceof ShrewCompileError) {
+      for (const d of e.diagnostics) err(d.rendered.trimEnd());
+      const n = e.diagnostics.filter((d) => d.severity === "error").length;
+      err(`${file}: ${n} error${n === 1 ? "" : "s"}`);
+      return 1;
+    }
+    if (e instanceof UsageError) {
+      err(`Error: ${e.message}`);
+      return 2;
+    }
+    if (e instanceof ShrewRuntimeError || e instanceof NpyError) {
+      err(`Error: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+function isMainModule(): boolean {
+  if (process.argv[1] === undefined) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+const isMain = isMainModule();
+if (isMain) process.exitCode = await main(process.argv.slice(2));

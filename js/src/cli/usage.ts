@@ -1,0 +1,31 @@
+// Usage text and usage errors of the `shrew` CLI.
+
+/** A bad command line: printed with a hint, exit status 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export const USAGE = `Usage: shrew <command> FILE.sw [options]
+
+Commands:
+  check FILE                 compile and print diagnostics (exit 1 on error)
+  dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan; --json
+  stats FILE                 JIT and optimiser statistics (--json)
+  info FILE                  metadata, graphs, inputs/outputs, parameter count and bytes
+  run FILE                   run a graph on seeded random or given inputs
+  bench FILE                 time runs: median, p10, p90 µs per run
+
+Options:
+  --graph G                  graph to use (default: the first)
+  --dims K=V,...             symbolic dimension values (e.g. Batch=8)
+  --seed S                   parameter and random-input seed (default 0)
+  --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable)
+  --executor jit|interp      executor for run/bench (default jit)
+  --runs N                   timed runs for bench (default 100)
+  --out DIR                  run: write each output to DIR/NAME.npy
+  --json                     machine-readable output
+  -h, --help                 this text
+  -V, --version              version`;

@@ -1,0 +1,243 @@
+// A compiled, runnable Shrew program: one wasm ProgramHandle. Inputs cross
+// into wasm once (a byte view of each typed array, copied into a host
+// tensor); outputs come back once as fresh typed arrays owned by the caller.
+import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue } from "./wasm/shrew.mjs";
+import type { ModuleState } from "./module.js";
+import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
+import { Tensor, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
+import type {
+  CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
+} from "./signature.js";
+
+/** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
+export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
+export type Feeds = Record<string, TensorLike>;
+export type Outputs = Record<string, Tensor>;
+
+export interface IrDump {
+  /** The §7.7 text dump. */
+  text: string;
+  /** The JSON form (parsed). */
+  json: unknown;
+}
+
+const INTERNAL = Symbol("shrew.internal");
+
+function isError(v: { ok: boolean }): v is ErrorValue {
+  return v.ok === false;
+}
+
+function unwrap<T extends { ok: boolean }>(v: T | ErrorValue): Exclude<T, ErrorValue> {
+  if (isError(v)) throw runtimeErrorFrom(v);
+  return v as Exclude<T, ErrorValue>;
+}
+
+function bytesOf(data: ArrayBufferView): Uint8Array {
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+const CTORS = {
+  f32: Float32Array, f64: Float64Array, i32: Int32Array, i64: BigInt64Array, u8: Uint8Array, bool: Uint8Array,
+} as const;
+
+/** Wraps an output's fresh byte copy (offset 0, own buffer) in its typed array without copying again. */
+export function tensorFromRaw(raw: RawTensorOut): Tensor {
+  const dtype = raw.dtype as DType;
+  if (!isDType(dtype)) throw new ShrewRuntimeError("unimplemented", `output '${raw.name}' has dtype ${raw.declaredDtype}, which cannot cross to JS`);
+  const ctor = CTORS[dtype];
+  const b = raw.bytes;
+  const data = new ctor(b.buffer as ArrayBuffer, b.byteOffset, b.byteLength / ctor.BYTES_PER_ELEMENT) as TensorData;
+  return new Tensor(dtype, raw.shape, data as never);
+}
+
+const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
+  try {
+    handle.delete();
+  } catch {
+    // The module may be dead; nothing left to free.
+  }
+});
+
+export class Program {
+  readonly #module: ModuleState;
+  #handle: RawProgramHandle | undefined;
+  readonly #graphs: readonly string[];
+  readonly #signatures = new Map<string, Signature>();
+  readonly #dims: Readonly<Record<string, number>>;
+  readonly #metadata: ProgramMetadata;
+  /** Optimiser counters of the whole program. */
+  readonly optStats: OptStats;
+  /** The effective parameter seed. */
+  readonly seed: number;
+  /** Warnings reported while compiling. */
+  readonly warnings: readonly import("./errors.js").Diagnostic[];
+
+  /** @internal Use `Shrew.compile`. */
+  constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
+              info: { optStats: OptStats; seed: number; warnings: import("./errors.js").Diagnostic[] }) {
+    if (token !== INTERNAL) throw new TypeError("Program cannot be constructed directly; use Shrew.compile()");
+    this.#module = module;
+    this.#handle = handle;
+    this.#dims = Object.freeze({ ...dims });
+    this.optStats = info.optStats;
+    this.seed = info.seed;
+    this.warnings = info.warnings;
+    this.#graphs = Object.freeze(module.call(() => handle.graphs()));
+    this.#metadata = module.call(() => handle.metadata()) as unknown as ProgramMetadata;
+    registry.register(this, handle, this);
+  }
+
+  /** @internal */
+  static get internal(): symbol {
+    return INTERNAL;
+  }
+
+  #live(): RawProgramHandle {
+    if (this.#handle === undefined) throw new ShrewRuntimeError("disposed", "this Program has been disposed");
+    return this.#handle;
+  }
+
+  #call<T>(fn: (h: RawProgramHandle) => T): T {
+    const h = this.#live();
+    return this.#module.call(() => fn(h));
+  }
+
+  /** Graph names in source order. */
+  get graphs(): readonly string[] {
+    this.#live();
+    return this.#graphs;
+  }
+
+  /** The @model / @config / @types / @training / @inference blocks. */
+  get metadata(): ProgramMetadata {
+    this.#live();
+    return this.#metadata;
+  }
+
+  get disposed(): boolean {
+    return this.#handle === undefined;
+  }
+
+  signature(graph: string): Signature {
+    let s = this.#signatures.get(graph);
+    if (!s) {
+      const raw = unwrap(this.#call((h) => h.signature(graph)));
+      const spec = (t: TensorSpec): TensorSpec => Object.freeze({ ...t, shape: t.shape && Object.freeze([...t.shape]) });
+      s = Object.freeze({ name: raw.name, inputs: Object.freeze(raw.inputs.map(spec)), outputs: Object.freeze(raw.outputs.map(spec)) });
+      this.#signatures.set(graph, s);
+    }
+    return s;
+  }
+
+  /** Runs a graph on the JIT tape executor; outputs by name in declaration order. */
+  run(graph: string, inputs: Feeds = {}): Outputs {
+    return this.#execute(graph, inputs, false);
+  }
+
+  /** Runs a graph on the reference interpreter (same parameters). */
+  interpret(graph: string, inputs: Feeds = {}): Outputs {
+    return this.#execute(graph, inputs, true);
+  }
+
+  #execute(graph: string, inputs: Feeds, interpret: boolean): Outputs {
+    this.#live();
+    const sig = this.signature(graph);
+    const raw: RawTensorIn[] = [];
+    for (const [name, value] of Object.entries(inputs)) raw.push(this.#toRaw(name, value, sig));
+    const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
+    const out: Outputs = {};
+    for (const o of r.outputs) out[o.name] = tensorFromRaw(o);
+    return out;
+  }
+
+  #toRaw(name: string, value: TensorLike, sig: Signature): RawTensorIn {
+    if (value instanceof Tensor) return { name, dtype: value.dtype, shape: value.shape, bytes: bytesOf(value.data) };
+    if (ArrayBuffer.isView(value)) {
+      const spec = sig.inputs.find((i) => i.name === name);
+      if (!spec) {
+        throw new ShrewRuntimeError("invalid_argument", `graph '${sig.name}' has no input named '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ")}`, { input: name });
+      }
+      const shape = this.#concreteShape(spec);
+      if (!shape) {
+        throw new ShrewRuntimeError("invalid_argument",
+          `input '${name}' has type ${spec.type}: pass a Tensor or {dtype, shape, data}, or bind its dims when compiling`,
+          { input: name, expected: spec.type });
+      }
+      let dtype = dtypeOfArray(value);
+      if (dtype === "u8" && spec.dtype === "bool") dtype = "bool";
+      if (!dtype) throw new TypeError(`input '${name}': unsupported typed array ${(value as object).constructor.name}`);
+      return { name, dtype, shape, bytes: bytesOf(value) };
+    }
+    const v = value as { dtype: DType; shape: readonly number[]; data: TensorData };
+    if (!v || typeof v !== "object" || !isDType(v.dtype) || !Array.isArray(v.shape) || !ArrayBuffer.isView(v.data)) {
+      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array`);
+    }
+    // Validates the data type and element count like the Tensor constructor.
+    const t = new Tensor(v.dtype, v.shape, v.data as never);
+    return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
+  }
+
+  #concreteShape(spec: TensorSpec): number[] | undefined {
+    if (!spec.shape) return undefined;
+    const out: number[] = [];
+    for (const d of spec.shape as Dim[]) {
+      if (typeof d === "number") out.push(d);
+      else if (typeof d === "string" && this.#dims[d] !== undefined) out.push(this.#dims[d]);
+      else return undefined;
+    }
+    return out;
+  }
+
+  /** The JIT dump of a graph: tape, values and memory plan (text). */
+  dump(graph: string): string {
+    return unwrap(this.#call((h) => h.dump(graph))).text;
+  }
+
+  /** JIT statistics of a graph (arena fields 0 before the first run of a symbolic graph). */
+  stats(graph: string): CompileStats {
+    const { ok: _ok, ...s } = unwrap(this.#call((h) => h.stats(graph)));
+    return s;
+  }
+
+  /** The memory plan as a JSON string. */
+  plan(graph: string): string {
+    return unwrap(this.#call((h) => h.plan(graph))).text;
+  }
+
+  /** The IR of a graph, optimised (default) or as materialised. */
+  ir(graph: string, opts: { optimized?: boolean } = {}): IrDump {
+    const r = unwrap(this.#call((h) => h.ir(graph, opts.optimized ?? true)));
+    return { text: r.text, json: JSON.parse(r.json) };
+  }
+
+  /** Parameters (`GRAPH/PARAM`, sorted by key). */
+  params(): ParamInfo[] {
+    return this.#call((h) => h.params());
+  }
+
+  getParam(name: string): Tensor {
+    return tensorFromRaw(unwrap(this.#call((h) => h.getParam(name))));
+  }
+
+  /** Overwrites a parameter (dtype and shape must match). */
+  setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
+    const t = value instanceof Tensor ? value : new Tensor(value.dtype, value.shape, value.data as never);
+    shapeSize(t.shape);
+    const raw: RawTensorIn = { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
+    const r = this.#call((h) => h.setParam(name, raw));
+    if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
+  }
+
+  /** Frees the wasm program (kernels, arenas, parameters). Idempotent. */
+  dispose(): void {
+    const h = this.#handle;
+    if (h === undefined) return;
+    this.#handle = undefined;
+    registry.unregister(this);
+    if (this.#module.dead === undefined) h.delete();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

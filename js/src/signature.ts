@@ -1,0 +1,83 @@
+// The typed view of a graph's inputs and outputs, and compile options.
+
+/** A dimension: a fixed size, a symbolic name (`Batch`) or null (dynamic, `?`). */
+export type Dim = number | string | null;
+
+export interface TensorSpec {
+  readonly name: string;
+  /** The declared dtype (`f32`, `i64`, `f16`…), null when unknown. */
+  readonly dtype: string | null;
+  readonly shape: readonly Dim[] | null;
+  /** The declared type as text, e.g. `Tensor<[Batch, 784], f32>`. */
+  readonly type: string;
+  readonly optional?: boolean;
+}
+
+export interface Signature {
+  readonly name: string;
+  readonly inputs: readonly TensorSpec[];
+  readonly outputs: readonly TensorSpec[];
+}
+
+export interface CompileOptions {
+  /** Shown in diagnostics (`<input>` when absent). */
+  filename?: string;
+  /** Symbolic dimension values, e.g. `{ Batch: 8 }`. */
+  dims?: Record<string, number>;
+  /** Parameter-initialisation seed (default: @config `seed`, else 0). */
+  seed?: number;
+  /** Run the optimiser (default true). */
+  optimize?: boolean;
+  /** Training mode (dropout active). */
+  training?: boolean;
+}
+
+/** JIT statistics of one graph (PIPELINE.md §7.6). */
+export interface CompileStats {
+  numInstructions: number;
+  numSourceNodes: number;
+  numSlots: number;
+  numReused: number;
+  numFrees: number;
+  numFused: number;
+  compileTimeUs: number;
+  arenaBytes: number;
+  arenaLowerBound: number;
+  arenaNaive: number;
+  numInPlace: number;
+  numAliases: number;
+  numRefKernels: number;
+}
+
+/** Optimiser counters of the whole program. */
+export interface OptStats {
+  deadCodeRemoved: number;
+  identitiesRemoved: number;
+  constantsFolded: number;
+  cseEliminated: number;
+  opsFused: number;
+  rounds: number;
+  /** `OptStats { dce: 0, identity: 1, … }`. */
+  text: string;
+}
+
+/** A parameter as listed by `params()`. */
+export interface ParamInfo {
+  /** `GRAPH/PARAM`. */
+  readonly name: string;
+  readonly dtype: string;
+  readonly declaredDtype: string;
+  readonly shape: readonly number[];
+  readonly size: number;
+  readonly bytes: number;
+}
+
+/** The metadata blocks of the program (@model, @config, @types, @training, @inference, @custom_op). */
+export interface ProgramMetadata {
+  model: Record<string, string>;
+  config: Record<string, unknown>;
+  types: Record<string, string>;
+  customOps: string[];
+  training: Record<string, unknown> | null;
+  inference: Record<string, unknown> | null;
+}

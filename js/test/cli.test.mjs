@@ -1,0 +1,102 @@
+// The `shrew` CLI, run as a child process on the examples: every
+// subcommand, --json parsed and checked, exit codes.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readNpy, writeNpy, Tensor } from "../dist/index.js";
+import { ROOT, EXAMPLES } from "./helpers.mjs";
+
+const CLI = `${ROOT}js/dist/cli/main.js`;
+const MLP = `${EXAMPLES}mlp_classifier.sw`;
+const shrew = (...args) => {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+test("check: ok file exits 0, bad file prints FILE:LINE:COL and exits 1", () => {
+  const ok = shrew("check", MLP);
+  assert.equal(ok.code, 0, ok.err);
+  assert.match(ok.out, /ok \(1 graph: Classifier\)/);
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const bad = join(dir, "bad.sw");
+  writeFileSync(bad, "@graph G {\n    input x: Tensor<[2], f32>;\n    output y: relu(zz);\n}\n");
+  const r = shrew("check", bad);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /bad\.sw:3:\d+: error/);
+});
+
+test("usage errors exit 2; missing file exits 1", () => {
+  assert.equal(shrew().code, 2);
+  assert.equal(shrew("frobnicate", MLP).code, 2);
+  assert.equal(shrew("run", MLP, "--bogus").code, 2);
+  assert.equal(shrew("check", "/nonexistent.sw").code, 1);
+  assert.equal(shrew("--help").code, 0);
+});
+
+test("run --json: exact shape of the result, deterministic for a seed", () => {
+  const r = shrew("run", MLP, "--dims", "Batch=3", "--seed", "9", "--json");
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.deepEqual(Object.keys(j), ["graph", "outputs"]);
+  assert.equal(j.graph, "Classifier");
+  assert.deepEqual(Object.keys(j.outputs), ["probs", "logits"]);
+  assert.deepEqual(j.outputs.probs.dtype, "f32");
+  assert.deepEqual(j.outputs.probs.shape, [3, 10]);
+  assert.equal(j.outputs.probs.data.length, 30);
+  const again = JSON.parse(shrew("run", MLP, "--dims", "Batch=3", "--seed", "9", "--json", "--executor", "interp").out);
+  for (let i = 0; i < 30; i++) assert.ok(Math.abs(again.outputs.probs.data[i] - j.outputs.probs.data[i]) < 1e-5);
+});
+
+test("run: text output, --input npy, --out writes .npy files, integer inputs need randint", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f32", [2, 784])));
+  const r = shrew("run", MLP, "--input", `images=${x}`, "--out", dir);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /probs: f32\[2, 10\]/);
+  const probs = readNpy(new Uint8Array(readFileSync(join(dir, "probs.npy"))));
+  assert.deepEqual([...probs.shape], [2, 10]);
+  const gpt = `${EXAMPLES}tiny_gpt.sw`;
+  const bad = shrew("run", gpt, "--dims", "Batch=1");
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /randint/);
+  const ok = shrew("run", gpt, "--dims", "Batch=1", "--input", "tokens=randint:0:96", "--input", "targets=randint:0:96", "--json");
+  assert.equal(ok.code, 0, ok.err);
+  assert.deepEqual(JSON.parse(ok.out).outputs.logits.shape, [1, 16, 96]);
+  const wrong = shrew("run", MLP, "--input", `nope=random`);
+  assert.equal(wrong.code, 2);
+});
+
+test("dump: tape, ir, optimized-ir, plan, --json", () => {
+  assert.match(shrew("dump", MLP).out, /\S/);
+  assert.match(shrew("dump", MLP, "--ir").out, /^graph Classifier/);
+  assert.match(shrew("dump", MLP, "--optimized-ir").out, /^graph Classifier/);
+  JSON.parse(shrew("dump", MLP, "--plan").out);
+  JSON.parse(shrew("dump", MLP, "--ir", "--json").out);
+  assert.equal(JSON.parse(shrew("dump", MLP, "--json").out).graph, "Classifier");
+  assert.equal(shrew("dump", MLP, "--graph", "Nope").code, 1);
+  const calls = shrew("dump", `${EXAMPLES}graph_calls.sw`, "--graph", "Model", "--ir");
+  assert.match(calls.out, /^graph Model/);
+});
+
+test("stats, info, bench (--json)", () => {
+  const s = JSON.parse(shrew("stats", MLP, "--dims", "Batch=2", "--json").out);
+  assert.equal(s.graph, "Classifier");
+  assert.ok(s.stats.numInstructions > 0);
+  assert.ok(s.stats.arenaBytes > 0);
+  assert.equal(typeof s.optimizer.opsFused, "number");
+  assert.match(shrew("stats", MLP).out, /numInstructions/);
+  const info = JSON.parse(shrew("info", MLP, "--json").out);
+  assert.equal(info.metadata.model.name, "DigitMLP");
+  assert.equal(info.graphs[0].name, "Classifier");
+  assert.equal(info.paramCount, 784 * 128 + 128 + 128 * 10 + 10);
+  assert.equal(info.paramBytes, info.paramCount * 4);
+  assert.match(shrew("info", MLP).out, /DigitMLP/);
+  const b = JSON.parse(shrew("bench", MLP, "--runs", "20", "--json").out);
+  for (const k of ["medianUs", "p10Us", "p90Us", "compileMs", "arenaBytes"]) assert.equal(typeof b[k], "number", k);
+  assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
+  assert.equal(shrew("bench", MLP, "--runs", "5", "--executor", "interp").code, 0);
+});

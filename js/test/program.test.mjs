@@ -1,0 +1,188 @@
+// The Program API: signature, inputs in every accepted form, dumps, stats,
+// params, metadata, every error class, dispose.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Shrew, Tensor, Program, ShrewCompileError, ShrewRuntimeError } from "../dist/index.js";
+import { readExample } from "./helpers.mjs";
+
+const shrew = await Shrew.load();
+const MLP = readExample("mlp_classifier.sw");
+const randomF32 = (n) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
+
+test("compile: graphs, signature with symbolic dims, metadata", () => {
+  const p = shrew.compile(MLP, { filename: "mlp.sw" });
+  try {
+    assert.deepEqual([...p.graphs], ["Classifier"]);
+    const sig = p.signature("Classifier");
+    assert.equal(sig.inputs[0].name, "images");
+    assert.equal(sig.inputs[0].dtype, "f32");
+    assert.deepEqual([...sig.inputs[0].shape], ["Batch", 784]);
+    assert.deepEqual(sig.outputs.map((o) => o.name), ["probs", "logits"]);
+    assert.equal(p.metadata.model.name, "DigitMLP");
+    assert.equal(p.metadata.config.Hidden, 128);
+    assert.equal(p.metadata.training.loss, "cross_entropy");
+    assert.equal(p.metadata.training.optimizer.type, "Adam");
+    assert.equal(p.metadata.inference.model, "Classifier");
+  } finally {
+    p.dispose();
+  }
+});
+
+test("run: Tensor, {dtype, shape, data} and bare typed arrays give the same outputs", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 2 }, seed: 3 });
+  try {
+    const x = randomF32(2 * 784);
+    const a = p.run("Classifier", { images: new Tensor("f32", [2, 784], x) });
+    const b = p.run("Classifier", { images: { dtype: "f32", shape: [2, 784], data: x } });
+    const c = p.run("Classifier", { images: x });
+    assert.deepEqual([...a.probs.shape], [2, 10]);
+    assert.ok(a.probs.data instanceof Float32Array);
+    assert.deepEqual(a.probs.data, b.probs.data);
+    assert.deepEqual(a.probs.data, c.probs.data);
+    const row = a.probs.data.slice(0, 10).reduce((s, v) => s + v, 0);
+    assert.ok(Math.abs(row - 1) < 1e-5, `softmax row sums to ${row}`);
+    // Outputs are fresh arrays: a second run does not change the first result.
+    const before = Float32Array.from(a.logits.data);
+    p.run("Classifier", { images: randomF32(2 * 784).map((v) => v * 3) });
+    assert.deepEqual(a.logits.data, before);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("same seed, same parameters; different seed, different parameters", () => {
+  const a = shrew.compile(MLP, { seed: 5 }), b = shrew.compile(MLP, { seed: 5 }), c = shrew.compile(MLP, { seed: 6 });
+  try {
+    assert.deepEqual(a.getParam("Classifier/w1").data, b.getParam("Classifier/w1").data);
+    assert.notDeepEqual(a.getParam("Classifier/w1").data, c.getParam("Classifier/w1").data);
+  } finally {
+    a.dispose(); b.dispose(); c.dispose();
+  }
+});
+
+test("dump, stats, plan, ir", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 4 } });
+  try {
+    p.run("Classifier", { images: randomF32(4 * 784) });
+    assert.match(p.dump("Classifier"), /\S/);
+    const s = p.stats("Classifier");
+    for (const k of ["numInstructions", "numSourceNodes", "numSlots", "numReused", "numFrees", "numFused",
+      "compileTimeUs", "arenaBytes", "arenaLowerBound", "arenaNaive", "numInPlace", "numAliases", "numRefKernels"]) {
+      assert.equal(typeof s[k], "number", k);
+    }
+    assert.ok(s.numInstructions > 0);
+    assert.ok(s.arenaBytes > 0);
+    JSON.parse(p.plan("Classifier"));
+    const opt = p.ir("Classifier");
+    assert.match(opt.text, /^graph Classifier/);
+    assert.equal(opt.json.graphs?.[0]?.name ?? opt.json.name, "Classifier");
+    const raw = p.ir("Classifier", { optimized: false });
+    assert.match(raw.text, /^graph Classifier/);
+    assert.equal(typeof p.optStats.opsFused, "number");
+  } finally {
+    p.dispose();
+  }
+});
+
+test("params, getParam, setParam", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 1 } });
+  try {
+    const params = p.params();
+    assert.deepEqual(params.map((q) => q.name), ["Classifier/b1", "Classifier/b2", "Classifier/w1", "Classifier/w2"]);
+    const w2 = params.find((q) => q.name === "Classifier/w2");
+    assert.deepEqual([...w2.shape], [128, 10]);
+    assert.equal(w2.bytes, 128 * 10 * 4);
+    p.setParam("Classifier/w2", new Tensor("f32", [128, 10]));
+    p.setParam("Classifier/b2", new Tensor("f32", [10], Float32Array.from({ length: 10 }, (_, i) => i)));
+    assert.deepEqual([...p.getParam("Classifier/b2").data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const out = p.run("Classifier", { images: randomF32(784) });
+    assert.deepEqual([...out.logits.data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.throws(() => p.setParam("Classifier/b2", new Tensor("f32", [11])),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument");
+    assert.throws(() => p.getParam("Classifier/nope"), (e) => e instanceof ShrewRuntimeError && e.code === "not_found");
+  } finally {
+    p.dispose();
+  }
+});
+
+test("dtypes cross both ways: i64 (BigInt64Array), bool, i32", () => {
+  const src = `@graph G {
+    input a: Tensor<[3], i64>;
+    input m: Tensor<[3], bool>;
+    input k: Tensor<[3], i32>;
+    output s: a + a;
+    output n: !m;
+    output t: k * 2;
+  }`;
+  const p = shrew.compile(src);
+  try {
+    const out = p.run("G", {
+      a: new Tensor("i64", [3], BigInt64Array.from([1n, -2n, 9007199254740993n])),
+      m: new Tensor("bool", [3], Uint8Array.from([1, 0, 1])),
+      k: new Tensor("i32", [3], Int32Array.from([5, -6, 7])),
+    });
+    assert.ok(out.s.data instanceof BigInt64Array);
+    assert.deepEqual([...out.s.data], [2n, -4n, 18014398509481986n]);
+    assert.equal(out.n.dtype, "bool");
+    assert.deepEqual([...out.n.data], [0, 1, 0]);
+    assert.equal(out.t.dtype, "i32");
+    assert.ok(out.t.data instanceof Int32Array);
+    assert.deepEqual([...out.t.data], [10, -12, 14]);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("compile error: ShrewCompileError with code, line, column, rendered", () => {
+  const src = "@graph G {\n    input x: Tensor<[2], f32>;\n    output y: relu(zz);\n}\n";
+  assert.throws(() => shrew.compile(src, { filename: "bad.sw" }), (e) => {
+    assert.ok(e instanceof ShrewCompileError);
+    const d = e.diagnostics.find((x) => x.severity === "error");
+    assert.ok(d, "an error diagnostic");
+    assert.match(d.code, /^E\d+$/);
+    assert.equal(d.line, 3);
+    assert.equal(d.column, 20);
+    assert.ok(d.length > 0);
+    assert.match(d.rendered, /bad\.sw:3:20/);
+    return true;
+  });
+  assert.throws(() => shrew.compile("@graph {", {}), ShrewCompileError);
+});
+
+test("run errors: missing, extra, wrong dtype, wrong shape, unknown graph", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 2 } });
+  try {
+    const good = new Tensor("f32", [2, 784]);
+    const check = (fn, code, extra = {}) => assert.throws(fn, (e) => {
+      assert.ok(e instanceof ShrewRuntimeError, String(e));
+      assert.equal(e.code, code, e.message);
+      for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `${k} in: ${e.message}`);
+      return true;
+    });
+    check(() => p.run("Classifier", {}), "invalid_argument", { input: "images" });
+    check(() => p.run("Classifier", { images: good, extra: good }), "invalid_argument", { input: "extra" });
+    check(() => p.run("Classifier", { images: new Tensor("f64", [2, 784]) }), "invalid_argument", { input: "images", expected: "f32", actual: "f64" });
+    check(() => p.run("Classifier", { images: new Tensor("f32", [2, 783]) }), "invalid_argument", { input: "images" });
+    check(() => p.run("Classifier", { images: new Tensor("f32", [784]) }), "invalid_argument", { input: "images" });
+    check(() => p.run("Nope", { images: good }), "not_found");
+    check(() => p.signature("Nope"), "not_found");
+    // Still usable after errors.
+    assert.deepEqual([...p.run("Classifier", { images: good }).probs.shape], [2, 10]);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("dispose: idempotent, use after dispose throws, Symbol.dispose", () => {
+  const p = shrew.compile(MLP);
+  p.dispose();
+  p.dispose();
+  assert.equal(p.disposed, true);
+  for (const fn of [() => p.run("Classifier", {}), () => p.graphs, () => p.stats("Classifier"), () => p.params()]) {
+    assert.throws(fn, (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
+  }
+  const q = shrew.compile(MLP);
+  q[Symbol.dispose]();
+  assert.equal(q.disposed, true);
+  assert.throws(() => new Program(Symbol("x")), TypeError);
+});

@@ -1,0 +1,90 @@
+#include "api/compile.h"
+
+#include <utility>
+
+#include "front/parser.h"
+#include "ir/shapes.h"
+#include "ir/validate.h"
+#include "lower/lower.h"
+#include "lower/materialize.h"
+
+namespace shrew {
+
+const char* CompileStageName(CompileStage stage) {
+  switch (stage) {
+    case CompileStage::kParse: return "parse";
+    case CompileStage::kLower: return "lower";
+    case CompileStage::kValidate: return "validate";
+    case CompileStage::kInferShapes: return "infer shapes";
+    case CompileStage::kMaterialize: return "materialise";
+    case CompileStage::kOptimize: return "optimise";
+  }
+  return "";
+}
+
+std::string CompileResult::RenderDiagnostics() const {
+  if (source == nullptr) return "";
+  return diag::RenderAll(diagnostics, *source);
+}
+
+namespace {
+
+// OPS.md §5: the host's seed, else an integer `seed` in @config (a negative
+// one taken modulo 2^64), else 0.
+uint64_t EffectiveSeed(const CompileOptions& options, const ir::Program& program) {
+  if (options.seed) return *options.seed;
+  auto it = program.config.find("seed");
+  if (it != program.config.end() && it->second.kind == ir::ConfigValue::Kind::kInt) {
+    return static_cast<uint64_t>(it->second.i);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CompileResult Compile(std::string_view text, const CompileOptions& options) {
+  CompileResult result;
+  result.source = std::make_unique<diag::SourceFile>(options.filename, std::string(text));
+  diag::DiagnosticBag diags(options.max_errors);
+  auto stop = [&](CompileStage stage) -> CompileResult {
+    result.stage = stage;
+    result.ok = false;
+    result.diagnostics = diags.Take();
+    return std::move(result);
+  };
+
+  result.stage = CompileStage::kParse;
+  ast::Program tree = front::Parse(*result.source, diags);
+  if (diags.has_errors()) return stop(CompileStage::kParse);
+
+  lower::LowerResult lowered = lower::Lower(tree, *result.source, diags);
+  if (!lowered.ok || diags.has_errors()) return stop(CompileStage::kLower);
+  ir::Program program = std::move(lowered.program);
+  tree = ast::Program();  // the IR keeps spans, not the tree
+
+  if (!ir::ValidateProgram(program, &diags)) return stop(CompileStage::kValidate);
+
+  ir::InferOptions infer;
+  infer.default_float = options.default_float;
+  infer.bindings = options.dims.empty() ? nullptr : &options.dims;
+  if (!ir::InferProgramTypes(&program, &diags, infer)) return stop(CompileStage::kInferShapes);
+
+  lower::MaterializeOptions mat;
+  mat.bindings = &options.dims;
+  if (!lower::MaterializeProgram(&program, &diags, mat)) return stop(CompileStage::kMaterialize);
+
+  result.seed = EffectiveSeed(options, program);
+  result.unoptimized = program;
+  if (options.optimize) {
+    result.stage = CompileStage::kOptimize;
+    result.stats = opt::Optimize(program, options.passes);
+  } else {
+    result.stage = CompileStage::kMaterialize;
+  }
+  result.program = std::move(program);
+  result.diagnostics = diags.Take();
+  result.ok = true;
+  return result;
+}
+
+}  // namespace shrew

@@ -1,0 +1,121 @@
+// A runnable Shrew program (PIPELINE.md §8–§10): parameters initialised
+// from the seeded generator, every graph JIT-compiled to a tape whose
+// kernels (XNNPACK operators, weights packed) are created once, and the
+// reference interpreter on the same parameters as the oracle.
+//
+//   shrew::CompileResult c = shrew::Compile(source);
+//   Result<std::unique_ptr<shrew::Program>> p = shrew::Program::Create(c);
+//   runtime::TensorMap in;
+//   in.emplace("images", std::move(images));
+//   Result<runtime::TensorMap> out = (*p)->Run("Classifier", in);
+//   const runtime::Tensor& probs = out->at("probs");
+//
+// Run checks every input before anything runs and returns a clear error
+// naming the input with the expected and actual dtype/shape: unknown graph
+// (the graphs are listed), unknown/extra input names (the inputs are
+// listed), missing inputs, wrong dtype (storage type), wrong rank or fixed
+// size, symbolic dimensions inconsistent between inputs or with the
+// configured dims, tensors over `max_input_bytes`. After any error the
+// program stays usable. Outputs are copied out of the arena (host tensors
+// owned by the caller).
+//
+// Parameters are keyed "GRAPH/PARAM" (listed sorted by key). SetParam
+// checks dtype and shape, overwrites the stored values in place and
+// re-creates the kernels that packed that parameter.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/compile.h"
+#include "base/status.h"
+#include "ir/graph.h"
+#include "jit/compile.h"
+#include "jit/compiled_graph.h"
+#include "jit/executor.h"
+#include "runtime/param_init.h"
+#include "runtime/rng.h"
+#include "runtime/tensor.h"
+
+namespace shrew {
+
+struct ProgramOptions {
+  // Symbolic dimension values of the runtime configuration (they take
+  // precedence over sizes bound from inputs, LANGUAGE.md §5.3).
+  ir::DimBindings dims;
+  bool training = false;                  // dropout active
+  std::optional<uint64_t> seed;           // unset: CompileResult::seed, else 0
+  ir::DType default_dtype = ir::DType::kF32;
+  uint64_t max_input_bytes = uint64_t{1} << 30;  // per input tensor
+  bool jit_fusion = true;                 // FC+activation as one instruction
+  bool native_kernels = true;             // false: every node runs the ref fallback
+  bool verify_plans = true;               // no-overlap check of every memory plan
+  bool check_slots = false;               // empty-slot check while running (debug)
+};
+
+class Program {
+ public:
+  static Result<std::unique_ptr<Program>> Create(const CompileResult& compiled, ProgramOptions options = {});
+  // From an already checked, materialised (and usually optimised) IR program.
+  static Result<std::unique_ptr<Program>> Create(ir::Program program, ProgramOptions options = {});
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  std::vector<std::string> GraphNames() const;
+  const ir::Program& ir() const { return program_; }
+  const ProgramOptions& options() const { return options_; }
+
+  // The tape executor; outputs by name.
+  Result<runtime::TensorMap> Run(std::string_view graph, const runtime::TensorMap& inputs);
+  // The reference interpreter on the same parameters.
+  Result<runtime::TensorMap> Interpret(std::string_view graph, const runtime::TensorMap& inputs);
+
+  // (GRAPH/PARAM, tensor), sorted by key. Pointers stay valid until the
+  // program is destroyed (SetParam writes in place).
+  std::vector<std::pair<std::string, const runtime::Tensor*>> Params() const;
+  Result<runtime::Tensor> GetParam(std::string_view key) const;
+  Status SetParam(std::string_view key, const runtime::Tensor& value);
+
+  // Statistics, §7.7 dump (plus values and plan) and the plan as JSON, for
+  // the binding last run (arena fields 0 / "not yet bound" before any run
+  // of a graph with symbolic dims).
+  Result<jit::CompileStats> Stats(std::string_view graph) const;
+  Result<std::string> Dump(std::string_view graph) const;
+  Result<std::string> PlanJson(std::string_view graph) const;
+  // Rebuilds one graph's tape, kernels and plans.
+  Status Recompile(std::string_view graph);
+
+  // XNNPACK operators owned by this program's kernels.
+  int num_live_xnn_operators() const;
+
+  // Low-level access (bindings, benchmarks): the compiled graph and its
+  // executor, nullptr for an unknown name.
+  jit::Executor* executor(std::string_view graph);
+  const jit::CompiledGraph* compiled(std::string_view graph) const;
+
+ private:
+  struct Entry {
+    std::unique_ptr<jit::CompiledGraph> compiled;
+    std::unique_ptr<jit::Executor> executor;
+  };
+  Program(ir::Program program, ProgramOptions options, uint64_t seed);
+  Status Init();
+  jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
+  Status CompileOne(size_t index);
+  Result<size_t> FindGraph(std::string_view name) const;
+  Result<runtime::Tensor> CallGraph(std::string_view callee, std::span<const runtime::Tensor* const> operands);
+
+  ir::Program program_;
+  ProgramOptions options_;
+  runtime::Rng rng_;
+  runtime::ParamMap params_;
+  std::vector<Entry> graphs_;  // program_.graphs order
+};
+
+}  // namespace shrew

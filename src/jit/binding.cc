@@ -1,0 +1,71 @@
+#include "jit/binding.h"
+
+#include <map>
+
+namespace shrew::jit {
+
+Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings& config_dims,
+                                   std::span<const InputDesc> inputs) {
+  ir::DimBindings dims = config_dims;
+  std::map<std::string, std::string, std::less<>> bound_by;  // dim name -> input that bound it
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
+    const InputDesc& in = inputs[i];
+    if (!in.present) continue;
+    const ir::Node& node = graph.node(graph.inputs()[i].node);
+    const std::string who = "input '" + node.name + "' of graph '" + graph.name() + "': ";
+    const ir::Type& t = node.type;
+    if (!t.is_tensor()) continue;  // nothing declared to check against
+    const std::string expected = ir::DimsToString(t.dims());
+    const std::string actual = runtime::ShapeToString(in.shape);
+    if (ir::StorageOf(in.dtype) != ir::StorageOf(t.dtype())) {
+      return InvalidArgument(who + "expected dtype " + ir::DTypeName(t.dtype()) + ", got " + ir::DTypeName(in.dtype) +
+                             " (declared " + t.ToString() + ")");
+    }
+    if (static_cast<int>(in.shape.size()) != t.rank()) {
+      return InvalidArgument(who + "expected rank " + std::to_string(t.rank()) + ", got rank " +
+                             std::to_string(in.shape.size()) + ": expected " + expected + ", got " + actual);
+    }
+    for (int d = 0; d < t.rank(); ++d) {
+      const ir::Dim& dim = t.dim(d);
+      const int64_t size = in.shape[static_cast<size_t>(d)];
+      if (dim.is_fixed() && dim.size() != size) {
+        return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension " + std::to_string(d) +
+                               " must be " + std::to_string(dim.size()));
+      }
+      if (!dim.is_symbolic()) continue;
+      auto it = dims.find(dim.name());
+      if (it == dims.end()) {
+        dims.emplace(dim.name(), size);
+        bound_by.emplace(dim.name(), node.name);
+        continue;
+      }
+      if (it->second != size) {
+        auto by = bound_by.find(dim.name());
+        const std::string source = by == bound_by.end() ? std::string("bound by the runtime configuration")
+                                                        : "bound by input '" + by->second + "'";
+        return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension '" + dim.name() +
+                               "' is " + std::to_string(size) + " here but " + std::to_string(it->second) + " (" +
+                               source + ")");
+      }
+    }
+  }
+  return dims;
+}
+
+runtime::Shape ConcreteShape(const ir::Type& type, const ir::DimBindings& dims, int64_t fallback) {
+  runtime::Shape s;
+  if (!type.is_tensor()) return s;
+  for (const ir::Dim& d : type.dims()) {
+    if (d.is_fixed()) {
+      s.push_back(d.size());
+    } else if (d.is_symbolic()) {
+      auto it = dims.find(d.name());
+      s.push_back(it == dims.end() ? fallback : it->second);
+    } else {
+      s.push_back(fallback);
+    }
+  }
+  return s;
+}
+
+}  // namespace shrew::jit

@@ -1,0 +1,342 @@
+#include "jit/compile.h"
+
+#include <chrono>
+#include <map>
+
+#include "base/check.h"
+#include "interp/eval.h"
+#include "ir/op.h"
+#include "jit/order.h"
+#include "jit/ref_kernel.h"
+
+namespace shrew::jit {
+namespace {
+
+using ir::Node;
+using ir::NodeId;
+using ir::OpKind;
+
+Status NodeError(const Node& node, const Status& s) {
+  return Status(s.code(), "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + s.message());
+}
+
+// Whether a node runs as an alias of its first operand (no kernel).
+bool IsAlias(const Node& node, bool training) {
+  switch (node.op) {
+    case OpKind::kIdentity:
+    case OpKind::kReshape:
+    case OpKind::kView:
+      return true;
+    case OpKind::kDropout: {
+      const ir::AttrValue* p = node.attr("p");
+      const double pv = (p != nullptr && p->is_number()) ? p->as_float() : 0.0;
+      // An invalid p runs the reference kernel so the run reports it.
+      if (!(pv >= 0.0 && pv < 1.0)) return false;
+      return !training || pv == 0.0;
+    }
+    default:
+      return false;
+  }
+}
+
+bool IsFusableProducer(OpKind op) { return op == OpKind::kFusedMatmulAdd || op == OpKind::kLinear; }
+bool IsActivation(OpKind op) {
+  return op == OpKind::kRelu || op == OpKind::kGelu || op == OpKind::kSilu || op == OpKind::kSigmoid ||
+         op == OpKind::kTanh;
+}
+
+Status CheckCompilable(const ir::Graph& graph, const Node& node) {
+  if (node.is_source()) return Status::Ok();
+  switch (node.op) {
+    case OpKind::kCustom:
+      return Unimplemented("custom op '" + node.callee + "' has no kernel");
+    case OpKind::kRepeat:
+      return FailedPrecondition("node '" + node.name + "' (repeat): graph not materialised");
+    case OpKind::kMultiHeadAttention:
+    case OpKind::kTransformerBlock:
+      if (node.operands.size() == 1) {
+        return FailedPrecondition("node '" + node.name + "' (" + ir::OpName(node.op) +
+                                  "): graph not materialised (implicit parameters missing)");
+      }
+      return Status::Ok();
+    case OpKind::kIdentity:
+      if (node.operands.empty()) return FailedPrecondition("node '" + node.name + "': identity without operand");
+      return Status::Ok();
+    default:
+      break;
+  }
+  if (!node.type.is_tensor()) {
+    return FailedPrecondition("node '" + node.name + "' (" + ir::OpName(node.op) + "): type unknown after shape inference");
+  }
+  for (NodeId op : node.operands) {
+    if (!graph.HasNode(op) || !graph.node(op).type.is_tensor()) {
+      return FailedPrecondition("node '" + node.name + "': operand type unknown after shape inference");
+    }
+  }
+  return Status::Ok();
+}
+
+// Creates the kernel for `node` (native if the factory has one, else ref).
+Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, const CompileOptions& options) {
+  CompiledKernel ck;
+  ck.node = node.id;
+  runtime::KernelSpec spec = MakeKernelSpec(cg, node, options.training);
+  for (size_t i = 0; i < node.operands.size(); ++i) {
+    const Node& op = cg.graph.node(node.operands[i]);
+    if (op.is_param() && spec.constant_operands[i] != nullptr) {
+      ck.constant_params.push_back(cg.graph.FindParam(op.name));
+    }
+  }
+  if (options.kernel_factory && node.op != OpKind::kCall) {
+    Result<runtime::KernelPtr> k = options.kernel_factory(spec);
+    if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return NodeError(node, k.status());
+    if (k.ok() && k.value() != nullptr) {
+      ck.kernel = std::move(k).value();
+      return ck;
+    }
+  }
+  std::vector<ir::DType> dtypes;
+  for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
+  ck.kernel = MakeRefKernel(&cg.graph, &cg.graph.node(node.id), std::move(dtypes), node.type.dtype(),
+                            cg.ref_env.get());
+  ck.ref = true;
+  return ck;
+}
+
+}  // namespace
+
+int CompiledGraph::num_live_xnn_operators() const {
+  int n = 0;
+  for (const CompiledKernel& k : kernels) n += k.kernel ? k.kernel->num_xnn_operators() : 0;
+  return n;
+}
+
+runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bool training) {
+  runtime::KernelSpec spec;
+  spec.node = &cg.graph.node(node.id);
+  spec.output_dtype = node.type.is_tensor() ? node.type.dtype() : ir::DType::kF32;
+  spec.training = training;
+  for (NodeId id : node.operands) {
+    const Node& op = cg.graph.node(id);
+    spec.operand_dtypes.push_back(op.type.is_tensor() ? op.type.dtype() : ir::DType::kF32);
+    const runtime::Tensor* constant = nullptr;
+    if (op.is_param()) {
+      const int p = cg.graph.FindParam(op.name);
+      if (p >= 0 && static_cast<size_t>(p) < cg.params.size()) constant = cg.params[static_cast<size_t>(p)];
+    } else if (op.op == OpKind::kConstant && !op.is_source()) {
+      // Constants are materialised before any kernel is created.
+      const SlotId s = cg.node_slot[static_cast<size_t>(id)];
+      for (const Instr& in : cg.tape.instrs) {
+        if (in.dst == s && in.opcode == Opcode::kConstant) constant = &cg.constants[static_cast<size_t>(in.index)];
+      }
+    }
+    spec.constant_operands.push_back(constant);
+  }
+  return spec;
+}
+
+Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto cg = std::make_unique<CompiledGraph>();
+  cg->name = graph.name();
+  cg->graph = graph;
+  cg->training = options.training;
+  cg->params = options.params;
+  cg->params.resize(graph.params().size(), nullptr);
+  cg->ref_env = std::make_unique<RefEnv>();
+  cg->ref_env->ctx.training = options.training;
+  cg->ref_env->ctx.rng = options.rng;
+  cg->ref_env->ctx.call = options.call;
+  cg->ref_env->ctx.default_float_dtype = options.default_float;
+  cg->ref_env->ctx.dims = &cg->ref_env->dims;
+  const ir::Graph& g = cg->graph;
+
+  for (const Node& node : g.nodes()) {
+    Status s = CheckCompilable(g, node);
+    if (!s.ok()) return s;
+  }
+  const std::vector<NodeId> order = ExecutionOrder(g);
+  if (static_cast<int>(order.size()) != g.num_nodes()) return FailedPrecondition("graph '" + g.name() + "' contains a cycle");
+  cg->num_slots = g.num_nodes();
+  cg->slot_node = order;
+  cg->node_slot.assign(order.size(), kNoSlot);
+  for (size_t s = 0; s < order.size(); ++s) cg->node_slot[static_cast<size_t>(order[s])] = static_cast<SlotId>(s);
+
+  std::vector<int> input_index(order.size(), -1);
+  for (size_t i = 0; i < g.inputs().size(); ++i) input_index[static_cast<size_t>(g.inputs()[i].node)] = static_cast<int>(i);
+  std::vector<uint8_t> is_output(order.size(), 0);
+  for (const ir::GraphOutput& o : g.outputs()) is_output[static_cast<size_t>(o.node)] = 1;
+  const std::vector<int> consumers = g.ConsumerCounts();
+
+  // Materialise constants first: kernels may pack them.
+  std::vector<int> constant_index(order.size(), -1);
+  for (NodeId id : order) {
+    const Node& node = g.node(id);
+    if (node.is_source() || node.op != OpKind::kConstant) continue;
+    Result<runtime::Tensor> t = interp::EvalNode(g, node, {}, cg->ref_env->ctx);
+    if (!t.ok()) return t.status();
+    constant_index[static_cast<size_t>(id)] = static_cast<int>(cg->constants.size());
+    cg->constants.push_back(std::move(t).value());
+  }
+  // The constant instructions must exist for MakeKernelSpec's lookup; emit
+  // the tape in two passes: structure first, kernels second.
+  std::vector<NodeId> fused_into(order.size(), ir::kNoNode);  // producer -> activation node
+  std::vector<NodeId> fused_from(order.size(), ir::kNoNode);  // activation -> producer
+  Tape& tape = cg->tape;
+  int time = 0;
+  for (NodeId id : order) {
+    const Node& node = g.node(id);
+    Instr in;
+    in.node = id;
+    in.dst = cg->node_slot[static_cast<size_t>(id)];
+    if (node.is_input()) {
+      in.opcode = Opcode::kLoadInput;
+      in.index = input_index[static_cast<size_t>(id)];
+    } else if (node.is_param()) {
+      in.opcode = Opcode::kLoadParam;
+      in.index = g.FindParam(node.name);
+    } else if (node.op == OpKind::kConstant) {
+      in.opcode = Opcode::kConstant;
+      in.index = constant_index[static_cast<size_t>(id)];
+    } else if (IsAlias(node, options.training)) {
+      in.opcode = Opcode::kCopy;
+    } else {
+      in.opcode = node.op == OpKind::kCall ? Opcode::kCall : Opcode::kCompute;
+    }
+    if (in.opcode == Opcode::kCopy || in.opcode == Opcode::kCompute || in.opcode == Opcode::kCall) {
+      in.first_operand = static_cast<int32_t>(tape.operands.size());
+      const size_t n = in.opcode == Opcode::kCopy ? 1 : node.operands.size();
+      for (size_t k = 0; k < n; ++k) tape.operands.push_back(cg->node_slot[static_cast<size_t>(node.operands[k])]);
+      in.num_operands = static_cast<int32_t>(n);
+    }
+    in.time = time++;
+    tape.instrs.push_back(in);
+  }
+
+  // JIT-level fusion: act(producer) where the producer has one consumer and
+  // is not an output becomes one instruction at the activation's position.
+  std::map<NodeId, runtime::KernelPtr> fused_kernels;
+  if (options.jit_fusion && options.fused_factory) {
+    for (NodeId id : order) {
+      const Node& act = g.node(id);
+      if (act.is_source() || !IsActivation(act.op) || act.operands.size() != 1) continue;
+      const NodeId pid = act.operands[0];
+      const Node& prod = g.node(pid);
+      if (prod.is_source() || !IsFusableProducer(prod.op) || consumers[static_cast<size_t>(pid)] != 1 ||
+          is_output[static_cast<size_t>(pid)]) {
+        continue;
+      }
+      Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
+      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return NodeError(act, k.status());
+      if (!k.ok() || k.value() == nullptr) continue;
+      fused_kernels[id] = std::move(k).value();
+      fused_into[static_cast<size_t>(pid)] = id;
+      fused_from[static_cast<size_t>(id)] = pid;
+    }
+  }
+  if (!fused_kernels.empty()) {
+    // Rebuild the tape: drop fused producers, give their operands to the activation.
+    Tape fused;
+    int t = 0;
+    for (const Instr& old : tape.instrs) {
+      if (fused_into[static_cast<size_t>(old.node)] != ir::kNoNode) continue;
+      Instr in = old;
+      in.time = t++;
+      const NodeId pid = fused_from[static_cast<size_t>(old.node)];
+      in.first_operand = static_cast<int32_t>(fused.operands.size());
+      if (pid != ir::kNoNode) {
+        in.fused_node = pid;
+        for (NodeId op : g.node(pid).operands) fused.operands.push_back(cg->node_slot[static_cast<size_t>(op)]);
+        in.num_operands = static_cast<int32_t>(g.node(pid).operands.size());
+      } else {
+        for (SlotId s : tape.OperandsOf(old)) fused.operands.push_back(s);
+      }
+      fused.instrs.push_back(in);
+    }
+    cg->tape = std::move(fused);
+  }
+
+  // Kernels, in tape order.
+  for (Instr& in : cg->tape.instrs) {
+    if (in.opcode != Opcode::kCompute && in.opcode != Opcode::kCall) continue;
+    const Node& node = g.node(in.node);
+    if (in.fused_node != ir::kNoNode) {
+      CompiledKernel ck;
+      ck.kernel = std::move(fused_kernels[in.node]);
+      ck.node = in.node;
+      ck.fused_node = in.fused_node;
+      for (NodeId op : g.node(in.fused_node).operands) {
+        if (g.node(op).is_param()) ck.constant_params.push_back(g.FindParam(g.node(op).name));
+      }
+      in.kernel = static_cast<int32_t>(cg->kernels.size());
+      cg->kernels.push_back(std::move(ck));
+      continue;
+    }
+    Result<CompiledKernel> ck = CreateNodeKernel(*cg, node, options);
+    if (!ck.ok()) return ck.status();
+    in.kernel = static_cast<int32_t>(cg->kernels.size());
+    cg->kernels.push_back(std::move(ck).value());
+  }
+
+  // Inputs, outputs, lifetimes, frees.
+  cg->input_slots.clear();
+  for (const ir::GraphInput& in : g.inputs()) cg->input_slots.push_back(cg->node_slot[static_cast<size_t>(in.node)]);
+  cg->input_read.assign(g.inputs().size(), 0);
+  std::vector<SlotId> output_slots;
+  for (const ir::GraphOutput& o : g.outputs()) {
+    const SlotId s = cg->node_slot[static_cast<size_t>(o.node)];
+    cg->outputs.emplace_back(o.name, s);
+    output_slots.push_back(s);
+  }
+  for (const Instr& in : cg->tape.instrs) {
+    for (SlotId s : cg->tape.OperandsOf(in)) {
+      for (size_t i = 0; i < cg->input_slots.size(); ++i) {
+        if (cg->input_slots[i] == s) cg->input_read[i] = 1;
+      }
+    }
+  }
+  for (size_t i = 0; i < cg->input_slots.size(); ++i) {
+    for (SlotId s : output_slots) {
+      if (s == cg->input_slots[i]) cg->input_read[i] = 1;
+    }
+  }
+  cg->lifetimes = ComputeLifetimes(cg->tape, cg->slot_node, output_slots);
+  CompileStats& st = cg->stats;
+  st.num_frees = InsertFrees(&cg->tape, cg->lifetimes);
+  st.num_instructions = static_cast<int>(cg->tape.instrs.size());
+  st.num_source_nodes = g.num_nodes();
+  st.num_slots = cg->num_slots;
+  for (const Instr& in : cg->tape.instrs) {
+    if (in.opcode == Opcode::kFree) continue;
+    if (in.fused_node != ir::kNoNode || ir::HasFlag(g.node(in.node).op, ir::kFlagFused)) ++st.num_fused;
+  }
+  for (const CompiledKernel& k : cg->kernels) st.num_ref_kernels += k.ref ? 1 : 0;
+  st.compile_time_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)
+                           .count();
+  return cg;
+}
+
+Status RecreateKernelsForParam(CompiledGraph* cg, int param_index, const CompileOptions& options) {
+  for (CompiledKernel& ck : cg->kernels) {
+    bool uses = false;
+    for (int p : ck.constant_params) uses |= p == param_index;
+    if (!uses || ck.ref) continue;
+    if (ck.fused_node != ir::kNoNode) {
+      const ir::Node& prod = cg->graph.node(ck.fused_node);
+      Result<runtime::KernelPtr> k =
+          options.fused_factory(MakeKernelSpec(*cg, prod, options.training), cg->graph.node(ck.node).op);
+      if (!k.ok()) return NodeError(prod, k.status());
+      if (k.value() == nullptr) return Internal("fused kernel for '" + prod.name + "' is no longer offered");
+      ck.kernel = std::move(k).value();
+      continue;
+    }
+    const ir::Node& node = cg->graph.node(ck.node);
+    Result<runtime::KernelPtr> k = options.kernel_factory(MakeKernelSpec(*cg, node, options.training));
+    if (!k.ok()) return NodeError(node, k.status());
+    if (k.value() == nullptr) return Internal("kernel for '" + node.name + "' is no longer offered");
+    ck.kernel = std::move(k).value();
+  }
+  return Status::Ok();
+}
+
+}  // namespace shrew::jit

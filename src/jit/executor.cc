@@ -1,0 +1,352 @@
+#include "jit/executor.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "base/check.h"
+#include "diag/diagnostic.h"
+#include "ir/shapes.h"
+#include "jit/binding.h"
+
+namespace shrew::jit {
+namespace {
+
+using runtime::Shape;
+
+// Beyond this many buffers the quadratic plan check only runs when asked.
+constexpr size_t kVerifyAlwaysBelow = 4096;
+constexpr int kMaxCallDepth = 64;
+
+Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
+                           const ir::InferOptions& io, int depth);
+
+// The concrete type of a call node's result: its callee specialised on the
+// operand types (shape inference alone may leave `?` there).
+Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
+                                const ir::InferOptions& io, int depth) {
+  const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
+  if (callee == nullptr || callee->outputs().empty() || callee->inputs().size() != node.operands.size()) {
+    return Unimplemented("cannot determine the result shape of call[" + node.callee + "]");
+  }
+  if (depth > kMaxCallDepth) return InvalidArgument("graph calls nested deeper than 64");
+  ir::Graph g = *callee;
+  std::vector<InputDesc> descs;
+  for (size_t i = 0; i < node.operands.size(); ++i) {
+    const ir::Type& t = caller.node(node.operands[i]).type;
+    if (!t.is_tensor() || !t.IsStatic()) return Unimplemented("operand shapes of call[" + node.callee + "] unknown");
+    ir::Node& in = g.node(g.inputs()[i].node);
+    Shape shape;
+    for (const ir::Dim& d : t.dims()) shape.push_back(d.size());
+    descs.push_back({true, t.dtype(), shape});
+    in.type = t;
+    in.declared_type = t;
+  }
+  Result<ir::DimBindings> dims = BindInputs(*callee, {}, descs);
+  if (!dims.ok()) return dims.status();
+  SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, io, depth + 1));
+  return g.node(g.outputs().front().node).type;
+}
+
+// ir::SpecializeGraphTypes, then, while a call node's result is not static,
+// pin it (as a declared type) to the callee's specialised output and re-infer.
+Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
+                           const ir::InferOptions& io, int depth) {
+  for (int iter = 0; iter <= g->num_nodes(); ++iter) {
+    diag::DiagnosticBag diags;
+    if (!ir::SpecializeGraphTypes(g, program, dims, &diags, io)) {
+      for (const diag::Diagnostic& d : diags.all()) {
+        if (d.severity == diag::Severity::Error) return InvalidArgument(d.message);
+      }
+      return InvalidArgument("shape inference failed");
+    }
+    ir::Node* pending = nullptr;
+    for (ir::Node& n : g->mutable_nodes()) {
+      if (n.op == ir::OpKind::kCall && !n.is_source() && (!n.type.is_tensor() || !n.type.IsStatic())) {
+        pending = &n;
+        break;
+      }
+    }
+    if (pending == nullptr) return Status::Ok();
+    Result<ir::Type> t = CallResultType(program, *g, *pending, io, depth);
+    if (!t.ok()) return t.status();
+    pending->declared_type = *t;
+    pending->type = *t;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
+
+Executor::Executor(CompiledGraph* graph, ExecutorOptions options) : graph_(graph), options_(std::move(options)) {
+  slot_ptrs_.assign(static_cast<size_t>(graph_->num_slots), nullptr);
+  slot_full_.assign(static_cast<size_t>(graph_->num_slots), 0);
+}
+
+Executor::~Executor() = default;
+
+void Executor::Invalidate() {
+  plans_.clear();
+  active_ = -1;
+  reshaped_for_ = -1;
+  kernels_ready_ = false;
+  ran_ = false;
+}
+
+Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> input_shapes,
+                                                        const ir::DimBindings& dims) {
+  const CompiledGraph& cg = *graph_;
+  auto plan = std::make_unique<BindingPlan>();
+  plan->input_shapes.assign(input_shapes.begin(), input_shapes.end());
+  plan->dims = dims;
+
+  // Concrete types of every node for this binding.
+  ir::Graph g = cg.graph;
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    ir::Node& n = g.node(g.inputs()[i].node);
+    std::vector<ir::Dim> d;
+    for (int64_t s : input_shapes[i]) d.push_back(ir::Dim::Fixed(s));
+    n.type = ir::Type::Tensor(std::move(d), n.type.is_tensor() ? n.type.dtype() : ir::DType::kF32);
+    n.declared_type = n.type;
+  }
+  ir::InferOptions io;
+  io.default_float = options_.default_float;
+  Status specialized = SpecializeWithCalls(&g, options_.program, dims, io, 0);
+  if (!specialized.ok()) {
+    return Status(specialized.code(),
+                  "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());
+  }
+  const size_t n = static_cast<size_t>(cg.num_slots);
+  plan->slot_shapes.assign(n, {});
+  plan->slot_dtypes.assign(n, ir::DType::kF32);
+  plan->slot_bytes.assign(n, 0);
+  for (size_t s = 0; s < n; ++s) {
+    if (cg.lifetimes[s].produced_at < 0) continue;
+    const ir::Node& node = g.node(cg.slot_node[s]);
+    if (!node.type.is_tensor() || !node.type.IsStatic()) {
+      return Unimplemented("graph '" + cg.name + "': the shape of node '" + node.name + "' (" + node.type.ToString() +
+                           ") cannot be determined before running");
+    }
+    Shape shape;
+    for (const ir::Dim& d : node.type.dims()) shape.push_back(d.size());
+    Result<int64_t> count = runtime::CountElements(shape);
+    if (!count.ok()) return Status(count.status().code(), "node '" + node.name + "': " + count.status().message());
+    const size_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
+    if (elem == 0) return InvalidArgument("node '" + node.name + "': dtype " + ir::DTypeName(node.type.dtype()) +
+                                          " is not supported for execution");
+    if (static_cast<uint64_t>(*count) > (uint64_t{1} << 50) / elem) {
+      return ResourceExhausted("node '" + node.name + "' would need more than 2^50 bytes");
+    }
+    plan->slot_shapes[s] = std::move(shape);
+    plan->slot_dtypes[s] = node.type.dtype();
+    plan->slot_bytes[s] = static_cast<uint64_t>(*count) * elem;
+  }
+  SHREW_RETURN_IF_ERROR(ReshapeKernels(*plan, &plan->workspace_bytes));
+  const Tape& tape = cg.tape;
+  plan->buffers = AssignBuffers(tape, cg.lifetimes, plan->slot_bytes, plan->workspace_bytes,
+                                [&](int instr, int operand) {
+                                  const Instr& in = tape.instrs[static_cast<size_t>(instr)];
+                                  return cg.kernels[static_cast<size_t>(in.kernel)].kernel->CanRunInPlace(
+                                      static_cast<size_t>(operand));
+                                });
+  plan->plan = PlanMemory(plan->buffers.records);
+  if (options_.verify_plans || plan->buffers.records.size() < kVerifyAlwaysBelow) {
+    SHREW_RETURN_IF_ERROR(
+        CheckBufferAssignment(tape, cg.lifetimes, plan->buffers, plan->plan.offsets, kDefaultAlignment));
+  }
+  plan->arena_size = AlignUp(plan->plan.arena_bytes + runtime::kTailPaddingBytes, kDefaultAlignment);
+  return plan;
+}
+
+Status Executor::ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* workspace_bytes) {
+  const CompiledGraph& cg = *graph_;
+  workspace_bytes->assign(cg.tape.instrs.size(), 0);
+  std::vector<Shape> operand_shapes;
+  for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
+    const Instr& in = cg.tape.instrs[i];
+    if (in.kernel < 0) continue;
+    operand_shapes.clear();
+    for (SlotId s : cg.tape.OperandsOf(in)) operand_shapes.push_back(plan.slot_shapes[static_cast<size_t>(s)]);
+    const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
+    Result<size_t> ws = ck.kernel->Reshape(operand_shapes, plan.slot_shapes[static_cast<size_t>(in.dst)]);
+    if (!ws.ok()) {
+      const ir::Node& node = cg.graph.node(in.node);
+      if (ck.ref) return ws.status();
+      return Status(ws.status().code(),
+                    "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + ws.status().message());
+    }
+    (*workspace_bytes)[i] = *ws;
+  }
+  return Status::Ok();
+}
+
+Status Executor::Activate(int index) {
+  CompiledGraph& cg = *graph_;
+  BindingPlan& plan = *plans_[static_cast<size_t>(index)];
+  if (active_ == index && kernels_ready_) return Status::Ok();
+  kernels_ready_ = false;
+  active_ = index;
+  if (reshaped_for_ != index) {
+    // Kernels were last reshaped for another binding.
+    reshaped_for_ = -1;
+    std::vector<uint64_t> ws;
+    SHREW_RETURN_IF_ERROR(ReshapeKernels(plan, &ws));
+    if (ws != plan.workspace_bytes) return Internal("kernel workspace sizes changed for a cached binding");
+    reshaped_for_ = index;
+  }
+  if (plan.arena_size > arena_capacity_) {
+    const uint64_t size = AlignUp(plan.arena_size, kDefaultAlignment);
+    std::byte* p = static_cast<std::byte*>(std::aligned_alloc(kDefaultAlignment, size));
+    if (p == nullptr) return ResourceExhausted("cannot allocate an arena of " + std::to_string(size) + " bytes");
+    std::memset(p, 0, size);
+    arena_.reset(p);
+    arena_capacity_ = size;
+  }
+  std::byte* arena = arena_.get();
+  cg.ref_env->dims = plan.dims;
+  // Where every slot lives.
+  for (size_t s = 0; s < slot_ptrs_.size(); ++s) slot_ptrs_[s] = nullptr;
+  for (const Instr& in : cg.tape.instrs) {
+    const size_t d = static_cast<size_t>(in.dst);
+    switch (in.opcode) {
+      case Opcode::kFree:
+        break;
+      case Opcode::kLoadParam: {
+        const runtime::Tensor* t = cg.params[static_cast<size_t>(in.index)];
+        if (t == nullptr) return FailedPrecondition("parameter of node '" + cg.graph.node(in.node).name + "' has no value");
+        slot_ptrs_[d] = const_cast<std::byte*>(t->raw_data());
+        break;
+      }
+      case Opcode::kConstant:
+        slot_ptrs_[d] = const_cast<std::byte*>(cg.constants[static_cast<size_t>(in.index)].raw_data());
+        break;
+      case Opcode::kCopy:
+        slot_ptrs_[d] = slot_ptrs_[static_cast<size_t>(cg.tape.operands[static_cast<size_t>(in.first_operand)])];
+        break;
+      default: {
+        const int32_t b = plan.buffers.slot_buffer[d];
+        SHREW_CHECK(b >= 0);
+        slot_ptrs_[d] = arena + plan.plan.offsets[static_cast<size_t>(b)];
+        break;
+      }
+    }
+  }
+  std::vector<const void*> operand_ptrs;
+  for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
+    const Instr& in = cg.tape.instrs[i];
+    if (in.kernel < 0) continue;
+    operand_ptrs.clear();
+    for (SlotId s : cg.tape.OperandsOf(in)) operand_ptrs.push_back(slot_ptrs_[static_cast<size_t>(s)]);
+    const int32_t wb = plan.buffers.workspace_buffer[i];
+    void* ws = wb < 0 ? nullptr : arena + plan.plan.offsets[static_cast<size_t>(wb)];
+    const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
+    Status s = ck.kernel->Setup(operand_ptrs, slot_ptrs_[static_cast<size_t>(in.dst)], ws);
+    if (!s.ok()) {
+      const ir::Node& node = cg.graph.node(in.node);
+      return Status(s.code(), "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + s.message());
+    }
+  }
+  kernels_ready_ = true;
+  return Status::Ok();
+}
+
+Status Executor::Bind(std::span<const Shape> input_shapes, const ir::DimBindings& dims) {
+  if (input_shapes.size() != graph_->input_slots.size()) {
+    return InvalidArgument("graph '" + graph_->name + "' takes " + std::to_string(graph_->input_slots.size()) +
+                           " inputs, got " + std::to_string(input_shapes.size()) + " shapes");
+  }
+  auto same = [&](const BindingPlan& p) {
+    if (p.dims != dims) return false;
+    for (size_t i = 0; i < input_shapes.size(); ++i) {
+      if (p.input_shapes[i] != input_shapes[i]) return false;
+    }
+    return true;
+  };
+  if (active_ >= 0 && kernels_ready_ && same(*plans_[static_cast<size_t>(active_)])) return Status::Ok();
+  for (size_t k = 0; k < plans_.size(); ++k) {
+    if (same(*plans_[k])) return Activate(static_cast<int>(k));
+  }
+  kernels_ready_ = false;
+  active_ = -1;
+  reshaped_for_ = -1;
+  Result<std::unique_ptr<BindingPlan>> plan = MakePlan(input_shapes, dims);
+  if (!plan.ok()) return plan.status();
+  plans_.push_back(std::move(plan).value());
+  // MakePlan reshaped the kernels for the new binding.
+  reshaped_for_ = static_cast<int>(plans_.size()) - 1;
+  return Activate(reshaped_for_);
+}
+
+std::byte* Executor::input_data(int i) {
+  SHREW_CHECK(active_ >= 0);
+  return static_cast<std::byte*>(slot_ptrs_[static_cast<size_t>(graph_->input_slots[static_cast<size_t>(i)])]);
+}
+
+uint64_t Executor::input_bytes(int i) const {
+  SHREW_CHECK(active_ >= 0);
+  return plan()->slot_bytes[static_cast<size_t>(graph_->input_slots[static_cast<size_t>(i)])];
+}
+
+Status Executor::Run() {
+  if (active_ < 0 || !kernels_ready_) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
+  const CompiledGraph& cg = *graph_;
+  const bool check = options_.check_slots;
+  if (check) std::fill(slot_full_.begin(), slot_full_.end(), 0);
+  ran_ = false;
+  for (const Instr& in : cg.tape.instrs) {
+    if (check) {
+      for (SlotId s : cg.tape.OperandsOf(in)) {
+        if (!slot_full_[static_cast<size_t>(s)]) return Internal("slot " + std::to_string(s) + " is empty");
+      }
+      slot_full_[static_cast<size_t>(in.dst)] = in.opcode != Opcode::kFree;
+    }
+    if (in.kernel < 0) continue;
+    const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
+    Status s = ck.kernel->Run();
+    if (!s.ok()) {
+      if (ck.ref) return s;
+      const ir::Node& node = cg.graph.node(in.node);
+      return Status(s.code(), "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + s.message());
+    }
+  }
+  ran_ = true;
+  return Status::Ok();
+}
+
+const void* Executor::output_data(int o) const {
+  return slot_ptrs_[static_cast<size_t>(graph_->outputs[static_cast<size_t>(o)].second)];
+}
+
+const Shape& Executor::output_shape(int o) const {
+  return plan()->slot_shapes[static_cast<size_t>(graph_->outputs[static_cast<size_t>(o)].second)];
+}
+
+ir::DType Executor::output_dtype(int o) const {
+  return plan()->slot_dtypes[static_cast<size_t>(graph_->outputs[static_cast<size_t>(o)].second)];
+}
+
+Result<runtime::Tensor> Executor::CopyOutput(int o) const {
+  if (!ran_) return FailedPrecondition("graph '" + graph_->name + "' has not run");
+  const SlotId s = graph_->outputs[static_cast<size_t>(o)].second;
+  Result<runtime::Tensor> t = runtime::Tensor::Zeros(plan()->slot_dtypes[static_cast<size_t>(s)],
+                                                     plan()->slot_shapes[static_cast<size_t>(s)]);
+  if (!t.ok()) return t;
+  if (t->byte_size() > 0) std::memcpy(t->mutable_raw_data(), slot_ptrs_[static_cast<size_t>(s)], t->byte_size());
+  return t;
+}
+
+CompileStats Executor::stats() const {
+  CompileStats st = graph_->stats;
+  if (const BindingPlan* p = plan()) {
+    st.num_reused = p->plan.num_reused;
+    st.arena_bytes = p->plan.arena_bytes;
+    st.arena_lower_bound = p->plan.lower_bound;
+    st.arena_naive = p->plan.naive;
+    st.num_in_place = p->buffers.num_in_place;
+    st.num_aliases = p->buffers.num_aliases;
+  }
+  return st;
+}
+
+}  // namespace shrew::jit

@@ -1,0 +1,278 @@
+// Expressions (PIPELINE.md §2.4): lower-op returns an operation and its
+// operands; lower-value returns one node id, creating an anonymous node
+// `__anon_ID` when the expression is not a name in scope. Sub-expressions
+// are created depth-first, left to right, before the node that uses them.
+#include "lower/lower_internal.h"
+
+namespace shrew::lower::internal {
+namespace {
+
+LoweredOp Constant(ir::AttrValue value) {
+  LoweredOp op;
+  op.op = ir::OpKind::kConstant;
+  op.attrs.Set("value", std::move(value));
+  return op;
+}
+
+// A repeat body operand: a name, a literal or a config key (OPS.md §3.15).
+bool IsSimpleOperand(const ast::Expr* e) {
+  e = ast::StripParens(e);
+  return e != nullptr && (e->Is<ast::NameExpr>() || e->Is<ast::IntLiteral>() ||
+                          e->Is<ast::FloatLiteral>() || e->Is<ast::BoolLiteral>());
+}
+
+}  // namespace
+
+std::optional<LoweredOp> Lowerer::LowerOpChecked(const ast::Expr& e) {
+  if (e.height > kMaxEvalHeight) {
+    Error(diag::Kind::ExpressionTooDeep, e.span, "expression is nested too deeply");
+    return std::nullopt;
+  }
+  return LowerOp(e);
+}
+
+std::optional<ir::NodeId> Lowerer::LowerValue(const ast::Expr& expr) {
+  const ast::Expr* e = ast::StripParens(&expr);
+  if (const auto* n = e->As<ast::NameExpr>()) {
+    auto it = scope_.find(n->name);
+    if (it != scope_.end()) return it->second;
+  }
+  std::optional<LoweredOp> op = LowerOp(*e);
+  if (!op) return std::nullopt;
+  return MakeNode("", std::move(*op), e->span);
+}
+
+std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span span) {
+  // Graph-local names shadow config keys (LANGUAGE.md §6).
+  auto it = scope_.find(n.name);
+  if (it != scope_.end()) {
+    LoweredOp op;
+    op.op = ir::OpKind::kIdentity;
+    op.operands.push_back(it->second);
+    return op;
+  }
+  auto c = config_.find(n.name);
+  if (c != config_.end()) {
+    const ir::ConfigValue& v = c->second;
+    switch (v.kind) {
+      case ir::ConfigValue::Kind::kInt: return Constant(ir::AttrValue::Int(v.i));
+      case ir::ConfigValue::Kind::kFloat: return Constant(ir::AttrValue::Float(v.f));
+      case ir::ConfigValue::Kind::kBool: return Constant(ir::AttrValue::Bool(v.b));
+      default:
+        Error(diag::Kind::NotATensor, span,
+              "config value '" + n.name + "' cannot be used as a tensor");
+        return std::nullopt;
+    }
+  }
+  Error(diag::Kind::UndefinedName, span, "undefined name '" + n.name + "'");
+  return std::nullopt;
+}
+
+std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
+  const ast::Expr* e = ast::StripParens(&expr);  // parentheses only group
+  if (const auto* i = e->As<ast::IntLiteral>()) return Constant(ir::AttrValue::Int(i->value));
+  if (const auto* f = e->As<ast::FloatLiteral>()) return Constant(ir::AttrValue::Float(f->value));
+  if (const auto* b = e->As<ast::BoolLiteral>()) return Constant(ir::AttrValue::Bool(b->value));
+  if (e->Is<ast::StringLiteral>()) {
+    Error(diag::Kind::NotATensor, e->span, "a string cannot be used as a tensor value");
+    return std::nullopt;
+  }
+  if (e->Is<ast::NullLiteral>()) {
+    Error(diag::Kind::NotATensor, e->span, "null cannot be used as a tensor value");
+    return std::nullopt;
+  }
+  if (const auto* n = e->As<ast::NameExpr>()) return LowerName(*n, e->span);
+  if (const auto* u = e->As<ast::UnaryExpr>()) {
+    std::optional<ir::OpKind> kind = ir::UnaryOperatorOp(ast::UnaryOpSpelling(u->op));
+    if (!kind) {
+      Error(diag::Kind::UnsupportedOperator, u->op_span,
+            std::string("operator '") + ast::UnaryOpSpelling(u->op) + "' is not supported on tensors");
+      return std::nullopt;
+    }
+    if (u->operand == nullptr) return std::nullopt;
+    std::optional<ir::NodeId> x = LowerValue(*u->operand);
+    if (!x) return std::nullopt;
+    LoweredOp op;
+    op.op = *kind;
+    op.operands.push_back(*x);
+    return op;
+  }
+  if (const auto* b = e->As<ast::BinaryExpr>()) {
+    std::optional<ir::OpKind> kind = ir::BinaryOperatorOp(ast::BinaryOpSpelling(b->op));
+    if (!kind) {
+      Error(diag::Kind::UnsupportedOperator, b->op_span,
+            std::string("operator '") + ast::BinaryOpSpelling(b->op) + "' is not supported on tensors");
+      return std::nullopt;
+    }
+    if (b->lhs == nullptr || b->rhs == nullptr) return std::nullopt;
+    std::optional<ir::NodeId> l = LowerValue(*b->lhs);
+    if (!l) return std::nullopt;
+    std::optional<ir::NodeId> r = LowerValue(*b->rhs);
+    if (!r) return std::nullopt;
+    LoweredOp op;
+    op.op = *kind;
+    op.operands = {*l, *r};
+    return op;
+  }
+  if (const auto* c = e->As<ast::CallExpr>()) return LowerCall(*c, e->span);
+  if (const auto* r = e->As<ast::RepeatExpr>()) return LowerRepeat(*r, e->span);
+  Error(diag::Kind::UnsupportedExpression, e->span, "unsupported expression in a graph");
+  return std::nullopt;
+}
+
+bool Lowerer::LowerPositional(const ast::CallExpr& call, std::vector<ir::NodeId>* operands) {
+  for (const ast::Argument& a : call.args) {
+    if (a.name || a.value == nullptr) continue;
+    std::optional<ir::NodeId> v = LowerValue(*a.value);
+    if (!v) return false;
+    operands->push_back(*v);
+  }
+  return true;
+}
+
+std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Span span) {
+  if (call.callee.size() != 1) {  // `m::f(x)`
+    Error(diag::Kind::UnsupportedExpression, span, "unsupported expression in a graph");
+    return std::nullopt;
+  }
+  const std::string& name = call.callee[0].name;
+  // Resolution order (OPS.md §2.1): built-in, graph, @custom_op.
+  if (std::optional<ir::OpKind> kind = ir::LookupFunction(name)) {
+    LoweredOp op;
+    op.op = *kind;
+    if (!LowerPositional(call, &op.operands)) return std::nullopt;
+    if (!LowerOpAttrs(*kind, call, span, &op.attrs)) return std::nullopt;
+    if (*kind == ir::OpKind::kLinear && op.operands.size() == 3 &&
+        !op.attrs.Find("bias")->as_bool()) {
+      Error(diag::Kind::BadAttribute, span,
+            "attribute 'bias' of linear is false but a bias operand is given");
+      return std::nullopt;
+    }
+    return op;
+  }
+  if (auto it = signatures_.find(name); it != signatures_.end()) {
+    return LowerGraphCall(it->second, call, span);
+  }
+  if (custom_ops_.count(name) > 0) {
+    LoweredOp op;
+    op.op = ir::OpKind::kCustom;
+    op.callee = name;
+    if (!LowerPositional(call, &op.operands)) return std::nullopt;
+    if (!LowerCustomAttrs(call, &op.attrs)) return std::nullopt;
+    return op;
+  }
+  Error(diag::Kind::UnknownOperation, call.callee[0].span, "unknown operation '" + name + "'");
+  return std::nullopt;
+}
+
+std::optional<LoweredOp> Lowerer::LowerGraphCall(const GraphSignature& sig,
+                                                 const ast::CallExpr& call, diag::Span span) {
+  // Bind first (no nodes yet), so argument errors come before anything else.
+  const size_t n = sig.inputs.size();
+  std::vector<const ast::Argument*> bound(n, nullptr);
+  size_t next_positional = 0;
+  for (const ast::Argument& a : call.args) {
+    size_t index = 0;
+    if (a.name) {
+      auto it = sig.input_index.find(a.name->name);
+      if (it == sig.input_index.end()) {
+        Error(diag::Kind::CallArgument, a.name->span,
+              "graph '" + sig.name + "' has no input named '" + a.name->name + "'");
+        return std::nullopt;
+      }
+      index = static_cast<size_t>(it->second);
+    } else {
+      index = next_positional++;
+      if (index >= n) {
+        Error(diag::Kind::CallArgument, a.span,
+              "too many arguments for graph '" + sig.name + "' (it has " + std::to_string(n) +
+                  (n == 1 ? " input)" : " inputs)"));
+        return std::nullopt;
+      }
+    }
+    if (bound[index] != nullptr) {
+      Error(diag::Kind::CallArgument, a.span,
+            "input '" + sig.inputs[index] + "' of graph '" + sig.name + "' is bound twice");
+      return std::nullopt;
+    }
+    bound[index] = &a;
+  }
+  // Unbound optional inputs may only be left out at the end: operands are
+  // positional in the IR.
+  size_t count = n;
+  while (count > 0 && bound[count - 1] == nullptr && sig.optional[count - 1]) --count;
+  for (size_t i = 0; i < count; ++i) {
+    if (bound[i] != nullptr) continue;
+    Error(diag::Kind::CallArgument, span,
+          sig.optional[i] ? "optional input '" + sig.inputs[i] + "' of graph '" + sig.name +
+                                "' must be bound because a later input is"
+                          : "missing input '" + sig.inputs[i] + "' in call to graph '" +
+                                sig.name + "'");
+    return std::nullopt;
+  }
+  // Lower the arguments in source order, then order them as the inputs.
+  std::vector<ir::NodeId> values(call.args.size(), ir::kNoNode);
+  for (size_t k = 0; k < call.args.size(); ++k) {
+    if (call.args[k].value == nullptr) return std::nullopt;
+    std::optional<ir::NodeId> v = LowerValue(*call.args[k].value);
+    if (!v) return std::nullopt;
+    values[k] = *v;
+  }
+  LoweredOp op;
+  op.op = ir::OpKind::kCall;
+  op.callee = sig.name;
+  for (size_t i = 0; i < count; ++i) {
+    op.operands.push_back(values[static_cast<size_t>(bound[i] - call.args.data())]);
+  }
+  return op;
+}
+
+std::optional<LoweredOp> Lowerer::LowerRepeat(const ast::RepeatExpr& rep, diag::Span span) {
+  if (rep.count == nullptr || rep.body == nullptr) return std::nullopt;
+  std::optional<ir::ConfigValue> count = EvalConfigExpr(*rep.count, EvalContext(), diags_);
+  if (!count) return std::nullopt;
+  if (count->kind != ir::ConfigValue::Kind::kInt || count->i < 0) {
+    Error(diag::Kind::BadRepeat, rep.count->span,
+          "repeat count must be a constant integer >= 0");
+    return std::nullopt;
+  }
+  const ast::Expr* body = ast::StripParens(rep.body.get());
+  // The body is one operation whose operands are names, literals or config
+  // keys: nested calls would be computed once, not per iteration.
+  bool simple = false;
+  if (const auto* c = body->As<ast::CallExpr>()) {
+    simple = true;
+    const std::string callee = c->CalleeName();
+    const bool graph_call =
+        !ir::LookupFunction(callee).has_value() && signatures_.count(callee) > 0;
+    for (const ast::Argument& a : c->args) {
+      // Named arguments are attributes, except for graph calls (operands).
+      bool operand = !a.name || graph_call;
+      if (operand && !IsSimpleOperand(a.value.get())) simple = false;
+    }
+  } else if (const auto* b = body->As<ast::BinaryExpr>()) {
+    simple = IsSimpleOperand(b->lhs.get()) && IsSimpleOperand(b->rhs.get());
+  } else if (const auto* u = body->As<ast::UnaryExpr>()) {
+    simple = IsSimpleOperand(u->operand.get());
+  }
+  if (!simple) {
+    Error(diag::Kind::BadRepeat, body->span,
+          "repeat body must be one operation whose operands are names, literals or config keys");
+    return std::nullopt;
+  }
+  std::optional<LoweredOp> inner = LowerOp(*body);
+  if (!inner) return std::nullopt;
+  if (inner->operands.empty()) {
+    Error(diag::Kind::BadRepeat, body->span,
+          "repeat body needs the carried value as its first operand");
+    return std::nullopt;
+  }
+  LoweredOp op;
+  op.op = ir::OpKind::kRepeat;
+  op.operands = std::move(inner->operands);
+  op.attrs.Set("count", ir::AttrValue::Int(count->i));
+  op.repeat_body = ir::RepeatBody{inner->op, std::move(inner->attrs), std::move(inner->callee)};
+  return op;
+}
+
+}  // namespace shrew::lower::internal

@@ -1,0 +1,113 @@
+#include "lower/types.h"
+
+namespace shrew::lower {
+
+ir::DType ToIrDType(ast::Dtype dtype) {
+  std::optional<ir::DType> d = ir::DTypeFromName(ast::DtypeName(dtype));
+  return d ? *d : ir::DType::kF32;  // every written dtype has an IR name
+}
+
+std::optional<ir::Dim> TypeResolver::ResolveDim(const ast::Dim& dim,
+                                                diag::DiagnosticBag& diags) const {
+  switch (dim.kind) {
+    case ast::Dim::Kind::Fixed:
+      if (dim.value <= 0) {
+        diags.Add(diag::Kind::ZeroDimension, dim.span,
+                  "dimension size " + std::to_string(dim.value) + " is not allowed (sizes start at 1)");
+        return std::nullopt;
+      }
+      return ir::Dim::Fixed(dim.value);
+    case ast::Dim::Kind::Named: {
+      auto it = config_.find(dim.name);
+      if (it == config_.end()) return ir::Dim::Symbolic(dim.name);
+      const ir::ConfigValue& v = it->second;
+      if (v.kind != ir::ConfigValue::Kind::kInt || v.i < 1) {
+        diags.Add(diag::Kind::BadDimension, dim.span,
+                  "dimension '" + dim.name + "' refers to config value that is not a positive integer");
+        return std::nullopt;
+      }
+      return ir::Dim::Fixed(v.i);
+    }
+    case ast::Dim::Kind::Dynamic:
+    case ast::Dim::Kind::Inferred:
+      return ir::Dim::Dynamic();
+  }
+  return ir::Dim::Dynamic();
+}
+
+std::optional<ir::Type> TypeResolver::ResolveImpl(const ast::Type& type, bool* unsupported,
+                                                  diag::DiagnosticBag& diags) const {
+  *unsupported = false;
+  switch (type.kind) {
+    case ast::Type::Kind::Tensor: {
+      std::vector<ir::Dim> dims;
+      dims.reserve(type.dims.size());
+      for (const ast::Dim& d : type.dims) {
+        std::optional<ir::Dim> r = ResolveDim(d, diags);
+        if (!r) return std::nullopt;
+        dims.push_back(std::move(*r));
+      }
+      ir::Type t = ir::Type::Tensor(std::move(dims), ToIrDType(type.dtype));
+      if (t.NumElements().overflow()) {
+        diags.Add(diag::Kind::TypeTooLarge, type.span,
+                  "type " + t.ToString() + " has more elements than fit in 64 bits");
+        return std::nullopt;
+      }
+      return t;
+    }
+    case ast::Type::Kind::Scalar:
+      return ir::Type::Scalar(ToIrDType(type.dtype));
+    case ast::Type::Kind::Dynamic:
+      return ir::Type::Unknown();
+    case ast::Type::Kind::Alias: {
+      auto it = aliases_.find(type.name);
+      if (it == aliases_.end()) {
+        diags.Add(diag::Kind::UndefinedType, type.span, "undefined type '" + type.name + "'");
+        return std::nullopt;
+      }
+      if (!it->second.type) {
+        *unsupported = true;
+        return std::nullopt;
+      }
+      return *it->second.type;
+    }
+    case ast::Type::Kind::Tuple:
+    case ast::Type::Kind::List:
+    case ast::Type::Kind::Int:
+    case ast::Type::Kind::Error:
+      *unsupported = true;
+      return std::nullopt;
+  }
+  *unsupported = true;
+  return std::nullopt;
+}
+
+std::optional<ir::Type> TypeResolver::Resolve(const ast::Type& type,
+                                              diag::DiagnosticBag& diags) const {
+  bool unsupported = false;
+  std::optional<ir::Type> t = ResolveImpl(type, &unsupported, diags);
+  if (unsupported) diags.Add(diag::Kind::UnsupportedType, type.span, "unsupported type");
+  return t;
+}
+
+bool TypeResolver::ResolveAliases(const ast::Program& program, diag::DiagnosticBag& diags) {
+  for (const ast::TypesBlock* block : program.All<ast::TypesBlock>()) {
+    for (const ast::TypeAlias& alias : block->aliases) {
+      bool unsupported = false;
+      std::optional<ir::Type> t = ResolveImpl(alias.type, &unsupported, diags);
+      if (!t && !unsupported) return false;
+      Alias& entry = aliases_[alias.name.name];
+      entry.type = t;
+      // One entry per name in `ordered_`, at the place of its first definition
+      // (a redefinition updates it in place: linear in the alias count).
+      if (entry.index < 0) {
+        entry.index = static_cast<int>(ordered_.size());
+        ordered_.emplace_back(alias.name.name, ir::Type());
+      }
+      ordered_[static_cast<size_t>(entry.index)].second = t ? *t : ir::Type();
+    }
+  }
+  return true;
+}
+
+}  // namespace shrew::lower

@@ -1,0 +1,45 @@
+// Constant folding (PIPELINE.md §6.4).
+//
+// A compute node `add`, `sub`, `mul` or `div` with exactly two operands that
+// were both `constant` nodes when the pass started becomes a `constant`
+// (no operands, `value` attribute, same name, id and type); then the orphan
+// sweep runs. One pass folds one level: a node whose operand is folded in
+// this pass waits for the next round. Nothing else is ever folded (no
+// unary ops, no stochastic ops, calls, inputs or parameters), and constants
+// only hold a scalar, so every folded value is a scalar.
+//
+// Arithmetic class, from the node's resolved dtype:
+//   float dtype    -> IEEE double on both values (int -> double, bool -> 0/1);
+//                     the exact double is stored and rounded to the storage
+//                     type only when materialised;
+//   integer dtype  -> 64-bit wrapping integer arithmetic, `div` truncating,
+//                     INT64_MIN / -1 = INT64_MIN; a division by zero is not
+//                     folded (it stays a run-time error); a float operand
+//                     must be integral. For u8 (the only integer dtype
+//                     stored narrower than 64 bits) operands and result must
+//                     lie in [0, 255], otherwise the node is left for run
+//                     time, where it wraps modulo 256;
+//   still weak     -> int op int in integer arithmetic (`1 / 2` is 0), any
+//                     float operand in double arithmetic; bool operands are
+//                     not folded;
+//   bool, complex, or a result rank other than 0 -> not folded.
+// The values are computed by the reference interpreter's single-node
+// evaluator (one definition of op semantics), on rank-0 f64 / i64 tensors.
+//
+//   node c { op: x * (3 * 4); };   x: Tensor<[2], f32>
+//   before                            after
+//     %1 __anon_1 = constant[3:f32]     %1 __anon_3 = constant[12:f32]
+//     %2 __anon_2 = constant[4:f32]     %2 c = mul(%0, %1)
+//     %3 __anon_3 = mul(%1, %2)
+//     %4 c = mul(%0, %3)
+//
+// Returns the number of nodes folded.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace shrew::opt {
+
+int RunConstFold(ir::Graph& graph);
+
+}  // namespace shrew::opt

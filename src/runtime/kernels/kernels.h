@@ -1,0 +1,52 @@
+// Kernel factories of src/runtime/kernels, one per family. The registry
+// (runtime/kernel_registry.cc) maps op kinds to these; each factory picks the
+// implementation from the operand dtypes and constant operands in the spec
+// (XNNPACK for f32 where it has the op, our own C++ otherwise).
+//
+// Every factory returns InvalidArgument for a spec it cannot serve because
+// the spec is wrong (operand count, mixed dtypes) and Unimplemented for a
+// valid spec it has no kernel for (e.g. dropout in training mode), so the JIT
+// can fall back to the interpreter.
+#pragma once
+
+#include "base/status.h"
+#include "ir/op.h"
+#include "runtime/kernel.h"
+
+namespace shrew::runtime::kernels {
+
+// neg relu gelu silu sigmoid tanh exp log sqrt. f32: xnn_unary.cc; f64 (and
+// signed integers for neg): ref_unary.cc.
+Result<KernelPtr> CreateUnaryKernel(const KernelSpec& spec);
+Result<KernelPtr> CreateRefUnaryKernel(const KernelSpec& spec);
+
+// add sub mul div fused_add_relu fused_sub_relu with broadcasting. f32:
+// xnn_binary.cc; f64, integers: ref_binary.cc.
+Result<KernelPtr> CreateBinaryKernel(const KernelSpec& spec);
+Result<KernelPtr> CreateRefBinaryKernel(const KernelSpec& spec);
+
+// matmul fused_matmul_add fused_matmul_relu linear. f32: xnn_matmul.cc
+// (fully-connected when the weight is a constant, batch-matrix-multiply
+// otherwise); f64, integers: ref_matmul.cc.
+Result<KernelPtr> CreateMatmulKernel(const KernelSpec& spec);
+Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec);
+// A dense op (matmul, fused_matmul_add, linear) followed by `activation`
+// (relu gelu silu sigmoid tanh) on its output, as one kernel. f32 only;
+// Unimplemented when the pair cannot be fused.
+Result<KernelPtr> CreateDenseActivationKernel(const KernelSpec& dense, ir::OpKind activation);
+
+// softmax on any axis (xnn_softmax.cc; f64 in the same file, own loops).
+Result<KernelPtr> CreateSoftmaxKernel(const KernelSpec& spec);
+
+// layer_norm over the last axis with optional weight and bias (ref_layer_norm.cc).
+Result<KernelPtr> CreateLayerNormKernel(const KernelSpec& spec);
+
+// transpose permute, any dtype (xnn_transpose.cc).
+Result<KernelPtr> CreateTransposeKernel(const KernelSpec& spec);
+
+// expand (broadcast copy) and copy (identity, reshape, view, dropout in
+// inference mode), any dtype (ref_copy.cc).
+Result<KernelPtr> CreateExpandKernel(const KernelSpec& spec);
+Result<KernelPtr> CreateCopyKernel(const KernelSpec& spec);
+
+}  // namespace shrew::runtime::kernels

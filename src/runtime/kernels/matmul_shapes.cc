@@ -1,0 +1,61 @@
+#include "runtime/kernels/matmul_shapes.h"
+
+#include <string>
+
+#include "runtime/kernels/kernel_util.h"
+
+namespace shrew::runtime::kernels {
+
+Result<MatmulDims> ComputeMatmulDims(std::string_view op, const Shape& a, const Shape& b, bool linear) {
+  const std::string name(op);
+  MatmulDims d;
+  if (linear) {
+    if (a.empty()) return InvalidArgument(name + ": linear input must have rank >= 1, got []");
+    if (b.size() != 2) return InvalidArgument(name + ": linear weight must be 2-D [out, in], got " + ShapeToString(b));
+    d.k = a.back();
+    if (b[1] != d.k) {
+      return InvalidArgument(name + ": linear input has " + std::to_string(d.k) + " features but the weight expects " +
+                             std::to_string(b[1]));
+    }
+    d.n = b[0];
+    d.m = NumElements(std::span<const int64_t>(a.data(), a.size() - 1));
+    d.transpose_b = true;
+    d.result.assign(a.begin(), a.end() - 1);
+    d.result.push_back(d.n);
+    return d;
+  }
+  if (a.empty() || b.empty()) {
+    return InvalidArgument(name + ": matmul operands must have rank >= 1, got " + ShapeToString(a) + " and " +
+                           ShapeToString(b));
+  }
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  d.k = a.back();
+  const int64_t kb = b_vec ? b[0] : b[b.size() - 2];
+  if (d.k != kb) {
+    return InvalidArgument(name + ": matmul inner dimensions " + std::to_string(d.k) + " and " + std::to_string(kb) +
+                           " differ");
+  }
+  d.n = b_vec ? 1 : b.back();
+  const Shape a_batch = a_vec ? Shape{} : Shape(a.begin(), a.end() - 2);
+  const Shape b_batch = b.size() <= 2 ? Shape{} : Shape(b.begin(), b.end() - 2);
+  Result<Shape> batch = BroadcastShapes(a_batch, b_batch);
+  if (!batch.ok()) return InvalidArgument(name + ": matmul batch dimensions: " + batch.status().message());
+  d.result = *batch;
+  if (!a_vec) d.result.push_back(a[a.size() - 2]);
+  if (!b_vec) d.result.push_back(d.n);
+  if (b_batch.empty()) {
+    // Every row of a meets the same matrix: fold a's leading axes into M.
+    d.m = NumElements(std::span<const int64_t>(a.data(), a.size() - 1));
+    return d;
+  }
+  d.m = a_vec ? 1 : a[a.size() - 2];
+  d.batch_out = *batch;
+  const size_t r = batch->size();
+  d.batch_a.assign(r - a_batch.size(), 1);
+  d.batch_a.insert(d.batch_a.end(), a_batch.begin(), a_batch.end());
+  d.batch_b.assign(r - b_batch.size(), 1);
+  d.batch_b.insert(d.batch_b.end(), b_batch.begin(), b_batch.end());
+  return d;
+}
+
+}  // namespace shrew::runtime::kernels

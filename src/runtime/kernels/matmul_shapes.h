@@ -1,0 +1,80 @@
+// Shape rules shared by the matmul-family kernels (f32 XNNPACK and ref):
+// NumPy matmul (OPS.md §3.7, including 1-D operands and batch broadcasting)
+// and linear (§3.11.2, weight [out, in]), reduced to a batch of
+// [M, K] × [K, N] (or × [N, K]ᵀ for linear) products.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "base/status.h"
+#include "runtime/kernels/broadcast.h"
+#include "runtime/tensor.h"
+
+namespace shrew::runtime::kernels {
+
+struct MatmulDims {
+  // Batch axes of a, b and the result, all of the same length (missing
+  // leading axes filled with 1). Empty when b has rank <= 2: a's leading axes
+  // are then folded into m, because every row meets the same matrix.
+  Shape batch_a, batch_b, batch_out;
+  int64_t m = 0, k = 0, n = 0;
+  // The product's shape (1-D operands drop their axis), before any fused add.
+  Shape result;
+  bool transpose_b = false;  // b is [N, K] (linear's weight)
+};
+
+// matmul(a, b): errors "matmul operands must have rank >= 1, got [..]",
+// "matmul inner dimensions K1 and K2 differ", batch axes that cannot be
+// broadcast. With `linear`, b is the weight [out, in] (must be 2-D):
+// "linear weight must be 2-D [out, in], got [..]", "linear input has I
+// features but the weight expects J".
+Result<MatmulDims> ComputeMatmulDims(std::string_view op, const Shape& a, const Shape& b, bool linear);
+
+// out[batch] = a[batch] · b[batch] (b transposed per dims) in plain loops for
+// any element type; `loop` walks dims.batch_out with inputs batch_a,
+// batch_b. T = int64_t wraps. Used for f64/integers and for f32 products
+// whose batch axes XNNPACK cannot take. Accumulates in Acc.
+template <typename T, typename Acc>
+void RefMatmul(const MatmulDims& dims, const BroadcastLoop<2>& batch_loop, const T* a, const T* b, T* out) {
+  const int64_t m = dims.m, k = dims.k, n = dims.n;
+  auto one = [&](const T* pa, const T* pb, T* po) {
+    for (int64_t i = 0; i < m; ++i) {
+      const T* arow = pa + i * k;
+      T* orow = po + i * n;
+      if (dims.transpose_b) {
+        for (int64_t j = 0; j < n; ++j) {
+          const T* brow = pb + j * k;
+          Acc acc = 0;
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(arow[p]) * static_cast<Acc>(brow[p]);
+          orow[j] = static_cast<T>(acc);
+        }
+      } else {
+        // i-k-j order: the inner loop runs along contiguous rows of b and out.
+        Acc* __restrict acc = reinterpret_cast<Acc*>(orow);
+        static_assert(sizeof(Acc) == sizeof(T), "accumulating in place needs equal sizes");
+        for (int64_t j = 0; j < n; ++j) acc[j] = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const Acc av = static_cast<Acc>(arow[p]);
+          const T* __restrict brow = pb + p * n;
+          for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(brow[j]);
+        }
+      }
+    }
+  };
+  const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;
+  if (dims.batch_out.empty()) {
+    one(a, b, out);
+    return;
+  }
+  // Each "row" of the batch loop is a run of matrices; inner strides are 0/1.
+  const int64_t sa = batch_loop.inner_stride(0), sb = batch_loop.inner_stride(1);
+  const int64_t inner = batch_loop.inner();
+  batch_loop.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
+    for (int64_t t = 0; t < inner; ++t) {
+      one(a + (off[0] + t * sa) * a_mat, b + (off[1] + t * sb) * b_mat, out + (out_off + t) * o_mat);
+    }
+  });
+}
+
+}  // namespace shrew::runtime::kernels

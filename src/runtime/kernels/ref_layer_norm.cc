@@ -1,0 +1,173 @@
+// layer_norm over the last axis (OPS.md §3.11.3), our own C++ (XNNPACK has
+// no f32 layer norm operator in this version), f32 and f64:
+//   μ = mean(x), σ² = mean((x − μ)²) (second pass over centred values),
+//   y = (x − μ) / sqrt(σ² + eps) · w + b.
+// w and b are optional (1 and 0) and broadcast against x: usually [D], but
+// any shape that broadcasts to x's shape works; each row of x meets the w/b
+// row its outer index selects. Statistics accumulate in double with
+// independent partial sums, so the loops vectorise without -ffast-math.
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "runtime/kernels/broadcast.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+constexpr int kLanes = 8;  // partial sums per reduction
+
+template <typename T>
+double RowSum(const T* x, size_t n) {
+  double acc[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
+  }
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+template <typename T>
+double RowSquaredDeviation(const T* x, size_t n, double mean) {
+  double acc[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const double d = static_cast<double>(x[i + l]) - mean;
+      acc[l] += d * d;
+    }
+  }
+  double s = 0;
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    s += d * d;
+  }
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+template <typename T>
+class LayerNormKernel final : public Kernel {
+ public:
+  LayerNormKernel(size_t num_operands, double eps) : num_operands_(num_operands), eps_(eps) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes("layer_norm", operand_shapes, num_operands_, num_operands_, output_shape));
+    const Shape& x = operand_shapes[0];
+    if (x.empty()) return InvalidArgument("layer_norm: input must have rank >= 1, got []");
+    SHREW_RETURN_IF_ERROR(CheckOutputShape("layer_norm", x, output_shape));
+    d_ = static_cast<size_t>(x.back());
+    const Shape x_outer(x.begin(), x.end() - 1);
+    // Affine operands: shape [..outer, Dp] with Dp in {1, D}; their outer part
+    // broadcasts over x's outer axes.
+    Shape outer[2] = {{}, {}};
+    for (size_t p = 0; p < 2; ++p) {
+      step_[p] = 0;
+      if (p + 1 >= operand_shapes.size()) continue;
+      const Shape& s = operand_shapes[p + 1];
+      Result<Shape> b = BroadcastShapes(x, s);
+      if (!b.ok() || *b != x) {
+        return InvalidArgument(std::string("layer_norm: ") + (p == 0 ? "weight" : "bias") + " shape " +
+                               ShapeToString(s) + " does not broadcast to the input shape " + ShapeToString(x));
+      }
+      if (!s.empty()) {
+        outer[p].assign(s.begin(), s.end() - 1);
+        step_[p] = s.back() == 1 ? 0 : 1;
+      }
+      row_len_[p] = s.empty() ? 1 : s.back();
+    }
+    loop_.Init(x_outer, {&outer[0], &outer[1]});
+    empty_ = NumElements(x) == 0;
+    return size_t{0};
+  }
+
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != num_operands_) {
+      return InvalidArgument("layer_norm: expected " + std::to_string(num_operands_) + " operands");
+    }
+    x_ = static_cast<const T*>(operands[0]);
+    // Absent (or null) weight means 1, absent bias 0: a one-element row.
+    present_[0] = operands.size() > 1 && operands[1] != nullptr;
+    present_[1] = operands.size() > 2 && operands[2] != nullptr;
+    w_ = present_[0] ? static_cast<const T*>(operands[1]) : &kOne;
+    b_ = present_[1] ? static_cast<const T*>(operands[2]) : &kZero;
+    y_ = static_cast<T*>(output);
+    return Status::Ok();
+  }
+
+  Status Run() override {
+    if (empty_) return Status::Ok();
+    // An absent operand is a single element: row length and steps 0.
+    const int64_t wl = present_[0] ? row_len_[0] : 0, bl = present_[1] ? row_len_[1] : 0;
+    const int64_t w_step = present_[0] ? step_[0] : 0, b_step = present_[1] ? step_[1] : 0;
+    const int64_t sw = loop_.inner_stride(0), sb = loop_.inner_stride(1);
+    loop_.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
+      for (int64_t t = 0; t < loop_.inner(); ++t) {
+        const size_t row = static_cast<size_t>(out_off + t);
+        NormalizeRow(x_ + row * d_, w_ + (off[0] + t * sw) * wl, w_step, b_ + (off[1] + t * sb) * bl, b_step,
+                     y_ + row * d_);
+      }
+    });
+    return Status::Ok();
+  }
+
+  bool CanRunInPlace(size_t operand_index) const override { return operand_index == 0; }
+  const char* impl_name() const override { return "ref"; }
+
+ private:
+  void NormalizeRow(const T* x, const T* w, int64_t w_step, const T* b, int64_t b_step, T* y) const {
+    const double mean = RowSum(x, d_) / static_cast<double>(d_);
+    const double var = RowSquaredDeviation(x, d_, mean) / static_cast<double>(d_);
+    // μ as hi + lo: x − hi is exact when x is near μ (Sterbenz), so a large
+    // common offset does not cost the centred values their precision.
+    const T mu = static_cast<T>(mean);
+    const T mu_lo = static_cast<T>(mean - static_cast<double>(mu));
+    const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps_));
+    if (w_step == 1 && b_step == 1) {
+      for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * rstd * w[i] + b[i];
+    } else if (w_step == 0 && b_step == 0) {
+      const T scale = rstd * w[0], shift = b[0];
+      for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * scale + shift;
+    } else {
+      const size_t ws = static_cast<size_t>(w_step), bs = static_cast<size_t>(b_step);
+      for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * rstd * w[i * ws] + b[i * bs];
+    }
+  }
+
+  static constexpr T kOne = T(1);
+  static constexpr T kZero = T(0);
+  size_t num_operands_;
+  double eps_;
+  size_t d_ = 0;
+  int64_t step_[2] = {0, 0};     // along the row: 1, or 0 when broadcast
+  int64_t row_len_[2] = {1, 1};  // elements per w/b row (1 or D)
+  BroadcastLoop<2> loop_;        // x's outer axes, inputs w/b outer parts
+  bool present_[2] = {false, false};
+  bool empty_ = true;
+  const T* x_ = nullptr;
+  const T* w_ = nullptr;
+  const T* b_ = nullptr;
+  T* y_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateLayerNormKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, 3));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  Result<double> eps = FloatAttr(*spec.node, "eps");
+  if (!eps.ok()) return eps.status();
+  if (!(*eps > 0)) return InvalidArgument("layer_norm: eps must be > 0, got " + std::to_string(*eps));
+  const size_t n = spec.operand_dtypes.size();
+  if (*storage == ir::StorageType::kF32) return KernelPtr(new LayerNormKernel<float>(n, *eps));
+  if (*storage == ir::StorageType::kF64) return KernelPtr(new LayerNormKernel<double>(n, *eps));
+  return InvalidArgument(std::string("layer_norm requires a float operand, got ") + ir::DTypeName(spec.output_dtype));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,147 @@
+// matmul, fused_matmul_add, fused_matmul_relu and linear in our own C++ for
+// f64 and integer storage (XNNPACK's dense operators are f32 only). The
+// product uses RefMatmul (matmul_shapes.h); "+ c" is a broadcast add and
+// relu a final pass. Integer arithmetic wraps.
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "runtime/kernels/broadcast.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/loops.h"
+#include "runtime/kernels/matmul_shapes.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using K = ir::OpKind;
+
+// Accumulator of the same size: unsigned for i64 so that overflow wraps.
+template <typename T>
+using AccOf = std::conditional_t<std::is_same_v<T, int64_t>, uint64_t, T>;
+
+template <typename T>
+class RefMatmulKernel final : public Kernel {
+ public:
+  RefMatmulKernel(ir::OpKind op, bool linear, bool has_add, bool relu)
+      : op_(op), linear_(linear), has_add_(has_add), relu_(relu) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    const char* name = ir::OpName(op_);
+    const size_t want = has_add_ ? 3 : 2;
+    SHREW_RETURN_IF_ERROR(CheckShapes(name, operand_shapes, want, want, output_shape));
+    Result<MatmulDims> dims = ComputeMatmulDims(name, operand_shapes[0], operand_shapes[1], linear_);
+    if (!dims.ok()) return dims.status();
+    dims_ = std::move(dims).value();
+    Shape expected = dims_.result;
+    if (has_add_) {
+      Result<Shape> b = BroadcastShapes(dims_.result, operand_shapes[2]);
+      if (!b.ok()) return InvalidArgument(std::string(name) + ": " + b.status().message());
+      expected = *b;
+      add_loop_.Init(output_shape, {&dims_.result, &operand_shapes[2]});
+    }
+    SHREW_RETURN_IF_ERROR(CheckOutputShape(name, expected, output_shape));
+    batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
+    empty_ = NumElements(output_shape) == 0 || NumElements(dims_.result) == 0;
+    out_elements_ = static_cast<size_t>(NumElements(output_shape));
+    // The product needs its own buffer when "+ c" broadcasts it larger.
+    temp_bytes_ = 0;
+    if (has_add_ && dims_.result != output_shape && !empty_) {
+      WorkspaceLayout layout;
+      layout.Add(static_cast<size_t>(NumElements(dims_.result)) * sizeof(T));
+      temp_bytes_ = layout.total();
+    }
+    return temp_bytes_;
+  }
+
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    const size_t want = has_add_ ? 3 : 2;
+    if (operands.size() != want) {
+      return InvalidArgument(std::string(ir::OpName(op_)) + ": expected " + std::to_string(want) + " operands");
+    }
+    SHREW_RETURN_IF_ERROR(CheckWorkspace(ir::OpName(op_), workspace, temp_bytes_));
+    a_ = static_cast<const T*>(operands[0]);
+    b_ = static_cast<const T*>(operands[1]);
+    c_ = has_add_ ? static_cast<const T*>(operands[2]) : nullptr;
+    out_ = static_cast<T*>(output);
+    product_ = temp_bytes_ > 0 ? static_cast<T*>(workspace) : out_;
+    return Status::Ok();
+  }
+
+  Status Run() override {
+    if (empty_) return Status::Ok();
+    RefMatmul<T, AccOf<T>>(dims_, batch_loop_, a_, b_, product_);
+    if (has_add_) {
+      BroadcastBinary(add_loop_, static_cast<const T*>(product_), c_, out_,
+                      [](T x, T y) { return static_cast<T>(static_cast<AccOf<T>>(x) + static_cast<AccOf<T>>(y)); });
+    }
+    if (relu_) MapUnary(out_, out_, out_elements_, [](T x) { return x > T(0) ? x : T(0); });
+    return Status::Ok();
+  }
+
+  const char* impl_name() const override { return "ref_matmul"; }
+
+ private:
+  ir::OpKind op_;
+  bool linear_, has_add_, relu_;
+  MatmulDims dims_;
+  BroadcastLoop<2> batch_loop_;
+  BroadcastLoop<2> add_loop_;
+  bool empty_ = true;
+  size_t out_elements_ = 0;
+  size_t temp_bytes_ = 0;
+  const T* a_ = nullptr;
+  const T* b_ = nullptr;
+  const T* c_ = nullptr;
+  T* out_ = nullptr;
+  T* product_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec) {
+  const ir::OpKind op = spec.node->op;
+  bool linear = false, has_add = false, relu = false;
+  switch (op) {
+    case K::kMatmul:
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+      break;
+    case K::kFusedMatmulRelu:
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+      relu = true;
+      break;
+    case K::kFusedMatmulAdd:
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 3, 3));
+      has_add = true;
+      break;
+    case K::kLinear: {
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 3));
+      Result<bool> bias = BoolAttr(*spec.node, "bias");
+      if (!bias.ok()) return bias.status();
+      linear = true;
+      has_add = spec.operand_dtypes.size() == 3;
+      if (has_add && !*bias) return InvalidArgument("linear: bias: false together with a bias operand");
+      break;
+    }
+    default:
+      return Unimplemented(std::string("no dense kernel for ") + ir::OpName(op));
+  }
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  switch (*storage) {
+    case ir::StorageType::kF32:
+      return KernelPtr(new RefMatmulKernel<float>(op, linear, has_add, relu));
+    case ir::StorageType::kF64:
+      return KernelPtr(new RefMatmulKernel<double>(op, linear, has_add, relu));
+    case ir::StorageType::kI64:
+      return KernelPtr(new RefMatmulKernel<int64_t>(op, linear, has_add, relu));
+    case ir::StorageType::kU8:
+      return KernelPtr(new RefMatmulKernel<uint8_t>(op, linear, has_add, relu));
+    default:
+      break;
+  }
+  return InvalidArgument(std::string(ir::OpName(op)) + " does not accept dtype " + ir::DTypeName(spec.output_dtype));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,364 @@
+// f32 dense kernels: matmul, fused_matmul_add, fused_matmul_relu, linear,
+// and any of them followed by an activation (relu gelu silu sigmoid tanh) as
+// one kernel. One class, three steps:
+//
+//   core      XNNPACK fully-connected when the weight is a constant (packed at
+//             Create; matmul's [K, N] weight via XNN_FLAG_TRANSPOSE_WEIGHTS,
+//             linear's [N, K] natively), else batch-matrix-multiply with batch
+//             broadcasting (linear's weight via XNN_FLAG_TRANSPOSE_B). Products
+//             with K = 0 are zero-filled (XNNPACK rejects K = 0), products
+//             whose batch axes still exceed 6 after merging use RefMatmul.
+//   + c       fused_matmul_add's c or linear's bias. A constant c that only
+//             varies along the last axis ([N], [1, N], [1], rank 0) becomes
+//             the fully-connected bias; otherwise an XNNPACK broadcast add,
+//             in place on the output, or from a workspace buffer when c
+//             broadcasts the product to a larger shape.
+//   activation  in place on the output. A relu right after the
+//             fully-connected product is its output clamp [0, +inf).
+#include <xnnpack.h>
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/broadcast.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/matmul_shapes.h"
+#include "runtime/kernels/xnn_binary.h"
+#include "runtime/kernels/xnn_unary.h"
+#include "runtime/xnn_init.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using K = ir::OpKind;
+
+enum class Core { kFullyConnected, kBatchMatmul };
+
+struct DenseConfig {
+  ir::OpKind op = K::kMatmul;
+  bool linear = false;
+  bool has_add = false;                  // operand 2 is added to the product
+  std::optional<ir::OpKind> activation;  // applied last
+};
+
+class XnnMatmulKernel final : public Kernel {
+ public:
+  static Result<KernelPtr> Create(const KernelSpec& spec, DenseConfig config);
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override;
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override;
+  Status Run() override;
+  int num_xnn_operators() const override {
+    return (core_op_ ? 1 : 0) + (add_ ? add_->num_xnn_operators() : 0) + (act_ ? act_->num_xnn_operators() : 0);
+  }
+  const char* impl_name() const override { return impl_name_.c_str(); }
+
+ private:
+  explicit XnnMatmulKernel(DenseConfig config) : config_(config) {}
+  const char* name() const { return ir::OpName(config_.op); }
+  void FillProduct();  // the K = 0 product: bias (or 0), clamped
+
+  DenseConfig config_;
+  Core core_ = Core::kBatchMatmul;
+  XnnOperatorPtr core_op_;   // null for a fully-connected with K = 0 or N = 0
+  Shape weight_shape_;       // fully-connected: the packed constant's shape
+  Shape addend_shape_;       // the constant folded into bias_, when bias_packed_
+  std::vector<float> bias_;  // packed bias (fully-connected), for FillProduct
+  bool bias_packed_ = false;
+  bool clamp_relu_ = false;  // relu applied as the fully-connected clamp
+  std::optional<BinaryStage> add_;
+  std::optional<UnaryStage> act_;
+  std::string impl_suffix_;  // the "+ c" and activation steps
+  std::string impl_name_;    // core + suffix, updated by Reshape
+
+  // From Reshape.
+  MatmulDims dims_;
+  BroadcastLoop<2> batch_loop_;
+  enum class Plan { kEmpty, kXnn, kFill, kRef } plan_ = Plan::kEmpty;
+  size_t packed_offset_ = 0, packed_bytes_ = 0;  // batch-matmul packed weights
+  size_t temp_offset_ = 0;
+  bool product_in_temp_ = false;
+  size_t workspace_bytes_ = 0;
+
+  // From Setup.
+  const float* a_ = nullptr;
+  const float* b_ = nullptr;
+  float* product_ = nullptr;
+};
+
+// Whether constant `c` only varies along the last axis with size n (or is
+// one value), so that it can be the fully-connected bias.
+bool IsBiasLike(const Tensor& c, int64_t n) {
+  const Shape& s = c.shape();
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] != 1) return false;
+  }
+  return s.empty() || s.back() == n || s.back() == 1;
+}
+
+Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig config) {
+  SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
+  std::unique_ptr<XnnMatmulKernel> k(new XnnMatmulKernel(config));
+  const Tensor* weight = spec.constant_operands.size() > 1 ? spec.constant_operands[1] : nullptr;
+  const Tensor* addend = config.has_add && spec.constant_operands.size() > 2 ? spec.constant_operands[2] : nullptr;
+  const bool fc = weight != nullptr && weight->storage() == ir::StorageType::kF32 &&
+                  (config.linear ? weight->rank() == 2 : (weight->rank() == 1 || weight->rank() == 2));
+  const float inf = std::numeric_limits<float>::infinity();
+  bool relu_done = false;
+  if (fc) {
+    k->core_ = Core::kFullyConnected;
+    k->weight_shape_ = weight->shape();
+    const Shape& w = weight->shape();
+    // Channels: matmul [K, N] or [K] (N = 1); linear [N, K].
+    const int64_t kk = config.linear ? w[1] : w[0];
+    const int64_t n = config.linear ? w[0] : (w.size() == 2 ? w[1] : 1);
+    // A 1-D matmul weight drops the N axis, so "+ c" is not along N.
+    const bool n_is_last = config.linear || w.size() == 2;
+    if (addend != nullptr && addend->storage() == ir::StorageType::kF32 && n_is_last && IsBiasLike(*addend, n)) {
+      std::span<const float> cv = addend->values<float>();
+      k->bias_.resize(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) k->bias_[j] = cv.size() == 1 ? cv[0] : cv[j];
+      k->bias_packed_ = true;
+      k->addend_shape_ = addend->shape();
+    }
+    if (config.activation == K::kRelu && (!config.has_add || k->bias_packed_)) {
+      k->clamp_relu_ = true;
+      relu_done = true;
+    }
+    if (kk > 0 && n > 0) {
+      const uint32_t flags = config.linear ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS;
+      xnn_operator_t raw = nullptr;
+      SHREW_RETURN_IF_ERROR(
+          XnnCheck(xnn_create_fully_connected_nc_f32(static_cast<size_t>(kk), static_cast<size_t>(n),
+                                                     static_cast<size_t>(kk), static_cast<size_t>(n),
+                                                     weight->data<float>(), k->bias_packed_ ? k->bias_.data() : nullptr,
+                                                     k->clamp_relu_ ? 0.0f : -inf, inf, flags, nullptr, nullptr, &raw),
+                   k->name(), "fully_connected create"));
+      k->core_op_ = AdoptXnnOperator(raw);
+    }
+  } else {
+    k->core_ = Core::kBatchMatmul;
+    xnn_operator_t raw = nullptr;
+    SHREW_RETURN_IF_ERROR(
+        XnnCheck(xnn_create_batch_matrix_multiply_nc_f32(config.linear ? XNN_FLAG_TRANSPOSE_B : 0, &raw), k->name(),
+                 "batch_matrix_multiply create"));
+    k->core_op_ = AdoptXnnOperator(raw);
+  }
+  if (config.has_add && !k->bias_packed_) {
+    Result<BinaryStage> add = BinaryStage::Create(K::kAdd);
+    if (!add.ok()) return add.status();
+    k->add_.emplace(std::move(add).value());
+    k->impl_suffix_ += "+xnn_binary";
+  }
+  if (config.activation && !relu_done) {
+    Result<UnaryStage> act = UnaryStage::Create(*config.activation);
+    if (!act.ok()) return act.status();
+    k->act_.emplace(std::move(act).value());
+    k->impl_suffix_ += std::string("+") + ir::OpName(*config.activation);
+  } else if (relu_done) {
+    k->impl_suffix_ += "(relu clamp)";
+  }
+  k->impl_name_ = std::string(k->core_ == Core::kFullyConnected ? "xnn_fully_connected" : "xnn_batch_matrix_multiply") +
+                  k->impl_suffix_;
+  return KernelPtr(k.release());
+}
+
+Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) {
+  const size_t want = config_.has_add ? 3 : 2;
+  SHREW_RETURN_IF_ERROR(CheckShapes(name(), operand_shapes, want, want, output_shape));
+  Result<MatmulDims> dims = ComputeMatmulDims(name(), operand_shapes[0], operand_shapes[1], config_.linear);
+  if (!dims.ok()) return dims.status();
+  dims_ = std::move(dims).value();
+  Shape expected = dims_.result;
+  if (config_.has_add) {
+    Result<Shape> b = BroadcastShapes(dims_.result, operand_shapes[2]);
+    if (!b.ok()) return InvalidArgument(std::string(name()) + ": " + b.status().message());
+    expected = *b;
+  }
+  SHREW_RETURN_IF_ERROR(CheckOutputShape(name(), expected, output_shape));
+  if (core_ == Core::kFullyConnected && operand_shapes[1] != weight_shape_) {
+    return InvalidArgument(std::string(name()) + ": weight shape " + ShapeToString(operand_shapes[1]) +
+                           " differs from the packed constant's " + ShapeToString(weight_shape_));
+  }
+  if (bias_packed_ && operand_shapes[2] != addend_shape_) {
+    return InvalidArgument(std::string(name()) + ": bias shape " + ShapeToString(operand_shapes[2]) +
+                           " differs from the packed constant's " + ShapeToString(addend_shape_));
+  }
+
+  WorkspaceLayout layout;
+  packed_bytes_ = 0;
+  const bool empty = NumElements(dims_.result) == 0 || NumElements(output_shape) == 0;
+  if (empty) {
+    plan_ = Plan::kEmpty;
+  } else if (dims_.k == 0 || (core_ == Core::kFullyConnected && core_op_ == nullptr)) {
+    plan_ = Plan::kFill;
+  } else if (core_ == Core::kFullyConnected) {
+    plan_ = Plan::kXnn;
+    SHREW_RETURN_IF_ERROR(
+        XnnCheck(xnn_reshape_fully_connected_nc_f32(core_op_.get(), static_cast<size_t>(dims_.m), nullptr), name(),
+                 "fully_connected reshape"));
+  } else {
+    batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
+    // Without batch axes XNNPACK still gets valid (unused) dim arrays.
+    std::vector<size_t> ba = {1}, bb = {1};
+    size_t num_batch = 0;
+    if (!dims_.batch_out.empty()) {
+      ba = batch_loop_.InputDims(0);
+      bb = batch_loop_.InputDims(1);
+      num_batch = ba.size();
+    }
+    plan_ = num_batch <= XNN_MAX_TENSOR_DIMS ? Plan::kXnn : Plan::kRef;
+    if (plan_ == Plan::kXnn) {
+      size_t ws = 0, align = 0;
+      SHREW_RETURN_IF_ERROR(
+          XnnCheck(xnn_reshape_batch_matrix_multiply_nc_f32(core_op_.get(), num_batch, ba.data(), bb.data(),
+                                                            static_cast<size_t>(dims_.m), static_cast<size_t>(dims_.k),
+                                                            static_cast<size_t>(dims_.n), &ws, &align, nullptr),
+                   name(), "batch_matrix_multiply reshape"));
+      if (align > kTensorAlignment) {
+        return Internal(std::string(name()) + ": XNNPACK wants workspace alignment " + std::to_string(align));
+      }
+      packed_bytes_ = ws;
+      packed_offset_ = layout.Add(ws);
+    }
+  }
+  // The product goes straight to the output unless "+ c" makes it larger.
+  product_in_temp_ = add_ && dims_.result != output_shape && plan_ != Plan::kEmpty;
+  if (product_in_temp_) {
+    temp_offset_ = layout.Add(static_cast<size_t>(NumElements(dims_.result)) * sizeof(float));
+  }
+  if (add_) SHREW_RETURN_IF_ERROR(add_->Reshape(dims_.result, operand_shapes[2], output_shape));
+  if (act_) SHREW_RETURN_IF_ERROR(act_->Reshape(static_cast<size_t>(NumElements(output_shape))));
+  workspace_bytes_ = layout.total();
+  const char* core = plan_ == Plan::kRef              ? "ref_matmul"
+                     : plan_ == Plan::kFill           ? "zero_fill"
+                     : core_ == Core::kFullyConnected ? "xnn_fully_connected"
+                                                      : "xnn_batch_matrix_multiply";
+  if (plan_ != Plan::kEmpty) impl_name_ = core + impl_suffix_;
+  return workspace_bytes_;
+}
+
+Status XnnMatmulKernel::Setup(std::span<const void* const> operands, void* output, void* workspace) {
+  const size_t want = config_.has_add ? 3 : 2;
+  if (operands.size() != want) {
+    return InvalidArgument(std::string(name()) + ": expected " + std::to_string(want) + " operands");
+  }
+  SHREW_RETURN_IF_ERROR(CheckWorkspace(name(), workspace, workspace_bytes_));
+  a_ = static_cast<const float*>(operands[0]);
+  b_ = static_cast<const float*>(operands[1]);
+  float* out = static_cast<float*>(output);
+  product_ = product_in_temp_ ? WorkspaceAt<float>(workspace, temp_offset_) : out;
+  if (plan_ == Plan::kXnn) {
+    if (core_ == Core::kFullyConnected) {
+      SHREW_RETURN_IF_ERROR(
+          XnnCheck(xnn_setup_fully_connected_nc_f32(core_op_.get(), a_, product_), name(), "fully_connected setup"));
+    } else {
+      SHREW_RETURN_IF_ERROR(
+          XnnCheck(xnn_setup_batch_matrix_multiply_nc_f32(core_op_.get(), WorkspaceAt<void>(workspace, packed_offset_),
+                                                          a_, b_, product_),
+                   name(), "batch_matrix_multiply setup"));
+    }
+  }
+  if (add_) SHREW_RETURN_IF_ERROR(add_->Setup(product_, static_cast<const float*>(operands[2]), out));
+  if (act_) SHREW_RETURN_IF_ERROR(act_->Setup(out, out));
+  return Status::Ok();
+}
+
+void XnnMatmulKernel::FillProduct() {
+  const int64_t rows = dims_.m * NumElements(dims_.batch_out);
+  const int64_t n = dims_.n;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = product_ + r * n;
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = bias_packed_ ? bias_[j] : 0.0f;
+      row[j] = clamp_relu_ && v < 0.0f ? 0.0f : v;
+    }
+  }
+}
+
+Status XnnMatmulKernel::Run() {
+  switch (plan_) {
+    case Plan::kEmpty:
+      return Status::Ok();
+    case Plan::kFill:
+      FillProduct();
+      break;
+    case Plan::kXnn:
+      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(core_op_.get(), nullptr), name(), "run"));
+      break;
+    case Plan::kRef:
+      RefMatmul<float, float>(dims_, batch_loop_, a_, b_, product_);
+      break;
+  }
+  if (add_) SHREW_RETURN_IF_ERROR(add_->Run());
+  if (act_) SHREW_RETURN_IF_ERROR(act_->Run());
+  return Status::Ok();
+}
+
+// The dense op's configuration from its spec; Unimplemented when the op
+// is not a dense op this file handles.
+Result<DenseConfig> DenseConfigOf(const KernelSpec& spec) {
+  DenseConfig c;
+  c.op = spec.node->op;
+  switch (c.op) {
+    case K::kMatmul:
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+      break;
+    case K::kFusedMatmulRelu:
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+      c.activation = K::kRelu;
+      break;
+    case K::kFusedMatmulAdd:
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 3, 3));
+      c.has_add = true;
+      break;
+    case K::kLinear: {
+      SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 3));
+      Result<bool> bias = BoolAttr(*spec.node, "bias");
+      if (!bias.ok()) return bias.status();
+      c.linear = true;
+      c.has_add = spec.operand_dtypes.size() == 3;
+      if (c.has_add && !*bias) return InvalidArgument("linear: bias: false together with a bias operand");
+      break;
+    }
+    default:
+      return Unimplemented(std::string("no dense kernel for ") + ir::OpName(c.op));
+  }
+  return c;
+}
+
+}  // namespace
+
+Result<KernelPtr> CreateMatmulKernel(const KernelSpec& spec) {
+  Result<DenseConfig> config = DenseConfigOf(spec);
+  if (!config.ok()) return config.status();
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  if (*storage != ir::StorageType::kF32) return CreateRefMatmulKernel(spec);
+  return XnnMatmulKernel::Create(spec, *config);
+}
+
+Result<KernelPtr> CreateDenseActivationKernel(const KernelSpec& dense, ir::OpKind activation) {
+  if (dense.node == nullptr) return InvalidArgument("dense + activation: no node");
+  if (activation != K::kRelu && activation != K::kGelu && activation != K::kSilu && activation != K::kSigmoid &&
+      activation != K::kTanh) {
+    return Unimplemented(std::string("no dense + activation kernel for activation ") + ir::OpName(activation));
+  }
+  const ir::OpKind op = dense.node->op;
+  if (op != K::kMatmul && op != K::kFusedMatmulAdd && op != K::kLinear) {
+    return Unimplemented(std::string("no dense + activation kernel for ") + ir::OpName(op));
+  }
+  Result<DenseConfig> config = DenseConfigOf(dense);
+  if (!config.ok()) return config.status();
+  Result<ir::StorageType> storage = CommonStorage(dense);
+  if (!storage.ok()) return storage.status();
+  if (*storage != ir::StorageType::kF32) {
+    return Unimplemented(std::string("dense + activation is f32 only, got ") + ir::DTypeName(dense.output_dtype));
+  }
+  config->activation = activation;
+  return XnnMatmulKernel::Create(dense, *config);
+}
+
+}  // namespace shrew::runtime::kernels

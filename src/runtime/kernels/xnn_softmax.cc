@@ -1,0 +1,169 @@
+// softmax along any axis (OPS.md §3.9: y = exp(x − max) / Σ exp(x − max)).
+//
+// f32, last axis: XNNPACK softmax (rows of the last axis).
+// f32, another axis, viewed as [outer, L, inner]: three passes that run
+// along contiguous `inner` rows so they vectorise: (1) per-column maximum
+// and x − max, (2) XNNPACK exp in place over the whole output, (3)
+// per-column sum and scale by its reciprocal. This avoids the two transposes
+// a "move the axis last" scheme would need.
+// f64: the same three passes with std::exp.
+// The axis is normalised at Reshape (negative axes count from the end).
+#include <xnnpack.h>
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/loops.h"
+#include "runtime/xnn_init.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+template <typename T>
+class SoftmaxKernel final : public Kernel {
+ public:
+  explicit SoftmaxKernel(int64_t axis) : axis_(axis) {}
+
+  Status Init() {
+    if constexpr (std::is_same_v<T, float>) {
+      SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
+      xnn_operator_t raw = nullptr;
+      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_create_softmax_nc_f32(0, &raw), "softmax", "create"));
+      softmax_op_ = AdoptXnnOperator(raw);
+      SHREW_RETURN_IF_ERROR(
+          XnnCheck(xnn_create_unary_elementwise_nc(xnn_unary_exp, xnn_datatype_fp32, xnn_datatype_fp32, nullptr,
+                                                   nullptr, nullptr, 0, &raw),
+                   "softmax", "exp create"));
+      exp_op_ = AdoptXnnOperator(raw);
+    }
+    return Status::Ok();
+  }
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes("softmax", operand_shapes, 1, 1, output_shape));
+    const Shape& x = operand_shapes[0];
+    SHREW_RETURN_IF_ERROR(CheckOutputShape("softmax", x, output_shape));
+    Result<int> axis = NormalizeAxis(axis_, static_cast<int>(x.size()));
+    if (!axis.ok()) return InvalidArgument("softmax: " + axis.status().message());
+    const size_t a = static_cast<size_t>(*axis);
+    outer_ = NumElements(std::span<const int64_t>(x.data(), a));
+    len_ = x[a];
+    inner_ = NumElements(std::span<const int64_t>(x.data() + a + 1, x.size() - a - 1));
+    n_ = static_cast<size_t>(outer_ * len_ * inner_);
+    use_xnn_softmax_ = std::is_same_v<T, float> && inner_ == 1;
+    if (n_ == 0) return size_t{0};
+    if constexpr (std::is_same_v<T, float>) {
+      if (use_xnn_softmax_) {
+        const size_t c = static_cast<size_t>(len_);
+        SHREW_RETURN_IF_ERROR(
+            XnnCheck(xnn_reshape_softmax_nc_f32(softmax_op_.get(), c, c, c, static_cast<size_t>(outer_), nullptr),
+                     "softmax", "reshape"));
+      } else {
+        SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_unary_elementwise_nc(exp_op_.get(), 1, n_, n_, n_, nullptr),
+                                       "softmax", "exp reshape"));
+      }
+    }
+    // Column statistics for the own passes, sized here so Run never allocates.
+    if (!use_xnn_softmax_) column_.assign(static_cast<size_t>(inner_), T(0));
+    return size_t{0};
+  }
+
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 1) return InvalidArgument("softmax: expected 1 operand");
+    in_ = static_cast<const T*>(operands[0]);
+    out_ = static_cast<T*>(output);
+    if (n_ == 0) return Status::Ok();
+    if constexpr (std::is_same_v<T, float>) {
+      if (use_xnn_softmax_) {
+        return XnnCheck(xnn_setup_softmax_nc_f32(softmax_op_.get(), in_, out_), "softmax", "setup");
+      }
+      return XnnCheck(xnn_setup_unary_elementwise_nc(exp_op_.get(), out_, out_), "softmax", "exp setup");
+    }
+    return Status::Ok();
+  }
+
+  Status Run() override {
+    if (n_ == 0) return Status::Ok();
+    if (use_xnn_softmax_) return XnnCheck(xnn_run_operator(softmax_op_.get(), nullptr), "softmax", "run");
+    const size_t len = static_cast<size_t>(len_), inner = static_cast<size_t>(inner_);
+    T* __restrict col = column_.data();
+    // (1) column maximum, then y = x − max (x may be y: each slice's max is
+    // complete before its first store).
+    for (int64_t o = 0; o < outer_; ++o) {
+      const T* x = in_ + static_cast<size_t>(o) * len * inner;
+      T* y = out_ + static_cast<size_t>(o) * len * inner;
+      for (size_t i = 0; i < inner; ++i) col[i] = x[i];
+      for (size_t l = 1; l < len; ++l) {
+        const T* row = x + l * inner;
+        for (size_t i = 0; i < inner; ++i) col[i] = row[i] > col[i] ? row[i] : col[i];
+      }
+      for (size_t l = 0; l < len; ++l) {
+        const T* xr = x + l * inner;
+        T* yr = y + l * inner;
+        for (size_t i = 0; i < inner; ++i) yr[i] = xr[i] - col[i];
+      }
+    }
+    // (2) exp over everything.
+    if constexpr (std::is_same_v<T, float>) {
+      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(exp_op_.get(), nullptr), "softmax", "exp run"));
+    } else {
+      MapUnary(out_, out_, n_, [](T v) { return std::exp(v); });
+    }
+    // (3) column sums and scaling.
+    for (int64_t o = 0; o < outer_; ++o) {
+      T* y = out_ + static_cast<size_t>(o) * len * inner;
+      for (size_t i = 0; i < inner; ++i) col[i] = 0;
+      for (size_t l = 0; l < len; ++l) {
+        const T* yr = y + l * inner;
+        for (size_t i = 0; i < inner; ++i) col[i] += yr[i];
+      }
+      for (size_t i = 0; i < inner; ++i) col[i] = T(1) / col[i];
+      for (size_t l = 0; l < len; ++l) {
+        T* yr = y + l * inner;
+        for (size_t i = 0; i < inner; ++i) yr[i] *= col[i];
+      }
+    }
+    return Status::Ok();
+  }
+
+  bool CanRunInPlace(size_t operand_index) const override { return operand_index == 0; }
+  int num_xnn_operators() const override { return (softmax_op_ ? 1 : 0) + (exp_op_ ? 1 : 0); }
+  const char* impl_name() const override {
+    if (use_xnn_softmax_) return "xnn_softmax";
+    return std::is_same_v<T, float> ? "ref+xnn_exp" : "ref";
+  }
+
+ private:
+  int64_t axis_;
+  XnnOperatorPtr softmax_op_;
+  XnnOperatorPtr exp_op_;
+  int64_t outer_ = 0, len_ = 0, inner_ = 0;
+  size_t n_ = 0;
+  bool use_xnn_softmax_ = false;
+  std::vector<T> column_;
+  const T* in_ = nullptr;
+  T* out_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateSoftmaxKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, 1));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  Result<int64_t> axis = IntAttr(*spec.node, "dim");
+  if (!axis.ok()) return axis.status();
+  if (*storage == ir::StorageType::kF32) {
+    auto k = std::make_unique<SoftmaxKernel<float>>(*axis);
+    SHREW_RETURN_IF_ERROR(k->Init());
+    return KernelPtr(std::move(k));
+  }
+  if (*storage == ir::StorageType::kF64) return KernelPtr(new SoftmaxKernel<double>(*axis));
+  return InvalidArgument(std::string("softmax requires a float operand, got ") + ir::DTypeName(spec.output_dtype));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,250 @@
+// transpose (two axes, OPS.md §3.10.1) and permute (§3.10.2), any dtype.
+//
+// Reshape normalises the axes, then simplifies the permutation: size-1 axes
+// are dropped and input axes that stay adjacent in the output are merged
+// (a [B, S, H, D] → [B, H, S, D] permute becomes a 3-D one, a transpose of
+// size-1 axes becomes a copy). The result runs as:
+//   rank <= 1     a memcpy (the permutation was a relabelling);
+//   rank <= 6     XNNPACK transpose_nd by element size (x8, x32, x64);
+//   otherwise     our own strided copy.
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+#include "runtime/xnn_init.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using K = ir::OpKind;
+
+// The permutation `perm` of `shape` with size-1 axes dropped and runs of
+// axes that stay adjacent merged. Outputs the reduced input shape and
+// permutation (output axis i reads reduced input axis perm[i]).
+void SimplifyPermutation(const Shape& shape, const std::vector<int>& perm, std::vector<size_t>* dims,
+                         std::vector<size_t>* out_perm) {
+  // Output-order list of kept input axes.
+  std::vector<int> order;
+  for (int p : perm) {
+    if (shape[static_cast<size_t>(p)] != 1) order.push_back(p);
+  }
+  // Runs of consecutive input axes in output order become one axis.
+  std::vector<std::pair<int, int>> runs;  // [first, last] input axes
+  for (int p : order) {
+    if (!runs.empty() && runs.back().second + 1 == p) {
+      runs.back().second = p;
+    } else {
+      runs.push_back({p, p});
+    }
+  }
+  // Input order of the runs gives the reduced input shape.
+  std::vector<size_t> by_input(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) by_input[i] = i;
+  std::sort(by_input.begin(), by_input.end(), [&](size_t a, size_t b) { return runs[a].first < runs[b].first; });
+  dims->assign(runs.size(), 1);
+  out_perm->assign(runs.size(), 0);
+  std::vector<size_t> reduced_index(runs.size());
+  for (size_t j = 0; j < by_input.size(); ++j) {
+    const auto& r = runs[by_input[j]];
+    size_t size = 1;
+    for (int a = r.first; a <= r.second; ++a) size *= static_cast<size_t>(shape[static_cast<size_t>(a)]);
+    (*dims)[j] = size;
+    reduced_index[by_input[j]] = j;
+  }
+  for (size_t i = 0; i < runs.size(); ++i) (*out_perm)[i] = reduced_index[i];
+}
+
+class TransposeKernel final : public Kernel {
+ public:
+  TransposeKernel(ir::OpKind op, size_t element_size, std::vector<int64_t> axes)
+      : op_(op), element_size_(element_size), axes_(std::move(axes)) {}
+
+  Status Init() {
+    SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
+    xnn_operator_t raw = nullptr;
+    xnn_status s = element_size_ == 1   ? xnn_create_transpose_nd_x8(0, &raw)
+                   : element_size_ == 4 ? xnn_create_transpose_nd_x32(0, &raw)
+                                        : xnn_create_transpose_nd_x64(0, &raw);
+    SHREW_RETURN_IF_ERROR(XnnCheck(s, name(), "create"));
+    op_xnn_ = AdoptXnnOperator(raw);
+    return Status::Ok();
+  }
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes(name(), operand_shapes, 1, 1, output_shape));
+    const Shape& x = operand_shapes[0];
+    Result<std::vector<int>> perm = Permutation(static_cast<int>(x.size()));
+    if (!perm.ok()) return perm.status();
+    Shape expected(x.size());
+    for (size_t i = 0; i < x.size(); ++i) expected[i] = x[static_cast<size_t>((*perm)[i])];
+    SHREW_RETURN_IF_ERROR(CheckOutputShape(name(), expected, output_shape));
+    bytes_ = static_cast<size_t>(NumElements(x)) * element_size_;
+    SimplifyPermutation(x, *perm, &dims_, &perm_);
+    mode_ = bytes_ == 0                           ? Mode::kEmpty
+            : dims_.size() <= 1                   ? Mode::kCopy
+            : dims_.size() <= XNN_MAX_TENSOR_DIMS ? Mode::kXnn
+                                                  : Mode::kStrided;
+    if (mode_ == Mode::kXnn) {
+      xnn_status s =
+          element_size_ == 1
+              ? xnn_reshape_transpose_nd_x8(op_xnn_.get(), dims_.size(), dims_.data(), perm_.data(), nullptr)
+          : element_size_ == 4
+              ? xnn_reshape_transpose_nd_x32(op_xnn_.get(), dims_.size(), dims_.data(), perm_.data(), nullptr)
+              : xnn_reshape_transpose_nd_x64(op_xnn_.get(), dims_.size(), dims_.data(), perm_.data(), nullptr);
+      SHREW_RETURN_IF_ERROR(XnnCheck(s, name(), "reshape"));
+    } else if (mode_ == Mode::kStrided) {
+      // Input strides (elements) in output axis order, for the odometer.
+      std::vector<size_t> in_strides(dims_.size(), 1);
+      for (size_t i = dims_.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * dims_[i + 1];
+      out_dims_.resize(dims_.size());
+      strides_.resize(dims_.size());
+      for (size_t i = 0; i < dims_.size(); ++i) {
+        out_dims_[i] = dims_[perm_[i]];
+        strides_[i] = in_strides[perm_[i]];
+      }
+      index_.assign(dims_.size(), 0);
+    }
+    return size_t{0};
+  }
+
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 1) return InvalidArgument(std::string(name()) + ": expected 1 operand");
+    in_ = operands[0];
+    out_ = output;
+    if (mode_ != Mode::kXnn) return Status::Ok();
+    xnn_status s = element_size_ == 1   ? xnn_setup_transpose_nd_x8(op_xnn_.get(), in_, out_)
+                   : element_size_ == 4 ? xnn_setup_transpose_nd_x32(op_xnn_.get(), in_, out_)
+                                        : xnn_setup_transpose_nd_x64(op_xnn_.get(), in_, out_);
+    return XnnCheck(s, name(), "setup");
+  }
+
+  Status Run() override {
+    switch (mode_) {
+      case Mode::kEmpty:
+        return Status::Ok();
+      case Mode::kCopy:
+        if (in_ != out_) std::memcpy(out_, in_, bytes_);
+        return Status::Ok();
+      case Mode::kXnn:
+        return XnnCheck(xnn_run_operator(op_xnn_.get(), nullptr), name(), "run");
+      case Mode::kStrided:
+        if (element_size_ == 1)
+          StridedCopy<uint8_t>();
+        else if (element_size_ == 4)
+          StridedCopy<uint32_t>();
+        else
+          StridedCopy<uint64_t>();
+        return Status::Ok();
+    }
+    return Status::Ok();
+  }
+
+  int num_xnn_operators() const override { return op_xnn_ ? 1 : 0; }
+  const char* impl_name() const override {
+    switch (mode_) {
+      case Mode::kCopy:
+        return "copy";
+      case Mode::kStrided:
+        return "ref_strided";
+      default:
+        return "xnn_transpose";
+    }
+  }
+
+ private:
+  enum class Mode { kEmpty, kCopy, kXnn, kStrided };
+  const char* name() const { return ir::OpName(op_); }
+
+  // The full permutation for a rank-`rank` operand, from the attributes.
+  Result<std::vector<int>> Permutation(int rank) const {
+    std::vector<int> perm(static_cast<size_t>(rank));
+    for (int i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+    if (op_ == K::kTranspose) {
+      if (rank < 2)
+        return InvalidArgument("transpose requires a tensor of rank >= 2, got rank " + std::to_string(rank));
+      Result<int> d0 = NormalizeAxis(axes_[0], rank);
+      if (!d0.ok()) return InvalidArgument("transpose: " + d0.status().message());
+      Result<int> d1 = NormalizeAxis(axes_[1], rank);
+      if (!d1.ok()) return InvalidArgument("transpose: " + d1.status().message());
+      std::swap(perm[static_cast<size_t>(*d0)], perm[static_cast<size_t>(*d1)]);
+      return perm;
+    }
+    if (axes_.size() != static_cast<size_t>(rank)) {
+      return InvalidArgument("permute: dims has " + std::to_string(axes_.size()) + " entries for a rank-" +
+                             std::to_string(rank) + " tensor");
+    }
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    for (size_t i = 0; i < axes_.size(); ++i) {
+      Result<int> a = NormalizeAxis(axes_[i], rank);
+      if (!a.ok()) return InvalidArgument("permute: " + a.status().message());
+      if (seen[static_cast<size_t>(*a)]) return InvalidArgument("permute: dims is not a permutation (axis repeated)");
+      seen[static_cast<size_t>(*a)] = true;
+      perm[i] = *a;
+    }
+    return perm;
+  }
+
+  template <typename T>
+  void StridedCopy() {
+    const T* in = static_cast<const T*>(in_);
+    T* out = static_cast<T*>(out_);
+    const size_t rank = out_dims_.size();
+    const size_t inner = out_dims_[rank - 1], inner_stride = strides_[rank - 1];
+    size_t rows = 1;
+    for (size_t i = 0; i + 1 < rank; ++i) rows *= out_dims_[i];
+    for (size_t i = 0; i < rank; ++i) index_[i] = 0;
+    size_t off = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      T* o = out + r * inner;
+      for (size_t j = 0; j < inner; ++j) o[j] = in[off + j * inner_stride];
+      for (size_t i = rank - 1; i-- > 0;) {
+        ++index_[i];
+        off += strides_[i];
+        if (index_[i] < out_dims_[i]) break;
+        off -= strides_[i] * out_dims_[i];
+        index_[i] = 0;
+      }
+    }
+  }
+
+  ir::OpKind op_;
+  size_t element_size_;
+  std::vector<int64_t> axes_;  // transpose: {dim0, dim1}; permute: dims
+  XnnOperatorPtr op_xnn_;
+  Mode mode_ = Mode::kEmpty;
+  size_t bytes_ = 0;
+  std::vector<size_t> dims_, perm_;                 // simplified
+  std::vector<size_t> out_dims_, strides_, index_;  // kStrided
+  const void* in_ = nullptr;
+  void* out_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateTransposeKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, 1));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  std::vector<int64_t> axes;
+  if (spec.node->op == K::kTranspose) {
+    Result<int64_t> d0 = IntAttr(*spec.node, "dim0");
+    if (!d0.ok()) return d0.status();
+    Result<int64_t> d1 = IntAttr(*spec.node, "dim1");
+    if (!d1.ok()) return d1.status();
+    axes = {*d0, *d1};
+  } else {
+    Result<std::vector<int64_t>> dims = IntListAttr(*spec.node, "dims");
+    if (!dims.ok()) return dims.status();
+    axes = std::move(dims).value();
+  }
+  auto k = std::make_unique<TransposeKernel>(spec.node->op, ir::StorageByteSize(*storage), std::move(axes));
+  SHREW_RETURN_IF_ERROR(k->Init());
+  return KernelPtr(std::move(k));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,266 @@
+// f32 unary elementwise kernels: UnaryStage (see xnn_unary.h) wrapped as a
+// Kernel, plus the vectorisable log.
+#include "runtime/kernels/xnn_unary.h"
+
+#include <xnnpack.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "runtime/kernels/kernels.h"
+#include "runtime/kernels/loops.h"
+#include "runtime/xnn_init.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+// 2·√(2/π) and 2·√(2/π)·0.044715: gelu(x) = x · sigmoid(x · (kA + kB·x²)).
+constexpr float kGeluA = static_cast<float>(2.0 * 0.7978845608028654);
+constexpr float kGeluB = static_cast<float>(2.0 * 0.7978845608028654 * 0.044715);
+
+inline float BitsToFloat(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+inline uint32_t FloatToBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+}  // namespace
+
+namespace {
+
+// log(x) = e·ln2 + log(m), x = 2^e·m with m in [√½, √2), and
+// log(m) = 2·atanh(s) = 2s·(1 + s²/3 + s⁴/5 + …), s = (m − 1)/(m + 1),
+// |s| <= 0.172, so terms up to s¹⁰/11 reach f32 precision. Branch-free
+// (selects only) so loops over it vectorise.
+inline float LogOne(float x) {
+  constexpr float kLn2Hi = 0.693145751953125f;         // exact in 16 bits
+  constexpr float kLn2Lo = 1.428606765330187045e-06f;  // ln 2 − kLn2Hi
+  constexpr float kMinNormal = 1.17549435e-38f;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const bool subnormal = x < kMinNormal;
+  const float xs = subnormal ? x * 8388608.0f : x;  // 2^23
+  const uint32_t bits = FloatToBits(xs);
+  const int32_t e = static_cast<int32_t>((bits >> 23) & 0xffu) - 127;
+  float m = BitsToFloat((bits & 0x007fffffu) | 0x3f800000u);  // [1, 2)
+  const bool high = m > 1.41421356f;
+  m = high ? m * 0.5f : m;
+  const float ef = static_cast<float>(e + (high ? 1 : 0)) - (subnormal ? 23.0f : 0.0f);
+  const float f = m - 1.0f;  // exact
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  const float p = ((((z * (1.0f / 11) + 1.0f / 9) * z + 1.0f / 7) * z + 1.0f / 5) * z + 1.0f / 3) * z;
+  const float two_s = s + s;
+  float y = ef * kLn2Hi + (two_s + (two_s * p + ef * kLn2Lo));
+  y = x == inf ? inf : y;
+  y = x == 0.0f ? -inf : y;
+  y = (x < 0.0f || x != x) ? nan : y;
+  return y;
+}
+
+// y[i] = x[i] · s[i]; y may equal x, s is a separate buffer.
+void MultiplyBy(const float* x, const float* __restrict s, float* y, size_t n) {
+  if (x == y) {
+    float* __restrict p = y;
+    for (size_t i = 0; i < n; ++i) p[i] *= s[i];
+  } else {
+    const float* __restrict a = x;
+    float* __restrict out = y;
+    for (size_t i = 0; i < n; ++i) out[i] = a[i] * s[i];
+  }
+}
+
+}  // namespace
+
+void LogF32(const float* in, float* out, size_t n) { MapUnary(in, out, n, LogOne); }
+
+bool UnaryStage::Supports(ir::OpKind op) {
+  using K = ir::OpKind;
+  switch (op) {
+    case K::kNeg:
+    case K::kRelu:
+    case K::kGelu:
+    case K::kSilu:
+    case K::kSigmoid:
+    case K::kTanh:
+    case K::kExp:
+    case K::kLog:
+    case K::kSqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+UnaryStage::UnaryStage(ir::OpKind op, Mode mode, XnnOperatorPtr xnn_op)
+    : op_(op), mode_(mode), xnn_op_(std::move(xnn_op)) {}
+
+Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
+  using K = ir::OpKind;
+  if (!Supports(op)) return InvalidArgument(std::string(ir::OpName(op)) + " is not a unary elementwise op");
+  if (op == K::kLog) return UnaryStage(op, Mode::kLog, nullptr);
+  SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
+
+  xnn_unary_operator type = xnn_unary_invalid;
+  xnn_unary_params params;
+  std::memset(&params, 0, sizeof params);
+  const xnn_unary_params* params_ptr = nullptr;
+  Mode mode = Mode::kXnn;
+  switch (op) {
+    case K::kNeg:
+      type = xnn_unary_negate;
+      break;
+    case K::kRelu:
+      type = xnn_unary_clamp;
+      params.clamp.min = 0.0f;
+      params.clamp.max = std::numeric_limits<float>::infinity();
+      params_ptr = &params;
+      break;
+    case K::kSigmoid:
+      type = xnn_unary_sigmoid;
+      break;
+    case K::kTanh:
+      type = xnn_unary_tanh;
+      break;
+    case K::kExp:
+      type = xnn_unary_exp;
+      break;
+    case K::kSqrt:
+      type = xnn_unary_square_root;
+      break;
+    case K::kSilu:
+    case K::kGelu:
+      type = xnn_unary_sigmoid;
+      mode = Mode::kSigmoidProduct;
+      break;
+    default:
+      break;
+  }
+  xnn_operator_t raw = nullptr;
+  SHREW_RETURN_IF_ERROR(XnnCheck(xnn_create_unary_elementwise_nc(type, xnn_datatype_fp32, xnn_datatype_fp32, params_ptr,
+                                                                 nullptr, nullptr, /*flags=*/0, &raw),
+                                 ir::OpName(op), "create"));
+  UnaryStage stage(op, mode, AdoptXnnOperator(raw));
+  if (mode == Mode::kSigmoidProduct) {
+    stage.scratch_.reset(new float[kUnaryChunk + kTailPaddingBytes / sizeof(float)]());
+  }
+  return stage;
+}
+
+Status UnaryStage::Reshape(size_t n) {
+  n_ = n;
+  if (mode_ == Mode::kXnn) {
+    return XnnCheck(xnn_reshape_unary_elementwise_nc(xnn_op_.get(), /*batch_size=*/1, /*channels=*/n,
+                                                     /*input_stride=*/n, /*output_stride=*/n, nullptr),
+                    ir::OpName(op_), "reshape");
+  }
+  return Status::Ok();
+}
+
+Status UnaryStage::Setup(const float* in, float* out) {
+  in_ = in;
+  out_ = out;
+  if (mode_ == Mode::kXnn && n_ > 0) {
+    return XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), in, out), ir::OpName(op_), "setup");
+  }
+  return Status::Ok();
+}
+
+Status UnaryStage::Run() {
+  if (n_ == 0) return Status::Ok();
+  switch (mode_) {
+    case Mode::kXnn:
+      return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
+    case Mode::kLog:
+      LogF32(in_, out_, n_);
+      return Status::Ok();
+    case Mode::kSigmoidProduct:
+      return RunSigmoidProduct();
+  }
+  return Status::Ok();
+}
+
+Status UnaryStage::RunSigmoidProduct() {
+  // Chunks keep x in cache between the two passes; reshaping a unary
+  // operator only fills its context (no allocation), so doing it per chunk
+  // is cheap.
+  float* scratch = scratch_.get();
+  const bool gelu = op_ == ir::OpKind::kGelu;
+  for (size_t start = 0; start < n_; start += kUnaryChunk) {
+    const size_t len = n_ - start < kUnaryChunk ? n_ - start : kUnaryChunk;
+    const float* x = in_ + start;
+    float* y = out_ + start;
+    const float* sig_in = x;
+    if (gelu) {
+      const float* __restrict xr = x;
+      float* __restrict sr = scratch;
+      for (size_t i = 0; i < len; ++i) sr[i] = xr[i] * (kGeluA + kGeluB * xr[i] * xr[i]);
+      sig_in = scratch;
+    }
+    SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_unary_elementwise_nc(xnn_op_.get(), 1, len, len, len, nullptr),
+                                   ir::OpName(op_), "reshape"));
+    SHREW_RETURN_IF_ERROR(
+        XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), sig_in, scratch), ir::OpName(op_), "setup"));
+    SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run"));
+    MultiplyBy(x, scratch, y, len);
+  }
+  return Status::Ok();
+}
+
+const char* UnaryStage::impl_name() const {
+  switch (mode_) {
+    case Mode::kXnn:
+      return "xnn_unary";
+    case Mode::kSigmoidProduct:
+      return "xnn_sigmoid+ref";
+    case Mode::kLog:
+      return "ref";
+  }
+  return "?";
+}
+
+namespace {
+
+class XnnUnaryKernel final : public Kernel {
+ public:
+  explicit XnnUnaryKernel(UnaryStage stage) : stage_(std::move(stage)) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    const char* name = ir::OpName(stage_.op());
+    SHREW_RETURN_IF_ERROR(CheckShapes(name, operand_shapes, 1, 1, output_shape));
+    SHREW_RETURN_IF_ERROR(CheckOutputShape(name, operand_shapes[0], output_shape));
+    SHREW_RETURN_IF_ERROR(stage_.Reshape(static_cast<size_t>(NumElements(output_shape))));
+    return size_t{0};
+  }
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 1) return InvalidArgument(std::string(ir::OpName(stage_.op())) + ": expected 1 operand");
+    return stage_.Setup(static_cast<const float*>(operands[0]), static_cast<float*>(output));
+  }
+  Status Run() override { return stage_.Run(); }
+  bool CanRunInPlace(size_t operand_index) const override { return operand_index == 0; }
+  int num_xnn_operators() const override { return stage_.num_xnn_operators(); }
+  const char* impl_name() const override { return stage_.impl_name(); }
+
+ private:
+  UnaryStage stage_;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateUnaryKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, 1));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  if (*storage != ir::StorageType::kF32) return CreateRefUnaryKernel(spec);
+  Result<UnaryStage> stage = UnaryStage::Create(spec.node->op);
+  if (!stage.ok()) return stage.status();
+  return KernelPtr(new XnnUnaryKernel(std::move(stage).value()));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,170 @@
+// Hostile inputs through Compile(): each must give diagnostics (or compile),
+// never crash, hang, assert or take super-linear time.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "api/compile.h"
+
+namespace shrew {
+namespace {
+
+bool HasKind(const CompileResult& r, diag::Kind kind) {
+  for (const diag::Diagnostic& d : r.diagnostics) {
+    if (d.kind == kind) return true;
+  }
+  return false;
+}
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(CompileBadInputTest, DeeplyNestedParentheses) {
+  std::string text = "@graph G { input x: f32; output y: ";
+  text += std::string(10000, '(') + "x" + std::string(10000, ')') + "; }";
+  CompileResult r = Compile(text);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kParse);
+  EXPECT_TRUE(HasKind(r, diag::Kind::NestingTooDeep)) << r.RenderDiagnostics();
+  // Inside @config and inside a type too.
+  EXPECT_FALSE(Compile("@config { a: " + std::string(10000, '(') + "1" +
+                       std::string(10000, ')') + "; }").ok);
+  EXPECT_FALSE(Compile("@model { a: " + std::string(10000, '[') + std::string(10000, ']') + "; }").ok);
+  EXPECT_FALSE(Compile("@graph G { input x: " + std::string(10000, '(') + "f32" +
+                       std::string(10000, ')') + "; output x; }").ok);
+}
+
+TEST(CompileBadInputTest, DeeplyNestedPrefixOperatorsAndLongChains) {
+  CompileResult neg = Compile("@graph G { input x: f32; output y: " + std::string(100000, '-') +
+                              "x; }");
+  EXPECT_FALSE(neg.ok);
+  std::string chain = "@graph G { input x: f32; output y: x";
+  for (int i = 0; i < 100000; ++i) chain += " + x";
+  chain += "; }";
+  CompileResult r = Compile(chain);
+  EXPECT_FALSE(r.ok);  // taller than the parser's expression bound
+  EXPECT_TRUE(HasKind(r, diag::Kind::NestingTooDeep)) << r.RenderDiagnostics().substr(0, 500);
+}
+
+TEST(CompileBadInputTest, TallestAcceptedExpressionCompiles) {
+  // Just under the parser's bound: lowering walks it recursively.
+  std::string chain = "@graph G { input x: Tensor<[3], f32>; output y: x";
+  for (int i = 0; i < 500; ++i) chain += " * 0.5";
+  chain += "; }";
+  CompileResult r = Compile(chain);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+}
+
+TEST(CompileBadInputTest, HundredThousandNodeGraphIsFast) {
+  std::string text = "@graph Big {\n  input x: Tensor<[Batch, 8], f32>;\n  node n0 { op: relu(x); };\n";
+  text.reserve(4000000);
+  for (int i = 1; i < 100000; ++i) {
+    text += "  node n" + std::to_string(i) + " { op: tanh(n" + std::to_string(i - 1) + "); };\n";
+  }
+  text += "  output n99999;\n}\n";
+  auto start = std::chrono::steady_clock::now();
+  CompileResult r = Compile(text);
+  double seconds = Seconds(start);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 1000);
+  EXPECT_EQ(r.program.graphs[0].num_nodes(), 100001);
+  EXPECT_EQ(r.program.graphs[0].node(100000).type.ToString(), "Tensor<[Batch, 8], f32>");
+  EXPECT_LT(seconds, 2.0);
+}
+
+TEST(CompileBadInputTest, WideGraphWithManyNamesIsFast) {
+  // Many inputs and outputs: every per-name lookup must be hashed, not scanned.
+  std::string text = "@graph Wide {\n";
+  for (int i = 0; i < 30000; ++i) text += "  input in" + std::to_string(i) + ": f32;\n";
+  for (int i = 0; i < 30000; ++i) {
+    text += "  output o" + std::to_string(i) + ": in" + std::to_string(i) + " + 1;\n";
+  }
+  text += "}\n";
+  auto start = std::chrono::steady_clock::now();
+  CompileResult r = Compile(text);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 1000);
+  EXPECT_LT(Seconds(start), 2.0);
+}
+
+TEST(CompileBadInputTest, HugeIntegerLiterals) {
+  CompileResult r = Compile("@config { a: 99999999999999999999999999; }");
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(HasKind(r, diag::Kind::InvalidNumber));
+  EXPECT_FALSE(Compile("@graph G { input x: Tensor<[99999999999999999999], f32>; output x; }").ok);
+  EXPECT_FALSE(Compile("@graph G { input x: f32; output y: x * 123456789012345678901234567890; }").ok);
+  // A float literal that overflows is +inf, not an error.
+  EXPECT_TRUE(Compile("@graph G { input x: f32; output y: x * 1e999; }").ok);
+}
+
+TEST(CompileBadInputTest, DimensionProductOverflow) {
+  CompileResult r = Compile(
+      "@config { Big: 3037000500; }\n"
+      "@graph G { param w: Tensor<[Big, Big], f32>; output w; }");
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(HasKind(r, diag::Kind::TypeTooLarge)) << r.RenderDiagnostics();
+  CompileResult reshape = Compile(
+      "@graph G { input x: Tensor<[2], f32>;\n"
+      "  output y: reshape(x, shape: [9223372036854775807, 2]); }");
+  EXPECT_FALSE(reshape.ok);
+}
+
+TEST(CompileBadInputTest, SelfReferencingConfig) {
+  CompileResult r = Compile("@config { n: n * 2; }\n@graph G { input x: Tensor<[n], f32>; output x; }");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kLower);
+  EXPECT_TRUE(HasKind(r, diag::Kind::ConfigReference));
+}
+
+TEST(CompileBadInputTest, GraphThatCallsItself) {
+  CompileResult r = Compile("@graph Loop { input x: f32; output y: Loop(x); }");
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(HasKind(r, diag::Kind::RecursiveCall)) << r.RenderDiagnostics();
+}
+
+TEST(CompileBadInputTest, LongChainOfGraphCalls) {
+  // G0 calls G1 … calls G4999: call-dependency order must not recurse per graph.
+  std::string text;
+  const int n = 5000;
+  for (int i = 0; i < n; ++i) {
+    text += "@graph G" + std::to_string(i) + " { input x: Tensor<[2], f32>; output y: ";
+    text += i + 1 < n ? "G" + std::to_string(i + 1) + "(x)" : "relu(x)";
+    text += "; }\n";
+  }
+  CompileResult r = Compile(text);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 1000);
+  const ir::Graph* g0 = r.program.FindGraph("G0");
+  ASSERT_NE(g0, nullptr);
+  EXPECT_EQ(g0->node(g0->outputs()[0].node).type.ToString(), "Tensor<[2], f32>");
+}
+
+TEST(CompileBadInputTest, NulBytesAndInvalidUtf8) {
+  std::string nul = std::string("@graph G {\0 input x: f32; output x; }", 37);
+  CompileResult r = Compile(nul);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.diagnostics.empty());
+  EXPECT_FALSE(r.RenderDiagnostics().empty());
+  CompileResult bad = Compile("@graph G { input x\xff\xfe: f32; output x; }");
+  EXPECT_FALSE(bad.ok);
+  // Inside strings and comments non-ASCII bytes are allowed.
+  CompileResult ok = Compile("// caf\xc3\xa9\n@model { name: \"\xe2\x9c\x93\"; }\n");
+  EXPECT_TRUE(ok.ok) << ok.RenderDiagnostics();
+  EXPECT_EQ(ok.program.metadata.at("name"), "\xe2\x9c\x93");
+}
+
+TEST(CompileBadInputTest, ErrorFloodIsCapped) {
+  CompileResult r = Compile(std::string(200000, '$'));
+  ASSERT_FALSE(r.ok);
+  EXPECT_LE(r.diagnostics.size(), 201u);
+}
+
+TEST(CompileBadInputTest, EmptyAndTrivialPrograms) {
+  CompileResult empty = Compile("");
+  EXPECT_TRUE(empty.ok);
+  EXPECT_TRUE(empty.program.graphs.empty());
+  EXPECT_FALSE(Compile("@graph").ok);
+  EXPECT_FALSE(Compile("@graph G {}").ok);  // V1: no output
+}
+
+}  // namespace
+}  // namespace shrew

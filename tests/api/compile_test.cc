@@ -1,0 +1,294 @@
+// Compile(): the whole front end on the conformance examples (every example
+// compiles with no diagnostic and gives the static output types of
+// tests/testdata/examples/README.md), stage ordering, rendered diagnostics,
+// options, and metadata kept for the API.
+#include "api/compile.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/dump.h"
+
+namespace shrew {
+namespace {
+
+std::string ReadExample(const std::string& name) {
+  std::ifstream in(std::string(SHREW_TESTDATA_DIR) + "/examples/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+using OutputTypes = std::vector<std::pair<std::string, std::string>>;
+
+OutputTypes Outputs(const ir::Graph& g) {
+  OutputTypes out;
+  for (const ir::GraphOutput& o : g.outputs()) {
+    out.emplace_back(o.name, g.node(o.node).type.ToString());
+  }
+  return out;
+}
+
+struct Conformance {
+  const char* file;
+  const char* graph;
+  OutputTypes outputs;
+};
+
+// The README table, written as ir::Type::ToString prints it.
+const std::vector<Conformance>& Table() {
+  static const std::vector<Conformance> table = {
+      {"mlp_classifier.sw", "Classifier",
+       {{"probs", "Tensor<[Batch, 10], f32>"}, {"logits", "Tensor<[Batch, 10], f32>"}}},
+      {"logistic_regression.sw", "Train",
+       {{"prob", "Tensor<[N, 1], f32>"},
+        {"loss", "Tensor<[], f32>"},
+        {"squared_error", "Tensor<[], f32>"},
+        {"correct", "Tensor<[N, 1], bool>"}}},
+      {"patch_mixer.sw", "Forward", {{"probs", "Tensor<[?, 10], f32>"}}},
+      {"transformer_block.sw", "Block",
+       {{"y", "Tensor<[Batch, Seq, 32], f32>"}, {"attn", "Tensor<[Batch, 4, Seq, Seq], f32>"}}},
+      {"config_dims.sw", "Regressor", {{"y", "Tensor<[4, 5], f32>"}}},
+      {"graph_calls.sw", "Dense", {{"out", "Tensor<[Rows, 16], f32>"}}},
+      {"graph_calls.sw", "Residual", {{"out", "Tensor<[Rows, 16], f32>"}}},
+      {"graph_calls.sw", "Model",
+       {{"logits", "Tensor<[Rows, 4], f32>"}, {"probs", "Tensor<[Rows, 4], f32>"}}},
+      {"logic_reductions.sw", "Stats",
+       {{"valid", "Tensor<[Time, 6], bool>"},
+        {"anomalies", "Tensor<[Time, 6], bool>"},
+        {"mean_valid", "Tensor<[6], f32>"},
+        {"peak", "Tensor<[Time, 1], f32>"},
+        {"trough", "Tensor<[Time], f32>"},
+        {"spread", "Tensor<[6], f32>"},
+        {"overall", "Tensor<[], f32>"},
+        {"frac_bad", "Tensor<[], f32>"},
+        {"is_peak", "Tensor<[Time, 6], bool>"},
+        {"all_ok", "Tensor<[Time], f32>"},
+        {"changed", "Tensor<[Time, 6], bool>"}}},
+      {"fusion_showcase.sw", "Fusions", {{"result", "Tensor<[Rows, 8], f32>"}}},
+      {"tiny_gpt.sw", "LanguageModel",
+       {{"logits", "Tensor<[Batch, 16, 96], f32>"}, {"loss", "Tensor<[], f32>"}}},
+  };
+  return table;
+}
+
+TEST(CompileConformanceTest, EveryExampleCompilesWithTheReadmeOutputTypes) {
+  for (const Conformance& c : Table()) {
+    SCOPED_TRACE(std::string(c.file) + " / " + c.graph);
+    CompileOptions options;
+    options.filename = c.file;
+    CompileResult r = Compile(ReadExample(c.file), options);
+    ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+    EXPECT_TRUE(r.diagnostics.empty()) << r.RenderDiagnostics();
+    EXPECT_EQ(r.stage, CompileStage::kOptimize);
+    for (const ir::Program* p : {&r.unoptimized, &r.program}) {
+      const ir::Graph* g = p->FindGraph(c.graph);
+      ASSERT_NE(g, nullptr);
+      EXPECT_EQ(Outputs(*g), c.outputs);
+    }
+  }
+}
+
+TEST(CompileConformanceTest, ExampleInputsKeepTheirDeclaredTypes) {
+  CompileResult r = Compile(ReadExample("config_dims.sw"));
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  const ir::Graph& g = r.program.graphs[0];
+  ASSERT_EQ(g.inputs().size(), 1u);
+  EXPECT_EQ(g.node(g.inputs()[0].node).name, "x");
+  EXPECT_EQ(g.node(g.inputs()[0].node).type.ToString(), "Tensor<[4, 20], f32>");
+  ASSERT_TRUE(g.return_type().has_value());
+  EXPECT_EQ(g.return_type()->ToString(), "Tensor<[4, 5], f32>");
+
+  CompileResult gpt = Compile(ReadExample("tiny_gpt.sw"));
+  ASSERT_TRUE(gpt.ok) << gpt.RenderDiagnostics();
+  const ir::Graph& lm = gpt.program.graphs[0];
+  EXPECT_EQ(lm.node(lm.inputs()[0].node).type.ToString(), "Tensor<[Batch, 16], i64>");
+  EXPECT_EQ(lm.node(lm.inputs()[1].node).type.ToString(), "Tensor<[Batch, 16], i64>");
+}
+
+TEST(CompileConformanceTest, FusionShowcaseStatistics) {
+  CompileResult r = Compile(ReadExample("fusion_showcase.sw"));
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.stats.ToString(),
+            "OptStats { dce: 1, identity: 1, const_fold: 1, cse: 1, fusion: 4 }");
+  // The unoptimised program is kept for dumps: it still has the dead `unused`.
+  EXPECT_NE(r.unoptimized.graphs[0].FindNode("unused"), ir::kNoNode);
+  EXPECT_EQ(r.program.graphs[0].FindNode("unused"), ir::kNoNode);
+}
+
+TEST(CompileConformanceTest, TinyGptImplicitParametersPerLayer) {
+  CompileResult r = Compile(ReadExample("tiny_gpt.sw"));
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  const ir::Graph& g = r.unoptimized.graphs[0];
+  // 4 declared + 2 layers x 12 block parameters.
+  ASSERT_EQ(g.params().size(), 28u);
+  EXPECT_EQ(g.params()[3].name, "lnf_b");
+  EXPECT_EQ(g.params()[4].name, "blocks.layer0.ln1.weight");
+  EXPECT_EQ(g.params()[15].name, "blocks.layer0.ff2.bias");
+  EXPECT_EQ(g.params()[16].name, "blocks.layer1.ln1.weight");
+  EXPECT_EQ(g.params()[27].name, "blocks.layer1.ff2.bias");
+  EXPECT_TRUE(g.params()[27].implicit);
+  EXPECT_FALSE(g.params()[3].implicit);
+  EXPECT_EQ(g.params()[12].name, "blocks.layer0.ff1.weight");
+  EXPECT_EQ(g.params()[12].type.ToString(), "Tensor<[64, 256], f32>");
+  EXPECT_EQ(g.params()[12].init.text, "uniform(-0.125, 0.125)");
+  EXPECT_EQ(g.params()[14].type.ToString(), "Tensor<[256, 64], f32>");
+  EXPECT_EQ(g.params()[14].init.text, "uniform(-0.0625, 0.0625)");
+  // The repeat node became blocks.iter0 -> blocks, each a 13-operand block.
+  ir::NodeId first = g.FindNode("blocks.iter0");
+  ir::NodeId last = g.FindNode("blocks");
+  ASSERT_NE(first, ir::kNoNode);
+  ASSERT_NE(last, ir::kNoNode);
+  EXPECT_EQ(g.node(first).op, ir::OpKind::kTransformerBlock);
+  EXPECT_EQ(g.node(first).operands.size(), 13u);
+  EXPECT_EQ(g.node(last).operands.size(), 13u);
+  EXPECT_EQ(g.node(last).operands[0], first);
+  EXPECT_EQ(g.node(last).hints, std::vector<std::string>{"recompute_in_backward"});
+  for (const ir::Node& n : g.nodes()) EXPECT_NE(n.op, ir::OpKind::kRepeat);
+}
+
+TEST(CompileConformanceTest, MetadataStaysAvailable) {
+  CompileResult r = Compile(ReadExample("mlp_classifier.sw"));
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.program.metadata.at("name"), "DigitMLP");
+  EXPECT_EQ(r.program.metadata.at("version"), "1.2");
+  EXPECT_EQ(r.program.config.at("Pixels").i, 784);
+  ASSERT_TRUE(r.program.training.has_value());
+  EXPECT_EQ(r.program.training->model, "Classifier");
+  EXPECT_EQ(r.program.training->loss, "cross_entropy");
+  EXPECT_EQ(r.program.training->optimizer_type, "Adam");
+  EXPECT_DOUBLE_EQ(r.program.training->lr, 1e-3);
+  EXPECT_EQ(r.program.training->epochs, 10);
+  EXPECT_EQ(r.program.training->batch_size, 64);
+  ASSERT_TRUE(r.program.inference.has_value());
+  EXPECT_EQ(r.program.inference->model, "Classifier");
+}
+
+TEST(CompileTest, StopsAtTheParserAndRendersPositions) {
+  CompileOptions options;
+  options.filename = "bad.sw";
+  CompileResult r = Compile("@graph G {\n  input x: f32;\n  node h { op: relu(x) }\n}\n", options);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kParse);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_EQ(r.RenderDiagnostics().substr(0, 35), "bad.sw:3:24: error[E020]: expected ");
+}
+
+TEST(CompileTest, StopsAtLoweringWithTheFirstError) {
+  CompileResult r = Compile("@graph G {\n  input x: f32;\n  node h { op: relu(y); };\n"
+                            "  node k { op: relu(z); };\n  output h;\n}\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kLower);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].kind, diag::Kind::UndefinedName);
+  EXPECT_EQ(r.diagnostics[0].span.line, 3u);
+  EXPECT_EQ(r.diagnostics[0].span.column, 21u);
+  EXPECT_EQ(r.RenderDiagnostics(),
+            "<input>:3:21: error[E040]: undefined name 'y'\n"
+            "    node h { op: relu(y); };\n"
+            "                      ^\n");
+}
+
+TEST(CompileTest, ValidationCollectsEveryError) {
+  CompileResult r = Compile(
+      "@graph A { input x: f32; node h { op: relu(x); }; node h { op: exp(x); }; }\n"
+      "@graph B { input y: f32; output y; output y; }\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kValidate);
+  std::vector<diag::Kind> kinds;
+  for (const diag::Diagnostic& d : r.diagnostics) kinds.push_back(d.kind);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), diag::Kind::NoOutput), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), diag::Kind::DuplicateName), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), diag::Kind::DuplicateOutput), kinds.end());
+}
+
+TEST(CompileTest, ShapeErrorsStopBeforeMaterialisation) {
+  CompileResult r = Compile(
+      "@graph G { input a: Tensor<[2, 3], f32>; input b: Tensor<[4, 5], f32>;\n"
+      "  output m: matmul(a, b); }\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kInferShapes);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_EQ(r.diagnostics[0].kind, diag::Kind::MatmulMismatch);
+  EXPECT_EQ(r.diagnostics[0].span.line, 2u);
+}
+
+TEST(CompileTest, RecursiveGraphCallsAreDiagnosed) {
+  CompileResult r = Compile(
+      "@graph A { input x: f32; output y: B(x); }\n"
+      "@graph B { input x: f32; output y: A(x); }\n"
+      "@graph C { input x: f32; output y: C(x); }\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.stage, CompileStage::kValidate);
+  int recursive = 0;
+  for (const diag::Diagnostic& d : r.diagnostics) recursive += d.kind == diag::Kind::RecursiveCall;
+  EXPECT_GE(recursive, 2) << r.RenderDiagnostics();
+}
+
+TEST(CompileTest, WithoutOptimisationProgramEqualsUnoptimized) {
+  CompileOptions options;
+  options.optimize = false;
+  CompileResult r = Compile(ReadExample("fusion_showcase.sw"), options);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.stage, CompileStage::kMaterialize);
+  EXPECT_EQ(r.stats.total(), 0);
+  EXPECT_EQ(ir::DumpProgram(r.program), ir::DumpProgram(r.unoptimized));
+}
+
+TEST(CompileTest, SelectedPassesOnly) {
+  CompileOptions options;
+  options.passes = opt::PassOptions::None();
+  options.passes.dce = true;
+  CompileResult r = Compile(ReadExample("fusion_showcase.sw"), options);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.stats.ToString(), "OptStats { dce: 1, identity: 0, const_fold: 0, cse: 0, fusion: 0 }");
+}
+
+TEST(CompileTest, DimsSpecialiseShapes) {
+  CompileOptions options;
+  options.dims = {{"Batch", 8}};
+  CompileResult r = Compile(ReadExample("mlp_classifier.sw"), options);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(Outputs(r.program.graphs[0]),
+            (OutputTypes{{"probs", "Tensor<[8, 10], f32>"}, {"logits", "Tensor<[8, 10], f32>"}}));
+}
+
+TEST(CompileTest, SeedPrecedence) {
+  const char* text = "@config { seed: 42; }\n@graph G { input x: f32; output x; }\n";
+  EXPECT_EQ(Compile(text).seed, 42u);
+  CompileOptions options;
+  options.seed = 7;
+  EXPECT_EQ(Compile(text, options).seed, 7u);
+  EXPECT_EQ(Compile("@graph G { input x: f32; output x; }").seed, 0u);
+  EXPECT_EQ(Compile("@config { seed: -1; }\n@graph G { input x: f32; output x; }").seed,
+            ~uint64_t{0});
+}
+
+TEST(CompileTest, DefaultFloatDtypeForUnadoptedLiterals) {
+  const char* text = "@graph G { output c: 0.5; }";
+  CompileResult f32 = Compile(text);
+  ASSERT_TRUE(f32.ok) << f32.RenderDiagnostics();
+  EXPECT_EQ(f32.program.graphs[0].node(f32.program.graphs[0].outputs()[0].node).type.ToString(),
+            "Tensor<[], f32>");
+  CompileOptions options;
+  options.default_float = ir::DType::kF64;
+  CompileResult f64 = Compile(text, options);
+  ASSERT_TRUE(f64.ok) << f64.RenderDiagnostics();
+  EXPECT_EQ(f64.program.graphs[0].node(f64.program.graphs[0].outputs()[0].node).type.ToString(),
+            "Tensor<[], f64>");
+}
+
+TEST(CompileTest, StageNames) {
+  EXPECT_STREQ(CompileStageName(CompileStage::kParse), "parse");
+  EXPECT_STREQ(CompileStageName(CompileStage::kMaterialize), "materialise");
+  EXPECT_STREQ(CompileStageName(CompileStage::kOptimize), "optimise");
+}
+
+}  // namespace
+}  // namespace shrew

@@ -1,0 +1,252 @@
+// shrew::Program: run-time input checking (every error names the input and
+// the expected and actual types, and the program stays usable afterwards),
+// parameters, statistics/dumps, recompilation and operator lifetimes.
+#include "api/program.h"
+
+#include <gtest/gtest.h>
+
+#include "jit/jit_test_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace shrew {
+namespace {
+
+using jit::testing::MakeProgram;
+using jit::testing::RandomTensor;
+using runtime::Tensor;
+using runtime::TensorMap;
+
+std::unique_ptr<Program> Mlp(ProgramOptions o = {}) {
+  return MakeProgram(jit::testing::ReadTestdata("examples/mlp_classifier.sw"), std::move(o));
+}
+
+TensorMap Images(int64_t batch, uint32_t seed = 3) {
+  TensorMap in;
+  in.emplace("images", RandomTensor(ir::DType::kF32, {batch, 784}, seed, 0.0, 1.0));
+  return in;
+}
+
+// The error's message contains every fragment.
+void ExpectError(const Status& s, StatusCode code, std::initializer_list<const char*> fragments) {
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), code) << s.ToString();
+  for (const char* f : fragments) EXPECT_NE(s.message().find(f), std::string::npos) << "'" << f << "' in: " << s.message();
+}
+
+class ProgramInputErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p_ = Mlp();
+    ASSERT_NE(p_, nullptr);
+    Result<TensorMap> r = p_->Run("Classifier", Images(2));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    good_ = std::move(r).value();
+  }
+  // After an error the program still runs and gives the same result.
+  void TearDown() override {
+    if (p_ == nullptr) return;
+    Result<TensorMap> r = p_->Run("Classifier", Images(2));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(runtime::BitwiseEqual(r->at("probs"), good_.at("probs")));
+  }
+  Status RunWith(TensorMap in) { return p_->Run("Classifier", in).status(); }
+
+  std::unique_ptr<Program> p_;
+  TensorMap good_;
+};
+
+TEST_F(ProgramInputErrors, UnknownGraphListsGraphs) {
+  ExpectError(p_->Run("Clasifier", Images(1)).status(), StatusCode::kNotFound,
+              {"no compiled graph named 'Clasifier'", "graphs: Classifier"});
+}
+
+TEST_F(ProgramInputErrors, ExtraInput) {
+  TensorMap in = Images(2);
+  in.emplace("labels", RandomTensor(ir::DType::kF32, {2}, 1));
+  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument,
+              {"graph 'Classifier' has no input named 'labels'", "inputs are: images"});
+}
+
+TEST_F(ProgramInputErrors, MisnamedInput) {
+  TensorMap in;
+  in.emplace("image", RandomTensor(ir::DType::kF32, {2, 784}, 1));
+  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument, {"no input named 'image'", "images"});
+}
+
+TEST_F(ProgramInputErrors, MissingInput) {
+  ExpectError(RunWith({}), StatusCode::kInvalidArgument,
+              {"missing input 'images'", "graph 'Classifier'", "Tensor<[Batch, 784], f32>"});
+}
+
+TEST_F(ProgramInputErrors, WrongDtype) {
+  TensorMap in;
+  in.emplace("images", RandomTensor(ir::DType::kF64, {2, 784}, 1));
+  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument,
+              {"input 'images'", "expected dtype f32, got f64", "Tensor<[Batch, 784], f32>"});
+}
+
+TEST_F(ProgramInputErrors, WrongRank) {
+  TensorMap in;
+  in.emplace("images", RandomTensor(ir::DType::kF32, {784}, 1));
+  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument,
+              {"input 'images'", "expected rank 2, got rank 1", "[Batch, 784]", "got [784]"});
+}
+
+TEST_F(ProgramInputErrors, WrongFixedSize) {
+  TensorMap in;
+  in.emplace("images", RandomTensor(ir::DType::kF32, {2, 783}, 1));
+  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument,
+              {"input 'images'", "expected [Batch, 784], got [2, 783]", "dimension 1 must be 784"});
+}
+
+TEST_F(ProgramInputErrors, TensorOverTheByteCap) {
+  ProgramOptions o;
+  o.max_input_bytes = 1000;
+  std::unique_ptr<Program> small = Mlp(o);
+  ASSERT_NE(small, nullptr);
+  ExpectError(small->Run("Classifier", Images(1)).status(), StatusCode::kResourceExhausted,
+              {"input 'images'", "3136 bytes", "f32[1, 784]", "limit of 1000 bytes"});
+  // Still usable: a smaller program-level cap is per tensor, so nothing runs
+  // until a small enough input comes; the default program is unaffected.
+  EXPECT_TRUE(p_->Run("Classifier", Images(1)).ok());
+}
+
+TEST_F(ProgramInputErrors, DimsFromTheConfigurationWin) {
+  ProgramOptions o;
+  o.dims = {{"Batch", 2}};
+  std::unique_ptr<Program> fixed = Mlp(o);
+  ASSERT_NE(fixed, nullptr);
+  ExpectError(fixed->Run("Classifier", Images(3)).status(), StatusCode::kInvalidArgument,
+              {"input 'images'", "dimension 'Batch' is 3 here but 2", "runtime configuration"});
+  // Planned at build time (all shapes known): arena stats before any run.
+  Result<jit::CompileStats> st = fixed->Stats("Classifier");
+  ASSERT_TRUE(st.ok());
+  EXPECT_GT(st->arena_bytes, 0u);
+  EXPECT_TRUE(fixed->Run("Classifier", Images(2)).ok());
+}
+
+TEST(ProgramInputCheck, SymbolicDimsInconsistentBetweenInputs) {
+  std::unique_ptr<Program> p = MakeProgram(jit::testing::ReadTestdata("examples/transformer_block.sw"));
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", RandomTensor(ir::DType::kF32, {2, 4, 32}, 1));
+  in.emplace("mask", RandomTensor(ir::DType::kF32, {5, 5}, 2));
+  ExpectError(p->Run("Block", in).status(), StatusCode::kInvalidArgument,
+              {"input 'mask'", "expected [Seq, Seq], got [5, 5]", "dimension 'Seq' is 5 here but 4",
+               "bound by input 'x'"});
+  in.erase("mask");
+  in.emplace("mask", RandomTensor(ir::DType::kF32, {4, 4}, 2));
+  Result<TensorMap> ok = p->Run("Block", in);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->at("y").shape(), (runtime::Shape{2, 4, 32}));
+  EXPECT_EQ(ok->at("attn").shape(), (runtime::Shape{2, 4, 4, 4}));
+}
+
+TEST(ProgramInputCheck, RunTimeShapeErrorsAreReported) {
+  // Inner sizes only meet at run time (symbolic): an error, not a crash.
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph G {
+  input a: Tensor<[N, K], f32>;
+  input b: Tensor<[M, 3], f32>;
+  output y: matmul(a, b);
+}
+)SW");
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("a", RandomTensor(ir::DType::kF32, {2, 4}, 1));
+  in.emplace("b", RandomTensor(ir::DType::kF32, {5, 3}, 2));
+  Status s = p->Run("G", in).status();
+  ExpectError(s, StatusCode::kInvalidArgument, {"matmul inner dimensions"});
+  in.erase("b");
+  in.emplace("b", RandomTensor(ir::DType::kF32, {4, 3}, 2));
+  jit::testing::RunBoth(*p, "G", in);
+}
+
+TEST(ProgramParams, ListedSortedGetAndSetChecked) {
+  std::unique_ptr<Program> p = Mlp();
+  ASSERT_NE(p, nullptr);
+  std::vector<std::pair<std::string, const Tensor*>> params = p->Params();
+  std::vector<std::string> keys;
+  for (const auto& [k, t] : params) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"Classifier/b1", "Classifier/b2", "Classifier/w1", "Classifier/w2"}));
+  Result<Tensor> w2 = p->GetParam("Classifier/w2");
+  ASSERT_TRUE(w2.ok());
+  EXPECT_EQ(w2->shape(), (runtime::Shape{128, 10}));
+  ExpectError(p->GetParam("Classifier/w3").status(), StatusCode::kNotFound, {"no parameter 'Classifier/w3'"});
+  ExpectError(p->SetParam("Classifier/w2", Tensor::Zeros(ir::DType::kF32, {10, 128}).value()), StatusCode::kInvalidArgument,
+              {"parameter 'Classifier/w2'", "expected f32[128, 10]", "got f32[10, 128]"});
+  ExpectError(p->SetParam("Classifier/b2", Tensor::Zeros(ir::DType::kF64, {10}).value()), StatusCode::kInvalidArgument,
+              {"expected f32[10]", "got f64[10]"});
+
+  // Zero output weights and a known bias: logits are the bias on every row,
+  // so the packed weights must have been re-created.
+  Result<TensorMap> before = p->Run("Classifier", Images(3));
+  ASSERT_TRUE(before.ok());
+  ASSERT_TRUE(p->SetParam("Classifier/w2", Tensor::Zeros(ir::DType::kF32, {128, 10}).value()).ok());
+  std::vector<float> bias = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  ASSERT_TRUE(p->SetParam("Classifier/b2", jit::testing::F32({10}, bias)).ok());
+  Result<TensorMap> after = p->Run("Classifier", Images(3));
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  std::span<const float> logits = after->at("logits").values<float>();
+  for (size_t i = 0; i < logits.size(); ++i) EXPECT_FLOAT_EQ(logits[i], bias[i % 10]);
+  jit::testing::RunBoth(*p, "Classifier", Images(3));
+  Result<Tensor> b2 = p->GetParam("Classifier/b2");
+  ASSERT_TRUE(b2.ok());
+  EXPECT_FLOAT_EQ(b2->values<float>()[9], 9.0f);
+}
+
+TEST(ProgramStats, DumpPlanJsonAndRecompile) {
+  std::unique_ptr<Program> p = Mlp();
+  ASSERT_NE(p, nullptr);
+  Result<jit::CompileStats> st = p->Stats("Classifier");
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->arena_bytes, 0u);  // Batch is symbolic: no plan before a run
+  EXPECT_NE(p->Dump("Classifier")->find("plan: not yet bound"), std::string::npos);
+  ASSERT_TRUE(p->Run("Classifier", Images(4)).ok());
+  st = p->Stats("Classifier");
+  EXPECT_GT(st->arena_bytes, 0u);
+  EXPECT_GE(st->arena_bytes, st->arena_lower_bound);
+  EXPECT_EQ(st->num_source_nodes, 9);
+  EXPECT_EQ(st->num_slots, 9);
+  Result<std::string> dump = p->Dump("Classifier");
+  ASSERT_TRUE(dump.ok());
+  EXPECT_EQ(dump->rfind("jit Classifier\nstats: instructions=", 0), 0u) << *dump;
+  EXPECT_NE(dump->find("load_input %4 <- images"), std::string::npos) << *dump;
+  EXPECT_NE(dump->find("outputs: probs=%"), std::string::npos) << *dump;
+  EXPECT_NE(dump->find("f32[4, 784] arena @"), std::string::npos) << *dump;
+  EXPECT_NE(dump->find("plan: arena_bytes=" + std::to_string(st->arena_bytes)), std::string::npos) << *dump;
+  Result<std::string> json = p->PlanJson("Classifier");
+  ASSERT_TRUE(json.ok());
+  EXPECT_EQ(json->rfind("{\"graph\": \"Classifier\", \"bound\": true, \"arena_bytes\": " +
+                            std::to_string(st->arena_bytes),
+                        0),
+            0u)
+      << *json;
+  EXPECT_NE(json->find("\"buffers\": [{\"id\": 0, \"kind\": \"input\""), std::string::npos) << *json;
+  ExpectError(p->Dump("Nope").status(), StatusCode::kNotFound, {"no compiled graph named 'Nope'"});
+  ASSERT_TRUE(p->Recompile("Classifier").ok());
+  EXPECT_EQ(p->Stats("Classifier")->arena_bytes, 0u);
+  jit::testing::RunBoth(*p, "Classifier", Images(2));
+}
+
+TEST(ProgramLifetime, LiveXnnOperatorsDoNotGrowOverAThousandRuns) {
+  std::unique_ptr<Program> p = Mlp();
+  ASSERT_NE(p, nullptr);
+  const TensorMap a = Images(1), b = Images(7);
+  ASSERT_TRUE(p->Run("Classifier", a).ok());
+  const int ops = p->num_live_xnn_operators();
+  const int global = runtime::LiveXnnOperatorCount();
+  EXPECT_GT(ops, 0);  // the two dense layers at least
+  for (int i = 0; i < 1000; ++i) {
+    Result<TensorMap> r = p->Run("Classifier", i % 2 == 0 ? a : b);  // alternating bindings
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  EXPECT_EQ(p->num_live_xnn_operators(), ops);
+  EXPECT_EQ(runtime::LiveXnnOperatorCount(), global);
+  EXPECT_EQ(p->executor("Classifier")->num_plans(), 2);
+  p.reset();
+  EXPECT_EQ(runtime::LiveXnnOperatorCount(), global - ops);
+}
+
+}  // namespace
+}  // namespace shrew

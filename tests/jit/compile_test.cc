@@ -1,0 +1,124 @@
+// Order, slots, frees and the §7.7 dump of the MLP example.
+#include "jit/compile.h"
+
+#include <gtest/gtest.h>
+
+#include "jit/dump.h"
+#include "jit/order.h"
+#include "jit/jit_test_util.h"
+
+namespace shrew::jit {
+namespace {
+
+using testing::F32;
+using testing::MakeProgram;
+
+constexpr const char* kMlp = R"SW(
+@graph Forward {
+    input x: Tensor<[2, 4], f32>;
+    param w1: Tensor<[4, 8], f32> { init: "normal(0, 0.1)"; };
+    param b1: Tensor<[8], f32>    { init: "zeros"; };
+    param w2: Tensor<[8, 3], f32> { init: "normal(0, 0.1)"; };
+    param b2: Tensor<[3], f32>    { init: "zeros"; };
+    node h1     { op: matmul(x, w1) + b1; };
+    node a1     { op: relu(h1); };
+    node logits { op: matmul(a1, w2) + b2; };
+    output probs: softmax(logits);
+}
+)SW";
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST(JitCompile, MlpDumpMatchesSpec) {
+  shrew::ProgramOptions o;
+  o.jit_fusion = false;  // the §7.7 reference tape keeps relu separate
+  std::unique_ptr<shrew::Program> p = MakeProgram(kMlp, o);
+  ASSERT_NE(p, nullptr);
+  Result<std::string> dump = p->Dump("Forward");
+  ASSERT_TRUE(dump.ok());
+  std::vector<std::string> lines = Lines(*dump);
+  ASSERT_GE(lines.size(), 14u) << *dump;
+  EXPECT_EQ(lines[0], "jit Forward");
+  EXPECT_EQ(lines[1].rfind("stats: instructions=11 source_nodes=9 slots=9 reused=", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(" frees=2 fused=2 arena_bytes="), std::string::npos) << lines[1];
+  const std::vector<std::string> expected = {
+      "  0: load_param %0 <- Forward/b2",
+      "  1: load_param %1 <- Forward/w2",
+      "  2: load_param %2 <- Forward/b1",
+      "  3: load_param %3 <- Forward/w1",
+      "  4: load_input %4 <- x",
+      "  5: fused_matmul_add %5 <- %4, %3, %2",
+      "  6: relu %6 <- %5",
+      "  7: free %5",
+      "  8: fused_matmul_add %7 <- %6, %1, %0",
+      "  9: free %6",
+      "  10: softmax[dim=-1] %8 <- %7",
+      "outputs: probs=%8",
+  };
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(lines[2 + i], expected[i]) << *dump;
+  const CompiledGraph* cg = p->compiled("Forward");
+  ASSERT_NE(cg, nullptr);
+  EXPECT_EQ(cg->stats.num_instructions, 11);
+  EXPECT_EQ(cg->stats.num_frees, 2);
+  EXPECT_EQ(cg->stats.num_fused, 2);
+  // §7.4 lifetimes.
+  EXPECT_EQ(cg->lifetimes[5].produced_at, 5);
+  EXPECT_EQ(cg->lifetimes[5].last_used_at, 6);
+  EXPECT_EQ(cg->lifetimes[7].last_used_at, 8);
+  EXPECT_TRUE(cg->lifetimes[8].is_output);
+  EXPECT_TRUE(cg->lifetimes[4].is_external);
+}
+
+TEST(JitCompile, MlpRunsAndPlansWithinBound) {
+  std::unique_ptr<shrew::Program> p = MakeProgram(kMlp);
+  ASSERT_NE(p, nullptr);
+  runtime::TensorMap in;
+  in.emplace("x", F32({2, 4}, {1, 2, 3, 4, -1, -2, -3, -4}));
+  testing::RunBoth(*p, "Forward", in);
+  Result<CompileStats> st = p->Stats("Forward");
+  ASSERT_TRUE(st.ok());
+  EXPECT_GT(st->arena_bytes, 0u);
+  EXPECT_LE(st->arena_bytes, st->arena_lower_bound * 105 / 100);
+  // JIT-level fusion: relu folded into the first dense layer (one FC with a
+  // clamp); the folded slot %5 is never produced, so its free disappears.
+  Result<std::string> dump = p->Dump("Forward");
+  ASSERT_TRUE(dump.ok());
+  EXPECT_NE(dump->find("  5: fused_matmul_add+relu %6 <- %4, %3, %2\n  6: fused_matmul_add %7 <- %6, %1, %0\n"
+                       "  7: free %6\n  8: softmax[dim=-1] %8 <- %7\n"),
+            std::string::npos)
+      << *dump;
+  EXPECT_NE(dump->find("%5 h1_fused_matmul_add: f32[] fused away"), std::string::npos) << *dump;
+  EXPECT_EQ(st->num_instructions, 9);
+  EXPECT_EQ(st->num_frees, 1);
+  EXPECT_EQ(st->num_fused, 2);
+  // x (input, whole run) + %6 + %7 (softmax in place over it): 64 + 64 + 64.
+  EXPECT_EQ(st->arena_bytes, 192u);
+  EXPECT_EQ(st->arena_lower_bound, 192u);
+}
+
+TEST(JitCompile, CompileErrorsNameTheNode) {
+  CompileResult c = Compile(R"SW(
+@custom_op my_op { }
+@graph G {
+  input x: Tensor<[2], f32>;
+  output y: my_op(x);
+}
+)SW");
+  if (!c.ok) GTEST_SKIP() << "front end rejects the custom op: " << c.RenderDiagnostics();
+  Result<std::unique_ptr<Program>> p = Program::Create(c);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("custom op 'my_op' has no kernel"), std::string::npos) << p.status().ToString();
+}
+
+}  // namespace
+}  // namespace shrew::jit

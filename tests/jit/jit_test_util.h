@@ -1,0 +1,86 @@
+// Helpers shared by the JIT and Program tests: compiling source, building
+// programs, random inputs and the JIT-versus-interpreter comparison with the
+// tolerances of PIPELINE.md §9.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "api/compile.h"
+#include "api/program.h"
+#include "runtime/tensor.h"
+
+namespace shrew::jit::testing {
+
+inline std::string ReadTestdata(const std::string& relative) {
+  std::ifstream f(std::string(SHREW_TESTDATA_DIR) + "/" + relative);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Compiles `source`; on failure the test fails with the diagnostics.
+inline std::unique_ptr<shrew::Program> MakeProgram(const std::string& source, shrew::ProgramOptions options = {},
+                                            shrew::CompileOptions copts = {}) {
+  shrew::CompileResult c = shrew::Compile(source, copts);
+  EXPECT_TRUE(c.ok) << c.RenderDiagnostics();
+  if (!c.ok) return nullptr;
+  options.verify_plans = true;
+  options.check_slots = true;
+  Result<std::unique_ptr<shrew::Program>> p = shrew::Program::Create(c, std::move(options));
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  if (!p.ok()) return nullptr;
+  return std::move(p).value();
+}
+
+// Uniform values in [lo, hi) for float dtypes, small integers otherwise.
+inline runtime::Tensor RandomTensor(ir::DType dtype, runtime::Shape shape, uint32_t seed, double lo = -2.0,
+                                    double hi = 2.0) {
+  Result<runtime::Tensor> t = runtime::Tensor::Zeros(dtype, std::move(shape));
+  EXPECT_TRUE(t.ok());
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  for (int64_t i = 0; i < t->num_elements(); ++i) {
+    const double v = u(gen);
+    t->SetDouble(i, ir::IsFloat(dtype) ? v : std::floor(v));
+  }
+  return std::move(t).value();
+}
+
+inline runtime::Tensor F32(runtime::Shape shape, std::vector<float> values) {
+  Result<runtime::Tensor> t = runtime::Tensor::FromVector<float>(ir::DType::kF32, std::move(shape), values);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return std::move(t).value();
+}
+
+// PIPELINE.md §9: f32 within 1e-5 relative / 1e-6 absolute, f64 1e-12,
+// integers and bools exact. `slack` scales the f32 tolerances for kernels
+// whose accumulation order differs (XNNPACK GEMMs over long rows).
+inline void ExpectAgree(const runtime::TensorMap& jit, const runtime::TensorMap& ref, double slack = 1.0) {
+  ASSERT_EQ(jit.size(), ref.size());
+  for (const auto& [name, expected] : ref) {
+    auto it = jit.find(name);
+    ASSERT_NE(it, jit.end()) << "missing output " << name;
+    std::string why;
+    double rtol = 1e-5 * slack, atol = 1e-6 * slack;
+    if (expected.storage() == ir::StorageType::kF64) rtol = atol = 1e-12;
+    EXPECT_TRUE(runtime::AllClose(it->second, expected, rtol, atol, &why)) << "output " << name << ": " << why;
+  }
+}
+
+// Runs both executors on the same inputs and compares.
+inline void RunBoth(shrew::Program& p, const std::string& graph, const runtime::TensorMap& inputs, double slack = 1.0) {
+  Result<runtime::TensorMap> jit = p.Run(graph, inputs);
+  ASSERT_TRUE(jit.ok()) << jit.status().ToString();
+  Result<runtime::TensorMap> ref = p.Interpret(graph, inputs);
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  ExpectAgree(*jit, *ref, slack);
+}
+
+}  // namespace shrew::jit::testing

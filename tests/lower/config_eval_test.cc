@@ -1,0 +1,223 @@
+// @config evaluation (LANGUAGE.md §5.1): arithmetic, `**`, precedence,
+// references, bare words, opaque values and every error with its position.
+#include "lower/config_eval.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "front/parser.h"
+
+namespace shrew::lower {
+namespace {
+
+using ir::ConfigValue;
+
+struct Evaluated {
+  bool ok = false;
+  ConfigMap config;
+  std::vector<diag::Diagnostic> diagnostics;
+};
+
+Evaluated Eval(const std::string& text) {
+  diag::SourceFile source("c.sw", text);
+  diag::DiagnosticBag diags;
+  ast::Program tree = front::Parse(source, diags);
+  Evaluated out;
+  if (diags.has_errors()) {
+    ADD_FAILURE() << diag::RenderAll(diags.all(), source);
+    return out;
+  }
+  out.ok = EvaluateConfig(tree, source, &out.config, diags);
+  out.diagnostics = diags.Take();
+  return out;
+}
+
+// The value of `key` in a config that must evaluate cleanly.
+ConfigValue Value(const std::string& text, const std::string& key) {
+  Evaluated e = Eval(text);
+  EXPECT_TRUE(e.ok);
+  EXPECT_TRUE(e.diagnostics.empty());
+  auto it = e.config.find(key);
+  if (it == e.config.end()) {
+    ADD_FAILURE() << "no key " << key;
+    return ConfigValue();
+  }
+  return it->second;
+}
+
+int64_t IntOf(const std::string& expr) {
+  ConfigValue v = Value("@config { k: " + expr + "; }", "k");
+  EXPECT_EQ(v.kind, ConfigValue::Kind::kInt) << expr << " -> " << v.ToString();
+  return v.i;
+}
+
+double FloatOf(const std::string& expr) {
+  ConfigValue v = Value("@config { k: " + expr + "; }", "k");
+  EXPECT_EQ(v.kind, ConfigValue::Kind::kFloat) << expr << " -> " << v.ToString();
+  return v.f;
+}
+
+// "CODE LINE:COL MESSAGE" of the single error of a failing config.
+std::string ErrorOf(const std::string& text) {
+  Evaluated e = Eval(text);
+  EXPECT_FALSE(e.ok);
+  EXPECT_EQ(e.diagnostics.size(), 1u);
+  if (e.diagnostics.empty()) return "";
+  const diag::Diagnostic& d = e.diagnostics[0];
+  return std::string(d.code()) + " " + std::to_string(d.span.line) + ":" +
+         std::to_string(d.span.column) + " " + d.message;
+}
+
+TEST(ConfigEvalTest, IntegerArithmeticAndPrecedence) {
+  EXPECT_EQ(IntOf("1 + 2 * 3"), 7);
+  EXPECT_EQ(IntOf("(1 + 2) * 3"), 9);
+  EXPECT_EQ(IntOf("10 - 4 - 3"), 3);      // left-associative
+  EXPECT_EQ(IntOf("7 / 2"), 3);
+  EXPECT_EQ(IntOf("-7 / 2"), -3);         // truncates toward zero
+  EXPECT_EQ(IntOf("-7 % 3"), -1);         // sign of the dividend
+  EXPECT_EQ(IntOf("7 % -3"), 1);
+  EXPECT_EQ(IntOf("28 * 28"), 784);
+  EXPECT_EQ(IntOf("((((5))))"), 5);
+  EXPECT_EQ(IntOf("007"), 7);
+}
+
+TEST(ConfigEvalTest, Power) {
+  EXPECT_EQ(IntOf("2 ** 10"), 1024);
+  EXPECT_EQ(IntOf("2 ** 3 ** 2"), 512);   // right-associative: 2 ** 9
+  EXPECT_EQ(IntOf("-2 ** 2"), 4);         // prefix binds tighter: (-2) ** 2
+  EXPECT_EQ(IntOf("-(2 ** 2)"), -4);
+  EXPECT_EQ(IntOf("0 ** 0"), 1);
+  EXPECT_EQ(IntOf("(-2) ** 63"), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(IntOf("1 ** 9223372036854775807"), 1);
+  EXPECT_EQ(IntOf("(-1) ** 9223372036854775807"), -1);
+  EXPECT_DOUBLE_EQ(FloatOf("2 ** -1"), 0.5);   // negative exponent: float
+  EXPECT_DOUBLE_EQ(FloatOf("8 ** -0.5"), 1.0 / std::sqrt(8.0));
+  EXPECT_DOUBLE_EQ(FloatOf("2.0 ** 3"), 8.0);
+  EXPECT_TRUE(std::isinf(FloatOf("0 ** -1")));
+}
+
+TEST(ConfigEvalTest, FloatArithmetic) {
+  EXPECT_DOUBLE_EQ(FloatOf("1.0 / 8"), 0.125);
+  EXPECT_DOUBLE_EQ(FloatOf("5.5 % 2"), 1.5);
+  EXPECT_DOUBLE_EQ(FloatOf("3 * 0.5"), 1.5);
+  EXPECT_DOUBLE_EQ(FloatOf("-1e-5"), -1e-5);
+  EXPECT_TRUE(std::isinf(FloatOf("1 / 0.0")));
+  EXPECT_TRUE(std::isnan(FloatOf("0.0 / 0.0")));
+  EXPECT_TRUE(std::isinf(FloatOf("1e999")));
+}
+
+TEST(ConfigEvalTest, SpecExample) {
+  Evaluated e = Eval(
+      "@config {\n"
+      "    d_model: 256;\n"
+      "    n_heads: 4;\n"
+      "    d_head: d_model / n_heads;\n"
+      "    d_ff: (d_model) * 4;\n"
+      "    eps: 1e-5;\n"
+      "    scale: 1.0 / 8;\n"
+      "    act: gelu;\n"
+      "}\n");
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.config.at("d_head").i, 64);
+  EXPECT_EQ(e.config.at("d_ff").i, 1024);
+  EXPECT_DOUBLE_EQ(e.config.at("eps").f, 1e-5);
+  EXPECT_DOUBLE_EQ(e.config.at("scale").f, 0.125);
+  EXPECT_EQ(e.config.at("act").kind, ConfigValue::Kind::kString);
+  EXPECT_EQ(e.config.at("act").s, "gelu");
+}
+
+TEST(ConfigEvalTest, ReferencesRedefinitionAndBlocks) {
+  Evaluated e = Eval("@config { a: 1; a: a + 1; }\n@config { b: a * 10; a: 5; c: a; }\n");
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.config.at("a").i, 5);
+  EXPECT_EQ(e.config.at("b").i, 20);
+  EXPECT_EQ(e.config.at("c").i, 5);
+}
+
+TEST(ConfigEvalTest, OtherValueKinds) {
+  Evaluated e = Eval(
+      "@config { s: \"text\"; t: true; n: null; l: [1, 2.5, \"x\", [3]];\n"
+      "  call: f(1, 2); cmp: 1 < 2; mixed: \"a\" + 1; neg_f: -2.5; cond: if x { 1 } else { 2 }; }");
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.config.at("s").s, "text");
+  EXPECT_EQ(e.config.at("t").kind, ConfigValue::Kind::kBool);
+  EXPECT_TRUE(e.config.at("t").b);
+  EXPECT_EQ(e.config.at("n").kind, ConfigValue::Kind::kOpaque);
+  EXPECT_EQ(e.config.at("n").s, "null");
+  const ConfigValue& l = e.config.at("l");
+  ASSERT_EQ(l.kind, ConfigValue::Kind::kList);
+  ASSERT_EQ(l.list.size(), 4u);
+  EXPECT_EQ(l.list[0].i, 1);
+  EXPECT_DOUBLE_EQ(l.list[1].f, 2.5);
+  EXPECT_EQ(l.list[2].s, "x");
+  EXPECT_EQ(l.list[3].kind, ConfigValue::Kind::kList);
+  EXPECT_EQ(l.ToString(), "[1, 2.5, x, [3]]");
+  EXPECT_EQ(e.config.at("call").kind, ConfigValue::Kind::kOpaque);
+  EXPECT_EQ(e.config.at("call").s, "f(1, 2)");
+  EXPECT_EQ(e.config.at("cmp").s, "1 < 2");
+  EXPECT_EQ(e.config.at("mixed").kind, ConfigValue::Kind::kOpaque);
+  EXPECT_EQ(e.config.at("mixed").s, "\"a\" + 1");
+  EXPECT_DOUBLE_EQ(e.config.at("neg_f").f, -2.5);
+  EXPECT_EQ(e.config.at("cond").kind, ConfigValue::Kind::kOpaque);
+}
+
+TEST(ConfigEvalTest, DivisionByZero) {
+  EXPECT_EQ(ErrorOf("@config {\n  a: 1;\n  b: a / 0;\n}"), "E052 3:8 division by zero");
+  EXPECT_EQ(ErrorOf("@config { b: 5 % (2 - 2); }"), "E052 1:16 division by zero");
+}
+
+TEST(ConfigEvalTest, Overflow) {
+  EXPECT_EQ(ErrorOf("@config { a: 9223372036854775807 + 1; }"),
+            "E060 1:34 integer overflow in '+'");
+  EXPECT_EQ(ErrorOf("@config { a: -9223372036854775807 - 2; }"),
+            "E060 1:35 integer overflow in '-'");
+  EXPECT_EQ(ErrorOf("@config { a: 4294967296 * 4294967296; }"),
+            "E060 1:25 integer overflow in '*'");
+  EXPECT_EQ(ErrorOf("@config { a: 2 ** 63; }"), "E060 1:16 integer overflow in '**'");
+  EXPECT_EQ(ErrorOf("@config { m: -9223372036854775807 - 1; a: m / -1; }"),
+            "E060 1:45 integer overflow in '/'");
+  EXPECT_EQ(ErrorOf("@config { m: -9223372036854775807 - 1; a: -m; }"),
+            "E060 1:43 integer overflow in '-'");
+  EXPECT_EQ(IntOf("(-9223372036854775807 - 1) % -1"), 0);
+  EXPECT_EQ(IntOf("9223372036854775807 - 1 + 1"), std::numeric_limits<int64_t>::max());
+}
+
+TEST(ConfigEvalTest, NegatingANonNumber) {
+  EXPECT_EQ(ErrorOf("@config { a: -\"x\"; }"), "E053 1:14 cannot negate a non-number");
+  EXPECT_EQ(ErrorOf("@config { a: -true; }"), "E053 1:14 cannot negate a non-number");
+  EXPECT_EQ(ErrorOf("@config { a: -gelu; }"), "E053 1:14 cannot negate a non-number");
+}
+
+TEST(ConfigEvalTest, SelfAndForwardReferences) {
+  EXPECT_EQ(ErrorOf("@config {\n  a: a + 1;\n}"), "E062 2:6 config key 'a' refers to itself");
+  EXPECT_EQ(ErrorOf("@config { a: b * 2; b: 3; }"),
+            "E062 1:14 config key 'b' is used before its definition");
+  EXPECT_EQ(ErrorOf("@config { a: later; }\n@config { later: 1; }"),
+            "E062 1:14 config key 'later' is used before its definition");
+  // A key that exists earlier is a reference, not a self-reference.
+  EXPECT_EQ(Value("@config { a: 2; a: a * a; }", "a").i, 4);
+}
+
+TEST(ConfigEvalTest, ArithmeticHelperDirectly) {
+  diag::DiagnosticBag diags;
+  auto r = ConfigArithmetic(ast::BinaryOp::Mul, ConfigValue::Int(6), ConfigValue::Float(0.5),
+                            "6 * 0.5", {}, diags);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->kind, ConfigValue::Kind::kFloat);
+  EXPECT_DOUBLE_EQ(r->f, 3.0);
+  auto opaque = ConfigArithmetic(ast::BinaryOp::Add, ConfigValue::Bool(true), ConfigValue::Int(1),
+                                 "true + 1", {}, diags);
+  ASSERT_TRUE(opaque.has_value());
+  EXPECT_EQ(opaque->kind, ConfigValue::Kind::kOpaque);
+  EXPECT_EQ(opaque->s, "true + 1");
+  EXPECT_FALSE(diags.has_errors());
+  EXPECT_FALSE(ConfigArithmetic(ast::BinaryOp::Mod, ConfigValue::Int(1), ConfigValue::Int(0),
+                                "1 % 0", {}, diags).has_value());
+  EXPECT_TRUE(diags.has_errors());
+}
+
+}  // namespace
+}  // namespace shrew::lower

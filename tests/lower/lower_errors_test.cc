@@ -1,0 +1,231 @@
+// Every lowering diagnostic (E040-E065) with its code, line, column and
+// message. Lowering stops at the first error, so each case has exactly one.
+#include <gtest/gtest.h>
+
+#include "lower/config_eval.h"
+#include "lower_test_util.h"
+
+namespace shrew::lower {
+namespace {
+
+using testing::LowerError;
+
+// Wraps graph statements: line 1 is `@graph G {`, line 2 declares inputs
+// x: [2, 3] f32 and y: f32, the statements start on line 3.
+std::string G(const std::string& body) {
+  return "@graph G {\n  input x: Tensor<[2, 3], f32>; input y: f32;\n" + body + "\n  output x;\n}\n";
+}
+
+TEST(LowerErrorsTest, UndefinedName) {
+  EXPECT_EQ(LowerError(G("  node h { op: relu(z); };")), "E040 3:21 undefined name 'z'");
+  // Statement order is declaration order: no forward references.
+  EXPECT_EQ(LowerError(G("  node a { op: b; };\n  node b { op: x; };")), "E040 3:16 undefined name 'b'");
+  EXPECT_EQ(LowerError(G("  output later;")), "E040 3:10 undefined name 'later'");
+}
+
+TEST(LowerErrorsTest, UnknownOperation) {
+  EXPECT_EQ(LowerError(G("  node h { op: frobnicate(x); };")),
+            "E041 3:16 unknown operation 'frobnicate'");
+  EXPECT_EQ(LowerError(G("  node h { op: Relu(x); };")), "E041 3:16 unknown operation 'Relu'");
+}
+
+TEST(LowerErrorsTest, UnsupportedExpressions) {
+  const char* expected = "unsupported expression in a graph";
+  EXPECT_EQ(LowerError(G("  node h { op: x.relu(); };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: x[0]; };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: x[0:1]; };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: x.shape; };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: nn::relu(x); };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: nn::relu; };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: relu([1, 2]); };")), std::string("E044 3:21 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: {a: 1}; };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: if y { x } else { x }; };")),
+            std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: x + |a| { a }; };")), std::string("E044 3:20 ") + expected);
+}
+
+TEST(LowerErrorsTest, UnsupportedOperators) {
+  EXPECT_EQ(LowerError(G("  node h { op: x & y; };")),
+            "E045 3:18 operator '&' is not supported on tensors");
+  EXPECT_EQ(LowerError(G("  node h { op: x | y; };")),
+            "E045 3:18 operator '|' is not supported on tensors");
+  EXPECT_EQ(LowerError(G("  node h { op: x ^ y; };")),
+            "E045 3:18 operator '^' is not supported on tensors");
+  EXPECT_EQ(LowerError(G("  node h { op: x << y; };")),
+            "E045 3:18 operator '<<' is not supported on tensors");
+  EXPECT_EQ(LowerError(G("  node h { op: x >> y; };")),
+            "E045 3:18 operator '>>' is not supported on tensors");
+  EXPECT_EQ(LowerError(G("  node h { op: x ?? y; };")),
+            "E045 3:18 operator '?\?' is not supported on tensors");
+  EXPECT_EQ(LowerError(G("  node h { op: ~x; };")),
+            "E045 3:16 operator '~' is not supported on tensors");
+}
+
+TEST(LowerErrorsTest, BadAttributes) {
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: 1.5); };")),
+            "E046 3:32 attribute 'dim' of softmax must be an int");
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: y); };")),
+            "E046 3:32 attribute 'dim' of softmax must be a constant, but 'y' is a tensor of the graph");
+  EXPECT_EQ(LowerError(G("  node h { op: dropout(x, p: 1.0); };")),
+            "E046 3:30 attribute 'p' of dropout must be in [0, 1), got 1");
+  EXPECT_EQ(LowerError(G("  node h { op: split(x, chunks: 0); };")),
+            "E046 3:33 attribute 'chunks' of split must be at least 1, got 0");
+  EXPECT_EQ(LowerError(G("  node h { op: layer_norm(x, eps: 0); };")),
+            "E046 3:35 attribute 'eps' of layer_norm must be positive, got 0");
+  EXPECT_EQ(LowerError(G("  node h { op: multi_head_attention(x, n_heads: 0); };")),
+            "E046 3:49 attribute 'n_heads' of multi_head_attention must be at least 1, got 0");
+  EXPECT_EQ(LowerError(G("  node h { op: sum(x, dim: [1, -1, 1]); };")),
+            "E046 3:28 attribute 'dim' of sum must not list axis 1 twice, got [1, -1, 1]");
+  EXPECT_EQ(LowerError(G("  node h { op: max(x, dim: [0, 1]); };")),
+            "E046 3:28 attribute 'dim' of max must be an int");
+  EXPECT_EQ(LowerError(G("  node h { op: sum(x, keepdim: 1); };")),
+            "E046 3:32 attribute 'keepdim' of sum must be true or false");
+  EXPECT_EQ(LowerError(G("  node h { op: cast(x, dtype: \"float\"); };")),
+            "E046 3:31 attribute 'dtype' of cast must be a dtype name such as \"f32\"");
+  EXPECT_EQ(LowerError(G("  node h { op: permute(x, dims: [1, 0.5]); };")),
+            "E046 3:33 attribute 'dims' of permute must be a list of ints");
+  EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: [-1, 3, -1]); };")),
+            "E046 3:42 attribute 'shape' of reshape may contain -1 only once");
+  EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: [0, 6]); };")),
+            "E046 3:35 attribute 'shape' of reshape must list sizes >= 1, -1 or dimension names, got 0");
+  EXPECT_EQ(LowerError("@config { S: 1.5; }\n" + G("  node h { op: view(x, shape: [S, 6]); };")),
+            "E046 4:32 attribute 'shape' of view: 'S' refers to config value that is not a positive integer");
+  EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: 6); };")),
+            "E046 3:34 attribute 'shape' of reshape must be a shape list");
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: 0, dim: 1); };")),
+            "E046 3:35 attribute 'dim' of softmax is given twice");
+  EXPECT_EQ(LowerError(G("  node h { op: linear(x, x, x, bias: false); };")),
+            "E046 3:16 attribute 'bias' of linear is false but a bias operand is given");
+  EXPECT_EQ(LowerError(G("  param w: f32 { frozen: 1; };")),
+            "E046 3:26 attribute 'frozen' of param 'w' must be true or false");
+  EXPECT_EQ(LowerError(G("  node h { op: x; note: f(1); };")),
+            "E046 3:25 attribute 'note' of node 'h' must be a constant");
+}
+
+TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, axis: 1); };")),
+            "E047 3:27 unknown attribute 'axis' for softmax");
+  EXPECT_EQ(LowerError(G("  node h { op: sum(x, dims: 1); };")),
+            "E047 3:23 unknown attribute 'dims' for sum");
+  EXPECT_EQ(LowerError(G("  node h { op: relu(x, inplace: true); };")),
+            "E047 3:24 unknown attribute 'inplace' for relu");
+  EXPECT_EQ(LowerError(G("  node h { op: reshape(x); };")),
+            "E048 3:16 missing attribute 'shape' for reshape");
+  EXPECT_EQ(LowerError(G("  node h { op: permute(x); };")),
+            "E048 3:16 missing attribute 'dims' for permute");
+  EXPECT_EQ(LowerError(G("  node h { op: split(x, dim: 1); };")),
+            "E048 3:16 missing attribute 'chunks' for split");
+  EXPECT_EQ(LowerError(G("  node h { op: cast(x); };")), "E048 3:16 missing attribute 'dtype' for cast");
+}
+
+TEST(LowerErrorsTest, NodesWithoutOrWithSeveralOps) {
+  EXPECT_EQ(LowerError(G("  node h;")), "E049 3:8 node 'h' has no op");
+  EXPECT_EQ(LowerError(G("  node h: f32;")), "E049 3:8 node 'h' has no op");
+  EXPECT_EQ(LowerError(G("  node h { note: 1; };")), "E049 3:8 node 'h' has no op");
+  EXPECT_EQ(LowerError(G("  node h {\n    op: relu(x);\n    op: exp(x);\n  };")),
+            "E050 5:5 node 'h' has more than one op");
+}
+
+TEST(LowerErrorsTest, DuplicateInputWithADifferentType) {
+  EXPECT_EQ(LowerError("@graph G(x: f32) {\n  input x: f64;\n  output x;\n}"),
+            "E051 2:9 duplicate input 'x' with a different type (Tensor<[], f32> and Tensor<[], f64>)");
+}
+
+TEST(LowerErrorsTest, ConfigErrorsInGraphsAndSettings) {
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: 1 / 0); };")), "E052 3:34 division by zero");
+  EXPECT_EQ(LowerError("@graph N { input x: f32; output x; }\n@training { epochs: 10 % 0; }"),
+            "E052 2:24 division by zero");
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: -\"a\"); };")),
+            "E053 3:32 cannot negate a non-number");
+  EXPECT_EQ(LowerError(G("  node h { op: sum(x, dim: 4611686018427387904 * 2); };")),
+            "E060 3:48 integer overflow in '*'");
+  EXPECT_EQ(LowerError("@config {\n  a: 1;\n  b: c;\n  c: 2;\n}"),
+            "E062 3:6 config key 'c' is used before its definition");
+}
+
+TEST(LowerErrorsTest, InvalidInit) {
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"gaussian\"; };")), "E054 3:24 invalid init 'gaussian'");
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"normal(0)\"; };")),
+            "E054 3:24 invalid init 'normal(0)'");
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"uniform(a, b)\"; };")),
+            "E054 3:24 invalid init 'uniform(a, b)'");
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: 3; };")), "E054 3:24 invalid init '3'");
+}
+
+TEST(LowerErrorsTest, GraphCallArguments) {
+  const std::string callee = "@graph F(a: f32, b: f32, c: f32?, d: f32?) { output o: a + b; }\n";
+  EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, q: y); };")),
+            "E057 4:21 graph 'F' has no input named 'q'");
+  EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, y, a: y); };")),
+            "E057 4:24 input 'a' of graph 'F' is bound twice");
+  EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, y, y, y, y); };")),
+            "E057 4:30 too many arguments for graph 'F' (it has 4 inputs)");
+  EXPECT_EQ(LowerError(callee + G("  node h { op: F(y); };")),
+            "E057 4:16 missing input 'b' in call to graph 'F'");
+  EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, y, d: y); };")),
+            "E057 4:16 optional input 'c' of graph 'F' must be bound because a later input is");
+  // Trailing optional inputs may be left out.
+  testing::Lowered ok = testing::LowerText(callee + G("  node h { op: F(b: y, a: y, c: x); };"));
+  ASSERT_TRUE(ok.ok) << ok.rendered;
+  EXPECT_EQ(ok.program.graphs[1].node(ok.program.graphs[1].FindNode("h")).operands,
+            (std::vector<ir::NodeId>{1, 1, 0}));
+}
+
+TEST(LowerErrorsTest, BadRepeat) {
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(-1) { relu(x) }; };")),
+            "E058 3:23 repeat count must be a constant integer >= 0");
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(1.5) { relu(x) }; };")),
+            "E058 3:23 repeat count must be a constant integer >= 0");
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(y) { relu(x) }; };")),
+            "E058 3:23 repeat count must be a constant integer >= 0");
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(2) { relu(exp(x)) }; };")),
+            "E058 3:28 repeat body must be one operation whose operands are names, literals or "
+            "config keys");
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(2) { x }; };")),
+            "E058 3:28 repeat body must be one operation whose operands are names, literals or "
+            "config keys");
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(2) { repeat(2) { relu(x) } }; };")),
+            "E058 3:28 repeat body must be one operation whose operands are names, literals or "
+            "config keys");
+  EXPECT_EQ(LowerError(G("  node h { op: repeat(2) { range() }; };")),
+            "E058 3:28 repeat body needs the carried value as its first operand");
+}
+
+TEST(LowerErrorsTest, NotATensor) {
+  EXPECT_EQ(LowerError(G("  node h { op: x + \"s\"; };")),
+            "E059 3:20 a string cannot be used as a tensor value");
+  EXPECT_EQ(LowerError(G("  node h { op: relu(null); };")),
+            "E059 3:21 null cannot be used as a tensor value");
+  EXPECT_EQ(LowerError("@config { act: gelu; }\n" + G("  node h { op: x * act; };")),
+            "E059 4:20 config value 'act' cannot be used as a tensor");
+  EXPECT_EQ(LowerError("@config { l: [1, 2]; }\n" + G("  output l;")),
+            "E059 4:10 config value 'l' cannot be used as a tensor");
+}
+
+TEST(LowerErrorsTest, ConflictingNodeTypes) {
+  EXPECT_EQ(LowerError(G("  node h: f32 {\n    op: y;\n    output: f64;\n  };")),
+            "E063 5:13 node 'h' declares two different types: Tensor<[], f32> and Tensor<[], f64>");
+}
+
+TEST(LowerErrorsTest, TooLarge) {
+  EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: [4294967296, 4294967296]); };")),
+            "E064 3:34 attribute 'shape' of reshape has more elements than fit in 64 bits");
+}
+
+TEST(LowerErrorsTest, ExpressionTooDeepIsRejectedNotWalked) {
+  // The parser already bounds heights (kMaxExprHeight); lowering checks again
+  // so that a tree built any other way cannot exhaust the stack.
+  ast::Expr tall;
+  tall.node = ast::IntLiteral{1, "1"};
+  tall.height = kMaxEvalHeight + 1;
+  diag::DiagnosticBag diags;
+  diag::SourceFile source("t.sw", "1");
+  ConfigMap config;
+  ConfigEvalContext ctx{&config, &source, {}, nullptr};
+  EXPECT_FALSE(EvalConfigExpr(tall, ctx, diags).has_value());
+  ASSERT_EQ(diags.all().size(), 1u);
+  EXPECT_EQ(diags.all()[0].kind, diag::Kind::ExpressionTooDeep);
+}
+
+}  // namespace
+}  // namespace shrew::lower

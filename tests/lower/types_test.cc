@@ -1,0 +1,86 @@
+// Written types -> IR types: tensor types, scalars, `?`, dims from @config,
+// aliases (order, config visibility) and every type error with its position.
+#include "lower/types.h"
+
+#include <gtest/gtest.h>
+
+#include "lower_test_util.h"
+
+namespace shrew::lower {
+namespace {
+
+using testing::LowerError;
+using testing::LowerText;
+
+// The type of input `x` of the first graph.
+std::string InputType(const std::string& program) {
+  testing::Lowered l = LowerText(program);
+  EXPECT_TRUE(l.ok) << l.rendered;
+  if (!l.ok) return "";
+  const ir::Graph& g = l.program.graphs[0];
+  return g.node(g.FindNode("x")).type.ToString();
+}
+
+TEST(LowerTypesTest, TensorScalarAndDynamic) {
+  EXPECT_EQ(InputType("@graph G { input x: Tensor<[2, Batch, ?, _], f64>; output x; }"),
+            "Tensor<[2, Batch, ?, ?], f64>");
+  EXPECT_EQ(InputType("@graph G { input x: Tensor<[], i32>; output x; }"), "Tensor<[], i32>");
+  EXPECT_EQ(InputType("@graph G { input x: bool; output x; }"), "Tensor<[], bool>");
+  EXPECT_EQ(InputType("@graph G { input x: ?; output x; }"), "?");
+  EXPECT_EQ(InputType("@graph G { input x: Tensor<[1], bf16>; output x; }"), "Tensor<[1], bf16>");
+}
+
+TEST(LowerTypesTest, DimensionsFromConfig) {
+  EXPECT_EQ(InputType("@config { Features: 6; Hidden: 2 * 8; }\n"
+                      "@graph G { input x: Tensor<[N, Features, Hidden], f32>; output x; }"),
+            "Tensor<[N, 6, 16], f32>");
+}
+
+TEST(LowerTypesTest, AliasesSeeEveryConfigAndEarlierAliases) {
+  // The alias is written before the @config that defines its dimension.
+  const char* text =
+      "@types { type Row = Tensor<[Batch, W], f32>; type Same = Row; }\n"
+      "@config { W: 3; }\n"
+      "@graph G { input x: Same; output x; }\n";
+  EXPECT_EQ(InputType(text), "Tensor<[Batch, 3], f32>");
+  testing::Lowered l = LowerText(text);
+  ASSERT_EQ(l.program.type_aliases.size(), 2u);
+  EXPECT_EQ(l.program.type_aliases[0].first, "Row");
+  EXPECT_EQ(l.program.type_aliases[1].second.ToString(), "Tensor<[Batch, 3], f32>");
+}
+
+TEST(LowerTypesTest, Errors) {
+  EXPECT_EQ(LowerError("@graph G {\n  input x: Missing;\n  output x;\n}"),
+            "E042 2:12 undefined type 'Missing'");
+  // An alias may only use aliases defined before it.
+  EXPECT_EQ(LowerError("@types { type A = B; type B = f32; }\n@graph G { input x: A; output x; }"),
+            "E042 1:19 undefined type 'B'");
+  EXPECT_EQ(LowerError("@graph G { input x: (f32, f32); output x; }"),
+            "E043 1:21 unsupported type");
+  EXPECT_EQ(LowerError("@graph G { input x: [f32]; output x; }"), "E043 1:21 unsupported type");
+  EXPECT_EQ(LowerError("@graph G { input x: 5; output x; }"), "E043 1:21 unsupported type");
+  // An alias to a tuple is reported where it is used.
+  EXPECT_EQ(LowerError("@types { type P = (f32, f32); }\n@graph G {\n  input x: P;\n  output x; }"),
+            "E043 3:12 unsupported type");
+  EXPECT_EQ(LowerError("@graph G { input x: Tensor<[2, 0], f32>; output x; }"),
+            "E055 1:32 dimension size 0 is not allowed (sizes start at 1)");
+  EXPECT_EQ(LowerError("@config { H: 0; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
+            "E056 2:29 dimension 'H' refers to config value that is not a positive integer");
+  EXPECT_EQ(LowerError("@config { H: 2.5; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
+            "E056 2:29 dimension 'H' refers to config value that is not a positive integer");
+  EXPECT_EQ(LowerError("@config { H: \"big\"; }\n@types { type T = Tensor<[H], f32>; }"),
+            "E056 2:27 dimension 'H' refers to config value that is not a positive integer");
+  EXPECT_EQ(LowerError("@graph G { input x: Tensor<[4294967296, 4294967296], f32>; output x; }"),
+            "E064 1:21 type Tensor<[4294967296, 4294967296], f32> has more elements than fit "
+            "in 64 bits");
+}
+
+TEST(LowerTypesTest, DtypeNames) {
+  EXPECT_EQ(ToIrDType(ast::Dtype::F32), ir::DType::kF32);
+  EXPECT_EQ(ToIrDType(ast::Dtype::Bf16), ir::DType::kBF16);
+  EXPECT_EQ(ToIrDType(ast::Dtype::U64), ir::DType::kU64);
+  EXPECT_EQ(ToIrDType(ast::Dtype::Complex128), ir::DType::kComplex128);
+}
+
+}  // namespace
+}  // namespace shrew::lower

@@ -1,0 +1,105 @@
+// copy (identity, reshape, view, dropout in inference) and expand, any
+// dtype; exact (bitwise) results.
+#include <random>
+
+#include "runtime/kernels/kernel_test_util.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using testing::BroadcastOffset;
+using testing::MakeSpec;
+using testing::RandomTensor;
+using testing::Unravel;
+using K = ir::OpKind;
+
+TEST(CopyKernelTest, IdentityReshapeViewDropoutCopyBytes) {
+  std::mt19937 rng(1);
+  for (ir::DType d : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI64, ir::DType::kU8}) {
+    Tensor x = RandomTensor(d, {3, 4}, rng, 0, 100);
+    for (K op : {K::kIdentity, K::kReshape, K::kView, K::kDropout}) {
+      auto spec = MakeSpec(op, {d}, d);
+      const Shape out = op == K::kIdentity ? Shape{3, 4} : Shape{2, 6};
+      Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, out);
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      Tensor expected = x;
+      ASSERT_TRUE(expected.Reshape(out).ok());
+      std::string why;
+      EXPECT_TRUE(BitwiseEqual(*y, expected, &why)) << ir::OpName(op) << ": " << why;
+      testing::RunOptions in_place;
+      in_place.in_place = true;
+      Result<Tensor> z = testing::CreateAndRun(spec->spec, {&x}, out, in_place);
+      ASSERT_TRUE(z.ok());
+      EXPECT_TRUE(BitwiseEqual(*z, expected, &why)) << why;
+    }
+  }
+}
+
+TEST(CopyKernelTest, ElementCountMustMatch) {
+  auto spec = MakeSpec(K::kReshape, {ir::DType::kF32}, ir::DType::kF32);
+  Result<KernelPtr> k = CreateKernel(spec->spec);
+  ASSERT_TRUE(k.ok());
+  std::vector<Shape> in = {{3, 4}};
+  EXPECT_EQ((*k)->Reshape(in, {5}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(CopyKernelTest, DropoutInTrainingIsLeftToTheInterpreter) {
+  auto spec = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(0.1)));
+  spec->spec.training = true;
+  EXPECT_EQ(CreateKernel(spec->spec).status().code(), StatusCode::kUnimplemented);
+  spec->spec.training = false;
+  EXPECT_TRUE(CreateKernel(spec->spec).ok());
+  auto p0 = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(0.0)));
+  p0->spec.training = true;
+  EXPECT_TRUE(CreateKernel(p0->spec).ok());  // p = 0 is the identity
+  auto bad = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(1.0)));
+  EXPECT_EQ(CreateKernel(bad->spec).status().code(), StatusCode::kInvalidArgument);
+}
+
+void ExpectExpand(const Shape& in, const Shape& out, ir::DType d) {
+  SCOPED_TRACE(ShapeToString(in) + " -> " + ShapeToString(out));
+  std::mt19937 rng(static_cast<unsigned>(in.size() + out.size()));
+  Tensor x = RandomTensor(d, in, rng, 0, 100);
+  Tensor expected = Tensor::Zeros(d, out).value();
+  for (int64_t i = 0; i < expected.num_elements(); ++i) {
+    expected.SetDouble(i, x.GetDouble(BroadcastOffset(Unravel(i, out), in, out)));
+  }
+  std::vector<ir::Dim> target;
+  for (int64_t s : out) target.push_back(ir::Dim::Fixed(s));
+  auto spec = MakeSpec(K::kExpand, {d}, d, testing::Attr("shape", ir::AttrValue::Shape(target)));
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, out);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  std::string why;
+  EXPECT_TRUE(BitwiseEqual(*y, expected, &why)) << why;
+}
+
+TEST(ExpandKernelTest, BroadcastCopies) {
+  for (ir::DType d : {ir::DType::kF32, ir::DType::kF64, ir::DType::kU8, ir::DType::kBool}) {
+    ExpectExpand({}, {2, 3}, d);
+    ExpectExpand({3}, {4, 3}, d);
+    ExpectExpand({4, 1}, {4, 5}, d);
+    ExpectExpand({2, 1, 3}, {5, 2, 4, 3}, d);
+    ExpectExpand({1, 1}, {1, 1}, d);
+    ExpectExpand({2, 3}, {2, 3}, d);
+    ExpectExpand({1, 3}, {0, 3}, d);
+  }
+}
+
+TEST(ExpandKernelTest, Errors) {
+  auto spec = MakeSpec(K::kExpand, {ir::DType::kF32}, ir::DType::kF32);
+  Result<KernelPtr> k = CreateKernel(spec->spec);
+  ASSERT_TRUE(k.ok());
+  std::vector<Shape> in = {{3, 2}};
+  EXPECT_FALSE((*k)->Reshape(in, {3, 4}).ok());
+  EXPECT_FALSE((*k)->Reshape(in, {2}).ok());
+  auto fixed = MakeSpec(K::kExpand, {ir::DType::kF32}, ir::DType::kF32,
+                        testing::Attr("shape", ir::AttrValue::Shape({ir::Dim::Fixed(4), ir::Dim::Fixed(2)})));
+  Result<KernelPtr> kf = CreateKernel(fixed->spec);
+  ASSERT_TRUE(kf.ok());
+  std::vector<Shape> one = {{1, 2}};
+  EXPECT_FALSE((*kf)->Reshape(one, {5, 2}).ok());  // contradicts the fixed target
+  EXPECT_TRUE((*kf)->Reshape(one, {4, 2}).ok());
+}
+
+}  // namespace
+}  // namespace shrew::runtime::kernels

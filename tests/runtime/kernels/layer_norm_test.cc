@@ -1,0 +1,156 @@
+// layer_norm over the last axis with and without weight/bias, broadcast
+// affine parameters, against a two-pass double loop. f32 tolerance 1e-5
+// relative / 1e-5 absolute: outputs are O(1) after normalisation and the
+// float rounding of (x − μ)·rstd·w + b is a few ulp of O(1) values.
+#include <cmath>
+#include <optional>
+#include <random>
+
+#include "runtime/kernels/kernel_test_util.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using testing::BroadcastOffset;
+using testing::MakeSpec;
+using testing::RandomTensor;
+using testing::Unravel;
+using K = ir::OpKind;
+
+class LayerNormTester {
+ public:
+  LayerNormTester& InputShape(Shape s) {
+    x_ = std::move(s);
+    return *this;
+  }
+  LayerNormTester& Weight(Shape s) {
+    w_ = std::move(s);
+    return *this;
+  }
+  LayerNormTester& Bias(Shape s) {
+    b_ = std::move(s);
+    return *this;
+  }
+  LayerNormTester& Eps(double e) {
+    eps_ = e;
+    return *this;
+  }
+  LayerNormTester& DType(ir::DType d) {
+    dtype_ = d;
+    return *this;
+  }
+  LayerNormTester& InPlace(bool v) {
+    in_place_ = v;
+    return *this;
+  }
+  LayerNormTester& Offset(double o) {
+    offset_ = o;
+    return *this;
+  }
+
+  void Test() const {
+    SCOPED_TRACE("layer_norm " + ShapeToString(x_) + (w_ ? " w" + ShapeToString(*w_) : "") +
+                 (b_ ? " b" + ShapeToString(*b_) : ""));
+    std::mt19937 rng(static_cast<unsigned>(x_.size() * 5 + (w_ ? 1 : 0) + (b_ ? 2 : 0)));
+    Tensor x = RandomTensor(dtype_, x_, rng, offset_ - 2, offset_ + 2);
+    std::optional<Tensor> w, b;
+    if (w_) w = RandomTensor(dtype_, *w_, rng, 0.5, 1.5);
+    if (b_) b = RandomTensor(dtype_, *b_, rng, -1, 1);
+    Tensor expected = x;
+    const int64_t d = x_.back(), rows = d == 0 ? 0 : x.num_elements() / d;
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < d; ++i) mean += x.GetDouble(r * d + i);
+      mean /= static_cast<double>(d);
+      for (int64_t i = 0; i < d; ++i) var += std::pow(x.GetDouble(r * d + i) - mean, 2);
+      var /= static_cast<double>(d);
+      for (int64_t i = 0; i < d; ++i) {
+        const std::vector<int64_t> idx = Unravel(r * d + i, x_);
+        const double wv = w ? w->GetDouble(BroadcastOffset(idx, *w_, x_)) : 1.0;
+        const double bv = b ? b->GetDouble(BroadcastOffset(idx, *b_, x_)) : 0.0;
+        expected.SetDouble(r * d + i, (x.GetDouble(r * d + i) - mean) / std::sqrt(var + eps_) * wv + bv);
+      }
+    }
+    std::vector<ir::DType> dtypes = {dtype_};
+    std::vector<const Tensor*> ops = {&x};
+    if (w) dtypes.push_back(dtype_), ops.push_back(&*w);
+    if (b) dtypes.push_back(dtype_), ops.push_back(&*b);
+    auto spec = MakeSpec(K::kLayerNorm, dtypes, dtype_, testing::Attr("eps", ir::AttrValue::Float(eps_)));
+    testing::RunOptions opt;
+    opt.in_place = in_place_;
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, ops, x_, opt);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    if (dtype_ == ir::DType::kF64) {
+      EXPECT_TENSOR_NEAR(*y, expected, 1e-11, 1e-12);
+    } else {
+      EXPECT_TENSOR_NEAR(*y, expected, 1e-5, 1e-5);
+    }
+  }
+
+ private:
+  Shape x_ = {2, 8};
+  std::optional<Shape> w_, b_;
+  double eps_ = 1e-5;
+  ir::DType dtype_ = ir::DType::kF32;
+  bool in_place_ = false;
+  double offset_ = 0;
+};
+
+TEST(LayerNormKernelTest, WithAndWithoutAffine) {
+  const Shape shapes[] = {{1}, {7}, {3, 5}, {2, 3, 64}, {4, 1}, {2, 3, 1000}};
+  for (const Shape& s : shapes) {
+    const Shape d = {s.back()};
+    for (ir::DType dt : {ir::DType::kF32, ir::DType::kF64}) {
+      LayerNormTester().InputShape(s).DType(dt).Test();
+      LayerNormTester().InputShape(s).Weight(d).DType(dt).Test();
+      LayerNormTester().InputShape(s).Weight(d).Bias(d).DType(dt).Test();
+    }
+  }
+}
+
+TEST(LayerNormKernelTest, BroadcastAffineParameters) {
+  LayerNormTester().InputShape({2, 3, 6}).Weight({1, 6}).Bias({}).Test();
+  LayerNormTester().InputShape({2, 3, 6}).Weight({3, 6}).Bias({3, 1}).Test();
+  LayerNormTester().InputShape({2, 3, 6}).Weight({2, 1, 1}).Bias({1}).Test();
+  LayerNormTester().InputShape({2, 3, 6}).Weight({2, 3, 6}).Bias({2, 3, 6}).Test();
+}
+
+TEST(LayerNormKernelTest, EpsInPlaceLargeOffsetAndEmpty) {
+  LayerNormTester().InputShape({3, 16}).Eps(0.5).Weight({16}).Bias({16}).Test();
+  LayerNormTester().InputShape({3, 16}).Weight({16}).InPlace(true).Test();
+  // A large common offset: two-pass variance keeps full precision.
+  LayerNormTester().InputShape({4, 256}).Offset(1e4).Test();
+  LayerNormTester().InputShape({0, 4}).Weight({4}).Test();
+  LayerNormTester().InputShape({3, 0}).Test();
+}
+
+TEST(LayerNormKernelTest, ConstantRowIsBias) {
+  // σ² = 0: y = 0·w + b.
+  Result<Tensor> x = Tensor::FromVector<float>(ir::DType::kF32, {1, 3}, {2, 2, 2});
+  Result<Tensor> w = Tensor::FromVector<float>(ir::DType::kF32, {3}, {5, 5, 5});
+  Result<Tensor> b = Tensor::FromVector<float>(ir::DType::kF32, {3}, {1, 2, 3});
+  auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF32, ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x, &*w, &*b}, {1, 3});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->GetDouble(0), 1.0);
+  EXPECT_EQ(y->GetDouble(1), 2.0);
+  EXPECT_EQ(y->GetDouble(2), 3.0);
+}
+
+TEST(LayerNormKernelTest, Errors) {
+  auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  Result<KernelPtr> k = CreateKernel(spec->spec);
+  ASSERT_TRUE(k.ok());
+  std::vector<Shape> bad_w = {{2, 4}, {3}};
+  Result<size_t> r = (*k)->Reshape(bad_w, {2, 4});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("weight"), std::string::npos) << r.status().message();
+  std::vector<Shape> scalar = {{}, {1}};
+  EXPECT_FALSE((*k)->Reshape(scalar, {}).ok());
+  auto bad_eps =
+      MakeSpec(K::kLayerNorm, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("eps", ir::AttrValue::Float(0)));
+  EXPECT_EQ(CreateKernel(bad_eps->spec).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace shrew::runtime::kernels

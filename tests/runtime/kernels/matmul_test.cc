@@ -1,0 +1,445 @@
+// Dense kernels: matmul (constant weight → fully-connected, dynamic →
+// batch-matrix-multiply, 1-D operands, batch broadcasting), fused_matmul_add
+// (bias folding, in-place add, add that broadcasts the product larger),
+// fused_matmul_relu, linear, and dense + activation as one kernel; against
+// a hand-written double-precision NumPy matmul.
+//
+// Tolerance for f32: a float dot product of length K is within
+// K·u·Σ|a_k·b_k| of the exact value (u = 2^-24, the standard summation bound;
+// XNNPACK also uses FMA and its own order), so each element must satisfy
+// |y − ref| <= 1e-5·|ref| + 1e-6 + K·1.2e-7·Σ|a·b| (+ 1e-5·|ref| for the
+// XNNPACK activation approximations).
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+
+#include "runtime/kernels/kernel_test_util.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using testing::BroadcastOffset;
+using testing::BroadcastShape;
+using testing::MakeSpec;
+using testing::RandomTensor;
+using testing::Unravel;
+using K = ir::OpKind;
+
+double Activate(K op, double x) {
+  switch (op) {
+    case K::kRelu:
+      return x > 0 ? x : 0;
+    case K::kGelu:
+      return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    case K::kSilu:
+      return x / (1 + std::exp(-x));
+    case K::kSigmoid:
+      return 1 / (1 + std::exp(-x));
+    case K::kTanh:
+      return std::tanh(x);
+    default:
+      return x;
+  }
+}
+
+// Exact (double) NumPy matmul or linear, plus the magnitude Σ|a·b| per element.
+struct Reference {
+  Shape shape;
+  std::vector<double> value, magnitude;
+  int64_t k = 0;
+};
+
+Reference RefDense(const Tensor& a, const Tensor& b, bool linear) {
+  Reference r;
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  if (linear) {
+    r.k = as.back();
+    const int64_t n = bs[0];
+    r.shape.assign(as.begin(), as.end() - 1);
+    r.shape.push_back(n);
+    int64_t total_rows = 1;
+    for (size_t i = 0; i + 1 < as.size(); ++i) total_rows *= as[i];
+    for (int64_t m = 0; m < total_rows; ++m) {
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t p = 0; p < r.k; ++p) {
+          const double t = a.GetDouble(m * r.k + p) * b.GetDouble(j * r.k + p);
+          s += t;
+          mag += std::fabs(t);
+        }
+        r.value.push_back(s);
+        r.magnitude.push_back(mag);
+      }
+    }
+    return r;
+  }
+  // NumPy: promote 1-D operands, broadcast batch axes, drop promoted axes.
+  const Shape a2 = as.size() == 1 ? Shape{1, as[0]} : as;
+  const Shape b2 = bs.size() == 1 ? Shape{bs[0], 1} : bs;
+  const Shape ab(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
+  const Shape batch = BroadcastShape(ab, bb);
+  const int64_t m = a2[a2.size() - 2], n = b2.back();
+  r.k = a2.back();
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  for (int64_t t = 0; t < nb; ++t) {
+    const std::vector<int64_t> idx = Unravel(t, batch);
+    const int64_t oa = BroadcastOffset(idx, ab, batch), ob = BroadcastOffset(idx, bb, batch);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t p = 0; p < r.k; ++p) {
+          const double v = a.GetDouble((oa * m + i) * r.k + p) * b.GetDouble((ob * r.k + p) * n + j);
+          s += v;
+          mag += std::fabs(v);
+        }
+        r.value.push_back(s);
+        r.magnitude.push_back(mag);
+      }
+    }
+  }
+  r.shape = batch;
+  if (as.size() > 1) r.shape.push_back(m);
+  if (bs.size() > 1) r.shape.push_back(n);
+  return r;
+}
+
+class MatmulTester {
+ public:
+  MatmulTester& Op(K op) {
+    op_ = op;
+    return *this;
+  }
+  MatmulTester& Shapes(Shape a, Shape b) {
+    a_ = std::move(a);
+    b_ = std::move(b);
+    return *this;
+  }
+  MatmulTester& Addend(Shape c, bool constant) {
+    c_ = std::move(c);
+    c_const_ = constant;
+    return *this;
+  }
+  MatmulTester& ConstantWeight(bool v) {
+    w_const_ = v;
+    return *this;
+  }
+  MatmulTester& Activation(K act) {
+    act_ = act;
+    return *this;
+  }
+  MatmulTester& DType(ir::DType d) {
+    dtype_ = d;
+    return *this;
+  }
+  MatmulTester& ExpectImpl(std::string s) {
+    impl_ = std::move(s);
+    return *this;
+  }
+  MatmulTester& Repeats(int n) {
+    repeats_ = n;
+    return *this;
+  }
+
+  void Test() const {
+    const bool linear = op_ == K::kLinear;
+    SCOPED_TRACE(std::string(ir::OpName(op_)) + " " + ShapeToString(a_) + " x " + ShapeToString(b_) +
+                 (c_ ? " + " + ShapeToString(*c_) + (c_const_ ? " const" : "") : "") +
+                 (w_const_ ? " const weight" : " dynamic weight") +
+                 (act_ ? std::string(" then ") + ir::OpName(*act_) : ""));
+    std::mt19937 rng(static_cast<unsigned>(a_.size() * 7 + b_.size() * 3 + (c_ ? c_->size() : 0)));
+    const double lo = ir::IsFloat(dtype_) ? -1 : -4, hi = ir::IsFloat(dtype_) ? 1 : 4;
+    Tensor a = RandomTensor(dtype_, a_, rng, lo, hi);
+    Tensor b = RandomTensor(dtype_, b_, rng, lo, hi);
+    std::optional<Tensor> c;
+    if (c_) c = RandomTensor(dtype_, *c_, rng, lo, hi);
+
+    // Reference: product, + c, activation.
+    Reference ref = RefDense(a, b, linear);
+    Shape out = ref.shape;
+    if (c) out = BroadcastShape(ref.shape, *c_);
+    std::optional<K> act = act_;
+    if (op_ == K::kFusedMatmulRelu) act = K::kRelu;
+    Result<int64_t> n_out = CountElements(out);
+    ASSERT_TRUE(n_out.ok());
+    std::vector<double> expected(static_cast<size_t>(*n_out)), bound(expected.size());
+    for (int64_t i = 0; i < *n_out; ++i) {
+      const std::vector<int64_t> idx = Unravel(i, out);
+      const int64_t pi = BroadcastOffset(idx, ref.shape, out);
+      double v = ref.value[pi];
+      if (c) v += c->GetDouble(BroadcastOffset(idx, *c_, out));
+      bound[i] = 1e-6 + 1e-5 * std::fabs(v) + static_cast<double>(ref.k) * 1.2e-7 * ref.magnitude[pi];
+      if (act) v = Activate(*act, v);
+      expected[i] = v;
+      if (act) bound[i] = 1.2 * bound[i] + 1e-5 * std::fabs(v);
+    }
+
+    std::vector<ir::DType> dtypes(c ? 3 : 2, dtype_);
+    std::vector<const Tensor*> constants = {nullptr, w_const_ ? &b : nullptr};
+    if (c) constants.push_back(c_const_ ? &*c : nullptr);
+    auto spec = MakeSpec(op_, dtypes, dtype_, {}, constants);
+    Result<KernelPtr> k = act_ ? CreateFusedDenseActivation(spec->spec, *act_) : CreateKernel(spec->spec);
+    ASSERT_TRUE(k.ok()) << k.status().ToString();
+    std::vector<const Tensor*> operands = {&a, &b};
+    if (c) operands.push_back(&*c);
+    testing::RunOptions opt;
+    opt.repeats = repeats_;
+    Result<Tensor> y = testing::RunKernel(**k, operands, out, dtype_, opt);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    ASSERT_EQ(y->shape(), out);
+    for (int64_t i = 0; i < *n_out; ++i) {
+      if (ir::IsFloat(dtype_)) {
+        ASSERT_NEAR(y->GetDouble(i), expected[i], bound[i]) << "element " << i;
+      } else {
+        ASSERT_EQ(y->GetInt64(i), static_cast<int64_t>(expected[i])) << "element " << i;
+      }
+    }
+    if (!impl_.empty()) EXPECT_EQ((*k)->impl_name(), impl_);
+  }
+
+ private:
+  K op_ = K::kMatmul;
+  Shape a_, b_;
+  std::optional<Shape> c_;
+  bool c_const_ = false;
+  bool w_const_ = true;
+  std::optional<K> act_;
+  ir::DType dtype_ = ir::DType::kF32;
+  std::string impl_;
+  int repeats_ = 1;
+};
+
+TEST(MatmulKernelTest, ConstantWeightUsesFullyConnected) {
+  MatmulTester().Shapes({3, 4}, {4, 5}).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Shapes({2, 3, 17}, {17, 9}).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Shapes({4}, {4, 5}).Test();  // 1-D a: result [5]
+  MatmulTester().Shapes({2, 6}, {6}).Test();  // 1-D weight: result [2]
+  MatmulTester().Shapes({1, 1}, {1, 1}).Test();
+  MatmulTester().Shapes({64, 128}, {128, 33}).Repeats(3).Test();
+}
+
+TEST(MatmulKernelTest, DynamicWeightUsesBatchMatrixMultiply) {
+  const std::pair<Shape, Shape> cases[] = {
+      {{3, 4}, {4, 5}},
+      {{2, 3, 4}, {4, 5}},
+      {{2, 3, 4}, {2, 4, 5}},
+      {{2, 1, 3, 4}, {5, 4, 6}},
+      {{4}, {2, 4, 5}},
+      {{2, 3, 4}, {4}},
+      {{4}, {4}},
+      {{1, 1}, {3, 1, 2}},
+      {{3, 2, 5, 8}, {1, 8, 3}},
+      {{1, 7, 16}, {4, 16, 1}},
+  };
+  for (const auto& [a, b] : cases) MatmulTester().Shapes(a, b).ConstantWeight(false).Test();
+  MatmulTester().Shapes({2, 3, 4}, {2, 4, 5}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
+}
+
+TEST(MatmulKernelTest, RandomShapes) {
+  // Random ranks 1..4 on either side, broadcast batch axes, sizes 1..9.
+  std::mt19937 rng(77);
+  auto size = [&] { return static_cast<int64_t>(1 + rng() % 9); };
+  for (int i = 0; i < 60; ++i) {
+    const int ra = static_cast<int>(1 + rng() % 4), rb = static_cast<int>(1 + rng() % 4);
+    const int64_t m = size(), k = size(), n = size();
+    const int batch = std::max(ra, rb) - 2;
+    Shape full_batch(static_cast<size_t>(std::max(batch, 0)));
+    for (int64_t& d : full_batch) d = 1 + static_cast<int64_t>(rng() % 3);
+    auto batch_of = [&](int rank) {
+      Shape s;
+      const int nb = rank - 2;
+      for (int j = 0; j < nb; ++j) {
+        const int64_t d = full_batch[full_batch.size() - static_cast<size_t>(nb) + static_cast<size_t>(j)];
+        s.push_back(rng() % 3 == 0 ? 1 : d);
+      }
+      return s;
+    };
+    Shape a = ra == 1 ? Shape{k} : batch_of(ra), b = rb == 1 ? Shape{k} : batch_of(rb);
+    if (ra > 1) a.insert(a.end(), {m, k});
+    if (rb > 1) b.insert(b.end(), {k, n});
+    const bool constant = rb <= 2 && rng() % 2 == 0;
+    MatmulTester().Shapes(a, b).ConstantWeight(constant).Test();
+    if (rb >= 2) {
+      MatmulTester().Op(K::kFusedMatmulAdd).Shapes(a, b).ConstantWeight(constant).Addend({n}, rng() % 2 == 0).Test();
+    }
+  }
+}
+
+TEST(MatmulKernelTest, DegenerateSizes) {
+  for (bool constant : {true, false}) {
+    MatmulTester().Shapes({3, 0}, {0, 5}).ConstantWeight(constant).Test();  // K = 0: zeros
+    MatmulTester().Shapes({0, 4}, {4, 5}).ConstantWeight(constant).Test();  // M = 0
+    MatmulTester().Shapes({3, 4}, {4, 0}).ConstantWeight(constant).Test();  // N = 0
+  }
+  MatmulTester().Shapes({2, 0, 3, 4}, {1, 4, 5}).ConstantWeight(false).Test();            // empty batch
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 0}, {0, 5}).Addend({5}, true).Test();  // K = 0: bias
+}
+
+TEST(MatmulKernelTest, MoreThanSixBatchAxesFallBackToOwnLoop) {
+  MatmulTester()
+      .Shapes({2, 1, 2, 1, 2, 1, 2, 3, 4}, {1, 2, 1, 2, 1, 2, 1, 4, 5})
+      .ConstantWeight(false)
+      .ExpectImpl("ref_matmul")
+      .Test();
+}
+
+TEST(MatmulKernelTest, FusedMatmulAdd) {
+  // Constant c along N only: folded into the fully-connected bias.
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({3, 4}, {4, 5})
+      .Addend({5}, true)
+      .ExpectImpl("xnn_fully_connected")
+      .Test();
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({3, 4}, {4, 5})
+      .Addend({1, 5}, true)
+      .ExpectImpl("xnn_fully_connected")
+      .Test();
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({3, 4}, {4, 5})
+      .Addend({}, true)
+      .ExpectImpl("xnn_fully_connected")
+      .Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({2, 3, 4}, {4, 5}).Addend({1, 1, 5}, true).Test();
+  // Otherwise a broadcast add: in place, or from the workspace when c makes
+  // the result larger than the product.
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({3, 4}, {4, 5})
+      .Addend({3, 5}, true)
+      .ExpectImpl("xnn_fully_connected+xnn_binary")
+      .Test();
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({3, 4}, {4, 5})
+      .Addend({5}, false)
+      .ExpectImpl("xnn_fully_connected+xnn_binary")
+      .Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 4}, {4, 5}).Addend({2, 3, 5}, false).Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 4}, {4, 5}).Addend({3, 1}, true).Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({2, 6}, {6}).Addend({2}, true).Test();  // 1-D weight: no bias folding
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({2, 3, 4}, {2, 4, 5})
+      .ConstantWeight(false)
+      .Addend({5}, true)
+      .ExpectImpl("xnn_batch_matrix_multiply+xnn_binary")
+      .Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 4}, {4, 5}).ConstantWeight(false).Addend({4, 3, 5}, false).Test();
+}
+
+TEST(MatmulKernelTest, FusedMatmulRelu) {
+  MatmulTester().Op(K::kFusedMatmulRelu).Shapes({5, 8}, {8, 7}).ExpectImpl("xnn_fully_connected(relu clamp)").Test();
+  MatmulTester()
+      .Op(K::kFusedMatmulRelu)
+      .Shapes({2, 5, 8}, {2, 8, 7})
+      .ConstantWeight(false)
+      .ExpectImpl("xnn_batch_matrix_multiply+relu")
+      .Test();
+}
+
+TEST(MatmulKernelTest, Linear) {
+  MatmulTester().Op(K::kLinear).Shapes({2, 3, 4}, {5, 4}).Addend({5}, true).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Op(K::kLinear).Shapes({2, 3, 4}, {5, 4}).Test();  // no bias
+  MatmulTester().Op(K::kLinear).Shapes({4}, {5, 4}).Addend({1, 5}, true).Test();
+  MatmulTester()
+      .Op(K::kLinear)
+      .Shapes({3, 4}, {5, 4})
+      .Addend({5}, false)
+      .ExpectImpl("xnn_fully_connected+xnn_binary")
+      .Test();
+  MatmulTester()
+      .Op(K::kLinear)
+      .Shapes({2, 3, 4}, {5, 4})
+      .ConstantWeight(false)
+      .Addend({5}, false)
+      .ExpectImpl("xnn_batch_matrix_multiply+xnn_binary")
+      .Test();
+}
+
+TEST(MatmulKernelTest, DenseActivationAsOneKernel) {
+  for (K act : {K::kRelu, K::kGelu, K::kSilu, K::kSigmoid, K::kTanh}) {
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({9, 16}, {16, 12}).Addend({12}, true).Activation(act).Test();
+    MatmulTester().Op(K::kLinear).Shapes({2, 9, 16}, {12, 16}).Addend({12}, true).Activation(act).Test();
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({9, 16}, {16, 12}).Addend({9, 12}, false).Activation(act).Test();
+    MatmulTester().Op(K::kMatmul).Shapes({3, 9, 16}, {3, 16, 12}).ConstantWeight(false).Activation(act).Test();
+  }
+  MatmulTester()
+      .Op(K::kLinear)
+      .Shapes({9, 16}, {12, 16})
+      .Addend({12}, true)
+      .Activation(K::kRelu)
+      .ExpectImpl("xnn_fully_connected(relu clamp)")
+      .Test();
+  MatmulTester()
+      .Op(K::kLinear)
+      .Shapes({9, 16}, {12, 16})
+      .Addend({12}, true)
+      .Activation(K::kGelu)
+      .ExpectImpl("xnn_fully_connected+gelu")
+      .Test();
+  MatmulTester()
+      .Op(K::kFusedMatmulAdd)
+      .Shapes({9, 16}, {16, 12})
+      .Addend({9, 12}, true)
+      .Activation(K::kRelu)
+      .ExpectImpl("xnn_fully_connected+xnn_binary+relu")
+      .Test();
+}
+
+TEST(MatmulKernelTest, DenseActivationRejectsOtherPairs) {
+  auto spec = MakeSpec(K::kFusedMatmulRelu, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  EXPECT_EQ(CreateFusedDenseActivation(spec->spec, K::kGelu).status().code(), StatusCode::kUnimplemented);
+  auto mm = MakeSpec(K::kMatmul, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  EXPECT_EQ(CreateFusedDenseActivation(mm->spec, K::kExp).status().code(), StatusCode::kUnimplemented);
+  auto f64 = MakeSpec(K::kMatmul, {ir::DType::kF64, ir::DType::kF64}, ir::DType::kF64);
+  EXPECT_EQ(CreateFusedDenseActivation(f64->spec, K::kRelu).status().code(), StatusCode::kUnimplemented);
+  EXPECT_TRUE(CanFuseDenseActivation(K::kLinear, K::kSilu));
+  EXPECT_FALSE(CanFuseDenseActivation(K::kAdd, K::kRelu));
+}
+
+TEST(MatmulKernelTest, F64AndIntegers) {
+  for (ir::DType d : {ir::DType::kF64, ir::DType::kI64, ir::DType::kI32}) {
+    MatmulTester().DType(d).Shapes({3, 4}, {4, 5}).ExpectImpl("ref_matmul").Test();
+    MatmulTester().DType(d).Shapes({2, 1, 3, 4}, {5, 4, 2}).Test();
+    MatmulTester().DType(d).Shapes({4}, {4}).Test();
+    MatmulTester().DType(d).Op(K::kFusedMatmulAdd).Shapes({3, 4}, {4, 5}).Addend({2, 3, 5}, false).Test();
+    MatmulTester().DType(d).Op(K::kFusedMatmulRelu).Shapes({3, 4}, {4, 5}).Test();
+  }
+  MatmulTester().DType(ir::DType::kF64).Op(K::kLinear).Shapes({2, 3, 4}, {5, 4}).Addend({5}, true).Test();
+}
+
+TEST(MatmulKernelTest, ShapeErrors) {
+  auto spec = MakeSpec(K::kMatmul, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  Result<KernelPtr> k = CreateKernel(spec->spec);
+  ASSERT_TRUE(k.ok());
+  std::vector<Shape> bad = {{2, 3}, {4, 5}};
+  Result<size_t> r = (*k)->Reshape(bad, {2, 5});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("matmul inner dimensions 3 and 4 differ"), std::string::npos)
+      << r.status().message();
+  std::vector<Shape> scalar = {{}, {4, 5}};
+  EXPECT_FALSE((*k)->Reshape(scalar, {5}).ok());
+  std::vector<Shape> batch = {{2, 3, 4}, {3, 4, 5}};
+  EXPECT_FALSE((*k)->Reshape(batch, {2, 3, 5}).ok());
+
+  // The packed weight's shape is fixed at Create.
+  Tensor w = Tensor::Zeros(ir::DType::kF32, {4, 5}).value();
+  auto fc = MakeSpec(K::kMatmul, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32, {}, {nullptr, &w});
+  Result<KernelPtr> kf = CreateKernel(fc->spec);
+  ASSERT_TRUE(kf.ok());
+  std::vector<Shape> other = {{2, 4}, {4, 6}};
+  EXPECT_FALSE((*kf)->Reshape(other, {2, 6}).ok());
+
+  auto lin = MakeSpec(K::kLinear, {ir::DType::kF32, ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32,
+                      testing::Attr("bias", ir::AttrValue::Bool(false)));
+  EXPECT_EQ(CreateKernel(lin->spec).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace shrew::runtime::kernels

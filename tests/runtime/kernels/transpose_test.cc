@@ -1,0 +1,163 @@
+// transpose and permute for every storage type, against index arithmetic.
+// Data movement is exact: outputs must equal bitwise.
+#include <algorithm>
+#include <random>
+
+#include "runtime/kernels/kernel_test_util.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using testing::MakeSpec;
+using testing::RandomTensor;
+using testing::Unravel;
+using K = ir::OpKind;
+
+class PermuteTester {
+ public:
+  // permute with `dims` (may be negative), or transpose when Transpose() is set.
+  PermuteTester& InputShape(Shape s) {
+    shape_ = std::move(s);
+    return *this;
+  }
+  PermuteTester& Dims(std::vector<int64_t> d) {
+    dims_ = std::move(d);
+    transpose_ = false;
+    return *this;
+  }
+  PermuteTester& Transpose(int64_t d0, int64_t d1) {
+    d0_ = d0;
+    d1_ = d1;
+    transpose_ = true;
+    return *this;
+  }
+  PermuteTester& DType(ir::DType d) {
+    dtype_ = d;
+    return *this;
+  }
+  PermuteTester& ExpectImpl(std::string s) {
+    impl_ = std::move(s);
+    return *this;
+  }
+
+  void Test() const {
+    SCOPED_TRACE(ShapeToString(shape_) + (transpose_ ? " transpose" : " permute") + " " + ir::DTypeName(dtype_));
+    const int r = static_cast<int>(shape_.size());
+    std::vector<int> perm(r);
+    for (int i = 0; i < r; ++i) perm[i] = i;
+    if (transpose_) {
+      std::swap(perm[d0_ < 0 ? d0_ + r : d0_], perm[d1_ < 0 ? d1_ + r : d1_]);
+    } else {
+      for (int i = 0; i < r; ++i) perm[i] = static_cast<int>(dims_[i] < 0 ? dims_[i] + r : dims_[i]);
+    }
+    Shape out(r);
+    for (int i = 0; i < r; ++i) out[i] = shape_[perm[i]];
+    std::mt19937 rng(static_cast<unsigned>(r * 13));
+    Tensor x = dtype_ == ir::DType::kBool ? RandomTensor(dtype_, shape_, rng, 0, 2)
+                                          : RandomTensor(dtype_, shape_, rng, -100, 100);
+    Tensor expected = Tensor::Zeros(dtype_, out).value();
+    std::vector<int64_t> in_strides(r, 1);
+    for (int i = r - 1; i > 0; --i) in_strides[i - 1] = in_strides[i] * shape_[i];
+    for (int64_t o = 0; o < expected.num_elements(); ++o) {
+      const std::vector<int64_t> idx = Unravel(o, out);
+      int64_t src = 0;
+      for (int i = 0; i < r; ++i) src += idx[i] * in_strides[perm[i]];
+      expected.SetDouble(o, x.GetDouble(src));
+    }
+    ir::Attrs attrs;
+    if (transpose_) {
+      attrs.Set("dim0", ir::AttrValue::Int(d0_));
+      attrs.Set("dim1", ir::AttrValue::Int(d1_));
+    } else {
+      attrs.Set("dims", ir::AttrValue::IntList(dims_));
+    }
+    auto spec = MakeSpec(transpose_ ? K::kTranspose : K::kPermute, {dtype_}, dtype_, attrs);
+    Result<KernelPtr> k = CreateKernel(spec->spec);
+    ASSERT_TRUE(k.ok()) << k.status().ToString();
+    Result<Tensor> y = testing::RunKernel(**k, {&x}, out, dtype_);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    std::string why;
+    EXPECT_TRUE(BitwiseEqual(*y, expected, &why)) << why;
+    if (!impl_.empty()) EXPECT_EQ((*k)->impl_name(), impl_);
+  }
+
+ private:
+  Shape shape_;
+  std::vector<int64_t> dims_;
+  int64_t d0_ = -2, d1_ = -1;
+  bool transpose_ = true;
+  ir::DType dtype_ = ir::DType::kF32;
+  std::string impl_;
+};
+
+TEST(TransposeKernelTest, TransposeAllDTypes) {
+  for (ir::DType d : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI64, ir::DType::kU8, ir::DType::kBool,
+                      ir::DType::kI32, ir::DType::kF16}) {
+    PermuteTester().InputShape({3, 5}).DType(d).Test();
+    PermuteTester().InputShape({2, 3, 4}).Transpose(0, 2).DType(d).Test();
+    PermuteTester().InputShape({2, 3, 4, 5}).Transpose(-3, 1).DType(d).Test();
+  }
+}
+
+TEST(TransposeKernelTest, PermuteShapes) {
+  PermuteTester().InputShape({2, 3, 4, 5}).Dims({0, 2, 1, 3}).ExpectImpl("xnn_transpose").Test();
+  PermuteTester().InputShape({2, 3, 4, 5}).Dims({3, 2, 1, 0}).Test();
+  PermuteTester().InputShape({2, 3, 4, 5}).Dims({-1, 0, -2, 1}).Test();
+  PermuteTester().InputShape({7}).Dims({0}).ExpectImpl("copy").Test();
+  PermuteTester().InputShape({}).Dims({}).Test();
+  PermuteTester().InputShape({1, 6, 1}).Dims({2, 1, 0}).ExpectImpl("copy").Test();  // only size-1 axes move
+  PermuteTester().InputShape({2, 3, 4}).Dims({0, 1, 2}).ExpectImpl("copy").Test();
+  PermuteTester().InputShape({2, 0, 4}).Dims({2, 0, 1}).Test();
+  PermuteTester().InputShape({1, 1}).Transpose(0, 1).Test();
+  PermuteTester().InputShape({3, 3}).Transpose(1, 1).ExpectImpl("copy").Test();
+}
+
+TEST(TransposeKernelTest, SevenAxesThatCannotMergeUseOwnLoop) {
+  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).ExpectImpl("ref_strided").Test();
+  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).DType(ir::DType::kU8).Test();
+  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).DType(ir::DType::kF64).Test();
+  // Seven axes that merge to fewer go to XNNPACK.
+  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({4, 5, 6, 0, 1, 2, 3}).ExpectImpl("xnn_transpose").Test();
+}
+
+TEST(TransposeKernelTest, RandomPermutations) {
+  std::mt19937 rng(21);
+  for (int i = 0; i < 60; ++i) {
+    const int r = static_cast<int>(1 + rng() % 6);
+    Shape s(static_cast<size_t>(r));
+    for (int64_t& d : s) d = static_cast<int64_t>(1 + rng() % 4);
+    std::vector<int64_t> dims(static_cast<size_t>(r));
+    for (int j = 0; j < r; ++j) dims[static_cast<size_t>(j)] = j;
+    std::shuffle(dims.begin(), dims.end(), rng);
+    for (int64_t& d : dims) {
+      if (rng() % 2 == 0) d -= r;  // negative spelling of the same axis
+    }
+    const ir::DType types[] = {ir::DType::kF32, ir::DType::kF64, ir::DType::kU8};
+    PermuteTester().InputShape(s).Dims(dims).DType(types[i % 3]).Test();
+  }
+}
+
+TEST(TransposeKernelTest, Errors) {
+  auto t = MakeSpec(K::kTranspose, {ir::DType::kF32}, ir::DType::kF32);
+  Result<KernelPtr> k = CreateKernel(t->spec);
+  ASSERT_TRUE(k.ok());
+  std::vector<Shape> vec = {{4}};
+  Result<size_t> r = (*k)->Reshape(vec, {4});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("rank >= 2"), std::string::npos) << r.status().message();
+  std::vector<Shape> mat = {{2, 3}};
+  EXPECT_FALSE((*k)->Reshape(mat, {2, 3}).ok());  // wrong output shape
+
+  auto p =
+      MakeSpec(K::kPermute, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("dims", ir::AttrValue::IntList({0, 0})));
+  Result<KernelPtr> kp = CreateKernel(p->spec);
+  ASSERT_TRUE(kp.ok());
+  EXPECT_FALSE((*kp)->Reshape(mat, {2, 2}).ok());
+  std::vector<Shape> cube = {{2, 3, 4}};
+  EXPECT_FALSE((*kp)->Reshape(cube, {2, 3, 4}).ok());  // wrong length
+  auto missing = MakeSpec(K::kPermute, {ir::DType::kF32}, ir::DType::kF32);
+  EXPECT_EQ(CreateKernel(missing->spec).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace shrew::runtime::kernels
