@@ -2,7 +2,7 @@
 // never crash, hang, assert or take super-linear time.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <ctime>
 #include <string>
 
 #include "api/compile.h"
@@ -17,8 +17,11 @@ bool HasKind(const CompileResult& r, diag::Kind kind) {
   return false;
 }
 
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// Process CPU seconds since `start` (a std::clock() value): unlike wall time it
+// does not grow when other processes load the machine. The bounds below only
+// catch quadratic blow-ups (10^10 steps would take minutes), not speed.
+double Seconds(std::clock_t start) {
+  return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 }
 
 TEST(CompileBadInputTest, DeeplyNestedParentheses) {
@@ -64,13 +67,13 @@ TEST(CompileBadInputTest, HundredThousandNodeGraphIsFast) {
     text += "  node n" + std::to_string(i) + " { op: tanh(n" + std::to_string(i - 1) + "); };\n";
   }
   text += "  output n99999;\n}\n";
-  auto start = std::chrono::steady_clock::now();
+  std::clock_t start = std::clock();
   CompileResult r = Compile(text);
   double seconds = Seconds(start);
   ASSERT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 1000);
   EXPECT_EQ(r.program.graphs[0].num_nodes(), 100001);
   EXPECT_EQ(r.program.graphs[0].node(100000).type.ToString(), "Tensor<[Batch, 8], f32>");
-  EXPECT_LT(seconds, 2.0);
+  EXPECT_LT(seconds, 10.0);
 }
 
 TEST(CompileBadInputTest, WideGraphWithManyNamesIsFast) {
@@ -81,10 +84,10 @@ TEST(CompileBadInputTest, WideGraphWithManyNamesIsFast) {
     text += "  output o" + std::to_string(i) + ": in" + std::to_string(i) + " + 1;\n";
   }
   text += "}\n";
-  auto start = std::chrono::steady_clock::now();
+  std::clock_t start = std::clock();
   CompileResult r = Compile(text);
   ASSERT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 1000);
-  EXPECT_LT(Seconds(start), 2.0);
+  EXPECT_LT(Seconds(start), 10.0);
 }
 
 TEST(CompileBadInputTest, HugeIntegerLiterals) {
