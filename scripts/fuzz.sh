@@ -7,6 +7,7 @@
 #   scripts/fuzz.sh                  # build (incrementally) and run 60 s
 #   FUZZ_SECONDS=600 scripts/fuzz.sh # longer run
 #   FUZZ_JOBS=2 scripts/fuzz.sh      # parallel object builds (default 2)
+#   FUZZ_FLAGS="-only_ascii=1" scripts/fuzz.sh   # extra libFuzzer flags
 #
 # Corpus: build/fuzz/corpus, seeded from tests/testdata/examples (plus the
 # lowering goldens and past regressions). Crashes land in build/fuzz/artifacts/;
@@ -77,4 +78,4 @@ done
 echo "fuzzing for ${SECONDS_TO_RUN}s (corpus $OUT/corpus, crashes in $OUT/artifacts/)"
 exec "$OUT/compile_fuzzer" -dict=fuzz/sw.dict -max_total_time="$SECONDS_TO_RUN" \
   -max_len=8192 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-  -artifact_prefix="$OUT/artifacts/" "$OUT/corpus"
+  -artifact_prefix="$OUT/artifacts/" ${FUZZ_FLAGS:-} "$OUT/corpus"

@@ -34,6 +34,7 @@
 #include "diag/diagnostic.h"
 #include "diag/source.h"
 #include "front/ast.h"
+#include "front/parser.h"
 #include "ir/graph.h"
 
 namespace shrew::lower {
@@ -41,9 +42,10 @@ namespace shrew::lower {
 // Same type as ir::Program::config.
 using ConfigMap = std::map<std::string, ir::ConfigValue>;
 
-// Deepest expression the lowering walks recursively (matches the parser's
-// own bound with room to spare; see ast.h).
-inline constexpr uint32_t kMaxEvalHeight = 2048;
+// Tallest expression the lowering walks recursively: the parser's own bound
+// (ast.h), so everything that parses is lowered and the recursion depth
+// stays what tests/api/compile_stack_test.cc checks on a 1 MB stack.
+inline constexpr uint32_t kMaxEvalHeight = front::kMaxExprHeight;
 
 struct ConfigEvalContext {
   // Keys visible at this point (for @config: those defined earlier).

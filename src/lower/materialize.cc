@@ -100,26 +100,27 @@ class Materializer {
     diags_.Add(kind, n.span, "[" + graph_.name() + "::" + n.name + "] " + message);
   }
 
-  // Node count after materialisation, checked before building anything.
+  // Nodes materialisation adds, checked before building anything.
   bool CheckSize() {
-    int64_t total = 0;
+    int64_t added = 0;
     for (const ir::Node& n : graph_.nodes()) {
       int64_t copies = 1;
       OpKind op = n.op;
-      size_t operands = n.operands.size();
       if (n.op == OpKind::kRepeat && n.repeat_body) {
         const ir::AttrValue* count = n.attr("count");
         copies = count != nullptr && count->is_int() ? std::max<int64_t>(count->as_int(), 1) : 1;
         op = n.repeat_body->op;
       }
       int64_t per_copy = 1;
-      if (HasImplicitParams(op, operands)) per_copy += static_cast<int64_t>(ImplicitParamCount(op));
-      int64_t add = 0;
-      if (__builtin_mul_overflow(copies, per_copy, &add) ||
-          __builtin_add_overflow(total, add, &total) || total > kMaxGraphNodes) {
+      if (HasImplicitParams(op, n.operands.size())) {
+        per_copy += static_cast<int64_t>(ImplicitParamCount(op));
+      }
+      int64_t total = 0;
+      if (__builtin_mul_overflow(copies, per_copy, &total) ||
+          __builtin_add_overflow(added, total - 1, &added) || added > kMaxAddedNodes) {
         Error(diag::Kind::TooManyNodes, n,
-              "materialising this node would make the graph larger than " +
-                  std::to_string(kMaxGraphNodes) + " nodes");
+              "materialising this node would add more than " + std::to_string(kMaxAddedNodes) +
+                  " nodes to the graph");
         return false;
       }
     }

@@ -22,7 +22,9 @@
 //   symbolic with a value in `bindings` (the implicit parameters' shapes
 //   include 4·D and their init bound 1/√D). Otherwise: E142 (unknown or
 //   dynamic D) or E061 (symbolic D without a value), at the node's span.
-// - A graph that would exceed kMaxGraphNodes nodes is E140 and left unchanged.
+// - A graph to which materialisation would add more than kMaxAddedNodes
+//   nodes is E140 and left unchanged: a few bytes of source
+//   (`repeat(1000000000)`) must not turn into gigabytes of IR.
 // - Deterministic, linear in the size of the result, no recursion.
 #pragma once
 
@@ -34,9 +36,10 @@
 
 namespace shrew::lower {
 
-// Largest graph materialisation builds (a `repeat(1000000000)` must fail
-// cleanly, not exhaust memory).
-inline constexpr int64_t kMaxGraphNodes = int64_t{1} << 20;
+// Most nodes materialisation may add to one graph (unrolled iterations plus
+// implicit parameters). About 250 MB of IR at the limit, well inside the
+// 2 GB wasm heap; real models add a few hundred.
+inline constexpr int64_t kMaxAddedNodes = int64_t{1} << 18;
 
 struct MaterializeOptions {
   // Values of symbolic dimensions known at compile time (may be null).

@@ -284,6 +284,50 @@ TEST(CompileTest, DefaultFloatDtypeForUnadoptedLiterals) {
             "Tensor<[], f64>");
 }
 
+TEST(CompileTest, LiteralDtypes) {
+  // OPS.md §1.3: literals and config keys are weak until an elementwise
+  // operation adopts them; unadopted ints are i64, floats the default float.
+  CompileOptions options;
+  options.optimize = false;
+  CompileResult r = Compile(
+      "@config { k: 3; }\n"
+      "@graph G {\n"
+      "  input f: Tensor<[2], f32>; input d: Tensor<[2], f64>;\n"
+      "  input i: Tensor<[2], i64>; input b: Tensor<[2], bool>;\n"
+      "  output a: f + 1;\n"
+      "  output c: d * 0.5;\n"
+      "  output e: i * k;\n"
+      "  output g: b && true;\n"
+      "  output h: 7;\n"
+      "  output j: f * (2 + 0.5);\n"
+      "}\n",
+      options);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(ir::DumpGraph(r.program.graphs[0]),
+            "graph G: 17 nodes, 4 inputs, 6 outputs, 0 params\n"
+            "  %0 f = input : Tensor<[2], f32>\n"
+            "  %1 d = input : Tensor<[2], f64>\n"
+            "  %2 i = input : Tensor<[2], i64>\n"
+            "  %3 b = input : Tensor<[2], bool>\n"
+            "  %4 __anon_4 = constant[1:f32] : Tensor<[], f32>\n"
+            "  %5 a = add(%0, %4) : Tensor<[2], f32>\n"
+            "  %6 __anon_6 = constant[0.5:f64] : Tensor<[], f64>\n"
+            "  %7 c = mul(%1, %6) : Tensor<[2], f64>\n"
+            "  %8 __anon_8 = constant[3:i64] : Tensor<[], i64>\n"
+            "  %9 e = mul(%2, %8) : Tensor<[2], i64>\n"
+            "  %10 __anon_10 = constant[true:bool] : Tensor<[], bool>\n"
+            "  %11 g = and(%3, %10) : Tensor<[2], bool>\n"
+            "  %12 h = constant[7:i64] : Tensor<[], i64>\n"
+            "  %13 __anon_13 = constant[2:f32] : Tensor<[], f32>\n"
+            "  %14 __anon_14 = constant[0.5:f32] : Tensor<[], f32>\n"
+            "  %15 __anon_15 = add(%13, %14) : Tensor<[], f32>\n"
+            "  %16 j = mul(%0, %15) : Tensor<[2], f32>\n"
+            "  outputs: a=%5, c=%7, e=%9, g=%11, h=%12, j=%16\n");
+  CompileResult bad = Compile("@graph G {\n  input i: Tensor<[2], i64>;\n  output a: i + 1.5;\n}\n");
+  ASSERT_FALSE(bad.ok);
+  EXPECT_EQ(bad.stage, CompileStage::kInferShapes);
+}
+
 TEST(CompileTest, StageNames) {
   EXPECT_STREQ(CompileStageName(CompileStage::kParse), "parse");
   EXPECT_STREQ(CompileStageName(CompileStage::kMaterialize), "materialise");

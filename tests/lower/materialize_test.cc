@@ -153,6 +153,7 @@ TEST(MaterializeTest, ModelDimensionMustBeKnown) {
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(r.diagnostics[0].kind, diag::Kind::UnboundDimension);
   EXPECT_EQ(r.diagnostics[0].span.line, 3u);
+  EXPECT_EQ(r.diagnostics[0].span.column, 3u);
   EXPECT_EQ(r.diagnostics[0].message,
             "[G::h] unresolved symbolic dimension 'Model': the parameters of multi_head_attention "
             "need its value (set it in @config or in the dims option)");
@@ -167,6 +168,8 @@ TEST(MaterializeTest, ModelDimensionMustBeKnown) {
   ASSERT_FALSE(dynamic.ok);
   ASSERT_EQ(dynamic.diagnostics.size(), 1u);
   EXPECT_EQ(dynamic.diagnostics[0].kind, diag::Kind::UnknownModelDim);
+  EXPECT_EQ(dynamic.diagnostics[0].span.line, 3u);
+  EXPECT_EQ(dynamic.diagnostics[0].span.column, 3u);
   EXPECT_EQ(dynamic.diagnostics[0].message,
             "[G::h] cannot create the parameters of transformer_block: its model dimension (the "
             "last one of the operand) is dynamic");
@@ -181,6 +184,27 @@ TEST(MaterializeTest, HugeRepeatCountsFailCleanly) {
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(r.diagnostics[0].kind, diag::Kind::TooManyNodes);
   EXPECT_EQ(r.diagnostics[0].span.line, 2u);
+  EXPECT_EQ(r.diagnostics[0].span.column, 3u);
+}
+
+TEST(MaterializeTest, AddedNodesLimitBoundary) {
+  auto program = [](int64_t count) {
+    return "@graph G { input x: f32;\n  node h { op: repeat(" + std::to_string(count) +
+           ") { relu(x) }; };\n  output h; }";
+  };
+  // count iterations replace one node: count - 1 added.
+  CompileResult at_limit = Unoptimized(program(kMaxAddedNodes + 1));
+  ASSERT_TRUE(at_limit.ok) << at_limit.RenderDiagnostics();
+  EXPECT_EQ(at_limit.program.graphs[0].num_nodes(), kMaxAddedNodes + 2);
+  CompileResult over = Unoptimized(program(kMaxAddedNodes + 2));
+  ASSERT_FALSE(over.ok);
+  EXPECT_EQ(over.diagnostics[0].kind, diag::Kind::TooManyNodes);
+  // Each transformer block iteration adds 13 nodes (itself and 12 params).
+  CompileResult blocks = Unoptimized(
+      "@graph G { input x: Tensor<[1, 2, 4], f32>;\n"
+      "  node h { op: repeat(30000) { transformer_block(x) }; };\n  output h; }");
+  ASSERT_FALSE(blocks.ok);
+  EXPECT_EQ(blocks.diagnostics[0].kind, diag::Kind::TooManyNodes);
 }
 
 TEST(MaterializeTest, DirectCallLeavesGraphUnchangedOnError) {
