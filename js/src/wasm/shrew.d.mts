@@ -1,3 +1,4 @@
+import type { CompileStats } from "../signature.js";
 // Types of the Emscripten module factory (build/wasm/shrew.mjs, copied to
 // dist/wasm/ by scripts/build-wasm.sh). Only what the wrapper calls.
 export interface ErrorValue {
@@ -67,21 +68,9 @@ export interface RawTensorIn {
   shape: readonly number[];
   bytes: Uint8Array;
 }
-export interface RawCompileStats {
+// The public CompileStats (signature.ts) plus the binding's ok flag.
+export interface RawCompileStats extends CompileStats {
   ok: true;
-  numInstructions: number;
-  numSourceNodes: number;
-  numSlots: number;
-  numReused: number;
-  numFrees: number;
-  numFused: number;
-  compileTimeUs: number;
-  arenaBytes: number;
-  arenaLowerBound: number;
-  arenaNaive: number;
-  numInPlace: number;
-  numAliases: number;
-  numRefKernels: number;
 }
 export interface TextValue {
   ok: true;
