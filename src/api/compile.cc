@@ -1,5 +1,6 @@
 #include "api/compile.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "front/parser.h"
@@ -44,7 +45,6 @@ uint64_t EffectiveSeed(const CompileOptions& options, const ir::Program& program
 
 CompileResult Compile(std::string_view text, const CompileOptions& options) {
   CompileResult result;
-  result.source = std::make_unique<diag::SourceFile>(options.filename, std::string(text));
   diag::DiagnosticBag diags(options.max_errors);
   auto stop = [&](CompileStage stage) -> CompileResult {
     result.stage = stage;
@@ -52,6 +52,17 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
     result.diagnostics = diags.Take();
     return std::move(result);
   };
+  // Spans are 32-bit, so the limit never exceeds 4 GiB; the text past it is
+  // not copied (a hostile caller may pass far more than it should).
+  const size_t max_bytes = std::min<size_t>(options.max_source_bytes, kMaxSourceBytesCap);
+  if (text.size() > max_bytes) {
+    result.source = std::make_unique<diag::SourceFile>(options.filename, std::string(text.substr(0, max_bytes)));
+    diags.Add(diag::Kind::SourceTooLarge, result.source->MakeSpan(static_cast<uint32_t>(max_bytes), 0),
+              "source is " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                  std::to_string(max_bytes) + " (CompileOptions::max_source_bytes)");
+    return stop(CompileStage::kParse);
+  }
+  result.source = std::make_unique<diag::SourceFile>(options.filename, std::string(text));
 
   result.stage = CompileStage::kParse;
   ast::Program tree = front::Parse(*result.source, diags);

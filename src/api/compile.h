@@ -59,7 +59,12 @@ struct CompileOptions {
   ir::DType default_float = ir::DType::kF32;
   // Errors kept per compile before one "too many errors" diagnostic.
   size_t max_errors = 200;
+  // Longer sources fail with E008 at the byte where the limit is crossed,
+  // before anything else is done; at most kMaxSourceBytesCap.
+  size_t max_source_bytes = size_t{64} << 20;
 };
+// Spans hold 32-bit offsets.
+inline constexpr size_t kMaxSourceBytesCap = (size_t{1} << 32) - 2;
 
 enum class CompileStage : uint8_t {
   kParse,

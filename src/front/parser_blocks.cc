@@ -52,6 +52,7 @@ void Parser::ParseBlock(ast::Program* program) {
 }
 
 bool Parser::ParseImport(ast::ImportBlock* out) {
+  const diag::Span directive = Cur().span;
   Advance();  // '@import'
   if (!ExpectString(&out->path)) return false;
   if (Match(TokenKind::KwAs)) {
@@ -60,7 +61,12 @@ bool Parser::ParseImport(ast::ImportBlock* out) {
     if (!ExpectIdentifier(&alias)) return false;
     out->alias = std::move(alias);
   }
-  return Expect(TokenKind::Semicolon);
+  if (!Expect(TokenKind::Semicolon)) return false;
+  // LANGUAGE.md §9: imports are kept in the program but nothing is loaded;
+  // say so, or a user would expect the imported graphs to exist.
+  diags_.Add(diag::Kind::ImportIgnored, directive,
+             "@import \"" + out->path.value + "\" is parsed and ignored: no file is read");
+  return true;
 }
 
 bool Parser::ParseTypes(ast::TypesBlock* out) {

@@ -272,7 +272,19 @@ std::string DumpOpWithAttrs(const Node& node) {
   return OpText(node.op, node.attrs, node.callee, node.repeat_body, node.type);
 }
 
-std::string DumpNode(const Graph& graph, const Node& node, const DumpOptions& options) {
+namespace {
+
+// The param record of each param node, by node id: one pass over the params
+// so a dump stays linear in graph size (10^5 implicit params are possible).
+std::vector<const Param*> ParamsByNode(const Graph& graph) {
+  std::vector<const Param*> by_node(graph.num_nodes(), nullptr);
+  for (const Param& p : graph.params()) {
+    if (p.node >= 0 && static_cast<size_t>(p.node) < by_node.size()) by_node[static_cast<size_t>(p.node)] = &p;
+  }
+  return by_node;
+}
+
+std::string DumpNodeLine(const Node& node, const Param* param, const DumpOptions& options) {
   std::string out = "%";
   out += std::to_string(node.id);
   out += ' ';
@@ -281,14 +293,8 @@ std::string DumpNode(const Graph& graph, const Node& node, const DumpOptions& op
   if (node.is_input()) {
     out += "input";
   } else if (node.is_param()) {
-    int idx = graph.FindParam(node.name);
-    const Param* p = nullptr;
-    for (const Param& candidate : graph.params()) {
-      if (candidate.node == node.id) p = &candidate;
-    }
-    if (!p && idx >= 0) p = &graph.params()[static_cast<size_t>(idx)];
-    out += "param[init=" + (p ? p->init.text : std::string("zeros"));
-    if (p && p->frozen) out += ", frozen=true";
+    out += "param[init=" + (param ? param->init.text : std::string("zeros"));
+    if (param && param->frozen) out += ", frozen=true";
     out += "]";
   } else {
     out += DumpOpWithAttrs(node);
@@ -313,12 +319,25 @@ std::string DumpNode(const Graph& graph, const Node& node, const DumpOptions& op
   return out;
 }
 
+}  // namespace
+
+std::string DumpNode(const Graph& graph, const Node& node, const DumpOptions& options) {
+  const Param* param = nullptr;
+  for (const Param& p : graph.params()) {
+    if (p.node == node.id) param = &p;
+  }
+  return DumpNodeLine(node, param, options);
+}
+
 std::string DumpGraph(const Graph& graph, const DumpOptions& options) {
   std::string out = "graph " + graph.name() + ": " + std::to_string(graph.num_nodes()) +
                     " nodes, " + std::to_string(graph.inputs().size()) + " inputs, " +
                     std::to_string(graph.outputs().size()) + " outputs, " +
                     std::to_string(graph.params().size()) + " params\n";
-  for (const Node& n : graph.nodes()) out += "  " + DumpNode(graph, n, options) + "\n";
+  const std::vector<const Param*> params = ParamsByNode(graph);
+  for (const Node& n : graph.nodes()) {
+    out += "  " + DumpNodeLine(n, params[static_cast<size_t>(n.id)], options) + "\n";
+  }
   out += "  outputs: ";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
     if (i) out += ", ";

@@ -221,3 +221,28 @@ TEST(ConfigEvalTest, ArithmeticHelperDirectly) {
 
 }  // namespace
 }  // namespace shrew::lower
+
+namespace shrew::lower {
+namespace {
+
+// The parser never builds an expression taller than kMaxExprHeight, so E065
+// guards trees made by other means (API users, future front ends): one whose
+// recorded height is over the bound is rejected at its span, not walked.
+TEST(ConfigEvalTest, TooTallExpressionIsRejectedNotWalked) {
+  diag::DiagnosticBag diags;
+  ast::ExprPtr e = front::ParseExpression(diag::SourceFile("e.sw", "\n  1 + 2"), diags);
+  ASSERT_TRUE(e);
+  e->height = kMaxEvalHeight + 1;
+  ConfigMap config;
+  ConfigEvalContext ctx;
+  ctx.config = &config;
+  EXPECT_FALSE(EvalConfigExpr(*e, ctx, diags).has_value());
+  ASSERT_EQ(diags.all().size(), 1u);
+  const diag::Diagnostic& d = diags.all()[0];
+  EXPECT_STREQ(d.code(), "E065");
+  EXPECT_EQ(d.span.line, 2u);
+  EXPECT_EQ(d.span.column, 3u);
+}
+
+}  // namespace
+}  // namespace shrew::lower

@@ -1,18 +1,13 @@
 // Golden tests for lowering. For every tests/testdata/lower/NAME.sw the
 // expected output is NAME.expected next to it:
-//   - NAME.sw      -> the IR dump right after lowering (ir::DumpProgram, with
-//                     types); the file must lower without diagnostics;
+//   - NAME.sw      -> its warnings, if any, then the IR dump right after
+//                     lowering (ir::DumpProgram, with types); it must lower
+//                     without errors;
 //   - fail_NAME.sw -> the diagnostics rendered by Compile() (any stage).
-// Regenerate after an intended change with
-//   SHREW_UPDATE_GOLDEN=1 build/<dir>/shrew_tests --gtest_filter='LowerGolden*'
-// and review the diff.
+// Regenerate with SHREW_UPDATE_GOLDEN=1 (tests/support/golden.h).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,28 +15,21 @@
 #include "front/parser.h"
 #include "ir/dump.h"
 #include "lower/lower.h"
+#include "support/golden.h"
 
 namespace shrew::lower {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool UpdateMode() {
-  const char* v = std::getenv("SHREW_UPDATE_GOLDEN");
-  return v != nullptr && std::string(v) == "1";
-}
+using shrew::testing::CheckAgainstGolden;
+using shrew::testing::IsFailureCase;
+using shrew::testing::ReadFile;
+using shrew::testing::SourcesIn;
 
 std::string Actual(const fs::path& path) {
   const std::string name = path.filename().string();
   const std::string text = ReadFile(path);
-  if (name.rfind("fail_", 0) == 0) {
+  if (IsFailureCase(path)) {
     CompileOptions options;
     options.filename = name;
     CompileResult r = Compile(text, options);
@@ -54,32 +42,18 @@ std::string Actual(const fs::path& path) {
   EXPECT_FALSE(diags.has_errors()) << diag::RenderAll(diags.all(), source);
   if (diags.has_errors()) return "";
   LowerResult r = Lower(tree, source, diags);
-  EXPECT_TRUE(r.ok && diags.all().empty()) << diag::RenderAll(diags.all(), source);
-  return ir::DumpProgram(r.program);
+  EXPECT_TRUE(r.ok && !diags.has_errors()) << diag::RenderAll(diags.all(), source);
+  return diag::RenderAll(diags.all(), source) + ir::DumpProgram(r.program);
 }
 
 TEST(LowerGoldenTest, TestdataLower) {
-  fs::path dir = fs::path(SHREW_TESTDATA_DIR) / "lower";
-  std::vector<fs::path> sources;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() == ".sw") sources.push_back(entry.path());
-  }
-  std::sort(sources.begin(), sources.end());
+  std::vector<fs::path> sources = SourcesIn(fs::path(SHREW_TESTDATA_DIR) / "lower");
   ASSERT_GE(sources.size(), 8u);
   for (const fs::path& path : sources) {
     SCOPED_TRACE(path.filename().string());
     fs::path expected = path;
     expected.replace_extension(".expected");
-    std::string actual = Actual(path);
-    if (UpdateMode()) {
-      std::ofstream out(expected, std::ios::binary | std::ios::trunc);
-      out << actual;
-      ASSERT_TRUE(out.good()) << "cannot write " << expected;
-      continue;
-    }
-    ASSERT_TRUE(fs::exists(expected))
-        << expected << " is missing; run with SHREW_UPDATE_GOLDEN=1 to create it";
-    EXPECT_EQ(actual, ReadFile(expected));
+    CheckAgainstGolden(Actual(path), expected);
   }
 }
 
