@@ -82,7 +82,7 @@ export class SourceEditor {
       lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(),
       closeBrackets(), highlightActiveLine(), highlightSelectionMatches(), lintGutter(),
       keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
-      swLanguage, swHighlight, highlightField, EditorState.tabSize.of(4),
+      swLanguage, swHighlight, highlightField, EditorState.tabSize.of(4), EditorView.lineWrapping,
       EditorView.updateListener.of((u) => {
         if (u.docChanged) cb.onChange(u.state.doc.toString());
         if (u.selectionSet || u.docChanged) {

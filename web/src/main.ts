@@ -76,7 +76,7 @@ const runPanel = new RunPanel($("run-panel"), {
     saveState(state);
     scheduleCompile(0);  // the seed also initialises the parameters
   },
-}, state.seed, 20);
+}, state.seed, 200);
 
 function selectedGraph(): GraphReport | undefined {
   return current?.graphs.find((g) => g.name === state.graph) ?? current?.graphs[0];
@@ -141,6 +141,7 @@ async function compile(): Promise<void> {
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));
   graphSelect.value = state.graph ?? "";
+  state.dims = r.dims;  // the next compile binds them straight away
   renderDims(r.dims);
   saveState(state);
   renderViews();

@@ -124,7 +124,7 @@ export interface RunOk {
   inputs: OutputTensor[];
   jit: OutputTensor[];
   interp: OutputTensor[];
-  /** Median wall time of one run, milliseconds, over `runs`. */
+  /** Wall time of one run, milliseconds: the median over rounds of batched runs (`runs` in all). */
   jitMs: number;
   interpMs: number;
   runs: number;

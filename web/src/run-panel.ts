@@ -102,8 +102,8 @@ export class RunPanel {
   showResult(r: RunOk): void {
     const speed = r.interpMs > 0 && r.jitMs > 0 ? r.interpMs / r.jitMs : 0;
     const timing = h("div", { class: "timing", "data-testid": "timing" },
-      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note" }, `median of ${r.runs}`)),
-      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note" }, `median of ${r.runs}`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
       h("div", { class: "card" }, h("div", { class: "card-title" }, "speed-up"), h("div", { class: "card-value" }, speed ? `${speed.toFixed(1)}×` : "–"),
         h("div", { class: "card-note" }, `max |JIT − interp| = ${r.maxAbsDiff.toExponential(1)}`)));
     this.#result.replaceChildren(timing, ...r.jit.map((o) => outputBlock(o, "output")),

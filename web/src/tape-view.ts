@@ -33,7 +33,7 @@ export class TapeView {
       `${tape.instructions.length} instructions (${frees} frees, ${fused} fused) over ${tape.num_slots} slots. `,
       "The JIT runs this list top to bottom, one kernel call per row, with every slot and arena offset fixed in advance.",
       tape.bound ? "" : " Sizes appear after the first run binds the symbolic dims."));
-    const head = h("tr", {}, ...["#", "op", "operands → result", "shape", "dtype", "arena", "fused", "kernel"].map((c) => h("th", {}, c)));
+    const head = h("tr", {}, ...["#", "op", "operands → result", "shape", "dtype", "arena", "fused"].map((c) => h("th", {}, c)));
     const body = h("tbody");
     this.#rows = tape.instructions.map((ins) => {
       const fusedTitle = ins.fused
@@ -44,16 +44,19 @@ export class TapeView {
       const arena = ins.offset === null
         ? ins.opcode === "load_param" ? "param" : ins.opcode === "constant" ? "constant" : "–"
         : `@${ins.offset} +${formatBytes(ins.size)}`;
-      const extra = ins.in_place_of !== null ? ` in-place over %${ins.in_place_of}` : ins.alias_of !== null ? ` alias of %${ins.alias_of}` : "";
-      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index, title: ins.text },
+      const extra = ins.in_place_of !== null
+        ? h("span", { class: "badge reuse", title: `written in place over %${ins.in_place_of}, which dies here` }, `in-place %${ins.in_place_of}`)
+        : ins.alias_of !== null ? h("span", { class: "badge reuse", title: `shares the storage of %${ins.alias_of}` }, `alias %${ins.alias_of}`) : null;
+      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index,
+                                title: `${ins.text}${ins.kernel ? `\nkernel: ${ins.kernel}${ins.ref ? " (reference fallback)" : ""}` : ""}` },
         h("td", { class: "num" }, String(ins.index)),
         h("td", { class: "op" }, ins.op, ins.opcode === "load_input" || ins.opcode === "load_param" ? h("span", { class: "name" }, ` ${ins.node.name}`) : null),
         h("td", { class: "slots" }, ins.operands.length ? `${ins.operands.map((s) => `%${s}`).join(", ")} → ` : "", h("b", {}, ins.results.map((s) => `%${s}`).join(", "))),
         h("td", { class: "shape" }, formatShape(ins.shape)),
         h("td", {}, ins.dtype),
-        h("td", { class: "arena" }, arena + extra),
-        h("td", { class: "fused-cell" }, ins.fused ? h("span", { class: "badge fused", title: fusedTitle }, "fused") : ""),
-        h("td", { class: "kernel" }, ins.kernel ?? "", ins.ref ? h("span", { class: "badge ref", title: "reference fallback kernel" }, "ref") : null),
+        h("td", { class: "arena" }, arena, extra),
+        h("td", { class: "fused-cell" }, ins.fused ? h("span", { class: "badge fused", title: fusedTitle }, "fused") : "",
+          ins.ref ? h("span", { class: "badge ref", title: `${ins.kernel}: the reference fallback, no XNNPACK kernel` }, "ref") : null),
       );
       row.addEventListener("mouseenter", () => {
         this.#mark("hover", [ins.index]);

@@ -65,6 +65,11 @@ async function waitCompiled(graph) {
   }, graph, { timeout: 30_000 });
 }
 
+/** The editor's text as rendered (the examples are short enough to be drawn whole). */
+async function editorText() {
+  return page.$$eval(".cm-content .cm-line", (lines) => lines.map((l) => l.textContent).join("\n"));
+}
+
 async function pageDims() {
   return page.$$eval("[data-dim]", (els) => Object.fromEntries(els.map((e) => [e.dataset.dim, Number(e.value)])));
 }
@@ -79,7 +84,7 @@ async function loadExample(file) {
   const info = JSON.parse(execFileSync(process.execPath, [CLI, "info", join(WEB, "examples", file), "--json"], { encoding: "utf8" }));
   await page.selectOption("#example-select", id);
   await waitCompiled(info.graphs[0].name);
-  assert.equal(await page.evaluate(() => document.querySelector(".cm-content").cmView.view.state.doc.toString()), source);
+  assert.equal(await editorText(), source);
   return { source, graph: info.graphs[0].name, path: join(WEB, "examples", file) };
 }
 
@@ -117,10 +122,13 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   await tab("tape");
   const fusedRow = page.locator('[data-testid="tape-table"] tbody tr.fused').first();
   await fusedRow.hover();
-  const highlighted = await page.$$eval(".cm-span-highlight", (els) => els.map((e) => e.textContent).join(""));
-  assert.match(highlighted, /matmul\(features, w1\) \+ b1/);
+  // Its source is the `node h1` line (relu over the fused matmul + b1).
+  const lit = await page.$$eval(".cm-line.cm-span-line", (els) => els.map((e) => e.textContent));
+  assert.equal(lit.length, 1, lit.join(" | "));
+  assert.match(lit[0], /node h1 .*relu\(matmul\(features, w1\) \+ b1\)/);
+  assert.match(await page.$$eval(".cm-span-highlight", (els) => els.map((e) => e.textContent).join("")), /features/);
   // Clicking the `node h2` line selects the instructions made from it.
-  const line = (await page.evaluate(() => document.querySelector(".cm-content").cmView.view.state.doc.toString()))
+  const line = (await editorText())
     .split("\n").findIndex((l) => l.includes("node h2")) + 1;
   await page.locator(".cm-content .cm-line").nth(line - 1).click();
   const selected = await page.$$eval('[data-testid="tape-table"] tbody tr.selected', (r) => r.map((x) => x.title));
@@ -159,7 +167,7 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
   // The edited source survives a reload.
   await page.reload();
   await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
-  assert.equal(await page.evaluate(() => document.querySelector(".cm-content").cmView.view.state.doc.toString()), bad);
+  assert.equal(await editorText(), bad);
 });
 
 async function runAndCompare(file, shotName) {
