@@ -129,6 +129,8 @@ export interface RunOk {
   interpMs: number;
   runs: number;
   maxAbsDiff: number;
+  /** A timed batch took under 2 ms: near the browser's timer resolution, so the times are rough. */
+  coarse: boolean;
 }
 
 export interface RunFailed {

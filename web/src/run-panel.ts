@@ -106,7 +106,8 @@ export class RunPanel {
       h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
       h("div", { class: "card" }, h("div", { class: "card-title" }, "speed-up"), h("div", { class: "card-value" }, speed ? `${speed.toFixed(1)}×` : "–"),
         h("div", { class: "card-note" }, `max |JIT − interp| = ${r.maxAbsDiff.toExponential(1)}`)));
-    this.#result.replaceChildren(timing, ...r.jit.map((o) => outputBlock(o, "output")),
+    const coarse = r.coarse ? h("p", { class: "hint" }, "Some timed batches took under 2 ms, close to the browser's timer resolution (0.1 ms): raise the number of runs for steadier times.") : "";
+    this.#result.replaceChildren(timing, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
       h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"), ...r.inputs.map((o) => outputBlock(o, "input"))));
   }
 }

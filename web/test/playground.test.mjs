@@ -215,6 +215,8 @@ test("screenshots at desktop and phone widths", async () => {
   await page.screenshot({ path: join(ARTIFACTS, "memory-1280x800.png") });
   await tab("graph");
   await page.screenshot({ path: join(ARTIFACTS, "graph-1280x800.png") });
+  await tab("stats");
+  await page.screenshot({ path: join(ARTIFACTS, "stats-1280x800.png") });
   await tab("tape");
   await page.screenshot({ path: join(ARTIFACTS, "tape-1280x800.png") });
   await page.setViewportSize({ width: 390, height: 844 });
