@@ -99,7 +99,7 @@ function median(xs: number[]): number {
 
 function run(req: RunRequest): void {
   const p = program;
-  if (!p) throw new Error("nothing compiled");
+  if (!p) throw new Error("the source does not compile: fix the errors first");
   const sig = p.signature(req.graph);
   const feeds = makeInputs(sig, req.inputs, programDims, req.seed);
   const runs = Math.max(1, Math.min(10000, Math.floor(req.runs)));
