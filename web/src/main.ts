@@ -94,7 +94,7 @@ function renderViews(): void {
     },
   });
   graphView.render(g ? { before: g.irBefore, after: g.irAfter } : undefined);
-  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs);
+  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap);
   runPanel.render(g?.signature, current?.dims ?? {}, g?.bindError);
 }
 

@@ -98,6 +98,8 @@ export interface CompileOk {
   warnings: Diagnostic[];
   /** Symbolic dims used by some input, with the value each was compiled with. */
   dims: Record<string, number>;
+  /** Wasm memory after this compile (the previous program already freed). */
+  heap: { heapBytes: number; usedBytes: number };
 }
 
 export interface CompileFailed {

@@ -30,7 +30,8 @@ const OPT_ROWS: [keyof OptStats, string][] = [
 ];
 
 export function renderStats(root: HTMLElement, graph: string | undefined, stats: CompileStats | undefined,
-                            opt: OptStats | undefined, compileMs: number | undefined): void {
+                            opt: OptStats | undefined, compileMs: number | undefined,
+                            heap?: { heapBytes: number; usedBytes: number }): void {
   root.replaceChildren();
   if (!stats || !opt || !graph) {
     root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
@@ -52,10 +53,11 @@ export function renderStats(root: HTMLElement, graph: string | undefined, stats:
     h("div", { class: "cards" },
       card("compile", compileMs === undefined ? "–" : formatMs(compileMs), "parse → IR → optimise → JIT, in the worker"),
       card("instructions", String(stats.numInstructions), `${stats.numFused} fused`),
-      card("arena", formatBytes(stats.arenaBytes), stats.arenaNaive ? `${Math.round(saved * 100)}% less than naive` : "not bound yet")),
+      card("arena", formatBytes(stats.arenaBytes), stats.arenaNaive ? `${Math.round(saved * 100)}% less than naive` : "not bound yet"),
+      heap ? card("wasm heap", formatBytes(heap.usedBytes), `in use, of ${formatBytes(heap.heapBytes)} linear memory`, heap.usedBytes) : null),
     jit, passes);
 }
 
-function card(title: string, value: string, note: string): HTMLElement {
-  return h("div", { class: "card" }, h("div", { class: "card-title" }, title), h("div", { class: "card-value" }, value), h("div", { class: "card-note" }, note));
+function card(title: string, value: string, note: string, raw?: number): HTMLElement {
+  return h("div", { class: "card", "data-card": title, "data-value": raw }, h("div", { class: "card-title" }, title), h("div", { class: "card-value" }, value), h("div", { class: "card-note" }, note));
 }

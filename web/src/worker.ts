@@ -88,7 +88,8 @@ async function compile(req: CompileRequest): Promise<void> {
   program = p;
   programDims = dims;
   const graphs = p.graphs.map((g) => report(p, g, req.seed));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims });
+  post({ type: "compiled", id: req.id, ok: true, compileMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
+        heap: s.heapStats() });
 }
 
 function median(xs: number[]): number {

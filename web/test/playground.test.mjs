@@ -209,6 +209,23 @@ test("running a model gives the CLI's output shapes and values", async () => {
   assert.deepEqual(page.errors, []);
 });
 
+test("each recompile frees the previous program (wasm heap stays flat)", async () => {
+  await loadExample("self-attention.sw");
+  await tab("stats");
+  const used = [];
+  for (let i = 0; i < 6; i++) {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press(i % 2 === 0 ? "Enter" : "Backspace");
+    await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "ok", null, { timeout: 30_000 });
+    used.push(await page.$eval('[data-card="wasm heap"]', (el) => Number(el.dataset.value)));
+  }
+  // Without the dispose every compile would keep its parameters, packed
+  // weights and arena (about 20 KiB here); allow only allocator noise.
+  const growth = used.at(-1) - used[1];
+  assert.ok(Math.abs(growth) < 4096, `heap in use after each recompile: ${used.join(", ")}`);
+});
+
 test("screenshots at desktop and phone widths", async () => {
   await loadExample("mlp-classifier.sw");
   await tab("memory");
