@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./static-server.mjs";
+import { Tensor, writeNpy } from "../../js/dist/index.js";
 
 const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ROOT = join(WEB, "..");
@@ -207,6 +208,32 @@ test("running a model gives the CLI's output shapes and values", async () => {
   await runAndCompare("mlp-classifier.sw", "run-mlp-1280x800.png");
   await runAndCompare("self-attention.sw", "run-attention-1280x800.png");
   assert.deepEqual(page.errors, []);
+});
+
+test("pasted inputs run like the same values given to the CLI as .npy", async () => {
+  const ex = await loadExample("mlp-classifier.sw");
+  const dims = await pageDims();
+  const values = Array.from({ length: dims.Batch * 4 }, (_, i) => Math.round(Math.sin(i * 1.7) * 100) / 100);
+  const npy = join(scratch, "features.npy");
+  writeFileSync(npy, writeNpy(new Tensor("f32", [dims.Batch, 4], Float32Array.from(values))));
+  const expected = JSON.parse(execFileSync(process.execPath,
+    [CLI, "run", ex.path, "--json", "--seed", "0", "--input", `features=${npy}`, ...dimsArg(dims)], { encoding: "utf8" }));
+  await tab("run");
+  await page.selectOption('[data-input="features"] select', "paste");
+  await page.fill('[data-input="features"] textarea', JSON.stringify(values));
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const shown = await page.$$eval('[data-output="probs"] table.values tbody tr', (rows) => rows.map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.v))));
+  const want = expected.outputs.probs.data.flat(Infinity);
+  const cols = expected.outputs.probs.shape[1];
+  assert.equal(shown.length, dims.Batch);
+  shown.forEach((row, r) => row.forEach((v, c) => assert.ok(Math.abs(v - want[r * cols + c]) <= 1e-6 + 1e-5 * Math.abs(want[r * cols + c]), `probs[${r}, ${c}] = ${v}, CLI ${want[r * cols + c]}`)));
+  // A wrong count is a clear error, and the next run still works.
+  await page.fill('[data-input="features"] textarea', "1 2 3");
+  await page.click('[data-testid="run-button"]');
+  const err = await page.textContent('[data-testid="run-error"]');
+  assert.match(err, /features.*needs 16 values.*got 3/);
+  await page.selectOption('[data-input="features"] select', "random");
 });
 
 test("each recompile frees the previous program (wasm heap stays flat)", async () => {
