@@ -64,13 +64,13 @@ TEST(DumpTapeJson, OneObjectPerInstructionWithSlotsShapesAndSpans) {
     EXPECT_EQ(instrs[i].rfind("{\"index\": " + std::to_string(i) + ", ", 0), 0u) << instrs[i];
     EXPECT_TRUE(Has(instrs[i], "\"text\": \"" + DumpInstr(*cg, cg->tape.instrs[i]) + "\"")) << instrs[i];
   }
-  // 5: fused_matmul_add %5 <- %4, %3, %2 — f32[2, 8] (64 bytes), from `matmul(x, w1) + b1` on line 8.
+  // 5: fused_matmul_add %5 <- %4, %3, %2 — f32[2, 8] (64 bytes), from the `node h1` statement on line 8.
   const std::string& fma = instrs[5];
   EXPECT_TRUE(Has(fma, "\"opcode\": \"compute\", \"op\": \"fused_matmul_add\"")) << fma;
   EXPECT_TRUE(Has(fma, "\"operands\": [4, 3, 2], \"results\": [5], \"shape\": [2, 8], \"dtype\": \"f32\"")) << fma;
   EXPECT_TRUE(Has(fma, "\"size\": 64")) << fma;
   EXPECT_TRUE(Has(fma, "\"fused\": true, \"fused_nodes\": []")) << fma;
-  EXPECT_TRUE(Has(fma, "\"spans\": [{\"line\": 8, \"column\": 23, \"length\": 18, ")) << fma;
+  EXPECT_TRUE(Has(fma, "\"spans\": [{\"line\": 8, \"column\": 5, \"length\": 40, ")) << fma;
   // 4: the input x, f32[2, 4] = 32 bytes, its span on line 3.
   EXPECT_TRUE(Has(instrs[4], "\"opcode\": \"load_input\", \"op\": \"load_input\"")) << instrs[4];
   EXPECT_TRUE(Has(instrs[4], "\"results\": [4], \"shape\": [2, 4], \"dtype\": \"f32\"")) << instrs[4];
@@ -100,7 +100,7 @@ TEST(DumpTapeJson, JitFusedInstructionNamesItsProducerAndBothSpans) {
   EXPECT_TRUE(Has(*fused, "\"fused\": true, \"fused_nodes\": [{\"id\": ")) << *fused;
   EXPECT_TRUE(Has(*fused, "\"op\": \"fused_matmul_add\", \"span\": {\"line\": 8, ")) << *fused;
   EXPECT_TRUE(Has(*fused, "\"spans\": [{\"line\": 9, ")) << *fused;
-  EXPECT_TRUE(Has(*fused, "}, {\"line\": 8, \"column\": 23, \"length\": 18, ")) << *fused;
+  EXPECT_TRUE(Has(*fused, "}, {\"line\": 8, \"column\": 5, \"length\": 40, ")) << *fused;
 }
 
 TEST(DumpTapeJson, SymbolicGraphBeforeABindingHasTypesAndNoOffsets) {
