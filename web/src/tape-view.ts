@@ -45,8 +45,8 @@ export class TapeView {
         ? ins.opcode === "load_param" ? "param" : ins.opcode === "constant" ? "constant" : "–"
         : `@${ins.offset} +${formatBytes(ins.size)}`;
       const extra = ins.in_place_of !== null
-        ? h("span", { class: "badge reuse", title: `written in place over %${ins.in_place_of}, which dies here` }, `in-place %${ins.in_place_of}`)
-        : ins.alias_of !== null ? h("span", { class: "badge reuse", title: `shares the storage of %${ins.alias_of}` }, `alias %${ins.alias_of}`) : null;
+        ? h("span", { class: "badge reuse", title: `written in place over %${ins.in_place_of}, which dies here` }, "in-place")
+        : ins.alias_of !== null ? h("span", { class: "badge reuse", title: `shares the storage of %${ins.alias_of}` }, "alias") : null;
       const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index,
                                 title: `${ins.text}${ins.kernel ? `\nkernel: ${ins.kernel}${ins.ref ? " (reference fallback)" : ""}` : ""}` },
         h("td", { class: "num" }, String(ins.index)),
