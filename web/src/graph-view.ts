@@ -17,6 +17,8 @@ export class GraphView {
   #which: Which = "after";
   #graphs: { before: IrGraph; after: IrGraph } | undefined;
   #zoom = 1;
+  #selected: ((node: IrNode) => boolean) | undefined;
+  #nodes: { node: IrNode; el: SVGGElement }[] = [];
 
   constructor(root: HTMLElement, cb: GraphCallbacks) {
     this.#root = root;
@@ -64,7 +66,18 @@ export class GraphView {
       h("span", {}, h("i", { class: "lg output" }), "graph output")));
   }
 
+  /** Marks the nodes whose source spans cover `line` (lastLine maps a span to its last line). */
+  selectLine(line: number, lastLine: (span: IrNode["span"]) => number): void {
+    this.#selected = (n) => n.span.line > 0 && n.span.line <= line && line <= lastLine(n.span);
+    this.#markSelected();
+  }
+
+  #markSelected(): void {
+    for (const { node, el } of this.#nodes) el.classList.toggle("selected", this.#selected?.(node) ?? false);
+  }
+
   #svg(ir: IrGraph): SVGSVGElement {
+    this.#nodes = [];
     const g = new Graph();
     g.setGraph({ rankdir: "TB", nodesep: 18, ranksep: 28, marginx: 8, marginy: 8 });
     g.setDefaultEdgeLabel(() => ({}));
@@ -101,11 +114,13 @@ export class GraphView {
         s("text", { x: box.x, y: y + 28, "text-anchor": "middle", class: "node-name" }, n.name + (outs ? ` → ${outs.join(", ")}` : "")),
         s("text", { x: box.x, y: y + 40, "text-anchor": "middle", class: "node-type" }, n.type ? n.type.text : ""),
         s("title", {}, `%${n.id} ${n.name} = ${n.label}${n.span.line ? `\nline ${n.span.line}:${n.span.column}` : ""}`));
+      this.#nodes.push({ node: n, el });
       el.addEventListener("mouseenter", () => this.#cb.onHover(n));
       el.addEventListener("mouseleave", () => this.#cb.onHover(null));
       svg.append(el);
     }
     if (this.#zoom === 1) svg.setAttribute("style", "max-width:100%;height:auto");
+    this.#markSelected();
     return svg;
   }
 }

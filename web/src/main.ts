@@ -47,6 +47,7 @@ const editor = new SourceEditor($("editor"), initial, {
   onLine(line) {
     if (editor.text !== compiledSource) return;
     tape.selectLine(line, (s) => editor.lastLine(s));
+    graphView.selectLine(line, (s) => editor.lastLine(s));
   },
 });
 

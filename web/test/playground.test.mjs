@@ -135,6 +135,10 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   const selected = await page.$$eval('[data-testid="tape-table"] tbody tr.selected', (r) => r.map((x) => x.title));
   assert.ok(selected.length >= 1, "rows selected");
   assert.ok(selected.some((t) => t.includes("fused_matmul_add")), selected.join(" | "));
+  // The graph view marks the IR nodes of that line too.
+  await tab("graph");
+  const nodes = await page.$$eval(".graph-svg .node.selected .node-name", (els) => els.map((e) => e.textContent));
+  assert.ok(nodes.includes("h2"), nodes.join(" | "));
 });
 
 test("a typed error shows its diagnostic at the line and column `shrew check` reports", async () => {
