@@ -12,6 +12,8 @@ export type {
   CompileOptions, CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 export type { LoadOptions } from "./module.js";
+export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
+export { Rng } from "./rng.js";
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {

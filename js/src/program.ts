@@ -8,6 +8,7 @@ import { Tensor, type DType, type TensorData, dtypeOfArray, isDType, shapeSize }
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
+import type { TapeDump } from "./tape.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -202,6 +203,11 @@ export class Program {
   /** The memory plan as a JSON string. */
   plan(graph: string): string {
     return unwrap(this.#call((h) => h.plan(graph))).text;
+  }
+
+  /** The compiled tape, one entry per instruction (arena fields null before the first run of a symbolic graph). */
+  tape(graph: string): TapeDump {
+    return JSON.parse(unwrap(this.#call((h) => h.tape(graph))).text) as TapeDump;
   }
 
   /** The IR of a graph, optimised (default) or as materialised. */

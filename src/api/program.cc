@@ -287,6 +287,12 @@ Result<std::string> Program::PlanJson(std::string_view graph) const {
   return jit::DumpPlanJson(*graphs_[*gi].compiled, graphs_[*gi].executor.get());
 }
 
+Result<std::string> Program::TapeJson(std::string_view graph) const {
+  Result<size_t> gi = FindGraph(graph);
+  if (!gi.ok()) return gi.status();
+  return jit::DumpTapeJson(*graphs_[*gi].compiled, graphs_[*gi].executor.get());
+}
+
 Status Program::Recompile(std::string_view graph) {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();

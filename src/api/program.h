@@ -88,6 +88,8 @@ class Program {
   Result<jit::CompileStats> Stats(std::string_view graph) const;
   Result<std::string> Dump(std::string_view graph) const;
   Result<std::string> PlanJson(std::string_view graph) const;
+  // The tape as JSON, one object per instruction (jit::DumpTapeJson).
+  Result<std::string> TapeJson(std::string_view graph) const;
   // Rebuilds one graph's tape, kernels and plans.
   Status Recompile(std::string_view graph);
 

@@ -1,6 +1,7 @@
 #include "jit/dump.h"
 
 #include <cstdio>
+#include <span>
 
 #include "ir/dump.h"
 #include "ir/op.h"
@@ -187,6 +188,116 @@ std::string DumpPlanJson(const CompiledGraph& cg, const Executor* ex) {
            std::to_string(cg.lifetimes[s].last_used_at) + ", \"in_place_of\": " +
            std::to_string(plan->buffers.in_place_of[s]) + ", \"alias_of\": " + std::to_string(alias) +
            ", \"kernel\": " + kernel + "}";
+  }
+  return out + "]}";
+}
+
+namespace {
+
+std::string SpanJson(const diag::Span& s) {
+  return "{\"line\": " + std::to_string(s.line) + ", \"column\": " + std::to_string(s.column) + ", \"length\": " +
+         std::to_string(s.length) + ", \"offset\": " + std::to_string(s.offset) + "}";
+}
+
+std::string NodeRefJson(const ir::Node& n) {
+  return "{\"id\": " + std::to_string(n.id) + ", \"name\": " + JsonString(n.name) + ", \"op\": " +
+         JsonString(ir::OpName(n.op)) + ", \"span\": " + SpanJson(n.span) + "}";
+}
+
+std::string IntList(std::span<const SlotId> v) {
+  std::string s = "[";
+  for (size_t k = 0; k < v.size(); ++k) s += (k == 0 ? "" : ", ") + std::to_string(v[k]);
+  return s + "]";
+}
+
+// The op column of the tape view: what the instruction computes.
+std::string InstrOp(const CompiledGraph& cg, const Instr& in) {
+  const ir::Node& node = cg.graph.node(in.node);
+  switch (in.opcode) {
+    case Opcode::kFree: return "free";
+    case Opcode::kLoadInput: return "load_input";
+    case Opcode::kLoadParam: return "load_param";
+    case Opcode::kCopy:
+      if (node.op == ir::OpKind::kIdentity) return "copy";
+      break;
+    default: break;
+  }
+  std::string op = ir::OpName(node.op);
+  if (in.fused_node != ir::kNoNode) op = std::string(ir::OpName(cg.graph.node(in.fused_node).op)) + "+" + op;
+  return op;
+}
+
+}  // namespace
+
+std::string DumpTapeJson(const CompiledGraph& cg, const Executor* ex) {
+  const BindingPlan* plan = ex != nullptr ? ex->plan() : nullptr;
+  std::string out = "{\"graph\": " + JsonString(cg.name) + ", \"bound\": " + (plan ? "true" : "false") +
+                    ", \"num_slots\": " + std::to_string(cg.num_slots) + ", \"outputs\": [";
+  for (size_t i = 0; i < cg.outputs.size(); ++i) {
+    out += std::string(i == 0 ? "" : ", ") + "{\"name\": " + JsonString(cg.outputs[i].first) + ", \"slot\": " +
+           std::to_string(cg.outputs[i].second) + "}";
+  }
+  out += "], \"instructions\": [";
+  for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
+    const Instr& in = cg.tape.instrs[i];
+    const ir::Node& node = cg.graph.node(in.node);
+    const size_t s = static_cast<size_t>(in.dst);
+    const bool fused = in.fused_node != ir::kNoNode || ir::HasFlag(node.op, ir::kFlagFused);
+    std::string shape = "null", dtype = JsonString(ir::DTypeName(node.type.dtype()));
+    std::string offset = "null", size = "null", in_place = "null", workspace = "null";
+    if (plan != nullptr) {
+      shape = "[";
+      for (size_t k = 0; k < plan->slot_shapes[s].size(); ++k) {
+        shape += (k == 0 ? "" : ", ") + std::to_string(plan->slot_shapes[s][k]);
+      }
+      shape += "]";
+      dtype = JsonString(ir::DTypeName(plan->slot_dtypes[s]));
+      const int32_t b = plan->buffers.slot_buffer[s];
+      if (b >= 0) {
+        offset = std::to_string(plan->plan.offsets[static_cast<size_t>(b)]);
+        size = std::to_string(plan->slot_bytes[s]);
+      }
+      if (plan->buffers.in_place_of[s] != kNoSlot) in_place = std::to_string(plan->buffers.in_place_of[s]);
+      const int32_t wb = i < plan->buffers.workspace_buffer.size() ? plan->buffers.workspace_buffer[i] : -1;
+      if (wb >= 0) {
+        workspace = "{\"offset\": " + std::to_string(plan->plan.offsets[static_cast<size_t>(wb)]) + ", \"size\": " +
+                    std::to_string(plan->buffers.records[static_cast<size_t>(wb)].size) + "}";
+      }
+    } else if (!node.type.is_unknown()) {
+      shape = "[";
+      for (int k = 0; k < node.type.rank(); ++k) {
+        const ir::Dim& d = node.type.dim(k);
+        shape += (k == 0 ? "" : ", ") + (d.is_fixed() ? std::to_string(d.size()) : JsonString(d.ToString()));
+      }
+      shape += "]";
+    }
+    std::string kernel = "null";
+    bool ref = false;
+    if (in.kernel >= 0) {
+      const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
+      kernel = JsonString(ck.kernel->impl_name());
+      ref = ck.ref;
+    }
+    std::string fused_nodes = "[";
+    std::string spans = "[" + SpanJson(node.span);
+    if (in.fused_node != ir::kNoNode) {
+      const ir::Node& f = cg.graph.node(in.fused_node);
+      fused_nodes += NodeRefJson(f);
+      spans += ", " + SpanJson(f.span);
+    }
+    fused_nodes += "]";
+    spans += "]";
+    std::span<const SlotId> operands = cg.tape.OperandsOf(in);
+    const SlotId alias = in.opcode == Opcode::kCopy && !operands.empty() ? operands[0] : kNoSlot;
+    out += std::string(i == 0 ? "" : ", ") + "{\"index\": " + std::to_string(i) + ", \"time\": " +
+           std::to_string(in.time) + ", \"opcode\": " + JsonString(OpcodeName(in.opcode)) + ", \"op\": " +
+           JsonString(InstrOp(cg, in)) + ", \"text\": " + JsonString(DumpInstr(cg, in)) + ", \"node\": " +
+           NodeRefJson(node) + ", \"operands\": " + IntList(operands) + ", \"results\": [" +
+           std::to_string(in.dst) + "], \"shape\": " + shape + ", \"dtype\": " + dtype + ", \"offset\": " + offset +
+           ", \"size\": " + size + ", \"in_place_of\": " + in_place + ", \"alias_of\": " +
+           (alias == kNoSlot ? std::string("null") : std::to_string(alias)) + ", \"workspace\": " + workspace +
+           ", \"fused\": " + (fused ? "true" : "false") + ", \"fused_nodes\": " + fused_nodes + ", \"kernel\": " +
+           kernel + ", \"ref\": " + (ref ? "true" : "false") + ", \"spans\": " + spans + "}";
   }
   return out + "]}";
 }

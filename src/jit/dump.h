@@ -41,5 +41,18 @@ namespace shrew::jit {
 std::string DumpInstr(const CompiledGraph& graph, const Instr& instr);
 std::string DumpCompiledGraph(const CompiledGraph& graph, const Executor* executor);
 std::string DumpPlanJson(const CompiledGraph& graph, const Executor* executor);
+// The tape as JSON (for the playground's Tape view), one object per
+// instruction in tape order:
+//   {"graph", "bound", "num_slots", "outputs": [{"name", "slot"}],
+//    "instructions": [{"index", "time", "opcode", "op", "text",
+//      "node": {"id", "name", "op", "span"}, "operands": [slots],
+//      "results": [slot], "shape", "dtype", "offset", "size", "in_place_of",
+//      "alias_of", "workspace": {"offset", "size"}|null, "fused",
+//      "fused_nodes": [node…], "kernel", "ref", "spans": [span…]}]}
+// A span is {"line", "column", "length", "offset"} (line 0: no position);
+// `spans` lists the instruction's node and any JIT-fused producer. Before a
+// binding, shapes are the IR types (symbolic dims as strings) and
+// offset/size are null.
+std::string DumpTapeJson(const CompiledGraph& graph, const Executor* executor);
 
 }  // namespace shrew::jit

@@ -130,6 +130,11 @@ class ProgramHandle {
     if (!program_) return NotReady();
     return shrew::wasm::TextOrError(program_->PlanJson(graph));
   }
+  // tape(graph) -> {ok, text}: the tape as JSON (jit::DumpTapeJson).
+  val Tape(const std::string& graph) const {
+    if (!program_) return NotReady();
+    return shrew::wasm::TextOrError(program_->TapeJson(graph));
+  }
   val Stats(const std::string& graph) const {
     if (!program_) return NotReady();
     auto s = program_->Stats(graph);
@@ -251,5 +256,6 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("params", &ProgramHandle::Params)
       .function("getParam", &ProgramHandle::GetParam)
       .function("setParam", &ProgramHandle::SetParam)
-      .function("metadata", &ProgramHandle::Metadata);
+      .function("metadata", &ProgramHandle::Metadata)
+      .function("tape", &ProgramHandle::Tape);
 }

@@ -1,24 +1,8 @@
 // Input tensors for `shrew run` / `bench`: seeded random by default,
 // `NAME=PATH.npy`, `NAME=random` or `NAME=randint:LO:HI`.
 import { readFileSync } from "node:fs";
-import { Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
+import { Rng, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
 import { UsageError } from "./usage.js";
-
-/** splitmix32-style generator: deterministic for a seed. */
-export class Rng {
-  #s: number;
-  constructor(seed: number) {
-    this.#s = (seed >>> 0) ^ 0x9e3779b9;
-  }
-  /** Uniform in [0, 1). */
-  next(): number {
-    let z = (this.#s = (this.#s + 0x9e3779b9) >>> 0);
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    z = (z ^ (z >>> 16)) >>> 0;
-    return z / 4294967296;
-  }
-}
 
 export type InputSpec = { kind: "random" } | { kind: "randint"; lo: number; hi: number } | { kind: "npy"; path: string };
 

@@ -99,6 +99,7 @@ export interface RawProgramHandle {
   getParam(key: string): (RawTensorOut & { ok: true }) | ErrorValue;
   setParam(key: string, tensor: RawTensorIn): { ok: true } | ErrorValue;
   metadata(): Record<string, unknown> | null;
+  tape(graph: string): TextValue | ErrorValue;
   delete(): void;
 }
 export interface RawModule {

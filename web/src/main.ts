@@ -1,0 +1,201 @@
+// The playground page: wires the editor, the worker and the views.
+import "./style.css";
+import type { Diagnostic } from "../../js/dist/index.js";
+import { h } from "./dom.js";
+import { SourceEditor } from "./editor.js";
+import { EXAMPLES, findExample } from "./examples.js";
+import { formatMs } from "./format.js";
+import { GraphView } from "./graph-view.js";
+import { renderPlan } from "./plan-chart.js";
+import type { CompileOk, GraphReport } from "./protocol.js";
+import { RunPanel } from "./run-panel.js";
+import { loadState, saveState } from "./state.js";
+import { renderStats } from "./stats-panel.js";
+import { TapeView } from "./tape-view.js";
+import { WorkerClient } from "./worker-client.js";
+
+const DEBOUNCE_MS = 300;
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+const state = loadState();
+const worker = new WorkerClient();
+const status = $("status");
+const diagList = $<HTMLUListElement>("diagnostics");
+const exampleSelect = $<HTMLSelectElement>("example-select");
+const graphSelect = $<HTMLSelectElement>("graph-select");
+const dimsBox = $("dims");
+const views = document.querySelector(".views-pane") as HTMLElement;
+
+let current: CompileOk | undefined;
+let compiledSource = "";
+let compileSeq = 0;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+function setStatus(text: string, kind: "busy" | "ok" | "error"): void {
+  status.textContent = text;
+  status.dataset.state = kind;
+}
+
+// ---- editor ----
+const initial = state.source ?? findExample(state.example)?.source ?? EXAMPLES[0].source;
+const editor = new SourceEditor($("editor"), initial, {
+  onChange(text) {
+    state.source = text;
+    saveState(state);
+    scheduleCompile();
+  },
+  onLine(line) {
+    if (editor.text !== compiledSource) return;
+    tape.selectLine(line, (s) => editor.lastLine(s));
+    graphView.selectLine(line, (s) => editor.lastLine(s));
+  },
+});
+
+// ---- views ----
+const tape = new TapeView($("tape-view"), {
+  onHover(ins) {
+    if (editor.text !== compiledSource) return;
+    editor.highlight(ins ? ins.spans : [], true);
+  },
+});
+const graphView = new GraphView($("graph-view"), {
+  onHover(node) {
+    if (editor.text !== compiledSource) return;
+    editor.highlight(node ? [node.span] : [], true);
+  },
+});
+const runPanel = new RunPanel($("run-panel"), {
+  async onRun(settings) {
+    const g = selectedGraph();
+    if (!g) return;
+    const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
+    if (r.ok) runPanel.showResult(r);
+    else runPanel.showError(r.message);
+  },
+  onSeed(seed) {
+    state.seed = seed;
+    saveState(state);
+    scheduleCompile(0);  // the seed also initialises the parameters
+  },
+}, state.seed, 200);
+
+function selectedGraph(): GraphReport | undefined {
+  return current?.graphs.find((g) => g.name === state.graph) ?? current?.graphs[0];
+}
+
+function renderViews(): void {
+  const g = selectedGraph();
+  tape.render(g?.tape);
+  renderPlan($("plan-chart"), g?.plan, g?.tape, {
+    onHover(b) {
+      tape.markSlots(b ? b.slots : []);
+      if (!g || !b || editor.text !== compiledSource) return editor.highlight([]);
+      const spans = g.tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => b.slots.includes(s))).flatMap((i) => i.spans);
+      editor.highlight(spans);
+    },
+  });
+  graphView.render(g ? { before: g.irBefore, after: g.irAfter } : undefined);
+  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap);
+  runPanel.render(g?.signature, current?.dims ?? {}, g?.bindError);
+}
+
+// ---- diagnostics ----
+function showDiagnostics(diags: readonly Diagnostic[], source: string, message?: string): void {
+  editor.setDiagnostics(diags, source);
+  diagList.replaceChildren();
+  for (const d of diags) {
+    const li = h("li", { class: `diag ${d.severity}`, "data-line": d.line, "data-column": d.column, "data-code": d.code, tabindex: 0 },
+      h("span", { class: "pos" }, `${d.line}:${d.column}`), h("span", { class: "code" }, d.code), h("span", { class: "msg" }, d.message));
+    li.addEventListener("click", () => editor.goTo(d.line, d.column));
+    diagList.append(li);
+  }
+  if (message && diags.length === 0) diagList.append(h("li", { class: "diag error" }, h("span", { class: "msg" }, message)));
+  diagList.hidden = diagList.childElementCount === 0;
+}
+
+// ---- compile ----
+function scheduleCompile(delay = DEBOUNCE_MS): void {
+  clearTimeout(timer);
+  setStatus("editing…", "busy");
+  timer = setTimeout(compile, delay);
+}
+
+async function compile(): Promise<void> {
+  const seq = ++compileSeq;
+  const source = editor.text;
+  setStatus("compiling…", "busy");
+  const r = await worker.compile(source, state.dims, state.seed);
+  if (seq !== compileSeq) return;  // a newer edit is on its way
+  if (!r.ok) {
+    const errors = r.diagnostics.filter((d) => d.severity === "error").length;
+    setStatus(errors ? `${errors} error${errors > 1 ? "s" : ""} (${r.stage})` : r.message.split("\n")[0], "error");
+    showDiagnostics(r.diagnostics, source, r.message);
+    views.classList.add("stale");
+    compiledSource = "";
+    return;
+  }
+  current = r;
+  compiledSource = source;
+  views.classList.remove("stale");
+  setStatus(`compiled in ${formatMs(r.compileMs)}`, "ok");
+  showDiagnostics(r.warnings, source);
+  if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
+  graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));
+  graphSelect.value = state.graph ?? "";
+  state.dims = r.dims;  // the next compile binds them straight away
+  renderDims(r.dims);
+  saveState(state);
+  renderViews();
+}
+
+function renderDims(dims: Record<string, number>): void {
+  dimsBox.replaceChildren();
+  for (const [name, value] of Object.entries(dims)) {
+    const input = h("input", { type: "number", min: 1, max: 4096, step: 1, value, "aria-label": `dim ${name}`, "data-dim": name });
+    input.addEventListener("change", () => {
+      const v = Math.floor(Number(input.value));
+      if (!Number.isSafeInteger(v) || v < 1 || v > 4096) {
+        input.value = String(dims[name]);
+        return;
+      }
+      state.dims = { ...dims, [name]: v };
+      saveState(state);
+      scheduleCompile(0);
+    });
+    dimsBox.append(h("label", { class: "field dim" }, name, input));
+  }
+}
+
+// ---- header controls ----
+exampleSelect.append(...EXAMPLES.map((e) => h("option", { value: e.id }, e.title)));
+exampleSelect.value = findExample(state.example) ? state.example : EXAMPLES[0].id;
+exampleSelect.addEventListener("change", () => {
+  const ex = findExample(exampleSelect.value);
+  if (!ex) return;
+  state.example = ex.id;
+  state.graph = null;
+  state.dims = {};
+  editor.setText(ex.source);  // onChange saves and recompiles
+  scheduleCompile(0);
+});
+graphSelect.addEventListener("change", () => {
+  state.graph = graphSelect.value;
+  saveState(state);
+  renderViews();
+});
+
+// ---- tabs ----
+function showTab(tab: string): void {
+  if (!document.querySelector(`[data-tab="${tab}"]`)) tab = "tape";
+  state.tab = tab;
+  saveState(state);
+  for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+  for (const p of document.querySelectorAll<HTMLElement>("[data-panel]")) p.hidden = p.dataset.panel !== tab;
+}
+for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab!));
+showTab(state.tab);
+
+renderViews();
+diagList.hidden = true;
+setStatus("loading the wasm runtime…", "busy");
+worker.ready.then(() => compile(), (e: Error) => setStatus(`could not start: ${e.message}`, "error"));

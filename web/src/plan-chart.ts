@@ -1,0 +1,99 @@
+// The Memory tab: every arena buffer as a rectangle over (tape step ×
+// arena offset). Buffers whose lifetimes do not overlap share offsets; the
+// bars under the chart compare the arena with the lower bound (most bytes
+// alive at once) and the naive total (one buffer per value).
+import type { TapeDump } from "../../js/dist/index.js";
+import { h, s } from "./dom.js";
+import { formatBytes } from "./format.js";
+import type { PlanBuffer, PlanDump } from "./protocol.js";
+
+export interface PlanCallbacks {
+  onHover(buffer: PlanBuffer | null): void;
+}
+
+const COLORS = { value: "#4c7bd9", input: "#2a9d8f", workspace: "#c98a1b" };
+
+export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: TapeDump | undefined, cb: PlanCallbacks): void {
+  root.replaceChildren();
+  if (!plan || !tape) {
+    root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
+    return;
+  }
+  if (!plan.bound) {
+    root.append(h("p", { class: "empty" }, "The plan is made when the symbolic dims are bound; the warm-up run failed, see Run."));
+    return;
+  }
+  const arena = plan.arena_bytes ?? 0, lower = plan.lower_bound ?? 0, naive = plan.naive ?? 0;
+  const steps = Math.max(1, ...tape.instructions.map((i) => i.time + 1), ...plan.buffers.map((b) => b.last + 1));
+  const names = new Map(plan.values.map((v) => [v.slot, v.name]));
+  root.append(h("p", { class: "lede" },
+    `${plan.buffers.length} buffers in one arena of ${formatBytes(arena)}. `,
+    "Each rectangle is a buffer: it spans the tape steps where its value is alive, at its arena offset. ",
+    "Values that are never alive together share bytes."));
+
+  const W = 720, H = 300, left = 64, right = 12, top = 10, bottom = 34;
+  const yMax = Math.max(arena, 1);
+  const x = (t: number) => left + (t / steps) * (W - left - right);
+  const y = (off: number) => top + (off / yMax) * (H - top - bottom);
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "plan-svg", role: "img", "aria-label": "memory plan" });
+  // Axes and grid.
+  svg.append(s("rect", { x: left, y: top, width: W - left - right, height: H - top - bottom, class: "plot-bg" }));
+  const ticks = 4;
+  for (let k = 0; k <= ticks; k++) {
+    const off = (yMax * k) / ticks;
+    svg.append(s("line", { x1: left, x2: W - right, y1: y(off), y2: y(off), class: "grid" }),
+      s("text", { x: left - 6, y: y(off) + 4, class: "axis-label", "text-anchor": "end" }, formatBytes(Math.round(off))));
+  }
+  const xticks = Math.min(steps, 10);
+  for (let k = 0; k <= xticks; k++) {
+    const t = Math.round((steps * k) / xticks);
+    svg.append(s("text", { x: x(t), y: H - bottom + 14, class: "axis-label", "text-anchor": "middle" }, String(t)));
+  }
+  svg.append(s("text", { x: (left + W - right) / 2, y: H - 4, class: "axis-title", "text-anchor": "middle" }, "tape step (frees not counted) →"),
+    s("text", { x: 12, y: top + (H - top - bottom) / 2, class: "axis-title", "text-anchor": "middle",
+                transform: `rotate(-90 12 ${top + (H - top - bottom) / 2})` }, "arena offset ↓"));
+  if (lower > 0 && lower < arena) {
+    svg.append(s("line", { x1: left, x2: W - right, y1: y(lower), y2: y(lower), class: "bound-line" }),
+      s("text", { x: W - right - 4, y: y(lower) - 4, class: "bound-label", "text-anchor": "end" }, `lower bound ${formatBytes(lower)}`));
+  }
+  for (const b of plan.buffers) {
+    const label = b.kind === "workspace" ? "workspace" : b.slots.map((sl) => `%${sl} ${names.get(sl) ?? ""}`).join(", ");
+    const rx = x(b.first), rw = Math.max(2, x(b.last + 1) - x(b.first) - 1);
+    const ry = y(b.offset), rh = Math.max(2, y(b.offset + b.size) - y(b.offset) - 0.5);
+    const g = s("g", { class: "buffer", "data-buffer": b.id },
+      s("rect", { x: rx, y: ry, width: rw, height: rh, rx: 2, fill: COLORS[b.kind] }),
+      s("title", {}, `buffer ${b.id} (${b.kind}): ${label}\n@${b.offset} +${formatBytes(b.size)}, alive at steps ${b.first}–${b.last}`));
+    if (rh > 13 && rw > 40) {
+      g.append(s("text", { x: rx + 4, y: ry + Math.min(rh / 2 + 4, 14), class: "buffer-label" }, truncate(label, Math.floor(rw / 6.5))));
+    }
+    g.addEventListener("mouseenter", () => {
+      g.classList.add("hover");
+      cb.onHover(b);
+    });
+    g.addEventListener("mouseleave", () => {
+      g.classList.remove("hover");
+      cb.onHover(null);
+    });
+    svg.append(g);
+  }
+  root.append(h("div", { class: "chart-wrap" }, svg));
+
+  // The three totals as bars on one scale.
+  const max = Math.max(naive, arena, lower, 1);
+  const bar = (name: string, v: number, cls: string, note: string) =>
+    h("div", { class: "bar-row", "data-field": name },
+      h("span", { class: "bar-name" }, name),
+      h("span", { class: "bar-track" }, h("span", { class: `bar ${cls}`, style: `width:${Math.max(0.5, (v / max) * 100)}%` })),
+      h("span", { class: "bar-value" }, formatBytes(v)),
+      h("span", { class: "bar-note" }, note));
+  root.append(h("div", { class: "bars" },
+    bar("arena", arena, "arena", naive ? `${Math.round((1 - arena / naive) * 100)}% below naive` : ""),
+    bar("lower bound", lower, "lower", "peak of live bytes"),
+    bar("naive", naive, "naive", "no reuse")),
+    h("div", { class: "legend" },
+      ...Object.entries(COLORS).map(([k, c]) => h("span", {}, h("i", { style: `background:${c}` }), k))));
+}
+
+function truncate(t: string, n: number): string {
+  return t.length <= n ? t : `${t.slice(0, Math.max(1, n - 1))}…`;
+}

@@ -1,0 +1,145 @@
+// Messages between the page and the compile/run worker. Everything that
+// crosses is plain data (structured clone); typed arrays are transferred.
+import type { CompileStats, Diagnostic, OptStats, Signature, TapeDump } from "../../js/dist/index.js";
+
+export interface IrNode {
+  id: number;
+  name: string;
+  op: string;
+  label: string;
+  role: "compute" | "input" | "param";
+  operands: number[];
+  type: { text: string; dims: (number | string)[]; dtype: string } | null;
+  span: { offset: number; length: number; line: number; column: number };
+}
+
+export interface IrGraph {
+  name: string;
+  nodes: IrNode[];
+  edges: [number, number][];
+  outputs: { name: string; node: number }[];
+}
+
+export interface PlanBuffer {
+  id: number;
+  kind: "value" | "input" | "workspace";
+  slot: number;
+  slots: number[];
+  first: number;
+  last: number;
+  offset: number;
+  size: number;
+}
+
+export interface PlanValue {
+  slot: number;
+  name: string;
+  op: string;
+  shape: number[];
+  dtype: string;
+  buffer: number;
+  offset: number | null;
+  size: number;
+}
+
+export interface PlanDump {
+  graph: string;
+  bound: boolean;
+  arena_bytes?: number;
+  lower_bound?: number;
+  naive?: number;
+  reused?: number;
+  buffers: PlanBuffer[];
+  values: PlanValue[];
+}
+
+/** Everything the views show about one graph. */
+export interface GraphReport {
+  name: string;
+  signature: Signature;
+  tape: TapeDump;
+  stats: CompileStats;
+  plan: PlanDump;
+  irBefore: IrGraph;
+  irAfter: IrGraph;
+  /** Why the warm-up run that binds the memory plan failed, if it did. */
+  bindError?: string;
+}
+
+export interface CompileRequest {
+  type: "compile";
+  id: number;
+  source: string;
+  dims: Record<string, number>;
+  seed: number;
+}
+
+/** How to make one input: seeded random (ints in [lo, hi)) or pasted numbers. */
+export type InputSource = { mode: "random"; lo?: number; hi?: number } | { mode: "paste"; text: string };
+
+export interface RunRequest {
+  type: "run";
+  id: number;
+  graph: string;
+  seed: number;
+  runs: number;
+  inputs: Record<string, InputSource>;
+}
+
+export type Request = CompileRequest | RunRequest;
+
+export interface CompileOk {
+  type: "compiled";
+  id: number;
+  ok: true;
+  compileMs: number;
+  graphs: GraphReport[];
+  optStats: OptStats;
+  warnings: Diagnostic[];
+  /** Symbolic dims used by some input, with the value each was compiled with. */
+  dims: Record<string, number>;
+  /** Wasm memory after this compile (the previous program already freed). */
+  heap: { heapBytes: number; usedBytes: number };
+}
+
+export interface CompileFailed {
+  type: "compiled";
+  id: number;
+  ok: false;
+  compileMs: number;
+  stage: string;
+  diagnostics: Diagnostic[];
+  message: string;
+}
+
+export interface OutputTensor {
+  name: string;
+  dtype: string;
+  shape: number[];
+  data: number[];
+}
+
+export interface RunOk {
+  type: "ran";
+  id: number;
+  ok: true;
+  inputs: OutputTensor[];
+  jit: OutputTensor[];
+  interp: OutputTensor[];
+  /** Wall time of one run, milliseconds: the median over rounds of batched runs (`runs` in all). */
+  jitMs: number;
+  interpMs: number;
+  runs: number;
+  maxAbsDiff: number;
+  /** A timed batch took under 2 ms: near the browser's timer resolution, so the times are rough. */
+  coarse: boolean;
+}
+
+export interface RunFailed {
+  type: "ran";
+  id: number;
+  ok: false;
+  message: string;
+}
+
+export type Response = CompileOk | CompileFailed | RunOk | RunFailed | { type: "ready" } | { type: "fatal"; message: string };

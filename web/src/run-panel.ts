@@ -1,0 +1,167 @@
+// The Run tab: inputs (seeded random, integer ranges, or pasted numbers),
+// N timed runs on the JIT and on the reference interpreter, and the outputs
+// as tables with a heatmap for 2-D results.
+import type { Signature } from "../../js/dist/index.js";
+import { h } from "./dom.js";
+import { formatMs, formatShape, formatValue } from "./format.js";
+import type { InputSource, OutputTensor, RunOk } from "./protocol.js";
+
+export interface RunSettings {
+  seed: number;
+  runs: number;
+  inputs: Record<string, InputSource>;
+}
+
+export interface RunCallbacks {
+  onRun(settings: RunSettings): void;
+  onSeed(seed: number): void;
+}
+
+const MAX_ROWS = 64, MAX_COLS = 32;
+
+export class RunPanel {
+  readonly #root: HTMLElement;
+  readonly #cb: RunCallbacks;
+  readonly #sources = new Map<string, InputSource>();
+  #seed: number;
+  #runs: number;
+  #result: HTMLElement = h("div", { class: "run-result" });
+
+  constructor(root: HTMLElement, cb: RunCallbacks, seed: number, runs: number) {
+    this.#root = root;
+    this.#cb = cb;
+    this.#seed = seed;
+    this.#runs = runs;
+  }
+
+  get seed(): number {
+    return this.#seed;
+  }
+
+  /** Rebuilds the input form for a graph (keeps pasted text per input name). */
+  render(sig: Signature | undefined, dims: Record<string, number>, bindError?: string): void {
+    this.#root.replaceChildren();
+    if (!sig) {
+      this.#root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
+      return;
+    }
+    const seed = h("input", { type: "number", value: this.#seed, min: 0, step: 1, "aria-label": "seed", id: "run-seed" });
+    seed.addEventListener("change", () => {
+      const v = Math.max(0, Math.floor(Number(seed.value) || 0));
+      this.#seed = v;
+      this.#cb.onSeed(v);
+    });
+    const runs = h("input", { type: "number", value: this.#runs, min: 1, max: 10000, step: 1, "aria-label": "timed runs", id: "run-count" });
+    runs.addEventListener("change", () => {
+      this.#runs = Math.min(10000, Math.max(1, Math.floor(Number(runs.value) || 1)));
+      runs.value = String(this.#runs);
+    });
+    const button = h("button", { class: "primary", "data-testid": "run-button" }, `Run ${sig.name}`);
+    button.addEventListener("click", () => {
+      this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
+      this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+    });
+    const rows = sig.inputs.map((input) => {
+      const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${dims[d] ?? "?"}` : d ?? "?"));
+      const isInt = /^(i|u)\d/.test(input.dtype ?? "");
+      const src = this.#sources.get(input.name) ?? { mode: "random" };
+      const mode = h("select", { "aria-label": `${input.name} source` },
+        h("option", { value: "random" }, isInt ? "random integers" : input.dtype === "bool" ? "random 0/1" : "random in [-1, 1)"),
+        h("option", { value: "paste" }, "paste values"));
+      mode.value = src.mode;
+      const paste = h("textarea", { rows: 3, placeholder: "numbers: 1 2 3 … or a JSON array [[1, 2], [3, 4]]", "aria-label": `${input.name} values` });
+      if (src.mode === "paste") paste.value = src.text;
+      const lo = h("input", { type: "number", value: src.mode === "random" ? src.lo ?? 0 : 0, step: 1, "aria-label": `${input.name} low` });
+      const hi = h("input", { type: "number", value: src.mode === "random" ? src.hi ?? 4 : 4, step: 1, "aria-label": `${input.name} high` });
+      const range = h("span", { class: "range" }, "in [", lo, ", ", hi, ")");
+      const sync = () => {
+        const m = mode.value as "random" | "paste";
+        this.#sources.set(input.name, m === "paste" ? { mode: "paste", text: paste.value } : { mode: "random", lo: Number(lo.value), hi: Number(hi.value) });
+        paste.hidden = m !== "paste";
+        range.hidden = m === "paste" || !isInt;
+      };
+      for (const el of [mode, paste, lo, hi]) el.addEventListener("input", sync);
+      sync();
+      return h("div", { class: "input-row", "data-input": input.name },
+        h("div", { class: "input-head" }, h("b", {}, input.name), h("code", {}, `${input.dtype}[${shape.join(", ")}]`), mode, range), paste);
+    });
+    this.#root.append(
+      h("div", { class: "run-controls" },
+        h("label", {}, "seed ", seed), h("label", {}, "timed runs ", runs), button),
+      h("p", { class: "hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
+        h("code", {}, "shrew run --seed"), "."),
+      bindError ? h("p", { class: "warn" }, `Warm-up run with random inputs failed: ${bindError}`) : "",
+      h("div", { class: "inputs" }, ...rows),
+      this.#result);
+  }
+
+  showError(message: string): void {
+    this.#result.replaceChildren(h("p", { class: "error", "data-testid": "run-error" }, message));
+  }
+
+  showResult(r: RunOk): void {
+    const speed = r.interpMs > 0 && r.jitMs > 0 ? r.interpMs / r.jitMs : 0;
+    const timing = h("div", { class: "timing", "data-testid": "timing" },
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "speed-up"), h("div", { class: "card-value" }, speed ? `${speed.toFixed(1)}×` : "–"),
+        h("div", { class: "card-note" }, `max |JIT − interp| = ${r.maxAbsDiff.toExponential(1)}`)));
+    const coarse = r.coarse ? h("p", { class: "hint" }, "Some timed batches took under 2 ms, close to the browser's timer resolution (0.1 ms): raise the number of runs for steadier times.") : "";
+    this.#result.replaceChildren(timing, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
+      h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"), ...r.inputs.map((o) => outputBlock(o, "input"))));
+  }
+}
+
+/** A tensor as a 2-D table (leading dims flattened into rows) plus a heatmap when it is 2-D. */
+function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
+  const cols = t.shape.length === 0 ? 1 : t.shape[t.shape.length - 1];
+  const rows = cols === 0 ? 0 : t.data.length / cols;
+  const shown = Math.min(rows, MAX_ROWS), shownCols = Math.min(cols, MAX_COLS);
+  const body = h("tbody");
+  for (let r = 0; r < shown; r++) {
+    const tr = h("tr", {}, h("th", {}, String(r)));
+    for (let c = 0; c < shownCols; c++) {
+      const v = t.data[r * cols + c];
+      tr.append(h("td", { "data-v": String(v) }, formatValue(v)));
+    }
+    body.append(tr);
+  }
+  const head = h("tr", {}, h("th", {}, ""), ...Array.from({ length: shownCols }, (_, c) => h("th", {}, String(c))));
+  const note = shown < rows || shownCols < cols ? h("p", { class: "hint" }, `showing ${shown} × ${shownCols} of ${rows} × ${cols}`) : null;
+  const block = h("div", { class: "tensor", [`data-${kind}`]: t.name, "data-shape": JSON.stringify(t.shape), "data-dtype": t.dtype },
+    h("h4", {}, t.name, h("code", {}, ` ${t.dtype}${formatShape(t.shape)}`)));
+  if (t.shape.length === 2 && rows > 0 && cols > 0) block.append(heatmap(t.data, rows, cols));
+  block.append(h("div", { class: "table-wrap small" }, h("table", { class: "values" }, h("thead", {}, head), body)), note ?? "");
+  return block;
+}
+
+function heatmap(data: number[], rows: number, cols: number): HTMLElement {
+  const canvas = h("canvas", { width: cols, height: rows, class: "heatmap", "aria-label": "heatmap" });
+  const ctx = canvas.getContext("2d");
+  let lo = Infinity, hi = -Infinity;
+  for (const v of data) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (ctx) {
+    const img = ctx.createImageData(cols, rows);
+    for (let i = 0; i < rows * cols; i++) {
+      const u = hi > lo ? (data[i] - lo) / (hi - lo) : 0.5;
+      const [r, g, b] = viridis(Number.isFinite(u) ? u : 0);
+      img.data.set([r, g, b, 255], i * 4);
+    }
+    ctx.putImageData(img, 0, 0);
+  }
+  // Cells stay square-ish: scale up small matrices, never past the panel.
+  const scale = Math.max(4, Math.min(28, Math.floor(360 / Math.max(rows, cols))));
+  canvas.style.width = `${cols * scale}px`;
+  canvas.style.height = `${rows * scale}px`;
+  return h("div", { class: "heatmap-wrap" }, canvas,
+    h("div", { class: "scale" }, h("span", {}, formatValue(lo)), h("span", { class: "gradient" }), h("span", {}, formatValue(hi))));
+}
+
+// A few stops of matplotlib's viridis, linearly interpolated.
+const STOPS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+function viridis(u: number): [number, number, number] {
+  const x = Math.min(1, Math.max(0, u)) * (STOPS.length - 1);
+  const i = Math.min(STOPS.length - 2, Math.floor(x)), f = x - i;
+  const a = STOPS[i], b = STOPS[i + 1];
+  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)) as [number, number, number];
+}

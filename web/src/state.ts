@@ -1,0 +1,43 @@
+// What survives a reload: the source, the selected example, graph, tab,
+// symbolic dims and seed (localStorage; a broken or missing entry falls
+// back to the defaults).
+export interface SavedState {
+  source: string | null;
+  example: string;
+  graph: string | null;
+  tab: string;
+  dims: Record<string, number>;
+  seed: number;
+}
+
+const KEY = "shrew-playground/v1";
+
+export const DEFAULT_STATE: SavedState = { source: null, example: "mlp-classifier", graph: null, tab: "tape", dims: {}, seed: 0 };
+
+export function loadState(): SavedState {
+  try {
+    const raw = localStorage.getItem(KEY);
+    if (!raw) return { ...DEFAULT_STATE };
+    const v = JSON.parse(raw) as Partial<SavedState>;
+    const dims: Record<string, number> = {};
+    for (const [k, n] of Object.entries(v.dims ?? {})) if (Number.isSafeInteger(n) && n >= 0) dims[k] = n;
+    return {
+      source: typeof v.source === "string" ? v.source : null,
+      example: typeof v.example === "string" ? v.example : DEFAULT_STATE.example,
+      graph: typeof v.graph === "string" ? v.graph : null,
+      tab: typeof v.tab === "string" ? v.tab : DEFAULT_STATE.tab,
+      dims,
+      seed: Number.isSafeInteger(v.seed) && (v.seed as number) >= 0 ? (v.seed as number) : 0,
+    };
+  } catch {
+    return { ...DEFAULT_STATE };
+  }
+}
+
+export function saveState(s: SavedState): void {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(s));
+  } catch {
+    // Storage full or disabled: the playground works without it.
+  }
+}

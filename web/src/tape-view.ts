@@ -1,0 +1,98 @@
+// The Tape tab: one table row per compiled instruction. Hovering a row
+// highlights the source it came from; a source line selects the rows it
+// produced; a memory buffer hovered in the plan chart marks its rows.
+import type { TapeDump, TapeInstruction } from "../../js/dist/index.js";
+import { h } from "./dom.js";
+import { formatBytes, formatShape } from "./format.js";
+
+export interface TapeCallbacks {
+  onHover(instr: TapeInstruction | null): void;
+}
+
+export class TapeView {
+  readonly #root: HTMLElement;
+  readonly #cb: TapeCallbacks;
+  #rows: HTMLTableRowElement[] = [];
+  #tape: TapeDump | undefined;
+
+  constructor(root: HTMLElement, cb: TapeCallbacks) {
+    this.#root = root;
+    this.#cb = cb;
+  }
+
+  render(tape: TapeDump | undefined, note?: string): void {
+    this.#tape = tape;
+    this.#root.replaceChildren();
+    if (!tape) {
+      this.#root.append(h("p", { class: "empty" }, note ?? "Nothing compiled yet."));
+      return;
+    }
+    const fused = tape.instructions.filter((i) => i.fused).length;
+    const frees = tape.instructions.filter((i) => i.opcode === "free").length;
+    this.#root.append(h("p", { class: "lede" },
+      `${tape.instructions.length} instructions (${frees} frees, ${fused} fused) over ${tape.num_slots} slots. `,
+      "The JIT runs this list top to bottom, one kernel call per row, with every slot and arena offset fixed in advance.",
+      tape.bound ? "" : " Sizes appear after the first run binds the symbolic dims."));
+    const head = h("tr", {}, ...["#", "op", "operands → result", "shape", "dtype", "arena", "fused"].map((c) => h("th", {}, c)));
+    const body = h("tbody");
+    this.#rows = tape.instructions.map((ins) => {
+      const fusedTitle = ins.fused
+        ? ins.fused_nodes.length
+          ? `JIT-fused: ${ins.fused_nodes.map((n) => `${n.op} (${n.name}, line ${n.span.line})`).join(", ")} folded into ${ins.node.op}`
+          : `${ins.node.op}: fused by the optimiser`
+        : "";
+      const arena = ins.offset === null
+        ? ins.opcode === "load_param" ? "param" : ins.opcode === "constant" ? "constant" : "–"
+        : `@${ins.offset} +${formatBytes(ins.size)}`;
+      const extra = ins.in_place_of !== null
+        ? h("span", { class: "badge reuse", title: `written in place over %${ins.in_place_of}, which dies here` }, "in-place")
+        : ins.alias_of !== null ? h("span", { class: "badge reuse", title: `shares the storage of %${ins.alias_of}` }, "alias") : null;
+      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index,
+                                title: `${ins.text}${ins.kernel ? `\nkernel: ${ins.kernel}${ins.ref ? " (reference fallback)" : ""}` : ""}` },
+        h("td", { class: "num" }, String(ins.index)),
+        h("td", { class: "op" }, ins.op, ins.opcode === "load_input" || ins.opcode === "load_param" ? h("span", { class: "name" }, ` ${ins.node.name}`) : null),
+        h("td", { class: "slots" }, ins.operands.length ? `${ins.operands.map((s) => `%${s}`).join(", ")} → ` : "", h("b", {}, ins.results.map((s) => `%${s}`).join(", "))),
+        h("td", { class: "shape" }, formatShape(ins.shape)),
+        h("td", {}, ins.dtype),
+        h("td", { class: "arena" }, arena, extra),
+        h("td", { class: "fused-cell" }, ins.fused ? h("span", { class: "badge fused", title: fusedTitle }, "fused") : "",
+          ins.ref ? h("span", { class: "badge ref", title: `${ins.kernel}: the reference fallback, no XNNPACK kernel` }, "ref") : null),
+      );
+      row.addEventListener("mouseenter", () => {
+        this.#mark("hover", [ins.index]);
+        this.#cb.onHover(ins);
+      });
+      row.addEventListener("mouseleave", () => {
+        this.#mark("hover", []);
+        this.#cb.onHover(null);
+      });
+      return row;
+    });
+    body.append(...this.#rows);
+    this.#root.append(h("div", { class: "table-wrap" }, h("table", { class: "tape", "data-testid": "tape-table" }, h("thead", {}, head), body)));
+  }
+
+  /** Marks the rows whose source spans cover `line` (lastLine maps a span to its last line). */
+  selectLine(line: number, lastLine: (span: TapeInstruction["spans"][number]) => number): number[] {
+    if (!this.#tape) return [];
+    const hits = this.#tape.instructions
+      .filter((i) => i.opcode !== "free" && i.spans.some((s) => s.line > 0 && s.line <= line && line <= lastLine(s)))
+      .map((i) => i.index);
+    this.#mark("selected", hits);
+    if (hits.length) this.#rows[hits[0]].scrollIntoView({ block: "nearest" });
+    return hits;
+  }
+
+  /** Marks rows by index with a CSS class (hover from other views). */
+  #mark(cls: string, indices: number[]): void {
+    for (const r of this.#rows) r.classList.remove(cls);
+    for (const i of indices) this.#rows[i]?.classList.add(cls);
+  }
+
+  /** Rows touching these slots (a memory buffer hovered). */
+  markSlots(slots: readonly number[]): void {
+    if (!this.#tape) return;
+    const set = new Set(slots);
+    this.#mark("linked", this.#tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => set.has(s))).map((i) => i.index));
+  }
+}

@@ -1,0 +1,158 @@
+// The compile/run worker: owns the wasm module and the one live Program, so
+// compiling and running never block the page. Each compile disposes the
+// previous program first; the wasm file is a Vite asset (`?url`), fetched
+// by URL, so the built site works from any static host.
+import { Shrew, ShrewCompileError, type Program } from "../../js/dist/index.js";
+import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
+import { concreteShape, makeInputs, tensorNumbers } from "./inputs.js";
+import type { CompileRequest, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
+
+let shrew: Shrew | undefined;
+let program: Program | undefined;
+let programDims: Record<string, number> = {};
+
+const post = (r: Response) => (self as unknown as Worker).postMessage(r);
+
+async function runtime(): Promise<Shrew> {
+  if (!shrew || shrew.aborted) shrew = await Shrew.load({ wasmUrl: new URL(wasmUrl, self.location.href) });
+  return shrew;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Symbolic dims of the graph inputs, each with the requested value (default 4). */
+function symbolicDims(p: Program, requested: Record<string, number>, config: Record<string, unknown>): Record<string, number> {
+  const dims: Record<string, number> = {};
+  for (const g of p.graphs) {
+    for (const i of p.signature(g).inputs) {
+      for (const d of i.shape ?? []) {
+        if (typeof d === "string" && !(d in config)) dims[d] = requested[d] ?? 4;
+      }
+    }
+  }
+  return dims;
+}
+
+function report(p: Program, graph: string, seed: number): GraphReport {
+  const signature = p.signature(graph);
+  let bindError: string | undefined;
+  // One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes.
+  try {
+    p.run(graph, makeInputs(signature, {}, programDims, seed));
+  } catch (e) {
+    bindError = message(e);
+  }
+  return {
+    name: graph,
+    signature,
+    tape: p.tape(graph),
+    stats: p.stats(graph),
+    plan: JSON.parse(p.plan(graph)) as PlanDump,
+    irBefore: p.ir(graph, { optimized: false }).json as IrGraph,
+    irAfter: p.ir(graph, { optimized: true }).json as IrGraph,
+    bindError,
+  };
+}
+
+async function compile(req: CompileRequest): Promise<void> {
+  const s = await runtime();
+  program?.dispose();
+  program = undefined;
+  // First pass finds the symbolic dims; they are then bound at compile time.
+  const t0 = performance.now();
+  let p: Program;
+  try {
+    p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims: req.dims });
+  } catch (e) {
+    const compileMs = performance.now() - t0;
+    if (e instanceof ShrewCompileError) {
+      post({ type: "compiled", id: req.id, ok: false, compileMs, stage: e.stage, diagnostics: [...e.diagnostics], message: e.message });
+    } else {
+      post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: [], message: message(e) });
+    }
+    return;
+  }
+  let compileMs = performance.now() - t0;
+  const dims = symbolicDims(p, req.dims, p.metadata.config);
+  const missing = Object.keys(dims).some((d) => req.dims[d] === undefined);
+  const extra = Object.keys(req.dims).some((d) => dims[d] === undefined);
+  if (missing || extra) {
+    // Recompile with every symbolic dim bound (and none that the source lacks).
+    p.dispose();
+    const t1 = performance.now();
+    p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims });
+    compileMs = performance.now() - t1;
+  }
+  program = p;
+  programDims = dims;
+  const graphs = p.graphs.map((g) => report(p, g, req.seed));
+  post({ type: "compiled", id: req.id, ok: true, compileMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
+        heap: s.heapStats() });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function run(req: RunRequest): void {
+  const p = program;
+  if (!p) throw new Error("the source does not compile: fix the errors first");
+  const sig = p.signature(req.graph);
+  const feeds = makeInputs(sig, req.inputs, programDims, req.seed);
+  const runs = Math.max(1, Math.min(10000, Math.floor(req.runs)));
+  const jitOut = p.run(req.graph, feeds);
+  const interpOut = p.interpret(req.graph, feeds);
+  // Browsers coarsen performance.now() (to 100 µs in a worker without
+  // cross-origin isolation), so runs are timed in batches: up to 5 rounds,
+  // each a JIT batch then an interpreter batch (interleaved, so a busy
+  // machine slows both alike); the time per run is the median over rounds.
+  const rounds = Math.min(5, runs);
+  const jitTimes: number[] = [], interpTimes: number[] = [];
+  let shortestBatchMs = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    const n = Math.floor(runs / rounds) + (r < runs % rounds ? 1 : 0);
+    let t = performance.now();
+    for (let i = 0; i < n; i++) p.run(req.graph, feeds);
+    shortestBatchMs = Math.min(shortestBatchMs, performance.now() - t);
+    jitTimes.push((performance.now() - t) / n);
+    t = performance.now();
+    for (let i = 0; i < n; i++) p.interpret(req.graph, feeds);
+    interpTimes.push((performance.now() - t) / n);
+  }
+  const jitMs = median(jitTimes), interpMs = median(interpTimes);
+  const list = (o: Record<string, import("../../js/dist/index.js").Tensor>): OutputTensor[] =>
+    Object.entries(o).map(([name, t]) => ({ name, dtype: t.dtype, shape: [...t.shape], data: tensorNumbers(t) }));
+  const jit = list(jitOut), interp = list(interpOut);
+  let maxAbsDiff = 0;
+  for (const o of jit) {
+    const r = interp.find((x) => x.name === o.name);
+    if (!r) continue;
+    for (let i = 0; i < o.data.length; i++) {
+      const d = Math.abs(o.data[i] - r.data[i]);
+      if (d > maxAbsDiff || Number.isNaN(d)) maxAbsDiff = Number.isNaN(d) ? maxAbsDiff : d;
+    }
+  }
+  const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: concreteShape(i, programDims), data: tensorNumbers(feeds[i.name]) }));
+  post({ type: "ran", id: req.id, ok: true, inputs, jit, interp, jitMs, interpMs, runs, maxAbsDiff,
+        coarse: shortestBatchMs < 2 });
+}
+
+self.onmessage = async (ev: MessageEvent<Request>) => {
+  const req = ev.data;
+  try {
+    if (req.type === "compile") await compile(req);
+    else run(req);
+  } catch (e) {
+    if (req.type === "compile") {
+      post({ type: "compiled", id: req.id, ok: false, compileMs: 0, stage: "runtime", diagnostics: [], message: message(e) });
+    } else {
+      post({ type: "ran", id: req.id, ok: false, message: message(e) });
+    }
+  }
+};
+
+runtime().then(() => post({ type: "ready" }), (e) => post({ type: "fatal", message: message(e) }));

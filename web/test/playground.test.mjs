@@ -1,0 +1,278 @@
+// End-to-end test of the built playground in a real browser: Debian's
+// chromium driven by playwright-core (headless, never a downloaded browser).
+// Every expectation comes from the `shrew` CLI on the same source: tape
+// length and statistics (`stats --json`), the diagnostic position
+// (`check`), output shapes and values (`run --json`).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./static-server.mjs";
+import { Tensor, writeNpy } from "../../js/dist/index.js";
+
+const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = join(WEB, "..");
+const CLI = join(ROOT, "js/dist/cli/main.js");
+const ARTIFACTS = join(WEB, "test-artifacts");
+const CHROMIUM = process.env.SHREW_CHROMIUM ?? "/usr/bin/chromium";
+const EXAMPLES = readdirSync(join(WEB, "examples")).filter((f) => f.endsWith(".sw")).sort();
+
+let server, context, page, profile, scratch;
+
+function cli(args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const dimsArg = (dims) => (Object.keys(dims).length ? ["--dims", Object.entries(dims).map(([k, v]) => `${k}=${v}`).join(",")] : []);
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  scratch = mkdtempSync(join(tmpdir(), "shrew-web-test-"));
+  profile = mkdtempSync(join(tmpdir(), "shrew-web-profile-"));
+  server = await serve(join(WEB, "dist"));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    chromiumSandbox: false,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--no-first-run", "--disable-quic"],
+    viewport: { width: 1280, height: 800 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.errors = errors;
+  await page.goto(server.url);
+  await waitCompiled();
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  for (const d of [profile, scratch]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+/** Waits until the status says compiled (optionally: for graph `graph`). */
+async function waitCompiled(graph) {
+  await page.waitForFunction((g) => {
+    const s = document.getElementById("status");
+    const sel = document.getElementById("graph-select");
+    return s?.dataset.state === "ok" && (!g || sel?.value === g);
+  }, graph, { timeout: 30_000 });
+}
+
+/** The editor's text as rendered (the examples are short enough to be drawn whole). */
+async function editorText() {
+  return page.$$eval(".cm-content .cm-line", (lines) => lines.map((l) => l.textContent).join("\n"));
+}
+
+async function pageDims() {
+  return page.$$eval("[data-dim]", (els) => Object.fromEntries(els.map((e) => [e.dataset.dim, Number(e.value)])));
+}
+
+async function tab(name) {
+  await page.click(`[data-tab="${name}"]`);
+}
+
+async function loadExample(file) {
+  const id = file.replace(/\.sw$/, "");
+  const source = readFileSync(join(WEB, "examples", file), "utf8");
+  const info = JSON.parse(execFileSync(process.execPath, [CLI, "info", join(WEB, "examples", file), "--json"], { encoding: "utf8" }));
+  await page.selectOption("#example-select", id);
+  await waitCompiled(info.graphs[0].name);
+  assert.equal(await editorText(), source);
+  return { source, graph: info.graphs[0].name, path: join(WEB, "examples", file) };
+}
+
+test("every example: tape rows and statistics match `shrew stats --json`", async () => {
+  assert.ok(EXAMPLES.length >= 3, "the playground ships at least three examples");
+  for (const file of EXAMPLES) {
+    const ex = await loadExample(file);
+    const dims = await pageDims();
+    const expected = JSON.parse(execFileSync(process.execPath, [CLI, "stats", ex.path, "--json", ...dimsArg(dims)], { encoding: "utf8" }));
+    await tab("tape");
+    const rows = await page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length);
+    assert.equal(rows, expected.stats.numInstructions, `${file}: tape rows`);
+    assert.ok(rows > 0);
+    await tab("stats");
+    const shown = await page.$$eval('[data-testid="stats-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
+    for (const [k, v] of Object.entries(expected.stats)) {
+      if (k === "compileTimeUs") continue;  // a timing, differs per compile
+      assert.equal(shown[k], v, `${file}: stats.${k}`);
+    }
+    assert.ok(Object.keys(shown).includes("compileTimeUs"));
+    const opt = await page.$$eval('[data-testid="opt-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
+    for (const [k, v] of Object.entries(expected.optimizer)) if (v !== undefined) assert.equal(opt[k], v, `${file}: optimizer.${k}`);
+    // The memory chart draws one rectangle per planned buffer.
+    await tab("memory");
+    assert.ok(await page.$$eval(".plan-svg .buffer", (b) => b.length) > 0, `${file}: buffers drawn`);
+    // The graph view lays out every optimised IR node.
+    await tab("graph");
+    assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), expected.stats.numSourceNodes, `${file}: graph nodes`);
+  }
+  assert.deepEqual(page.errors, []);
+});
+
+test("hovering a tape row highlights its source; a source line selects its rows", async () => {
+  await loadExample("mlp-classifier.sw");
+  await tab("tape");
+  const fusedRow = page.locator('[data-testid="tape-table"] tbody tr.fused').first();
+  await fusedRow.hover();
+  // Its source is the `node h1` line (relu over the fused matmul + b1).
+  const lit = await page.$$eval(".cm-line.cm-span-line", (els) => els.map((e) => e.textContent));
+  assert.equal(lit.length, 1, lit.join(" | "));
+  assert.match(lit[0], /node h1 .*relu\(matmul\(features, w1\) \+ b1\)/);
+  assert.match(await page.$$eval(".cm-span-highlight", (els) => els.map((e) => e.textContent).join("")), /features/);
+  // Clicking the `node h2` line selects the instructions made from it.
+  const line = (await editorText())
+    .split("\n").findIndex((l) => l.includes("node h2")) + 1;
+  await page.locator(".cm-content .cm-line").nth(line - 1).click();
+  const selected = await page.$$eval('[data-testid="tape-table"] tbody tr.selected', (r) => r.map((x) => x.title));
+  assert.ok(selected.length >= 1, "rows selected");
+  assert.ok(selected.some((t) => t.includes("fused_matmul_add")), selected.join(" | "));
+  // The graph view marks the IR nodes of that line too.
+  await tab("graph");
+  const nodes = await page.$$eval(".graph-svg .node.selected .node-name", (els) => els.map((e) => e.textContent));
+  assert.ok(nodes.includes("h2"), nodes.join(" | "));
+});
+
+test("a typed error shows its diagnostic at the line and column `shrew check` reports", async () => {
+  const ex = await loadExample("mlp-classifier.sw");
+  const bad = ex.source.replace("relu(matmul(h1, w2) + b2)", "relu(matmul(h1, w9) + b2)");
+  assert.notEqual(bad, ex.source);
+  const file = join(scratch, "bad.sw");
+  writeFileSync(file, bad);
+  const check = cli(["check", file]);
+  assert.equal(check.status, 1);
+  const m = /bad\.sw:(\d+):(\d+): error\[(E\d+)\]/.exec(check.stderr + check.stdout);
+  assert.ok(m, check.stderr);
+  const [line, column, code] = [Number(m[1]), Number(m[2]), m[3]];
+
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(bad);
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
+  const diag = await page.$eval("#diagnostics li.diag.error", (li) => ({ line: Number(li.dataset.line), column: Number(li.dataset.column), code: li.dataset.code, text: li.textContent }));
+  assert.deepEqual([diag.line, diag.column, diag.code], [line, column, code]);
+  assert.match(diag.text, /w9/);
+  // The inline underline sits on that line and covers the bad name.
+  await page.waitForSelector(".cm-lintRange-error");
+  const inline = await page.$eval(".cm-lintRange-error", (el) => {
+    const lines = [...document.querySelectorAll(".cm-content .cm-line")];
+    return { line: lines.indexOf(el.closest(".cm-line")) + 1, text: el.textContent };
+  });
+  assert.deepEqual(inline, { line, text: "w9" });
+  await page.screenshot({ path: join(ARTIFACTS, "error-1280x800.png") });
+
+  // The edited source survives a reload.
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
+  assert.equal(await editorText(), bad);
+});
+
+async function runAndCompare(file, shotName) {
+  const ex = await loadExample(file);
+  const dims = await pageDims();
+  const expected = JSON.parse(execFileSync(process.execPath, [CLI, "run", ex.path, "--json", "--seed", "0", ...dimsArg(dims)], { encoding: "utf8" }));
+  await tab("run");
+  await page.fill("#run-count", "5");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  for (const [name, out] of Object.entries(expected.outputs)) {
+    const shown = await page.$eval(`[data-output="${name}"]`, (el) => ({
+      shape: JSON.parse(el.dataset.shape), dtype: el.dataset.dtype,
+      values: [...el.querySelectorAll("table.values tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.v))),
+      heatmap: el.querySelector("canvas.heatmap") !== null,
+    }));
+    assert.deepEqual(shown.shape, out.shape, `${file}: ${name} shape`);
+    assert.equal(shown.dtype, out.dtype);
+    assert.equal(shown.heatmap, out.shape.length === 2);
+    const cols = out.shape.at(-1) ?? 1;
+    const flat = out.data.flat(Infinity);
+    let compared = 0;
+    shown.values.forEach((row, r) => row.forEach((v, c) => {
+      const want = flat[r * cols + c];
+      assert.ok(Math.abs(v - want) <= 1e-6 + 1e-5 * Math.abs(want), `${file}: ${name}[${r}, ${c}] = ${v}, CLI ${want}`);
+      compared++;
+    }));
+    assert.equal(compared, Math.min(flat.length, 64 * 32));
+  }
+  const timing = await page.textContent('[data-testid="timing"]');
+  assert.match(timing, /JIT tape/);
+  assert.match(timing, /interpreter/);
+  await page.screenshot({ path: join(ARTIFACTS, shotName) });
+}
+
+test("running a model gives the CLI's output shapes and values", async () => {
+  await runAndCompare("mlp-classifier.sw", "run-mlp-1280x800.png");
+  await runAndCompare("self-attention.sw", "run-attention-1280x800.png");
+  assert.deepEqual(page.errors, []);
+});
+
+test("pasted inputs run like the same values given to the CLI as .npy", async () => {
+  const ex = await loadExample("mlp-classifier.sw");
+  const dims = await pageDims();
+  const values = Array.from({ length: dims.Batch * 4 }, (_, i) => Math.round(Math.sin(i * 1.7) * 100) / 100);
+  const npy = join(scratch, "features.npy");
+  writeFileSync(npy, writeNpy(new Tensor("f32", [dims.Batch, 4], Float32Array.from(values))));
+  const expected = JSON.parse(execFileSync(process.execPath,
+    [CLI, "run", ex.path, "--json", "--seed", "0", "--input", `features=${npy}`, ...dimsArg(dims)], { encoding: "utf8" }));
+  await tab("run");
+  await page.selectOption('[data-input="features"] select', "paste");
+  await page.fill('[data-input="features"] textarea', JSON.stringify(values));
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const shown = await page.$$eval('[data-output="probs"] table.values tbody tr', (rows) => rows.map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.v))));
+  const want = expected.outputs.probs.data.flat(Infinity);
+  const cols = expected.outputs.probs.shape[1];
+  assert.equal(shown.length, dims.Batch);
+  shown.forEach((row, r) => row.forEach((v, c) => assert.ok(Math.abs(v - want[r * cols + c]) <= 1e-6 + 1e-5 * Math.abs(want[r * cols + c]), `probs[${r}, ${c}] = ${v}, CLI ${want[r * cols + c]}`)));
+  // A wrong count is a clear error, and the next run still works.
+  await page.fill('[data-input="features"] textarea', "1 2 3");
+  await page.click('[data-testid="run-button"]');
+  const err = await page.textContent('[data-testid="run-error"]');
+  assert.match(err, /features.*needs 16 values.*got 3/);
+  await page.selectOption('[data-input="features"] select', "random");
+});
+
+test("each recompile frees the previous program (wasm heap stays flat)", async () => {
+  await loadExample("self-attention.sw");
+  await tab("stats");
+  const used = [];
+  for (let i = 0; i < 6; i++) {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press(i % 2 === 0 ? "Enter" : "Backspace");
+    await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "ok", null, { timeout: 30_000 });
+    used.push(await page.$eval('[data-card="wasm heap"]', (el) => Number(el.dataset.value)));
+  }
+  // Without the dispose every compile would keep its parameters, packed
+  // weights and arena (about 20 KiB here); allow only allocator noise.
+  const growth = used.at(-1) - used[1];
+  assert.ok(Math.abs(growth) < 4096, `heap in use after each recompile: ${used.join(", ")}`);
+});
+
+test("screenshots at desktop and phone widths", async () => {
+  await loadExample("mlp-classifier.sw");
+  await tab("memory");
+  await page.screenshot({ path: join(ARTIFACTS, "memory-1280x800.png") });
+  await tab("graph");
+  await page.screenshot({ path: join(ARTIFACTS, "graph-1280x800.png") });
+  await tab("stats");
+  await page.screenshot({ path: join(ARTIFACTS, "stats-1280x800.png") });
+  await tab("tape");
+  await page.screenshot({ path: join(ARTIFACTS, "tape-1280x800.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Nothing wider than the phone screen.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `page overflows by ${overflow}px at 390 px`);
+  await page.screenshot({ path: join(ARTIFACTS, "tape-390x844.png"), fullPage: true });
+  await tab("memory");
+  await page.screenshot({ path: join(ARTIFACTS, "memory-390x844.png"), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+});

@@ -1,0 +1,30 @@
+// The playground is a static site: `vite` serves web/ in development,
+// `vite build` writes web/dist with relative URLs so it works from any
+// static host or sub-path. The wasm module is a Vite asset (see worker.ts).
+import { createLogger, defineConfig } from "vite";
+
+// The package's Node-only branches (reading shrew.wasm from disk) are never
+// taken in a browser; Vite's notes about externalising node:fs for them
+// are expected, so they are not shown.
+const logger = createLogger();
+const warn = logger.warn.bind(logger);
+logger.warn = (msg, options) => {
+  if (/externalized for browser compatibility|INEFFECTIVE_DYNAMIC_IMPORT|PLUGIN_TIMINGS/.test(msg)) return;
+  warn(msg, options);
+};
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: "./",
+  clearScreen: false,
+  customLogger: logger,
+  server: { host: "127.0.0.1", port: 5173, fs: { allow: [".."] } },
+  preview: { host: "127.0.0.1", port: 4173 },
+  worker: { format: "es" },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    chunkSizeWarningLimit: 2048,
+  },
+});
