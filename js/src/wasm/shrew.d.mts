@@ -99,6 +99,9 @@ export interface RawProgramHandle {
   getParam(key: string): (RawTensorOut & { ok: true }) | ErrorValue;
   setParam(key: string, tensor: RawTensorIn): { ok: true } | ErrorValue;
   metadata(): Record<string, unknown> | null;
+  saveParams(): { ok: true; bytes: Uint8Array } | ErrorValue;
+  loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
+  paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
   delete(): void;
 }
 export interface RawModule {
