@@ -56,6 +56,8 @@ void CheckPlan(Program& p, const std::string& graph, const std::string& label) {
               st->num_fused);
   EXPECT_LE(st->arena_bytes * 100, st->arena_lower_bound * 105) << label << " ratio " << ratio;
   EXPECT_LE(st->arena_bytes, st->arena_naive);
+  // Every op of every example (graph calls included) has a tape kernel.
+  EXPECT_EQ(st->num_ref_kernels, 0) << label;
 }
 
 // Output dtypes and ranks as tests/testdata/examples/README.md states them.

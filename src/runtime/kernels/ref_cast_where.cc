@@ -98,11 +98,23 @@ class WhereKernel final : public Kernel {
     const int64_t sc = loop_.inner_stride(0), sa = loop_.inner_stride(1), sb = loop_.inner_stride(2);
     const int64_t n = loop_.inner();
     loop_.ForEachRow([&](const std::array<int64_t, 3>& off, int64_t out_off) {
-      const C* c = c_ + off[0];
+      // A bool condition is read as its bytes (0/1): vectorises.
+      using CB = std::conditional_t<std::is_same_v<C, bool>, uint8_t, C>;
+      const CB* c = reinterpret_cast<const CB*>(c_) + off[0];
       const T* a = a_ + off[1];
       const T* b = b_ + off[2];
       T* y = y_ + out_off;
-      for (int64_t i = 0; i < n; ++i) y[i] = c[i * sc] != C(0) ? a[i * sa] : b[i * sb];
+      if (sc == 1 && sa == 1 && sb == 1) {  // the common contiguous row: vectorises
+        for (int64_t i = 0; i < n; ++i) y[i] = c[i] != CB(0) ? a[i] : b[i];
+      } else if (sc == 1 && sa == 1 && sb == 0) {
+        const T bv = b[0];
+        for (int64_t i = 0; i < n; ++i) y[i] = c[i] != CB(0) ? a[i] : bv;
+      } else if (sc == 1 && sa == 0 && sb == 1) {
+        const T av = a[0];
+        for (int64_t i = 0; i < n; ++i) y[i] = c[i] != CB(0) ? av : b[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) y[i] = c[i * sc] != CB(0) ? a[i * sa] : b[i * sb];
+      }
     });
     return Status::Ok();
   }

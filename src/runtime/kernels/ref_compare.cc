@@ -3,6 +3,7 @@
 // with broadcasting; the output is bool (one byte, 0 or 1). NaN compares
 // false except `!=`; for and/or/not an element is true when non-zero (NaN
 // is true).
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -54,9 +55,12 @@ class CompareKernel final : public Kernel {
   const char* impl_name() const override { return "ref"; }
 
  private:
+  // Written as uint8_t 0/1 (the bool storage): compilers vectorise byte
+  // stores of a comparison, not bool stores.
   template <typename F>
   void Apply(F f) {
-    BroadcastBinary(loop_, a_, b_, out_, f);
+    BroadcastBinary(loop_, a_, b_, reinterpret_cast<uint8_t*>(out_),
+                    [f](T x, T y) { return static_cast<uint8_t>(f(x, y) ? 1 : 0); });
   }
 
   K op_;
@@ -82,7 +86,7 @@ class NotKernel final : public Kernel {
     return Status::Ok();
   }
   Status Run() override {
-    MapUnary(x_, out_, n_, [](T v) { return v == T(0); });
+    MapUnary(x_, reinterpret_cast<uint8_t*>(out_), n_, [](T v) { return static_cast<uint8_t>(v == T(0) ? 1 : 0); });
     return Status::Ok();
   }
   // A bool input has the output's layout.

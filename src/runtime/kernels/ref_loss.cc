@@ -68,8 +68,10 @@ class CrossEntropyKernel final : public Kernel {
       const T* x = x_ + r * c_;
       T m = -std::numeric_limits<T>::infinity();
       for (size_t j = 0; j < c; ++j) m = std::max(m, x[j]);
+      // exp in the storage type (as the interpreter; expf is much cheaper
+      // than exp), accumulated in double.
       double sum = 0;
-      for (size_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(x[j]) - static_cast<double>(m));
+      for (size_t j = 0; j < c; ++j) sum += static_cast<double>(std::exp(x[j] - m));
       const double lse = static_cast<double>(m) + std::log(sum);
       if (distribution_) {
         const I* t = t_ + r * c_;

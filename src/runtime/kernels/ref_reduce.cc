@@ -229,9 +229,26 @@ class ReduceKernel final : public Kernel {
     for (int64_t i = 0; i < n_out_; ++i) y_[i] = init;
     ForEachRow([&](const T* x, size_t n, int64_t o, bool inner_reduced) {
       if (inner_reduced) {
-        T m = y_[o];
-        for (size_t i = 0; i < n; ++i) m = Better(is_max, x[i], m) ? x[i] : m;
-        y_[o] = m;
+        // Branch-free: the extremum and a NaN flag (NaN propagates), so the
+        // loop vectorises.
+        T lanes[kLanes];
+        for (T& l : lanes) l = y_[o];
+        int nan = std::isnan(y_[o]) ? 1 : 0;
+        size_t i = 0;
+        for (; i + kLanes <= n; i += kLanes) {
+          for (int l = 0; l < kLanes; ++l) {
+            const T v = x[i + static_cast<size_t>(l)];
+            lanes[l] = (is_max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
+            nan |= v != v ? 1 : 0;
+          }
+        }
+        T m = lanes[0];
+        for (int l = 1; l < kLanes; ++l) m = (is_max ? lanes[l] > m : lanes[l] < m) ? lanes[l] : m;
+        for (; i < n; ++i) {
+          m = (is_max ? x[i] > m : x[i] < m) ? x[i] : m;
+          nan |= x[i] != x[i] ? 1 : 0;
+        }
+        y_[o] = nan != 0 ? std::numeric_limits<T>::quiet_NaN() : m;
       } else {
         T* __restrict y = y_ + o;
         for (size_t i = 0; i < n; ++i) y[i] = Better(is_max, x[i], y[i]) ? x[i] : y[i];
