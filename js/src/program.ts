@@ -252,6 +252,11 @@ export class Program {
     return unwrap(this.#call((h) => h.paramsChecksum())).checksum;
   }
 
+  /** Rebuilds one graph's tape, kernels and memory plans (same parameters). */
+  recompile(graph: string): void {
+    unwrap(this.#call((h) => h.recompile(graph)));
+  }
+
   /** Frees the wasm program (kernels, arenas, parameters). Idempotent. */
   dispose(): void {
     const h = this.#handle;

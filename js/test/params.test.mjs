@@ -66,3 +66,18 @@ test("same seed, same checksum as the native build (tests/testdata/param_checksu
     }
   }
 });
+
+test("recompile keeps parameters and outputs; an unknown graph throws", () => {
+  const p = shrew.compile(MLP, { seed: 4 });
+  try {
+    const y0 = p.run("Classifier", { images: input() });
+    const sum = p.paramsChecksum();
+    p.recompile("Classifier");
+    assert.equal(p.paramsChecksum(), sum);
+    const y1 = p.run("Classifier", { images: input() });
+    assert.deepEqual(y1.logits.data, y0.logits.data);
+    assert.throws(() => p.recompile("Nope"), (e) => e instanceof ShrewRuntimeError && /no compiled graph named 'Nope'/.test(e.message));
+  } finally {
+    p.dispose();
+  }
+});

@@ -201,6 +201,15 @@ class ProgramHandle {
     out.set("ok", true);
     return out;
   }
+  // Rebuilds one graph's tape, kernels and plans (Program::Recompile).
+  val Recompile(const std::string& graph) {
+    if (!program_) return NotReady();
+    shrew::Status s = program_->Recompile(graph);
+    if (!s.ok()) return Error(s);
+    val out = val::object();
+    out.set("ok", true);
+    return out;
+  }
   val ParamsChecksum() const {
     if (!program_) return NotReady();
     val out = val::object();
@@ -283,5 +292,6 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("metadata", &ProgramHandle::Metadata)
       .function("saveParams", &ProgramHandle::SaveParams)
       .function("loadParams", &ProgramHandle::LoadParams)
-      .function("paramsChecksum", &ProgramHandle::ParamsChecksum);
+      .function("paramsChecksum", &ProgramHandle::ParamsChecksum)
+      .function("recompile", &ProgramHandle::Recompile);
 }

@@ -102,6 +102,7 @@ export interface RawProgramHandle {
   saveParams(): { ok: true; bytes: Uint8Array } | ErrorValue;
   loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
   paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
+  recompile(graph: string): { ok: true } | ErrorValue;
   delete(): void;
 }
 export interface RawModule {
