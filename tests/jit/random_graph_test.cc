@@ -6,6 +6,7 @@
 // arena. A failing case prints its seed and source.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,7 +23,7 @@ using runtime::TensorMap;
 struct Value {
   std::string name;
   Shape shape;
-  bool is_bool = false;
+  bool is_bool = false;  // not f32 (bool or i64): never picked as a float operand
 };
 
 std::string ShapeText(const Shape& s) {
@@ -127,7 +128,7 @@ class GraphGen {
     static const char* kUnary[] = {"relu", "tanh", "sigmoid", "neg", "gelu", "silu"};
     static const char* kReduce[] = {"sum", "mean", "max", "min", "var"};
     Shape s;
-    switch (Int(0, 13)) {
+    switch (Int(0, 15)) {
       case 0:
       case 1:
         Emit(name, std::string(kUnary[Int(0, 5)]) + "(" + x.name + ")", x.shape);
@@ -231,6 +232,20 @@ class GraphGen {
       case 13:
         Emit(name, "cast(" + x.name + " > 0.0, dtype: \"f32\") * " + x.name, x.shape);
         return;
+      case 14: {  // integer arithmetic: i64 storage, floored mod, wrapping pow
+        const char* ops[] = {" % 3", " * 7", " - 5", " ** 2"};
+        Emit(name + "i", "cast(" + x.name + " * 4.0, dtype: \"i64\")", x.shape, /*not_float=*/true);
+        Emit(name + "j", name + "i" + ops[Int(0, 3)], x.shape, /*not_float=*/true);
+        Emit(name, "cast(" + name + "j, dtype: \"f32\")", x.shape);
+        return;
+      }
+      case 15: {  // logic with broadcasting, back to f32
+        const std::string other = PartnerOf(x.shape, &s);
+        const char* logic[] = {" && ", " || "};
+        Emit(name, "cast((" + x.name + " > " + other + ")" + logic[Int(0, 1)] + "!(" + x.name + " < 0.5), dtype: \"f32\")",
+             s);
+        return;
+      }
     }
     Emit(name, "exp(tanh(" + x.name + "))", x.shape);
   }
@@ -243,7 +258,7 @@ class GraphGen {
 
 TEST(RandomGraphs, TapeMatchesInterpreterAndPlansAreSound) {
   constexpr int kGraphs = 300;
-  int total_ref = 0;
+  int total_ref = 0, total_instructions = 0, total_fused = 0, total_in_place = 0;
   for (int seed = 1; seed <= kGraphs; ++seed) {
     TensorMap feed;
     GraphGen gen(static_cast<uint32_t>(seed));
@@ -263,8 +278,13 @@ TEST(RandomGraphs, TapeMatchesInterpreterAndPlansAreSound) {
     EXPECT_LE(st->arena_bytes, st->arena_naive);
     EXPECT_GE(st->arena_bytes, st->arena_lower_bound);
     total_ref += st->num_ref_kernels;
+    total_instructions += st->num_instructions;
+    total_fused += st->num_fused;
+    total_in_place += st->num_in_place;
     if (::testing::Test::HasFailure()) break;
   }
+  std::printf("[random] %d graphs, %d instructions, %d fused, %d in-place placements\n", kGraphs,
+              total_instructions, total_fused, total_in_place);
   EXPECT_EQ(total_ref, 0) << "random graphs should run entirely on native kernels";
 }
 
