@@ -234,6 +234,35 @@ export class Program {
     if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
   }
 
+  /**
+   * Every parameter in one versioned binary blob (format documented in
+   * src/api/param_blob.h: magic "SHRWPRM1", version, then per parameter its
+   * key, dtype, shape and little-endian values).
+   */
+  saveParams(): Uint8Array {
+    return unwrap(this.#call((h) => h.saveParams())).bytes;
+  }
+
+  /**
+   * Loads a blob from saveParams(). All or nothing: a blob that is corrupt or
+   * does not hold exactly this program's parameters (names, dtypes, shapes)
+   * throws a ShrewRuntimeError ("invalid_argument") and changes nothing.
+   */
+  loadParams(bytes: Uint8Array): void {
+    if (!(bytes instanceof Uint8Array)) throw new TypeError("loadParams expects a Uint8Array");
+    unwrap(this.#call((h) => h.loadParams(bytes)));
+  }
+
+  /** FNV-1a 64 of saveParams(), as 16 hex digits (same seed ⇒ same value natively and in wasm). */
+  paramsChecksum(): string {
+    return unwrap(this.#call((h) => h.paramsChecksum())).checksum;
+  }
+
+  /** Rebuilds one graph's tape, kernels and memory plans (same parameters). */
+  recompile(graph: string): void {
+    unwrap(this.#call((h) => h.recompile(graph)));
+  }
+
   /** Frees the wasm program (kernels, arenas, parameters). Idempotent. */
   dispose(): void {
     const h = this.#handle;

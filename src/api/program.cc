@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "api/param_blob.h"
 #include "interp/interpreter.h"
 #include "jit/binding.h"
 #include "jit/compile.h"
@@ -88,6 +89,13 @@ jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
     o.fused_factory = &FusedFactory;
   }
   o.jit_fusion = options_.jit_fusion;
+  if (options_.native_kernels) {
+    o.callee_executor = [this](int index) -> jit::Executor* {
+      return index >= 0 && static_cast<size_t>(index) < graphs_.size() ? graphs_[static_cast<size_t>(index)].executor.get()
+                                                                        : nullptr;
+    };
+  }
+  o.config_dims = options_.dims;
   return o;
 }
 
@@ -249,6 +257,10 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
   }
   // In place: kernels and plans keep pointing at the same storage.
   if (p.byte_size() > 0) std::memcpy(p.mutable_raw_data(), value.raw_data(), p.byte_size());
+  return RefreshKernelsFor(key);
+}
+
+Status Program::RefreshKernelsFor(std::string_view key) {
   const size_t slash = key.find('/');
   const std::string_view graph = key.substr(0, slash);
   const std::string_view name = key.substr(slash + 1);
@@ -266,6 +278,51 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
     }
     e.executor->Invalidate();
   }
+  return Status::Ok();
+}
+
+std::vector<uint8_t> Program::SaveParams() const { return EncodeParamBlob(Params()); }
+
+uint64_t Program::ParamsChecksum() const { return Fnv1a64(SaveParams()); }
+
+Status Program::LoadParams(std::span<const uint8_t> blob) {
+  Result<std::vector<ParamRecord>> records = DecodeParamBlob(blob);
+  if (!records.ok()) return records.status();
+  // Validate everything before writing anything (all-or-nothing).
+  std::vector<Tensor*> targets;
+  for (const ParamRecord& rec : *records) {
+    auto it = params_.find(rec.key);
+    if (it == params_.end()) {
+      std::vector<std::string> keys;
+      for (const auto& [k, t] : params_) keys.push_back(k);
+      return InvalidArgument("parameter blob has '" + rec.key + "', which this program does not have; its parameters: " +
+                             JoinNames(keys));
+    }
+    Tensor& p = it->second;
+    if (rec.dtype != p.dtype() || rec.shape != p.shape()) {
+      return InvalidArgument("parameter '" + rec.key + "': expected " + p.TypeString() + ", the blob has " +
+                             ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
+    }
+    for (const Tensor* t : targets) {
+      if (t == &p) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
+    }
+    targets.push_back(&p);
+  }
+  if (targets.size() != params_.size()) {
+    std::vector<std::string> missing;
+    for (auto& [k, t] : params_) {
+      bool found = false;
+      for (const Tensor* x : targets) found |= x == &t;
+      if (!found) missing.push_back(k);
+    }
+    return InvalidArgument("parameter blob has " + std::to_string(targets.size()) + " of this program's " +
+                           std::to_string(params_.size()) + " parameters; missing: " + JoinNames(missing));
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const ParamRecord& rec = (*records)[i];
+    if (!rec.data.empty()) std::memcpy(targets[i]->mutable_raw_data(), rec.data.data(), rec.data.size());
+  }
+  for (const ParamRecord& rec : *records) SHREW_RETURN_IF_ERROR(RefreshKernelsFor(rec.key));
   return Status::Ok();
 }
 

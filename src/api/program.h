@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -82,6 +83,17 @@ class Program {
   Result<runtime::Tensor> GetParam(std::string_view key) const;
   Status SetParam(std::string_view key, const runtime::Tensor& value);
 
+  // Every parameter in one binary blob (format: api/param_blob.h), keys in
+  // sorted order. LoadParams checks the whole blob first — structure, then
+  // that it holds exactly this program's parameters with the same dtypes
+  // and shapes — and changes nothing on any error (the message names the
+  // parameter and the expected and actual dtype/shape). On success the
+  // values are written in place and kernels that packed them are rebuilt.
+  std::vector<uint8_t> SaveParams() const;
+  Status LoadParams(std::span<const uint8_t> blob);
+  // FNV-1a 64 of SaveParams() (same seed ⇒ same checksum, native and wasm).
+  uint64_t ParamsChecksum() const;
+
   // Statistics, §7.7 dump (plus values and plan) and the plan as JSON, for
   // the binding last run (arena fields 0 / "not yet bound" before any run
   // of a graph with symbolic dims).
@@ -111,6 +123,8 @@ class Program {
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   Status CompileOne(size_t index);
   Result<size_t> FindGraph(std::string_view name) const;
+  // Re-creates the kernels that packed parameter `key` (after its values changed).
+  Status RefreshKernelsFor(std::string_view key);
   Result<runtime::Tensor> CallGraph(std::string_view callee, std::span<const runtime::Tensor* const> operands);
 
   ir::Program program_;

@@ -6,6 +6,7 @@
 #include "base/check.h"
 #include "interp/eval.h"
 #include "ir/op.h"
+#include "jit/call_kernel.h"
 #include "jit/order.h"
 #include "jit/ref_kernel.h"
 
@@ -87,6 +88,18 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
       ck.constant_params.push_back(cg.graph.FindParam(op.name));
     }
   }
+  if (node.op == OpKind::kCall && options.callee_executor && options.program != nullptr) {
+    for (size_t i = 0; i < options.program->graphs.size(); ++i) {
+      const ir::Graph& callee = options.program->graphs[i];
+      if (callee.name() != node.callee) continue;
+      if (callee.inputs().size() != node.operands.size() || callee.outputs().empty()) break;
+      std::vector<ir::DType> dtypes;
+      for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
+      ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,
+                                 std::move(dtypes));
+      return ck;
+    }
+  }
   if (options.kernel_factory && node.op != OpKind::kCall) {
     Result<runtime::KernelPtr> k = options.kernel_factory(spec);
     if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return NodeError(node, k.status());
@@ -116,8 +129,10 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
   spec.node = &cg.graph.node(node.id);
   spec.output_dtype = node.type.is_tensor() ? node.type.dtype() : ir::DType::kF32;
   spec.training = training;
+  spec.rng = cg.ref_env != nullptr ? cg.ref_env->ctx.rng : nullptr;
   for (NodeId id : node.operands) {
     const Node& op = cg.graph.node(id);
+    spec.operand_names.push_back(op.name);
     spec.operand_dtypes.push_back(op.type.is_tensor() ? op.type.dtype() : ir::DType::kF32);
     const runtime::Tensor* constant = nullptr;
     if (op.is_param()) {

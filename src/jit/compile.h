@@ -17,6 +17,7 @@
 // the node named).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,8 @@
 #include "runtime/tensor.h"
 
 namespace shrew::jit {
+
+class Executor;
 
 struct CompileOptions {
   // Resolves `call` callees when shapes are specialised per binding.
@@ -42,6 +45,11 @@ struct CompileOptions {
   KernelFactory kernel_factory;    // null: every node uses the fallback
   FusedKernelFactory fused_factory;
   bool jit_fusion = true;          // try act(fused_matmul_add / linear) fusion
+  // call[G] nodes: the executor of program graph i (Program owns them). When
+  // set (with `program`), calls run through a call kernel (call_kernel.h);
+  // otherwise through the fallback and `call`.
+  std::function<Executor*(int graph_index)> callee_executor;
+  ir::DimBindings config_dims;     // configured dims (callee bindings)
 };
 
 Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options);

@@ -22,6 +22,7 @@
 
 #include "base/status.h"
 #include "ir/graph.h"
+#include "runtime/rng.h"
 #include "runtime/tensor.h"
 
 namespace shrew::runtime {
@@ -37,6 +38,12 @@ struct KernelSpec {
   // when the parameter changes (Program::SetParam does that).
   std::vector<const Tensor*> constant_operands;
   bool training = false;
+  // Names of the operand nodes (for run-time messages that must name the
+  // input, e.g. an embedding index out of range); may be empty.
+  std::vector<std::string> operand_names;
+  // The program's seeded generator (training-mode dropout draws from it at
+  // Run); owned by the caller, outlives the kernel. May be null.
+  Rng* rng = nullptr;
 };
 
 class Kernel {

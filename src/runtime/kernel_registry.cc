@@ -36,6 +36,26 @@ constexpr Registration kRegistrations[] = {
     {K::kDiv, kernels::CreateBinaryKernel},
     {K::kFusedAddRelu, kernels::CreateBinaryKernel},
     {K::kFusedSubRelu, kernels::CreateBinaryKernel},
+    {K::kMod, kernels::CreateBinaryKernel},
+    {K::kPow, kernels::CreateBinaryKernel},
+    // comparisons and logic (bool results)
+    {K::kEqual, kernels::CreateCompareKernel},
+    {K::kNotEqual, kernels::CreateCompareKernel},
+    {K::kLess, kernels::CreateCompareKernel},
+    {K::kGreater, kernels::CreateCompareKernel},
+    {K::kLessEqual, kernels::CreateCompareKernel},
+    {K::kGreaterEqual, kernels::CreateCompareKernel},
+    {K::kAnd, kernels::CreateCompareKernel},
+    {K::kOr, kernels::CreateCompareKernel},
+    {K::kNot, kernels::CreateCompareKernel},
+    {K::kCast, kernels::CreateCastKernel},
+    {K::kWhere, kernels::CreateWhereKernel},
+    // reductions
+    {K::kSum, kernels::CreateReduceKernel},
+    {K::kMean, kernels::CreateReduceKernel},
+    {K::kMax, kernels::CreateReduceKernel},
+    {K::kMin, kernels::CreateReduceKernel},
+    {K::kVariance, kernels::CreateReduceKernel},
     // dense
     {K::kMatmul, kernels::CreateMatmulKernel},
     {K::kFusedMatmulAdd, kernels::CreateMatmulKernel},
@@ -44,14 +64,24 @@ constexpr Registration kRegistrations[] = {
     // normalisation
     {K::kSoftmax, kernels::CreateSoftmaxKernel},
     {K::kLayerNorm, kernels::CreateLayerNormKernel},
+    {K::kBatchNorm, kernels::CreateBatchNormKernel},
+    // neural-network ops and losses
+    {K::kEmbedding, kernels::CreateEmbeddingKernel},
+    {K::kCrossEntropy, kernels::CreateLossKernel},
+    {K::kMseLoss, kernels::CreateLossKernel},
+    {K::kMultiHeadAttention, kernels::CreateAttentionKernel},
+    {K::kTransformerBlock, kernels::CreateAttentionKernel},
     // data movement
     {K::kTranspose, kernels::CreateTransposeKernel},
     {K::kPermute, kernels::CreateTransposeKernel},
     {K::kExpand, kernels::CreateExpandKernel},
+    {K::kConcat, kernels::CreateConcatKernel},
+    {K::kSplit, kernels::CreateSplitKernel},
+    {K::kRange, kernels::CreateRangeKernel},
     {K::kIdentity, kernels::CreateCopyKernel},
     {K::kReshape, kernels::CreateCopyKernel},
     {K::kView, kernels::CreateCopyKernel},
-    {K::kDropout, kernels::CreateCopyKernel},
+    {K::kDropout, kernels::CreateDropoutKernel},
 };
 
 const std::array<KernelFactory, ir::kNumOpKinds>& FactoryTable() {

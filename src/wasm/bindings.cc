@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api/compile.h"
+#include "api/param_blob.h"
 #include "api/program.h"
 #include "ir/dump.h"
 #include "runtime/tensor.h"
@@ -185,6 +186,43 @@ class ProgramHandle {
     return shrew::wasm::MetadataValue(compiled_->program);
   }
 
+  // Params blob (api/param_blob.h): {ok, bytes: Uint8Array} / {ok} / {ok, checksum: "16 hex digits"}.
+  val SaveParams() const {
+    if (!program_) return NotReady();
+    const std::vector<uint8_t> blob = program_->SaveParams();
+    val bytes = val::global("Uint8Array").new_(blob.size());
+    bytes.call<void>("set", val(emscripten::typed_memory_view(blob.size(), blob.data())));
+    val out = val::object();
+    out.set("ok", true);
+    out.set("bytes", bytes);
+    return out;
+  }
+  val LoadParams(val bytes) {
+    if (!program_) return NotReady();
+    std::vector<uint8_t> blob = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+    shrew::Status s = program_->LoadParams(blob);
+    if (!s.ok()) return Error(s);
+    val out = val::object();
+    out.set("ok", true);
+    return out;
+  }
+  // Rebuilds one graph's tape, kernels and plans (Program::Recompile).
+  val Recompile(const std::string& graph) {
+    if (!program_) return NotReady();
+    shrew::Status s = program_->Recompile(graph);
+    if (!s.ok()) return Error(s);
+    val out = val::object();
+    out.set("ok", true);
+    return out;
+  }
+  val ParamsChecksum() const {
+    if (!program_) return NotReady();
+    val out = val::object();
+    out.set("ok", true);
+    out.set("checksum", shrew::ChecksumHex(program_->ParamsChecksum()));
+    return out;
+  }
+
  private:
   const shrew::ir::Graph* FindGraph(const std::string& name) const {
     if (!program_) return nullptr;
@@ -257,5 +295,9 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("getParam", &ProgramHandle::GetParam)
       .function("setParam", &ProgramHandle::SetParam)
       .function("metadata", &ProgramHandle::Metadata)
-      .function("tape", &ProgramHandle::Tape);
+      .function("tape", &ProgramHandle::Tape)
+      .function("saveParams", &ProgramHandle::SaveParams)
+      .function("loadParams", &ProgramHandle::LoadParams)
+      .function("paramsChecksum", &ProgramHandle::ParamsChecksum)
+      .function("recompile", &ProgramHandle::Recompile);
 }

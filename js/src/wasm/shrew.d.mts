@@ -100,6 +100,10 @@ export interface RawProgramHandle {
   setParam(key: string, tensor: RawTensorIn): { ok: true } | ErrorValue;
   metadata(): Record<string, unknown> | null;
   tape(graph: string): TextValue | ErrorValue;
+  saveParams(): { ok: true; bytes: Uint8Array } | ErrorValue;
+  loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
+  paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
+  recompile(graph: string): { ok: true } | ErrorValue;
   delete(): void;
 }
 export interface RawModule {

@@ -49,4 +49,39 @@ Result<KernelPtr> CreateTransposeKernel(const KernelSpec& spec);
 Result<KernelPtr> CreateExpandKernel(const KernelSpec& spec);
 Result<KernelPtr> CreateCopyKernel(const KernelSpec& spec);
 
+// sum mean max min variance over any axes (ref_reduce.cc).
+Result<KernelPtr> CreateReduceKernel(const KernelSpec& spec);
+
+// equal not_equal less greater less_equal greater_equal and or not, any
+// storage, bool output (ref_compare.cc).
+Result<KernelPtr> CreateCompareKernel(const KernelSpec& spec);
+
+// cast and where, any storage (ref_cast_where.cc).
+Result<KernelPtr> CreateCastKernel(const KernelSpec& spec);
+Result<KernelPtr> CreateWhereKernel(const KernelSpec& spec);
+
+// concat and split, any dtype (ref_concat_split.cc).
+Result<KernelPtr> CreateConcatKernel(const KernelSpec& spec);
+Result<KernelPtr> CreateSplitKernel(const KernelSpec& spec);
+
+// embedding with range-checked indices (ref_embedding.cc).
+Result<KernelPtr> CreateEmbeddingKernel(const KernelSpec& spec);
+
+// batch_norm (ref_batch_norm.cc).
+Result<KernelPtr> CreateBatchNormKernel(const KernelSpec& spec);
+
+// cross_entropy (distribution or class indices) and mse_loss (ref_loss.cc).
+Result<KernelPtr> CreateLossKernel(const KernelSpec& spec);
+
+// range (ref_range.cc).
+Result<KernelPtr> CreateRangeKernel(const KernelSpec& spec);
+
+// dropout: training mode draws from spec.rng; otherwise a copy (ref_dropout.cc).
+Result<KernelPtr> CreateDropoutKernel(const KernelSpec& spec);
+
+// multi_head_attention and transformer_block (explicit-weight forms),
+// composed of this directory's dense, softmax, layer-norm and gelu kernels
+// (attention.cc).
+Result<KernelPtr> CreateAttentionKernel(const KernelSpec& spec);
+
 }  // namespace shrew::runtime::kernels

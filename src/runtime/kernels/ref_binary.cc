@@ -1,8 +1,15 @@
 // Binary arithmetic (add sub mul div, fused_add_relu, fused_sub_relu) in our
-// own C++ for f64 and integer storage (i64, u8), with broadcasting. Integer
+// own C++ for f64 and integer storage (i64, u8), with broadcasting; mod and
+// pow for every numeric storage type including f32 (XNNPACK's modulus is
+// truncated and its pow is exp·log, both wrong for OPS.md §3.4). Integer
 // add/sub/mul wrap (computed unsigned, no UB); integer division truncates,
 // fails on a zero divisor with "integer division by zero" and wraps
-// INT64_MIN / −1 to INT64_MIN (OPS.md §3.4).
+// INT64_MIN / −1 to INT64_MIN. mod is floored (sign of the divisor; floats
+// via fmod plus a correction, integers exact, INT64_MIN % −1 = 0); pow is C
+// pow for floats (negative bases with integral exponents, 0**0 = 1) and
+// exact wrapping repeated multiplication for integers (a negative integer
+// exponent is an error).
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -39,6 +46,41 @@ T Divide(T a, T b) {
     return a / b;
   } else {
     return a / b;
+  }
+}
+template <typename T>
+T FlooredMod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // fmod then a sign correction avoids the rounding of floor(a/b).
+    T r = std::fmod(a, b);
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+    return r;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;  // INT64_MIN % −1 is undefined in C++; floored result 0
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+template <typename T>
+T Power(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::pow(a, b));
+  } else {
+    // Exponentiation by squaring modulo 2^bits (= repeated multiplication);
+    // b >= 0 was checked.
+    using U = std::make_unsigned_t<T>;
+    U result = 1;
+    U base = static_cast<U>(a);
+    uint64_t e = static_cast<uint64_t>(b);
+    while (e != 0) {
+      if (e & 1) result = static_cast<U>(result * base);
+      base = static_cast<U>(base * base);
+      e >>= 1;
+    }
+    return static_cast<T>(result);
   }
 }
 template <typename T>
@@ -97,6 +139,22 @@ class RefBinaryKernel final : public Kernel {
         }
         BroadcastBinary(loop_, a_, b_, out_, [](T x, T y) { return Divide(x, y); });
         break;
+      case K::kMod:
+        if constexpr (!std::is_floating_point_v<T>) {
+          for (size_t i = 0; i < b_elements_; ++i) {
+            if (b_[i] == 0) return InvalidArgument("integer division by zero");
+          }
+        }
+        BroadcastBinary(loop_, a_, b_, out_, [](T x, T y) { return FlooredMod(x, y); });
+        break;
+      case K::kPow:
+        if constexpr (std::is_signed_v<T> && !std::is_floating_point_v<T>) {
+          for (size_t i = 0; i < b_elements_; ++i) {
+            if (b_[i] < 0) return InvalidArgument("negative integer exponent in pow");
+          }
+        }
+        BroadcastBinary(loop_, a_, b_, out_, [](T x, T y) { return Power(x, y); });
+        break;
       default:
         return Internal(std::string("ref binary kernel created for ") + ir::OpName(op_));
     }
@@ -127,7 +185,8 @@ Result<KernelPtr> CreateRefBinaryKernel(const KernelSpec& spec) {
   const K op = spec.node->op;
   const bool relu = op == K::kFusedAddRelu || op == K::kFusedSubRelu;
   const K base = op == K::kFusedAddRelu ? K::kAdd : op == K::kFusedSubRelu ? K::kSub : op;
-  if (base != K::kAdd && base != K::kSub && base != K::kMul && base != K::kDiv) {
+  if (base != K::kAdd && base != K::kSub && base != K::kMul && base != K::kDiv && base != K::kMod &&
+      base != K::kPow) {
     return InvalidArgument(std::string(ir::OpName(op)) + " is not a binary arithmetic op with a kernel");
   }
   switch (*storage) {

@@ -128,9 +128,9 @@ Result<KernelPtr> CreateBinaryKernel(const KernelSpec& spec) {
   SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
   Result<ir::StorageType> storage = CommonStorage(spec);
   if (!storage.ok()) return storage.status();
-  if (*storage != ir::StorageType::kF32) return CreateRefBinaryKernel(spec);
   using K = ir::OpKind;
   const K op = spec.node->op;
+  if (*storage != ir::StorageType::kF32 || op == K::kMod || op == K::kPow) return CreateRefBinaryKernel(spec);
   const bool relu = op == K::kFusedAddRelu || op == K::kFusedSubRelu;
   const K base = op == K::kFusedAddRelu ? K::kAdd : op == K::kFusedSubRelu ? K::kSub : op;
   Result<BinaryStage> binary = BinaryStage::Create(base);

@@ -43,17 +43,31 @@ TEST(CopyKernelTest, ElementCountMustMatch) {
   EXPECT_EQ((*k)->Reshape(in, {5}).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(CopyKernelTest, DropoutInTrainingIsLeftToTheInterpreter) {
-  auto spec = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(0.1)));
+// Training-mode dropout draws from the spec's generator (ref_dropout.cc);
+// inference mode and p = 0 are copies; an invalid p fails when run.
+TEST(CopyKernelTest, DropoutInTrainingDrawsFromTheGenerator) {
+  auto spec = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(0.5)));
   spec->spec.training = true;
-  EXPECT_EQ(CreateKernel(spec->spec).status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(CreateKernel(spec->spec).status().code(), StatusCode::kFailedPrecondition);  // no generator
+  Rng rng(7), replay(7);
+  spec->spec.rng = &rng;
+  std::mt19937 gen(3);
+  Tensor x = RandomTensor(ir::DType::kF32, {64}, gen, 1, 2);
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {64});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int64_t i = 0; i < 64; ++i) {
+    const float expect = replay.NextUniform() >= 0.5 ? x.values<float>()[static_cast<size_t>(i)] * 2.0f : 0.0f;
+    EXPECT_EQ(y->values<float>()[static_cast<size_t>(i)], expect) << i;
+  }
   spec->spec.training = false;
   EXPECT_TRUE(CreateKernel(spec->spec).ok());
   auto p0 = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(0.0)));
   p0->spec.training = true;
   EXPECT_TRUE(CreateKernel(p0->spec).ok());  // p = 0 is the identity
   auto bad = MakeSpec(K::kDropout, {ir::DType::kF32}, ir::DType::kF32, testing::Attr("p", ir::AttrValue::Float(1.0)));
-  EXPECT_EQ(CreateKernel(bad->spec).status().code(), StatusCode::kInvalidArgument);
+  Result<Tensor> r = testing::CreateAndRun(bad->spec, {&x}, {64});
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("outside [0, 1)"), std::string::npos) << r.status().ToString();
 }
 
 void ExpectExpand(const Shape& in, const Shape& out, ir::DType d) {

@@ -1,0 +1,83 @@
+// Params blob through the package: saveParams → loadParams reproduces the
+// outputs bit for bit; a mismatched or corrupt blob throws a typed error and
+// leaves the program usable and unchanged; the same seed gives the checksums
+// the native build recorded in tests/testdata/param_checksums.txt.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
+import { ROOT, readExample } from "./helpers.mjs";
+
+const shrew = await Shrew.load();
+const MLP = readExample("mlp_classifier.sw");
+const input = () => new Tensor("f32", [2, 784], Float32Array.from({ length: 2 * 784 }, (_, i) => Math.cos(i * 0.11)));
+
+test("saveParams → loadParams reproduces outputs bit for bit", () => {
+  const a = shrew.compile(MLP, { seed: 1 }), b = shrew.compile(MLP, { seed: 2 });
+  try {
+    const ya = a.run("Classifier", { images: input() });
+    const yb = b.run("Classifier", { images: input() });
+    assert.notDeepEqual(ya.logits.data, yb.logits.data);
+    assert.notEqual(a.paramsChecksum(), b.paramsChecksum());
+    const blob = a.saveParams();
+    assert.ok(blob instanceof Uint8Array);
+    assert.equal(new TextDecoder().decode(blob.subarray(0, 8)), "SHRWPRM1");
+    b.loadParams(blob);
+    assert.equal(b.paramsChecksum(), a.paramsChecksum());
+    assert.deepEqual(b.saveParams(), blob);
+    const yb2 = b.run("Classifier", { images: input() });
+    assert.deepEqual(new Uint8Array(yb2.logits.data.buffer), new Uint8Array(ya.logits.data.buffer));
+    assert.deepEqual(new Uint8Array(yb2.probs.data.buffer), new Uint8Array(ya.probs.data.buffer));
+  } finally {
+    a.dispose(); b.dispose();
+  }
+});
+
+test("loadParams of a mismatched or corrupt blob throws and changes nothing", () => {
+  const p = shrew.compile(MLP, { seed: 1 });
+  const other = shrew.compile(readExample("logistic_regression.sw"), { seed: 1 });
+  try {
+    const before = p.saveParams();
+    const y0 = p.run("Classifier", { images: input() });
+    assert.throws(() => p.loadParams(other.saveParams()), (e) => e instanceof ShrewRuntimeError &&
+      e.code === "invalid_argument" && /does not have|missing/.test(e.message));
+    const truncated = before.subarray(0, before.length - 3);
+    assert.throws(() => p.loadParams(truncated), (e) => e instanceof ShrewRuntimeError && /parameter blob/.test(e.message));
+    assert.throws(() => p.loadParams(new Uint8Array([1, 2, 3])), (e) => e instanceof ShrewRuntimeError && /bad magic/.test(e.message));
+    assert.throws(() => p.loadParams([1, 2, 3]), TypeError);
+    assert.deepEqual(p.saveParams(), before);
+    const y1 = p.run("Classifier", { images: input() });
+    assert.deepEqual(y1.logits.data, y0.logits.data);
+  } finally {
+    p.dispose(); other.dispose();
+  }
+});
+
+test("same seed, same checksum as the native build (tests/testdata/param_checksums.txt)", () => {
+  const lines = readFileSync(`${ROOT}tests/testdata/param_checksums.txt`, "utf8").trim().split("\n");
+  assert.ok(lines.length >= 18);
+  for (const line of lines) {
+    const [file, seed, checksum] = line.split(" ");
+    const p = shrew.compile(readExample(file), { seed: Number(seed) });
+    try {
+      assert.equal(p.paramsChecksum(), checksum, `${file} seed ${seed}`);
+    } finally {
+      p.dispose();
+    }
+  }
+});
+
+test("recompile keeps parameters and outputs; an unknown graph throws", () => {
+  const p = shrew.compile(MLP, { seed: 4 });
+  try {
+    const y0 = p.run("Classifier", { images: input() });
+    const sum = p.paramsChecksum();
+    p.recompile("Classifier");
+    assert.equal(p.paramsChecksum(), sum);
+    const y1 = p.run("Classifier", { images: input() });
+    assert.deepEqual(y1.logits.data, y0.logits.data);
+    assert.throws(() => p.recompile("Nope"), (e) => e instanceof ShrewRuntimeError && /no compiled graph named 'Nope'/.test(e.message));
+  } finally {
+    p.dispose();
+  }
+});

@@ -1,0 +1,186 @@
+#include "api/param_blob.h"
+
+#include <bit>
+#include <cstring>
+#include <optional>
+
+namespace shrew {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "the parameter blob stores values in host layout, which must be little-endian");
+
+// Bound on a shape's rank in a blob: far above any real tensor, small enough
+// that a corrupt rank cannot make the reader allocate much.
+constexpr uint32_t kMaxRank = 64;
+
+void PutU32(std::vector<uint8_t>* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+void PutU64(std::vector<uint8_t>* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+void PutBytes(std::vector<uint8_t>* out, const void* p, size_t n) {
+  if (n == 0) return;
+  const size_t at = out->size();
+  out->resize(at + n);
+  std::memcpy(out->data() + at, p, n);
+}
+
+// A cursor that never reads past the end.
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  size_t remaining() const { return bytes_.size() - pos_; }
+  size_t position() const { return pos_; }
+  bool U8(uint8_t* v) {
+    if (remaining() < 1) return false;
+    *v = bytes_[pos_++];
+    return true;
+  }
+  bool U32(uint32_t* v) {
+    if (remaining() < 4) return false;
+    *v = 0;
+    for (int i = 0; i < 4; ++i) *v |= static_cast<uint32_t>(bytes_[pos_ + static_cast<size_t>(i)]) << (8 * i);
+    pos_ += 4;
+    return true;
+  }
+  bool U64(uint64_t* v) {
+    if (remaining() < 8) return false;
+    *v = 0;
+    for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(bytes_[pos_ + static_cast<size_t>(i)]) << (8 * i);
+    pos_ += 8;
+    return true;
+  }
+  bool Bytes(uint64_t n, std::span<const uint8_t>* out) {
+    if (n > remaining()) return false;
+    *out = bytes_.subspan(pos_, static_cast<size_t>(n));
+    pos_ += static_cast<size_t>(n);
+    return true;
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t pos_ = 0;
+};
+
+Status Corrupt(const std::string& what) { return InvalidArgument("parameter blob: " + what); }
+
+}  // namespace
+
+std::vector<uint8_t> EncodeParamBlob(std::span<const std::pair<std::string, const runtime::Tensor*>> params) {
+  std::vector<uint8_t> out;
+  PutBytes(&out, kParamBlobMagic, sizeof kParamBlobMagic);
+  PutU32(&out, kParamBlobVersion);
+  PutU32(&out, static_cast<uint32_t>(params.size()));
+  for (const auto& [key, t] : params) {
+    PutU32(&out, static_cast<uint32_t>(key.size()));
+    PutBytes(&out, key.data(), key.size());
+    const char* dtype = ir::DTypeName(t->dtype());
+    const size_t dl = std::strlen(dtype);
+    out.push_back(static_cast<uint8_t>(dl));
+    PutBytes(&out, dtype, dl);
+    PutU32(&out, static_cast<uint32_t>(t->rank()));
+    for (int64_t d : t->shape()) PutU64(&out, static_cast<uint64_t>(d));
+    PutU64(&out, t->byte_size());
+    if (t->byte_size() > 0) PutBytes(&out, t->raw_data(), t->byte_size());
+  }
+  return out;
+}
+
+Result<std::vector<ParamRecord>> DecodeParamBlob(std::span<const uint8_t> blob) {
+  Reader r(blob);
+  std::span<const uint8_t> magic;
+  if (!r.Bytes(sizeof kParamBlobMagic, &magic) || std::memcmp(magic.data(), kParamBlobMagic, sizeof kParamBlobMagic) != 0) {
+    return Corrupt("not a Shrew parameter blob (bad magic; " + std::to_string(blob.size()) + " bytes)");
+  }
+  uint32_t version = 0, count = 0;
+  if (!r.U32(&version)) return Corrupt("truncated header");
+  if (version != kParamBlobVersion) {
+    return Corrupt("unsupported version " + std::to_string(version) + " (this build reads version " +
+                   std::to_string(kParamBlobVersion) + ")");
+  }
+  if (!r.U32(&count)) return Corrupt("truncated header");
+  // Every record takes at least 4 + 1 + 4 + 8 bytes: a huge count in a
+  // small blob is rejected before anything is reserved.
+  if (static_cast<uint64_t>(count) * 17 > r.remaining()) {
+    return Corrupt("header says " + std::to_string(count) + " records but only " + std::to_string(r.remaining()) +
+                   " bytes follow");
+  }
+  std::vector<ParamRecord> records;
+  records.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const std::string at = "record " + std::to_string(i);
+    ParamRecord rec;
+    uint32_t key_len = 0;
+    std::span<const uint8_t> key;
+    if (!r.U32(&key_len) || !r.Bytes(key_len, &key)) return Corrupt(at + ": truncated key");
+    rec.key.assign(reinterpret_cast<const char*>(key.data()), key.size());
+    const std::string where = at + " ('" + rec.key + "')";
+    uint8_t dtype_len = 0;
+    std::span<const uint8_t> dtype_name;
+    if (!r.U8(&dtype_len) || !r.Bytes(dtype_len, &dtype_name)) return Corrupt(where + ": truncated dtype");
+    std::optional<ir::DType> dtype =
+        ir::DTypeFromName(std::string_view(reinterpret_cast<const char*>(dtype_name.data()), dtype_name.size()));
+    if (!dtype || !ir::IsExecutable(*dtype)) {
+      return Corrupt(where + ": unknown dtype '" +
+                     std::string(reinterpret_cast<const char*>(dtype_name.data()), dtype_name.size()) + "'");
+    }
+    rec.dtype = *dtype;
+    uint32_t rank = 0;
+    if (!r.U32(&rank)) return Corrupt(where + ": truncated rank");
+    if (rank > kMaxRank) return Corrupt(where + ": rank " + std::to_string(rank) + " is over " + std::to_string(kMaxRank));
+    for (uint32_t d = 0; d < rank; ++d) {
+      uint64_t size = 0;
+      if (!r.U64(&size)) return Corrupt(where + ": truncated shape");
+      if (size > static_cast<uint64_t>(INT64_MAX)) return Corrupt(where + ": negative dimension");
+      rec.shape.push_back(static_cast<int64_t>(size));
+    }
+    Result<int64_t> n = runtime::CountElements(rec.shape);
+    if (!n.ok()) return Corrupt(where + ": " + n.status().message());
+    const uint64_t elem = ir::StorageByteSize(ir::StorageOf(rec.dtype));
+    if (static_cast<uint64_t>(*n) > (uint64_t{1} << 50) / elem) return Corrupt(where + ": shape is too large");
+    const uint64_t expected = static_cast<uint64_t>(*n) * elem;
+    uint64_t nbytes = 0;
+    if (!r.U64(&nbytes)) return Corrupt(where + ": truncated value size");
+    if (nbytes != expected) {
+      return Corrupt(where + ": values are " + std::to_string(nbytes) + " bytes, expected " + std::to_string(expected) +
+                     " for " + ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
+    }
+    if (!r.Bytes(nbytes, &rec.data)) {
+      return Corrupt(where + ": values truncated (" + std::to_string(r.remaining()) + " of " + std::to_string(nbytes) +
+                     " bytes present)");
+    }
+    if (rec.dtype == ir::DType::kBool) {
+      for (uint8_t b : rec.data) {
+        if (b > 1) return Corrupt(where + ": a bool value is " + std::to_string(b) + ", not 0 or 1");
+      }
+    }
+    records.push_back(std::move(rec));
+  }
+  if (r.remaining() != 0) {
+    return Corrupt(std::to_string(r.remaining()) + " unexpected bytes after the last record");
+  }
+  return records;
+}
+
+uint64_t Fnv1a64(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) {
+    h ^= b;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string ChecksumHex(uint64_t checksum) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    s[static_cast<size_t>(i)] = kDigits[checksum & 0xf];
+    checksum >>= 4;
+  }
+  return s;
+}
+
+}  // namespace shrew

@@ -1,0 +1,96 @@
+#include "jit/call_kernel.h"
+
+#include <cstring>
+#include <string>
+
+#include "jit/binding.h"
+#include "jit/executor.h"
+
+namespace shrew::jit {
+namespace {
+
+using runtime::Shape;
+
+class CallKernel final : public runtime::Kernel {
+ public:
+  CallKernel(const ir::Graph* callee, int index, CalleeResolver resolve, ir::DimBindings config_dims,
+             std::vector<ir::DType> dtypes)
+      : callee_(callee), index_(index), resolve_(std::move(resolve)), config_dims_(std::move(config_dims)),
+        dtypes_(std::move(dtypes)) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    const std::string where = "call[" + callee_->name() + "]";
+    if (operand_shapes.size() != dtypes_.size()) return InvalidArgument(where + ": operand count changed");
+    std::vector<InputDesc> descs;
+    for (size_t i = 0; i < operand_shapes.size(); ++i) descs.push_back({true, dtypes_[i], operand_shapes[i]});
+    Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs);
+    if (!dims.ok()) return dims.status();
+    shapes_.assign(operand_shapes.begin(), operand_shapes.end());
+    dims_ = std::move(dims).value();
+    Executor* ex = resolve_(index_);
+    if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
+    SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
+    if (ex->output_shape(0) != output_shape) {
+      return Internal(where + ": the callee produces " + runtime::ShapeToString(ex->output_shape(0)) +
+                      " but the caller planned " + runtime::ShapeToString(output_shape));
+    }
+    out_bytes_ = 0;
+    Result<int64_t> n = runtime::CountElements(output_shape);
+    if (!n.ok()) return n.status();
+    out_bytes_ = static_cast<size_t>(*n) * ir::StorageByteSize(ir::StorageOf(ex->output_dtype(0)));
+    in_bytes_.clear();
+    for (size_t i = 0; i < operand_shapes.size(); ++i) {
+      Result<int64_t> count = runtime::CountElements(operand_shapes[i]);
+      if (!count.ok()) return count.status();
+      in_bytes_.push_back(static_cast<size_t>(*count) * ir::StorageByteSize(ir::StorageOf(dtypes_[i])));
+      if (in_bytes_.back() != ex->input_bytes(static_cast<int>(i))) {
+        return Internal(where + ": input " + std::to_string(i) + " buffer size differs from the operand");
+      }
+    }
+    return size_t{0};
+  }
+
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != dtypes_.size()) return InvalidArgument("call: operand count changed");
+    src_.assign(operands.begin(), operands.end());
+    out_ = output;
+    return Status::Ok();
+  }
+
+  Status Run() override {
+    Executor* ex = resolve_(index_);
+    if (ex == nullptr) return FailedPrecondition("call[" + callee_->name() + "]: the callee is not compiled");
+    SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
+    for (size_t i = 0; i < src_.size(); ++i) {
+      if (in_bytes_[i] > 0) std::memcpy(ex->input_data(static_cast<int>(i)), src_[i], in_bytes_[i]);
+    }
+    SHREW_RETURN_IF_ERROR(ex->Run());
+    if (out_bytes_ > 0) std::memcpy(out_, ex->output_data(0), out_bytes_);
+    return Status::Ok();
+  }
+
+  const char* impl_name() const override { return "call"; }
+
+ private:
+  const ir::Graph* callee_;
+  int index_;
+  CalleeResolver resolve_;
+  ir::DimBindings config_dims_;
+  std::vector<ir::DType> dtypes_;
+  std::vector<Shape> shapes_;
+  ir::DimBindings dims_;
+  std::vector<size_t> in_bytes_;
+  size_t out_bytes_ = 0;
+  std::vector<const void*> src_;
+  void* out_ = nullptr;
+};
+
+}  // namespace
+
+runtime::KernelPtr MakeCallKernel(const ir::Graph* callee, int callee_index, CalleeResolver resolve,
+                                  ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes) {
+  return std::make_unique<CallKernel>(callee, callee_index, std::move(resolve), std::move(config_dims),
+                                      std::move(operand_dtypes));
+}
+
+}  // namespace shrew::jit

@@ -1,0 +1,167 @@
+// concat and split (OPS.md §3.10.5, §3.10.6) for every dtype: byte copies
+// of contiguous slabs. With `outer` the product of the sizes before the
+// axis, each operand (concat) or the chosen chunk (split) is `outer` slabs
+// of (its axis size × the sizes after the axis) elements; one memcpy each.
+// Axes are signed and normalised against the actual rank at Reshape.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+class ConcatKernel final : public Kernel {
+ public:
+  ConcatKernel(size_t num_operands, int64_t dim, size_t element_bytes)
+      : num_operands_(num_operands), dim_(dim), eb_(element_bytes) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes("concat", operand_shapes, num_operands_, num_operands_, output_shape));
+    const Shape& first = operand_shapes[0];
+    Result<int> axis = NormalizeAxis(dim_, static_cast<int>(first.size()));
+    if (!axis.ok()) return InvalidArgument("concat: " + axis.status().message());
+    const size_t a = static_cast<size_t>(*axis);
+    Shape expected = first;
+    expected[a] = 0;
+    for (size_t k = 0; k < operand_shapes.size(); ++k) {
+      const Shape& t = operand_shapes[k];
+      bool ok = t.size() == first.size();
+      for (size_t i = 0; ok && i < t.size(); ++i) ok = i == a || t[i] == first[i];
+      if (!ok) {
+        return InvalidArgument("concat operand " + std::to_string(k) + " has shape " + ShapeToString(t) +
+                               ", incompatible with " + ShapeToString(first) + " along axis " + std::to_string(a));
+      }
+      expected[a] += t[a];
+    }
+    SHREW_RETURN_IF_ERROR(CheckOutputShape("concat", expected, output_shape));
+    outer_ = 1;
+    for (size_t i = 0; i < a; ++i) outer_ *= first[i];
+    slab_bytes_.clear();
+    for (const Shape& t : operand_shapes) {
+      int64_t slab = 1;
+      for (size_t i = a; i < t.size(); ++i) slab *= t[i];
+      slab_bytes_.push_back(static_cast<size_t>(slab) * eb_);
+    }
+    return size_t{0};
+  }
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != num_operands_) return InvalidArgument("concat: operand count changed");
+    src_.assign(operands.begin(), operands.end());
+    dst_ = static_cast<std::byte*>(output);
+    return Status::Ok();
+  }
+  Status Run() override {
+    std::byte* dst = dst_;
+    for (int64_t o = 0; o < outer_; ++o) {
+      for (size_t k = 0; k < src_.size(); ++k) {
+        const size_t slab = slab_bytes_[k];
+        if (slab == 0) continue;
+        std::memcpy(dst, static_cast<const std::byte*>(src_[k]) + static_cast<size_t>(o) * slab, slab);
+        dst += slab;
+      }
+    }
+    return Status::Ok();
+  }
+  const char* impl_name() const override { return "ref"; }
+
+ private:
+  size_t num_operands_;
+  int64_t dim_;
+  size_t eb_;
+  int64_t outer_ = 0;
+  std::vector<size_t> slab_bytes_;
+  std::vector<const void*> src_;  // sized at Setup
+  std::byte* dst_ = nullptr;
+};
+
+class SplitKernel final : public Kernel {
+ public:
+  SplitKernel(int64_t chunks, int64_t dim, int64_t index, size_t element_bytes)
+      : chunks_(chunks), dim_(dim), index_(index), eb_(element_bytes) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes("split", operand_shapes, 1, 1, output_shape));
+    const Shape& x = operand_shapes[0];
+    Result<int> axis = NormalizeAxis(dim_, static_cast<int>(x.size()));
+    if (!axis.ok()) return InvalidArgument("split: " + axis.status().message());
+    const size_t a = static_cast<size_t>(*axis);
+    const int64_t len = x[a];
+    // c = ⌈L/n⌉ per chunk, m = ⌈L/c⌉ chunks produced; an empty axis yields
+    // one empty chunk.
+    const int64_t c = (len + chunks_ - 1) / chunks_;
+    const int64_t produced = len == 0 ? 1 : (len + c - 1) / c;
+    if (index_ >= produced) {
+      return InvalidArgument("split index " + std::to_string(index_) + " is out of range: an axis of size " +
+                             std::to_string(len) + " in " + std::to_string(chunks_) + " chunks gives " +
+                             std::to_string(produced) + " chunks");
+    }
+    const int64_t start = index_ * c;
+    const int64_t size = std::min(c, len - start);
+    Shape expected = x;
+    expected[a] = size;
+    SHREW_RETURN_IF_ERROR(CheckOutputShape("split", expected, output_shape));
+    int64_t inner = 1;
+    for (size_t i = a + 1; i < x.size(); ++i) inner *= x[i];
+    outer_ = 1;
+    for (size_t i = 0; i < a; ++i) outer_ *= x[i];
+    in_slab_ = static_cast<size_t>(len * inner) * eb_;
+    out_slab_ = static_cast<size_t>(size * inner) * eb_;
+    offset_ = static_cast<size_t>(start * inner) * eb_;
+    return size_t{0};
+  }
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 1) return InvalidArgument("split: expected 1 operand");
+    src_ = static_cast<const std::byte*>(operands[0]);
+    dst_ = static_cast<std::byte*>(output);
+    return Status::Ok();
+  }
+  Status Run() override {
+    if (out_slab_ == 0) return Status::Ok();
+    for (int64_t o = 0; o < outer_; ++o) {
+      std::memcpy(dst_ + static_cast<size_t>(o) * out_slab_, src_ + static_cast<size_t>(o) * in_slab_ + offset_,
+                  out_slab_);
+    }
+    return Status::Ok();
+  }
+  const char* impl_name() const override { return "ref"; }
+
+ private:
+  int64_t chunks_, dim_, index_;
+  size_t eb_;
+  int64_t outer_ = 0;
+  size_t in_slab_ = 0, out_slab_ = 0, offset_ = 0;
+  const std::byte* src_ = nullptr;
+  std::byte* dst_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateConcatKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, SIZE_MAX));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  Result<int64_t> dim = IntAttr(*spec.node, "dim");
+  if (!dim.ok()) return dim.status();
+  return KernelPtr(new ConcatKernel(spec.operand_dtypes.size(), *dim, ir::StorageByteSize(*storage)));
+}
+
+Result<KernelPtr> CreateSplitKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, 1));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  Result<int64_t> chunks = IntAttr(*spec.node, "chunks");
+  if (!chunks.ok()) return chunks.status();
+  Result<int64_t> dim = IntAttr(*spec.node, "dim");
+  if (!dim.ok()) return dim.status();
+  Result<int64_t> index = IntAttr(*spec.node, "index");
+  if (!index.ok()) return index.status();
+  if (*chunks < 1) return InvalidArgument("split chunks must be >= 1, got " + std::to_string(*chunks));
+  if (*index < 0) return InvalidArgument("split index must be >= 0, got " + std::to_string(*index));
+  return KernelPtr(new SplitKernel(*chunks, *dim, *index, ir::StorageByteSize(*storage)));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,202 @@
+// cross_entropy and mse_loss (OPS.md §3.13), our own C++ for f32 and f64;
+// both produce a rank-0 value of the float operand's dtype.
+//
+// cross_entropy(logits [..., C], target): per row the stable log-softmax
+// x − m − log Σ exp(x − m); the target is either a distribution (the
+// logits' shape and dtype) or class indices (the logits' shape without the
+// last axis; i64/u8, or float with integral values). Every class index is
+// checked (in [0, C), integral) before any arithmetic: "cross_entropy class
+// index I (element K) out of range for C classes". loss = −(1/N) Σ.
+// mse_loss: mean over the broadcast (pred − target)². Sums accumulate in
+// double.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "ir/attr.h"
+#include "runtime/kernels/broadcast.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+// T: logits storage; I: target storage (T for the distribution form).
+template <typename T, typename I>
+class CrossEntropyKernel final : public Kernel {
+ public:
+  explicit CrossEntropyKernel(bool indices_dtype) : indices_dtype_(indices_dtype) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes("cross_entropy", operand_shapes, 2, 2, output_shape));
+    const Shape& logits = operand_shapes[0];
+    const Shape& target = operand_shapes[1];
+    if (logits.size() < 2) {
+      return InvalidArgument("cross_entropy expects logits of rank >= 2, got rank " + std::to_string(logits.size()));
+    }
+    SHREW_RETURN_IF_ERROR(CheckOutputShape("cross_entropy", Shape{}, output_shape));
+    const Shape lead(logits.begin(), logits.end() - 1);
+    c_ = logits.back();
+    n_ = NumElements(lead);
+    if (target == logits && !indices_dtype_) {
+      distribution_ = true;
+    } else if (target == lead) {
+      distribution_ = false;
+    } else {
+      return InvalidArgument("cross_entropy target of shape " + ShapeToString(target) +
+                             " matches neither the logits' shape " + ShapeToString(logits) + " (distribution) nor " +
+                             ShapeToString(lead) + " (class indices)");
+    }
+    if (distribution_ && !std::is_same_v<T, I>) return InvalidArgument("dtype mismatch in cross_entropy");
+    return size_t{0};
+  }
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 2) return InvalidArgument("cross_entropy: expected 2 operands");
+    x_ = static_cast<const T*>(operands[0]);
+    t_ = static_cast<const I*>(operands[1]);
+    y_ = static_cast<T*>(output);
+    return Status::Ok();
+  }
+  Status Run() override {
+    const size_t c = static_cast<size_t>(c_);
+    if (!distribution_) {
+      for (int64_t i = 0; i < n_; ++i) SHREW_RETURN_IF_ERROR(CheckClass(t_[i], i));
+    }
+    double total = 0;
+    for (int64_t r = 0; r < n_; ++r) {
+      const T* x = x_ + r * c_;
+      T m = -std::numeric_limits<T>::infinity();
+      for (size_t j = 0; j < c; ++j) m = std::max(m, x[j]);
+      // exp in the storage type (as the interpreter; expf is much cheaper
+      // than exp), accumulated in double.
+      double sum = 0;
+      for (size_t j = 0; j < c; ++j) sum += static_cast<double>(std::exp(x[j] - m));
+      const double lse = static_cast<double>(m) + std::log(sum);
+      if (distribution_) {
+        const I* t = t_ + r * c_;
+        for (size_t j = 0; j < c; ++j) total += static_cast<double>(t[j]) * (static_cast<double>(x[j]) - lse);
+      } else {
+        total += static_cast<double>(x[static_cast<size_t>(t_[r])]) - lse;
+      }
+    }
+    y_[0] = static_cast<T>(-total / static_cast<double>(n_));
+    return Status::Ok();
+  }
+  const char* impl_name() const override { return "ref"; }
+
+ private:
+  Status CheckClass(I v, int64_t element) const {
+    if constexpr (std::is_floating_point_v<I>) {
+      const double d = static_cast<double>(v);
+      if (!std::isfinite(d) || std::trunc(d) != d) {
+        return InvalidArgument("cross_entropy target " + ir::FormatDouble(d) + " (element " + std::to_string(element) +
+                               ") is not an integral class index");
+      }
+      if (d < 0 || d >= static_cast<double>(c_)) return OutOfRangeClass(ir::FormatDouble(d), element);
+    } else {
+      const int64_t k = static_cast<int64_t>(v);
+      if (k < 0 || k >= c_) return OutOfRangeClass(std::to_string(k), element);
+    }
+    return Status::Ok();
+  }
+  Status OutOfRangeClass(const std::string& shown, int64_t element) const {
+    return OutOfRange("cross_entropy class index " + shown + " (element " + std::to_string(element) +
+                      ") out of range for " + std::to_string(c_) + " classes");
+  }
+
+  bool indices_dtype_;
+  bool distribution_ = true;
+  int64_t c_ = 0, n_ = 0;
+  const T* x_ = nullptr;
+  const I* t_ = nullptr;
+  T* y_ = nullptr;
+};
+
+template <typename T>
+class MseLossKernel final : public Kernel {
+ public:
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    SHREW_RETURN_IF_ERROR(CheckShapes("mse_loss", operand_shapes, 2, 2, output_shape));
+    Result<Shape> b = BroadcastShapes(operand_shapes[0], operand_shapes[1]);
+    if (!b.ok()) return InvalidArgument("mse_loss: " + b.status().message());
+    SHREW_RETURN_IF_ERROR(CheckOutputShape("mse_loss", Shape{}, output_shape));
+    shape_ = *b;
+    count_ = NumElements(shape_);
+    loop_.Init(shape_, {&operand_shapes[0], &operand_shapes[1]});
+    return size_t{0};
+  }
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 2) return InvalidArgument("mse_loss: expected 2 operands");
+    a_ = static_cast<const T*>(operands[0]);
+    b_ = static_cast<const T*>(operands[1]);
+    y_ = static_cast<T*>(output);
+    return Status::Ok();
+  }
+  Status Run() override {
+    double sum = 0;
+    const int64_t sa = loop_.inner_stride(0), sb = loop_.inner_stride(1);
+    const int64_t n = loop_.inner();
+    loop_.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t) {
+      const T* a = a_ + off[0];
+      const T* b = b_ + off[1];
+      double acc = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const T d = a[i * sa] - b[i * sb];  // rounded in T, as the interpreter computes it
+        acc += static_cast<double>(d) * static_cast<double>(d);
+      }
+      sum += acc;
+    });
+    y_[0] = static_cast<T>(sum / static_cast<double>(count_));
+    return Status::Ok();
+  }
+  const char* impl_name() const override { return "ref"; }
+
+ private:
+  Shape shape_;
+  int64_t count_ = 0;
+  BroadcastLoop<2> loop_;
+  const T* a_ = nullptr;
+  const T* b_ = nullptr;
+  T* y_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateLossKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+  const ir::StorageType s = ir::StorageOf(spec.operand_dtypes[0]);
+  if (s != ir::StorageType::kF32 && s != ir::StorageType::kF64) {
+    return InvalidArgument(std::string(OpNameOf(spec)) + " requires a float operand, got " +
+                           ir::DTypeName(spec.operand_dtypes[0]));
+  }
+  if (ir::StorageOf(spec.output_dtype) != s) return InvalidArgument(std::string(OpNameOf(spec)) + ": output dtype differs");
+  if (spec.node->op == ir::OpKind::kMseLoss) {
+    if (spec.operand_dtypes[1] != spec.operand_dtypes[0]) {
+      return InvalidArgument(std::string("dtype mismatch: ") + ir::DTypeName(spec.operand_dtypes[0]) + " and " +
+                             ir::DTypeName(spec.operand_dtypes[1]));
+    }
+    if (s == ir::StorageType::kF32) return KernelPtr(new MseLossKernel<float>());
+    return KernelPtr(new MseLossKernel<double>());
+  }
+  if (spec.node->op != ir::OpKind::kCrossEntropy) return InvalidArgument(std::string(OpNameOf(spec)) + " is not a loss");
+  const ir::DType t = spec.operand_dtypes[1];
+  // Same dtype: distribution (or float class indices, decided by shape).
+  const bool same = t == spec.operand_dtypes[0];
+  auto make = [&](auto tag) -> Result<KernelPtr> {
+    using T = typename decltype(tag)::type;
+    if (same) return KernelPtr(new CrossEntropyKernel<T, T>(false));
+    switch (ir::StorageOf(t)) {
+      case ir::StorageType::kI64: return KernelPtr(new CrossEntropyKernel<T, int64_t>(true));
+      case ir::StorageType::kU8: return KernelPtr(new CrossEntropyKernel<T, uint8_t>(true));
+      case ir::StorageType::kF32: return KernelPtr(new CrossEntropyKernel<T, float>(true));
+      case ir::StorageType::kF64: return KernelPtr(new CrossEntropyKernel<T, double>(true));
+      default: break;
+    }
+    return InvalidArgument(std::string("cross_entropy class indices must be integers, got ") + ir::DTypeName(t));
+  };
+  if (s == ir::StorageType::kF32) return make(TypeTag<float>{});
+  return make(TypeTag<double>{});
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,301 @@
+// Reductions sum mean max min variance over any set of axes (OPS.md §3.8),
+// our own C++ for f32 and f64 (XNNPACK 2024-11 has sum/mean reductions but
+// neither max/min/variance nor f64; one family of loops keeps the semantics
+// in one place).
+//
+// Reshape merges adjacent axes of the same kind (reduced / kept) and drops
+// size-1 axes, so every reduction becomes a walk over contiguous input rows
+// whose innermost merged axis is either reduced (a row sum into one
+// accumulator) or kept (a row added element-wise into a row of
+// accumulators); both loops vectorise. sum/mean/variance accumulate in
+// double in the workspace (variance: a second pass over centred values, as
+// OPS.md §3.11.3 requires); max/min write the output directly, NaN
+// propagating. max/min of an empty slice is the run-time error of the
+// interpreter.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using K = ir::OpKind;
+constexpr int kLanes = 8;  // independent partial sums per row
+
+template <typename T>
+double RowSum(const T* x, size_t n) {
+  double acc[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
+  }
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+template <typename T>
+double RowSquaredDeviation(const T* x, size_t n, double mean) {
+  double acc[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const double d = static_cast<double>(x[i + l]) - mean;
+      acc[l] += d * d;
+    }
+  }
+  double s = 0;
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    s += d * d;
+  }
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+template <typename T>
+bool Better(bool is_max, T v, T acc) {
+  // NaN propagates: once the accumulator is NaN no comparison replaces it.
+  return std::isnan(v) || (is_max ? v > acc : v < acc);
+}
+
+template <typename T>
+class ReduceKernel final : public Kernel {
+ public:
+  ReduceKernel(K op, ir::AttrValue dims, bool keepdim) : op_(op), dims_attr_(std::move(dims)), keepdim_(keepdim) {}
+
+  Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
+    const char* name = ir::OpName(op_);
+    SHREW_RETURN_IF_ERROR(CheckShapes(name, operand_shapes, 1, 1, output_shape));
+    const Shape& x = operand_shapes[0];
+    const int rank = static_cast<int>(x.size());
+    std::vector<bool> reduced(x.size(), dims_attr_.is_all());
+    if (!dims_attr_.is_all()) {
+      std::vector<int64_t> list;
+      if (dims_attr_.is_int()) list.push_back(dims_attr_.as_int());
+      else list = dims_attr_.as_int_list();
+      for (int64_t d : list) {
+        Result<int> axis = NormalizeAxis(d, rank);
+        if (!axis.ok()) return InvalidArgument(std::string(name) + ": " + axis.status().message());
+        if (reduced[static_cast<size_t>(*axis)]) {
+          return InvalidArgument(std::string(name) + ": duplicate axis " + std::to_string(d) + " in dims " +
+                                 dims_attr_.ToString());
+        }
+        reduced[static_cast<size_t>(*axis)] = true;
+      }
+    }
+    Shape expected;
+    count_ = 1;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (reduced[i]) {
+        count_ *= x[i];
+        if (keepdim_) expected.push_back(1);
+      } else {
+        expected.push_back(x[i]);
+      }
+    }
+    SHREW_RETURN_IF_ERROR(CheckOutputShape(name, expected, output_shape));
+    n_out_ = NumElements(output_shape);
+    n_in_ = NumElements(x);
+    // Merge: drop size-1 axes, join neighbours of the same kind.
+    dims_.clear();
+    red_.clear();
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i] == 1) continue;
+      if (!dims_.empty() && red_.back() == reduced[i]) {
+        dims_.back() *= x[i];
+      } else {
+        dims_.push_back(x[i]);
+        red_.push_back(reduced[i]);
+      }
+    }
+    if (dims_.empty()) {
+      dims_.push_back(1);
+      red_.push_back(false);
+    }
+    // Output strides of the merged axes (0 on reduced ones).
+    out_stride_.assign(dims_.size(), 0);
+    int64_t s = 1;
+    for (size_t i = dims_.size(); i-- > 0;) {
+      if (red_[i]) continue;
+      out_stride_[i] = s;
+      s *= dims_[i];
+    }
+    index_.assign(dims_.size(), 0);
+    const bool accumulates = op_ == K::kSum || op_ == K::kMean || op_ == K::kVariance;
+    WorkspaceLayout layout;
+    acc_offset_ = layout.Add(accumulates ? static_cast<size_t>(n_out_) * sizeof(double) : 0);
+    mean_offset_ = layout.Add(op_ == K::kVariance ? static_cast<size_t>(n_out_) * sizeof(double) : 0);
+    workspace_bytes_ = layout.total();
+    return workspace_bytes_;
+  }
+
+  Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
+    if (operands.size() != 1) return InvalidArgument(std::string(ir::OpName(op_)) + ": expected 1 operand");
+    SHREW_RETURN_IF_ERROR(CheckWorkspace(ir::OpName(op_), workspace, workspace_bytes_));
+    x_ = static_cast<const T*>(operands[0]);
+    y_ = static_cast<T*>(output);
+    acc_ = WorkspaceAt<double>(workspace, acc_offset_);
+    mean_ = WorkspaceAt<double>(workspace, mean_offset_);
+    return Status::Ok();
+  }
+
+  Status Run() override {
+    if (n_out_ == 0) return Status::Ok();
+    switch (op_) {
+      case K::kSum:
+      case K::kMean: {
+        Accumulate(acc_, nullptr);
+        const double div = op_ == K::kMean ? static_cast<double>(count_) : 1.0;
+        for (int64_t i = 0; i < n_out_; ++i) {
+          y_[i] = op_ == K::kMean ? static_cast<T>(acc_[i] / div) : static_cast<T>(acc_[i]);
+        }
+        return Status::Ok();
+      }
+      case K::kVariance: {
+        Accumulate(mean_, nullptr);
+        const double n = static_cast<double>(count_);
+        for (int64_t i = 0; i < n_out_; ++i) mean_[i] /= n;
+        Accumulate(acc_, mean_);
+        for (int64_t i = 0; i < n_out_; ++i) y_[i] = static_cast<T>(acc_[i] / n);
+        return Status::Ok();
+      }
+      case K::kMax:
+      case K::kMin:
+        if (count_ == 0) {
+          return InvalidArgument(std::string(ir::OpName(op_)) + " of an empty slice (input has no elements)");
+        }
+        Extremum(op_ == K::kMax);
+        return Status::Ok();
+      default:
+        return Internal(std::string("reduce kernel created for ") + ir::OpName(op_));
+    }
+  }
+
+  const char* impl_name() const override { return "ref"; }
+
+ private:
+  // Calls row(x_ + in_offset, n, out_offset, inner_reduced) for every
+  // contiguous innermost row of the input.
+  template <typename Fn>
+  void ForEachRow(Fn&& row) {
+    if (n_in_ == 0) return;
+    const size_t outer = dims_.size() - 1;
+    const int64_t inner = dims_.back();
+    const bool inner_reduced = red_.back();
+    int64_t rows = 1;
+    for (size_t i = 0; i < outer; ++i) rows *= dims_[i];
+    for (size_t i = 0; i < outer; ++i) index_[i] = 0;
+    int64_t out_off = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      row(x_ + r * inner, static_cast<size_t>(inner), out_off, inner_reduced);
+      for (size_t i = outer; i-- > 0;) {
+        ++index_[i];
+        out_off += out_stride_[i];
+        if (index_[i] < dims_[i]) break;
+        out_off -= out_stride_[i] * dims_[i];
+        index_[i] = 0;
+      }
+    }
+  }
+
+  // acc[o] += Σ x (or Σ (x − mean[o])² when mean is given).
+  void Accumulate(double* acc, const double* mean) {
+    for (int64_t i = 0; i < n_out_; ++i) acc[i] = 0.0;
+    ForEachRow([&](const T* x, size_t n, int64_t o, bool inner_reduced) {
+      if (inner_reduced) {
+        acc[o] += mean == nullptr ? RowSum(x, n) : RowSquaredDeviation(x, n, mean[o]);
+      } else if (mean == nullptr) {
+        double* __restrict a = acc + o;
+        for (size_t i = 0; i < n; ++i) a[i] += static_cast<double>(x[i]);
+      } else {
+        double* __restrict a = acc + o;
+        const double* __restrict m = mean + o;
+        for (size_t i = 0; i < n; ++i) {
+          const double d = static_cast<double>(x[i]) - m[i];
+          a[i] += d * d;
+        }
+      }
+    });
+  }
+
+  void Extremum(bool is_max) {
+    const T init = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    for (int64_t i = 0; i < n_out_; ++i) y_[i] = init;
+    ForEachRow([&](const T* x, size_t n, int64_t o, bool inner_reduced) {
+      if (inner_reduced) {
+        // Branch-free: the extremum and a NaN flag (NaN propagates), so the
+        // loop vectorises.
+        T lanes[kLanes];
+        for (T& l : lanes) l = y_[o];
+        int nan = std::isnan(y_[o]) ? 1 : 0;
+        size_t i = 0;
+        for (; i + kLanes <= n; i += kLanes) {
+          for (int l = 0; l < kLanes; ++l) {
+            const T v = x[i + static_cast<size_t>(l)];
+            lanes[l] = (is_max ? v > lanes[l] : v < lanes[l]) ? v : lanes[l];
+            nan |= v != v ? 1 : 0;
+          }
+        }
+        T m = lanes[0];
+        for (int l = 1; l < kLanes; ++l) m = (is_max ? lanes[l] > m : lanes[l] < m) ? lanes[l] : m;
+        for (; i < n; ++i) {
+          m = (is_max ? x[i] > m : x[i] < m) ? x[i] : m;
+          nan |= x[i] != x[i] ? 1 : 0;
+        }
+        y_[o] = nan != 0 ? std::numeric_limits<T>::quiet_NaN() : m;
+      } else {
+        T* __restrict y = y_ + o;
+        for (size_t i = 0; i < n; ++i) y[i] = Better(is_max, x[i], y[i]) ? x[i] : y[i];
+      }
+    });
+  }
+
+  K op_;
+  ir::AttrValue dims_attr_;
+  bool keepdim_;
+  std::vector<int64_t> dims_;        // merged input axes
+  std::vector<bool> red_;            // per merged axis: reduced
+  std::vector<int64_t> out_stride_;  // per merged axis (0 when reduced)
+  std::vector<int64_t> index_;       // odometer, sized at Reshape
+  int64_t count_ = 1;                // elements per reduced slice
+  int64_t n_out_ = 0;
+  int64_t n_in_ = 0;
+  size_t acc_offset_ = 0, mean_offset_ = 0, workspace_bytes_ = 0;
+  const T* x_ = nullptr;
+  T* y_ = nullptr;
+  double* acc_ = nullptr;
+  double* mean_ = nullptr;
+};
+
+}  // namespace
+
+Result<KernelPtr> CreateReduceKernel(const KernelSpec& spec) {
+  SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 1, 1));
+  Result<ir::StorageType> storage = CommonStorage(spec);
+  if (!storage.ok()) return storage.status();
+  const K op = spec.node->op;
+  if (op != K::kSum && op != K::kMean && op != K::kMax && op != K::kMin && op != K::kVariance) {
+    return InvalidArgument(std::string(ir::OpName(op)) + " is not a reduction");
+  }
+  const ir::AttrValue* dims = spec.node->attr("dims");
+  ir::AttrValue all = ir::FindOpAttrSpec(op, "dims")->default_value;
+  const ir::AttrValue& d = dims != nullptr ? *dims : all;
+  if (!d.is_all() && !d.is_int() && !d.is_int_list()) {
+    return InvalidArgument(std::string(ir::OpName(op)) + ": attribute 'dims' must be an int list or all, got " +
+                           d.ToString());
+  }
+  Result<bool> keepdim = BoolAttr(*spec.node, "keepdim");
+  if (!keepdim.ok()) return keepdim.status();
+  if (*storage == ir::StorageType::kF32) return KernelPtr(new ReduceKernel<float>(op, d, *keepdim));
+  if (*storage == ir::StorageType::kF64) return KernelPtr(new ReduceKernel<double>(op, d, *keepdim));
+  return InvalidArgument(std::string(ir::OpName(op)) + " requires a float operand, got " +
+                         ir::DTypeName(spec.output_dtype));
+}
+
+}  // namespace shrew::runtime::kernels

@@ -1,0 +1,176 @@
+// The parameter blob (api/param_blob.h) and Program::SaveParams/LoadParams:
+// round trips bit for bit, the documented byte layout, a reader that rejects
+// every truncation and corruption with a clear error, all-or-nothing loads,
+// and the checked-in per-example checksums (shared with the wasm build's
+// node test, so a divergence in either build fails).
+#include "api/param_blob.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "jit/jit_test_util.h"
+
+namespace shrew {
+namespace {
+
+using runtime::Tensor;
+using runtime::TensorMap;
+using jit::testing::MakeProgram;
+using jit::testing::ReadTestdata;
+
+const char* kSource = R"SW(
+@graph G {
+  input x: Tensor<[B, 4], f32>;
+  param w: Tensor<[4, 3], f32> { init: "xavier_uniform"; };
+  param b: Tensor<[3], f32> { init: "normal(0, 0.5)"; };
+  param steps: Tensor<[2], i64> { init: "ones"; };
+  output y: relu(matmul(x, w) + b);
+}
+)SW";
+
+TEST(ParamBlob, LayoutIsTheDocumentedOne) {
+  Tensor t = Tensor::FromVector<float>(ir::DType::kF32, {2}, {1.0f, -2.0f}).value();
+  std::vector<std::pair<std::string, const Tensor*>> params = {{"G/w", &t}};
+  std::vector<uint8_t> blob = EncodeParamBlob(params);
+  std::vector<uint8_t> expect = {'S', 'H', 'R', 'W', 'P', 'R', 'M', '1', 1, 0, 0, 0, 1, 0, 0, 0,  // magic, version, count
+                                 3, 0, 0, 0, 'G', '/', 'w',                                       // key
+                                 3, 'f', '3', '2',                                                // dtype
+                                 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,                              // rank, dims
+                                 8, 0, 0, 0, 0, 0, 0, 0,                                          // nbytes
+                                 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0xc0};                 // 1.0f, -2.0f
+  EXPECT_EQ(blob, expect);
+  Result<std::vector<ParamRecord>> recs = DecodeParamBlob(blob);
+  ASSERT_TRUE(recs.ok()) << recs.status().ToString();
+  ASSERT_EQ(recs->size(), 1u);
+  EXPECT_EQ((*recs)[0].key, "G/w");
+  EXPECT_EQ((*recs)[0].dtype, ir::DType::kF32);
+  EXPECT_EQ((*recs)[0].shape, (runtime::Shape{2}));
+  EXPECT_EQ((*recs)[0].data.size(), 8u);
+  // FNV-1a 64 reference values.
+  EXPECT_EQ(Fnv1a64({}), 0xcbf29ce484222325ull);
+  const uint8_t a[] = {'a'};
+  EXPECT_EQ(Fnv1a64(a), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(ChecksumHex(0xaf63dc4c8601ec8cull), "af63dc4c8601ec8c");
+}
+
+TEST(ParamBlob, EveryTruncationAndCorruptionIsACleanError) {
+  std::unique_ptr<Program> p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  const std::vector<uint8_t> blob = p->SaveParams();
+  ASSERT_TRUE(DecodeParamBlob(blob).ok());
+  for (size_t n = 0; n < blob.size(); ++n) {
+    Result<std::vector<ParamRecord>> r = DecodeParamBlob(std::span<const uint8_t>(blob.data(), n));
+    EXPECT_FALSE(r.ok()) << "prefix of " << n << " bytes accepted";
+    if (!r.ok()) EXPECT_NE(r.status().message().find("parameter blob"), std::string::npos);
+  }
+  std::vector<uint8_t> longer = blob;
+  longer.push_back(0);
+  EXPECT_NE(DecodeParamBlob(longer).status().message().find("unexpected bytes"), std::string::npos);
+  // Flipping any single byte of the header or a length field never crashes;
+  // most flips are rejected, and an accepted one still has exact sizes.
+  for (size_t i = 0; i < blob.size(); ++i) {
+    std::vector<uint8_t> bad = blob;
+    bad[i] ^= 0xff;
+    Result<std::vector<ParamRecord>> r = DecodeParamBlob(bad);
+    if (r.ok()) {
+      for (const ParamRecord& rec : *r) {
+        EXPECT_EQ(rec.data.size(), static_cast<size_t>(runtime::CountElements(rec.shape).value()) *
+                                       ir::StorageByteSize(ir::StorageOf(rec.dtype)));
+      }
+    }
+  }
+  std::vector<uint8_t> version = blob;
+  version[8] = 2;
+  EXPECT_NE(DecodeParamBlob(version).status().message().find("unsupported version 2"), std::string::npos);
+  std::vector<uint8_t> count = blob;
+  count[15] = 0x7f;  // a huge record count
+  EXPECT_NE(DecodeParamBlob(count).status().message().find("records but only"), std::string::npos);
+}
+
+TEST(ParamBlob, SaveLoadReproducesOutputsBitForBit) {
+  std::unique_ptr<Program> a = MakeProgram(kSource);
+  ProgramOptions other;
+  other.seed = 99;  // different initial values
+  std::unique_ptr<Program> b = MakeProgram(kSource, other);
+  ASSERT_TRUE(a && b);
+  TensorMap in;
+  in.emplace("x", jit::testing::RandomTensor(ir::DType::kF32, {5, 4}, 3));
+  Result<TensorMap> ya = a->Run("G", in);
+  Result<TensorMap> yb = b->Run("G", in);  // binds (and packs) before the load
+  ASSERT_TRUE(ya.ok() && yb.ok());
+  EXPECT_FALSE(runtime::BitwiseEqual(ya->at("y"), yb->at("y")));
+  EXPECT_NE(a->ParamsChecksum(), b->ParamsChecksum());
+  ASSERT_TRUE(b->LoadParams(a->SaveParams()).ok());
+  EXPECT_EQ(a->SaveParams(), b->SaveParams());
+  EXPECT_EQ(a->ParamsChecksum(), b->ParamsChecksum());
+  Result<TensorMap> yb2 = b->Run("G", in);
+  ASSERT_TRUE(yb2.ok());
+  EXPECT_TRUE(runtime::BitwiseEqual(ya->at("y"), yb2->at("y")));
+  Result<TensorMap> ib = b->Interpret("G", in);
+  ASSERT_TRUE(ib.ok());
+  jit::testing::ExpectAgree(*yb2, *ib);
+}
+
+TEST(ParamBlob, MismatchedBlobIsRejectedAndChangesNothing) {
+  std::unique_ptr<Program> p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  const std::vector<uint8_t> before = p->SaveParams();
+  // Another program: w has another shape.
+  std::string changed = kSource;
+  changed.replace(changed.find("[4, 3]"), 6, "[4, 2]");
+  changed.replace(changed.find("[3], f32"), 8, "[2], f32");
+  std::unique_ptr<Program> q = MakeProgram(changed);
+  ASSERT_NE(q, nullptr);
+  Status s = p->LoadParams(q->SaveParams());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("parameter 'G/b': expected f32[3], the blob has f32[2]"), std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(p->SaveParams(), before);
+  // Missing and unknown parameters, a garbage blob.
+  std::unique_ptr<Program> r = MakeProgram("@graph G {\n  input x: Tensor<[2, 4], f32>;\n  param w: Tensor<[4, 3], f32>;\n"
+                                           "  output y: matmul(x, w);\n}\n");
+  ASSERT_NE(r, nullptr);
+  s = p->LoadParams(r->SaveParams());
+  EXPECT_NE(s.message().find("missing: G/b, G/steps"), std::string::npos) << s.ToString();
+  s = r->LoadParams(p->SaveParams());
+  EXPECT_NE(s.message().find("blob has 'G/b', which this program does not have"), std::string::npos) << s.ToString();
+  const uint8_t junk[] = {1, 2, 3};
+  EXPECT_NE(p->LoadParams(junk).message().find("bad magic"), std::string::npos);
+  EXPECT_EQ(p->SaveParams(), before);
+  // Still usable.
+  TensorMap in;
+  in.emplace("x", jit::testing::RandomTensor(ir::DType::kF32, {2, 4}, 5));
+  EXPECT_TRUE(p->Run("G", in).ok());
+}
+
+// tests/testdata/param_checksums.txt: "FILE SEED CHECKSUM" per line, the
+// checksum of every example's parameters for that seed. Regenerate with
+// SHREW_UPDATE_GOLDEN=1; js/test/params.test.mjs asserts the same file
+// against the wasm build.
+TEST(ParamBlob, ChecksumsMatchTheCheckedInExpectations) {
+  const char* examples[] = {"config_dims.sw",  "fusion_showcase.sw", "graph_calls.sw",
+                            "logic_reductions.sw", "logistic_regression.sw", "mlp_classifier.sw",
+                            "patch_mixer.sw",  "tiny_gpt.sw",        "transformer_block.sw"};
+  std::ostringstream actual;
+  for (const char* file : examples) {
+    for (uint64_t seed : {0ull, 42ull}) {
+      ProgramOptions o;
+      o.seed = seed;
+      std::unique_ptr<Program> p = MakeProgram(ReadTestdata(std::string("examples/") + file), o);
+      ASSERT_NE(p, nullptr) << file;
+      actual << file << " " << seed << " " << ChecksumHex(p->ParamsChecksum()) << "\n";
+    }
+  }
+  const std::string path = std::string(SHREW_TESTDATA_DIR) + "/param_checksums.txt";
+  if (std::getenv("SHREW_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual.str();
+    GTEST_SKIP() << "wrote " << path;
+  }
+  EXPECT_EQ(actual.str(), ReadTestdata("param_checksums.txt"));
+}
+
+}  // namespace
+}  // namespace shrew

@@ -1,0 +1,366 @@
+// The rest of the OPS.md catalog on the tape: reductions, comparisons and
+// logic, where, cast, mod/pow, concat/split, embedding, batch_norm, losses,
+// range and training-mode dropout. Each is compared with the reference
+// interpreter (native kernels, and the whole-ref fallback as a control) on
+// random inputs of every dtype it accepts, with broadcasting, rank 0,
+// size-0 dims and negative axes; a few are checked against hand-written
+// loops, and the tape must not fall back to the interpreter for them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "jit/jit_test_util.h"
+
+namespace shrew::jit {
+namespace {
+
+using runtime::Shape;
+using runtime::Tensor;
+using runtime::TensorMap;
+using testing::MakeProgram;
+using testing::RandomTensor;
+
+struct In {
+  std::string name;
+  Shape shape;
+  ir::DType dtype = ir::DType::kF32;
+  double lo = -2.0;
+  double hi = 2.0;
+};
+
+// Size-0 dims cannot be declared (sizes start at 1): they are declared as
+// a symbolic dim (Z<input><axis>) and bound to 0 by the input at run time.
+std::string TypeOf(const std::string& name, const Shape& s, ir::DType dtype) {
+  std::string t = "Tensor<[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    t += (i == 0 ? "" : ", ") + (s[i] == 0 ? "Z" + name + std::to_string(i) : std::to_string(s[i]));
+  }
+  return t + "], " + ir::DTypeName(dtype) + ">";
+}
+
+TensorMap Feed(const std::vector<In>& inputs, uint32_t seed) {
+  TensorMap feed;
+  for (const In& in : inputs) feed.emplace(in.name, RandomTensor(in.dtype, in.shape, seed++, in.lo, in.hi));
+  return feed;
+}
+
+std::string Source(const std::string& expr, const std::vector<In>& inputs, const std::string& extra = "") {
+  std::string src = "@graph G {\n";
+  for (const In& in : inputs) src += "  input " + in.name + ": " + TypeOf(in.name, in.shape, in.dtype) + ";\n";
+  src += extra;
+  src += "  node y { op: " + expr + "; };\n  output y;\n}\n";
+  return src;
+}
+
+// Tape (native kernels, no ref fallback for the node) == interpreter, and
+// the same with every node on the fallback.
+void CheckOp(const std::string& expr, const std::vector<In>& inputs, const std::string& extra = "",
+             uint32_t seed = 1) {
+  const std::string src = Source(expr, inputs, extra);
+  SCOPED_TRACE(src);
+  const TensorMap feed = Feed(inputs, seed);
+  for (bool native : {true, false}) {
+    SCOPED_TRACE(native ? "native kernels" : "ref fallback");
+    ProgramOptions o;
+    o.native_kernels = native;
+    std::unique_ptr<Program> p = MakeProgram(src, o);
+    ASSERT_NE(p, nullptr);
+    testing::RunBoth(*p, "G", feed, /*slack=*/4.0);
+    if (native) {
+      Result<CompileStats> st = p->Stats("G");
+      ASSERT_TRUE(st.ok());
+      EXPECT_EQ(st->num_ref_kernels, 0) << "an op ran through the interpreter fallback";
+    }
+  }
+}
+
+// Runs the tape only and returns its status (error-path tests).
+Status RunTape(const std::string& src, const TensorMap& feed, TensorMap* out = nullptr) {
+  std::unique_ptr<Program> p = MakeProgram(src);
+  if (p == nullptr) return Internal("did not compile");
+  Result<TensorMap> r = p->Run("G", feed);
+  if (!r.ok()) return r.status();
+  if (out != nullptr) *out = std::move(r).value();
+  return Status::Ok();
+}
+
+constexpr ir::DType kF32 = ir::DType::kF32;
+constexpr ir::DType kF64 = ir::DType::kF64;
+constexpr ir::DType kI64 = ir::DType::kI64;
+constexpr ir::DType kU8 = ir::DType::kU8;
+constexpr ir::DType kBool = ir::DType::kBool;
+
+TEST(JitCatalog, ReductionsAnyAxesKeepdimNegativeAxes) {
+  for (const char* op : {"sum", "mean", "max", "min", "var"}) {
+    SCOPED_TRACE(op);
+    const std::string f = op;
+    for (ir::DType dt : {kF32, kF64}) {
+      CheckOp(f + "(x)", {{"x", {3, 4, 5}, dt}});
+      CheckOp(f + "(x, dim: 1)", {{"x", {3, 4, 5}, dt}});
+      CheckOp(f + "(x, dim: -1, keepdim: true)", {{"x", {3, 4, 5}, dt}});
+      CheckOp(f + "(x, dim: 0)", {{"x", {6, 7}, dt}});
+    }
+    CheckOp(f + "(x)", {{"x", {}}});                                   // rank 0
+    CheckOp(f + "(x, dim: 0, keepdim: true)", {{"x", {1, 5}}});        // size-1 axis
+    CheckOp(f + "(x, dim: 1)", {{"x", {0, 3}}});                       // empty output
+    if (f != "max" && f != "min") {
+      CheckOp(f + "(x, dim: [0, 2])", {{"x", {3, 4, 5}}});
+      CheckOp(f + "(x, dim: [-1, -3], keepdim: true)", {{"x", {2, 3, 4, 5}}});
+      CheckOp(f + "(x, dim: [1, 3])", {{"x", {2, 3, 4, 5}}});
+    }
+  }
+  CheckOp("sum(x, dim: 0)", {{"x", {0, 3}}});  // empty slices sum to 0
+}
+
+TEST(JitCatalog, ReductionsMatchHandWrittenLoops) {
+  const std::string src = Source("sum(x, dim: [-1, 0])", {{"x", {2, 3, 4}}}) ;
+  TensorMap feed;
+  std::vector<float> xv(24);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.5f - 3.0f;
+  feed.emplace("x", testing::F32({2, 3, 4}, xv));
+  TensorMap out;
+  ASSERT_TRUE(RunTape(src, feed, &out).ok());
+  const Tensor& y = out.at("y");
+  ASSERT_EQ(y.shape(), (Shape{3}));
+  for (int j = 0; j < 3; ++j) {
+    double s = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 4; ++k) s += xv[static_cast<size_t>(i * 12 + j * 4 + k)];
+    EXPECT_FLOAT_EQ(y.values<float>()[static_cast<size_t>(j)], static_cast<float>(s));
+  }
+  // Population variance and max along the last axis.
+  const std::string src2 = "@graph G {\n  input x: Tensor<[2, 4], f32>;\n  output v: var(x, dim: -1);\n"
+                           "  output m: max(x, dim: 1, keepdim: true);\n}\n";
+  TensorMap feed2;
+  feed2.emplace("x", testing::F32({2, 4}, {1, 2, 3, 4, -1, -5, 7, 0}));
+  TensorMap out2;
+  ASSERT_TRUE(RunTape(src2, feed2, &out2).ok());
+  EXPECT_FLOAT_EQ(out2.at("v").values<float>()[0], 1.25f);
+  // Row 2: mean 0.25, deviations −1.25, −5.25, 6.75, −0.25.
+  EXPECT_FLOAT_EQ(out2.at("v").values<float>()[1], (1.5625f + 27.5625f + 45.5625f + 0.0625f) / 4);
+  EXPECT_EQ(out2.at("m").shape(), (Shape{2, 1}));
+  EXPECT_FLOAT_EQ(out2.at("m").values<float>()[0], 4.0f);
+  EXPECT_FLOAT_EQ(out2.at("m").values<float>()[1], 7.0f);
+}
+
+TEST(JitCatalog, ComparisonsGiveBoolWithBroadcasting) {
+  for (const char* op : {"==", "!=", "<", ">", "<=", ">="}) {
+    SCOPED_TRACE(op);
+    const std::string e = std::string("a ") + op + " b";
+    CheckOp(e, {{"a", {3, 4}}, {"b", {4}}});
+    CheckOp(e, {{"a", {3, 1}, kF64}, {"b", {1, 4}, kF64}});
+    CheckOp(e, {{"a", {5}, kI64}, {"b", {5}, kI64}});
+    CheckOp(e, {{"a", {2, 3}, kU8, 0, 4}, {"b", {}, kU8, 0, 4}});
+    CheckOp(e, {{"a", {}}, {"b", {}}});
+    CheckOp(e, {{"a", {0, 3}}, {"b", {3}}});
+    CheckOp(std::string("a ") + op + " 0.5", {{"a", {2, 3}}});
+  }
+  CheckOp("a == b", {{"a", {4}, kBool}, {"b", {2, 1}, kBool}});
+}
+
+TEST(JitCatalog, LogicalOpsAnyDtypeBroadcast) {
+  CheckOp("a && b", {{"a", {3, 4}, kBool}, {"b", {4}, kBool}});
+  CheckOp("a || b", {{"a", {3, 1}, kBool}, {"b", {1, 4}, kBool}});
+  CheckOp("a && b", {{"a", {3, 4}}, {"b", {3, 4}}});  // floats: non-zero is true
+  CheckOp("a || b", {{"a", {6}, kI64}, {"b", {6}, kI64}});
+  CheckOp("!a", {{"a", {2, 3}, kBool}});
+  CheckOp("!a", {{"a", {2, 3}}});
+  CheckOp("!(a < b)", {{"a", {2, 3}}, {"b", {3}}});
+}
+
+TEST(JitCatalog, WhereAndCast) {
+  CheckOp("where(c, a, b)", {{"c", {3, 1}, kBool}, {"a", {3, 4}}, {"b", {4}}});
+  CheckOp("where(c, a, b)", {{"c", {4}}, {"a", {}}, {"b", {2, 4}}});  // float condition
+  CheckOp("where(a > b, a, b)", {{"a", {2, 3}, kI64}, {"b", {3}, kI64}});
+  CheckOp("where(c, a, 0.0)", {{"c", {5}, kBool}, {"a", {5}, kF64}});
+  for (const char* to : {"f32", "f64", "i32", "i64", "u8", "bool"}) {
+    SCOPED_TRACE(to);
+    const std::string e = std::string("cast(x, dtype: \"") + to + "\")";
+    CheckOp(e, {{"x", {2, 5}, kF32, -300, 300}});
+    CheckOp(e, {{"x", {4}, kI64, -300, 300}});
+    CheckOp(e, {{"x", {3}, kBool}});
+    CheckOp(e, {{"x", {}, kF64}});
+  }
+}
+
+TEST(JitCatalog, ModAndPowFollowTheSpec) {
+  CheckOp("a % b", {{"a", {3, 4}, kF32, -9, 9}, {"b", {4}, kF32, 0.5, 3}});
+  CheckOp("a % b", {{"a", {3, 4}, kF32, -9, 9}, {"b", {4}, kF32, -3, -0.5}});
+  CheckOp("a % b", {{"a", {6}, kI64, -20, 20}, {"b", {6}, kI64, 1, 6}});
+  CheckOp("a % b", {{"a", {6}, kI64, -20, 20}, {"b", {}, kI64, -5, -1}});
+  CheckOp("a ** b", {{"a", {3, 4}, kF32, -3, 3}, {"b", {4}, kF32, -2, 3}});
+  CheckOp("a ** b", {{"a", {6}, kF64, -3, 3}, {"b", {6}, kF64, 0, 4}});
+  CheckOp("a ** b", {{"a", {6}, kI64, -5, 5}, {"b", {6}, kI64, 0, 5}});
+  CheckOp("a ** 2", {{"a", {2, 2}, kF32, -3, 3}});
+  // Hand-computed values (OPS.md §3.4).
+  const std::string src = "@graph G {\n  input a: Tensor<[4], f32>;\n  input b: Tensor<[4], f32>;\n"
+                          "  output m: a % b;\n  output p: a ** b;\n}\n";
+  TensorMap feed;
+  feed.emplace("a", testing::F32({4}, {-7, 7, 5.5, -2}));
+  feed.emplace("b", testing::F32({4}, {3, -3, 2, 3}));
+  TensorMap out;
+  ASSERT_TRUE(RunTape(src, feed, &out).ok());
+  std::span<const float> m = out.at("m").values<float>();
+  EXPECT_EQ(m[0], 2.0f);
+  EXPECT_EQ(m[1], -2.0f);
+  EXPECT_EQ(m[2], 1.5f);
+  EXPECT_EQ(m[3], 1.0f);
+  std::span<const float> p = out.at("p").values<float>();
+  EXPECT_EQ(p[3], -8.0f);  // (−2)^3
+  TensorMap feed0;
+  feed0.emplace("a", testing::F32({4}, {0, -2, 0, -2}));
+  feed0.emplace("b", testing::F32({4}, {0, 2, -1, 0.5}));
+  ASSERT_TRUE(RunTape(src, feed0, &out).ok());
+  p = out.at("p").values<float>();
+  EXPECT_EQ(p[0], 1.0f);  // 0**0
+  EXPECT_EQ(p[1], 4.0f);
+  EXPECT_TRUE(std::isinf(p[2]) && p[2] > 0);
+  EXPECT_TRUE(std::isnan(p[3]));
+}
+
+TEST(JitCatalog, IntegerModByZeroAndNegativeExponentAreErrors) {
+  const std::string src = "@graph G {\n  input a: Tensor<[3], i64>;\n  input b: Tensor<[3], i64>;\n"
+                          "  output m: a % b;\n}\n";
+  TensorMap feed;
+  feed.emplace("a", Tensor::FromVector<int64_t>(kI64, {3}, {1, 2, 3}).value());
+  feed.emplace("b", Tensor::FromVector<int64_t>(kI64, {3}, {1, 0, 3}).value());
+  Status s = RunTape(src, feed);
+  EXPECT_NE(s.message().find("integer division by zero"), std::string::npos) << s.ToString();
+  const std::string src2 = "@graph G {\n  input a: Tensor<[3], i64>;\n  input b: Tensor<[3], i64>;\n"
+                           "  output m: a ** b;\n}\n";
+  feed.insert_or_assign("b", Tensor::FromVector<int64_t>(kI64, {3}, {1, -1, 3}).value());
+  s = RunTape(src2, feed);
+  EXPECT_NE(s.message().find("negative integer exponent"), std::string::npos) << s.ToString();
+}
+
+TEST(JitCatalog, ConcatAndSplitAnyAxis) {
+  CheckOp("concat(a, b, dim: 0)", {{"a", {2, 3}}, {"b", {4, 3}}});
+  CheckOp("concat(a, b, c, dim: -1)", {{"a", {2, 3}}, {"b", {2, 1}}, {"c", {2, 0}}});
+  CheckOp("concat(a, b, dim: 1)", {{"a", {2, 3, 2}, kI64}, {"b", {2, 1, 2}, kI64}});
+  CheckOp("concat(a, dim: 0)", {{"a", {3}, kBool}});
+  for (int index = 0; index < 3; ++index) {
+    // L = 5, n = 4: c = 2, three chunks of 2, 2, 1.
+    CheckOp("split(x, chunks: 4, dim: 1, index: " + std::to_string(index) + ")", {{"x", {3, 5, 2}}});
+    CheckOp("split(x, chunks: 3, dim: -1, index: " + std::to_string(index) + ")", {{"x", {2, 7}, kF64}});
+  }
+  CheckOp("split(x, chunks: 2, index: 1)", {{"x", {4}, kU8, 0, 9}});
+}
+
+TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {
+  const std::string params = "  param table: Tensor<[7, 5], f32> { init: \"uniform(-1, 1)\"; };\n";
+  CheckOp("embedding(ids, table)", {{"ids", {2, 3}, kI64, 0, 7}}, params);
+  CheckOp("embedding(ids, table)", {{"ids", {4}, kF32, 0, 7}}, params);  // float indices truncate
+  CheckOp("embedding(ids, table)", {{"ids", {}, kU8, 0, 7}}, params);
+  CheckOp("embedding(ids, table)", {{"ids", {0}, kI64, 0, 7}}, params);
+  const std::string src = Source("embedding(ids, table)", {{"ids", {3}, kI64}}, params);
+  for (int64_t bad : {7, -1}) {
+    TensorMap feed;
+    feed.emplace("ids", Tensor::FromVector<int64_t>(kI64, {3}, {0, bad, 2}).value());
+    Status s = RunTape(src, feed);
+    EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.ToString();
+    EXPECT_NE(s.message().find("embedding index " + std::to_string(bad) + " out of range for a table of 7 rows"),
+              std::string::npos)
+        << s.ToString();
+    EXPECT_NE(s.message().find("indices 'ids'"), std::string::npos) << s.ToString();
+  }
+}
+
+TEST(JitCatalog, BatchNormLossesRange) {
+  CheckOp("batch_norm(x)", {{"x", {4, 3}}});
+  CheckOp("batch_norm(x, w, b, eps: 0.001)", {{"x", {2, 3, 4, 5}}, {"w", {3}}, {"b", {3}}});
+  CheckOp("batch_norm(x)", {{"x", {2, 3, 4}, kF64}});
+  CheckOp("cross_entropy(l, t)", {{"l", {4, 6}}, {"t", {4}, kI64, 0, 6}});
+  CheckOp("cross_entropy(l, t)", {{"l", {2, 3, 5}}, {"t", {2, 3}, kI64, 0, 5}});
+  CheckOp("cross_entropy(l, t)", {{"l", {4, 6}, kF64}, {"t", {4, 6}, kF64, 0, 1}});  // distribution
+  CheckOp("mse_loss(p, t)", {{"p", {3, 4}}, {"t", {4}}});
+  CheckOp("mse_loss(p, t)", {{"p", {5}, kF64}, {"t", {5}, kF64}});
+  CheckOp("range(5)", {});
+  CheckOp("range(2, 9) + x", {{"x", {7}, kI64}});
+}
+
+TEST(JitCatalog, AttentionAndTransformerBlockComposite) {
+  CheckOp("multi_head_attention(x, n_heads: 2)", {{"x", {2, 3, 8}}});
+  CheckOp("multi_head_attention(x, n_heads: 4, causal: true)", {{"x", {1, 5, 8}}});
+  CheckOp("multi_head_attention(x, n_heads: 1)", {{"x", {2, 1, 4}, kF64}});
+  CheckOp("transformer_block(x, n_heads: 2)", {{"x", {2, 4, 8}}});
+  CheckOp("transformer_block(x, n_heads: 4, causal: false)", {{"x", {1, 3, 8}}});
+  // Explicit weights given as inputs (not packed: batch-matmul path).
+  CheckOp("multi_head_attention(x, a, b, c, d, n_heads: 2, causal: true)",
+          {{"x", {2, 3, 4}}, {"a", {4, 4}}, {"b", {4, 4}}, {"c", {4, 4}}, {"d", {4, 4}}});
+  // repeat unrolls into per-layer parameters, created once.
+  const std::string src = Source("repeat(3) { transformer_block(x, n_heads: 2) }", {{"x", {1, 4, 8}}});
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  int layer_params[3] = {0, 0, 0};
+  for (const auto& [key, t] : p->Params()) {
+    for (int l = 0; l < 3; ++l) {
+      if (key.find("y.layer" + std::to_string(l) + ".") != std::string::npos) ++layer_params[l];
+    }
+  }
+  for (int l = 0; l < 3; ++l) EXPECT_EQ(layer_params[l], 12) << "layer " << l;
+  const TensorMap feed = Feed({{"x", {1, 4, 8}}}, 5);
+  Result<TensorMap> a = p->Run("G", feed);
+  Result<TensorMap> b = p->Run("G", feed);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(runtime::BitwiseEqual(a->at("y"), b->at("y")));  // weights are not re-drawn per run
+  testing::RunBoth(*p, "G", feed, 10.0);
+}
+
+TEST(JitCatalog, CrossEntropyClassIndexOutOfRange) {
+  const std::string src = Source("cross_entropy(l, t)", {{"l", {2, 3}}, {"t", {2}, kI64}});
+  TensorMap feed;
+  feed.emplace("l", testing::F32({2, 3}, {1, 2, 3, 4, 5, 6}));
+  feed.emplace("t", Tensor::FromVector<int64_t>(kI64, {2}, {0, 3}).value());
+  Status s = RunTape(src, feed);
+  EXPECT_NE(s.message().find("class index 3 (element 1) out of range for 3 classes"), std::string::npos)
+      << s.ToString();
+  // Hand-computed loss for valid targets.
+  feed.insert_or_assign("t", Tensor::FromVector<int64_t>(kI64, {2}, {2, 0}).value());
+  TensorMap out;
+  ASSERT_TRUE(RunTape(src, feed, &out).ok());
+  const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+  const double lse1 = std::log(std::exp(4.0) + std::exp(5.0) + std::exp(6.0));
+  EXPECT_NEAR(out.at("y").values<float>()[0], -((3 - lse0) + (4 - lse1)) / 2, 1e-6);
+}
+
+// Training-mode dropout: tape == interpreter for the same seed (each on a
+// fresh program so both start from the same generator state), and the
+// same seed gives the same mask on every fresh program.
+TEST(JitCatalog, TrainingDropoutIsSeededAndMatchesTheInterpreter) {
+  const std::string src = "@graph G {\n  input x: Tensor<[8, 16], f32>;\n  output y: dropout(x, p: 0.4);\n}\n";
+  const TensorMap feed = Feed({{"x", {8, 16}, kF32, 1, 2}}, 3);
+  auto make = [&]() {
+    ProgramOptions o;
+    o.training = true;
+    o.seed = 1234;
+    return MakeProgram(src, o);
+  };
+  std::unique_ptr<Program> a = make(), b = make(), c = make();
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(a->Stats("G")->num_ref_kernels, 0);
+  Result<TensorMap> ta = a->Run("G", feed);
+  Result<TensorMap> tb = b->Run("G", feed);
+  Result<TensorMap> ic = c->Interpret("G", feed);
+  ASSERT_TRUE(ta.ok() && tb.ok() && ic.ok()) << ta.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(ta->at("y"), tb->at("y")));
+  EXPECT_TRUE(runtime::BitwiseEqual(ta->at("y"), ic->at("y")));
+  // About p of the elements are dropped, the rest scaled by 1/(1 − p).
+  int zeros = 0;
+  std::span<const float> y = ta->at("y").values<float>();
+  std::span<const float> x = feed.at("x").values<float>();
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (y[i] == 0) ++zeros;
+    else EXPECT_FLOAT_EQ(y[i], x[i] * static_cast<float>(1.0 / 0.6));
+  }
+  EXPECT_GT(zeros, 25);
+  EXPECT_LT(zeros, 80);
+  // The stream continues: a second run draws a different mask.
+  Result<TensorMap> ta2 = a->Run("G", feed);
+  ASSERT_TRUE(ta2.ok());
+  EXPECT_FALSE(runtime::BitwiseEqual(ta->at("y"), ta2->at("y")));
+}
+
+}  // namespace
+}  // namespace shrew::jit

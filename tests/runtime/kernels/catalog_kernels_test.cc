@@ -1,0 +1,113 @@
+// The catalog kernels (ref_reduce, ref_compare, ref_cast_where,
+// ref_concat_split, ref_embedding, ref_batch_norm, ref_loss, ref_range,
+// attention) at the kernel interface: bad shapes and attributes are
+// InvalidArgument naming the op at Reshape (never a crash), and a few values
+// against hand-written loops, including in-place and workspace use.
+#include <random>
+
+#include "runtime/kernels/kernel_test_util.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using testing::Attr;
+using testing::MakeSpec;
+using testing::RandomTensor;
+using K = ir::OpKind;
+constexpr ir::DType F = ir::DType::kF32;
+
+// Creates the kernel and reshapes it; returns the Reshape status.
+Status ReshapeStatus(const KernelSpec& spec, std::vector<Shape> in, const Shape& out) {
+  Result<KernelPtr> k = CreateKernel(spec);
+  if (!k.ok()) return k.status();
+  Result<size_t> ws = (*k)->Reshape(in, out);
+  return ws.ok() ? Status::Ok() : ws.status();
+}
+
+void ExpectInvalid(const Status& s, const std::string& fragment) {
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find(fragment), std::string::npos) << s.ToString();
+}
+
+TEST(CatalogKernels, BadShapesAndAxesAreInvalidArgumentAtReshape) {
+  auto sum = MakeSpec(K::kSum, {F}, F, Attr("dims", ir::AttrValue::IntList({3})));
+  ExpectInvalid(ReshapeStatus(sum->spec, {{2, 3}}, {2}), "axis 3 is out of range for a rank-2 tensor");
+  auto dup = MakeSpec(K::kMean, {F}, F, Attr("dims", ir::AttrValue::IntList({1, -1})));
+  ExpectInvalid(ReshapeStatus(dup->spec, {{2, 3}}, {2}), "duplicate axis");
+  auto out = MakeSpec(K::kSum, {F}, F);
+  ExpectInvalid(ReshapeStatus(out->spec, {{2, 3}}, {2}), "sum");
+  auto cmp = MakeSpec(K::kLess, {F, F}, ir::DType::kBool);
+  ExpectInvalid(ReshapeStatus(cmp->spec, {{2, 3}, {4}}, {2, 3}), "cannot be broadcast");
+  auto where = MakeSpec(K::kWhere, {ir::DType::kBool, F, F}, F);
+  ExpectInvalid(ReshapeStatus(where->spec, {{5}, {2, 3}, {3}}, {2, 3}), "cannot be broadcast");
+  auto cat = MakeSpec(K::kConcat, {F, F}, F, Attr("dim", ir::AttrValue::Int(-1)));
+  ExpectInvalid(ReshapeStatus(cat->spec, {{2, 3}, {3, 3}}, {2, 6}), "concat operand 1 has shape [3, 3]");
+  ir::Attrs split_attrs = Attr("chunks", ir::AttrValue::Int(4));
+  split_attrs.Set("index", ir::AttrValue::Int(3));
+  auto split = MakeSpec(K::kSplit, {F}, F, split_attrs);
+  ExpectInvalid(ReshapeStatus(split->spec, {{5}}, {1}), "gives 3 chunks");
+  auto emb = MakeSpec(K::kEmbedding, {ir::DType::kI64, F}, F);
+  ExpectInvalid(ReshapeStatus(emb->spec, {{3}, {4, 2, 1}}, {3, 2}), "rank-2 table");
+  auto bn = MakeSpec(K::kBatchNorm, {F, F, F}, F);
+  ExpectInvalid(ReshapeStatus(bn->spec, {{2, 3, 4}, {4}, {3}}, {2, 3, 4}), "batch_norm weight has shape [4]");
+  auto ce = MakeSpec(K::kCrossEntropy, {F, ir::DType::kI64}, F);
+  ExpectInvalid(ReshapeStatus(ce->spec, {{4, 5}, {5}}, {}), "matches neither");
+  auto mha = MakeSpec(K::kMultiHeadAttention, {F, F, F, F, F}, F, Attr("n_heads", ir::AttrValue::Int(3)));
+  ExpectInvalid(ReshapeStatus(mha->spec, {{1, 2, 4}, {4, 4}, {4, 4}, {4, 4}, {4, 4}}, {1, 2, 4}), "not divisible");
+  auto mha1 = MakeSpec(K::kMultiHeadAttention, {F}, F);
+  EXPECT_EQ(CreateKernel(mha1->spec).status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(CatalogKernels, ReduceMiddleAxesMatchesLoop) {
+  std::mt19937 rng(1);
+  Tensor x = RandomTensor(F, {3, 4, 5, 2}, rng);
+  auto spec = MakeSpec(K::kVariance, {F}, F, Attr("dims", ir::AttrValue::IntList({1, -2})));
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {3, 2});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int a = 0; a < 3; ++a) {
+    for (int d = 0; d < 2; ++d) {
+      double mean = 0, var = 0;
+      for (int b = 0; b < 4; ++b)
+        for (int c = 0; c < 5; ++c) mean += x.values<float>()[static_cast<size_t>(((a * 4 + b) * 5 + c) * 2 + d)];
+      mean /= 20;
+      for (int b = 0; b < 4; ++b) {
+        for (int c = 0; c < 5; ++c) {
+          const double v = x.values<float>()[static_cast<size_t>(((a * 4 + b) * 5 + c) * 2 + d)] - mean;
+          var += v * v;
+        }
+      }
+      EXPECT_NEAR(y->values<float>()[static_cast<size_t>(a * 2 + d)], var / 20, 1e-6);
+    }
+  }
+}
+
+TEST(CatalogKernels, MaxPropagatesNaN) {
+  Tensor x = Tensor::FromVector<float>(F, {2, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, NAN, 4, 5, 6, 7, 8, 0}).value();
+  auto spec = MakeSpec(K::kMax, {F}, F, Attr("dims", ir::AttrValue::Int(-1)));
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {2});
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->values<float>()[0], 9.0f);
+  EXPECT_TRUE(std::isnan(y->values<float>()[1]));
+}
+
+TEST(CatalogKernels, CastWrapsAndTruncatesAsTheSpecSays) {
+  Tensor x = Tensor::FromVector<float>(F, {5}, {-1.9f, 2.9f, 300.0f, NAN, 0.0f}).value();
+  auto to_i64 = MakeSpec(K::kCast, {F}, ir::DType::kI64, Attr("dtype", ir::AttrValue::String("i64")));
+  Result<Tensor> i = testing::CreateAndRun(to_i64->spec, {&x}, {5});
+  ASSERT_TRUE(i.ok());
+  EXPECT_EQ(i->values<int64_t>()[0], -1);
+  EXPECT_EQ(i->values<int64_t>()[1], 2);
+  EXPECT_EQ(i->values<int64_t>()[2], 300);
+  auto to_u8 = MakeSpec(K::kCast, {F}, ir::DType::kU8, Attr("dtype", ir::AttrValue::String("u8")));
+  Result<Tensor> u = testing::CreateAndRun(to_u8->spec, {&x}, {5});
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ(u->values<uint8_t>()[2], 300 % 256);
+  auto to_bool = MakeSpec(K::kCast, {F}, ir::DType::kBool, Attr("dtype", ir::AttrValue::String("bool")));
+  Result<Tensor> b = testing::CreateAndRun(to_bool->spec, {&x}, {5});
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->values<bool>()[3]);   // NaN is non-zero
+  EXPECT_FALSE(b->values<bool>()[4]);
+}
+
+}  // namespace
+}  // namespace shrew::runtime::kernels
