@@ -63,8 +63,8 @@ struct CompileOptions {
   // before anything else is done; at most kMaxSourceBytesCap.
   size_t max_source_bytes = size_t{64} << 20;
 };
-// Spans hold 32-bit offsets.
-inline constexpr size_t kMaxSourceBytesCap = (size_t{1} << 32) - 2;
+// Spans hold 32-bit offsets (and size_t may be 32-bit, as in wasm32).
+inline constexpr size_t kMaxSourceBytesCap = size_t{0xFFFFFFFFu} - 1;
 
 enum class CompileStage : uint8_t {
   kParse,
