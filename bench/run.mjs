@@ -152,6 +152,12 @@ for (const workload of workloads) {
       } catch (e) {
         row.memory = null;
       }
+      try {
+        // Runtime-specific facts (Shrew: tape length, in-wasm ns per Executor::Run).
+        if (en.session.extra) row.extra = await en.session.extra();
+      } catch (e) {
+        log(`  ${row.label}: extra facts failed: ${errText(e)}`);
+      }
       await en.session.dispose();
     }
 
@@ -164,6 +170,7 @@ for (const workload of workloads) {
         Object.assign(row, summarize(m.timesUs), {
           sessionMs: m.sessionMs, warmupCalls: m.warmupCalls, warmupMs: m.warmupMs, memory: m.memory ?? null,
         });
+        if (m.extra) row.extra = m.extra;
         firstOut.set(r.id, m.output);
         lastOut.set(r.id, m.output);
       } catch (e) {
