@@ -100,6 +100,44 @@ export function renderMarkdown(results) {
   );
   out.push("");
 
+  // Shrew's own figures: tape length, in-wasm time of Executor::Run, arena vs lower bound, native ceiling.
+  const shrewRows = [];
+  for (const c of results.cells) {
+    const jit = c.results.find((/** @type {any} */ r) => r.runtime === "shrew-jit" && r.extra);
+    const nat = c.results.find((/** @type {any} */ r) => r.runtime === "shrew-native" && r.extra);
+    if (!jit && !nat) continue;
+    const e = jit?.extra ?? {}, n = nat?.extra ?? {};
+    const perCall = jit && Number.isFinite(jit.medianUs) ? jit.medianUs * 1000 - e.inWasmNsPerRun : NaN;
+    shrewRows.push([
+      c.workload, String(c.batch), String(e.instructions ?? n.instructions ?? "—"),
+      fmtTime(e.inWasmNsPerRun / 1000), Number.isFinite(e.inWasmNsPerInstr) ? `${e.inWasmNsPerInstr.toFixed(0)} ns` : "—",
+      Number.isFinite(perCall) ? fmtTime(perCall / 1000) : "—",
+      fmtTime(n.execNsPerRun / 1000), Number.isFinite(n.execNsPerInstr) ? `${n.execNsPerInstr.toFixed(0)} ns` : "—",
+      jit && nat && Number.isFinite(jit.medianUs) && Number.isFinite(nat.medianUs) ? `${(jit.medianUs / nat.medianUs).toFixed(2)}×` : "—",
+      e.arenaBytes != null ? `${fmtBytes(e.arenaBytes)} / ${fmtBytes(e.arenaLowerBound)} = ${(e.arenaBytes / Math.max(1, e.arenaLowerBound)).toFixed(3)}` : "—",
+    ]);
+  }
+  if (shrewRows.length) {
+    out.push(table(["workload", "B", "tape instr", "wasm Executor::Run", "wasm ns/instr", "JS call overhead", "native Executor::Run", "native ns/instr", "wasm ÷ native (call)", "arena / lower bound"], shrewRows));
+    out.push("");
+    out.push("wasm Executor::Run: mean of a loop of runs inside wasm (`Program.benchRun`, no copies, no JS). JS call overhead: the JIT row's median minus that " +
+      "(feeds → HEAP, one Embind call, output copy). native: `build/native/bench_peer_native`'s own loop. wasm ÷ native: the two rows' call medians.");
+    out.push("");
+  }
+  const st = results.shrewStartup?.best;
+  if (st) {
+    out.push(table(["Shrew start-up (fresh Node process, best of runs)", "wall", "CPU"], [
+      ["load (import + Shrew.load)", fmtMs(st.loadMs), fmtMs(st.cpuLoadMs)],
+      ["compile mlp (Batch 1)", fmtMs(st.compileMs), fmtMs(st.cpuCompileMs)],
+      ["first run", fmtTime(st.firstRunUs), fmtMs(st.cpuFirstRunMs)],
+      ["load + compile + first run", fmtMs(st.totalMs), fmtMs(st.cpuTotalMs)],
+      ["first run ÷ steady state", `${st.firstRunRatio.toFixed(1)}× (steady ${fmtTime(st.steadyUs)})`, "—"],
+      [`compile of a generated 1,000-node graph (${st.gen1000Instructions} tape instr), warm median`, fmtMs(st.gen1000WarmMs), "—"],
+      ["… its first compile in the process", fmtMs(st.gen1000FirstMs), "—"],
+    ]));
+    out.push("");
+  }
+
   const sz = results.sizes.map((/** @type {any} */ s) => {
     const w = s.wasm.reduce((/** @type {any} */ a, /** @type {any} */ f) => ({ raw: a.raw + f.raw, gzip: a.gzip + f.gzip }), { raw: 0, gzip: 0 });
     const j = s.js.reduce((/** @type {any} */ a, /** @type {any} */ f) => ({ raw: a.raw + f.raw, gzip: a.gzip + f.gzip }), { raw: 0, gzip: 0 });
