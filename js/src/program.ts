@@ -92,6 +92,8 @@ export class Program {
   readonly #graphs: readonly string[];
   readonly #signatures = new Map<string, Signature>();
   readonly #prepared = new Map<string, Prepared>();
+  /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
+  #ptrView: Uint32Array | undefined;
   readonly #dims: Readonly<Record<string, number>>;
   readonly #metadata: ProgramMetadata;
   /** Optimiser counters of the whole program. */
@@ -209,13 +211,20 @@ export class Program {
     const id = p.id;
     if (this.#module.call(() => h.runPrepared(id)) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
     heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
-    const ptrs = new Uint32Array(heap.buffer, p.outPtrs, p.outputs.length);
+    const buffer = heap.buffer as ArrayBuffer;
+    if (this.#ptrView === undefined || this.#ptrView.buffer !== buffer) this.#ptrView = new Uint32Array(buffer);
+    const ptrs = this.#ptrView;
     const out: Outputs = {};
     for (let o = 0; o < p.outputs.length; o++) {
       const spec = p.outputs[o];
-      const bytes = heap.slice(ptrs[o], ptrs[o] + spec.bytes);
+      const ptr = ptrs[(p.outPtrs >>> 2) + o];
       const ctor = CTORS[spec.dtype];
-      const data = new ctor(bytes.buffer, 0, spec.bytes / ctor.BYTES_PER_ELEMENT) as TensorData;
+      const n = spec.bytes / ctor.BYTES_PER_ELEMENT;
+      // new ctor(n) then set(): small arrays stay on V8's heap (no ArrayBuffer
+      // materialised per call, unlike slice().buffer).
+      const data = new ctor(n) as TensorData;
+      if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
+      else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
       out[spec.name] = new Tensor(spec.dtype, spec.shape, data as never);
     }
     return out;
