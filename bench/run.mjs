@@ -119,7 +119,7 @@ for (const workload of workloads) {
         const [, y] = await timeCall(session, cell.input);
         row.sessionMs = performance.now() - t0;
         firstOut.set(r.id, y);
-        entries.push({ id: r.id, session });
+        entries.push({ id: r.id, session, minRunsIfSlow: r.minRunsIfSlow });
       } catch (e) {
         row.status = "failed";
         row.error = errText(e);
@@ -264,6 +264,7 @@ if (ready.some((r) => r.id === "shrew-jit")) {
         cpuTotalMs: best((r) => r.cpu.totalMs), cpuLoadMs: best((r) => r.cpu.loadMs), cpuCompileMs: best((r) => r.cpu.compileMs),
         cpuFirstRunMs: best((r) => r.cpu.firstRunMs),
         gen1000FirstMs: best((r) => r.gen1000.firstMs), gen1000WarmMs: best((r) => r.gen1000.warmMedianMs),
+        gen1000BestMs: best((r) => r.gen1000.warmBestMs), gen1000CpuMs: best((r) => r.gen1000.warmMedianCpuMs),
         gen1000Instructions: runs[0].gen1000.instructions,
       },
     };
