@@ -54,9 +54,11 @@ TEST(PreparedRun, MatchesRunAndSurvivesOtherBindingsParamsAndRecompile) {
   PreparedRun& run = **prepared;
   ASSERT_EQ(run.num_inputs(), 1);
   EXPECT_EQ(run.input_bytes(0), 3u * 784 * 4);
-  ASSERT_EQ(run.num_outputs(), 2);
-  EXPECT_EQ(run.output(0).name, "logits");
-  EXPECT_EQ(run.output(1).shape, (runtime::Shape{3, 10}));
+  ASSERT_EQ(run.num_outputs(), 2);  // graph output order
+  EXPECT_EQ(run.output(0).name, "probs");
+  EXPECT_EQ(run.output(1).name, "logits");
+  EXPECT_EQ(run.output(0).shape, (runtime::Shape{3, 10}));
+  EXPECT_EQ(run.output(0).dtype, ir::DType::kF32);
   EXPECT_EQ(run.output(1).bytes, 3u * 10 * 4);
   std::byte* buffer = run.input_data(0);
 
