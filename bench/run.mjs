@@ -119,7 +119,7 @@ for (const workload of workloads) {
         const [, y] = await timeCall(session, cell.input);
         row.sessionMs = performance.now() - t0;
         firstOut.set(r.id, y);
-        entries.push({ id: r.id, session });
+        entries.push({ id: r.id, session, minRunsIfSlow: r.minRunsIfSlow });
       } catch (e) {
         row.status = "failed";
         row.error = errText(e);
@@ -152,6 +152,12 @@ for (const workload of workloads) {
       } catch (e) {
         row.memory = null;
       }
+      try {
+        // Runtime-specific facts (Shrew: tape length, in-wasm ns per Executor::Run).
+        if (en.session.extra) row.extra = await en.session.extra();
+      } catch (e) {
+        log(`  ${row.label}: extra facts failed: ${errText(e)}`);
+      }
       await en.session.dispose();
     }
 
@@ -164,6 +170,11 @@ for (const workload of workloads) {
         Object.assign(row, summarize(m.timesUs), {
           sessionMs: m.sessionMs, warmupCalls: m.warmupCalls, warmupMs: m.warmupMs, memory: m.memory ?? null,
         });
+        if (m.extra) row.extra = m.extra;
+        if (Number.isFinite(m.cpuUs) && m.timesUs.length) {
+          row.cpuPerCallUs = m.cpuUs / m.timesUs.length;
+          row.cpuShare = m.cpuUs / (m.wallUs || 1);
+        }
         firstOut.set(r.id, m.output);
         lastOut.set(r.id, m.output);
       } catch (e) {
@@ -227,6 +238,43 @@ for (const workload of workloads) {
   }
 }
 
+// ---------------------------------------------------------------- Shrew start-up
+/** @type {any} */
+let shrewStartup = null;
+if (ready.some((r) => r.id === "shrew-jit")) {
+  log("\nShrew start-up (fresh process, 3 times: load + compile + first run of mlp/1, 1,000-node compile)");
+  const exec = promisify(execFile);
+  const runs = [];
+  for (let i = 0; i < (QUICK ? 1 : 3); i++) {
+    try {
+      const { stdout } = await exec(process.execPath, [path.join(HERE, "cold-start.mjs")], { timeout: 300_000 });
+      runs.push(JSON.parse(stdout.trim().split("\n").pop() ?? "{}"));
+    } catch (e) {
+      log(`  cold start failed: ${errText(e)}`);
+    }
+  }
+  if (runs.length) {
+    // Best of the runs per figure: noise from other processes only ever adds.
+    const best = (/** @type {(r: any) => number} */ f) => Math.min(...runs.map(f));
+    shrewStartup = {
+      runs,
+      best: {
+        loadMs: best((r) => r.loadMs), compileMs: best((r) => r.compileMs), firstRunUs: best((r) => r.firstRunUs),
+        totalMs: best((r) => r.totalMs), steadyUs: best((r) => r.steadyUs), firstRunRatio: best((r) => r.firstRunRatio),
+        cpuTotalMs: best((r) => r.cpu.totalMs), cpuLoadMs: best((r) => r.cpu.loadMs), cpuCompileMs: best((r) => r.cpu.compileMs),
+        cpuFirstRunMs: best((r) => r.cpu.firstRunMs),
+        gen1000FirstMs: best((r) => r.gen1000.firstMs), gen1000WarmMs: best((r) => r.gen1000.warmMedianMs),
+        gen1000BestMs: best((r) => r.gen1000.warmBestMs), gen1000CpuMs: best((r) => r.gen1000.warmMedianCpuMs),
+        gen1000Instructions: runs[0].gen1000.instructions,
+      },
+    };
+    const b = shrewStartup.best;
+    log(`  load ${b.loadMs.toFixed(1)} ms + compile ${b.compileMs.toFixed(1)} ms + first run ${(b.firstRunUs / 1000).toFixed(1)} ms = ${b.totalMs.toFixed(1)} ms ` +
+        `(cpu ${b.cpuTotalMs.toFixed(1)} ms); first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs; ` +
+        `1,000-node compile ${b.gen1000WarmMs.toFixed(1)} ms warm (${b.gen1000FirstMs.toFixed(1)} ms first)`);
+  }
+}
+
 // ---------------------------------------------------------------- memory probes
 if (MEMORY) {
   log("\nmemory probes (fresh process per runtime and cell)");
@@ -269,6 +317,7 @@ const results = {
   },
   runtimes,
   cells,
+  shrewStartup,
   sizes: downloadSizes(),
 };
 mkdirSync(path.dirname(args.out), { recursive: true });

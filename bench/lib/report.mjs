@@ -100,6 +100,49 @@ export function renderMarkdown(results) {
   );
   out.push("");
 
+  // Shrew's own figures: tape length, in-wasm time of Executor::Run, arena vs lower bound, native ceiling.
+  const shrewRows = [];
+  for (const c of results.cells) {
+    const jit = c.results.find((/** @type {any} */ r) => r.runtime === "shrew-jit" && r.extra);
+    const nat = c.results.find((/** @type {any} */ r) => r.runtime === "shrew-native" && r.extra);
+    if (!jit && !nat) continue;
+    const e = jit?.extra ?? {}, n = nat?.extra ?? {};
+    const perCall = jit && Number.isFinite(jit.cpuPerCallUs) ? jit.cpuPerCallUs * 1000 - e.inWasmNsPerRun : NaN;
+    // CPU per call when both rows have it (wall times of a separate process are not comparable on a busy machine).
+    const cpuBoth = jit && nat && Number.isFinite(jit.cpuPerCallUs) && Number.isFinite(nat.cpuPerCallUs);
+    const ratio = cpuBoth ? jit.cpuPerCallUs / nat.cpuPerCallUs
+      : jit && nat && Number.isFinite(jit.medianUs) && Number.isFinite(nat.medianUs) ? jit.medianUs / nat.medianUs : NaN;
+    shrewRows.push([
+      c.workload, String(c.batch), String(e.instructions ?? n.instructions ?? "—"),
+      fmtTime(e.inWasmNsPerRun / 1000), Number.isFinite(e.inWasmNsPerInstr) ? `${e.inWasmNsPerInstr.toFixed(0)} ns` : "—",
+      Number.isFinite(perCall) ? fmtTime(perCall / 1000) : "—",
+      fmtTime(n.execNsPerRun / 1000), Number.isFinite(n.execNsPerInstr) ? `${n.execNsPerInstr.toFixed(0)} ns` : "—",
+      Number.isFinite(ratio) ? `${ratio.toFixed(2)}×${cpuBoth ? " (cpu)" : " (wall)"}` : "—",
+      e.arenaBytes != null ? `${fmtBytes(e.arenaBytes)} / ${fmtBytes(e.arenaLowerBound)} = ${(e.arenaBytes / Math.max(1, e.arenaLowerBound)).toFixed(3)}` : "—",
+    ]);
+  }
+  if (shrewRows.length) {
+    out.push(table(["workload", "B", "tape instr", "wasm Executor::Run", "wasm ns/instr", "JS call overhead", "native Executor::Run", "native ns/instr", "wasm ÷ native per call", "arena / lower bound"], shrewRows));
+    out.push("");
+    out.push("wasm Executor::Run: process CPU time per run of a loop inside wasm (`Program.benchRun`, no copies, no JS; fastest of 7 loops). " +
+      "JS call overhead: the JIT row's cpu/call minus that (feeds → HEAP, one Embind call, output copy; includes V8's GC). " +
+      "native: the same loop in `build/native/bench_peer_native`. wasm ÷ native: the two rows' cpu/call (else wall medians).");
+    out.push("");
+  }
+  const st = results.shrewStartup?.best;
+  if (st) {
+    out.push(table(["Shrew start-up (fresh Node process, best of runs)", "wall", "CPU"], [
+      ["load (import + Shrew.load)", fmtMs(st.loadMs), fmtMs(st.cpuLoadMs)],
+      ["compile mlp (Batch 1)", fmtMs(st.compileMs), fmtMs(st.cpuCompileMs)],
+      ["first run", fmtTime(st.firstRunUs), fmtMs(st.cpuFirstRunMs)],
+      ["load + compile + first run", fmtMs(st.totalMs), fmtMs(st.cpuTotalMs)],
+      ["first run ÷ steady state", `${st.firstRunRatio.toFixed(1)}× (steady ${fmtTime(st.steadyUs)})`, "—"],
+      [`compile of a generated 1,000-node graph (${st.gen1000Instructions} tape instr), warm median (best)`, `${fmtMs(st.gen1000WarmMs)} (${fmtMs(st.gen1000BestMs)})`, fmtMs(st.gen1000CpuMs)],
+      ["… its first compile in the process", fmtMs(st.gen1000FirstMs), "—"],
+    ]));
+    out.push("");
+  }
+
   const sz = results.sizes.map((/** @type {any} */ s) => {
     const w = s.wasm.reduce((/** @type {any} */ a, /** @type {any} */ f) => ({ raw: a.raw + f.raw, gzip: a.gzip + f.gzip }), { raw: 0, gzip: 0 });
     const j = s.js.reduce((/** @type {any} */ a, /** @type {any} */ f) => ({ raw: a.raw + f.raw, gzip: a.gzip + f.gzip }), { raw: 0, gzip: 0 });

@@ -62,6 +62,7 @@
  * @property {string} id                "ort" | "tfjs" | "shrew-jit" | "shrew-interp" | "shrew-native"
  * @property {string} label             column label in the report
  * @property {boolean} peer             true for the libraries Shrew is compared against
+ * @property {number} [minRunsIfSlow]    a reference row may stop at this many timed runs when a call takes > 100 ms
  * @property {() => Promise<RunnerInfo>} init
  *   Loads the runtime. Throw `new SkipRunner(reason)` when it cannot run here
  *   (not built yet, API missing); the report then lists it as skipped.

@@ -3,8 +3,7 @@
 // Skipped while the binary does not exist.
 //
 // ============================================================================
-// Protocol for build/native/bench_peer_native (TODO(shrew-native): the binary
-// does not exist yet; this adapter is ready for it):
+// Protocol for build/native/bench_peer_native (tools/bench_peer_native.cc):
 //
 //   bench_peer_native --program FILE.sw --graph NAME --params DIR --input X.npy
 //                     --output Y.npy --dim Batch=N
@@ -20,7 +19,9 @@
 //
 //     { "version": "0.1.0", "session_us": 1234.5, "warmup_calls": 800,
 //       "warmup_ms": 1000.2, "times_us": [31.2, 30.9, ...],
-//       "memory_bytes": 123456, "memory_kind": "arena + params (memory plan)" }
+//       "cpu_us": 3050.1, "wall_us": 3100.7,          (process CPU / wall over the timed calls)
+//       "memory_bytes": 123456, "memory_kind": "arena + params (memory plan)",
+//       "extra": { "instructions": 34, "execNsPerRun": 610.2, "execNsPerInstr": 17.9, ... } }
 //
 //   Exit code ≠ 0 → the cell is reported as failed with stderr's last line.
 // ============================================================================
@@ -83,6 +84,9 @@ export function shrewNativeRunner() {
           sessionMs: (r.session_us ?? NaN) / 1000,
           output: readNpyF32(output).data,
           memory: r.memory_bytes != null ? { bytes: r.memory_bytes, kind: r.memory_kind ?? "reported by binary" } : null,
+          extra: r.extra ?? null,
+          cpuUs: r.cpu_us ?? NaN,
+          wallUs: r.wall_us ?? NaN,
         };
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -2,44 +2,12 @@
 // Two slots share this adapter: the compiled tape ("jit") and the reference
 // interpreter ("interpreter").
 //
-// ============================================================================
-// TODO(shrew-js): implement `createSession` below once js/ exposes the
-// compile/run API (today js/dist/index.js only has Shrew.load() and dense()).
-// That is the only change the harness needs; everything else (weights, input,
-// timing, interleaving, correctness check against onnxruntime-web, report)
-// is done by bench/run.mjs. The contract (bench/runners/runner.mjs, Session):
-//
-//   createSession(cell) → { run(x), memory?(), dispose() }
-//     cell.workload.sw        the .sw program text (compile it once here)
-//     cell.workload.graph     the graph to run ("Mlp", "Block", "Tiny")
-//     cell.batch              bind the symbolic dim `Batch` to it
-//     cell.weights            [{ name, shape, data: Float32Array }] — set each
-//                             into the param of that name (row-major, same
-//                             shape as declared in the .sw)
-//     cell.workload.inputName / outputName, cell.inputShape / outputShape
-//     run(x: Float32Array) → Float32Array   one call, as a user would make it
-//                             (wrap x, run, copy the output out); may be async
-//     memory() → { bytes, kind } | null     e.g. arena + params from the memory plan
-//     dispose()                             free the compiled graph
-//
-// A sketch, with hypothetical names — adapt to the real API:
-//
-//   const program = shrew.compile(cell.workload.sw, { executor: mode });
-//   const exe = program.executor(cell.workload.graph, { dims: { Batch: cell.batch } });
-//   for (const w of cell.weights) exe.setParam(w.name, new Tensor("f32", w.shape, w.data));
-//   return {
-//     run: (x) => exe.run({ [cell.workload.inputName]: new Tensor("f32", cell.inputShape, x) })
-//                    [cell.workload.outputName].data,
-//     memory: () => ({ bytes: exe.arenaBytes + exe.paramBytes, kind: "arena + params (memory plan)" }),
-//     dispose: () => { exe.dispose(); program.dispose(); },
-//   };
-//
-// Then set IMPLEMENTED = true.
-// ============================================================================
+// A call is what a user writes: `program.run(graph, { x: Float32Array })`
+// (or `interpret`) and `.data` of the output tensor (a fresh Float32Array
+// the caller owns). Weights are set by name with `setParam` (same row-major
+// shapes as the .sw params); `Batch` is bound at compile time.
 import { existsSync, readFileSync } from "node:fs";
 import { SkipRunner } from "./runner.mjs";
-
-const IMPLEMENTED = false;
 
 /** js/dist/index.js of this repository (built by `npm run build:js`). */
 const JS_DIST = new URL("../../js/dist/index.js", import.meta.url);
@@ -54,6 +22,8 @@ export function shrewWasmRunner(mode) {
     id: mode === "jit" ? "shrew-jit" : "shrew-interp",
     label: mode === "jit" ? "Shrew wasm (JIT)" : "Shrew wasm (interpreter)",
     peer: false,
+    // The interpreter is the oracle, not a target: 10 timed runs suffice on the big cells.
+    minRunsIfSlow: mode === "jit" ? undefined : 10,
     async init() {
       if (!existsSync(JS_DIST)) throw new SkipRunner("js/dist/index.js not built (npm run build:js)");
       const t0 = performance.now();
@@ -63,14 +33,49 @@ export function shrewWasmRunner(mode) {
       if (typeof shrew.compile !== "function") {
         throw new SkipRunner("js/dist has no compile/run API yet (only Shrew.load() and dense())");
       }
-      if (!IMPLEMENTED) throw new SkipRunner("adapter not written yet: see TODO in bench/runners/shrew-wasm.mjs");
       const pkg = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url), "utf8"));
       return { version: pkg.version, detail: `shrew.wasm, ${mode}, simd128=${shrew.simd128}`, initMs };
     },
     async createSession(cell) {
-      void cell;
-      // TODO(shrew-js): see the comment at the top of this file.
-      throw new Error(`Shrew ${mode} adapter: createSession is not implemented`);
+      const { Tensor } = await import(JS_DIST.href);
+      const w = cell.workload;
+      const program = shrew.compile(w.sw, { filename: `${w.name}.sw`, dims: { Batch: cell.batch } });
+      for (const p of cell.weights) program.setParam(`${w.graph}/${p.name}`, new Tensor("f32", p.shape, p.data));
+      const graph = w.graph, inputName = w.inputName, outputName = w.outputName;
+      const run = mode === "jit"
+        ? (x) => program.run(graph, { [inputName]: x })[outputName].data
+        : (x) => program.interpret(graph, { [inputName]: x })[outputName].data;
+      return {
+        run,
+        memory() {
+          if (mode !== "jit") return null;
+          const st = program.stats(graph);
+          const params = program.params().filter((p) => p.name.startsWith(`${graph}/`)).reduce((a, p) => a + p.bytes, 0);
+          return { bytes: st.arenaBytes + params, kind: `arena ${st.arenaBytes} B (lower bound ${st.arenaLowerBound}) + params` };
+        },
+        /** Extra per-cell facts for the report (tape size, in-wasm ns/run of Executor::Run). */
+        extra() {
+          if (mode !== "jit") return null;
+          const st = program.stats(graph);
+          // Loops of ~20 ms, timed in process CPU time (a busy machine preempts
+          // wall-clock loops); the fastest of 7 (other processes only ever add).
+          const probe = program.benchRun(graph, 3);
+          const n = Math.max(3, Math.min(100_000, Math.round(2e7 / Math.max(1, probe))));
+          let ns = Infinity, wallNs = Infinity;
+          for (let i = 0; i < 7; i++) {
+            const c = process.cpuUsage();
+            wallNs = Math.min(wallNs, program.benchRun(graph, n));
+            const d = process.cpuUsage(c);
+            ns = Math.min(ns, ((d.user + d.system) * 1000) / n);
+          }
+          return {
+            instructions: st.numInstructions, arenaBytes: st.arenaBytes, arenaLowerBound: st.arenaLowerBound,
+            compileTimeUs: st.compileTimeUs, inWasmNsPerRun: ns, inWasmNsPerInstr: ns / st.numInstructions,
+            inWasmWallNsPerRun: wallNs,
+          };
+        },
+        dispose: () => program.dispose(),
+      };
     },
   };
 }

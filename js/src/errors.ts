@@ -56,19 +56,11 @@ export class ShrewRuntimeError extends Error {
   }
 }
 
-/** Builds a ShrewRuntimeError from a C++ error value, recovering input/expected/actual from the message. */
-export function runtimeErrorFrom(e: { code: string; message: string; input?: string }): ShrewRuntimeError {
-  const m = e.message;
+/** Builds a ShrewRuntimeError from a C++ error value (its input/expected/actual fields come from C++). */
+export function runtimeErrorFrom(e: { code: string; message: string; input?: string; expected?: string; actual?: string }): ShrewRuntimeError {
   const details: RuntimeErrorDetails = {};
-  const input = e.input ?? /input (?:named )?'([^']*)'/.exec(m)?.[1];
-  if (input !== undefined) details.input = input;
-  const ea = /expected (?:dtype |rank )?(.+?), got (?:rank )?([^:;()]+?)(?:[:;(]|$)/.exec(m);
-  if (ea) {
-    details.expected = ea[1].trim();
-    details.actual = ea[2].trim();
-  } else {
-    const missing = /\(expected ([^)]*)\)/.exec(m);
-    if (missing) details.expected = missing[1];
-  }
-  return new ShrewRuntimeError(e.code, m, details);
+  if (e.input !== undefined) details.input = e.input;
+  if (e.expected !== undefined) details.expected = e.expected;
+  if (e.actual !== undefined) details.actual = e.actual;
+  return new ShrewRuntimeError(e.code, e.message, details);
 }

@@ -1,7 +1,14 @@
-// A compiled, runnable Shrew program: one wasm ProgramHandle. Inputs cross
-// into wasm once (a byte view of each typed array, copied into a host
-// tensor); outputs come back once as fresh typed arrays owned by the caller.
-import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue } from "./wasm/shrew.mjs";
+// A compiled, runnable Shrew program: one wasm ProgramHandle.
+//
+// `run` takes the lean path while a graph's input types stay the same: the
+// graph is prepared once per binding (checked and planned in C++, input
+// buffers at fixed addresses), then each call writes the input bytes straight
+// into those buffers through a HEAPU8 view, makes one Embind call with an
+// integer argument, and copies each output once out of the heap into a fresh
+// typed array the caller owns. `interpret`, and dtypes that do not cross byte
+// for byte (i32 is i64 inside), go through the value path (one byte view per
+// input copied into a host tensor, outputs as fresh copies).
+import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
 import { Tensor, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
@@ -51,6 +58,27 @@ export function tensorFromRaw(raw: RawTensorOut): Tensor {
   return new Tensor(dtype, raw.shape, data as never);
 }
 
+/** A graph prepared for one set of input types (names in feed order, dtypes, shapes). */
+interface Prepared {
+  readonly key: readonly { name: string; dtype: string; shape: readonly number[] }[];
+  readonly lean: boolean;
+  readonly id: number;
+  readonly inPtrs: readonly number[];
+  readonly inBytes: readonly number[];
+  readonly outputs: readonly { name: string; dtype: DType; shape: readonly number[]; bytes: number }[];
+  readonly outPtrs: number;
+}
+
+function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
+  if (key.length !== raw.length) return false;
+  for (let k = 0; k < raw.length; k++) {
+    const a = key[k], b = raw[k];
+    if (a.name !== b.name || a.dtype !== b.dtype || a.shape.length !== b.shape.length) return false;
+    for (let d = 0; d < a.shape.length; d++) if (a.shape[d] !== b.shape[d]) return false;
+  }
+  return true;
+}
+
 const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
   try {
     handle.delete();
@@ -64,6 +92,9 @@ export class Program {
   #handle: RawProgramHandle | undefined;
   readonly #graphs: readonly string[];
   readonly #signatures = new Map<string, Signature>();
+  readonly #prepared = new Map<string, Prepared>();
+  /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
+  #ptrView: Uint32Array | undefined;
   readonly #dims: Readonly<Record<string, number>>;
   readonly #metadata: ProgramMetadata;
   /** Optimiser counters of the whole program. */
@@ -145,10 +176,71 @@ export class Program {
     const sig = this.signature(graph);
     const raw: RawTensorIn[] = [];
     for (const [name, value] of Object.entries(inputs)) raw.push(this.#toRaw(name, value, sig));
+    if (!interpret) {
+      const out = this.#runLean(graph, raw);
+      if (out !== undefined) return out;
+    }
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
     const out: Outputs = {};
     for (const o of r.outputs) out[o.name] = tensorFromRaw(o);
     return out;
+  }
+
+  /** The lean path; undefined when this binding must take the value path. */
+  #runLean(graph: string, raw: readonly RawTensorIn[]): Outputs | undefined {
+    const h = this.#live();
+    let p = this.#prepared.get(graph);
+    if (p === undefined || !sameKey(p.key, raw)) {
+      if (p !== undefined && p.lean) this.#module.call(() => h.release(p!.id));
+      this.#prepared.delete(graph);
+      const specs = raw.map((r) => ({ name: r.name!, dtype: r.dtype, shape: [...r.shape] }));
+      const v = unwrap<PreparedValue>(this.#call((hh) => hh.prepare(graph, specs)));
+      p = {
+        key: specs, lean: v.lean, id: v.id ?? -1,
+        inPtrs: v.inputs?.map((i) => i.ptr) ?? [], inBytes: v.inputs?.map((i) => i.bytes) ?? [],
+        outputs: v.outputs?.map((o) => ({ ...o, dtype: o.dtype as DType, shape: Object.freeze([...o.shape]) })) ?? [],
+        outPtrs: v.outPtrs ?? 0,
+      };
+      this.#prepared.set(graph, p);
+    }
+    if (!p.lean) return undefined;
+    // A data length that does not match its shape: the value path reports it.
+    for (let k = 0; k < raw.length; k++) if (raw[k].bytes.byteLength !== p.inBytes[k]) return undefined;
+    const m = this.#module.raw;
+    let heap = m.HEAPU8;  // no allocation since the last call: this view is current
+    for (let k = 0; k < raw.length; k++) heap.set(raw[k].bytes, p.inPtrs[k]);
+    const id = p.id;
+    if (this.#module.call(() => h.runPrepared(id)) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
+    heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
+    const buffer = heap.buffer as ArrayBuffer;
+    if (this.#ptrView === undefined || this.#ptrView.buffer !== buffer) this.#ptrView = new Uint32Array(buffer);
+    const ptrs = this.#ptrView;
+    const out: Outputs = {};
+    for (let o = 0; o < p.outputs.length; o++) {
+      const spec = p.outputs[o];
+      const ptr = ptrs[(p.outPtrs >>> 2) + o];
+      const ctor = CTORS[spec.dtype];
+      const n = spec.bytes / ctor.BYTES_PER_ELEMENT;
+      // new ctor(n) then set(): small arrays stay on V8's heap (no ArrayBuffer
+      // materialised per call, unlike slice().buffer).
+      const data = new ctor(n) as TensorData;
+      if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
+      else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
+      out[spec.name] = new Tensor(spec.dtype, spec.shape, data as never);
+    }
+    return out;
+  }
+
+  /**
+   * Mean nanoseconds per run of the graph's tape inside wasm (Executor::Run
+   * looped `n` times; no input/output copies, no JS), on the input shapes of
+   * the graph's last `run`. For benchmarks: ns per instruction is this
+   * divided by `stats(graph).numInstructions`.
+   */
+  benchRun(graph: string, n: number): number {
+    const ns = this.#call((h) => h.benchRun(graph, Math.max(1, Math.floor(n))));
+    if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
+    return ns;
   }
 
   #toRaw(name: string, value: TensorLike, sig: Signature): RawTensorIn {

@@ -1,6 +1,9 @@
 #include "api/program.h"
 
+#include "api/prepared_run.h"
+
 #include <cstring>
+#include <limits>
 
 #include "api/param_blob.h"
 #include "interp/interpreter.h"
@@ -135,59 +138,103 @@ Result<size_t> Program::FindGraph(std::string_view name) const {
   return NotFound("no compiled graph named '" + std::string(name) + "'; graphs: " + JoinNames(GraphNames()));
 }
 
-Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inputs) {
-  Result<size_t> gi = FindGraph(graph_name);
-  if (!gi.ok()) return gi.status();
-  const ir::Graph& g = program_.graphs[*gi];
-  Entry& e = graphs_[*gi];
+Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const InputSpec> inputs,
+                                                    jit::InputIssue* issue) const {
+  const ir::Graph& g = program_.graphs[gi];
+  const Entry& e = graphs_[gi];
   const std::string where = "graph '" + g.name() + "'";
   std::vector<std::string> input_names;
   for (const ir::GraphInput& in : g.inputs()) input_names.push_back(g.node(in.node).name);
+  auto report = [&](const std::string& input, std::string expected, std::string actual) {
+    if (issue != nullptr) *issue = {input, std::move(expected), std::move(actual)};
+  };
 
-  // 1. Names: every supplied input must be declared, every required one supplied.
-  for (const auto& [name, t] : inputs) {
-    bool known = false;
-    for (const std::string& n : input_names) known |= n == name;
-    if (!known) {
+  // 1. Names: every supplied input must be declared (once), every required one supplied.
+  CheckedInputs out;
+  out.supplied.assign(g.inputs().size(), -1);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string& name = inputs[k].name;
+    size_t i = 0;
+    while (i < input_names.size() && input_names[i] != name) ++i;
+    if (i == input_names.size()) {
+      report(name, "", "");
       return InvalidArgument(where + " has no input named '" + name + "'; its inputs are: " + JoinNames(input_names));
     }
+    if (out.supplied[i] >= 0) {
+      report(name, "", "");
+      return InvalidArgument(where + ": input '" + name + "' is supplied twice");
+    }
+    out.supplied[i] = static_cast<int>(k);
   }
   std::vector<jit::InputDesc> descs(g.inputs().size());
-  std::vector<const Tensor*> tensors(g.inputs().size(), nullptr);
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const ir::Node& node = g.node(g.inputs()[i].node);
-    auto it = inputs.find(node.name);
-    if (it == inputs.end()) {
+    if (out.supplied[i] < 0) {
       if (!g.inputs()[i].optional || e.compiled->input_read[i]) {
+        report(node.name, node.type.ToString(), "");
         return InvalidArgument("missing input '" + node.name + "' for " + where + " (expected " + node.type.ToString() +
                                ")");
       }
       continue;
     }
-    const Tensor& t = it->second;
+    const InputSpec& spec = inputs[static_cast<size_t>(out.supplied[i])];
     // 2. Size cap, before anything else touches the data.
-    if (t.byte_size() > options_.max_input_bytes) {
-      return ResourceExhausted("input '" + node.name + "' of " + where + " is " + std::to_string(t.byte_size()) +
-                               " bytes (" + t.TypeString() + "), over the limit of " +
-                               std::to_string(options_.max_input_bytes) + " bytes");
+    const std::string type = std::string(ir::DTypeName(spec.dtype)) + runtime::ShapeToString(spec.shape);
+    Result<int64_t> count = runtime::CountElements(spec.shape);
+    if (!count.ok()) {
+      report(node.name, node.type.ToString(), type);
+      return InvalidArgument("input '" + node.name + "' of " + where + ": " + count.status().message());
     }
-    descs[i] = {true, t.dtype(), t.shape()};
-    tensors[i] = &t;
+    const uint64_t elem = ir::StorageByteSize(ir::StorageOf(spec.dtype));
+    const uint64_t cap = options_.max_input_bytes;
+    if (elem > 0 && static_cast<uint64_t>(*count) > cap / elem) {
+      report(node.name, node.type.ToString(), type);
+      const uint64_t n = static_cast<uint64_t>(*count);
+      const std::string bytes = n <= std::numeric_limits<uint64_t>::max() / elem ? std::to_string(n * elem)
+                                                                                 : "over 2^64";
+      return ResourceExhausted("input '" + node.name + "' of " + where + " is " + bytes + " bytes (" + type +
+                               "), over the limit of " + std::to_string(cap) + " bytes");
+    }
+    descs[i] = {true, spec.dtype, spec.shape};
   }
   // 3. Dtypes, ranks, fixed sizes, symbolic consistency.
-  Result<ir::DimBindings> dims = jit::BindInputs(g, options_.dims, descs);
+  Result<ir::DimBindings> dims = jit::BindInputs(g, options_.dims, descs, issue);
   if (!dims.ok()) return dims.status();
-  std::vector<runtime::Shape> shapes;
+  out.dims = std::move(dims).value();
   for (size_t i = 0; i < g.inputs().size(); ++i) {
-    shapes.push_back(tensors[i] != nullptr ? tensors[i]->shape()
-                                           : jit::ConcreteShape(g.node(g.inputs()[i].node).type, *dims, 0));
+    out.shapes.push_back(out.supplied[i] >= 0 ? inputs[static_cast<size_t>(out.supplied[i])].shape
+                                              : jit::ConcreteShape(g.node(g.inputs()[i].node).type, out.dims, 0));
   }
+  return out;
+}
+
+namespace {
+
+std::vector<InputSpec> SpecsOf(const TensorMap& inputs, std::vector<const Tensor*>* tensors) {
+  std::vector<InputSpec> specs;
+  for (const auto& [name, t] : inputs) {
+    specs.push_back({name, t.dtype(), t.shape()});
+    tensors->push_back(&t);
+  }
+  return specs;
+}
+
+}  // namespace
+
+Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inputs, jit::InputIssue* issue) {
+  Result<size_t> gi = FindGraph(graph_name);
+  if (!gi.ok()) return gi.status();
+  Entry& e = graphs_[*gi];
+  std::vector<const Tensor*> tensors;
+  const std::vector<InputSpec> specs = SpecsOf(inputs, &tensors);
+  Result<CheckedInputs> checked = CheckInputs(*gi, specs, issue);
+  if (!checked.ok()) return checked.status();
   jit::Executor& ex = *e.executor;
-  SHREW_RETURN_IF_ERROR(ex.Bind(shapes, *dims));
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i] != nullptr && tensors[i]->byte_size() > 0) {
-      std::memcpy(ex.input_data(static_cast<int>(i)), tensors[i]->raw_data(), tensors[i]->byte_size());
-    }
+  SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
+  for (size_t i = 0; i < checked->supplied.size(); ++i) {
+    if (checked->supplied[i] < 0) continue;
+    const Tensor& t = *tensors[static_cast<size_t>(checked->supplied[i])];
+    if (t.byte_size() > 0) std::memcpy(ex.input_data(static_cast<int>(i)), t.raw_data(), t.byte_size());
   }
   SHREW_RETURN_IF_ERROR(ex.Run());
   TensorMap out;
@@ -197,6 +244,38 @@ Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inp
     out.insert_or_assign(e.compiled->outputs[static_cast<size_t>(o)].first, std::move(t).value());
   }
   return out;
+}
+
+Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_name, std::span<const InputSpec> inputs,
+                                                      jit::InputIssue* issue) {
+  Result<size_t> gi = FindGraph(graph_name);
+  if (!gi.ok()) return gi.status();
+  Result<CheckedInputs> checked = CheckInputs(*gi, inputs, issue);
+  if (!checked.ok()) return checked.status();
+  jit::Executor& ex = *graphs_[*gi].executor;
+  SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
+  std::unique_ptr<PreparedRun> p(new PreparedRun(this, *gi));
+  p->shapes_ = checked->shapes;
+  p->dims_ = checked->dims;
+  for (size_t i = 0; i < checked->shapes.size(); ++i) {
+    const int k = checked->supplied[i];
+    uint64_t bytes = 0;
+    if (k >= 0) {
+      const InputSpec& spec = inputs[static_cast<size_t>(k)];
+      bytes = static_cast<uint64_t>(runtime::CountElements(spec.shape).value()) * ir::StorageByteSize(ir::StorageOf(spec.dtype));
+    }
+    p->staged_.emplace_back(bytes);
+    p->is_bool_.push_back(k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kBool);
+  }
+  for (int o = 0; o < ex.num_outputs(); ++o) {
+    const runtime::Shape& shape = ex.output_shape(o);
+    const ir::DType dtype = ex.output_dtype(o);
+    Result<int64_t> n = runtime::CountElements(shape);
+    if (!n.ok()) return n.status();
+    p->outputs_.push_back({graphs_[*gi].compiled->outputs[static_cast<size_t>(o)].first, dtype, shape,
+                           static_cast<uint64_t>(*n) * ir::StorageByteSize(ir::StorageOf(dtype))});
+  }
+  return p;
 }
 
 Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tensor* const> operands) {
@@ -220,9 +299,12 @@ Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tenso
   return std::move(it->second);
 }
 
-Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& inputs) {
+Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& inputs, jit::InputIssue* issue) {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
+  std::vector<const Tensor*> tensors;
+  Result<CheckedInputs> checked = CheckInputs(*gi, SpecsOf(inputs, &tensors), issue);
+  if (!checked.ok()) return checked.status();
   interp::InterpreterOptions io;
   io.training = options_.training;
   io.dims = options_.dims;

@@ -36,6 +36,7 @@
 #include "api/compile.h"
 #include "base/status.h"
 #include "ir/graph.h"
+#include "jit/binding.h"
 #include "jit/compile.h"
 #include "jit/compiled_graph.h"
 #include "jit/executor.h"
@@ -44,6 +45,15 @@
 #include "runtime/tensor.h"
 
 namespace shrew {
+
+class PreparedRun;
+
+// One supplied input described by dtype and shape (Prepare).
+struct InputSpec {
+  std::string name;
+  ir::DType dtype = ir::DType::kF32;
+  runtime::Shape shape;
+};
 
 struct ProgramOptions {
   // Symbolic dimension values of the runtime configuration (they take
@@ -72,10 +82,21 @@ class Program {
   const ir::Program& ir() const { return program_; }
   const ProgramOptions& options() const { return options_; }
 
-  // The tape executor; outputs by name.
-  Result<runtime::TensorMap> Run(std::string_view graph, const runtime::TensorMap& inputs);
-  // The reference interpreter on the same parameters.
-  Result<runtime::TensorMap> Interpret(std::string_view graph, const runtime::TensorMap& inputs);
+  // The tape executor; outputs by name. On an input error `issue` (if
+  // given) receives the input's name and expected/actual type as fields.
+  Result<runtime::TensorMap> Run(std::string_view graph, const runtime::TensorMap& inputs,
+                                 jit::InputIssue* issue = nullptr);
+  // The reference interpreter on the same parameters (inputs checked like Run).
+  Result<runtime::TensorMap> Interpret(std::string_view graph, const runtime::TensorMap& inputs,
+                                       jit::InputIssue* issue = nullptr);
+
+  // The lean path for repeated runs with the same input types (bindings,
+  // benchmarks; prepared_run.h): checks the inputs described by `inputs`
+  // exactly like Run (same errors), plans the binding and returns a handle
+  // whose input buffers the caller fills before each PreparedRun::Run. The
+  // handle must not outlive the program.
+  Result<std::unique_ptr<PreparedRun>> Prepare(std::string_view graph, std::span<const InputSpec> inputs,
+                                               jit::InputIssue* issue = nullptr);
 
   // (GRAPH/PARAM, tensor), sorted by key. Pointers stay valid until the
   // program is destroyed (SetParam writes in place).
@@ -114,6 +135,15 @@ class Program {
   const jit::CompiledGraph* compiled(std::string_view graph) const;
 
  private:
+  friend class PreparedRun;
+  // Checked inputs of one graph: the full dim binding and one shape per
+  // graph input (absent optional inputs get their concrete declared shape).
+  struct CheckedInputs {
+    ir::DimBindings dims;
+    std::vector<runtime::Shape> shapes;
+    std::vector<int> supplied;  // per graph input: index into the specs, -1 if absent
+  };
+  Result<CheckedInputs> CheckInputs(size_t graph, std::span<const InputSpec> inputs, jit::InputIssue* issue) const;
   struct Entry {
     std::unique_ptr<jit::CompiledGraph> compiled;
     std::unique_ptr<jit::Executor> executor;

@@ -5,7 +5,7 @@
 namespace shrew::jit {
 
 Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings& config_dims,
-                                   std::span<const InputDesc> inputs) {
+                                   std::span<const InputDesc> inputs, InputIssue* issue) {
   ir::DimBindings dims = config_dims;
   std::map<std::string, std::string, std::less<>> bound_by;  // dim name -> input that bound it
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
@@ -17,11 +17,16 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
     if (!t.is_tensor()) continue;  // nothing declared to check against
     const std::string expected = ir::DimsToString(t.dims());
     const std::string actual = runtime::ShapeToString(in.shape);
+    auto report = [&](std::string e, std::string a) {
+      if (issue != nullptr) *issue = {node.name, std::move(e), std::move(a)};
+    };
     if (ir::StorageOf(in.dtype) != ir::StorageOf(t.dtype())) {
+      report(ir::DTypeName(t.dtype()), ir::DTypeName(in.dtype));
       return InvalidArgument(who + "expected dtype " + ir::DTypeName(t.dtype()) + ", got " + ir::DTypeName(in.dtype) +
                              " (declared " + t.ToString() + ")");
     }
     if (static_cast<int>(in.shape.size()) != t.rank()) {
+      report(expected, actual);
       return InvalidArgument(who + "expected rank " + std::to_string(t.rank()) + ", got rank " +
                              std::to_string(in.shape.size()) + ": expected " + expected + ", got " + actual);
     }
@@ -29,6 +34,7 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
       const ir::Dim& dim = t.dim(d);
       const int64_t size = in.shape[static_cast<size_t>(d)];
       if (dim.is_fixed() && dim.size() != size) {
+        report(expected, actual);
         return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension " + std::to_string(d) +
                                " must be " + std::to_string(dim.size()));
       }
@@ -40,6 +46,7 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
         continue;
       }
       if (it->second != size) {
+        report(expected, actual);
         auto by = bound_by.find(dim.name());
         const std::string source = by == bound_by.end() ? std::string("bound by the runtime configuration")
                                                         : "bound by input '" + by->second + "'";

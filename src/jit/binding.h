@@ -12,6 +12,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "base/status.h"
 #include "ir/graph.h"
@@ -26,11 +27,20 @@ struct InputDesc {
   runtime::Shape shape;
 };
 
+// A rejected input as fields, for callers that report errors structurally
+// (the wasm bindings) instead of as message text.
+struct InputIssue {
+  std::string input;     // the input's name
+  std::string expected;  // "f32" (dtype errors), "[Batch, 784]" (shape errors), the declared type (missing)
+  std::string actual;    // "f64", "[2, 783]"; empty when nothing was supplied
+};
+
 // `inputs` has one entry per graph input (declaration order). Absent inputs
 // are skipped (the caller decides whether absence is allowed). Returns the
-// full binding (config dims plus those bound from inputs).
+// full binding (config dims plus those bound from inputs). On an input error
+// `issue` (if given) receives its fields.
 Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings& config_dims,
-                                   std::span<const InputDesc> inputs);
+                                   std::span<const InputDesc> inputs, InputIssue* issue = nullptr);
 
 // The concrete shape of a declared type under `dims`; dynamic or unbound
 // symbolic dims become `fallback` (used for absent optional inputs).

@@ -75,6 +75,23 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
   return Status::Ok();
 }
 
+// True when every node of `g` already has a static tensor type and the
+// inputs' types are exactly `input_shapes`: re-inferring would change nothing.
+bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
+  if (input_shapes.size() != g.inputs().size()) return false;
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    const ir::Type& t = g.node(g.inputs()[i].node).type;
+    if (!t.is_tensor() || t.dims().size() != input_shapes[i].size()) return false;
+    for (size_t k = 0; k < input_shapes[i].size(); ++k) {
+      if (!t.dims()[k].is_fixed() || t.dims()[k].size() != input_shapes[i][k]) return false;
+    }
+  }
+  for (const ir::Node& n : g.nodes()) {
+    if (!n.type.is_tensor() || !n.type.IsStatic()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
@@ -101,22 +118,30 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
   plan->input_shapes.assign(input_shapes.begin(), input_shapes.end());
   plan->dims = dims;
 
-  // Concrete types of every node for this binding.
-  ir::Graph g = cg.graph;
-  for (size_t i = 0; i < g.inputs().size(); ++i) {
-    ir::Node& n = g.node(g.inputs()[i].node);
-    std::vector<ir::Dim> d;
-    for (int64_t s : input_shapes[i]) d.push_back(ir::Dim::Fixed(s));
-    n.type = ir::Type::Tensor(std::move(d), n.type.is_tensor() ? n.type.dtype() : ir::DType::kF32);
-    n.declared_type = n.type;
+  // Concrete types of every node for this binding: the compiled graph's own
+  // when they are already static for exactly these input shapes (a graph
+  // with static inputs, planned at compile time), else a specialised copy.
+  ir::Graph specialized_graph;
+  const bool concrete = HasConcreteTypes(cg.graph, input_shapes);
+  if (!concrete) {
+    specialized_graph = cg.graph;
+    ir::Graph& sg = specialized_graph;
+    for (size_t i = 0; i < sg.inputs().size(); ++i) {
+      ir::Node& n = sg.node(sg.inputs()[i].node);
+      std::vector<ir::Dim> d;
+      for (int64_t s : input_shapes[i]) d.push_back(ir::Dim::Fixed(s));
+      n.type = ir::Type::Tensor(std::move(d), n.type.is_tensor() ? n.type.dtype() : ir::DType::kF32);
+      n.declared_type = n.type;
+    }
+    ir::InferOptions io;
+    io.default_float = options_.default_float;
+    Status specialized = SpecializeWithCalls(&sg, options_.program, dims, io, 0);
+    if (!specialized.ok()) {
+      return Status(specialized.code(),
+                    "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());
+    }
   }
-  ir::InferOptions io;
-  io.default_float = options_.default_float;
-  Status specialized = SpecializeWithCalls(&g, options_.program, dims, io, 0);
-  if (!specialized.ok()) {
-    return Status(specialized.code(),
-                  "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());
-  }
+  const ir::Graph& g = concrete ? cg.graph : specialized_graph;
   const size_t n = static_cast<size_t>(cg.num_slots);
   plan->slot_shapes.assign(n, {});
   plan->slot_dtypes.assign(n, ir::DType::kF32);

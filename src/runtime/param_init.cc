@@ -1,5 +1,6 @@
 #include "runtime/param_init.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -18,39 +19,62 @@ using Kind = ir::InitSpec::Kind;
 
 bool IsRandom(Kind kind) { return kind != Kind::kZeros && kind != Kind::kOnes; }
 
-// Draws one value for `kind` (a random kind) with precomputed fans.
-double Draw(const ir::InitSpec& init, const Fans& fans, Rng& rng) {
+// Fills out[0, n) from the stream. Called once per chunk of a tensor, not
+// once per tensor: V8 runs a wasm function's first calls in baseline code and
+// only switches to optimised code at the next call, so one call over a large
+// weight would stay in slow code throughout. `draw` maps the generator to one
+// value, with the per-tensor constants hoisted.
+template <typename T, typename DrawFn>
+[[gnu::noinline]] void FillChunk(T* out, size_t n, Rng& rng, const DrawFn& draw) {
+  Rng local = rng;
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<T>(draw(local));
+  rng = local;
+}
+
+template <typename T, typename DrawFn>
+void Fill(std::span<T> out, Rng& rng, const DrawFn& draw) {
+  constexpr size_t kChunk = 4096;
+  for (size_t i = 0; i < out.size(); i += kChunk) {
+    FillChunk(out.data() + i, std::min(kChunk, out.size() - i), rng, draw);
+  }
+}
+
+// Draws every element of `out` for `init` (a random kind) with precomputed
+// fans. Each formula is the one of OPS.md §5, evaluated as written: the
+// hoisted subexpressions (b − a, −bound, 2·bound, the sqrt) are the same
+// binary64 operations on the same operands, so the values are bit-identical
+// to computing them per element.
+template <typename T>
+void DrawAll(const ir::InitSpec& init, const Fans& fans, Rng& rng, std::span<T> out) {
   switch (init.kind) {
     case Kind::kNormal: {
-      const double z = rng.NextNormal();
-      return init.a + init.b * z;
+      const double mean = init.a, stddev = init.b;
+      Fill(out, rng, [=](Rng& r) { return mean + stddev * r.NextNormal(); });
+      return;
     }
     case Kind::kUniform: {
-      const double u = rng.NextUniform();
-      return init.a + (init.b - init.a) * u;
+      const double lo = init.a, width = init.b - init.a;
+      Fill(out, rng, [=](Rng& r) { return lo + width * r.NextUniform(); });
+      return;
     }
-    case Kind::kXavierUniform: {
-      const double a = std::sqrt(6.0 / (fans.fan_in + fans.fan_out));
-      const double u = rng.NextUniform();
-      return -a + 2.0 * a * u;
-    }
-    case Kind::kXavierNormal: {
-      const double s = std::sqrt(2.0 / (fans.fan_in + fans.fan_out));
-      return s * rng.NextNormal();
-    }
+    case Kind::kXavierUniform:
     case Kind::kKaimingUniform: {
-      const double b = std::sqrt(6.0 / fans.fan_in);
-      const double u = rng.NextUniform();
-      return -b + 2.0 * b * u;
+      const double bound = init.kind == Kind::kXavierUniform ? std::sqrt(6.0 / (fans.fan_in + fans.fan_out))
+                                                             : std::sqrt(6.0 / fans.fan_in);
+      const double neg = -bound, twice = 2.0 * bound;
+      Fill(out, rng, [=](Rng& r) { return neg + twice * r.NextUniform(); });
+      return;
     }
+    case Kind::kXavierNormal:
     case Kind::kKaimingNormal: {
-      const double s = std::sqrt(2.0 / fans.fan_in);
-      return s * rng.NextNormal();
+      const double s = init.kind == Kind::kXavierNormal ? std::sqrt(2.0 / (fans.fan_in + fans.fan_out))
+                                                        : std::sqrt(2.0 / fans.fan_in);
+      Fill(out, rng, [=](Rng& r) { return s * r.NextNormal(); });
+      return;
     }
     case Kind::kZeros:
-    case Kind::kOnes: break;
+    case Kind::kOnes: return;
   }
-  return 0.0;
 }
 
 }  // namespace
@@ -76,15 +100,19 @@ Result<Tensor> InitTensor(const ir::InitSpec& init, ir::DType dtype, Shape shape
     return InvalidArgument("init '" + init.text + "' needs a float dtype, got " + ir::DTypeName(dtype));
   }
   if (init.kind == Kind::kOnes) return Tensor::Full(dtype, std::move(shape), 1.0);
-  Result<Tensor> t = Tensor::Zeros(dtype, std::move(shape));
-  if (!t.ok() || init.kind == Kind::kZeros) return t;
+  const ir::StorageType storage = ir::StorageOf(dtype);
+  if (init.kind == Kind::kZeros || (storage != ir::StorageType::kF32 && storage != ir::StorageType::kF64)) {
+    return Tensor::Zeros(dtype, std::move(shape));
+  }
+  // Every element is drawn below (float storage), so no zeroing pass first.
+  Result<Tensor> t = Tensor::Uninitialized(dtype, std::move(shape));
+  if (!t.ok()) return t;
   const Fans fans = ComputeFans(t->shape());
   // Doubles are rounded to nearest into the storage type by the cast.
   VisitStorage(t->storage(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
-      std::span<T> out = t->template mutable_values<T>();
-      for (T& v : out) v = static_cast<T>(Draw(init, fans, rng));
+      DrawAll<T>(init, fans, rng, t->template mutable_values<T>());
     }
   });
   return t;

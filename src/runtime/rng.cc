@@ -38,21 +38,6 @@ double WithHighWord(double x, int32_t hi) {
 
 }  // namespace
 
-uint64_t Rng::NextBits() {
-  state_ += 0x9E3779B97F4A7C15ull;
-  uint64_t z = state_;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-double Rng::NextUniform() {
-  // 2⁻⁵³ as an exact constant; the product of a 53-bit integer and a power
-  // of two is exact.
-  constexpr double kTwoPowMinus53 = 1.0 / 9007199254740992.0;
-  return static_cast<double>(NextBits() >> 11) * kTwoPowMinus53;
-}
-
 double Rng::NextUniform(double a, double b) {
   const double u = NextUniform();
   return a + (b - a) * u;

@@ -23,10 +23,21 @@ class Rng {
   explicit Rng(uint64_t seed = 0) : state_(seed) {}
   static Rng FromSignedSeed(int64_t seed) { return Rng(static_cast<uint64_t>(seed)); }
 
-  // One SplitMix64 step.
-  uint64_t NextBits();
-  // u ~ U[0, 1): (bits >> 11) · 2⁻⁵³, exact in binary64. One call.
-  double NextUniform();
+  // One SplitMix64 step. (Inline, with NextUniform: parameter init draws
+  // hundreds of thousands of values, often in not-yet-optimised wasm code.)
+  uint64_t NextBits() {
+    state_ += 0x9E3779B97F4A7C15ull;
+    uint64_t z = state_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // u ~ U[0, 1): (bits >> 11) · 2⁻⁵³, exact in binary64 (a 53-bit integer
+  // times a power of two: no rounding, no contraction possible). One call.
+  double NextUniform() {
+    constexpr double kTwoPowMinus53 = 1.0 / 9007199254740992.0;
+    return static_cast<double>(NextBits() >> 11) * kTwoPowMinus53;
+  }
   // a + (b − a)·u, evaluated in binary64 as written.
   double NextUniform(double a, double b);
   // z ~ N(0, 1), polar Box–Muller: u₁, u₂ → a = 2u₁ − 1, b = 2u₂ − 1,

@@ -101,7 +101,7 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
   return *this;
 }
 
-Result<Tensor> Tensor::Allocate(ir::DType dtype, Shape shape) {
+Result<Tensor> Tensor::Allocate(ir::DType dtype, Shape shape, bool zero) {
   if (!ir::IsExecutable(dtype)) {
     return InvalidArgument(std::string("dtype ") + ir::DTypeName(dtype) + " is not supported for execution");
   }
@@ -127,12 +127,20 @@ Result<Tensor> Tensor::Allocate(ir::DType dtype, Shape shape) {
     return ResourceExhausted("out of memory allocating " + std::to_string(t.byte_size_) + " bytes for a tensor of shape " +
                              ShapeToString(t.shape_));
   }
-  std::memset(p, 0, alloc);
+  if (zero) {
+    std::memset(p, 0, alloc);
+  } else {
+    std::memset(static_cast<std::byte*>(p) + t.byte_size_, 0, kTailPaddingBytes);
+  }
   t.data_ = Buffer(static_cast<std::byte*>(p));
   return t;
 }
 
 Result<Tensor> Tensor::Zeros(ir::DType dtype, Shape shape) { return Allocate(dtype, std::move(shape)); }
+
+Result<Tensor> Tensor::Uninitialized(ir::DType dtype, Shape shape) {
+  return Allocate(dtype, std::move(shape), /*zero=*/false);
+}
 
 Result<Tensor> Tensor::Full(ir::DType dtype, Shape shape, double value) {
   Result<Tensor> t = Allocate(dtype, std::move(shape));

@@ -109,6 +109,10 @@ class Tensor {
   // All elements zero (false). Errors: complex dtype, negative size, too many
   // elements or bytes, allocation failure.
   static Result<Tensor> Zeros(ir::DType dtype, Shape shape);
+  // Like Zeros, but only the tail padding is zeroed: the caller must write
+  // every element before the tensor is read (it saves a pass over large
+  // buffers that are filled right away, such as seeded parameters).
+  static Result<Tensor> Uninitialized(ir::DType dtype, Shape shape);
   // Every element `value` converted to the storage type (see SetDouble).
   static Result<Tensor> Full(ir::DType dtype, Shape shape, double value);
   // `values` (row-major) must have the storage type of `dtype` and exactly
@@ -196,8 +200,9 @@ class Tensor {
   };
   using Buffer = std::unique_ptr<std::byte[], AlignedDelete>;
 
-  // Allocates zeroed storage for dtype/shape (validated).
-  static Result<Tensor> Allocate(ir::DType dtype, Shape shape);
+  // Allocates storage for dtype/shape (validated): zeroed, or with only the
+  // tail padding zeroed.
+  static Result<Tensor> Allocate(ir::DType dtype, Shape shape, bool zero = true);
   void CheckStorage(ir::StorageType want) const;
 
   ir::DType dtype_ = ir::DType::kF32;

@@ -11,6 +11,7 @@
 
 #include <malloc.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "api/compile.h"
 #include "api/param_blob.h"
+#include "api/prepared_run.h"
 #include "api/program.h"
 #include "ir/dump.h"
 #include "runtime/tensor.h"
@@ -28,6 +30,7 @@ namespace {
 
 using emscripten::val;
 using shrew::wasm::Error;
+using shrew::wasm::ErrorWithIssue;
 using shrew::wasm::StringList;
 
 // A fresh JS Float32Array the caller owns (copied out of the wasm heap).
@@ -73,6 +76,7 @@ class ProgramHandle {
   // compile(source, {filename, dims, seed, optimize}) -> {ok, diagnostics, rendered, stage, seed, optStats}
   // or {ok:false, code, message} when the program cannot be built.
   val Compile(const std::string& source, val options) {
+    prepared_.clear();
     program_.reset();
     compiled_.reset();
     shrew::CompileOptions opts;
@@ -122,6 +126,130 @@ class ProgramHandle {
 
   val Run(const std::string& graph, val inputs) { return Execute(graph, inputs, false); }
   val Interpret(const std::string& graph, val inputs) { return Execute(graph, inputs, true); }
+
+  // The lean run path (program.ts uses it for `run` while the input types
+  // stay the same). prepare(graph, [{name, dtype, shape}]) checks the inputs
+  // like run (same structured errors) and returns
+  //   {ok, id, lean, inputs: [{ptr, bytes}] (specs order), outputs: [{name, dtype, shape, bytes}], outPtrs}
+  // Per call JS writes each input's bytes at its ptr (buffers stay put until
+  // release(id)), calls runPrepared(id) (0 = ok, else lastError() has the
+  // error value) and copies output o from HEAPU32[outPtrs/4 + o]. lean is
+  // false when a dtype does not cross byte for byte (i32 is i64 inside):
+  // the caller then uses run().
+  val Prepare(const std::string& graph, val specs) {
+    if (!program_) return NotReady();
+    if (FindGraph(graph) == nullptr) return NoGraph(graph);
+    std::vector<shrew::InputSpec> in;
+    bool lean = true;
+    const int n = specs["length"].as<int>();
+    for (int i = 0; i < n; ++i) {
+      val item = specs[i];
+      shrew::InputSpec spec;
+      spec.name = item["name"].as<std::string>();
+      const std::string dtype_name = item["dtype"].as<std::string>();
+      std::optional<shrew::ir::DType> dtype = shrew::ir::DTypeFromName(dtype_name);
+      if (!dtype || shrew::wasm::JsDType(*dtype) != dtype_name) {
+        val e = Error(shrew::InvalidArgument("input '" + spec.name + "': unsupported dtype '" + dtype_name +
+                                             "' (expected f32, f64, i32, i64, u8 or bool)"));
+        e.set("input", spec.name);
+        return e;
+      }
+      lean = lean && dtype_name != "i32";
+      spec.dtype = *dtype;
+      auto shape = shrew::wasm::ShapeIn(item["shape"]);
+      if (!shape.ok()) {
+        val e = Error(shrew::Status(shape.status().code(), "input '" + spec.name + "': " + shape.status().message()));
+        e.set("input", spec.name);
+        return e;
+      }
+      spec.shape = std::move(shape).value();
+      in.push_back(std::move(spec));
+    }
+    shrew::jit::InputIssue issue;
+    auto prepared = program_->Prepare(graph, in, &issue);
+    if (!prepared.ok()) return ErrorWithIssue(prepared.status(), issue);
+    shrew::PreparedRun& p = **prepared;
+    for (int o = 0; o < p.num_outputs(); ++o) {
+      const std::string js = shrew::wasm::JsDType(p.output(o).dtype);
+      lean = lean && js != "i32" && js != "unsupported";
+    }
+    val out = val::object();
+    out.set("ok", true);
+    out.set("lean", lean);
+    if (!lean) return out;
+    auto slot = std::make_unique<Prepared>();
+    slot->run = std::move(prepared).value();
+    slot->out_ptrs.assign(static_cast<size_t>(p.num_outputs()), 0);
+    val inputs = val::array();
+    const shrew::ir::Graph& g = *FindGraph(graph);
+    for (int k = 0; k < n; ++k) {
+      int i = 0;
+      while (g.node(g.inputs()[static_cast<size_t>(i)].node).name != in[static_cast<size_t>(k)].name) ++i;
+      val d = val::object();
+      d.set("ptr", static_cast<double>(reinterpret_cast<uintptr_t>(p.input_data(i))));
+      d.set("bytes", static_cast<double>(p.input_bytes(i)));
+      inputs.set(k, d);
+    }
+    val outputs = val::array();
+    for (int o = 0; o < p.num_outputs(); ++o) {
+      const shrew::PreparedRun::Output& po = p.output(o);
+      val d = val::object();
+      d.set("name", po.name);
+      d.set("dtype", shrew::wasm::JsDType(po.dtype));
+      d.set("shape", shrew::wasm::ShapeValue(po.shape));
+      d.set("bytes", static_cast<double>(po.bytes));
+      outputs.set(o, d);
+    }
+    out.set("inputs", inputs);
+    out.set("outputs", outputs);
+    out.set("outPtrs", static_cast<double>(reinterpret_cast<uintptr_t>(slot->out_ptrs.data())));
+    int id = 0;
+    while (id < static_cast<int>(prepared_.size()) && prepared_[static_cast<size_t>(id)]) ++id;
+    if (id == static_cast<int>(prepared_.size())) prepared_.emplace_back();
+    prepared_[static_cast<size_t>(id)] = std::move(slot);
+    out.set("id", id);
+    return out;
+  }
+
+  // 0 on success (output pointers written to outPtrs), else 1 with the error
+  // value kept for lastError(). No allocation while the binding is active.
+  int RunPrepared(int id) {
+    Prepared* slot = PreparedAt(id);
+    if (slot == nullptr) {
+      last_error_ = shrew::Status(shrew::StatusCode::kFailedPrecondition, "no prepared run " + std::to_string(id));
+      return 1;
+    }
+    shrew::Status s = slot->run->Run();
+    if (!s.ok()) {
+      last_error_ = std::move(s);
+      return 1;
+    }
+    for (size_t o = 0; o < slot->out_ptrs.size(); ++o) {
+      slot->out_ptrs[o] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(slot->run->output_data(static_cast<int>(o))));
+    }
+    return 0;
+  }
+
+  val LastError() const { return Error(last_error_); }
+
+  void Release(int id) {
+    if (PreparedAt(id) != nullptr) prepared_[static_cast<size_t>(id)].reset();
+  }
+
+  // benchRun(graph, n): mean ns per Executor::Run over n runs inside wasm,
+  // on the binding of the graph's last run (no input or output copies); -1
+  // when the graph is unknown, not bound yet, or a run fails.
+  double BenchRun(const std::string& graph, int n) {
+    if (!program_ || n <= 0) return -1;
+    shrew::jit::Executor* ex = program_->executor(graph);
+    if (ex == nullptr || ex->plan() == nullptr) return -1;
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i) {
+      if (!ex->Run().ok()) return -1;
+    }
+    return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / n;
+  }
 
   val Dump(const std::string& graph) const {
     if (!program_) return NotReady();
@@ -255,8 +383,9 @@ class ProgramHandle {
       }
       in.emplace(std::move(name), std::move(t).value());
     }
-    auto out = interpret ? program_->Interpret(graph, in) : program_->Run(graph, in);
-    if (!out.ok()) return Error(out.status());
+    shrew::jit::InputIssue issue;
+    auto out = interpret ? program_->Interpret(graph, in, &issue) : program_->Run(graph, in, &issue);
+    if (!out.ok()) return ErrorWithIssue(out.status(), issue);
     val list = val::array();
     int i = 0;
     for (const shrew::ir::GraphOutput& o : g->outputs()) {
@@ -270,8 +399,20 @@ class ProgramHandle {
     return result;
   }
 
+  struct Prepared {
+    std::unique_ptr<shrew::PreparedRun> run;
+    std::vector<uint32_t> out_ptrs;  // wasm32 addresses of the outputs after a run
+  };
+  Prepared* PreparedAt(int id) {
+    if (id < 0 || id >= static_cast<int>(prepared_.size())) return nullptr;
+    return prepared_[static_cast<size_t>(id)].get();
+  }
+
   std::unique_ptr<shrew::CompileResult> compiled_;
+  // Declared after program_: destroyed first (a PreparedRun must not outlive its program).
   std::unique_ptr<shrew::Program> program_;
+  std::vector<std::unique_ptr<Prepared>> prepared_;
+  shrew::Status last_error_;
 };
 
 }  // namespace
@@ -287,6 +428,11 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("signature", &ProgramHandle::Signature)
       .function("run", &ProgramHandle::Run)
       .function("interpret", &ProgramHandle::Interpret)
+      .function("prepare", &ProgramHandle::Prepare)
+      .function("runPrepared", &ProgramHandle::RunPrepared)
+      .function("lastError", &ProgramHandle::LastError)
+      .function("release", &ProgramHandle::Release)
+      .function("benchRun", &ProgramHandle::BenchRun)
       .function("dump", &ProgramHandle::Dump)
       .function("plan", &ProgramHandle::Plan)
       .function("stats", &ProgramHandle::Stats)

@@ -12,6 +12,7 @@
 #include "api/compile.h"
 #include "ir/dtype.h"
 #include "ir/graph.h"
+#include "jit/binding.h"
 #include "jit/compiled_graph.h"
 #include "runtime/tensor.h"
 
@@ -24,6 +25,15 @@ inline val Error(const Status& status) {
   out.set("ok", false);
   out.set("code", std::string(StatusCodeName(status.code())));
   out.set("message", status.message());
+  return out;
+}
+
+// An error value plus the input problem's fields (when there is one).
+inline val ErrorWithIssue(const Status& status, const jit::InputIssue& issue) {
+  val out = Error(status);
+  if (!issue.input.empty()) out.set("input", issue.input);
+  if (!issue.expected.empty()) out.set("expected", issue.expected);
+  if (!issue.actual.empty()) out.set("actual", issue.actual);
   return out;
 }
 
@@ -189,6 +199,20 @@ inline val TensorOut(const std::string& name, const runtime::Tensor& t) {
   return o;
 }
 
+// A JS array of non-negative integers as a shape.
+inline Result<runtime::Shape> ShapeIn(val js_shape) {
+  runtime::Shape shape;
+  const int rank = js_shape["length"].as<int>();
+  for (int i = 0; i < rank; ++i) {
+    double d = js_shape[i].as<double>();
+    if (!(d >= 0) || d > 9007199254740992.0 || d != static_cast<double>(static_cast<int64_t>(d))) {
+      return InvalidArgument("invalid dimension " + std::to_string(d) + " in shape");
+    }
+    shape.push_back(static_cast<int64_t>(d));
+  }
+  return shape;
+}
+
 // From {dtype, shape, bytes: Uint8Array}: one copy into a host tensor.
 inline Result<runtime::Tensor> TensorIn(val item) {
   std::string dtype_name = item["dtype"].as<std::string>();
@@ -196,16 +220,9 @@ inline Result<runtime::Tensor> TensorIn(val item) {
   if (!dtype || JsDType(*dtype) != dtype_name) {
     return InvalidArgument("unsupported dtype '" + dtype_name + "' (expected f32, f64, i32, i64, u8 or bool)");
   }
-  runtime::Shape shape;
-  val js_shape = item["shape"];
-  const int rank = js_shape["length"].as<int>();
-  for (int i = 0; i < rank; ++i) {
-    double d = js_shape[i].as<double>();
-    if (!(d >= 0) || d != static_cast<double>(static_cast<int64_t>(d))) {
-      return InvalidArgument("invalid dimension " + std::to_string(d) + " in shape");
-    }
-    shape.push_back(static_cast<int64_t>(d));
-  }
+  Result<runtime::Shape> parsed = ShapeIn(item["shape"]);
+  if (!parsed.ok()) return parsed.status();
+  runtime::Shape shape = std::move(parsed).value();
   Result<runtime::Tensor> t = runtime::Tensor::Zeros(*dtype, shape);
   if (!t.ok()) return t;
   val bytes = item["bytes"];

@@ -4,6 +4,14 @@
 
 #include <cmath>
 
+// The per-element reference formulas below must not be contracted into FMA
+// either (OPS.md §5), like src/runtime/param_init.cc.
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 namespace shrew::runtime {
 namespace {
 
@@ -98,6 +106,48 @@ TEST(ParamInitTest, NormalExactStream) {
   Tensor t = MustInit(Init(Kind::kNormal, 1, 2), DType::kF64, {2}, rng);
   EXPECT_EQ(t.values<double>()[0], 1.0 + 2.0 * 0x1.f8c80e851c08cp-2);
   EXPECT_EQ(t.values<double>()[1], 1.0 + 2.0 * -0x1.47f4af60c7f94p+0);
+}
+
+// InitTensor draws in chunks with hoisted constants; every element of a
+// tensor spanning several chunks must equal the OPS.md §5 formula evaluated
+// per element on the same stream, and the stream must end where it would.
+TEST(ParamInitTest, LargeTensorsMatchPerElementFormulas) {
+  const Shape shape = {130, 70};  // 9100 elements: more than two chunks
+  const double fan_in = 70, fan_out = 130;
+  struct Case {
+    ir::InitSpec init;
+    double (*formula)(Rng&, double fan_in, double fan_out);
+  };
+  const Case cases[] = {
+      {Init(Kind::kUniform, -0.25, 0.75), [](Rng& r, double, double) { return -0.25 + (0.75 - -0.25) * r.NextUniform(); }},
+      {Init(Kind::kNormal, 0.5, 2.0), [](Rng& r, double, double) { return 0.5 + 2.0 * r.NextNormal(); }},
+      {Init(Kind::kXavierUniform), [](Rng& r, double fi, double fo) {
+         const double a = std::sqrt(6.0 / (fi + fo));
+         return -a + 2.0 * a * r.NextUniform();
+       }},
+      {Init(Kind::kXavierNormal), [](Rng& r, double fi, double fo) { return std::sqrt(2.0 / (fi + fo)) * r.NextNormal(); }},
+      {Init(Kind::kKaimingUniform), [](Rng& r, double fi, double) {
+         const double b = std::sqrt(6.0 / fi);
+         return -b + 2.0 * b * r.NextUniform();
+       }},
+      {Init(Kind::kKaimingNormal), [](Rng& r, double fi, double) { return std::sqrt(2.0 / fi) * r.NextNormal(); }},
+  };
+  for (const Case& c : cases) {
+    for (DType dtype : {DType::kF32, DType::kF64}) {
+      SCOPED_TRACE(std::to_string(static_cast<int>(c.init.kind)) + " " + ir::DTypeName(dtype));
+      Rng rng(1234), want(1234);
+      Tensor t = MustInit(c.init, dtype, shape, rng);
+      ASSERT_EQ(t.num_elements(), 9100);
+      int mismatches = 0;
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        const double v = c.formula(want, fan_in, fan_out);
+        const double expected = dtype == DType::kF32 ? static_cast<double>(static_cast<float>(v)) : v;
+        if (t.GetDouble(i) != expected && ++mismatches <= 3) ADD_FAILURE() << "element " << i;
+      }
+      EXPECT_EQ(mismatches, 0);
+      EXPECT_EQ(rng.state(), want.state());
+    }
+  }
 }
 
 TEST(ParamInitTest, UniformStatistics) {

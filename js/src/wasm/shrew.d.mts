@@ -5,7 +5,10 @@ export interface ErrorValue {
   ok: false;
   code: string;
   message: string;
+  /** The input (or parameter) the error is about, and its expected/actual type, when there is one. */
   input?: string;
+  expected?: string;
+  actual?: string;
 }
 export interface DenseValue {
   ok: true;
@@ -85,12 +88,35 @@ export interface RunValue {
   ok: true;
   outputs: RawTensorOut[];
 }
+export interface RawInputSpec {
+  name: string;
+  dtype: string;
+  shape: readonly number[];
+}
+export interface PreparedValue {
+  ok: true;
+  /** false: some dtype does not cross byte for byte (i32); use run(). */
+  lean: boolean;
+  id?: number;
+  /** Per spec (same order): where to write its bytes. */
+  inputs?: { ptr: number; bytes: number }[];
+  outputs?: { name: string; dtype: string; shape: number[]; bytes: number }[];
+  /** Address of a Uint32 array: output o's address after a successful runPrepared. */
+  outPtrs?: number;
+}
 export interface RawProgramHandle {
   compile(source: string, options: object): CompileValue | ErrorValue;
   graphs(): string[];
   signature(graph: string): RawSignature | ErrorValue;
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
   interpret(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
+  prepare(graph: string, specs: RawInputSpec[]): PreparedValue | ErrorValue;
+  /** 0 = ok; otherwise lastError() describes the failure. */
+  runPrepared(id: number): number;
+  lastError(): ErrorValue;
+  release(id: number): void;
+  /** Mean ns per Executor::Run over n runs inside wasm (last binding); -1 if not bound. */
+  benchRun(graph: string, n: number): number;
   dump(graph: string): TextValue | ErrorValue;
   plan(graph: string): TextValue | ErrorValue;
   stats(graph: string): RawCompileStats | ErrorValue;

@@ -1,0 +1,88 @@
+// Shrew start-up figures, in a fresh Node process (run by bench/run.mjs, or
+// alone: `node bench/cold-start.mjs`), printed as one JSON line:
+//   loadMs            import of js/dist + Shrew.load() (read + compile + instantiate the .wasm)
+//   compileMs         shrew.compile of the mlp workload (Batch = 1, seeded params)
+//   firstRunUs        its first run; setParamsMs: the six weights set by name
+//   totalMs           load + compile + first run (target ≤ 50 ms)
+//   steadyUs          median of 200 runs after ≥ 1 s of warm-up; firstRunRatio = firstRunUs / steadyUs
+//   gen1000           compile of a generated 1,000-node graph: first, warm median and best (ms, wall),
+//                     warm median CPU time, tape length
+//   cpu               the same phases in process CPU time (ms): on a busy machine wall times inflate
+import { performance } from "node:perf_hooks";
+import mlp from "./workloads/mlp.mjs";  // (imports protobufjs: before the clock starts)
+
+const x = mlp.input(1);
+const feeds = { [mlp.inputName]: x };
+const cpuMs = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+const c0 = cpuMs();
+const t0 = performance.now();
+const { Shrew, Tensor } = await import(new URL("../js/dist/index.js", import.meta.url).href);
+const shrew = await Shrew.load();
+const t1 = performance.now();
+const c1 = cpuMs();
+const program = shrew.compile(mlp.sw, { filename: "mlp.sw", dims: { Batch: 1 } });
+const t2 = performance.now();
+const c2 = cpuMs();
+program.run(mlp.graph, feeds);
+const t3 = performance.now();
+const c3 = cpuMs();
+for (const w of mlp.weights()) program.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
+const t4 = performance.now();
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+const warmEnd = performance.now() + 1000;
+while (performance.now() < warmEnd) program.run(mlp.graph, feeds);
+const times = [];
+for (let i = 0; i < 200; i++) {
+  const s = performance.now();
+  program.run(mlp.graph, feeds);
+  times.push((performance.now() - s) * 1000);
+}
+const steadyUs = median(times);
+program.dispose();
+
+// A generated graph of 1,000 nodes: a chain cycling through element-wise ops
+// and small matmuls, each reading the input so nothing folds away.
+function generated(n) {
+  const ops = ["relu(P)", "P + x", "tanh(P)", "P * x", "sigmoid(P)", "P - x", "matmul(P, w)"];
+  const lines = ["@graph Gen {", "    input x: Tensor<[1, 16], f32>;", "    param w: Tensor<[16, 16], f32> { init: \"xavier_uniform\"; };"];
+  let prev = "x";
+  for (let i = 1; i <= n; i++) {
+    lines.push(`    node n${i} { op: ${ops[i % ops.length].replace("P", prev)}; };`);
+    prev = `n${i}`;
+  }
+  lines.push(`    output y: ${prev};`, "}");
+  return lines.join("\n");
+}
+const src = generated(1000);
+const compiles = [], compilesCpu = [];
+let instructions = 0;
+for (let i = 0; i < 12; i++) {
+  const s = performance.now(), c = cpuMs();
+  const p = shrew.compile(src, { filename: "gen1000.sw" });
+  compiles.push(performance.now() - s);
+  compilesCpu.push(cpuMs() - c);
+  instructions = p.stats("Gen").numInstructions;
+  p.dispose();
+}
+
+console.log(JSON.stringify({
+  loadMs: t1 - t0,
+  compileMs: t2 - t1,
+  firstRunUs: (t3 - t2) * 1000,
+  setParamsMs: t4 - t3,
+  totalMs: t3 - t0,
+  steadyUs,
+  firstRunRatio: ((t3 - t2) * 1000) / steadyUs,
+  cpu: { loadMs: c1 - c0, compileMs: c2 - c1, firstRunMs: c3 - c2, totalMs: c3 - c0 },
+  gen1000: {
+    nodes: 1000, instructions, firstMs: compiles[0], warmMedianMs: median(compiles.slice(2)),
+    warmBestMs: Math.min(...compiles.slice(2)), warmMedianCpuMs: median(compilesCpu.slice(2)),
+  },
+}));

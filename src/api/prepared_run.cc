@@ -1,0 +1,32 @@
+#include "api/prepared_run.h"
+
+#include <cstring>
+
+#include "api/program.h"
+
+namespace shrew {
+
+Status PreparedRun::Run() {
+  jit::Executor& ex = *program_->graphs_[graph_].executor;
+  // Costs a comparison while this binding is active; re-plans (or picks the
+  // cached plan) after another binding, SetParam or Recompile.
+  SHREW_RETURN_IF_ERROR(ex.Bind(shapes_, dims_));
+  for (size_t i = 0; i < staged_.size(); ++i) {
+    std::vector<std::byte>& buf = staged_[i];
+    if (buf.empty()) continue;
+    if (is_bool_[i]) {
+      for (std::byte& b : buf) b = b != std::byte{0} ? std::byte{1} : std::byte{0};
+    }
+    const int in = static_cast<int>(i);
+    if (ex.input_bytes(in) == 0) continue;  // an input the tape never reads
+    if (ex.input_bytes(in) != buf.size()) return Internal("input buffer size differs from its arena slot");
+    std::memcpy(ex.input_data(in), buf.data(), buf.size());
+  }
+  return ex.Run();
+}
+
+const void* PreparedRun::output_data(int o) const {
+  return program_->graphs_[graph_].executor->output_data(o);
+}
+
+}  // namespace shrew

@@ -1,0 +1,70 @@
+// The lean run path (bindings, benchmarks): one graph bound to fixed input
+// types, with input buffers the caller fills in place before every run.
+//
+//   std::vector<InputSpec> specs = {{"x", ir::DType::kF32, {1, 16}}};
+//   Result<std::unique_ptr<PreparedRun>> p = program->Prepare("Tiny", specs);  // checks like Program::Run
+//   std::memcpy((*p)->input_data(0), x, (*p)->input_bytes(0));
+//   SHREW_RETURN_IF_ERROR((*p)->Run());
+//   const float* y = static_cast<const float*>((*p)->output_data(0));
+//
+// Inputs are indexed in the graph's declaration order (input_bytes is 0 for
+// an absent optional input). The buffers belong to this object and stay at
+// the same address for its lifetime, whatever the program does meanwhile
+// (runs with other shapes, SetParam, Recompile): Run re-binds the graph's
+// executor when needed (cheap while it is still bound), copies the buffers
+// into the arena and runs the tape. Run allocates nothing while the binding
+// stays active. Bool inputs are normalised to 0/1 in place.
+//
+// Outputs (graph output order) have fixed dtype, shape and byte size;
+// output_data is valid after a successful Run until the next call into the
+// program. Not thread-safe; must not outlive its Program.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "ir/dtype.h"
+#include "ir/type.h"
+#include "runtime/tensor.h"
+
+namespace shrew {
+
+class Program;
+
+class PreparedRun {
+ public:
+  struct Output {
+    std::string name;
+    ir::DType dtype;
+    runtime::Shape shape;
+    uint64_t bytes;
+  };
+
+  int num_inputs() const { return static_cast<int>(staged_.size()); }
+  std::byte* input_data(int i) { return staged_[static_cast<size_t>(i)].data(); }
+  uint64_t input_bytes(int i) const { return staged_[static_cast<size_t>(i)].size(); }
+  const runtime::Shape& input_shape(int i) const { return shapes_[static_cast<size_t>(i)]; }
+
+  Status Run();
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  const Output& output(int o) const { return outputs_[static_cast<size_t>(o)]; }
+  const void* output_data(int o) const;
+
+ private:
+  friend class Program;
+  PreparedRun(Program* program, size_t graph) : program_(program), graph_(graph) {}
+
+  Program* program_;
+  size_t graph_;
+  std::vector<runtime::Shape> shapes_;  // per graph input (the binding)
+  ir::DimBindings dims_;
+  std::vector<std::vector<std::byte>> staged_;  // per graph input
+  std::vector<uint8_t> is_bool_;                // per graph input
+  std::vector<Output> outputs_;
+};
+
+}  // namespace shrew
