@@ -44,19 +44,29 @@ test("wrong dtypes and shapes are clear errors on both executors; the program ke
   }
 });
 
+// No relu (what relu makes of NaN is implementation-defined, OPS.md §3.4):
+// NaN and Inf must reach the outputs of their own rows only.
+const SOFTMAX_NET = `@graph Net {
+  input x: Tensor<[B, 4], f32>;
+  param w: Tensor<[4, 3], f32> { init: "uniform(0.5, 1.5)"; };
+  output probs: softmax(matmul(x, w), dim: -1);
+  output doubled: x * 2.0;
+}`;
+
 test("NaN and Inf propagate row by row, never crash", () => {
-  const p = shrew.compile(MLP);
+  const p = shrew.compile(SOFTMAX_NET);
   try {
-    const x = images(3);
-    x.data[5] = NaN;
-    x.data[784 + 7] = Infinity;
+    const x = new Tensor("f32", [3, 4], Float32Array.from([NaN, 1, 2, 3, Infinity, 1, 2, 3, 0.5, -1, 2, 0.25]));
     for (const exec of ["run", "interpret"]) {
-      const probs = p[exec]("Classifier", { images: x }).probs.data;
-      for (let c = 0; c < 10; c++) assert.ok(Number.isNaN(probs[c]), `row 0 col ${c}: ${probs[c]}`);
-      assert.ok(probs.slice(10, 20).some((v) => !Number.isFinite(v)), "row 1 has non-finite values");
-      const row2 = probs.slice(20, 30);
+      const out = p[exec]("Net", { x });
+      const probs = out.probs.data;
+      for (let c = 0; c < 6; c++) assert.ok(Number.isNaN(probs[c]), `${exec}: probs[${c}] = ${probs[c]}`);
+      const row2 = probs.slice(6, 9);
       assert.ok(row2.every(Number.isFinite));
-      assert.ok(Math.abs(row2.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+      assert.ok(Math.abs(row2.reduce((a, b) => a + b, 0) - 1) < 1e-6);
+      assert.ok(Number.isNaN(out.doubled.data[0]));
+      assert.equal(out.doubled.data[4], Infinity);
+      assert.equal(out.doubled.data[9], -2);
     }
   } finally {
     p.dispose();
@@ -201,6 +211,12 @@ function fnv1a64(data) {
   return h.toString(16).padStart(16, "0");
 }
 
+// Examples whose interpreter uses only operations that glibc and Emscripten's
+// musl compute identically (+ - * /, sqrt, expf, logf: correctly rounded or
+// the same code). The others use tanhf (tanh, gelu), whose last bit differs
+// between the two libms; there only the output types are compared.
+const PORTABLE = new Set(["mlp_classifier.sw", "logistic_regression.sw", "logic_reductions.sw"]);
+
 const typeString = (t) => `${t.dtype}[${[...t.shape].join(", ")}]`;
 
 test("determinism: repeated runs are bit-identical; interpreter outputs match the native build", () => {
@@ -212,6 +228,7 @@ test("determinism: repeated runs are bit-identical; interpreter outputs match th
     golden.set(`${file} ${graph} ${executor} ${output}`, `${rest.join(" ")} ${sum}`);
   }
   let compared = 0;
+  let bitwise = 0;
   for (const c of CASES) {
     const p = shrew.compile(readExample(c.file), { filename: c.file, dims: c.dims, seed: 1234 });
     try {
@@ -227,7 +244,12 @@ test("determinism: repeated runs are bit-identical; interpreter outputs match th
       for (const [name, t] of Object.entries(ref)) {
         const key = `${c.file} ${c.graph} interp ${name}`;
         assert.ok(golden.has(key), `no native checksum for ${key}`);
-        assert.equal(`${typeString(t)} ${fnv1a64(t.data)}`, golden.get(key), `${key}: wasm interpreter vs native`);
+        if (PORTABLE.has(c.file)) {
+          assert.equal(`${typeString(t)} ${fnv1a64(t.data)}`, golden.get(key), `${key}: wasm interpreter vs native`);
+          bitwise++;
+        } else {
+          assert.equal(typeString(t), golden.get(key).split(" ").slice(0, -1).join(" "), `${key}: type`);
+        }
         compared++;
       }
     } finally {
@@ -235,4 +257,7 @@ test("determinism: repeated runs are bit-identical; interpreter outputs match th
     }
   }
   assert.equal(compared, golden.size, "every native row was compared");
+  const portableRows = [...golden.keys()].filter((k) => PORTABLE.has(k.split(" ")[0])).length;
+  assert.ok(portableRows >= 17, `${portableRows} portable rows`);
+  assert.equal(bitwise, portableRows, "every portable row was compared bit for bit");
 });
