@@ -168,11 +168,17 @@ std::string Build(const HostileCase& c) {
   // The plain build runs the full sizes against the 2 s bound.
   if (count >= 10000) count /= 10;
 #endif
-  std::string text = Unescape(f[3]);
+  const std::string n = std::to_string(count);
+  auto with_count = [&](const std::string& field) {
+    std::string out = Unescape(field);
+    for (size_t at = out.find("{n}"); at != std::string::npos; at = out.find("{n}", at)) out.replace(at, 3, n);
+    return out;
+  };
+  std::string text = with_count(f[3]);
   for (int i = 1; i <= count; ++i) text += Substitute(open, i);
-  text += Unescape(f[5]);
+  text += with_count(f[5]);
   for (int i = count; i >= 1; --i) text += Substitute(close, i);
-  text += Unescape(f[8]);
+  text += with_count(f[8]);
   return text;
 }
 
