@@ -24,8 +24,9 @@
 // arena grows) and each interpreter value (checked before evaluating the
 // node when its shape is known) — so a hostile size is a ResourceExhausted
 // error naming the tensor, never an allocation attempt. Allocation failures
-// below the cap (out of memory) are ResourceExhausted errors as well. Outputs are copied out of the arena (host tensors
-// owned by the caller).
+// below the cap (out of memory) are ResourceExhausted errors as well.
+//
+// Outputs are copied out of the arena (host tensors owned by the caller).
 //
 // Parameters are keyed "GRAPH/PARAM" (listed sorted by key). SetParam
 // checks dtype and shape, overwrites the stored values in place and

@@ -53,7 +53,6 @@ Status CheckBound(const std::string& what, const ir::Type& type, const Tensor& t
   return Status::Ok();
 }
 
-// Checks a computed value against its node's IR type.
 Status OverCap(const ir::Node& node, const std::string& type, uint64_t cap) {
   return ResourceExhausted("node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " + type +
                            ", over the limit of " + std::to_string(cap) + " bytes per tensor");
@@ -70,6 +69,7 @@ Status CheckTypeFits(const ir::Node& node, const ir::Type& bound, uint64_t cap) 
   return Status::Ok();
 }
 
+// Checks a computed value against its node's IR type.
 Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
   const ir::Type& type = node.type;
   if (!type.is_tensor()) return Status::Ok();
