@@ -1,81 +1,64 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target fuzz/compile_fuzzer.cc (Compile() on arbitrary
-# bytes) with clang++ -fsanitize=fuzzer,address,undefined against the sources
-# in src/ (minus src/wasm) and the native XNNPACK prefix from build/deps.env,
-# then fuzzes for ${FUZZ_SECONDS:-60} seconds.
+# Builds the libFuzzer targets (fuzz/*_fuzzer.cc, ASan + UBSan, in the
+# sanitizer build dir build/sanitize, see scripts/build-sanitize.sh), replays
+# every past crash in tests/testdata/fuzz_regressions/ through each, then
+# fuzzes each target for ${FUZZ_SECONDS:-60} seconds, one after the other.
 #
-#   scripts/fuzz.sh                  # build (incrementally) and run 60 s
-#   FUZZ_SECONDS=600 scripts/fuzz.sh # longer run
-#   FUZZ_JOBS=2 scripts/fuzz.sh      # parallel object builds (default 2)
-#   FUZZ_FLAGS="-only_ascii=1" scripts/fuzz.sh   # extra libFuzzer flags
+#   scripts/fuzz.sh                               # every target, 60 s each
+#   FUZZ_SECONDS=600 scripts/fuzz.sh              # longer
+#   FUZZ_TARGETS="run_fuzzer" scripts/fuzz.sh     # some targets only
+#   FUZZ_FLAGS="-only_ascii=1" scripts/fuzz.sh    # extra libFuzzer flags
+#   FUZZ_NO_BUILD=1 scripts/fuzz.sh               # the binaries are already built
 #
-# Corpus: build/fuzz/corpus, seeded from tests/testdata/examples (plus the
-# lowering goldens and past regressions). Crashes land in build/fuzz/artifacts/;
-# minimise one with `build/fuzz/compile_fuzzer -minimize_crash=1 FILE`, fix
-# the bug and copy the input to tests/testdata/fuzz_regressions/.
+# Corpus per target: build/fuzz/corpus/TARGET, seeded from the examples, the
+# lowering goldens, the hostile catalog and past regressions. Crashes land in
+# build/fuzz/artifacts/TARGET/; minimise one with
+# `build/sanitize/TARGET -minimize_crash=1 -runs=10000 FILE`, fix the bug and
+# copy the input to tests/testdata/fuzz_regressions/ (the gtest replays it).
+# Statistics of each run: build/fuzz/TARGET.log (scripts/fuzz-campaign.sh
+# runs long campaigns and summarises them).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
-if [[ ! -f build/deps.env ]]; then
-  echo "build/deps.env is missing: run scripts/bootstrap.sh first" >&2
-  exit 1
-fi
-# shellcheck disable=SC1091
-. build/deps.env
-DEPS="${SHREW_DEPS_NATIVE:?build/deps.env does not set SHREW_DEPS_NATIVE}"
-CXX="${CXX_FUZZ:-clang++}"
-OUT=build/fuzz
-OBJ="$OUT/obj"
+. "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$ROOT"
 SECONDS_TO_RUN="${FUZZ_SECONDS:-60}"
-JOBS="${FUZZ_JOBS:-2}"
-mkdir -p "$OBJ" "$OUT/corpus" "$OUT/artifacts"
+BIN=build/sanitize
+OUT=build/fuzz
 
-FLAGS=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fno-exceptions
-       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-       -Isrc -isystem "$DEPS/include")
-
-# Incremental: a source is recompiled when it or any header under src/ is newer
-# than its object (coarse but simple and correct).
-newest_header=$(find src -name '*.h' -o -name '*.def' | xargs ls -t | head -1)
-mapfile -t SOURCES < <(find src -name '*.cc' -not -path 'src/wasm/*' | sort)
-OBJECTS=()
-failed=0
-running=0
-for src in "${SOURCES[@]}"; do
-  obj="$OBJ/$(echo "${src%.cc}" | tr '/' '_').o"
-  OBJECTS+=("$obj")
-  if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
-    echo "  CXX $src"
-    "$CXX" "${FLAGS[@]}" -c "$src" -o "$obj" &
-    running=$((running + 1))
-    if (( running >= JOBS )); then
-      wait -n || failed=1
-      running=$((running - 1))
-    fi
-  fi
-done
-while (( running > 0 )); do
-  wait -n || failed=1
-  running=$((running - 1))
-done
-if (( failed )); then
-  echo "compilation failed" >&2
-  exit 1
+if [[ -z "${FUZZ_NO_BUILD:-}" ]]; then
+  targets=""
+  for src in fuzz/*_fuzzer.cc; do targets+="$(basename "${src%.cc}") "; done
+  SHREW_SANITIZE_TARGETS="$targets" bash scripts/build-sanitize.sh
 fi
-rm -f "$OUT/libshrew_fuzz.a"
-ar rcs "$OUT/libshrew_fuzz.a" "${OBJECTS[@]}"
+TARGETS="${FUZZ_TARGETS:-$(for src in fuzz/*_fuzzer.cc; do basename "${src%.cc}"; done)}"
 
-echo "  LINK $OUT/compile_fuzzer"
-"$CXX" "${FLAGS[@]/fuzzer-no-link/fuzzer}" fuzz/compile_fuzzer.cc "$OUT/libshrew_fuzz.a" \
-  "$DEPS/lib/libXNNPACK.a" "$DEPS/lib/libmicrokernels-prod.a" "$DEPS/lib/libpthreadpool.a" \
-  -lcpuinfo -lpthread -lm -o "$OUT/compile_fuzzer"
+# ASan's allocator returns null (instead of aborting) for huge requests, as
+# the real allocator would: the code under test must handle it. libFuzzer's
+# -rss_limit_mb and -malloc_limit_mb still flag runaway memory as a bug.
+export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
-for f in tests/testdata/examples/*.sw tests/testdata/lower/*.sw tests/testdata/fuzz_regressions/*; do
-  seed="$OUT/corpus/seed_$(basename "$f")"
-  if [[ -f "$f" && ! -e "$seed" ]]; then cp "$f" "$seed"; fi
+status=0
+for target in $TARGETS; do
+  corpus="$OUT/corpus/$target"
+  artifacts="$OUT/artifacts/$target"
+  mkdir -p "$corpus" "$artifacts"
+  for f in tests/testdata/examples/*.sw tests/testdata/lower/*.sw tests/testdata/hostile/*.sw \
+           tests/testdata/fuzz_regressions/*; do
+    seed="$corpus/seed_$(basename "$f")"
+    if [[ -f "$f" && ! -e "$seed" ]]; then cp "$f" "$seed"; fi
+  done
+  max_len=8192
+  [[ "$target" == run_fuzzer ]] && max_len=4096  # each input also runs: keep them quick
+  echo "== $target: replaying tests/testdata/fuzz_regressions/"
+  "$BIN/$target" -rss_limit_mb=4096 tests/testdata/fuzz_regressions/* > "$OUT/$target.replay.log" 2>&1 ||
+    { cat "$OUT/$target.replay.log"; exit 1; }
+  echo "== $target: fuzzing for ${SECONDS_TO_RUN}s (corpus $corpus, crashes in $artifacts/)"
+  if ! "$BIN/$target" -dict=fuzz/sw.dict -max_total_time="$SECONDS_TO_RUN" \
+      -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} "$corpus" > "$OUT/$target.log" 2>&1; then
+    tail -60 "$OUT/$target.log"
+    status=1
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+ *DONE" "$OUT/$target.log" | sed "s/^/   /" || true
 done
-
-echo "fuzzing for ${SECONDS_TO_RUN}s (corpus $OUT/corpus, crashes in $OUT/artifacts/)"
-exec "$OUT/compile_fuzzer" -dict=fuzz/sw.dict -max_total_time="$SECONDS_TO_RUN" \
-  -max_len=8192 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-  -artifact_prefix="$OUT/artifacts/" ${FUZZ_FLAGS:-} "$OUT/corpus"
+exit $status

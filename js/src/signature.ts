@@ -30,6 +30,12 @@ export interface CompileOptions {
   optimize?: boolean;
   /** Training mode (dropout active). */
   training?: boolean;
+  /**
+   * Largest tensor (input, parameter or intermediate value) in bytes; bigger
+   * ones are a `resource_exhausted` error before anything is allocated.
+   * Default 1 GiB.
+   */
+  maxTensorBytes?: number;
 }
 
 /** JIT statistics of one graph (PIPELINE.md §7.6). */

@@ -66,6 +66,20 @@ Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOpt
 }
 
 Status Program::Init() {
+  // The byte cap, for every parameter before any is allocated.
+  for (const ir::Graph& g : program_.graphs) {
+    for (const ir::Param& p : g.params()) {
+      Result<runtime::Shape> shape = runtime::ResolveParamShape(p, options_.dims);
+      if (!shape.ok()) continue;  // InitProgramParams reports it with its context
+      Result<int64_t> count = runtime::CountElements(*shape);
+      const uint64_t elem = ir::StorageByteSize(ir::StorageOf(p.type.dtype()));
+      if (!count.ok() || (elem > 0 && static_cast<uint64_t>(*count) > options_.max_tensor_bytes / elem)) {
+        return ResourceExhausted("parameter '" + p.name + "' of graph '" + g.name() + "' (" + ir::DTypeName(p.type.dtype()) +
+                                 runtime::ShapeToString(*shape) + ") is over the limit of " +
+                                 std::to_string(options_.max_tensor_bytes) + " bytes per tensor");
+      }
+    }
+  }
   Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_);
   if (!params.ok()) return params.status();
   params_ = std::move(params).value();
@@ -115,6 +129,7 @@ Status Program::CompileOne(size_t index) {
   eo.default_float = options_.default_dtype;
   eo.verify_plans = options_.verify_plans;
   eo.check_slots = options_.check_slots;
+  eo.max_tensor_bytes = options_.max_tensor_bytes;
   e.executor = std::make_unique<jit::Executor>(e.compiled.get(), eo);
   std::vector<runtime::Shape> shapes;
   if (StaticInputShapes(g, options_.dims, &shapes)) {
@@ -186,7 +201,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
       return InvalidArgument("input '" + node.name + "' of " + where + ": " + count.status().message());
     }
     const uint64_t elem = ir::StorageByteSize(ir::StorageOf(spec.dtype));
-    const uint64_t cap = options_.max_input_bytes;
+    const uint64_t cap = options_.max_tensor_bytes;
     if (elem > 0 && static_cast<uint64_t>(*count) > cap / elem) {
       report(node.name, node.type.ToString(), type);
       const uint64_t n = static_cast<uint64_t>(*count);
@@ -309,6 +324,7 @@ Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& in
   io.training = options_.training;
   io.dims = options_.dims;
   io.default_float_dtype = options_.default_dtype;
+  io.max_tensor_bytes = options_.max_tensor_bytes;
   interp::Interpreter interp(&program_, &params_, io, &rng_);
   Result<interp::RunResult> r = interp.Run(graph, inputs);
   if (!r.ok()) return r.status();

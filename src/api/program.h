@@ -15,9 +15,18 @@
 // (the graphs are listed), unknown/extra input names (the inputs are
 // listed), missing inputs, wrong dtype (storage type), wrong rank or fixed
 // size, symbolic dimensions inconsistent between inputs or with the
-// configured dims, tensors over `max_input_bytes`. After any error the
-// program stays usable. Outputs are copied out of the arena (host tensors
-// owned by the caller).
+// configured dims, tensors over `max_tensor_bytes`. After any error the
+// program stays usable.
+//
+// Byte cap: `max_tensor_bytes` bounds every single tensor the program would
+// hold — each input, each parameter (checked by Create before initialising
+// any), each value of a tape binding (checked when planning, before the
+// arena grows) and each interpreter value (checked before evaluating the
+// node when its shape is known) — so a hostile size is a ResourceExhausted
+// error naming the tensor, never an allocation attempt. Allocation failures
+// below the cap (out of memory) are ResourceExhausted errors as well.
+//
+// Outputs are copied out of the arena (host tensors owned by the caller).
 //
 // Parameters are keyed "GRAPH/PARAM" (listed sorted by key). SetParam
 // checks dtype and shape, overwrites the stored values in place and
@@ -62,7 +71,13 @@ struct ProgramOptions {
   bool training = false;                  // dropout active
   std::optional<uint64_t> seed;           // unset: CompileResult::seed, else 0
   ir::DType default_dtype = ir::DType::kF32;
-  uint64_t max_input_bytes = uint64_t{1} << 30;  // per input tensor
+  // Per tensor (see above). 1 GiB in wasm (whose heap is at most a few GiB),
+  // 16 GiB natively.
+#ifdef __EMSCRIPTEN__
+  uint64_t max_tensor_bytes = uint64_t{1} << 30;
+#else
+  uint64_t max_tensor_bytes = uint64_t{1} << 34;
+#endif
   bool jit_fusion = true;                 // FC+activation as one instruction
   bool native_kernels = true;             // false: every node runs the ref fallback
   bool verify_plans = true;               // no-overlap check of every memory plan

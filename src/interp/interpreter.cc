@@ -53,6 +53,22 @@ Status CheckBound(const std::string& what, const ir::Type& type, const Tensor& t
   return Status::Ok();
 }
 
+Status OverCap(const ir::Node& node, const std::string& type, uint64_t cap) {
+  return ResourceExhausted("node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " + type +
+                           ", over the limit of " + std::to_string(cap) + " bytes per tensor");
+}
+
+// The byte cap on a node whose type is known before evaluating it.
+Status CheckTypeFits(const ir::Node& node, const ir::Type& bound, uint64_t cap) {
+  if (!bound.is_tensor()) return Status::Ok();
+  const ir::ElementCount count = bound.NumElements();
+  const uint64_t elem = ir::StorageByteSize(ir::StorageOf(bound.dtype()));
+  if (count.overflow() || (count.known() && elem > 0 && static_cast<uint64_t>(count.value) > cap / elem)) {
+    return OverCap(node, bound.ToString(), cap);
+  }
+  return Status::Ok();
+}
+
 // Checks a computed value against its node's IR type.
 Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
   const ir::Type& type = node.type;
@@ -184,6 +200,11 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i] == nullptr) continue;
     const ir::Node& node = graph.node(graph.inputs()[i].node);
+    if (inputs[i]->byte_size() > options_.max_tensor_bytes) {
+      return ResourceExhausted("input '" + node.name + "' is " + std::to_string(inputs[i]->byte_size()) + " bytes (" +
+                               inputs[i]->TypeString() + "), over the limit of " +
+                               std::to_string(options_.max_tensor_bytes) + " bytes");
+    }
     SHREW_RETURN_IF_ERROR(CheckBound("input '" + node.name + "'", node.type, *inputs[i], dims));
     SHREW_RETURN_IF_ERROR(bind(node.id, inputs[i], node.type));
   }
@@ -241,7 +262,9 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
       }
       operands.push_back(t);
     }
+    SHREW_RETURN_IF_ERROR(CheckTypeFits(node, node.type.Bind(dims), options_.max_tensor_bytes));
     SHREW_TRY_ASSIGN(Tensor out, EvalNode(graph, node, operands, ctx));
+    if (out.byte_size() > options_.max_tensor_bytes) return OverCap(node, out.TypeString(), options_.max_tensor_bytes);
     if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(node, out, dims));
     owned[static_cast<size_t>(id)] = std::move(out);
     value[static_cast<size_t>(id)] = &*owned[static_cast<size_t>(id)];

@@ -47,6 +47,10 @@ struct InterpreterOptions {
   int max_call_depth = 64;
   bool check_node_types = true;
   bool keep_intermediates = false;  // RunResult::intermediates, by node name
+  // Largest value a node may produce: a node whose bound type is bigger is
+  // a ResourceExhausted error before it is evaluated (after, for shapes only
+  // known from the values).
+  uint64_t max_tensor_bytes = uint64_t{1} << 50;
 };
 
 struct RunResult {

@@ -1,7 +1,9 @@
 #include "jit/executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "base/check.h"
 #include "diag/diagnostic.h"
@@ -160,8 +162,11 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
     const size_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
     if (elem == 0) return InvalidArgument("node '" + node.name + "': dtype " + ir::DTypeName(node.type.dtype()) +
                                           " is not supported for execution");
-    if (static_cast<uint64_t>(*count) > (uint64_t{1} << 50) / elem) {
-      return ResourceExhausted("node '" + node.name + "' would need more than 2^50 bytes");
+    const uint64_t cap = std::min<uint64_t>(options_.max_tensor_bytes, uint64_t{1} << 50);
+    if (static_cast<uint64_t>(*count) > cap / elem) {
+      return ResourceExhausted("graph '" + cg.name + "': node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " +
+                               node.type.ToString() + ", over the limit of " + std::to_string(cap) +
+                               " bytes per tensor");
     }
     plan->slot_shapes[s] = std::move(shape);
     plan->slot_dtypes[s] = node.type.dtype();
@@ -222,7 +227,12 @@ Status Executor::Activate(int index) {
   }
   if (plan.arena_size > arena_capacity_) {
     const uint64_t size = AlignUp(plan.arena_size, kDefaultAlignment);
-    std::byte* p = static_cast<std::byte*>(std::aligned_alloc(kDefaultAlignment, size));
+    // size_t is 32 bits in wasm: a bigger arena must not wrap to a small one.
+    if (size > std::numeric_limits<size_t>::max()) {
+      return ResourceExhausted("graph '" + cg.name + "' needs an arena of " + std::to_string(size) +
+                               " bytes, more than this platform can address");
+    }
+    std::byte* p = static_cast<std::byte*>(std::aligned_alloc(kDefaultAlignment, static_cast<size_t>(size)));
     if (p == nullptr) return ResourceExhausted("cannot allocate an arena of " + std::to_string(size) + " bytes");
     std::memset(p, 0, size);
     arena_.reset(p);

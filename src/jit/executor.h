@@ -47,6 +47,9 @@ struct ExecutorOptions {
   // Track slot states while running: reading a freed or never-written slot
   // is the internal error "slot S is empty" (a compiler bug, not user error).
   bool check_slots = false;
+  // Largest value (slot) a binding may hold: planning a bigger one is a
+  // ResourceExhausted error naming the node, before the arena grows.
+  uint64_t max_tensor_bytes = uint64_t{1} << 50;
 };
 
 // Everything that depends on one binding of the input shapes.

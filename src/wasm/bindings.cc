@@ -73,7 +73,7 @@ val HeapStats() {
 // the runnable Program built from it.
 class ProgramHandle {
  public:
-  // compile(source, {filename, dims, seed, optimize}) -> {ok, diagnostics, rendered, stage, seed, optStats}
+  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes}) -> {ok, diagnostics, rendered, stage, seed, optStats}
   // or {ok:false, code, message} when the program cannot be built.
   val Compile(const std::string& source, val options) {
     prepared_.clear();
@@ -96,6 +96,9 @@ class ProgramHandle {
       if (options["seed"].isNumber()) opts.seed = static_cast<uint64_t>(options["seed"].as<double>());
       if (!options["optimize"].isUndefined()) opts.optimize = options["optimize"].as<bool>();
       if (options["training"].isTrue()) popts.training = true;
+      if (options["maxTensorBytes"].isNumber() && options["maxTensorBytes"].as<double>() >= 0) {
+        popts.max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
+      }
     }
     popts.dims = opts.dims;
     compiled_ = std::make_unique<shrew::CompileResult>(shrew::Compile(source, opts));

@@ -100,14 +100,15 @@ TEST_F(ProgramInputErrors, WrongFixedSize) {
 }
 
 TEST_F(ProgramInputErrors, TensorOverTheByteCap) {
+  // w1 (f32[784, 128]) is 401408 bytes: under the cap; 200 images are not.
   ProgramOptions o;
-  o.max_input_bytes = 1000;
+  o.max_tensor_bytes = 500000;
   std::unique_ptr<Program> small = Mlp(o);
   ASSERT_NE(small, nullptr);
-  ExpectError(small->Run("Classifier", Images(1)).status(), StatusCode::kResourceExhausted,
-              {"input 'images'", "3136 bytes", "f32[1, 784]", "limit of 1000 bytes"});
-  // Still usable: a smaller program-level cap is per tensor, so nothing runs
-  // until a small enough input comes; the default program is unaffected.
+  ExpectError(small->Run("Classifier", Images(200)).status(), StatusCode::kResourceExhausted,
+              {"input 'images'", "627200 bytes", "f32[200, 784]", "limit of 500000 bytes"});
+  // Still usable: the next input under the cap runs.
+  EXPECT_TRUE(small->Run("Classifier", Images(100)).ok());
   EXPECT_TRUE(p_->Run("Classifier", Images(1)).ok());
 }
 

@@ -1,0 +1,263 @@
+// Hardening of the wasm build: hostile inputs at run time, the per-tensor
+// byte cap (1 GiB in wasm), running out of linear memory (2 GB maximum),
+// determinism (bit-identical outputs across runs, and interpreter outputs
+// equal to the native build's checksums). The soak is js/test/soak.test.mjs.
+// After every error the module and the program must keep working.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
+import { CASES, ROOT, readExample } from "./helpers.mjs";
+
+const shrew = await Shrew.load();
+const MLP = readExample("mlp_classifier.sw");
+const GPT = readExample("tiny_gpt.sw");
+
+const images = (batch, fill = (i) => (i % 13) / 13) =>
+  new Tensor("f32", [batch, 784], Float32Array.from({ length: batch * 784 }, (_, i) => fill(i)));
+
+/** Asserts fn() throws a ShrewRuntimeError with `code` whose message has every fragment. */
+function throwsRuntime(fn, code, fragments) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof ShrewRuntimeError, `not a ShrewRuntimeError: ${e}`);
+    assert.equal(e.code, code, e.message);
+    for (const f of fragments) assert.ok(e.message.includes(f), `'${f}' in: ${e.message}`);
+    return true;
+  });
+}
+
+test("wrong dtypes and shapes are clear errors on both executors; the program keeps running", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 2 } });
+  try {
+    const good = p.run("Classifier", { images: images(2) }).probs.data.slice();
+    for (const exec of ["run", "interpret"]) {
+      throwsRuntime(() => p[exec]("Classifier", { images: new Tensor("f64", [2, 784], new Float64Array(2 * 784)) }),
+        "invalid_argument", ["input 'images'", "f32"]);
+      throwsRuntime(() => p[exec]("Classifier", { images: new Tensor("f32", [2, 783], new Float32Array(2 * 783)) }),
+        "invalid_argument", ["input 'images'", "784"]);
+      throwsRuntime(() => p[exec]("Classifier", { images: new Tensor("i32", [2, 784], new Int32Array(2 * 784)) }),
+        "invalid_argument", ["input 'images'"]);
+    }
+    assert.deepEqual(p.run("Classifier", { images: images(2) }).probs.data, good);
+  } finally {
+    p.dispose();
+  }
+});
+
+// No relu (what relu makes of NaN is implementation-defined, OPS.md §3.4):
+// NaN and Inf must reach the outputs of their own rows only.
+const SOFTMAX_NET = `@graph Net {
+  input x: Tensor<[B, 4], f32>;
+  param w: Tensor<[4, 3], f32> { init: "uniform(0.5, 1.5)"; };
+  output probs: softmax(matmul(x, w), dim: -1);
+  output doubled: x * 2.0;
+}`;
+
+test("NaN and Inf propagate row by row, never crash", () => {
+  const p = shrew.compile(SOFTMAX_NET);
+  try {
+    const x = new Tensor("f32", [3, 4], Float32Array.from([NaN, 1, 2, 3, Infinity, 1, 2, 3, 0.5, -1, 2, 0.25]));
+    for (const exec of ["run", "interpret"]) {
+      const out = p[exec]("Net", { x });
+      const probs = out.probs.data;
+      for (let c = 0; c < 6; c++) assert.ok(Number.isNaN(probs[c]), `${exec}: probs[${c}] = ${probs[c]}`);
+      const row2 = probs.slice(6, 9);
+      assert.ok(row2.every(Number.isFinite));
+      assert.ok(Math.abs(row2.reduce((a, b) => a + b, 0) - 1) < 1e-6);
+      assert.ok(Number.isNaN(out.doubled.data[0]));
+      assert.equal(out.doubled.data[4], Infinity);
+      assert.equal(out.doubled.data[9], -2);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
+test("zero-size batch gives empty outputs", () => {
+  const p = shrew.compile(MLP);
+  try {
+    for (const exec of ["run", "interpret"]) {
+      const out = p[exec]("Classifier", { images: new Tensor("f32", [0, 784], new Float32Array(0)) });
+      assert.deepEqual([...out.probs.shape], [0, 10]);
+      assert.equal(out.probs.data.length, 0);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
+test("embedding indices out of range or negative are errors; the next run works", () => {
+  const p = shrew.compile(GPT, { dims: { Batch: 2 } });
+  try {
+    const ids = (bad) => {
+      const t = BigInt64Array.from({ length: 32 }, (_, i) => BigInt((i * 7) % 96));
+      if (bad !== undefined) t[17] = bad;
+      return new Tensor("i64", [2, 16], t);
+    };
+    const feeds = (bad) => ({ tokens: ids(bad), targets: ids() });
+    const good = p.run("LanguageModel", feeds()).logits.data.slice();
+    for (const bad of [96n, -1n, 1n << 40n]) {
+      for (const exec of ["run", "interpret"]) {
+        throwsRuntime(() => p[exec]("LanguageModel", feeds(bad)), "out_of_range", ["embedding", "out of range"]);
+      }
+      assert.deepEqual(p.run("LanguageModel", feeds()).logits.data, good);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
+// [N, N] outer product and three live [N, N] outputs.
+const OUTER = `@graph Outer {
+  input a: Tensor<[N, 1], f32>;
+  input b: Tensor<[1, N], f32>;
+  node prod { op: matmul(a, b); };
+  output r: relu(prod);
+  output t: tanh(prod);
+  output s: sigmoid(prod);
+}`;
+const outerFeeds = (n) => ({
+  a: new Tensor("f32", [n, 1], Float32Array.from({ length: n }, (_, i) => (i % 5) - 2)),
+  b: new Tensor("f32", [1, n], Float32Array.from({ length: n }, (_, i) => (i % 3) - 1)),
+});
+
+/** The module still compiles and runs a small program correctly. */
+function stillWorks() {
+  const p = shrew.compile(OUTER, { dims: { N: 3 } });
+  try {
+    const out = p.run("Outer", outerFeeds(3));
+    // a = [-2, -1, 0], b = [-1, 0, 1]: prod[0] = [2, 0, -2].
+    assert.deepEqual([...out.r.data], [2, 0, 0, 1, 0, 0, 0, 0, 0]);
+  } finally {
+    p.dispose();
+  }
+}
+
+test("a value over the 1 GiB byte cap is an error before any allocation", () => {
+  const before = shrew.heapStats().heapBytes;
+  const p = shrew.compile(OUTER, { dims: { N: 20000 } });  // [20000, 20000] f32 = 1.6 GB
+  try {
+    for (const exec of ["run", "interpret"]) {
+      throwsRuntime(() => p[exec]("Outer", outerFeeds(20000)), "resource_exhausted", ["'prod'", "limit of 1073741824 bytes"]);
+    }
+  } finally {
+    p.dispose();
+  }
+  assert.ok(shrew.heapStats().heapBytes - before < 64 << 20, "no big allocation was attempted");
+  stillWorks();
+});
+
+test("maxTensorBytes caps inputs and parameters; the program keeps running", () => {
+  // w1 is f32[784, 128] = 401408 bytes.
+  throwsRuntime(() => shrew.compile(MLP, { maxTensorBytes: 100000 }), "resource_exhausted",
+    ["parameter 'w1'", "limit of 100000 bytes"]);
+  const p = shrew.compile(MLP, { maxTensorBytes: 500000 });
+  try {
+    for (const exec of ["run", "interpret"]) {
+      throwsRuntime(() => p[exec]("Classifier", { images: images(200) }), "resource_exhausted",
+        ["input 'images'", "627200 bytes", "limit of 500000 bytes"]);
+    }
+    const out = p.run("Classifier", { images: images(100) });
+    assert.deepEqual([...out.probs.shape], [100, 10]);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("running out of wasm memory is an error and the module stays usable", () => {
+  // Each [15000, 15000] f32 value is 900 MB (under the cap); three live
+  // outputs need 2.7 GB of arena, more than the 2 GB the module may grow to.
+  const p = shrew.compile(OUTER, { dims: { N: 15000 } });
+  try {
+    for (const exec of ["run", "interpret"]) {
+      throwsRuntime(() => p[exec]("Outer", outerFeeds(15000)), "resource_exhausted", []);
+    }
+  } finally {
+    p.dispose();
+  }
+  stillWorks();
+  const mlp = shrew.compile(MLP, { dims: { Batch: 2 } });
+  try {
+    const out = mlp.run("Classifier", { images: images(2) });
+    const ref = mlp.interpret("Classifier", { images: images(2) });
+    for (let i = 0; i < 20; i++) assert.ok(Math.abs(out.probs.data[i] - ref.probs.data[i]) < 1e-5);
+  } finally {
+    mlp.dispose();
+  }
+});
+
+// ---- determinism (the input formula of tests/api/determinism_test.cc)
+
+function formulaInputs(sig, dims) {
+  const feeds = {};
+  sig.inputs.forEach((spec, k) => {
+    const shape = spec.shape.map((d) => (typeof d === "number" ? d : dims[d]));
+    const n = shape.reduce((a, b) => a * b, 1);
+    const dtype = spec.dtype;
+    let data;
+    if (dtype === "f32") data = Float32Array.from({ length: n }, (_, i) => ((i * 37 + k * 11) % 101) / 50 - 1);
+    else if (dtype === "bool") data = Uint8Array.from({ length: n }, (_, i) => (i * 3 + k) % 2);
+    else if (dtype === "i64") data = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7 + k) % 16));
+    else throw new Error(`no formula for ${dtype}`);
+    feeds[spec.name] = new Tensor(dtype, shape, data);
+  });
+  return feeds;
+}
+
+function fnv1a64(data) {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  let h = 0xcbf29ce484222325n;
+  for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, "0");
+}
+
+// Examples whose interpreter uses only operations that glibc and Emscripten's
+// musl compute identically (+ - * /, sqrt, expf, logf: correctly rounded or
+// the same code). The others use tanhf (tanh, gelu), whose last bit differs
+// between the two libms; there only the output types are compared.
+const PORTABLE = new Set(["mlp_classifier.sw", "logistic_regression.sw", "logic_reductions.sw"]);
+
+const typeString = (t) => `${t.dtype}[${[...t.shape].join(", ")}]`;
+
+test("determinism: repeated runs are bit-identical; interpreter outputs match the native build", () => {
+  const golden = new Map();
+  for (const line of readFileSync(`${ROOT}tests/testdata/determinism/outputs.txt`, "utf8").split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const [file, graph, executor, output, ...rest] = line.split(" ");
+    const sum = rest.pop();
+    golden.set(`${file} ${graph} ${executor} ${output}`, `${rest.join(" ")} ${sum}`);
+  }
+  let compared = 0;
+  let bitwise = 0;
+  for (const c of CASES) {
+    const p = shrew.compile(readExample(c.file), { filename: c.file, dims: c.dims, seed: 1234 });
+    try {
+      const feeds = formulaInputs(p.signature(c.graph), c.dims);
+      const tape = p.run(c.graph, feeds);
+      const ref = p.interpret(c.graph, feeds);
+      for (let i = 0; i < 2; i++) {
+        const again = p.run(c.graph, feeds);
+        for (const name of Object.keys(tape)) assert.deepEqual(again[name].data, tape[name].data, `${c.file} ${name} tape`);
+        const refAgain = p.interpret(c.graph, feeds);
+        for (const name of Object.keys(ref)) assert.deepEqual(refAgain[name].data, ref[name].data, `${c.file} ${name} interp`);
+      }
+      for (const [name, t] of Object.entries(ref)) {
+        const key = `${c.file} ${c.graph} interp ${name}`;
+        assert.ok(golden.has(key), `no native checksum for ${key}`);
+        if (PORTABLE.has(c.file)) {
+          assert.equal(`${typeString(t)} ${fnv1a64(t.data)}`, golden.get(key), `${key}: wasm interpreter vs native`);
+          bitwise++;
+        } else {
+          assert.equal(typeString(t), golden.get(key).split(" ").slice(0, -1).join(" "), `${key}: type`);
+        }
+        compared++;
+      }
+    } finally {
+      p.dispose();
+    }
+  }
+  assert.equal(compared, golden.size, "every native row was compared");
+  const portableRows = [...golden.keys()].filter((k) => PORTABLE.has(k.split(" ")[0])).length;
+  assert.ok(portableRows >= 17, `${portableRows} portable rows`);
+  assert.equal(bitwise, portableRows, "every portable row was compared bit for bit");
+});

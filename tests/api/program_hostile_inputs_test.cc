@@ -1,0 +1,288 @@
+// Hostile inputs at run time through the public Program API, on both
+// executors (tape and interpreter): wrong dtypes, NaN/Inf (propagated, never
+// a crash), embedding indices out of range or negative, zero-size dims and
+// the per-tensor byte cap (inputs, parameters, intermediate values). After
+// every error the same program must run a correct input and give the same
+// result as before the error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "api/program.h"
+#include "jit/jit_test_util.h"
+
+namespace shrew {
+namespace {
+
+using jit::testing::MakeProgram;
+using jit::testing::RandomTensor;
+using jit::testing::ReadTestdata;
+using runtime::Tensor;
+using runtime::TensorMap;
+
+void ExpectError(const Status& s, StatusCode code, std::initializer_list<const char*> fragments) {
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), code) << s.ToString();
+  for (const char* f : fragments) EXPECT_NE(s.message().find(f), std::string::npos) << "'" << f << "' in: " << s.message();
+}
+
+TensorMap Images(int64_t batch, uint32_t seed = 3) {
+  TensorMap in;
+  in.emplace("images", RandomTensor(ir::DType::kF32, {batch, 784}, seed, 0.0, 1.0));
+  return in;
+}
+
+// Runs `in` on both executors and expects the same error code from each.
+void ExpectBothFail(Program& p, const std::string& graph, const TensorMap& in, StatusCode code,
+                    std::initializer_list<const char*> fragments) {
+  SCOPED_TRACE("tape");
+  ExpectError(p.Run(graph, in).status(), code, fragments);
+  SCOPED_TRACE("interpreter");
+  ExpectError(p.Interpret(graph, in).status(), code, fragments);
+}
+
+// The program still gives `expected` (bit for bit) on `in`, tape and interpreter.
+void ExpectStillRuns(Program& p, const std::string& graph, const TensorMap& in, const TensorMap& expected_tape,
+                     const TensorMap& expected_interp) {
+  Result<TensorMap> tape = p.Run(graph, in);
+  ASSERT_TRUE(tape.ok()) << tape.status().ToString();
+  Result<TensorMap> ref = p.Interpret(graph, in);
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  for (const auto& [name, t] : expected_tape) {
+    std::string why;
+    EXPECT_TRUE(runtime::BitwiseEqual(tape->at(name), t, &why)) << name << ": " << why;
+  }
+  for (const auto& [name, t] : expected_interp) {
+    std::string why;
+    EXPECT_TRUE(runtime::BitwiseEqual(ref->at(name), t, &why)) << name << ": " << why;
+  }
+}
+
+class MlpHostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p_ = MakeProgram(ReadTestdata("examples/mlp_classifier.sw"));
+    ASSERT_NE(p_, nullptr);
+    Result<TensorMap> t = p_->Run("Classifier", Images(2));
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    tape_ = std::move(t).value();
+    Result<TensorMap> r = p_->Interpret("Classifier", Images(2));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ref_ = std::move(r).value();
+  }
+  void TearDown() override {
+    if (p_ != nullptr) ExpectStillRuns(*p_, "Classifier", Images(2), tape_, ref_);
+  }
+  std::unique_ptr<Program> p_;
+  TensorMap tape_;
+  TensorMap ref_;
+};
+
+TEST_F(MlpHostile, WrongDtypes) {
+  for (ir::DType dtype : {ir::DType::kI64, ir::DType::kF64, ir::DType::kBool, ir::DType::kU8}) {
+    SCOPED_TRACE(ir::DTypeName(dtype));
+    TensorMap in;
+    in.emplace("images", RandomTensor(dtype, {2, 784}, 1));
+    ExpectBothFail(*p_, "Classifier", in, StatusCode::kInvalidArgument, {"input 'images'", "f32"});
+  }
+}
+
+TEST_F(MlpHostile, WrongRanksAndSizes) {
+  for (const runtime::Shape& shape : std::vector<runtime::Shape>{{784}, {2, 784, 1}, {2, 785}, {}}) {
+    SCOPED_TRACE(runtime::ShapeToString(shape));
+    TensorMap in;
+    in.emplace("images", RandomTensor(ir::DType::kF32, shape, 1));
+    ExpectBothFail(*p_, "Classifier", in, StatusCode::kInvalidArgument, {"input 'images'", "784"});
+  }
+}
+
+TEST_F(MlpHostile, NanAndInfRowsDoNotDisturbFiniteRows) {
+  // Rows 0-2 hold NaN, +inf, -inf. What relu makes of NaN is
+  // implementation-defined (OPS.md §3.4), so only the finite row is checked:
+  // it must equal what that row gives on its own, on both executors.
+  TensorMap in = Images(4);
+  Tensor& x = in.at("images");
+  x.SetDouble(0 * 784 + 5, std::numeric_limits<double>::quiet_NaN());
+  x.SetDouble(1 * 784 + 7, std::numeric_limits<double>::infinity());
+  x.SetDouble(2 * 784 + 9, -std::numeric_limits<double>::infinity());
+  Result<Tensor> row3 = Tensor::Zeros(ir::DType::kF32, {1, 784});
+  ASSERT_TRUE(row3.ok());
+  for (int64_t i = 0; i < 784; ++i) row3->SetDouble(i, x.GetDouble(3 * 784 + i));
+  TensorMap alone;
+  alone.emplace("images", std::move(row3).value());
+  for (bool tape : {true, false}) {
+    SCOPED_TRACE(tape ? "tape" : "interpreter");
+    Result<TensorMap> out = tape ? p_->Run("Classifier", in) : p_->Interpret("Classifier", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    Result<TensorMap> one = tape ? p_->Run("Classifier", alone) : p_->Interpret("Classifier", alone);
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    const Tensor& probs = out->at("probs");
+    ASSERT_EQ(probs.shape(), (runtime::Shape{4, 10}));
+    double sum = 0;
+    for (int64_t c = 0; c < 10; ++c) {
+      const double v = probs.GetDouble(30 + c);
+      EXPECT_TRUE(std::isfinite(v));
+      EXPECT_NEAR(v, one->at("probs").GetDouble(c), 1e-6);
+      sum += v;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
+// No relu: NaN and Inf must reach the outputs of their own rows.
+constexpr const char* kSoftmaxNet =
+    "@graph Net {\n"
+    "  input x: Tensor<[B, 4], f32>;\n"
+    "  param w: Tensor<[4, 3], f32> { init: \"uniform(0.5, 1.5)\"; };\n"
+    "  output probs: softmax(matmul(x, w), dim: -1);\n"
+    "  output doubled: x * 2.0;\n"
+    "}\n";
+
+TEST(ProgramNonFiniteTest, NanAndInfPropagateOnBothExecutors) {
+  std::unique_ptr<Program> p = MakeProgram(kSoftmaxNet);
+  ASSERT_NE(p, nullptr);
+  Result<Tensor> x = Tensor::FromVector<float>(
+      ir::DType::kF32, {3, 4},
+      {std::numeric_limits<float>::quiet_NaN(), 1, 2, 3,    // row 0: NaN
+       std::numeric_limits<float>::infinity(), 1, 2, 3,     // row 1: +inf (w > 0, so logits are all +inf)
+       0.5f, -1, 2, 0.25f});                                // row 2: finite
+  ASSERT_TRUE(x.ok());
+  TensorMap in;
+  in.emplace("x", std::move(x).value());
+  for (bool tape : {true, false}) {
+    SCOPED_TRACE(tape ? "tape" : "interpreter");
+    Result<TensorMap> out = tape ? p->Run("Net", in) : p->Interpret("Net", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& probs = out->at("probs");
+    const Tensor& doubled = out->at("doubled");
+    // inf - inf inside softmax is NaN: both non-finite rows are all NaN.
+    for (int64_t c = 0; c < 6; ++c) EXPECT_TRUE(std::isnan(probs.GetDouble(c))) << c;
+    double sum = 0;
+    for (int64_t c = 6; c < 9; ++c) {
+      EXPECT_TRUE(std::isfinite(probs.GetDouble(c)));
+      sum += probs.GetDouble(c);
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-6);
+    EXPECT_TRUE(std::isnan(doubled.GetDouble(0)));
+    EXPECT_EQ(doubled.GetDouble(4), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(doubled.GetDouble(9), -2.0);
+  }
+}
+
+TEST_F(MlpHostile, ZeroBatchGivesEmptyOutputsOrAClearError) {
+  // Batch = 0 is a legal binding: [0, 10] outputs on both executors.
+  TensorMap in = Images(0);
+  Result<TensorMap> tape = p_->Run("Classifier", in);
+  ASSERT_TRUE(tape.ok()) << tape.status().ToString();
+  Result<TensorMap> ref = p_->Interpret("Classifier", in);
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  EXPECT_EQ(tape->at("probs").shape(), (runtime::Shape{0, 10}));
+  EXPECT_EQ(ref->at("probs").shape(), (runtime::Shape{0, 10}));
+  EXPECT_EQ(tape->at("logits").shape(), (runtime::Shape{0, 10}));
+}
+
+TEST(ProgramByteCapTest, ParameterOverTheCapFailsBeforeAllocating) {
+  ProgramOptions o;
+  o.max_tensor_bytes = 100000;  // w1 is f32[784, 128] = 401408 bytes
+  CompileResult c = Compile(ReadTestdata("examples/mlp_classifier.sw"));
+  ASSERT_TRUE(c.ok);
+  Result<std::unique_ptr<Program>> p = Program::Create(c, o);
+  ASSERT_FALSE(p.ok());
+  ExpectError(p.status(), StatusCode::kResourceExhausted,
+              {"parameter 'w1'", "graph 'Classifier'", "f32[784, 128]", "limit of 100000 bytes"});
+}
+
+TEST(ProgramByteCapTest, HugeParameterFromTheConfigIsAnErrorNotAnAllocation) {
+  // 2^40 floats: would be 4 TiB. The default cap stops it up front.
+  CompileResult c = Compile(
+      "@config { N: 1048576; }\n"
+      "@graph G { input x: Tensor<[N], f32>; param w: Tensor<[N, N], f32>; output y: matmul(w, x); }\n");
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  Result<std::unique_ptr<Program>> p = Program::Create(c);
+  ASSERT_FALSE(p.ok());
+  ExpectError(p.status(), StatusCode::kResourceExhausted, {"parameter 'w'", "f32[1048576, 1048576]"});
+}
+
+// An outer product: the [N, N] value is what outgrows the cap, not the inputs.
+constexpr const char* kOuter =
+    "@graph Outer {\n"
+    "  input a: Tensor<[N, 1], f32>;\n"
+    "  input b: Tensor<[1, N], f32>;\n"
+    "  node prod { op: matmul(a, b); };\n"
+    "  output total: sum(prod);\n"
+    "}\n";
+
+TensorMap OuterInputs(int64_t n) {
+  TensorMap in;
+  in.emplace("a", RandomTensor(ir::DType::kF32, {n, 1}, 1));
+  in.emplace("b", RandomTensor(ir::DType::kF32, {1, n}, 2));
+  return in;
+}
+
+TEST(ProgramByteCapTest, IntermediateValueOverTheCapOnBothExecutors) {
+  ProgramOptions o;
+  o.max_tensor_bytes = 1 << 20;  // 1 MiB: [512, 512] f32 fits, [600, 600] does not
+  std::unique_ptr<Program> p = MakeProgram(kOuter, o);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> good_tape = p->Run("Outer", OuterInputs(100));
+  ASSERT_TRUE(good_tape.ok()) << good_tape.status().ToString();
+  Result<TensorMap> good_ref = p->Interpret("Outer", OuterInputs(100));
+  ASSERT_TRUE(good_ref.ok()) << good_ref.status().ToString();
+  // The reference: sum(a) * sum(b), by hand in double.
+  const TensorMap in = OuterInputs(100);
+  double sa = 0;
+  double sb = 0;
+  for (int64_t i = 0; i < 100; ++i) {
+    sa += in.at("a").GetDouble(i);
+    sb += in.at("b").GetDouble(i);
+  }
+  EXPECT_NEAR(good_tape->at("total").GetDouble(0), sa * sb, 1e-3 * (1 + std::abs(sa * sb)));
+
+  ExpectBothFail(*p, "Outer", OuterInputs(600), StatusCode::kResourceExhausted,
+                 {"'prod'", "[600, 600]", "limit of 1048576 bytes"});
+  // 2^20 x 2^20 elements: the cap, not the allocator, answers (here already
+  // for the 4 MiB inputs).
+  ExpectBothFail(*p, "Outer", OuterInputs(1 << 20), StatusCode::kResourceExhausted, {"input 'a'", "limit of"});
+  ExpectStillRuns(*p, "Outer", OuterInputs(100), *good_tape, *good_ref);
+  EXPECT_TRUE(p->Run("Outer", OuterInputs(512)).ok());
+}
+
+// tiny_gpt: tokens index a [96, 32] table.
+class GptHostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p_ = MakeProgram(ReadTestdata("examples/tiny_gpt.sw"));
+    ASSERT_NE(p_, nullptr);
+  }
+  TensorMap Tokens(int64_t bad_value, int64_t bad_index) {
+    TensorMap in;
+    for (const char* name : {"tokens", "targets"}) {
+      Result<Tensor> t = Tensor::Zeros(ir::DType::kI64, {2, 16});
+      EXPECT_TRUE(t.ok());
+      for (int64_t i = 0; i < 32; ++i) t->SetDouble(i, static_cast<double>((i * 7) % 96));
+      if (std::string(name) == "tokens" && bad_index >= 0) t->SetDouble(bad_index, static_cast<double>(bad_value));
+      in.emplace(name, std::move(t).value());
+    }
+    return in;
+  }
+  std::unique_ptr<Program> p_;
+};
+
+TEST_F(GptHostile, EmbeddingIndexOutOfRangeOrNegative) {
+  const TensorMap good = Tokens(0, -1);
+  Result<TensorMap> tape = p_->Run("LanguageModel", good);
+  ASSERT_TRUE(tape.ok()) << tape.status().ToString();
+  Result<TensorMap> ref = p_->Interpret("LanguageModel", good);
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  for (int64_t bad : {int64_t{96}, int64_t{-1}, int64_t{1} << 40, std::numeric_limits<int64_t>::min()}) {
+    SCOPED_TRACE(bad);
+    ExpectBothFail(*p_, "LanguageModel", Tokens(bad, 17), StatusCode::kOutOfRange,
+                   {"embedding", "out of range", "table of 96"});
+    ExpectStillRuns(*p_, "LanguageModel", good, *tape, *ref);
+  }
+}
+
+}  // namespace
+}  // namespace shrew
