@@ -42,8 +42,17 @@ for target in $TARGETS; do
   corpus="$OUT/corpus/$target"
   artifacts="$OUT/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
-  for f in tests/testdata/examples/*.sw tests/testdata/lower/*.sw tests/testdata/hostile/*.sw \
-           tests/testdata/fuzz_regressions/*; do
+  # Targets reading other formats than .sw (param blobs, .npy) have their own
+  # seeds in fuzz/seeds/TARGET and no .sw dictionary.
+  dict="-dict=fuzz/sw.dict"
+  if [[ -d "fuzz/seeds/$target" ]]; then
+    seeds=(fuzz/seeds/"$target"/*)
+    dict=""
+  else
+    seeds=(tests/testdata/examples/*.sw tests/testdata/lower/*.sw tests/testdata/hostile/*.sw
+           tests/testdata/fuzz_regressions/*)
+  fi
+  for f in "${seeds[@]}"; do
     seed="$corpus/seed_$(basename "$f")"
     if [[ -f "$f" && ! -e "$seed" ]]; then cp "$f" "$seed"; fi
   done
@@ -53,7 +62,7 @@ for target in $TARGETS; do
   "$BIN/$target" -rss_limit_mb=4096 tests/testdata/fuzz_regressions/* > "$OUT/$target.replay.log" 2>&1 ||
     { cat "$OUT/$target.replay.log"; exit 1; }
   echo "== $target: fuzzing for ${SECONDS_TO_RUN}s (corpus $corpus, crashes in $artifacts/)"
-  if ! "$BIN/$target" -dict=fuzz/sw.dict -max_total_time="$SECONDS_TO_RUN" \
+  if ! "$BIN/$target" $dict -max_total_time="$SECONDS_TO_RUN" \
       -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} "$corpus" > "$OUT/$target.log" 2>&1; then
     tail -60 "$OUT/$target.log"
