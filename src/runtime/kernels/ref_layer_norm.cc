@@ -13,43 +13,11 @@
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/row_sums.h"
 
 namespace shrew::runtime::kernels {
 namespace {
 
-constexpr int kLanes = 8;  // partial sums per reduction
-
-template <typename T>
-double RowSum(const T* x, size_t n) {
-  double acc[kLanes] = {};
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
-  }
-  double s = 0;
-  for (; i < n; ++i) s += static_cast<double>(x[i]);
-  for (int l = 0; l < kLanes; ++l) s += acc[l];
-  return s;
-}
-
-template <typename T>
-double RowSquaredDeviation(const T* x, size_t n, double mean) {
-  double acc[kLanes] = {};
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const double d = static_cast<double>(x[i + l]) - mean;
-      acc[l] += d * d;
-    }
-  }
-  double s = 0;
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - mean;
-    s += d * d;
-  }
-  for (int l = 0; l < kLanes; ++l) s += acc[l];
-  return s;
-}
 
 template <typename T>
 class LayerNormKernel final : public Kernel {
