@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "support/sanitizer.h"
 #include "api/compile.h"
 #include "ir/dump.h"
 
@@ -28,19 +29,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHREW_HOSTILE_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define SHREW_HOSTILE_ASAN 1
-#endif
 
 // Bounds per program. ASan + UBSan at -O1 slow the compiler down 5-8x and add shadow
 // memory, so their build gets more room; the bounds exist to catch
 // super-linear blow-ups, not to measure speed.
-#ifdef SHREW_HOSTILE_ASAN
+#ifdef SHREW_TEST_UNDER_ASAN
 constexpr double kMaxCpuSeconds = 20.0;
 constexpr long kMaxRssGrowthKb = 1024 * 1024;
 #else
@@ -161,7 +154,7 @@ std::string Build(const HostileCase& c) {
   const std::string open = Unescape(f[4]);
   const std::string close = Unescape(f[6]);
   int count = std::atoi(f[7].c_str());
-#ifdef SHREW_HOSTILE_ASAN
+#ifdef SHREW_TEST_UNDER_ASAN
   // The sanitizer build looks for memory errors, not speed: a tenth of the
   // size is as hostile to the code paths (every limit is still crossed: the
   // nesting bound is 200 levels, the expression height 512, the error cap 200) at a tenth of the time.

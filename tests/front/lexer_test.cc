@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "support/sanitizer.h"
 
 namespace shrew::front {
 namespace {
@@ -14,14 +15,9 @@ namespace {
 using diag::Kind;
 using K = TokenKind;
 
-// Time bounds catch quadratic behaviour, not small slowdowns: unoptimised and
-// sanitizer builds get ten times more room. They measure CPU time (std::clock)
-// so a machine busy with other builds does not make them flaky.
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-constexpr double kTimeScale = 1;
-#else
-constexpr double kTimeScale = 10;
-#endif
+// Time bounds measure CPU time (std::clock), so a busy machine does not make
+// them flaky; support/sanitizer.h scales them for slow builds.
+using shrew::testing::kTimeScale;
 
 struct Lexed {
   explicit Lexed(std::string text) : source("t.sw", std::move(text)) {

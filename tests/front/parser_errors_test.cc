@@ -11,6 +11,7 @@
 
 #include "front/ast_dump.h"
 #include "front/parser.h"
+#include "support/sanitizer.h"
 
 namespace shrew::front {
 namespace {
@@ -34,14 +35,9 @@ struct Parsed {
 
 std::string Errors(const std::string& text) { return Parsed(text).errors(); }
 
-// Time bounds catch quadratic behaviour, not small slowdowns: unoptimised and
-// sanitizer builds get ten times more room. They measure CPU time (std::clock)
-// so a machine busy with other builds does not make them flaky.
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-constexpr double kTimeScale = 1;
-#else
-constexpr double kTimeScale = 10;
-#endif
+// Time bounds measure CPU time (std::clock), so a busy machine does not make
+// them flaky; support/sanitizer.h scales them for slow builds.
+using shrew::testing::kTimeScale;
 
 std::string Repeat(const std::string& s, int n) {
   std::string out;

@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "support/sanitizer.h"
 #include "diag/diagnostic.h"
 #include "ir/dump.h"
 #include "ir/shapes.h"
@@ -13,18 +14,7 @@
 namespace shrew::opt {
 namespace {
 
-// Time bounds catch quadratic behaviour, not slowdowns: ASan + UBSan (clang
-// spells the check __has_feature, GCC __SANITIZE_ADDRESS__) get 10x room.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SHREW_PIPELINE_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(SHREW_PIPELINE_TEST_ASAN)
-constexpr double kTimeScale = 10;
-#else
-constexpr double kTimeScale = 1;
-#endif
+using shrew::testing::kTimeScale;  // support/sanitizer.h
 
 using ir::AttrValue;
 using ir::Dim;
