@@ -18,6 +18,7 @@
 #include "interp/eval.h"
 #include "ir/graph.h"
 #include "ir/op.h"
+#include "runtime/broadcast_shape.h"
 #include "runtime/tensor.h"
 
 // `lhs = value of expr`, or return its Status.
@@ -71,7 +72,7 @@ Status RequireSameDType(const Tensor& a, const Tensor& b);
 // ---- shapes and broadcasting
 
 // NumPy broadcast of two shapes: "shapes [A] and [B] cannot be broadcast".
-Result<Shape> BroadcastShapes(const Shape& a, const Shape& b);
+using runtime::BroadcastShapes;  // runtime/broadcast_shape.h
 // Element strides of a row-major tensor of shape `in` read as shape `out`
 // (aligned right; 0 on broadcast axes). `in` must broadcast to `out`.
 std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out);

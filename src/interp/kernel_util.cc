@@ -54,25 +54,6 @@ Status RequireSameDType(const Tensor& a, const Tensor& b) {
   return InvalidArgument(std::string("dtype mismatch: ") + ir::DTypeName(a.dtype()) + " and " + ir::DTypeName(b.dtype()));
 }
 
-Result<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Aligned on the right; missing leading axes count as 1.
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da == db || db == 1) {
-      out[i] = da;
-    } else if (da == 1) {
-      out[i] = db;
-    } else {
-      return InvalidArgument("shapes " + runtime::ShapeToString(a) + " and " + runtime::ShapeToString(b) +
-                             " cannot be broadcast");
-    }
-  }
-  return out;
-}
-
 std::vector<int64_t> ContiguousStrides(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];

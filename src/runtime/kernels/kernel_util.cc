@@ -102,24 +102,6 @@ int64_t NumElements(std::span<const int64_t> shape) {
   return n;
 }
 
-Result<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Aligned on the right; missing leading axes count as 1.
-    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da == db || db == 1) {
-      out[i] = da;
-    } else if (da == 1) {
-      out[i] = db;
-    } else {
-      return InvalidArgument("shapes " + ShapeToString(a) + " and " + ShapeToString(b) + " cannot be broadcast");
-    }
-  }
-  return out;
-}
-
 Result<int> NormalizeAxis(int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
     return InvalidArgument("axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +

@@ -28,6 +28,7 @@
 
 #include "base/status.h"
 #include "ir/graph.h"
+#include "runtime/broadcast_shape.h"
 #include "runtime/kernel.h"
 #include "runtime/tensor.h"
 
@@ -73,8 +74,8 @@ const char* OpNameOf(const KernelSpec& spec);
 // ---- shapes
 
 int64_t NumElements(std::span<const int64_t> shape);  // shape already validated
-// NumPy broadcast: "shapes [A] and [B] cannot be broadcast".
-Result<Shape> BroadcastShapes(const Shape& a, const Shape& b);
+// NumPy broadcast of two shapes: "shapes [A] and [B] cannot be broadcast".
+using runtime::BroadcastShapes;  // runtime/broadcast_shape.h
 // `axis` normalised for `rank`: "axis D is out of range for a rank-R tensor".
 Result<int> NormalizeAxis(int64_t axis, int rank);
 // InvalidArgument("OP: output shape [X] does not match the expected [Y]").
