@@ -95,14 +95,12 @@ export class Program {
   readonly #prepared = new Map<string, Prepared>();
   /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
   #ptrView: Uint32Array | undefined;
-  readonly #dims: Readonly<Record<string, number>>;
-  readonly #metadata: ProgramMetadata;
-  /** Optimiser counters of the whole program. */
-  readonly optStats: OptStats;
+  #dims: Readonly<Record<string, number>>;
+  #metadata: ProgramMetadata;
+  #optStats: OptStats;
+  #warnings: readonly import("./errors.js").Diagnostic[];
   /** The effective parameter seed. */
   readonly seed: number;
-  /** Warnings reported while compiling. */
-  readonly warnings: readonly import("./errors.js").Diagnostic[];
 
   /** @internal Use `Shrew.compile`. */
   constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
@@ -111,9 +109,9 @@ export class Program {
     this.#module = module;
     this.#handle = handle;
     this.#dims = Object.freeze({ ...dims });
-    this.optStats = info.optStats;
+    this.#optStats = info.optStats;
     this.seed = info.seed;
-    this.warnings = info.warnings;
+    this.#warnings = info.warnings;
     this.#graphs = Object.freeze(module.call(() => handle.graphs()));
     this.#metadata = module.call(() => handle.metadata()) as unknown as ProgramMetadata;
     registry.register(this, handle, this);
@@ -138,6 +136,21 @@ export class Program {
   get graphs(): readonly string[] {
     this.#live();
     return this.#graphs;
+  }
+
+  /** Optimiser counters of the whole program. */
+  get optStats(): OptStats {
+    return this.#optStats;
+  }
+
+  /** Warnings reported while compiling (the last setDims included). */
+  get warnings(): readonly import("./errors.js").Diagnostic[] {
+    return this.#warnings;
+  }
+
+  /** The configured dims (compile option, changed by setDims). */
+  get dims(): Readonly<Record<string, number>> {
+    return this.#dims;
   }
 
   /** The @model / @config / @types / @training / @inference blocks. */
@@ -353,6 +366,31 @@ export class Program {
   /** Rebuilds one graph's tape, kernels and memory plans (same parameters). */
   recompile(graph: string): void {
     unwrap(this.#call((h) => h.recompile(graph)));
+  }
+
+  /**
+   * Changes configured dims (e.g. `{ D: 512 }`; the others keep their
+   * values) and rebuilds every graph: the source is compiled again, since
+   * these dims fix parameter shapes. Parameters whose name, dtype and shape
+   * are unchanged keep their values (set or loaded ones included); new or
+   * reshaped ones get the values a fresh compile with these dims and the
+   * same seed gives them — then `loadParams` can fill them. On error (a
+   * size that is not a non-negative integer, a dim that `@config` fixes, a
+   * source that does not compile with the new sizes) throws
+   * ShrewRuntimeError ("invalid_argument" / "resource_exhausted") and the
+   * program is unchanged.
+   */
+  setDims(dims: Record<string, number>): { carried: string[]; initialized: string[] } {
+    if (dims === null || typeof dims !== "object") throw new TypeError("setDims expects an object {name: size}");
+    const r = unwrap(this.#call((h) => h.setDims(dims)));
+    // The C++ side dropped its prepared runs with the old program.
+    this.#prepared.clear();
+    this.#signatures.clear();
+    this.#dims = Object.freeze({ ...r.dims });
+    this.#optStats = r.optStats;
+    this.#warnings = (r.diagnostics as unknown as import("./errors.js").Diagnostic[]).filter((d) => d.severity !== "error");
+    this.#metadata = this.#module.call(() => this.#live().metadata()) as unknown as ProgramMetadata;
+    return { carried: r.carried, initialized: r.initialised };
   }
 
   /** Frees the wasm program (kernels, arenas, parameters). Idempotent. */

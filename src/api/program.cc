@@ -65,7 +65,16 @@ Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOpt
   return p;
 }
 
-Status Program::Init() {
+Result<std::unique_ptr<Program>> Program::CreateCarrying(const CompileResult& compiled, ProgramOptions options,
+                                                         const Program& previous, std::vector<std::string>* carried) {
+  if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
+  const uint64_t seed = options.seed.value_or(compiled.seed);
+  std::unique_ptr<Program> p(new Program(compiled.program, std::move(options), seed));
+  SHREW_RETURN_IF_ERROR(p->Init(&previous, carried));
+  return p;
+}
+
+Status Program::Init(const Program* previous, std::vector<std::string>* carried) {
   // The byte cap, for every parameter before any is allocated.
   for (const ir::Graph& g : program_.graphs) {
     for (const ir::Param& p : g.params()) {
@@ -83,6 +92,15 @@ Status Program::Init() {
   Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_);
   if (!params.ok()) return params.status();
   params_ = std::move(params).value();
+  if (previous != nullptr) {
+    // Before any kernel packs a weight: the carried values are packed once.
+    for (auto& [key, t] : params_) {
+      auto it = previous->params_.find(key);
+      if (it == previous->params_.end() || it->second.dtype() != t.dtype() || it->second.shape() != t.shape()) continue;
+      if (t.byte_size() > 0) std::memcpy(t.mutable_raw_data(), it->second.raw_data(), t.byte_size());
+      if (carried != nullptr) carried->push_back(key);
+    }
+  }
   graphs_.resize(program_.graphs.size());
   for (size_t i = 0; i < graphs_.size(); ++i) SHREW_RETURN_IF_ERROR(CompileOne(i));
   return Status::Ok();

@@ -89,6 +89,15 @@ class Program {
   static Result<std::unique_ptr<Program>> Create(const CompileResult& compiled, ProgramOptions options = {});
   // From an already checked, materialised (and usually optimised) IR program.
   static Result<std::unique_ptr<Program>> Create(ir::Program program, ProgramOptions options = {});
+  // Like Create, but every parameter `previous` also has — same key, dtype
+  // and shape — starts with previous's values (SetParam/LoadParams values
+  // included). The seeded draws still happen in program order, so every
+  // other parameter gets exactly the value a fresh Create gives it.
+  // `carried` (if given) receives the carried keys, sorted. Used to change
+  // the configured dims of a program (api/reconfigure.h).
+  static Result<std::unique_ptr<Program>> CreateCarrying(const CompileResult& compiled, ProgramOptions options,
+                                                         const Program& previous,
+                                                         std::vector<std::string>* carried = nullptr);
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -164,7 +173,7 @@ class Program {
     std::unique_ptr<jit::Executor> executor;
   };
   Program(ir::Program program, ProgramOptions options, uint64_t seed);
-  Status Init();
+  Status Init(const Program* previous = nullptr, std::vector<std::string>* carried = nullptr);
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   Status CompileOne(size_t index);
   Result<size_t> FindGraph(std::string_view name) const;

@@ -219,7 +219,9 @@ class Materializer {
     }
     if (d.size() < 1 || d.size() > (int64_t{1} << 30)) {
       Error(diag::Kind::TypeTooLarge, node,
-            "model dimension " + std::to_string(d.size()) + " is too large for implicit parameters");
+            "model dimension " + std::to_string(d.size()) +
+                (d.size() < 1 ? " is empty: implicit parameters need at least 1"
+                              : " is too large for implicit parameters (at most 2^30)"));
       return std::nullopt;
     }
     return d.size();

@@ -21,6 +21,7 @@
 #include "api/param_blob.h"
 #include "api/prepared_run.h"
 #include "api/program.h"
+#include "api/reconfigure.h"
 #include "ir/dump.h"
 #include "runtime/tensor.h"
 #include "runtime/xnn_dense.h"
@@ -69,6 +70,26 @@ val HeapStats() {
   return out;
 }
 
+// The dims option, {name: size}: every size a non-negative safe integer
+// (1.5, NaN, "8" or 2^60 would otherwise be truncated or wrap silently).
+shrew::Result<shrew::ir::DimBindings> DimsFrom(val dims) {
+  shrew::ir::DimBindings out;
+  if (dims.isUndefined() || dims.isNull()) return out;
+  if (dims.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("dims must be an object {name: size}");
+  val keys = val::global("Object").call<val>("keys", dims);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    val v = dims[key];
+    if (!v.isNumber() || !val::global("Number").call<bool>("isSafeInteger", v) || v.as<double>() < 0) {
+      return shrew::InvalidArgument("dims." + key + " must be a non-negative integer, got " +
+                                    val::global("String")(v).as<std::string>());
+    }
+    out[key] = static_cast<int64_t>(v.as<double>());
+  }
+  return out;
+}
+
 // One compiled program: the compile result (diagnostics, unoptimised IR) and
 // the runnable Program built from it.
 class ProgramHandle {
@@ -83,16 +104,9 @@ class ProgramHandle {
     shrew::ProgramOptions popts;
     if (options.typeOf().as<std::string>() == "object" && !options.isNull()) {
       if (options["filename"].isString()) opts.filename = options["filename"].as<std::string>();
-      val dims = options["dims"];
-      if (!dims.isUndefined() && !dims.isNull()) {
-        val keys = val::global("Object").call<val>("keys", dims);
-        const int n = keys["length"].as<int>();
-        for (int i = 0; i < n; ++i) {
-          std::string key = keys[i].as<std::string>();
-          double v = dims[key].as<double>();
-          opts.dims[key] = static_cast<int64_t>(v);
-        }
-      }
+      shrew::Result<shrew::ir::DimBindings> dims = DimsFrom(options["dims"]);
+      if (!dims.ok()) return Error(dims.status());
+      opts.dims = std::move(dims).value();
       if (options["seed"].isNumber()) opts.seed = static_cast<uint64_t>(options["seed"].as<double>());
       if (!options["optimize"].isUndefined()) opts.optimize = options["optimize"].as<bool>();
       if (options["training"].isTrue()) popts.training = true;
@@ -113,6 +127,36 @@ class ProgramHandle {
     auto program = shrew::Program::Create(*compiled_, popts);
     if (!program.ok()) return Error(program.status());
     program_ = std::move(program).value();
+    copts_ = std::move(opts);
+    popts_ = std::move(popts);
+    return out;
+  }
+
+  // setDims({name: size}) -> {ok, dims, carried, initialised, seed, optStats, diagnostics}:
+  // compiles the same source with the changed dims and swaps in the new
+  // program (api/reconfigure.h); on error the current program stays.
+  val SetDims(val dims) {
+    if (!program_) return NotReady();
+    shrew::Result<shrew::ir::DimBindings> change = DimsFrom(dims);
+    if (!change.ok()) return Error(change.status());
+    shrew::Result<shrew::Reconfigured> r =
+        shrew::Reconfigure(compiled_->source->text(), copts_, popts_, *program_, *change);
+    if (!r.ok()) return Error(r.status());
+    prepared_.clear();  // they point into the program being replaced
+    program_ = std::move(r->program);
+    compiled_ = std::move(r->compiled);
+    copts_.dims = r->dims;
+    popts_.dims = r->dims;
+    val out = val::object();
+    out.set("ok", true);
+    val effective = val::object();
+    for (const auto& [name, value] : r->dims) effective.set(name, static_cast<double>(value));
+    out.set("dims", effective);
+    out.set("carried", StringList(r->carried));
+    out.set("initialised", StringList(r->initialised));
+    out.set("seed", static_cast<double>(compiled_->seed));
+    out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
+    out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
     return out;
   }
 
@@ -412,6 +456,8 @@ class ProgramHandle {
   }
 
   std::unique_ptr<shrew::CompileResult> compiled_;
+  shrew::CompileOptions copts_;  // what program_ was built with (setDims)
+  shrew::ProgramOptions popts_;
   // Declared after program_: destroyed first (a PreparedRun must not outlive its program).
   std::unique_ptr<shrew::Program> program_;
   std::vector<std::unique_ptr<Prepared>> prepared_;
@@ -448,5 +494,6 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("saveParams", &ProgramHandle::SaveParams)
       .function("loadParams", &ProgramHandle::LoadParams)
       .function("paramsChecksum", &ProgramHandle::ParamsChecksum)
-      .function("recompile", &ProgramHandle::Recompile);
+      .function("recompile", &ProgramHandle::Recompile)
+      .function("setDims", &ProgramHandle::SetDims);
 }

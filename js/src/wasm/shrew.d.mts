@@ -104,6 +104,15 @@ export interface PreparedValue {
   /** Address of a Uint32 array: output o's address after a successful runPrepared. */
   outPtrs?: number;
 }
+export interface SetDimsValue {
+  ok: true;
+  dims: Record<string, number>;
+  carried: string[];
+  initialised: string[];
+  seed: number;
+  optStats: RawOptStats;
+  diagnostics: RawDiagnostic[];
+}
 export interface RawProgramHandle {
   compile(source: string, options: object): CompileValue | ErrorValue;
   graphs(): string[];
@@ -130,6 +139,7 @@ export interface RawProgramHandle {
   loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
   paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
   recompile(graph: string): { ok: true } | ErrorValue;
+  setDims(dims: Record<string, number>): SetDimsValue | ErrorValue;
   delete(): void;
 }
 export interface RawModule {
