@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "interp/kernel.h"  // SHREW_TRY_ASSIGN
+#include "ir/execution_order.h"
 
 namespace shrew::interp {
 namespace {
@@ -248,8 +249,10 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
     return CallGraph(callee, ops, depth + 1);
   };
 
+  // The tape's order (not id order): training-mode dropouts draw from the
+  // generator in execution order, so the oracle must draw in the same one.
   std::vector<const Tensor*> operands;
-  for (int id = 0; id < n; ++id) {
+  for (ir::NodeId id : ir::ExecutionOrder(graph)) {
     const ir::Node& node = graph.node(id);
     if (!live[static_cast<size_t>(id)] || node.is_source()) continue;
     operands.clear();

@@ -7,7 +7,7 @@
 #include "interp/eval.h"
 #include "ir/op.h"
 #include "jit/call_kernel.h"
-#include "jit/order.h"
+#include "ir/execution_order.h"
 #include "jit/ref_kernel.h"
 
 namespace shrew::jit {
@@ -170,7 +170,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
     Status s = CheckCompilable(g, node);
     if (!s.ok()) return s;
   }
-  const std::vector<NodeId> order = ExecutionOrder(g);
+  const std::vector<NodeId> order = ir::ExecutionOrder(g);
   if (static_cast<int>(order.size()) != g.num_nodes()) return FailedPrecondition("graph '" + g.name() + "' contains a cycle");
   cg->num_slots = g.num_nodes();
   cg->slot_node = order;

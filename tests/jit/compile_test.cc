@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "jit/dump.h"
-#include "jit/order.h"
 #include "jit/jit_test_util.h"
 
 namespace shrew::jit {

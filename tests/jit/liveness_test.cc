@@ -3,8 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include "jit/order.h"
-
 namespace shrew::jit {
 namespace {
 
@@ -163,18 +161,6 @@ TEST(Liveness, CheckCatchesOverlappingLiveBuffers) {
   EXPECT_NE(s.message().find("share bytes"), std::string::npos) << s.message();
   MemoryPlan plan = PlanMemory(asg.records);
   EXPECT_TRUE(CheckBufferAssignment(b.tape(), life, asg, plan.offsets, kDefaultAlignment).ok());
-}
-
-TEST(ExecutionOrder, LifoKahnRunsANodeAsSoonAsItsOperandsAreReady) {
-  //   %0 a, %1 b (sources), %2 = f(%0), %3 = g(%1), %4 = h(%2, %3)
-  ir::Graph g("G");
-  ir::NodeId a = g.AddInput("a", ir::Type::Tensor({ir::Dim::Fixed(2)}, ir::DType::kF32));
-  ir::NodeId b = g.AddInput("b", ir::Type::Tensor({ir::Dim::Fixed(2)}, ir::DType::kF32));
-  ir::NodeId f = g.AddNode("f", ir::OpKind::kRelu, {a});
-  ir::NodeId gg = g.AddNode("g", ir::OpKind::kRelu, {b});
-  ir::NodeId h = g.AddNode("h", ir::OpKind::kAdd, {f, gg});
-  // Sources pushed 0, 1; pop 1 (b) -> g ready, pushed, popped next; then a, f, h.
-  EXPECT_EQ(ExecutionOrder(g), (std::vector<ir::NodeId>{b, gg, a, f, h}));
 }
 
 }  // namespace

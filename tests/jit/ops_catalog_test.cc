@@ -362,5 +362,46 @@ TEST(JitCatalog, TrainingDropoutIsSeededAndMatchesTheInterpreter) {
   EXPECT_FALSE(runtime::BitwiseEqual(ta->at("y"), ta2->at("y")));
 }
 
+// Several dropouts — parallel branches, a chain, one inside a called graph
+// and fused neighbours — draw in execution order on the tape exactly as in
+// the interpreter, run after run (OPS.md: dropout instructions in execution order).
+TEST(JitCatalog, ManyDropoutsDrawInTheSameOrderAsTheInterpreter) {
+  const std::string src = R"sw(
+@graph Inner {
+    input h: Tensor<[4, 12], f32>;
+    output out: relu(dropout(h, p: 0.3)) * 2.0;
+}
+@graph G {
+    input x: Tensor<[4, 12], f32>;
+    param w: Tensor<[12, 12], f32> { init: "xavier_uniform"; };
+    node a { op: dropout(x, p: 0.5); };
+    node b { op: dropout(tanh(x), p: 0.25); };
+    node c { op: dropout(relu(matmul(a, w) + b), p: 0.1); };
+    node d { op: Inner(c); };
+    output y: dropout(d + a, p: 0.6);
+    output z: b;
+}
+)sw";
+  const TensorMap feed = Feed({{"x", {4, 12}, kF32, 1, 2}}, 9);
+  auto make = [&]() {
+    ProgramOptions o;
+    o.training = true;
+    o.seed = 77;
+    return MakeProgram(src, o);
+  };
+  std::unique_ptr<Program> tape = make(), interp = make();
+  ASSERT_TRUE(tape && interp);
+  EXPECT_EQ(tape->Stats("G")->num_ref_kernels, 0);
+  for (int run = 0; run < 3; ++run) {
+    Result<TensorMap> t = tape->Run("G", feed);
+    Result<TensorMap> r = interp->Interpret("G", feed);
+    ASSERT_TRUE(t.ok() && r.ok()) << t.status().ToString() << " / " << r.status().ToString();
+    for (const char* name : {"y", "z"}) {
+      std::string why;
+      EXPECT_TRUE(runtime::AllClose(t->at(name), r->at(name), 1e-5, 1e-6, &why)) << "run " << run << " " << name << ": " << why;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shrew::jit

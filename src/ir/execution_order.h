@@ -1,4 +1,6 @@
-// Execution order of a graph (PIPELINE.md §7.1).
+// Execution order of a graph (PIPELINE.md §7.1): the tape runs its
+// instructions in this order and the reference interpreter evaluates nodes in
+// it too, so training-mode dropouts draw from the generator in the same order.
 //
 // Kahn's algorithm with a last-in-first-out work list: every node's count of
 // operand references (a node used twice by one consumer counts twice); all
@@ -8,7 +10,7 @@
 // The order is fixed by the spec so slots, frees, plans and dumps are
 // reproducible; any topological order would compute the same values.
 //
-//   std::vector<ir::NodeId> order = ExecutionOrder(graph);
+//   std::vector<NodeId> order = ExecutionOrder(graph);
 //   // order[i] is the node whose value lives in logical slot i (§7.2).
 #pragma once
 
@@ -16,11 +18,11 @@
 
 #include "ir/graph.h"
 
-namespace shrew::jit {
+namespace shrew::ir {
 
 // Every node exactly once when the graph is acyclic and its operand ids are
 // valid (validation guarantees both). On a cycle the nodes on it are missing
 // from the result; out-of-range operand ids are ignored.
-std::vector<ir::NodeId> ExecutionOrder(const ir::Graph& graph);
+std::vector<NodeId> ExecutionOrder(const Graph& graph);
 
-}  // namespace shrew::jit
+}  // namespace shrew::ir
