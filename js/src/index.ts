@@ -54,6 +54,8 @@ export class Shrew {
    * with every diagnostic when the source has errors.
    */
   compile(source: string, options: CompileOptions = {}): Program {
+    // Every option is checked by the module (unknown keys, types, ranges).
+    if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
     const opts = { ...options, dims: options.dims ?? {} };
     return this.#module.call((raw) => {
       const handle = new raw.ProgramHandle();

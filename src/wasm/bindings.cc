@@ -70,22 +70,84 @@ val HeapStats() {
   return out;
 }
 
+// A non-negative integer that a double holds exactly (at most 2^53 - 1).
+bool IsCount(val v) {
+  return v.isNumber() && val::global("Number").call<bool>("isSafeInteger", v) && v.as<double>() >= 0;
+}
+
+std::string Show(val v) { return val::global("String")(v).as<std::string>(); }
+
 // The dims option, {name: size}: every size a non-negative safe integer
 // (1.5, NaN, "8" or 2^60 would otherwise be truncated or wrap silently).
 shrew::Result<shrew::ir::DimBindings> DimsFrom(val dims) {
   shrew::ir::DimBindings out;
   if (dims.isUndefined() || dims.isNull()) return out;
-  if (dims.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("dims must be an object {name: size}");
+  if (dims.typeOf().as<std::string>() != "object" || val::global("Array").call<bool>("isArray", dims)) {
+    return shrew::InvalidArgument("dims must be an object {name: size}, got " + Show(dims));
+  }
   val keys = val::global("Object").call<val>("keys", dims);
   const int n = keys["length"].as<int>();
   for (int i = 0; i < n; ++i) {
     const std::string key = keys[i].as<std::string>();
     val v = dims[key];
-    if (!v.isNumber() || !val::global("Number").call<bool>("isSafeInteger", v) || v.as<double>() < 0) {
-      return shrew::InvalidArgument("dims." + key + " must be a non-negative integer, got " +
-                                    val::global("String")(v).as<std::string>());
-    }
+    if (!IsCount(v)) return shrew::InvalidArgument("dims." + key + " must be a non-negative integer, got " + Show(v));
     out[key] = static_cast<int64_t>(v.as<double>());
+  }
+  return out;
+}
+
+struct CompileSettings {
+  shrew::CompileOptions compile;
+  shrew::ProgramOptions program;
+};
+
+// compile(source, options): every key known and every value of its type — a
+// misspelt key, a string seed or a fractional byte cap would otherwise be
+// ignored or truncated without a word. Absent (undefined) values keep their
+// defaults.
+shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
+  CompileSettings out;
+  if (options.isUndefined() || options.isNull()) return out;
+  if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("compile options must be an object");
+  static const char* const kKnown[] = {"filename", "dims", "seed", "optimize", "training", "maxTensorBytes"};
+  val keys = val::global("Object").call<val>("keys", options);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    bool known = false;
+    for (const char* k : kKnown) known |= key == k;
+    if (!known) {
+      return shrew::InvalidArgument("unknown compile option '" + key +
+                                    "'; options: filename, dims, seed, optimize, training, maxTensorBytes");
+    }
+  }
+  auto present = [&](const char* key) { return !options[key].isUndefined(); };
+  if (present("filename")) {
+    if (!options["filename"].isString()) return shrew::InvalidArgument("filename must be a string, got " + Show(options["filename"]));
+    out.compile.filename = options["filename"].as<std::string>();
+  }
+  shrew::Result<shrew::ir::DimBindings> dims = DimsFrom(options["dims"]);
+  if (!dims.ok()) return dims.status();
+  out.compile.dims = std::move(dims).value();
+  out.program.dims = out.compile.dims;
+  if (present("seed")) {
+    if (!IsCount(options["seed"])) {
+      return shrew::InvalidArgument("seed must be a non-negative integer (at most 2^53 - 1), got " + Show(options["seed"]));
+    }
+    out.compile.seed = static_cast<uint64_t>(options["seed"].as<double>());
+  }
+  for (const char* key : {"optimize", "training"}) {
+    if (present(key) && options[key].typeOf().as<std::string>() != "boolean") {
+      return shrew::InvalidArgument(std::string(key) + " must be true or false, got " + Show(options[key]));
+    }
+  }
+  if (present("optimize")) out.compile.optimize = options["optimize"].as<bool>();
+  if (present("training")) out.program.training = options["training"].as<bool>();
+  if (present("maxTensorBytes")) {
+    if (!IsCount(options["maxTensorBytes"])) {
+      return shrew::InvalidArgument("maxTensorBytes must be a non-negative integer, got " + Show(options["maxTensorBytes"]));
+    }
+    out.program.max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
   }
   return out;
 }
@@ -97,24 +159,13 @@ class ProgramHandle {
   // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes}) -> {ok, diagnostics, rendered, stage, seed, optStats}
   // or {ok:false, code, message} when the program cannot be built.
   val Compile(const std::string& source, val options) {
+    shrew::Result<CompileSettings> settings = CompileSettingsFrom(options);
+    if (!settings.ok()) return Error(settings.status());
     prepared_.clear();
     program_.reset();
     compiled_.reset();
-    shrew::CompileOptions opts;
-    shrew::ProgramOptions popts;
-    if (options.typeOf().as<std::string>() == "object" && !options.isNull()) {
-      if (options["filename"].isString()) opts.filename = options["filename"].as<std::string>();
-      shrew::Result<shrew::ir::DimBindings> dims = DimsFrom(options["dims"]);
-      if (!dims.ok()) return Error(dims.status());
-      opts.dims = std::move(dims).value();
-      if (options["seed"].isNumber()) opts.seed = static_cast<uint64_t>(options["seed"].as<double>());
-      if (!options["optimize"].isUndefined()) opts.optimize = options["optimize"].as<bool>();
-      if (options["training"].isTrue()) popts.training = true;
-      if (options["maxTensorBytes"].isNumber() && options["maxTensorBytes"].as<double>() >= 0) {
-        popts.max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
-      }
-    }
-    popts.dims = opts.dims;
+    shrew::CompileOptions opts = std::move(settings->compile);
+    shrew::ProgramOptions popts = std::move(settings->program);
     compiled_ = std::make_unique<shrew::CompileResult>(shrew::Compile(source, opts));
     val out = val::object();
     out.set("ok", compiled_->ok);
