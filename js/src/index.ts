@@ -55,6 +55,7 @@ export class Shrew {
    */
   compile(source: string, options: CompileOptions = {}): Program {
     // Every option is checked by the module (unknown keys, types, ranges).
+    if (typeof source !== "string") throw new TypeError(`source must be a string, got ${source === null ? "null" : typeof source}`);
     if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
     const opts = { ...options, dims: options.dims ?? {} };
     return this.#module.call((raw) => {

@@ -58,6 +58,11 @@ export function tensorFromRaw(raw: RawTensorOut): Tensor {
   return new Tensor(dtype, raw.shape, data as never);
 }
 
+/** Embind would throw its own BindingError, naming neither the argument nor the method. */
+function checkString(value: unknown, what: string): void {
+  if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${value === null ? "null" : typeof value}`);
+}
+
 /** A graph prepared for one set of input types (names in feed order, dtypes, shapes). */
 interface Prepared {
   readonly key: readonly { name: string; dtype: string; shape: readonly number[] }[];
@@ -164,6 +169,7 @@ export class Program {
   }
 
   signature(graph: string): Signature {
+    checkString(graph, "graph");
     let s = this.#signatures.get(graph);
     if (!s) {
       const raw = unwrap(this.#call((h) => h.signature(graph)));
@@ -185,6 +191,8 @@ export class Program {
   }
 
   #execute(graph: string, inputs: Feeds, interpret: boolean): Outputs {
+    checkString(graph, "graph");
+    if (inputs === null || typeof inputs !== "object") throw new TypeError("inputs must be an object {name: tensor}");
     this.#live();
     const sig = this.signature(graph);
     const raw: RawTensorIn[] = [];
@@ -251,7 +259,9 @@ export class Program {
    * divided by `stats(graph).numInstructions`.
    */
   benchRun(graph: string, n: number): number {
-    const ns = this.#call((h) => h.benchRun(graph, Math.max(1, Math.floor(n))));
+    checkString(graph, "graph");
+    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${String(n)}`);
+    const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
     return ns;
   }
@@ -296,27 +306,32 @@ export class Program {
 
   /** The JIT dump of a graph: tape, values and memory plan (text). */
   dump(graph: string): string {
+    checkString(graph, "graph");
     return unwrap(this.#call((h) => h.dump(graph))).text;
   }
 
   /** JIT statistics of a graph (arena fields 0 before the first run of a symbolic graph). */
   stats(graph: string): CompileStats {
+    checkString(graph, "graph");
     const { ok: _ok, ...s } = unwrap(this.#call((h) => h.stats(graph)));
     return s;
   }
 
   /** The memory plan as a JSON string. */
   plan(graph: string): string {
+    checkString(graph, "graph");
     return unwrap(this.#call((h) => h.plan(graph))).text;
   }
 
   /** The compiled tape, one entry per instruction (arena fields null before the first run of a symbolic graph). */
   tape(graph: string): TapeDump {
+    checkString(graph, "graph");
     return JSON.parse(unwrap(this.#call((h) => h.tape(graph))).text) as TapeDump;
   }
 
   /** The IR of a graph, optimised (default) or as materialised. */
   ir(graph: string, opts: { optimized?: boolean } = {}): IrDump {
+    checkString(graph, "graph");
     const r = unwrap(this.#call((h) => h.ir(graph, opts.optimized ?? true)));
     return { text: r.text, json: JSON.parse(r.json) };
   }
@@ -327,11 +342,13 @@ export class Program {
   }
 
   getParam(name: string): Tensor {
+    checkString(name, "parameter name");
     return tensorFromRaw(unwrap(this.#call((h) => h.getParam(name))));
   }
 
   /** Overwrites a parameter (dtype and shape must match). */
   setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
+    checkString(name, "parameter name");
     const t = value instanceof Tensor ? value : new Tensor(value.dtype, value.shape, value.data as never);
     shapeSize(t.shape);
     const raw: RawTensorIn = { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
@@ -365,6 +382,7 @@ export class Program {
 
   /** Rebuilds one graph's tape, kernels and memory plans (same parameters). */
   recompile(graph: string): void {
+    checkString(graph, "graph");
     unwrap(this.#call((h) => h.recompile(graph)));
   }
 

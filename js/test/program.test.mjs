@@ -186,3 +186,35 @@ test("dispose: idempotent, use after dispose throws, Symbol.dispose", () => {
   assert.equal(q.disposed, true);
   assert.throws(() => new Program(Symbol("x")), TypeError);
 });
+
+test("arguments of the wrong type are TypeError/RangeError naming the argument, and the program stays usable", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 1 } });
+  try {
+    const x = { images: randomF32(784) };
+    const want = p.run("Classifier", x).probs.data;
+    for (const [call, kind, pattern] of [
+      [() => p.run(123, x), TypeError, /graph must be a string, got number/],
+      [() => p.interpret(null, x), TypeError, /graph must be a string, got null/],
+      [() => p.run("Classifier", null), TypeError, /inputs must be an object/],
+      [() => p.signature({}), TypeError, /graph must be a string, got object/],
+      [() => p.dump(undefined), TypeError, /graph must be a string/],
+      [() => p.stats(1), TypeError, /graph must be a string/],
+      [() => p.plan(1), TypeError, /graph must be a string/],
+      [() => p.tape(1), TypeError, /graph must be a string/],
+      [() => p.ir(1), TypeError, /graph must be a string/],
+      [() => p.recompile(1), TypeError, /graph must be a string/],
+      [() => p.getParam(5), TypeError, /parameter name must be a string/],
+      [() => p.setParam(5, new Tensor("f32", [1], new Float32Array(1))), TypeError, /parameter name must be a string/],
+      [() => p.benchRun("Classifier", 1.5), RangeError, /n must be a positive integer, got 1\.5/],
+      [() => p.benchRun("Classifier", 0), RangeError, /got 0/],
+      [() => p.benchRun("Classifier", "10"), RangeError, /got 10/],
+      [() => shrew.compile(42), TypeError, /source must be a string, got number/],
+    ]) {
+      assert.throws(call, (e) => e instanceof kind && pattern.test(e.message), String(pattern));
+    }
+    assert.deepEqual(p.run("Classifier", x).probs.data, want);
+    assert.ok(p.benchRun("Classifier", 3) > 0);
+  } finally {
+    p.dispose();
+  }
+});
