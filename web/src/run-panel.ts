@@ -47,7 +47,9 @@ export class RunPanel {
     }
     const seed = h("input", { type: "number", value: this.#seed, min: 0, step: 1, "aria-label": "seed", id: "run-seed" });
     seed.addEventListener("change", () => {
-      const v = Math.max(0, Math.floor(Number(seed.value) || 0));
+      // Seeds are non-negative safe integers (the package rejects others); show what is used.
+      const v = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(Number(seed.value) || 0)));
+      seed.value = String(v);
       this.#seed = v;
       this.#cb.onSeed(v);
     });
