@@ -51,11 +51,7 @@ Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
 Program::~Program() = default;
 
 Result<std::unique_ptr<Program>> Program::Create(const CompileResult& compiled, ProgramOptions options) {
-  if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
-  const uint64_t seed = options.seed.value_or(compiled.seed);
-  std::unique_ptr<Program> p(new Program(compiled.program, std::move(options), seed));
-  SHREW_RETURN_IF_ERROR(p->Init());
-  return p;
+  return FromCompiled(compiled, std::move(options), nullptr, nullptr);
 }
 
 Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOptions options) {
@@ -67,10 +63,15 @@ Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOpt
 
 Result<std::unique_ptr<Program>> Program::CreateCarrying(const CompileResult& compiled, ProgramOptions options,
                                                          const Program& previous, std::vector<std::string>* carried) {
+  return FromCompiled(compiled, std::move(options), &previous, carried);
+}
+
+Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& compiled, ProgramOptions options,
+                                                       const Program* previous, std::vector<std::string>* carried) {
   if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
   const uint64_t seed = options.seed.value_or(compiled.seed);
   std::unique_ptr<Program> p(new Program(compiled.program, std::move(options), seed));
-  SHREW_RETURN_IF_ERROR(p->Init(&previous, carried));
+  SHREW_RETURN_IF_ERROR(p->Init(previous, carried));
   return p;
 }
 

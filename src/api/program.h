@@ -173,6 +173,8 @@ class Program {
     std::unique_ptr<jit::Executor> executor;
   };
   Program(ir::Program program, ProgramOptions options, uint64_t seed);
+  static Result<std::unique_ptr<Program>> FromCompiled(const CompileResult& compiled, ProgramOptions options,
+                                                       const Program* previous, std::vector<std::string>* carried);
   Status Init(const Program* previous = nullptr, std::vector<std::string>* carried = nullptr);
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   Status CompileOne(size_t index);
