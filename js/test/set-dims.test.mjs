@@ -5,21 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
-import { allClose } from "./helpers.mjs";
+import { readFileSync } from "node:fs";
+import { ROOT, allClose } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
-const SRC = `
-@config { Fixed: 3; }
-@graph Net {
-    input x: Tensor<[N, T, D], f32>;
-    param w: Tensor<[D, H], f32>     { init: "xavier_uniform"; };
-    param b: Tensor<[H], f32>        { init: "uniform(-0.5, 0.5)"; };
-    param s: Tensor<[Fixed], f32>    { init: "ones"; };
-    node blocked { op: transformer_block(x, n_heads: 2); };
-    node y { op: relu(matmul(blocked, w) + b); };
-    output y;
-    output total: sum(s);
-}`;
+const SRC = readFileSync(`${ROOT}tests/testdata/api/reconfigure_net.sw`, "utf8");
 const x = (n, t, d, k = 0.37) => new Tensor("f32", [n, t, d], Float32Array.from({ length: n * t * d }, (_, i) => Math.sin(i * k)));
 const bytes = (t) => new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 // Disposed when the test ends (Node 20 has no `using`).

@@ -15,20 +15,8 @@ using jit::testing::RandomTensor;
 using runtime::Tensor;
 using runtime::TensorMap;
 
-// w and the block's implicit parameters depend on D; b and s do not.
-constexpr const char* kSource = R"sw(
-@config { Fixed: 3; }
-@graph Net {
-    input x: Tensor<[N, T, D], f32>;
-    param w: Tensor<[D, H], f32>     { init: "xavier_uniform"; };
-    param b: Tensor<[H], f32>        { init: "uniform(-0.5, 0.5)"; };
-    param s: Tensor<[Fixed], f32>    { init: "ones"; };
-    node blocked { op: transformer_block(x, n_heads: 2); };
-    node y { op: relu(matmul(blocked, w) + b); };
-    output y;
-    output total: sum(s);
-}
-)sw";
+// w and the block's implicit parameters depend on D; b on H; s on @config.
+const std::string kSource = jit::testing::ReadTestdata("api/reconfigure_net.sw");
 
 struct Built {
   CompileOptions copts;
