@@ -218,24 +218,22 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
     SHREW_RETURN_IF_ERROR(bind(p.node, t, p.type));
   }
 
-  // 3. Live nodes (reachable from an output) and their remaining uses.
-  std::vector<bool> live(static_cast<size_t>(n), false);
+  // 3. Every node's remaining uses. Nodes no output reads run too, as on the
+  // tape (PIPELINE.md §9): a dead training-mode dropout still draws, and a
+  // dead node's run-time error is reported alike.
   std::vector<int> uses(static_cast<size_t>(n), 0);
   std::vector<bool> is_output(static_cast<size_t>(n), false);
   for (const ir::GraphOutput& out : graph.outputs()) {
     if (!graph.HasNode(out.node)) return Internal("output '" + out.name + "' names no node");
-    live[static_cast<size_t>(out.node)] = true;
     is_output[static_cast<size_t>(out.node)] = true;
   }
   for (int id = n - 1; id >= 0; --id) {
     const ir::Node& node = graph.node(id);
-    if (!live[static_cast<size_t>(id)]) continue;
     for (ir::NodeId op : node.operands) {
       if (op < 0 || op >= id) {
         return Internal("node '" + node.name + "' has operand " + std::to_string(op) +
                         ", which breaks the topological order");
       }
-      live[static_cast<size_t>(op)] = true;
       ++uses[static_cast<size_t>(op)];
     }
   }
@@ -254,7 +252,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
   std::vector<const Tensor*> operands;
   for (ir::NodeId id : ir::ExecutionOrder(graph)) {
     const ir::Node& node = graph.node(id);
-    if (!live[static_cast<size_t>(id)] || node.is_source()) continue;
+    if (node.is_source()) continue;
     operands.clear();
     for (ir::NodeId op : node.operands) {
       const Tensor* t = value[static_cast<size_t>(op)];

@@ -15,9 +15,10 @@
 //     rank, fixed sizes, symbolic consistency) and rejects missing
 //     non-optional inputs and undeclared extra inputs, naming the input and
 //     the expected and actual types; parameters are checked the same way;
-//  3. evaluates, in the tape's execution order (ir/execution_order.h, so
-//     training-mode dropouts draw alike), the compute nodes that an output
-//     depends on, freeing each value after its last use;
+//  3. evaluates every compute node — also those no output reads, as the
+//     tape does — in the tape's execution order (ir/execution_order.h), so
+//     training-mode dropouts draw alike; each value is freed after its last
+//     use;
 //  4. returns the outputs in the graph's output order.
 // Graph calls run the callee with fresh bindings (configured dims plus its
 // operands' shapes) and its own parameters (shared by every call site), up

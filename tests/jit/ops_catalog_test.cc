@@ -403,5 +403,27 @@ TEST(JitCatalog, ManyDropoutsDrawInTheSameOrderAsTheInterpreter) {
   }
 }
 
+// Without the optimiser a dead dropout stays on the tape and, here, runs
+// before the live one (LIFO order): the interpreter evaluates it too, so
+// both draw the same stream (PIPELINE.md §9: every node is evaluated).
+TEST(JitCatalog, DeadDropoutDrawsOnBothExecutors) {
+  const std::string src =
+      "@graph G {\n  input x: Tensor<[64], f32>;\n  node y { op: dropout(x, p: 0.5); };\n"
+      "  node dead { op: dropout(x, p: 0.5); };\n  output y;\n}\n";
+  const TensorMap feed = Feed({{"x", {64}, kF32, 1, 2}}, 4);
+  ProgramOptions o;
+  o.training = true;
+  o.seed = 3;
+  shrew::CompileOptions copts;
+  copts.optimize = false;
+  std::unique_ptr<Program> tape = MakeProgram(src, o, copts), interp = MakeProgram(src, o, copts);
+  ASSERT_TRUE(tape && interp);
+  ASSERT_EQ(tape->compiled("G")->tape.instrs.size(), 4u);  // x, y, dead, and nothing removed
+  Result<TensorMap> t = tape->Run("G", feed);
+  Result<TensorMap> r = interp->Interpret("G", feed);
+  ASSERT_TRUE(t.ok() && r.ok()) << t.status().ToString() << " / " << r.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(t->at("y"), r->at("y")));
+}
+
 }  // namespace
 }  // namespace shrew::jit
