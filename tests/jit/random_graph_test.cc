@@ -34,7 +34,9 @@ std::string ShapeText(const Shape& s) {
 
 class GraphGen {
  public:
-  explicit GraphGen(uint32_t seed) : rng_(seed) {}
+  // `dropouts`: some nodes are training-mode dropouts (draws from the stream
+  // of the generator only when set, so the other graphs stay as they were).
+  explicit GraphGen(uint32_t seed, bool dropouts = false) : rng_(seed), dropouts_(dropouts) {}
 
   int Int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool Coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
@@ -128,6 +130,10 @@ class GraphGen {
     static const char* kUnary[] = {"relu", "tanh", "sigmoid", "neg", "gelu", "silu"};
     static const char* kReduce[] = {"sum", "mean", "max", "min", "var"};
     Shape s;
+    if (dropouts_ && Int(0, 4) == 0) {
+      Emit(name, "dropout(" + x.name + ", p: 0." + std::to_string(Int(1, 8)) + ")", x.shape);
+      return;
+    }
     switch (Int(0, 15)) {
       case 0:
       case 1:
@@ -254,6 +260,7 @@ class GraphGen {
   std::vector<Value> values_;
   std::string inputs_, params_, nodes_;
   int num_params_ = 0;
+  bool dropouts_ = false;
 };
 
 TEST(RandomGraphs, TapeMatchesInterpreterAndPlansAreSound) {
@@ -286,6 +293,34 @@ TEST(RandomGraphs, TapeMatchesInterpreterAndPlansAreSound) {
   std::printf("[random] %d graphs, %d instructions, %d fused, %d in-place placements\n", kGraphs,
               total_instructions, total_fused, total_in_place);
   EXPECT_EQ(total_ref, 0) << "random graphs should run entirely on native kernels";
+}
+
+// Training mode: random graphs with dropouts (and, unoptimised, their dead
+// nodes) draw the same masks on the tape and in the interpreter — two
+// programs with the same seed, so both start from the same generator state.
+TEST(RandomGraphs, TrainingModeTapeMatchesInterpreter) {
+  constexpr int kGraphs = 100;
+  for (int seed = 1; seed <= kGraphs; ++seed) {
+    TensorMap feed;
+    GraphGen gen(static_cast<uint32_t>(seed), /*dropouts=*/true);
+    const std::string src = gen.Generate(&feed);
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + src);
+    ProgramOptions o;
+    o.training = true;
+    o.seed = static_cast<uint64_t>(seed);
+    shrew::CompileOptions copts;
+    copts.optimize = seed % 2 == 0;  // odd seeds keep dead nodes on the tape
+    std::unique_ptr<Program> tape = testing::MakeProgram(src, o, copts);
+    std::unique_ptr<Program> interp = testing::MakeProgram(src, o, copts);
+    ASSERT_TRUE(tape && interp);
+    for (int run = 0; run < 2; ++run) {
+      Result<TensorMap> t = tape->Run("G", feed);
+      Result<TensorMap> r = interp->Interpret("G", feed);
+      ASSERT_TRUE(t.ok() && r.ok()) << t.status().ToString() << " / " << r.status().ToString();
+      testing::ExpectAgree(*t, *r, /*slack=*/20.0);
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
 }
 
 }  // namespace
