@@ -123,6 +123,11 @@ inline std::string CheckCompileAndRun(const uint8_t* data, size_t size) {
     shrew::Result<shrew::runtime::TensorMap> ref = (*p)->Interpret(g.name(), inputs);
     if (!tape.ok() && tape.status().message().empty()) return "tape error without a message";
     if (!ref.ok() && ref.status().message().empty()) return "interpreter error without a message";
+    // The oracle runs every node as the tape does: they accept and reject the same runs.
+    if (tape.ok() != ref.ok()) {
+      return "graph " + g.name() + ": " + (tape.ok() ? "only the interpreter failed: " + ref.status().ToString()
+                                                    : "only the tape failed: " + tape.status().ToString());
+    }
     if (tape.ok() && ref.ok()) {
       if (tape->size() != ref->size()) return "graph " + g.name() + ": executors give different outputs";
       for (const auto& [name, t] : *tape) {

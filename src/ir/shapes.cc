@@ -358,9 +358,17 @@ class GraphInferrer {
                         " does not match inferred type " + inferred.ToString());
         node.type = declared;
       } else if (inferred.is_tensor()) {
+        // Per dim, the more precise of the two: a declared `?` takes what
+        // inference found, and so does a declared name where inference found
+        // a fixed size (the node computes that size whatever the name says;
+        // keeping the name would leave the node unplannable when nothing
+        // binds it).
         Type merged = declared;
         for (int i = 0; i < merged.rank(); ++i) {
-          if (merged.dim(i).is_dynamic()) merged.mutable_dims()[static_cast<size_t>(i)] = inferred.dim(i);
+          const Dim& d = merged.dim(i);
+          if (d.is_dynamic() || (d.is_symbolic() && inferred.dim(i).is_fixed())) {
+            merged.mutable_dims()[static_cast<size_t>(i)] = inferred.dim(i);
+          }
         }
         node.type = merged;
       } else {

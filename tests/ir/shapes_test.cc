@@ -58,6 +58,18 @@ TEST(ShapesTest, DeclaredTypeRefinesAndIsRefined) {
   EXPECT_EQ(f.TypeOf(r), "Tensor<[Batch, 4, 48], f32>");
 }
 
+// A declared name where inference found a fixed size takes the size: the
+// node computes it whatever the name says (found by the run fuzzer: a
+// misspelt `OutFeaGtures` left the node unplannable on the tape).
+TEST(ShapesTest, DeclaredNameYieldsToAnInferredFixedSize) {
+  GraphFixture f;
+  NodeId x = f.In("x", "[4, 5] f32");
+  NodeId y = f.Op(OpKind::kRelu, {x}, "y");
+  f.g.node(y).declared_type = T("[Batch, Nowhere] f32");
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(y), "Tensor<[4, 5], f32>");
+}
+
 TEST(ShapesTest, T6GraphReturnType) {
   GraphFixture f;
   NodeId x = f.In("x", "[4, 20] f32");
