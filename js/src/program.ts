@@ -394,7 +394,8 @@ export class Program {
    * reshaped ones get the values a fresh compile with these dims and the
    * same seed gives them — then `loadParams` can fill them. On error (a
    * size that is not a non-negative integer, a dim that `@config` fixes, a
-   * source that does not compile with the new sizes) throws
+   * name the program does not use, a source that does not compile with the
+   * new sizes) throws
    * ShrewRuntimeError ("invalid_argument" / "resource_exhausted") and the
    * program is unchanged.
    */

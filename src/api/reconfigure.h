@@ -10,9 +10,10 @@
 //   if (r.ok()) program = std::move(r->program);  // r->carried / r->initialised list the parameters
 //
 // The previous program is only read: on any error (a negative value, a dim
-// fixed by @config — which always wins, so a change would be ignored — or a
-// source that no longer compiles with the new values) the caller keeps it,
-// unchanged and usable.
+// fixed by @config — which always wins, so a change would be ignored — a name
+// the program does not use, or a source that no longer compiles with the new
+// values) the caller keeps it, unchanged and usable. A name counts as used
+// when it was configured before or is still symbolic in the program's types.
 #pragma once
 
 #include <memory>

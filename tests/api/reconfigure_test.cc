@@ -145,6 +145,12 @@ TEST(Reconfigure, ErrorsLeaveThePreviousProgramAlone) {
   Result<Reconfigured> config = Reconfigure(kSource, old.copts, old.popts, *old.program, {{"Fixed", 5}});
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.status().message().find("'Fixed' is set by @config"), std::string::npos);
+  // A name the program does not use (a typo) would change nothing.
+  Result<Reconfigured> typo = Reconfigure(kSource, old.copts, old.popts, *old.program, {{"d", 16}});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("dimension 'd' is not used by this program; its dimensions: D, H, N, T"),
+            std::string::npos)
+      << typo.status().message();
   // n_heads = 2 must divide D: 7 fails when compiling, named in the message.
   Result<Reconfigured> odd = Reconfigure(kSource, old.copts, old.popts, *old.program, {{"D", 7}});
   ASSERT_FALSE(odd.ok());
