@@ -5,16 +5,13 @@
 // package in Node (same wasm, same seed and inputs).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchBrowser } from "./browser.mjs";
 import { serve } from "./static-server.mjs";
 import { Shrew, Tensor } from "../../js/dist/index.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const CHROMIUM = process.env.SHREW_CHROMIUM ?? "/usr/bin/chromium";
 const SOURCE = `@graph Net {
   input x: Tensor<[2, 3], f32>;
   param w: Tensor<[3, 4], f32> { init: "xavier_uniform"; };
@@ -22,24 +19,17 @@ const SOURCE = `@graph Net {
 }`;
 const X = [0.5, -1, 2, 0.25, 3, -0.75];
 
-let server, context, profile;
+let server, browser, context;
 
 before(async () => {
-  profile = mkdtempSync(join(tmpdir(), "shrew-plain-profile-"));
   server = await serve(ROOT);
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    chromiumSandbox: false,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
+  browser = await launchBrowser();
+  context = browser.context;
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 test("a plain <script type=module> loads the package and runs a program", async () => {

@@ -1,5 +1,5 @@
 // End-to-end test of the built playground in a real browser: Debian's
-// chromium driven by playwright-core (headless, never a downloaded browser).
+// Chromium (web/test/browser.mjs: headless, never a downloaded browser).
 // Every expectation comes from the `shrew` CLI on the same source: tape
 // length and statistics (`stats --json`), the diagnostic position
 // (`check`), output shapes and values (`run --json`).
@@ -10,7 +10,7 @@ import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchBrowser } from "./browser.mjs";
 import { serve } from "./static-server.mjs";
 import { Tensor, writeNpy } from "../../js/dist/index.js";
 
@@ -18,10 +18,9 @@ const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ROOT = join(WEB, "..");
 const CLI = join(ROOT, "js/dist/cli/main.js");
 const ARTIFACTS = join(WEB, "test-artifacts");
-const CHROMIUM = process.env.SHREW_CHROMIUM ?? "/usr/bin/chromium";
 const EXAMPLES = readdirSync(join(WEB, "examples")).filter((f) => f.endsWith(".sw")).sort();
 
-let server, context, page, profile, scratch;
+let server, browser, context, page, scratch;
 
 function cli(args) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
@@ -32,16 +31,9 @@ const dimsArg = (dims) => (Object.keys(dims).length ? ["--dims", Object.entries(
 before(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   scratch = mkdtempSync(join(tmpdir(), "shrew-web-test-"));
-  profile = mkdtempSync(join(tmpdir(), "shrew-web-profile-"));
   server = await serve(join(WEB, "dist"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    chromiumSandbox: false,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--no-first-run", "--disable-quic"],
-    viewport: { width: 1280, height: 800 },
-  });
+  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  context = browser.context;
   page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -52,9 +44,9 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
-  for (const d of [profile, scratch]) if (d) rmSync(d, { recursive: true, force: true });
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 /** Waits until the status says compiled (optionally: for graph `graph`). */
