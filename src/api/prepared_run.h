@@ -47,6 +47,8 @@ class PreparedRun {
   std::byte* input_data(int i) { return staged_[static_cast<size_t>(i)].data(); }
   uint64_t input_bytes(int i) const { return staged_[static_cast<size_t>(i)].size(); }
   const runtime::Shape& input_shape(int i) const { return shapes_[static_cast<size_t>(i)]; }
+  // The graph input (index for input_data) of the k-th InputSpec given to Prepare.
+  int input_of_spec(int k) const { return spec_input_[static_cast<size_t>(k)]; }
 
   Status Run();
 
@@ -64,6 +66,7 @@ class PreparedRun {
   ir::DimBindings dims_;
   std::vector<std::vector<std::byte>> staged_;  // per graph input
   std::vector<uint8_t> is_bool_;                // per graph input
+  std::vector<int> spec_input_;                 // per InputSpec: its graph input
   std::vector<Output> outputs_;
 };
 

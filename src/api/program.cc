@@ -291,6 +291,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   std::unique_ptr<PreparedRun> p(new PreparedRun(this, *gi));
   p->shapes_ = checked->shapes;
   p->dims_ = checked->dims;
+  p->spec_input_.assign(inputs.size(), -1);
   for (size_t i = 0; i < checked->shapes.size(); ++i) {
     const int k = checked->supplied[i];
     uint64_t bytes = 0;
@@ -300,6 +301,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
     }
     p->staged_.emplace_back(bytes);
     p->is_bool_.push_back(k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kBool);
+    if (k >= 0) p->spec_input_[static_cast<size_t>(k)] = static_cast<int>(i);
   }
   for (int o = 0; o < ex.num_outputs(); ++o) {
     const runtime::Shape& shape = ex.output_shape(o);

@@ -279,10 +279,8 @@ class ProgramHandle {
     slot->run = std::move(prepared).value();
     slot->out_ptrs.assign(static_cast<size_t>(p.num_outputs()), 0);
     val inputs = val::array();
-    const shrew::ir::Graph& g = *FindGraph(graph);
     for (int k = 0; k < n; ++k) {
-      int i = 0;
-      while (g.node(g.inputs()[static_cast<size_t>(i)].node).name != in[static_cast<size_t>(k)].name) ++i;
+      const int i = p.input_of_spec(k);
       val d = val::object();
       d.set("ptr", static_cast<double>(reinterpret_cast<uintptr_t>(p.input_data(i))));
       d.set("bytes", static_cast<double>(p.input_bytes(i)));

@@ -156,6 +156,8 @@ TEST(PreparedRun, BoolInputsAreNormalised) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   PreparedRun& run = **r;
   // Graph declaration order: m is input 0, x is input 1.
+  EXPECT_EQ(run.input_of_spec(0), 1);  // specs[0] is x
+  EXPECT_EQ(run.input_of_spec(1), 0);
   const uint8_t mask[4] = {0, 7, 1, 255};
   const float x[4] = {1, 2, 3, 4};
   std::memcpy(run.input_data(0), mask, 4);
