@@ -1,6 +1,6 @@
 // Shrew start-up figures, in a fresh Node process (run by bench/run.mjs, or
 // alone: `node bench/cold-start.mjs`), printed as one JSON line:
-//   loadMs            import of js/dist + Shrew.load() (read + compile + instantiate the .wasm)
+//   loadMs            import of the package entry (js/dist/shrew.min.js) + Shrew.load() (read + compile + instantiate the .wasm)
 //   compileMs         shrew.compile of the mlp workload (Batch = 1, seeded params)
 //   firstRunUs        its first run; setParamsMs: the six weights set by name
 //   totalMs           load + compile + first run (target ≤ 50 ms)
@@ -19,7 +19,7 @@ const cpuMs = () => {
 };
 const c0 = cpuMs();
 const t0 = performance.now();
-const { Shrew, Tensor } = await import(new URL("../js/dist/index.js", import.meta.url).href);
+const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.min.js", import.meta.url).href);
 const shrew = await Shrew.load();
 const t1 = performance.now();
 const c1 = cpuMs();

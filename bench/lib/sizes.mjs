@@ -1,6 +1,6 @@
 // Download size of each runtime: the .wasm it loads and the JS a browser app
 // ships for it (minified bundles where the package has them), raw and gzip -9.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -43,16 +43,13 @@ export function downloadSizes() {
     },
   ];
   const shrewDist = path.join(REPO, "js", "dist");
-  if (existsSync(path.join(shrewDist, "wasm", "shrew.wasm"))) {
+  if (existsSync(path.join(shrewDist, "wasm", "shrew.wasm")) && existsSync(path.join(shrewDist, "shrew.min.js"))) {
     sets.push({
       id: "shrew",
       label: "Shrew wasm (current build)",
-      note: "js/dist/*.js (unminified) + wasm/shrew.mjs + shrew.wasm",
+      note: "js/dist/shrew.min.js (the package entry: wrapper + Emscripten glue, one minified file) + shrew.wasm",
       wasm: [path.join(shrewDist, "wasm", "shrew.wasm")],
-      js: [
-        ...readdirSync(shrewDist).filter((f) => f.endsWith(".js")).map((f) => path.join(shrewDist, f)),
-        path.join(shrewDist, "wasm", "shrew.mjs"),
-      ],
+      js: [path.join(shrewDist, "shrew.min.js")],
     });
   }
   return sets.map((s) => {

@@ -54,12 +54,15 @@ export class ModuleState {
 
 export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
   let wasmBinary = opts.wasmBinary;
+  // Resolved against this file, not against the glue: in the single-file
+  // bundle (dist/shrew.min.js) the glue's own import.meta.url is the bundle's.
+  const defaultUrl = new URL("./wasm/shrew.wasm", import.meta.url);
   if (!wasmBinary && !opts.wasmUrl && isNode) {
     // The glue would fetch() a file path in Node: read the bytes ourselves.
     const fs = await import("node:fs/promises");
-    wasmBinary = await fs.readFile(new URL("./wasm/shrew.wasm", import.meta.url));
+    wasmBinary = await fs.readFile(defaultUrl);
   }
-  const url = opts.wasmUrl ? String(opts.wasmUrl) : undefined;
+  const url = wasmBinary ? undefined : String(opts.wasmUrl ?? defaultUrl);
   let state: ModuleState | undefined;
   let abortReason: string | undefined;
   const raw = await createShrewModule({

@@ -1,8 +1,13 @@
 // The npm package in a browser without a bundler: a plain
-// <script type="module"> imports js/dist/index.js from a static server,
+// <script type="module"> imports the package entry from a static server,
 // Shrew.load() finds shrew.wasm through import.meta.url, and a program
-// compiles and runs. Outputs are checked against the same program run by the
-// package in Node (same wasm, same seed and inputs).
+// compiles and runs. Both files a page can import are checked: the entry
+// js/dist/shrew.min.js (one minified bundle) and the unbundled
+// js/dist/index.js. The page runs under a strict Content-Security-Policy —
+// scripts from the origin only, no eval or new Function, only
+// 'wasm-unsafe-eval' to compile the module — as many production sites do.
+// Outputs are checked against the same program run by the package in Node
+// (same wasm, same seed and inputs).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -32,16 +37,21 @@ after(async () => {
   await server?.close();
 });
 
-test("a plain <script type=module> loads the package and runs a program", async () => {
-  const page = context.pages()[0] ?? (await context.newPage());
+const CSP = "default-src 'self'; script-src 'self' 'nonce-shrewtest' 'wasm-unsafe-eval'";
+
+for (const entry of ["shrew.min.js", "index.js"]) test(`a plain <script type=module> loads js/dist/${entry} under a strict CSP and runs a program`, async () => {
+  const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
+  const violations = [];
+  page.on("console", (m) => { if (/Content.Security.Policy|unsafe-eval/i.test(m.text())) violations.push(m.text()); });
   // The page itself is served from the repo root so /js/dist resolves.
   await page.route("**/plain-module.html", (route) =>
     route.fulfill({
       contentType: "text/html",
-      body: `<!doctype html><script type="module">
-        import { Shrew, Tensor } from "/js/dist/index.js";
+      headers: { "Content-Security-Policy": CSP },
+      body: `<!doctype html><script type="module" nonce="shrewtest">
+        import { Shrew, Tensor } from "/js/dist/${entry}";
         try {
           const shrew = await Shrew.load();
           const program = shrew.compile(${JSON.stringify(SOURCE)}, { seed: 5 });
@@ -54,7 +64,9 @@ test("a plain <script type=module> loads the package and runs a program", async 
   await page.goto(`${server.url}plain-module.html`);
   await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30000 });
   const result = await page.evaluate(() => window.result);
+  await page.close();
   assert.deepEqual(errors, []);
+  assert.deepEqual(violations, []);
   assert.equal(result.error, undefined, result.error);
 
   const shrew = await Shrew.load();
