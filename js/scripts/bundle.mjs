@@ -6,9 +6,16 @@
 // dist/, next to wasm/, so `new URL("./wasm/shrew.wasm", import.meta.url)`
 // resolves as it does from dist/index.js. Run after `tsc` (npm run build:js).
 import { build } from "rolldown";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+for (const [file, how] of [["index.js", "tsc -p js/tsconfig.json"], ["wasm/shrew.mjs", "npm run build:wasm"]]) {
+  if (!existsSync(dist + file)) {
+    console.error(`bundle: js/dist/${file} is missing; build it first (${how})`);
+    process.exit(1);
+  }
+}
 await build({
   input: `${dist}index.js`,
   // The glue's Node branch require()s fs/path only to read files; Shrew always
