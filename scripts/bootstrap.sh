@@ -134,8 +134,10 @@ extract() {  # extract NAME DEST: DEST gets the tarball's contents at top level
 
 # ---------------------------------------------------------------- 3. build
 PATCH="$ROOT/third_party/patches/xnnpack-emscripten.patch"
-# wasm only: fp32-only element-wise operators (smaller module; see the patch).
-WASM_PATCH="$ROOT/third_party/patches/xnnpack-wasm-fp32-only.patch"
+# wasm only, in this order: fp32-only element-wise operators (smaller module)
+# and weight packing without a memcpy call per row (faster compile); see each patch.
+WASM_PATCHES=("$ROOT/third_party/patches/xnnpack-wasm-fp32-only.patch"
+  "$ROOT/third_party/patches/xnnpack-wasm-pack-rows.patch")
 CPUINFO_SHIM="$ROOT/third_party/cpuinfo-system"
 COMMON_FLAGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release
   -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_BUILD_TESTS=OFF -DXNNPACK_BUILD_BENCHMARKS=OFF
@@ -156,7 +158,7 @@ build_key() {  # everything that changes the built libraries
     # Paths inside the clone are left out: every clone shares the cache.
     echo "$flavour ${COMMON_FLAGS[*]}"
     if [ "$flavour" = native ]; then echo "${NATIVE_FLAGS[*]}"; cat "$CPUINFO_SHIM/CMakeLists.txt"; g++ --version | head -1
-    else echo "${WASM_FLAGS[*]//$ROOT/}"; cat "$ROOT/wasm-toolchain.cmake" "$WASM_PATCH"; emcc --version 2>/dev/null | head -1; fi
+    else echo "${WASM_FLAGS[*]//$ROOT/}"; cat "$ROOT/wasm-toolchain.cmake" "${WASM_PATCHES[@]}"; emcc --version 2>/dev/null | head -1; fi
     echo "layout-v1"
   } | sha256sum | cut -c1-16
 }
@@ -176,7 +178,10 @@ build_flavour() {
   extract pthreadpool "$work/pthreadpool"
   extract fxdiv "$work/fxdiv"
   patch -p1 -s -d "$work/xnnpack" < "$PATCH"
-  [ "$flavour" = native ] || patch -p1 -s -d "$work/xnnpack" < "$WASM_PATCH"
+  if [ "$flavour" != native ]; then
+    local p
+    for p in "${WASM_PATCHES[@]}"; do patch -p1 -s -d "$work/xnnpack" < "$p"; done
+  fi
   local flags=("${COMMON_FLAGS[@]}" -DPTHREADPOOL_SOURCE_DIR="$work/pthreadpool" -DFXDIV_SOURCE_DIR="$work/fxdiv")
   local env=()
   if [ "$flavour" = native ]; then
