@@ -1,7 +1,7 @@
 // Public entry point of the Shrew npm package.
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
-import { Program } from "./program.js";
+import { Program, checkString } from "./program.js";
 import type { CompileOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -55,7 +55,7 @@ export class Shrew {
    */
   compile(source: string, options: CompileOptions = {}): Program {
     // Every option is checked by the module (unknown keys, types, ranges).
-    if (typeof source !== "string") throw new TypeError(`source must be a string, got ${source === null ? "null" : typeof source}`);
+    checkString(source, "source");
     if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
     const opts = { ...options, dims: options.dims ?? {} };
     return this.#module.call((raw) => {

@@ -59,7 +59,7 @@ export function tensorFromRaw(raw: RawTensorOut): Tensor {
 }
 
 /** Embind would throw its own BindingError, naming neither the argument nor the method. */
-function checkString(value: unknown, what: string): void {
+export function checkString(value: unknown, what: string): void {
   if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${value === null ? "null" : typeof value}`);
 }
 

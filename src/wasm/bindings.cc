@@ -117,8 +117,9 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     bool known = false;
     for (const char* k : kKnown) known |= key == k;
     if (!known) {
-      return shrew::InvalidArgument("unknown compile option '" + key +
-                                    "'; options: filename, dims, seed, optimize, training, maxTensorBytes");
+      std::string list;
+      for (const char* k : kKnown) list += (list.empty() ? "" : ", ") + std::string(k);
+      return shrew::InvalidArgument("unknown compile option '" + key + "'; options: " + list);
     }
   }
   auto present = [&](const char* key) { return !options[key].isUndefined(); };
