@@ -69,6 +69,7 @@ export class Shrew {
         owned = false;
         return new Program(Program.internal, this.#module, handle, opts.dims, {
           optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
+          graphs: r.graphs!,
         });
       } finally {
         if (owned && this.#module.dead === undefined) handle.delete();

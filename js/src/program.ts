@@ -8,7 +8,7 @@
 // typed array the caller owns. `interpret`, and dtypes that do not cross byte
 // for byte (i32 is i64 inside), go through the value path (one byte view per
 // input copied into a host tensor, outputs as fresh copies).
-import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue } from "./wasm/shrew.mjs";
+import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
 import { Tensor, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
@@ -74,6 +74,20 @@ interface Prepared {
   readonly outPtrs: number;
 }
 
+function preparedFrom(key: Prepared["key"], v: PreparedValue): Prepared {
+  return {
+    key, lean: v.lean, id: v.id ?? -1,
+    inPtrs: v.inputs?.map((i) => i.ptr) ?? [], inBytes: v.inputs?.map((i) => i.bytes) ?? [],
+    outputs: v.outputs?.map((o) => ({ ...o, dtype: o.dtype as DType, shape: Object.freeze([...o.shape]) })) ?? [],
+    outPtrs: v.outPtrs ?? 0,
+  };
+}
+
+function signatureFrom(raw: RawSignature): Signature {
+  const spec = (t: TensorSpec): TensorSpec => Object.freeze({ ...t, shape: t.shape && Object.freeze([...t.shape]) });
+  return Object.freeze({ name: raw.name, inputs: Object.freeze(raw.inputs.map(spec)), outputs: Object.freeze(raw.outputs.map(spec)) });
+}
+
 function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
   if (key.length !== raw.length) return false;
   for (let k = 0; k < raw.length; k++) {
@@ -95,7 +109,7 @@ const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
 export class Program {
   readonly #module: ModuleState;
   #handle: RawProgramHandle | undefined;
-  readonly #graphs: readonly string[];
+  #graphs: readonly string[];
   readonly #signatures = new Map<string, Signature>();
   readonly #prepared = new Map<string, Prepared>();
   /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
@@ -109,7 +123,7 @@ export class Program {
 
   /** @internal Use `Shrew.compile`. */
   constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
-              info: { optStats: OptStats; seed: number; warnings: import("./errors.js").Diagnostic[] }) {
+              info: { optStats: OptStats; seed: number; warnings: import("./errors.js").Diagnostic[]; graphs: RawGraphValue[] }) {
     if (token !== INTERNAL) throw new TypeError("Program cannot be constructed directly; use Shrew.compile()");
     this.#module = module;
     this.#handle = handle;
@@ -117,9 +131,23 @@ export class Program {
     this.#optStats = info.optStats;
     this.seed = info.seed;
     this.#warnings = info.warnings;
-    this.#graphs = Object.freeze(module.call(() => handle.graphs()));
+    this.#graphs = this.#adopt(info.graphs);
     this.#metadata = module.call(() => handle.metadata()) as unknown as ProgramMetadata;
     registry.register(this, handle, this);
+  }
+
+  /**
+   * Takes the graphs of a compile or setDims result: their signatures, and
+   * the runs the module prepared for graphs whose input types the
+   * configuration fixes (a first run with those types then only copies and
+   * runs). Returns the graph names.
+   */
+  #adopt(graphs: readonly RawGraphValue[]): readonly string[] {
+    for (const g of graphs) {
+      this.#signatures.set(g.name, signatureFrom(g.signature));
+      if (g.key !== undefined && g.prepared !== undefined) this.#prepared.set(g.name, preparedFrom(g.key, g.prepared));
+    }
+    return Object.freeze(graphs.map((g) => g.name));
   }
 
   /** @internal */
@@ -172,9 +200,7 @@ export class Program {
     checkString(graph, "graph");
     let s = this.#signatures.get(graph);
     if (!s) {
-      const raw = unwrap(this.#call((h) => h.signature(graph)));
-      const spec = (t: TensorSpec): TensorSpec => Object.freeze({ ...t, shape: t.shape && Object.freeze([...t.shape]) });
-      s = Object.freeze({ name: raw.name, inputs: Object.freeze(raw.inputs.map(spec)), outputs: Object.freeze(raw.outputs.map(spec)) });
+      s = signatureFrom(unwrap(this.#call((h) => h.signature(graph))));
       this.#signatures.set(graph, s);
     }
     return s;
@@ -215,13 +241,7 @@ export class Program {
       if (p !== undefined && p.lean) this.#module.call(() => h.release(p!.id));
       this.#prepared.delete(graph);
       const specs = raw.map((r) => ({ name: r.name!, dtype: r.dtype, shape: [...r.shape] }));
-      const v = unwrap<PreparedValue>(this.#call((hh) => hh.prepare(graph, specs)));
-      p = {
-        key: specs, lean: v.lean, id: v.id ?? -1,
-        inPtrs: v.inputs?.map((i) => i.ptr) ?? [], inBytes: v.inputs?.map((i) => i.bytes) ?? [],
-        outputs: v.outputs?.map((o) => ({ ...o, dtype: o.dtype as DType, shape: Object.freeze([...o.shape]) })) ?? [],
-        outPtrs: v.outPtrs ?? 0,
-      };
+      p = preparedFrom(specs, unwrap<PreparedValue>(this.#call((hh) => hh.prepare(graph, specs))));
       this.#prepared.set(graph, p);
     }
     if (!p.lean) return undefined;
@@ -405,6 +425,7 @@ export class Program {
     // The C++ side dropped its prepared runs with the old program.
     this.#prepared.clear();
     this.#signatures.clear();
+    this.#graphs = this.#adopt(r.graphs);
     this.#dims = Object.freeze({ ...r.dims });
     this.#optStats = r.optStats;
     this.#warnings = (r.diagnostics as unknown as import("./errors.js").Diagnostic[]).filter((d) => d.severity !== "error");

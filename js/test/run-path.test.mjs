@@ -3,10 +3,12 @@
 // exactly what the value path (interpret, and run on first use of each
 // binding) gives, survive shape changes, parameter changes and heap growth,
 // hand out arrays the caller owns, fall back for i32, and report input errors
-// with fields from C++. benchRun times the tape inside wasm.
+// with fields from C++. Graphs whose input types the configuration fixes are
+// prepared by compile and setDims. benchRun times the tape inside wasm.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
+import { instantiate } from "../dist/module.js";
 import { readExample } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
@@ -44,6 +46,94 @@ test("repeated runs match the interpreter across batch changes, setParam and hea
     p.setParam("Classifier/w2", new Tensor("f32", [128, 10], new Float32Array(1280)));
     const after = run(2, 0.1);
     assert.deepEqual([...after.logits.data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  } finally {
+    p.dispose();
+  }
+});
+
+const FIXED = `@config { Width: 5; }
+@graph Fixed {
+    input x: Tensor<[Batch, Width], f32>;
+    input s: Tensor<[Width], f32>;
+    output y: tanh(x) * s;
+    output z: x + x;
+}
+@graph Open {
+    input x: Tensor<[?, Width], f32>;
+    output y: x * x;
+}`;
+
+test("compile prepares graphs whose input types the configuration fixes (module contract)", async () => {
+  const state = await instantiate();
+  const raw = state.raw;
+  const h = new raw.ProgramHandle();
+  try {
+    const r = h.compile(FIXED, { dims: { Batch: 3 } });
+    assert.equal(r.ok, true, r.rendered);
+    assert.deepEqual(r.graphs.map((g) => g.name), ["Fixed", "Open"]);
+    const [fixed, open] = r.graphs;
+    assert.deepEqual(fixed.signature, h.signature("Fixed"));
+    assert.deepEqual(open.signature, h.signature("Open"));
+    // Declaration order, config and compile dims resolved.
+    assert.deepEqual(fixed.key, [{ name: "x", dtype: "f32", shape: [3, 5] }, { name: "s", dtype: "f32", shape: [5] }]);
+    assert.equal(open.key, undefined);  // ? dims: prepared by its first run
+    assert.equal(open.prepared, undefined);
+    const p = fixed.prepared;
+    assert.equal(p.ok, true);
+    assert.equal(p.lean, true);
+    assert.deepEqual(p.inputs.map((i) => i.bytes), [60, 20]);
+    assert.deepEqual(p.outputs.map((o) => [o.name, o.dtype, o.shape, o.bytes]), [["y", "f32", [3, 5], 60], ["z", "f32", [3, 5], 60]]);
+    // Running it: the outputs of run() on the same inputs, bit for bit.
+    const x = randomF32(15, 0.7), sc = randomF32(5, 1.3);
+    raw.HEAPU8.set(new Uint8Array(x.buffer), p.inputs[0].ptr);
+    raw.HEAPU8.set(new Uint8Array(sc.buffer), p.inputs[1].ptr);
+    assert.equal(h.runPrepared(p.id), 0);
+    const ptrs = new Uint32Array(raw.HEAPU8.buffer, p.outPtrs, 2);
+    const y = new Float32Array(raw.HEAPU8.buffer.slice(ptrs[0], ptrs[0] + 60));
+    const z = new Float32Array(raw.HEAPU8.buffer.slice(ptrs[1], ptrs[1] + 60));
+    const want = h.run("Fixed", [
+      { name: "x", dtype: "f32", shape: [3, 5], bytes: new Uint8Array(x.buffer) },
+      { name: "s", dtype: "f32", shape: [5], bytes: new Uint8Array(sc.buffer) },
+    ]);
+    assert.equal(want.ok, true);
+    const wantY = want.outputs[0].bytes;
+    assert.deepEqual([...y], [...new Float32Array(wantY.buffer.slice(wantY.byteOffset, wantY.byteOffset + 60))]);
+    for (let i = 0; i < 15; i++) assert.equal(z[i], x[i] + x[i]);
+    // setDims prepares again for the new sizes.
+    const d = h.setDims({ Batch: 2 });
+    assert.equal(d.ok, true);
+    assert.deepEqual(d.graphs[0].key[0].shape, [2, 5]);
+    assert.deepEqual(d.graphs[0].prepared.inputs.map((i) => i.bytes), [40, 20]);
+  } finally {
+    h.delete();
+  }
+});
+
+test("a prepared first run, other feed orders and shapes, and setDims all match the interpreter", () => {
+  const p = shrew.compile(FIXED, { dims: { Batch: 3 } });
+  try {
+    const check = (feeds, graph = "Fixed") => {
+      const got = p.run(graph, feeds);
+      const want = p.interpret(graph, feeds);
+      for (const k of Object.keys(want)) {
+        assert.deepEqual([...got[k].shape], [...want[k].shape]);
+        close(got[k].data, want[k].data);
+      }
+      return got;
+    };
+    const x = (b, k) => new Tensor("f32", [b, 5], randomF32(b * 5, k));
+    const s = new Tensor("f32", [5], randomF32(5, 0.9));
+    const first = check({ x: x(3, 0.1), s });  // the run compile prepared
+    assert.deepEqual(check({ x: x(3, 0.1), s }).y.data, first.y.data);
+    check({ s, x: x(3, 0.2) });  // other feed order: prepared again
+    check({ x: randomF32(15, 0.3), s: randomF32(5, 0.4) });  // typed arrays: shapes from the signature
+    check({ x: x(4, 0.3) }, "Open");
+    check({ x: x(1, 0.5) }, "Open");
+    p.setDims({ Batch: 2 });
+    const after = check({ x: x(2, 0.6), s });
+    assert.deepEqual([...after.z.shape], [2, 5]);
+    assert.throws(() => p.run("Fixed", { x: x(3, 0.1), s }), (e) => e instanceof ShrewRuntimeError && e.input === "x");
+    check({ x: x(2, 0.7), s });  // usable after the error
   } finally {
     p.dispose();
   }

@@ -31,14 +31,18 @@ Result<runtime::KernelPtr> FusedFactory(const runtime::KernelSpec& dense, ir::Op
 
 // A static graph (every input shape known from the configuration) can be
 // planned at build time, so its statistics show the arena before any run.
-bool StaticInputShapes(const ir::Graph& g, const ir::DimBindings& dims, std::vector<runtime::Shape>* shapes) {
+// `specs` (optional) also receives each input's name and declared dtype.
+bool StaticInputShapes(const ir::Graph& g, const ir::DimBindings& dims, std::vector<runtime::Shape>* shapes,
+                       std::vector<InputSpec>* specs) {
   for (const ir::GraphInput& in : g.inputs()) {
-    const ir::Type& t = g.node(in.node).type;
+    const ir::Node& n = g.node(in.node);
+    const ir::Type& t = n.type;
     if (!t.is_tensor()) return false;
     for (const ir::Dim& d : t.dims()) {
       if (d.is_dynamic() || (d.is_symbolic() && dims.find(d.name()) == dims.end())) return false;
     }
     shapes->push_back(jit::ConcreteShape(t, dims, 0));
+    if (specs != nullptr) specs->push_back({n.name, t.dtype(), shapes->back()});
   }
   return true;
 }
@@ -151,7 +155,7 @@ Status Program::CompileOne(size_t index) {
   eo.max_tensor_bytes = options_.max_tensor_bytes;
   e.executor = std::make_unique<jit::Executor>(e.compiled.get(), eo);
   std::vector<runtime::Shape> shapes;
-  if (StaticInputShapes(g, options_.dims, &shapes)) {
+  if (StaticInputShapes(g, options_.dims, &shapes, nullptr)) {
     // Plan now; a failure here resurfaces (with the input checks first) on Run.
     Status ignored = e.executor->Bind(shapes, options_.dims);
     (void)ignored;
@@ -163,6 +167,15 @@ std::vector<std::string> Program::GraphNames() const {
   std::vector<std::string> names;
   for (const ir::Graph& g : program_.graphs) names.push_back(g.name());
   return names;
+}
+
+std::optional<std::vector<InputSpec>> Program::StaticInputs(std::string_view graph) const {
+  Result<size_t> gi = FindGraph(graph);
+  if (!gi.ok()) return std::nullopt;
+  std::vector<runtime::Shape> shapes;
+  std::vector<InputSpec> specs;
+  if (!StaticInputShapes(program_.graphs[*gi], options_.dims, &shapes, &specs)) return std::nullopt;
+  return specs;
 }
 
 Result<size_t> Program::FindGraph(std::string_view name) const {

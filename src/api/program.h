@@ -103,6 +103,12 @@ class Program {
   Program& operator=(const Program&) = delete;
 
   std::vector<std::string> GraphNames() const;
+  // The inputs of a graph whose every input type the configuration fixes
+  // (tensor, declared dtype, no dynamic or unbound dim): one spec per input
+  // in declaration order. nullopt for other graphs and unknown names. These
+  // graphs are planned at build time; Prepare with these specs does no
+  // planning.
+  std::optional<std::vector<InputSpec>> StaticInputs(std::string_view graph) const;
   const ir::Program& ir() const { return program_; }
   const ProgramOptions& options() const { return options_; }
 

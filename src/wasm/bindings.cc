@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,7 @@ class ProgramHandle {
     program_ = std::move(program).value();
     copts_ = std::move(opts);
     popts_ = std::move(popts);
+    out.set("graphs", GraphsValue());
     return out;
   }
 
@@ -209,7 +211,52 @@ class ProgramHandle {
     out.set("seed", static_cast<double>(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
+    out.set("graphs", GraphsValue());
     return out;
+  }
+
+  // Part of the compile and setDims results: per graph in source order
+  // {name, signature, key?, prepared?}. A graph whose input types the
+  // configuration fixes is prepared here for those types (key: the specs in
+  // declaration order, as the lean path keys them; prepared: the prepare()
+  // value), so the program's first run with them does no preparing and
+  // nothing crosses for its signature.
+  val GraphsValue() {
+    val list = val::array();
+    int k = 0;
+    for (const shrew::ir::Graph& g : program_->ir().graphs) {
+      val v = val::object();
+      v.set("name", g.name());
+      v.set("signature", shrew::wasm::SignatureValue(g));
+      if (std::optional<std::vector<shrew::InputSpec>> specs = program_->StaticInputs(g.name())) {
+        val key = val::array();
+        bool lean = true;
+        for (size_t i = 0; i < specs->size() && lean; ++i) {
+          shrew::InputSpec& spec = (*specs)[i];
+          // The dtype a typed array for this input crosses as (f16 → f32).
+          const std::string js = shrew::wasm::JsDType(spec.dtype);
+          std::optional<shrew::ir::DType> crossed = shrew::ir::DTypeFromName(js);
+          lean = crossed.has_value() && js != "i32";
+          if (!lean) break;
+          spec.dtype = *crossed;
+          val item = val::object();
+          item.set("name", spec.name);
+          item.set("dtype", js);
+          item.set("shape", shrew::wasm::ShapeValue(spec.shape));
+          key.set(i, item);
+        }
+        // Otherwise, or if these types fail the input checks, the first run prepares (and reports).
+        if (lean) {
+          val prepared = PrepareSpecs(g.name(), *specs, true);
+          if (prepared["ok"].as<bool>()) {
+            v.set("key", key);
+            v.set("prepared", prepared);
+          }
+        }
+      }
+      list.set(k++, v);
+    }
+    return list;
   }
 
   val Graphs() const {
@@ -264,6 +311,13 @@ class ProgramHandle {
       spec.shape = std::move(shape).value();
       in.push_back(std::move(spec));
     }
+    return PrepareSpecs(graph, in, lean);
+  }
+
+  // prepare() once the specs are parsed; `lean` false when an input dtype
+  // does not cross byte for byte.
+  val PrepareSpecs(const std::string& graph, std::span<const shrew::InputSpec> in, bool lean) {
+    const int n = static_cast<int>(in.size());
     shrew::jit::InputIssue issue;
     auto prepared = program_->Prepare(graph, in, &issue);
     if (!prepared.ok()) return ErrorWithIssue(prepared.status(), issue);

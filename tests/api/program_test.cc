@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/prepared_run.h"
 #include "jit/jit_test_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -161,6 +162,48 @@ TEST(ProgramInputCheck, RunTimeShapeErrorsAreReported) {
   in.erase("b");
   in.emplace("b", RandomTensor(ir::DType::kF32, {4, 3}, 2));
   jit::testing::RunBoth(*p, "G", in);
+}
+
+TEST(ProgramStaticInputs, DeclaredSpecsOnlyForGraphsTheConfigurationFixes) {
+  const std::string source = R"(
+@config { Width: 3; }
+@graph Fixed {
+    input x: Tensor<[Batch, Width], f32>;
+    input ids: Tensor<[4], i64>;
+    output y: x + x;
+    output n: ids + ids;
+}
+@graph Open {
+    input x: Tensor<[Rows, Width], f32>;
+    output y: x + x;
+}
+@graph Dynamic {
+    input x: Tensor<[?, 3], f32>;
+    output y: x + x;
+}
+)";
+  ProgramOptions options;
+  options.dims = {{"Batch", 2}};
+  std::unique_ptr<Program> p = MakeProgram(source, options);
+  ASSERT_NE(p, nullptr);
+  std::optional<std::vector<InputSpec>> fixed = p->StaticInputs("Fixed");
+  ASSERT_TRUE(fixed.has_value());
+  ASSERT_EQ(fixed->size(), 2u);
+  EXPECT_EQ((*fixed)[0].name, "x");
+  EXPECT_EQ((*fixed)[0].dtype, ir::DType::kF32);
+  EXPECT_EQ((*fixed)[0].shape, (runtime::Shape{2, 3}));
+  EXPECT_EQ((*fixed)[1].name, "ids");
+  EXPECT_EQ((*fixed)[1].dtype, ir::DType::kI64);
+  EXPECT_EQ((*fixed)[1].shape, (runtime::Shape{4}));
+  EXPECT_FALSE(p->StaticInputs("Open").has_value());     // Rows is bound by inputs only
+  EXPECT_FALSE(p->StaticInputs("Dynamic").has_value());  // ? dims
+  EXPECT_FALSE(p->StaticInputs("Missing").has_value());
+
+  // The specs are what a run with the declared types passes: they prepare.
+  Result<std::unique_ptr<PreparedRun>> prepared = p->Prepare("Fixed", *fixed);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  EXPECT_EQ((*prepared)->input_bytes(0), 2u * 3 * 4);
+  EXPECT_EQ((*prepared)->input_bytes(1), 4u * 8);
 }
 
 TEST(ProgramParams, ListedSortedGetAndSetChecked) {

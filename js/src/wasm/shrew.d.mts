@@ -40,6 +40,16 @@ export interface CompileValue {
   rendered: string;
   seed?: number;
   optStats?: RawOptStats;
+  /** When the program was built. */
+  graphs?: RawGraphValue[];
+}
+/** One graph of a compile or setDims result, in source order. */
+export interface RawGraphValue {
+  name: string;
+  signature: RawSignature;
+  /** Set together when the graph was prepared for its declared input types (declaration order). */
+  key?: RawInputSpec[];
+  prepared?: PreparedValue;
 }
 export interface RawTypeInfo {
   name: string;
@@ -112,6 +122,7 @@ export interface SetDimsValue {
   seed: number;
   optStats: RawOptStats;
   diagnostics: RawDiagnostic[];
+  graphs: RawGraphValue[];
 }
 export interface RawProgramHandle {
   compile(source: string, options: object): CompileValue | ErrorValue;
