@@ -36,6 +36,12 @@ export interface CompileOptions {
    * Default 1 GiB.
    */
   maxTensorBytes?: number;
+  /**
+   * Parameter values, as `saveParams()` returns them, used instead of the
+   * initialisers: checked like `loadParams` (the same errors), and each weight
+   * is packed once. The generator (dropout) continues as after initialising.
+   */
+  params?: Uint8Array;
 }
 
 /** JIT statistics of one graph (PIPELINE.md §7.6). */

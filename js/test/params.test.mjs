@@ -1,6 +1,7 @@
 // Params blob through the package: saveParams → loadParams reproduces the
 // outputs bit for bit; a mismatched or corrupt blob throws a typed error and
-// leaves the program usable and unchanged; the same seed gives the checksums
+// leaves the program usable and unchanged; compile({params}) starts from a
+// blob (the same checks); the same seed gives the checksums
 // the native build recorded in tests/testdata/param_checksums.txt.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -48,6 +49,48 @@ test("loadParams of a mismatched or corrupt blob throws and changes nothing", ()
     assert.deepEqual(p.saveParams(), before);
     const y1 = p.run("Classifier", { images: input() });
     assert.deepEqual(y1.logits.data, y0.logits.data);
+  } finally {
+    p.dispose(); other.dispose();
+  }
+});
+
+test("compile({params}) starts from the blob: the same values and outputs as compile + loadParams", () => {
+  const a = shrew.compile(MLP, { seed: 1 });
+  const blob = a.saveParams();
+  const loaded = shrew.compile(MLP, { seed: 2 });
+  loaded.loadParams(blob);
+  const given = shrew.compile(MLP, { seed: 2, params: blob });
+  try {
+    assert.equal(given.paramsChecksum(), a.paramsChecksum());
+    assert.deepEqual(given.saveParams(), blob);
+    const want = a.run("Classifier", { images: input() });
+    for (const p of [given, loaded]) {
+      const got = p.run("Classifier", { images: input() });
+      assert.deepEqual(new Uint8Array(got.logits.data.buffer), new Uint8Array(want.logits.data.buffer));
+    }
+    assert.deepEqual([...blob.subarray(0, 8)], [...a.saveParams().subarray(0, 8)]);  // the caller's blob is untouched
+  } finally {
+    a.dispose(); loaded.dispose(); given.dispose();
+  }
+});
+
+test("compile({params}) with a blob that does not fit fails like loadParams; Shrew stays usable", () => {
+  const p = shrew.compile(MLP, { seed: 1 });
+  const other = shrew.compile(readExample("logistic_regression.sw"), { seed: 1 });
+  try {
+    let loadError;
+    assert.throws(() => p.loadParams(other.saveParams()), (e) => (loadError = e) instanceof ShrewRuntimeError);
+    assert.throws(() => shrew.compile(MLP, { params: other.saveParams() }),
+      (e) => e instanceof ShrewRuntimeError && e.code === loadError.code && e.message === loadError.message);
+    assert.throws(() => shrew.compile(MLP, { params: new Uint8Array([1, 2, 3]) }),
+      (e) => e instanceof ShrewRuntimeError && /bad magic/.test(e.message));
+    assert.throws(() => shrew.compile(MLP, { params: new Float32Array(4) }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+        e.message === "params must be a Uint8Array (a saveParams() blob), got Float32Array");
+    assert.throws(() => shrew.compile(MLP, { params: "blob" }), (e) => /got string/.test(e.message));
+    const q = shrew.compile(MLP, { seed: 1, params: p.saveParams() });
+    assert.equal(q.paramsChecksum(), p.paramsChecksum());
+    q.dispose();
   } finally {
     p.dispose(); other.dispose();
   }

@@ -55,31 +55,36 @@ Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
 Program::~Program() = default;
 
 Result<std::unique_ptr<Program>> Program::Create(const CompileResult& compiled, ProgramOptions options) {
-  return FromCompiled(compiled, std::move(options), nullptr, nullptr);
+  return FromCompiled(compiled, std::move(options), {});
+}
+
+Result<std::unique_ptr<Program>> Program::CreateWithParams(const CompileResult& compiled, ProgramOptions options,
+                                                           std::span<const uint8_t> blob) {
+  return FromCompiled(compiled, std::move(options), {.blob = &blob});
 }
 
 Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOptions options) {
   const uint64_t seed = options.seed.value_or(0);
   std::unique_ptr<Program> p(new Program(std::move(program), std::move(options), seed));
-  SHREW_RETURN_IF_ERROR(p->Init());
+  SHREW_RETURN_IF_ERROR(p->Init(ParamSource{}));
   return p;
 }
 
 Result<std::unique_ptr<Program>> Program::CreateCarrying(const CompileResult& compiled, ProgramOptions options,
                                                          const Program& previous, std::vector<std::string>* carried) {
-  return FromCompiled(compiled, std::move(options), &previous, carried);
+  return FromCompiled(compiled, std::move(options), {.previous = &previous, .carried = carried});
 }
 
 Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& compiled, ProgramOptions options,
-                                                       const Program* previous, std::vector<std::string>* carried) {
+                                                       const ParamSource& source) {
   if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
   const uint64_t seed = options.seed.value_or(compiled.seed);
   std::unique_ptr<Program> p(new Program(compiled.program, std::move(options), seed));
-  SHREW_RETURN_IF_ERROR(p->Init(previous, carried));
+  SHREW_RETURN_IF_ERROR(p->Init(source));
   return p;
 }
 
-Status Program::Init(const Program* previous, std::vector<std::string>* carried) {
+Status Program::Init(const ParamSource& source) {
   // The byte cap, for every parameter before any is allocated.
   for (const ir::Graph& g : program_.graphs) {
     for (const ir::Param& p : g.params()) {
@@ -94,16 +99,23 @@ Status Program::Init(const Program* previous, std::vector<std::string>* carried)
       }
     }
   }
-  Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_);
+  const runtime::InitMode mode = source.blob != nullptr ? runtime::InitMode::kAllocate : runtime::InitMode::kFill;
+  Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_, mode);
   if (!params.ok()) return params.status();
   params_ = std::move(params).value();
-  if (previous != nullptr) {
-    // Before any kernel packs a weight: the carried values are packed once.
+  // Before any kernel packs a weight: given values are packed once.
+  if (source.blob != nullptr) {
+    Result<std::vector<std::string>> written = WriteParamBlob(*source.blob);
+    if (!written.ok()) return written.status();
+  }
+  if (source.previous != nullptr) {
     for (auto& [key, t] : params_) {
-      auto it = previous->params_.find(key);
-      if (it == previous->params_.end() || it->second.dtype() != t.dtype() || it->second.shape() != t.shape()) continue;
+      auto it = source.previous->params_.find(key);
+      if (it == source.previous->params_.end() || it->second.dtype() != t.dtype() || it->second.shape() != t.shape()) {
+        continue;
+      }
       if (t.byte_size() > 0) std::memcpy(t.mutable_raw_data(), it->second.raw_data(), t.byte_size());
-      if (carried != nullptr) carried->push_back(key);
+      if (source.carried != nullptr) source.carried->push_back(key);
     }
   }
   graphs_.resize(program_.graphs.size());
@@ -418,6 +430,13 @@ std::vector<uint8_t> Program::SaveParams() const { return EncodeParamBlob(Params
 uint64_t Program::ParamsChecksum() const { return Fnv1a64(SaveParams()); }
 
 Status Program::LoadParams(std::span<const uint8_t> blob) {
+  Result<std::vector<std::string>> written = WriteParamBlob(blob);
+  if (!written.ok()) return written.status();
+  for (const std::string& key : *written) SHREW_RETURN_IF_ERROR(RefreshKernelsFor(key));
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t> blob) {
   Result<std::vector<ParamRecord>> records = DecodeParamBlob(blob);
   if (!records.ok()) return records.status();
   // Validate everything before writing anything (all-or-nothing).
@@ -450,12 +469,13 @@ Status Program::LoadParams(std::span<const uint8_t> blob) {
     return InvalidArgument("parameter blob has " + std::to_string(targets.size()) + " of this program's " +
                            std::to_string(params_.size()) + " parameters; missing: " + JoinNames(missing));
   }
+  std::vector<std::string> keys;
   for (size_t i = 0; i < targets.size(); ++i) {
     const ParamRecord& rec = (*records)[i];
     if (!rec.data.empty()) std::memcpy(targets[i]->mutable_raw_data(), rec.data.data(), rec.data.size());
+    keys.push_back(rec.key);
   }
-  for (const ParamRecord& rec : *records) SHREW_RETURN_IF_ERROR(RefreshKernelsFor(rec.key));
-  return Status::Ok();
+  return keys;
 }
 
 Result<jit::CompileStats> Program::Stats(std::string_view graph) const {

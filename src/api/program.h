@@ -98,6 +98,14 @@ class Program {
   static Result<std::unique_ptr<Program>> CreateCarrying(const CompileResult& compiled, ProgramOptions options,
                                                          const Program& previous,
                                                          std::vector<std::string>* carried = nullptr);
+  // Like Create, but the parameter values come from `blob` (a SaveParams
+  // blob) instead of the initialisers: checked exactly like LoadParams (same
+  // errors; nothing is created on error), written before any kernel packs a
+  // weight, so each weight is packed once and no random values are drawn.
+  // The generator is advanced as initialisation would have advanced it:
+  // training-mode dropout then draws what it draws after Create + LoadParams.
+  static Result<std::unique_ptr<Program>> CreateWithParams(const CompileResult& compiled, ProgramOptions options,
+                                                           std::span<const uint8_t> blob);
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -179,9 +187,18 @@ class Program {
     std::unique_ptr<jit::Executor> executor;
   };
   Program(ir::Program program, ProgramOptions options, uint64_t seed);
+  // Where Init takes parameter values from, besides the initialisers.
+  struct ParamSource {
+    const Program* previous = nullptr;               // carry same-typed values (CreateCarrying)
+    std::vector<std::string>* carried = nullptr;     // receives the carried keys
+    const std::span<const uint8_t>* blob = nullptr;  // every value (CreateWithParams)
+  };
   static Result<std::unique_ptr<Program>> FromCompiled(const CompileResult& compiled, ProgramOptions options,
-                                                       const Program* previous, std::vector<std::string>* carried);
-  Status Init(const Program* previous = nullptr, std::vector<std::string>* carried = nullptr);
+                                                       const ParamSource& source);
+  Status Init(const ParamSource& source);
+  // Checks a parameter blob against params_ and writes it (LoadParams
+  // without re-creating kernels); returns the keys written.
+  Result<std::vector<std::string>> WriteParamBlob(std::span<const uint8_t> blob);
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   Status CompileOne(size_t index);
   Result<size_t> FindGraph(std::string_view name) const;

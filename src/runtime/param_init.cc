@@ -77,6 +77,24 @@ void DrawAll(const ir::InitSpec& init, const Fans& fans, Rng& rng, std::span<T> 
   }
 }
 
+// The draws DrawAll makes for `count` elements, without the values.
+void SkipDraws(const ir::InitSpec& init, int64_t count, Rng& rng) {
+  switch (init.kind) {
+    case Kind::kUniform:
+    case Kind::kXavierUniform:
+    case Kind::kKaimingUniform:
+      rng.SkipBits(static_cast<uint64_t>(count));
+      return;
+    case Kind::kNormal:
+    case Kind::kXavierNormal:
+    case Kind::kKaimingNormal:
+      for (int64_t i = 0; i < count; ++i) rng.SkipNormal();
+      return;
+    case Kind::kZeros:
+    case Kind::kOnes: return;
+  }
+}
+
 }  // namespace
 
 Fans ComputeFans(std::span<const int64_t> shape) {
@@ -95,9 +113,14 @@ Fans ComputeFans(std::span<const int64_t> shape) {
   return f;
 }
 
-Result<Tensor> InitTensor(const ir::InitSpec& init, ir::DType dtype, Shape shape, Rng& rng) {
+Result<Tensor> InitTensor(const ir::InitSpec& init, ir::DType dtype, Shape shape, Rng& rng, InitMode mode) {
   if (IsRandom(init.kind) && !ir::IsFloat(dtype)) {
     return InvalidArgument("init '" + init.text + "' needs a float dtype, got " + ir::DTypeName(dtype));
+  }
+  if (mode == InitMode::kAllocate) {
+    Result<Tensor> t = Tensor::Uninitialized(dtype, std::move(shape));
+    if (t.ok() && IsRandom(init.kind)) SkipDraws(init, t->num_elements(), rng);
+    return t;
   }
   if (init.kind == Kind::kOnes) return Tensor::Full(dtype, std::move(shape), 1.0);
   const ir::StorageType storage = ir::StorageOf(dtype);
@@ -143,10 +166,10 @@ Result<Shape> ResolveParamShape(const ir::Param& param, const ir::DimBindings& d
   return shape;
 }
 
-Result<Tensor> InitParam(const ir::Param& param, const ir::DimBindings& dims, Rng& rng) {
+Result<Tensor> InitParam(const ir::Param& param, const ir::DimBindings& dims, Rng& rng, InitMode mode) {
   Result<Shape> shape = ResolveParamShape(param, dims);
   if (!shape.ok()) return shape.status();
-  Result<Tensor> t = InitTensor(param.init, param.type.dtype(), std::move(shape).value(), rng);
+  Result<Tensor> t = InitTensor(param.init, param.type.dtype(), std::move(shape).value(), rng, mode);
   if (!t.ok()) return Status(t.status().code(), "parameter '" + param.name + "': " + t.status().message());
   return t;
 }
@@ -158,11 +181,12 @@ std::string ParamKey(std::string_view graph, std::string_view param) {
   return key;
 }
 
-Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBindings& dims, Rng& rng) {
+Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBindings& dims, Rng& rng,
+                                   InitMode mode) {
   ParamMap out;
   for (const ir::Graph& g : program.graphs) {
     for (const ir::Param& p : g.params()) {
-      Result<Tensor> t = InitParam(p, dims, rng);
+      Result<Tensor> t = InitParam(p, dims, rng, mode);
       if (!t.ok()) return Status(t.status().code(), "graph '" + g.name() + "': " + t.status().message());
       out.insert_or_assign(ParamKey(g.name(), p.name), std::move(t).value());
     }

@@ -36,17 +36,25 @@ struct Fans {
 };
 Fans ComputeFans(std::span<const int64_t> shape);
 
+// What initialisation produces. kAllocate: the tensors are allocated but
+// not filled (the caller writes every byte, e.g. from a parameter blob), and
+// the generator is advanced exactly as kFill would advance it, so the stream
+// that follows (dropout) is the same.
+enum class InitMode { kFill, kAllocate };
+
 // A tensor of `dtype`/`shape` filled per `init`. Random kinds need a float
 // dtype ("init 'TEXT' needs a float dtype, got i64"); zeros/ones work for
 // every executable dtype.
-Result<Tensor> InitTensor(const ir::InitSpec& init, ir::DType dtype, Shape shape, Rng& rng);
+Result<Tensor> InitTensor(const ir::InitSpec& init, ir::DType dtype, Shape shape, Rng& rng,
+                          InitMode mode = InitMode::kFill);
 
 // The parameter's concrete shape: symbolic dims from `dims` ("unresolved
 // symbolic dimension 'N' in parameter 'P'"), no dynamic dims.
 Result<Shape> ResolveParamShape(const ir::Param& param, const ir::DimBindings& dims);
 
 // ResolveParamShape + InitTensor; errors name the parameter.
-Result<Tensor> InitParam(const ir::Param& param, const ir::DimBindings& dims, Rng& rng);
+Result<Tensor> InitParam(const ir::Param& param, const ir::DimBindings& dims, Rng& rng,
+                         InitMode mode = InitMode::kFill);
 
 // Parameter values of a whole program, keyed "GRAPH/PARAM" (PIPELINE.md §10),
 // so std::map order is the documented listing order.
@@ -54,6 +62,7 @@ using ParamMap = TensorMap;
 std::string ParamKey(std::string_view graph, std::string_view param);
 
 // Initialises every parameter of `program` in program order (see above).
-Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBindings& dims, Rng& rng);
+Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBindings& dims, Rng& rng,
+                                   InitMode mode = InitMode::kFill);
 
 }  // namespace shrew::runtime

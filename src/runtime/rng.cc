@@ -43,7 +43,7 @@ double Rng::NextUniform(double a, double b) {
   return a + (b - a) * u;
 }
 
-double Rng::NextNormal() {
+double Rng::AcceptedPolarPair(double* a_out) {
   for (;;) {
     const double u1 = NextUniform();
     const double u2 = NextUniform();
@@ -51,10 +51,22 @@ double Rng::NextNormal() {
     const double b = 2.0 * u2 - 1.0;
     const double s = a * a + b * b;
     if (s > 0.0 && s < 1.0) {
-      // sqrt is correctly rounded everywhere; log is not, hence PortableLog.
-      return a * std::sqrt(-2.0 * PortableLog(s) / s);
+      *a_out = a;
+      return s;
     }
   }
+}
+
+double Rng::NextNormal() {
+  double a;
+  const double s = AcceptedPolarPair(&a);
+  // sqrt is correctly rounded everywhere; log is not, hence PortableLog.
+  return a * std::sqrt(-2.0 * PortableLog(s) / s);
+}
+
+void Rng::SkipNormal() {
+  double a;
+  AcceptedPolarPair(&a);
 }
 
 double PortableLog(double x) {

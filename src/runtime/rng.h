@@ -26,7 +26,7 @@ class Rng {
   // One SplitMix64 step. (Inline, with NextUniform: parameter init draws
   // hundreds of thousands of values, often in not-yet-optimised wasm code.)
   uint64_t NextBits() {
-    state_ += 0x9E3779B97F4A7C15ull;
+    state_ += kGamma;
     uint64_t z = state_;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -44,12 +44,22 @@ class Rng {
   // s = a² + b², redrawn until 0 < s < 1; z = a · sqrt(−2·log(s) / s). The
   // second normal of the pair is discarded.
   double NextNormal();
+  // Advances the state exactly as `n` NextBits (or NextUniform) calls would.
+  void SkipBits(uint64_t n) { state_ += n * kGamma; }
+  // Advances the state exactly as one NextNormal would (the same rejected
+  // and accepted pairs), without computing the value.
+  void SkipNormal();
 
   // The whole generator state (to save and restore a stream position).
   uint64_t state() const { return state_; }
   void set_state(uint64_t state) { state_ = state; }
 
  private:
+  static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;  // SplitMix64's increment
+  // Draws uniform pairs until the polar method accepts one: s = a² + b² in
+  // (0, 1); returns s, with a in *a.
+  double AcceptedPolarPair(double* a);
+
   uint64_t state_;
 };
 

@@ -77,6 +77,14 @@ bool IsCount(val v) {
 }
 
 std::string Show(val v) { return val::global("String")(v).as<std::string>(); }
+// "null", "string", "Float32Array", …: for values whose text could be huge.
+std::string TypeName(val v) {
+  if (v.isNull()) return "null";
+  const std::string type = v.typeOf().as<std::string>();
+  if (type != "object") return type;
+  val ctor = v["constructor"];
+  return ctor.isUndefined() || ctor.isNull() ? type : ctor["name"].as<std::string>();
+}
 
 // The dims option, {name: size}: every size a non-negative safe integer
 // (1.5, NaN, "8" or 2^60 would otherwise be truncated or wrap silently).
@@ -100,6 +108,7 @@ shrew::Result<shrew::ir::DimBindings> DimsFrom(val dims) {
 struct CompileSettings {
   shrew::CompileOptions compile;
   shrew::ProgramOptions program;
+  std::optional<shrew::wasm::HostBytes> params;  // a saveParams blob: the values instead of the initialisers
 };
 
 // compile(source, options): every key known and every value of its type — a
@@ -110,7 +119,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   CompileSettings out;
   if (options.isUndefined() || options.isNull()) return out;
   if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("compile options must be an object");
-  static const char* const kKnown[] = {"filename", "dims", "seed", "optimize", "training", "maxTensorBytes"};
+  static const char* const kKnown[] = {"filename", "dims", "seed", "optimize", "training", "maxTensorBytes", "params"};
   val keys = val::global("Object").call<val>("keys", options);
   const int n = keys["length"].as<int>();
   for (int i = 0; i < n; ++i) {
@@ -151,6 +160,15 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     }
     out.program.max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
   }
+  if (present("params")) {
+    if (!options["params"].instanceof(val::global("Uint8Array"))) {
+      return shrew::InvalidArgument("params must be a Uint8Array (a saveParams() blob), got " + TypeName(options["params"]));
+    }
+    out.params.emplace(options["params"]);
+    if (!out.params->ok()) {
+      return shrew::ResourceExhausted("params: no memory for a " + std::to_string(out.params->size()) + "-byte blob");
+    }
+  }
   return out;
 }
 
@@ -158,8 +176,10 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
 // the runnable Program built from it.
 class ProgramHandle {
  public:
-  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes}) -> {ok, diagnostics, rendered, stage, seed, optStats}
-  // or {ok:false, code, message} when the program cannot be built.
+  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes, params})
+  //   -> {ok, diagnostics, rendered, stage, seed, optStats, graphs}
+  // or {ok:false, code, message} when the program cannot be built (params
+  // that do not fit the program included: Program::CreateWithParams).
   val Compile(const std::string& source, val options) {
     shrew::Result<CompileSettings> settings = CompileSettingsFrom(options);
     if (!settings.ok()) return Error(settings.status());
@@ -177,7 +197,8 @@ class ProgramHandle {
     if (!compiled_->ok) return out;
     out.set("seed", static_cast<double>(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
-    auto program = shrew::Program::Create(*compiled_, popts);
+    auto program = settings->params ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->span())
+                                    : shrew::Program::Create(*compiled_, popts);
     if (!program.ok()) return Error(program.status());
     program_ = std::move(program).value();
     copts_ = std::move(opts);
@@ -478,8 +499,11 @@ class ProgramHandle {
   }
   val LoadParams(val bytes) {
     if (!program_) return NotReady();
-    std::vector<uint8_t> blob = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
-    shrew::Status s = program_->LoadParams(blob);
+    const shrew::wasm::HostBytes blob(bytes);
+    if (!blob.ok()) {
+      return Error(shrew::ResourceExhausted("no memory for a " + std::to_string(blob.size()) + "-byte parameter blob"));
+    }
+    shrew::Status s = program_->LoadParams(blob.span());
     if (!s.ok()) return Error(s);
     val out = val::object();
     out.set("ok", true);

@@ -6,6 +6,9 @@
 #include <emscripten/val.h>
 
 #include <cstring>
+#include <memory>
+#include <new>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,25 @@
 namespace shrew::wasm {
 
 using emscripten::val;
+
+// A Uint8Array's bytes copied into wasm memory once. Not a std::vector:
+// its resize value-initialises byte by byte (≈ 3 ns per byte at -Os, 8 ms
+// for a 2.7 MB parameter blob) before the copy overwrites every byte.
+// ok() is false when the heap cannot hold them.
+class HostBytes {
+ public:
+  explicit HostBytes(val array)
+      : size_(array["length"].as<size_t>()), data_(new (std::nothrow) uint8_t[size_ > 0 ? size_ : 1]) {
+    if (data_ && size_ > 0) val(emscripten::typed_memory_view(size_, data_.get())).call<void>("set", array);
+  }
+  bool ok() const { return data_ != nullptr; }
+  size_t size() const { return size_; }
+  std::span<const uint8_t> span() const { return {data_.get(), size_}; }
+
+ private:
+  size_t size_;
+  std::unique_ptr<uint8_t[]> data_;
+};
 
 inline val Error(const Status& status) {
   val out = val::object();
@@ -223,7 +245,8 @@ inline Result<runtime::Tensor> TensorIn(val item) {
   Result<runtime::Shape> parsed = ShapeIn(item["shape"]);
   if (!parsed.ok()) return parsed.status();
   runtime::Shape shape = std::move(parsed).value();
-  Result<runtime::Tensor> t = runtime::Tensor::Zeros(*dtype, shape);
+  // Every byte is written below (the length is checked first).
+  Result<runtime::Tensor> t = runtime::Tensor::Uninitialized(*dtype, shape);
   if (!t.ok()) return t;
   val bytes = item["bytes"];
   const size_t n = bytes["length"].as<size_t>();

@@ -146,6 +146,81 @@ TEST(ParamBlob, MismatchedBlobIsRejectedAndChangesNothing) {
   EXPECT_TRUE(p->Run("G", in).ok());
 }
 
+std::unique_ptr<Program> CreateWithParams(const std::string& source, std::span<const uint8_t> blob,
+                                          ProgramOptions options, Status* error) {
+  CompileResult c = Compile(source);
+  EXPECT_TRUE(c.ok) << c.RenderDiagnostics();
+  options.verify_plans = true;
+  options.check_slots = true;
+  Result<std::unique_ptr<Program>> p = Program::CreateWithParams(c, options, blob);
+  *error = p.ok() ? Status::Ok() : p.status();
+  return p.ok() ? std::move(p).value() : nullptr;
+}
+
+// Dropout in training mode draws from the generator after initialisation:
+// a program given its parameters at creation must continue the same stream
+// as one that initialised them and loaded the blob afterwards.
+const char* kTrainingSource = R"SW(
+@graph G {
+  input x: Tensor<[B, 4], f32>;
+  param w: Tensor<[4, 3], f32> { init: "kaiming_normal"; };
+  param b: Tensor<[3], f32> { init: "uniform(-1, 1)"; };
+  output y: dropout(relu(matmul(x, w) + b), p: 0.5);
+}
+)SW";
+
+TEST(ParamBlob, CreateWithParamsEqualsCreateThenLoad) {
+  for (const char* source : {kSource, kTrainingSource}) {
+    ProgramOptions donor_options;
+    donor_options.seed = 123;
+    std::unique_ptr<Program> donor = MakeProgram(source, donor_options);
+    ASSERT_NE(donor, nullptr);
+    const std::vector<uint8_t> blob = donor->SaveParams();
+    ProgramOptions options;
+    options.training = true;
+    std::unique_ptr<Program> loaded = MakeProgram(source, options);
+    ASSERT_NE(loaded, nullptr);
+    ASSERT_TRUE(loaded->LoadParams(blob).ok());
+    Status error;
+    std::unique_ptr<Program> given = CreateWithParams(source, blob, options, &error);
+    ASSERT_NE(given, nullptr) << error.ToString();
+    EXPECT_EQ(given->SaveParams(), blob);
+    TensorMap in;
+    in.emplace("x", jit::testing::RandomTensor(ir::DType::kF32, {6, 4}, 9));
+    for (int run = 0; run < 3; ++run) {  // dropout masks from the continuing stream
+      Result<TensorMap> a = loaded->Run("G", in);
+      Result<TensorMap> b = given->Run("G", in);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_TRUE(runtime::BitwiseEqual(a->at("y"), b->at("y"))) << "run " << run;
+    }
+  }
+}
+
+TEST(ParamBlob, CreateWithParamsRejectsWhatLoadRejects) {
+  std::unique_ptr<Program> p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  std::string changed = kSource;
+  changed.replace(changed.find("[4, 3]"), 6, "[4, 2]");
+  changed.replace(changed.find("[3], f32"), 8, "[2], f32");
+  std::unique_ptr<Program> q = MakeProgram(changed);
+  ASSERT_NE(q, nullptr);
+  const std::vector<uint8_t> other = q->SaveParams();
+  const Status load = p->LoadParams(other);
+  Status error;
+  EXPECT_EQ(CreateWithParams(kSource, other, {}, &error), nullptr);
+  EXPECT_EQ(error.code(), load.code());
+  EXPECT_EQ(error.message(), load.message());
+  EXPECT_NE(error.message().find("parameter 'G/b': expected f32[3], the blob has f32[2]"), std::string::npos);
+  const uint8_t junk[] = {1, 2, 3};
+  EXPECT_EQ(CreateWithParams(kSource, junk, {}, &error), nullptr);
+  EXPECT_NE(error.message().find("bad magic"), std::string::npos) << error.ToString();
+  std::unique_ptr<Program> r = MakeProgram("@graph G {\n  input x: Tensor<[2, 4], f32>;\n  param w: Tensor<[4, 3], f32>;\n"
+                                           "  output y: matmul(x, w);\n}\n");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(CreateWithParams(kSource, r->SaveParams(), {}, &error), nullptr);
+  EXPECT_NE(error.message().find("missing: G/b, G/steps"), std::string::npos) << error.ToString();
+}
+
 // tests/testdata/param_checksums.txt: "FILE SEED CHECKSUM" per line, the
 // checksum of every example's parameters for that seed. Regenerate with
 // SHREW_UPDATE_GOLDEN=1; js/test/params.test.mjs asserts the same file

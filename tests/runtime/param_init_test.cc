@@ -78,6 +78,27 @@ TEST(ParamInitTest, ZerosOnesConsumeNoDraws) {
   for (bool v : ob.values<bool>()) EXPECT_TRUE(v);
 }
 
+TEST(ParamInitTest, AllocateModeAdvancesTheGeneratorLikeFilling) {
+  for (Kind kind : {Kind::kUniform, Kind::kXavierUniform, Kind::kKaimingUniform, Kind::kNormal, Kind::kXavierNormal,
+                    Kind::kKaimingNormal, Kind::kZeros, Kind::kOnes}) {
+    for (DType dtype : {DType::kF32, DType::kF64}) {
+      const ir::InitSpec init = Init(kind, kind == Kind::kUniform ? -1.0 : 0.0, 1.0);
+      Rng filled(11), allocated(11);
+      Result<Tensor> a = InitTensor(init, dtype, {7, 5}, filled, InitMode::kFill);
+      Result<Tensor> b = InitTensor(init, dtype, {7, 5}, allocated, InitMode::kAllocate);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(b->dtype(), dtype);
+      EXPECT_EQ(b->shape(), (Shape{7, 5}));
+      EXPECT_EQ(filled.state(), allocated.state()) << static_cast<int>(kind);
+    }
+  }
+  // The same errors as filling.
+  Rng rng(1);
+  Result<Tensor> t = InitTensor(Init(Kind::kNormal, 0, 1, "normal"), DType::kI64, {2}, rng, InitMode::kAllocate);
+  EXPECT_FALSE(t.ok());
+  EXPECT_EQ(rng.state(), 1u);
+}
+
 TEST(ParamInitTest, RandomInitNeedsFloat) {
   Rng rng(0);
   Result<Tensor> t = InitTensor(Init(Kind::kNormal, 0, 1, "normal(0, 1)"), DType::kI64, {2}, rng);

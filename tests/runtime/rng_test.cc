@@ -113,6 +113,22 @@ uint64_t Bits(double x) {
   return b;
 }
 
+TEST(RngTest, SkipsAdvanceLikeTheDraws) {
+  Rng drawn(5), skipped(5);
+  for (int i = 0; i < 1000; ++i) drawn.NextBits();
+  skipped.SkipBits(1000);
+  EXPECT_EQ(drawn.state(), skipped.state());
+  skipped.SkipBits(0);
+  EXPECT_EQ(drawn.state(), skipped.state());
+  // Normals reject pairs at random: the skip must reject the same ones.
+  for (int i = 0; i < 500; ++i) {
+    drawn.NextNormal();
+    skipped.SkipNormal();
+    ASSERT_EQ(drawn.state(), skipped.state()) << "normal " << i;
+  }
+  EXPECT_EQ(drawn.NextBits(), skipped.NextBits());
+}
+
 TEST(PortableLogTest, SpecialValues) {
   EXPECT_EQ(PortableLog(1.0), 0.0);
   EXPECT_EQ(PortableLog(0.0), -std::numeric_limits<double>::infinity());
