@@ -6,7 +6,7 @@
 //   npm run bench -- --only mlp,tiny    some workloads
 //   npm run bench -- --runtimes ort,tfjs
 import { execFile } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -242,36 +242,52 @@ for (const workload of workloads) {
 /** @type {any} */
 let shrewStartup = null;
 if (ready.some((r) => r.id === "shrew-jit")) {
-  log("\nShrew start-up (fresh process, 3 times: load + compile + first run of mlp/1, 1,000-node compile)");
+  log("\nShrew start-up (fresh process each: load + compile + first run of mlp/1, seeded and with its weights as a params blob, interleaved; 1,000-node compile)");
   const exec = promisify(execFile);
-  const runs = [];
-  for (let i = 0; i < (QUICK ? 1 : 3); i++) {
-    try {
-      const { stdout } = await exec(process.execPath, [path.join(HERE, "cold-start.mjs")], { timeout: 300_000 });
-      runs.push(JSON.parse(stdout.trim().split("\n").pop() ?? "{}"));
-    } catch (e) {
-      log(`  cold start failed: ${errText(e)}`);
+  const coldStart = async (/** @type {string[]} */ args) => {
+    const { stdout } = await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), ...args], { timeout: 300_000 });
+    return JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
+  };
+  const blobDir = mkdtempSync(path.join(os.tmpdir(), "shrew-cold-"));
+  const blobFile = path.join(blobDir, "mlp.params");
+  const runs = [], blobRuns = [];
+  try {
+    await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-params", blobFile], { timeout: 300_000 });
+    for (let i = 0; i < (QUICK ? 1 : 3); i++) {
+      for (const [list, args] of /** @type {const} */ ([[runs, []], [blobRuns, ["--params", blobFile]]])) {
+        try {
+          list.push(await coldStart(args));
+        } catch (e) {
+          log(`  cold start failed: ${errText(e)}`);
+        }
+      }
     }
+  } catch (e) {
+    log(`  writing the mlp params blob failed: ${errText(e)}`);
+  } finally {
+    rmSync(blobDir, { recursive: true, force: true });
   }
-  if (runs.length) {
-    // Best of the runs per figure: noise from other processes only ever adds.
-    const best = (/** @type {(r: any) => number} */ f) => Math.min(...runs.map(f));
-    shrewStartup = {
-      runs,
-      best: {
-        loadMs: best((r) => r.loadMs), compileMs: best((r) => r.compileMs), firstRunUs: best((r) => r.firstRunUs),
-        totalMs: best((r) => r.totalMs), steadyUs: best((r) => r.steadyUs), firstRunRatio: best((r) => r.firstRunRatio),
-        cpuTotalMs: best((r) => r.cpu.totalMs), cpuLoadMs: best((r) => r.cpu.loadMs), cpuCompileMs: best((r) => r.cpu.compileMs),
-        cpuFirstRunMs: best((r) => r.cpu.firstRunMs),
-        gen1000FirstMs: best((r) => r.gen1000.firstMs), gen1000WarmMs: best((r) => r.gen1000.warmMedianMs),
-        gen1000BestMs: best((r) => r.gen1000.warmBestMs), gen1000CpuMs: best((r) => r.gen1000.warmMedianCpuMs),
-        gen1000Instructions: runs[0].gen1000.instructions,
-      },
+  // Best of the runs per figure: noise from other processes only ever adds.
+  const bestOf = (/** @type {any[]} */ rs) => {
+    const best = (/** @type {(r: any) => number} */ f) => Math.min(...rs.map(f));
+    return {
+      loadMs: best((r) => r.loadMs), compileMs: best((r) => r.compileMs), firstRunUs: best((r) => r.firstRunUs),
+      totalMs: best((r) => r.totalMs), steadyUs: best((r) => r.steadyUs), firstRunRatio: best((r) => r.firstRunRatio),
+      cpuTotalMs: best((r) => r.cpu.totalMs), cpuLoadMs: best((r) => r.cpu.loadMs), cpuCompileMs: best((r) => r.cpu.compileMs),
+      cpuFirstRunMs: best((r) => r.cpu.firstRunMs),
+      gen1000FirstMs: best((r) => r.gen1000.firstMs), gen1000WarmMs: best((r) => r.gen1000.warmMedianMs),
+      gen1000BestMs: best((r) => r.gen1000.warmBestMs), gen1000CpuMs: best((r) => r.gen1000.warmMedianCpuMs),
+      gen1000Instructions: rs[0].gen1000.instructions,
     };
-    const b = shrewStartup.best;
-    log(`  load ${b.loadMs.toFixed(1)} ms + compile ${b.compileMs.toFixed(1)} ms + first run ${(b.firstRunUs / 1000).toFixed(1)} ms = ${b.totalMs.toFixed(1)} ms ` +
-        `(cpu ${b.cpuTotalMs.toFixed(1)} ms); first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs; ` +
-        `1,000-node compile ${b.gen1000WarmMs.toFixed(1)} ms warm (${b.gen1000FirstMs.toFixed(1)} ms first)`);
+  };
+  if (runs.length) {
+    shrewStartup = { runs, best: bestOf(runs), ...(blobRuns.length ? { blobRuns, withParams: bestOf(blobRuns) } : {}) };
+    for (const [what, b] of [["seeded", shrewStartup.best], ["with its weights", shrewStartup.withParams]]) {
+      if (!b) continue;
+      log(`  ${what}: load ${b.loadMs.toFixed(1)} ms + compile ${b.compileMs.toFixed(1)} ms + first run ${(b.firstRunUs / 1000).toFixed(1)} ms = ${b.totalMs.toFixed(1)} ms ` +
+          `(cpu ${b.cpuTotalMs.toFixed(1)} ms); first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs; ` +
+          `1,000-node compile ${b.gen1000WarmMs.toFixed(1)} ms warm (${b.gen1000FirstMs.toFixed(1)} ms first)`);
+    }
   }
 }
 
