@@ -70,6 +70,33 @@ test("run: text output, --input npy, --out writes .npy files, integer inputs nee
   assert.equal(wrong.code, 2);
 });
 
+test("--params FILE runs with saved parameter values; a bad or missing file is an error", async () => {
+  const { Shrew } = await import("../dist/index.js");
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "affine.sw");
+  writeFileSync(src, "@graph G {\n    input x: Tensor<[3], f32>;\n    param w: Tensor<[3], f32> { init: \"normal(0, 1)\"; };\n    output y: x + w;\n}\n");
+  const donor = (await Shrew.load()).compile(readFileSync(src, "utf8"), { seed: 77 });
+  const blob = join(dir, "w.params");
+  writeFileSync(blob, donor.saveParams());
+  const w = [...donor.getParam("G/w").data];
+  donor.dispose();
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f32", [3], new Float32Array(3))));
+  const r = shrew("run", src, "--params", blob, "--input", `x=${x}`, "--json");
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(r.out).outputs.y.data, w);  // y = 0 + w: the saved values, not seed 0's
+  const seeded = JSON.parse(shrew("run", src, "--input", `x=${x}`, "--json").out).outputs.y.data;
+  assert.notDeepEqual(seeded, w);
+  const missing = shrew("run", src, "--params", join(dir, "none.params"));
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /cannot read .*none\.params/);
+  const other = join(dir, "other.params");
+  writeFileSync(other, new Uint8Array([1, 2, 3]));
+  const bad = shrew("run", src, "--params", other);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /bad magic/);
+});
+
 test("dump: tape, ir, optimized-ir, plan, --json", () => {
   assert.match(shrew("dump", MLP).out, /\S/);
   assert.match(shrew("dump", MLP, "--ir").out, /^graph Classifier/);

@@ -15,6 +15,7 @@ const OPTIONS = {
   graph: { type: "string" },
   dims: { type: "string", multiple: true },
   seed: { type: "string" },
+  params: { type: "string" },
   input: { type: "string", multiple: true },
   executor: { type: "string" },
   runs: { type: "string" },
@@ -226,9 +227,18 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     const dims = parseDims(values.dims ?? []);
     const seed = intOption(values.seed, "seed", 0);
+    let params: Uint8Array | undefined;
+    if (values.params !== undefined) {
+      try {
+        params = new Uint8Array(readFileSync(values.params));
+      } catch (e) {
+        err(`Error: cannot read ${values.params}: ${(e as Error).message}`);
+        return 1;
+      }
+    }
     const shrew = await Shrew.load();
     const t0 = performance.now();
-    const program = shrew.compile(source, { filename: file, dims, seed });
+    const program = shrew.compile(source, { filename: file, dims, seed, ...(params ? { params } : {}) });
     const compileMs = performance.now() - t0;
     try {
       const graph = values.graph ?? program.graphs[0];

@@ -22,6 +22,7 @@ Options:
   --graph G                  graph to use (default: the first)
   --dims K=V,...             symbolic dimension values (e.g. Batch=8)
   --seed S                   parameter and random-input seed (default 0)
+  --params FILE              parameter values saved by saveParams() instead of the seeded ones
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable)
   --executor jit|interp      executor for run/bench (default jit)
   --runs N                   timed runs for bench (default 100)
