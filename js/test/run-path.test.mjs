@@ -99,6 +99,12 @@ test("compile prepares graphs whose input types the configuration fixes (module 
     const wantY = want.outputs[0].bytes;
     assert.deepEqual([...y], [...new Float32Array(wantY.buffer.slice(wantY.byteOffset, wantY.byteOffset + 60))]);
     for (let i = 0; i < 15; i++) assert.equal(z[i], x[i] + x[i]);
+    // Inputs over 16 MiB in all: prepared by the first run, not held from compile on.
+    const big = h.compile(`@graph Big {\n    input x: Tensor<[1100, 4096], f32>;\n    output y: x + x;\n}`, {});
+    assert.equal(big.ok, true, big.rendered);
+    assert.equal(big.graphs[0].key, undefined);
+    assert.equal(big.graphs[0].prepared, undefined);
+    assert.equal(h.compile(FIXED, { dims: { Batch: 3 } }).ok, true);
     // setDims prepares again for the new sizes.
     const d = h.setDims({ Batch: 2 });
     assert.equal(d.ok, true);

@@ -241,7 +241,10 @@ class ProgramHandle {
   // configuration fixes is prepared here for those types (key: the specs in
   // declaration order, as the lean path keys them; prepared: the prepare()
   // value), so the program's first run with them does no preparing and
-  // nothing crosses for its signature.
+  // nothing crosses for its signature. Only while its inputs total at most
+  // kEagerInputBytes: the prepared run holds a copy of each input, memory a
+  // graph that is never run would not otherwise take.
+  static constexpr uint64_t kEagerInputBytes = uint64_t{16} << 20;
   val GraphsValue() {
     val list = val::array();
     int k = 0;
@@ -251,7 +254,15 @@ class ProgramHandle {
       v.set("signature", shrew::wasm::SignatureValue(g));
       if (std::optional<std::vector<shrew::InputSpec>> specs = program_->StaticInputs(g.name())) {
         val key = val::array();
-        bool lean = true;
+        uint64_t bytes = 0;
+        bool small = true;
+        for (const shrew::InputSpec& spec : *specs) {
+          shrew::Result<int64_t> n = shrew::runtime::CountElements(spec.shape);
+          small = small && n.ok() && static_cast<uint64_t>(*n) <= kEagerInputBytes;
+          if (!small) break;
+          bytes += static_cast<uint64_t>(*n) * shrew::ir::StorageByteSize(shrew::ir::StorageOf(spec.dtype));
+        }
+        bool lean = small && bytes <= kEagerInputBytes;
         for (size_t i = 0; i < specs->size() && lean; ++i) {
           shrew::InputSpec& spec = (*specs)[i];
           // The dtype a typed array for this input crosses as (f16 → f32).
