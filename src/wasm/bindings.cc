@@ -252,43 +252,45 @@ class ProgramHandle {
       val v = val::object();
       v.set("name", g.name());
       v.set("signature", shrew::wasm::SignatureValue(g));
-      if (std::optional<std::vector<shrew::InputSpec>> specs = program_->StaticInputs(g.name())) {
-        val key = val::array();
-        uint64_t bytes = 0;
-        bool small = true;
-        for (const shrew::InputSpec& spec : *specs) {
-          shrew::Result<int64_t> n = shrew::runtime::CountElements(spec.shape);
-          small = small && n.ok() && static_cast<uint64_t>(*n) <= kEagerInputBytes;
-          if (!small) break;
-          bytes += static_cast<uint64_t>(*n) * shrew::ir::StorageByteSize(shrew::ir::StorageOf(spec.dtype));
-        }
-        bool lean = small && bytes <= kEagerInputBytes;
-        for (size_t i = 0; i < specs->size() && lean; ++i) {
-          shrew::InputSpec& spec = (*specs)[i];
-          // The dtype a typed array for this input crosses as (f16 → f32).
-          const std::string js = shrew::wasm::JsDType(spec.dtype);
-          std::optional<shrew::ir::DType> crossed = shrew::ir::DTypeFromName(js);
-          lean = crossed.has_value() && js != "i32";
-          if (!lean) break;
-          spec.dtype = *crossed;
-          val item = val::object();
-          item.set("name", spec.name);
-          item.set("dtype", js);
-          item.set("shape", shrew::wasm::ShapeValue(spec.shape));
-          key.set(i, item);
-        }
-        // Otherwise, or if these types fail the input checks, the first run prepares (and reports).
-        if (lean) {
-          val prepared = PrepareSpecs(g.name(), *specs, true);
-          if (prepared["ok"].as<bool>()) {
-            v.set("key", key);
-            v.set("prepared", prepared);
+      if (std::optional<std::vector<shrew::InputSpec>> specs = EagerSpecs(g.name())) {
+        // If these types fail the input checks, the first run prepares (and reports).
+        val prepared = PrepareSpecs(g.name(), *specs, true);
+        if (prepared["ok"].as<bool>()) {
+          val key = val::array();
+          for (size_t i = 0; i < specs->size(); ++i) {
+            val item = val::object();
+            item.set("name", (*specs)[i].name);
+            item.set("dtype", shrew::wasm::JsDType((*specs)[i].dtype));
+            item.set("shape", shrew::wasm::ShapeValue((*specs)[i].shape));
+            key.set(i, item);
           }
+          v.set("key", key);
+          v.set("prepared", prepared);
         }
       }
       list.set(k++, v);
     }
     return list;
+  }
+
+  // The input specs GraphsValue prepares a graph for: its declared inputs
+  // with each dtype as a typed array crosses (f16 → f32); nullopt when the
+  // configuration does not fix them, an input crosses by value (i32), or
+  // they total over kEagerInputBytes.
+  std::optional<std::vector<shrew::InputSpec>> EagerSpecs(const std::string& graph) const {
+    std::optional<std::vector<shrew::InputSpec>> specs = program_->StaticInputs(graph);
+    if (!specs) return std::nullopt;
+    uint64_t bytes = 0;
+    for (shrew::InputSpec& spec : *specs) {
+      const std::string js = shrew::wasm::JsDType(spec.dtype);
+      std::optional<shrew::ir::DType> crossed = shrew::ir::DTypeFromName(js);
+      shrew::Result<int64_t> n = shrew::runtime::CountElements(spec.shape);
+      if (!crossed || js == "i32" || !n.ok() || static_cast<uint64_t>(*n) > kEagerInputBytes) return std::nullopt;
+      spec.dtype = *crossed;
+      bytes += static_cast<uint64_t>(*n) * shrew::ir::StorageByteSize(shrew::ir::StorageOf(spec.dtype));
+      if (bytes > kEagerInputBytes) return std::nullopt;
+    }
+    return specs;
   }
 
   val Graphs() const {
