@@ -88,6 +88,12 @@ test("compile({params}) with a blob that does not fit fails like loadParams; Shr
       (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
         e.message === "params must be a Uint8Array (a saveParams() blob), got Float32Array");
     assert.throws(() => shrew.compile(MLP, { params: "blob" }), (e) => /got string/.test(e.message));
+    // More bytes than the wasm heap can hold (2 GiB): an error, not an abort (the array is
+    // never touched, so its pages are not committed).
+    const huge = new Uint8Array(2_200_000_000);
+    assert.throws(() => shrew.compile(MLP, { params: huge }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted" && /2200000000-byte blob/.test(e.message));
+    assert.throws(() => p.loadParams(huge), (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted");
     const q = shrew.compile(MLP, { seed: 1, params: p.saveParams() });
     assert.equal(q.paramsChecksum(), p.paramsChecksum());
     q.dispose();

@@ -50,6 +50,20 @@ test("bad sizes give a typed error and the module stays usable", () => {
   assert.deepEqual(Array.from(shrew.dense(1, 1, 1, new Float32Array([2]), new Float32Array([3]))), [6]);
 });
 
+test("hostile dense sizes are errors before any allocation; the module stays usable", () => {
+  const err = (code, re) => (e) => e instanceof ShrewRuntimeError && e.code === code && re.test(e.message);
+  assert.throws(() => shrew.dense(1.5, 1, 1, new Float32Array(1), new Float32Array(1)), err("invalid_argument", /non-negative integers, got 1.5/));
+  assert.throws(() => shrew.dense(-1, 1, 1, new Float32Array(1), new Float32Array(1)), err("invalid_argument", /got -1/));
+  // 2^20 × 2^12 = 2^32 wraps to 0 in 32-bit size_t: must not pass as an empty x.
+  assert.throws(() => shrew.dense(1 << 20, 1 << 12, 1, new Float32Array(0), new Float32Array(4096)),
+    err("resource_exhausted", /at most 1073741824/));
+  assert.throws(() => shrew.dense(1, 1 << 14, 1 << 14, new Float32Array(1 << 14), new Float32Array(4)),
+    err("resource_exhausted", /packed weights/));
+  assert.throws(() => shrew.dense(2, 2, 2, new Float32Array(4), new Float32Array(4), new Float32Array(3)),
+    err("invalid_argument", /bias has 3 elements, expected 2/));
+  assert.deepEqual(Array.from(shrew.dense(1, 1, 1, new Float32Array([2]), new Float32Array([3]))), [6]);
+});
+
 test("the module is built with SIMD128 and its code uses f32x4/v128 instructions", () => {
   assert.equal(shrew.simd128, true);
   const wasm = fileURLToPath(new URL("../dist/wasm/shrew.wasm", import.meta.url));

@@ -12,6 +12,7 @@
 #include <malloc.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -40,9 +41,39 @@ val CopyOut(const std::vector<float>& v) {
   return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
 }
 
+std::string Show(val v) { return val::global("String")(v).as<std::string>(); }
+// "null", "string", "Float32Array", …: for values whose text could be huge.
+std::string TypeName(val v) {
+  if (v.isNull()) return "null";
+  const std::string type = v.typeOf().as<std::string>();
+  if (type != "object") return type;
+  val ctor = v["constructor"];
+  return ctor.isUndefined() || ctor.isNull() ? type : ctor["name"].as<std::string>();
+}
+
 // denseXnn(batch, in, out, x, w, bias) -> {ok, data} | {ok:false, code, message}
+// Checked before anything is copied in (a failed allocation would abort the
+// module): integer sizes, the array lengths they imply, and at most 1 GiB
+// for x, w, bias, the packed weights and the result together.
 val DenseXnn(double batch, double in, double out, val x, val w, val bias) {
-  if (batch < 0 || in < 0 || out < 0) return Error(shrew::InvalidArgument("dense: negative size"));
+  for (double d : {batch, in, out}) {
+    if (!(d >= 0 && d <= 2147483647.0 && d == std::floor(d))) {
+      return Error(shrew::InvalidArgument("dense: sizes must be non-negative integers, got " + Show(val(d))));
+    }
+  }
+  // Exact up to 2^53; beyond, far over the limit either way.
+  const double nx = batch * in, nw = out * in, ny = batch * out;
+  const double lx = x["length"].as<double>(), lw = w["length"].as<double>(), lb = bias["length"].as<double>();
+  const double bytes = 4.0 * (nx + 2.0 * nw + lb + ny);
+  if (bytes > 1073741824.0) {
+    return Error(shrew::ResourceExhausted("dense: x, w, bias, the packed weights and the result need " + Show(val(bytes)) +
+                                          " bytes; at most 1073741824"));
+  }
+  if (lx != nx) return Error(shrew::InvalidArgument("dense: x has " + Show(val(lx)) + " elements, expected " + Show(val(nx))));
+  if (lw != nw) return Error(shrew::InvalidArgument("dense: w has " + Show(val(lw)) + " elements, expected " + Show(val(nw))));
+  if (lb != 0 && lb != out) {
+    return Error(shrew::InvalidArgument("dense: bias has " + Show(val(lb)) + " elements, expected " + Show(val(out))));
+  }
   shrew::runtime::DenseShape shape{static_cast<size_t>(batch), static_cast<size_t>(in), static_cast<size_t>(out)};
   auto result = shrew::runtime::DenseXnn(shape, emscripten::convertJSArrayToNumberVector<float>(x),
                                          emscripten::convertJSArrayToNumberVector<float>(w),
@@ -76,15 +107,6 @@ bool IsCount(val v) {
   return v.isNumber() && val::global("Number").call<bool>("isSafeInteger", v) && v.as<double>() >= 0;
 }
 
-std::string Show(val v) { return val::global("String")(v).as<std::string>(); }
-// "null", "string", "Float32Array", …: for values whose text could be huge.
-std::string TypeName(val v) {
-  if (v.isNull()) return "null";
-  const std::string type = v.typeOf().as<std::string>();
-  if (type != "object") return type;
-  val ctor = v["constructor"];
-  return ctor.isUndefined() || ctor.isNull() ? type : ctor["name"].as<std::string>();
-}
 
 // The dims option, {name: size}: every size a non-negative safe integer
 // (1.5, NaN, "8" or 2^60 would otherwise be truncated or wrap silently).
@@ -166,7 +188,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     }
     out.params.emplace(options["params"]);
     if (!out.params->ok()) {
-      return shrew::ResourceExhausted("params: no memory for a " + std::to_string(out.params->size()) + "-byte blob");
+      return shrew::ResourceExhausted("params: no memory for a " + Show(val(out.params->length())) + "-byte blob");
     }
   }
   return out;
@@ -514,7 +536,7 @@ class ProgramHandle {
     if (!program_) return NotReady();
     const shrew::wasm::HostBytes blob(bytes);
     if (!blob.ok()) {
-      return Error(shrew::ResourceExhausted("no memory for a " + std::to_string(blob.size()) + "-byte parameter blob"));
+      return Error(shrew::ResourceExhausted("no memory for a " + Show(val(blob.length())) + "-byte parameter blob"));
     }
     shrew::Status s = program_->LoadParams(blob.span());
     if (!s.ok()) return Error(s);

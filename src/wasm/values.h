@@ -6,8 +6,8 @@
 #include <emscripten/val.h>
 
 #include <cstring>
+#include <cstdlib>
 #include <memory>
-#include <new>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,20 +26,27 @@ using emscripten::val;
 // A Uint8Array's bytes copied into wasm memory once. Not a std::vector:
 // its resize value-initialises byte by byte (≈ 3 ns per byte at -Os, 8 ms
 // for a 2.7 MB parameter blob) before the copy overwrites every byte.
-// ok() is false when the heap cannot hold them.
+// ok() is false when the heap cannot hold them (over 2 GiB, or malloc
+// fails: malloc, not new, which aborts on failure without exceptions, its
+// nothrow form too).
 class HostBytes {
  public:
-  explicit HostBytes(val array)
-      : size_(array["length"].as<size_t>()), data_(new (std::nothrow) uint8_t[size_ > 0 ? size_ : 1]) {
-    if (data_ && size_ > 0) val(emscripten::typed_memory_view(size_, data_.get())).call<void>("set", array);
+  explicit HostBytes(val array) : length_(array["length"].as<double>()) {
+    if (!(length_ >= 0 && length_ < 2147483648.0)) return;
+    const size_t n = static_cast<size_t>(length_);
+    data_.reset(static_cast<uint8_t*>(std::malloc(n > 0 ? n : 1)));
+    if (data_ && n > 0) val(emscripten::typed_memory_view(n, data_.get())).call<void>("set", array);
   }
   bool ok() const { return data_ != nullptr; }
-  size_t size() const { return size_; }
-  std::span<const uint8_t> span() const { return {data_.get(), size_}; }
+  double length() const { return length_; }
+  std::span<const uint8_t> span() const { return {data_.get(), ok() ? static_cast<size_t>(length_) : 0}; }
 
  private:
-  size_t size_;
-  std::unique_ptr<uint8_t[]> data_;
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  double length_;
+  std::unique_ptr<uint8_t, Free> data_;
 };
 
 inline val Error(const Status& status) {
