@@ -186,6 +186,21 @@ test("running out of wasm memory is an error and the module stays usable", () =>
   }
 });
 
+test("an input whose arena fits but whose staging copy does not is an error, not an abort", () => {
+  // 800 MiB in (under the cap) and 800 MiB out: the arena fits in 2 GB, the
+  // copy run() stages the input in does not.
+  const p = shrew.compile("@graph G {\n    input x: Tensor<[B, 1024, 1024], f32>;\n    output y: x * 2.0;\n}\n");
+  try {
+    const big = new Tensor("f32", [200, 1024, 1024], new Float32Array(200 * 1024 * 1024));
+    throwsRuntime(() => p.run("G", { x: big }), "resource_exhausted", ["input 'x'", "838860800-byte staging buffer"]);
+    const y = p.run("G", { x: new Tensor("f32", [1, 1024, 1024], new Float32Array(1 << 20).fill(1.5)) });
+    assert.equal(y.y.data[12345], 3);
+  } finally {
+    p.dispose();
+  }
+  stillWorks();
+});
+
 // ---- determinism (the input formula of tests/api/determinism_test.cc)
 
 function formulaInputs(sig, dims) {

@@ -12,15 +12,16 @@ Status PreparedRun::Run() {
   // cached plan) after another binding, SetParam or Recompile.
   SHREW_RETURN_IF_ERROR(ex.Bind(shapes_, dims_));
   for (size_t i = 0; i < staged_.size(); ++i) {
-    std::vector<std::byte>& buf = staged_[i];
-    if (buf.empty()) continue;
+    const size_t size = staged_[i].byte_size();
+    if (size == 0) continue;
+    std::byte* buf = static_cast<std::byte*>(staged_[i].mutable_raw_data());
     if (is_bool_[i]) {
-      for (std::byte& b : buf) b = b != std::byte{0} ? std::byte{1} : std::byte{0};
+      for (size_t b = 0; b < size; ++b) buf[b] = buf[b] != std::byte{0} ? std::byte{1} : std::byte{0};
     }
     const int in = static_cast<int>(i);
     if (ex.input_bytes(in) == 0) continue;  // an input the tape never reads
-    if (ex.input_bytes(in) != buf.size()) return Internal("input buffer size differs from its arena slot");
-    std::memcpy(ex.input_data(in), buf.data(), buf.size());
+    if (ex.input_bytes(in) != size) return Internal("input buffer size differs from its arena slot");
+    std::memcpy(ex.input_data(in), buf, size);
   }
   return ex.Run();
 }

@@ -44,8 +44,8 @@ class PreparedRun {
   };
 
   int num_inputs() const { return static_cast<int>(staged_.size()); }
-  std::byte* input_data(int i) { return staged_[static_cast<size_t>(i)].data(); }
-  uint64_t input_bytes(int i) const { return staged_[static_cast<size_t>(i)].size(); }
+  std::byte* input_data(int i) { return static_cast<std::byte*>(staged_[static_cast<size_t>(i)].mutable_raw_data()); }
+  uint64_t input_bytes(int i) const { return staged_[static_cast<size_t>(i)].byte_size(); }
   const runtime::Shape& input_shape(int i) const { return shapes_[static_cast<size_t>(i)]; }
   // The graph input (index for input_data) of the k-th InputSpec given to Prepare.
   int input_of_spec(int k) const { return spec_input_[static_cast<size_t>(k)]; }
@@ -64,7 +64,10 @@ class PreparedRun {
   size_t graph_;
   std::vector<runtime::Shape> shapes_;  // per graph input (the binding)
   ir::DimBindings dims_;
-  std::vector<std::vector<std::byte>> staged_;  // per graph input
+  // Per graph input, its bytes as u8 tensors: allocated like every tensor,
+  // so running out of memory is an error (a std::vector would abort in
+  // builds without exceptions).
+  std::vector<runtime::Tensor> staged_;
   std::vector<uint8_t> is_bool_;                // per graph input
   std::vector<int> spec_input_;                 // per InputSpec: its graph input
   std::vector<Output> outputs_;

@@ -324,7 +324,13 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
       const InputSpec& spec = inputs[static_cast<size_t>(k)];
       bytes = static_cast<uint64_t>(runtime::CountElements(spec.shape).value()) * ir::StorageByteSize(ir::StorageOf(spec.dtype));
     }
-    p->staged_.emplace_back(bytes);
+    // The input checks capped each input at max_tensor_bytes.
+    Result<Tensor> staged = Tensor::Zeros(ir::DType::kU8, {static_cast<int64_t>(bytes)});
+    if (!staged.ok()) {
+      return ResourceExhausted("input '" + inputs[static_cast<size_t>(k)].name + "': out of memory for its " +
+                               std::to_string(bytes) + "-byte staging buffer");
+    }
+    p->staged_.push_back(std::move(staged).value());
     p->is_bool_.push_back(k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kBool);
     if (k >= 0) p->spec_input_[static_cast<size_t>(k)] = static_cast<int>(i);
   }
