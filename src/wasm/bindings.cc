@@ -130,7 +130,7 @@ shrew::Result<shrew::ir::DimBindings> DimsFrom(val dims) {
 struct CompileSettings {
   shrew::CompileOptions compile;
   shrew::ProgramOptions program;
-  std::optional<shrew::wasm::HostBytes> params;  // a saveParams blob: the values instead of the initialisers
+  std::optional<shrew::runtime::Tensor> params;  // a saveParams blob (u8): the values instead of the initialisers
 };
 
 // compile(source, options): every key known and every value of its type — a
@@ -186,10 +186,9 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     if (!options["params"].instanceof(val::global("Uint8Array"))) {
       return shrew::InvalidArgument("params must be a Uint8Array (a saveParams() blob), got " + TypeName(options["params"]));
     }
-    out.params.emplace(options["params"]);
-    if (!out.params->ok()) {
-      return shrew::ResourceExhausted("params: no memory for a " + Show(val(out.params->length())) + "-byte blob");
-    }
+    shrew::Result<shrew::runtime::Tensor> blob = shrew::wasm::BytesIn(options["params"], "params");
+    if (!blob.ok()) return blob.status();
+    out.params = std::move(blob).value();
   }
   return out;
 }
@@ -219,7 +218,7 @@ class ProgramHandle {
     if (!compiled_->ok) return out;
     out.set("seed", static_cast<double>(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
-    auto program = settings->params ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->span())
+    auto program = settings->params ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>())
                                     : shrew::Program::Create(*compiled_, popts);
     if (!program.ok()) return Error(program.status());
     program_ = std::move(program).value();
@@ -534,11 +533,9 @@ class ProgramHandle {
   }
   val LoadParams(val bytes) {
     if (!program_) return NotReady();
-    const shrew::wasm::HostBytes blob(bytes);
-    if (!blob.ok()) {
-      return Error(shrew::ResourceExhausted("no memory for a " + Show(val(blob.length())) + "-byte parameter blob"));
-    }
-    shrew::Status s = program_->LoadParams(blob.span());
+    shrew::Result<shrew::runtime::Tensor> blob = shrew::wasm::BytesIn(bytes, "loadParams");
+    if (!blob.ok()) return Error(blob.status());
+    shrew::Status s = program_->LoadParams(blob->values<uint8_t>());
     if (!s.ok()) return Error(s);
     val out = val::object();
     out.set("ok", true);

@@ -6,9 +6,7 @@
 #include <emscripten/val.h>
 
 #include <cstring>
-#include <cstdlib>
-#include <memory>
-#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -23,31 +21,23 @@ namespace shrew::wasm {
 
 using emscripten::val;
 
-// A Uint8Array's bytes copied into wasm memory once. Not a std::vector:
-// its resize value-initialises byte by byte (≈ 3 ns per byte at -Os, 8 ms
-// for a 2.7 MB parameter blob) before the copy overwrites every byte.
-// ok() is false when the heap cannot hold them (over 2 GiB, or malloc
-// fails: malloc, not new, which aborts on failure without exceptions, its
-// nothrow form too).
-class HostBytes {
- public:
-  explicit HostBytes(val array) : length_(array["length"].as<double>()) {
-    if (!(length_ >= 0 && length_ < 2147483648.0)) return;
-    const size_t n = static_cast<size_t>(length_);
-    data_.reset(static_cast<uint8_t*>(std::malloc(n > 0 ? n : 1)));
-    if (data_ && n > 0) val(emscripten::typed_memory_view(n, data_.get())).call<void>("set", array);
+// A Uint8Array's bytes copied into wasm memory once, held as a u8 tensor:
+// the allocation every tensor uses, which reports running out of memory (a
+// std::vector would abort: without exceptions `new` does, even its nothrow
+// form; and its resize value-initialises byte by byte at -Os, 8 ms for a
+// 2.7 MB parameter blob, before the copy overwrites every byte).
+inline Result<runtime::Tensor> BytesIn(val array, std::string_view what) {
+  const double n = array["length"].as<double>();
+  Result<runtime::Tensor> t = n >= 0 && n < 9007199254740992.0
+                                  ? runtime::Tensor::Uninitialized(ir::DType::kU8, {static_cast<int64_t>(n)})
+                                  : Result<runtime::Tensor>(InvalidArgument("not a length"));
+  if (!t.ok()) {
+    return ResourceExhausted(std::string(what) + ": no memory for a " + val(n).call<std::string>("toString") +
+                             "-byte blob");
   }
-  bool ok() const { return data_ != nullptr; }
-  double length() const { return length_; }
-  std::span<const uint8_t> span() const { return {data_.get(), ok() ? static_cast<size_t>(length_) : 0}; }
-
- private:
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  double length_;
-  std::unique_ptr<uint8_t, Free> data_;
-};
+  if (n > 0) val(emscripten::typed_memory_view(static_cast<size_t>(n), t->mutable_values<uint8_t>().data())).call<void>("set", array);
+  return t;
+}
 
 inline val Error(const Status& status) {
   val out = val::object();
