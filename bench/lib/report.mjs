@@ -107,7 +107,9 @@ export function renderMarkdown(results) {
     const nat = c.results.find((/** @type {any} */ r) => r.runtime === "shrew-native" && r.extra);
     if (!jit && !nat) continue;
     const e = jit?.extra ?? {}, n = nat?.extra ?? {};
-    const perCall = jit && Number.isFinite(jit.cpuPerCallUs) ? jit.cpuPerCallUs * 1000 - e.inWasmNsPerRun : NaN;
+    // Paired wall-time bursts when the run measured them; older results: CPU per call minus the loop.
+    const perCall = Number.isFinite(e.jsCallOverheadNs) ? e.jsCallOverheadNs
+      : jit && Number.isFinite(jit.cpuPerCallUs) ? jit.cpuPerCallUs * 1000 - e.inWasmNsPerRun : NaN;
     // CPU per call when both rows have it (wall times of a separate process are not comparable on a busy machine).
     const cpuBoth = jit && nat && Number.isFinite(jit.cpuPerCallUs) && Number.isFinite(nat.cpuPerCallUs);
     const ratio = cpuBoth ? jit.cpuPerCallUs / nat.cpuPerCallUs
@@ -125,7 +127,8 @@ export function renderMarkdown(results) {
     out.push(table(["workload", "B", "tape instr", "wasm Executor::Run", "wasm ns/instr", "JS call overhead", "native Executor::Run", "native ns/instr", "wasm ÷ native per call", "arena / lower bound"], shrewRows));
     out.push("");
     out.push("wasm Executor::Run: process CPU time per run of a loop inside wasm (`Program.benchRun`, no copies, no JS; fastest of 7 loops). " +
-      "JS call overhead: the JIT row's cpu/call minus that (feeds → HEAP, one Embind call, output copy; includes V8's GC). " +
+      "JS call overhead: what a public `run` costs on top of the tape (input into wasm memory, one Embind call, output copy): " +
+      "bursts of public calls and of the in-wasm loop, interleaved, median difference of their wall time per run. " +
       "native: the same loop in `build/native/bench_peer_native`. wasm ÷ native: the two rows' cpu/call (else wall medians).");
     out.push("");
   }
