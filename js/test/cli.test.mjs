@@ -70,6 +70,36 @@ test("run: text output, --input npy, --out writes .npy files, integer inputs nee
   assert.equal(wrong.code, 2);
 });
 
+test("bad --out, --input, --dims and --runs are one-line errors, never a trace or a hang", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const expectError = (code, pattern, ...args) => {
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(r.error, undefined, `${args.join(" ")}: ${r.error}`);  // a hang ends in ETIMEDOUT
+    assert.equal(r.status, code, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+  };
+  // Node's recursive mkdir spins forever under /proc.
+  expectError(1, /cannot create \/proc\/shrew-out \(--out\): ENOENT/, "run", MLP, "--out", "/proc/shrew-out");
+  const file = join(dir, "file");
+  writeFileSync(file, "");
+  expectError(1, /cannot write into .*file \(--out\): not a directory/, "run", MLP, "--out", file);
+  expectError(1, /cannot create .*file\/sub \(--out\): ENOTDIR/, "run", MLP, "--out", join(file, "sub"));
+  expectError(1, /cannot read .*none\.npy \(--input images\): ENOENT/, "run", MLP, "--input", `images=${join(dir, "none.npy")}`);
+  expectError(1, /mlp_classifier\.sw \(--input images\): not a \.npy file/, "run", MLP, "--input", `images=${MLP}`);
+  expectError(2, /--input images is given twice/, "run", MLP, "--input", "images=random", "--input", "images=random");
+  expectError(2, /--dims gives Batch twice/, "run", MLP, "--dims", "Batch=2,Batch=3");
+  for (const bad of ["Batch=2=3", "Batch=", "=4", "Batch= 4", "Batch=0x10", "Batch=1e3"]) {
+    expectError(2, /--dims expects NAME=SIZE/, "run", MLP, "--dims", bad);
+  }
+  expectError(2, /--runs expects a positive integer, got '0'/, "bench", MLP, "--runs", "0");
+  // Nested --out directories are created.
+  const nested = join(dir, "a", "b");
+  const ok = shrew("run", MLP, "--out", nested);
+  assert.equal(ok.code, 0, ok.err);
+  assert.deepEqual([...readNpy(new Uint8Array(readFileSync(join(nested, "probs.npy")))).shape], [1, 10]);
+});
+
 test("--params FILE runs with saved parameter values; a bad or missing file is an error", async () => {
   const { Shrew } = await import("../dist/index.js");
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));

@@ -1,8 +1,8 @@
 // Input tensors for `shrew run` / `bench`: seeded random by default,
 // `NAME=PATH.npy`, `NAME=random` or `NAME=randint:LO:HI`.
-import { readFileSync } from "node:fs";
-import { Rng, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
+import { NpyError, Rng, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
 import { UsageError } from "./usage.js";
+import { FileError, readBytes } from "./files.js";
 
 export type InputSpec = { kind: "random" } | { kind: "randint"; lo: number; hi: number } | { kind: "npy"; path: string };
 
@@ -14,6 +14,7 @@ export function parseInputSpecs(values: readonly string[]): Map<string, InputSpe
     if (eq <= 0) throw new UsageError(`--input expects NAME=PATH.npy|random|randint:LO:HI, got '${v}'`);
     const name = v.slice(0, eq);
     const spec = v.slice(eq + 1);
+    if (out.has(name)) throw new UsageError(`--input ${name} is given twice`);
     if (spec === "random") out.set(name, { kind: "random" });
     else if (spec.startsWith("randint:")) {
       const [lo, hi] = spec.slice(8).split(":").map(Number);
@@ -28,13 +29,18 @@ export function parseInputSpecs(values: readonly string[]): Map<string, InputSpe
 
 /** Parses `--dims K=V,K=V`. */
 export function parseDims(values: readonly string[]): Record<string, number> {
-  const dims: Record<string, number> = {};
+  // No prototype: a dim named __proto__ or constructor is just a name.
+  const dims: Record<string, number> = Object.create(null);
   for (const v of values) {
     for (const part of v.split(",").filter((p) => p.length > 0)) {
-      const [k, val] = part.split("=");
-      const n = Number(val);
-      if (!k || !Number.isSafeInteger(n) || n < 0) throw new UsageError(`--dims expects NAME=SIZE[,NAME=SIZE…], got '${part}'`);
-      dims[k] = n;
+      const eq = part.indexOf("=");
+      const k = part.slice(0, eq), val = part.slice(eq + 1);
+      // Number("") is 0 and Number(" 8") is 8: only plain digits are sizes.
+      if (eq <= 0 || !/^[0-9]+$/.test(val) || !Number.isSafeInteger(Number(val))) {
+        throw new UsageError(`--dims expects NAME=SIZE[,NAME=SIZE…], got '${part}'`);
+      }
+      if (Object.hasOwn(dims, k)) throw new UsageError(`--dims gives ${k} twice`);
+      dims[k] = Number(val);
     }
   }
   return dims;
@@ -64,7 +70,13 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
   for (const input of sig.inputs) {
     const spec = specs.get(input.name) ?? { kind: "random" };
     if (spec.kind === "npy") {
-      feeds[input.name] = readNpy(new Uint8Array(readFileSync(spec.path)));
+      const what = `--input ${input.name}`;
+      try {
+        feeds[input.name] = readNpy(readBytes(spec.path, what));
+      } catch (e) {
+        if (e instanceof NpyError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
+        throw e;
+      }
       continue;
     }
     const dtype = JS_DTYPE[input.dtype ?? ""];

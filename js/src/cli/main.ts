@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
 // info, run and bench a .sw file on the wasm runtime.
-import { readFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs } from "../index.js";
 import { NpyError } from "../npy.js";
 import { USAGE, UsageError } from "./usage.js";
 import { makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
 import { describeTensor, formatBytes, tensorValues } from "./format.js";
 
 const OPTIONS = {
@@ -138,8 +138,8 @@ function cmdInfo(ctx: Context): number {
 function cmdRun(ctx: Context): number {
   const outputs = execute(ctx, feedsFor(ctx));
   if (ctx.values.out) {
-    mkdirSync(ctx.values.out, { recursive: true });
-    for (const [name, t] of Object.entries(outputs)) writeFileSync(join(ctx.values.out, `${name}.npy`), writeNpy(t));
+    ensureDir(ctx.values.out);
+    for (const [name, t] of Object.entries(outputs)) writeInto(ctx.values.out, `${name}.npy`, writeNpy(t));
   }
   if (ctx.values.json) {
     const o: Record<string, unknown> = {};
@@ -159,7 +159,8 @@ function percentile(sorted: number[], q: number): number {
 }
 
 function cmdBench(ctx: Context): number {
-  const runs = Math.max(1, intOption(ctx.values.runs, "runs", 100));
+  const runs = intOption(ctx.values.runs, "runs", 100);
+  if (runs < 1) throw new UsageError(`--runs expects a positive integer, got '${ctx.values.runs}'`);
   const feeds = feedsFor(ctx);
   for (let i = 0; i < 3; i++) execute(ctx, feeds);
   const times: number[] = [];
@@ -227,15 +228,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     const dims = parseDims(values.dims ?? []);
     const seed = intOption(values.seed, "seed", 0);
-    let params: Uint8Array | undefined;
-    if (values.params !== undefined) {
-      try {
-        params = new Uint8Array(readFileSync(values.params));
-      } catch (e) {
-        err(`Error: cannot read ${values.params}: ${(e as Error).message}`);
-        return 1;
-      }
-    }
+    const params = values.params === undefined ? undefined : readBytes(values.params, "--params");
     const shrew = await Shrew.load();
     const t0 = performance.now();
     const program = shrew.compile(source, { filename: file, dims, seed, ...(params ? { params } : {}) });
@@ -261,7 +254,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       err(`Error: ${e.message}`);
       return 2;
     }
-    if (e instanceof ShrewRuntimeError || e instanceof NpyError) {
+    if (e instanceof ShrewRuntimeError || e instanceof NpyError || e instanceof FileError) {
       err(`Error: ${e.message}`);
       return 1;
     }
