@@ -56,7 +56,7 @@ test("bad dims are typed errors and change nothing", (t) => {
   const before = p.paramsChecksum();
   const y = p.run("Net", { x: x(1, 2, 8) }).y;
   for (const [dims, pattern] of [
-    [{ D: 1.5 }, /dims\.D must be a non-negative integer, got 1\.5/],
+    [{ D: 1.5 }, /dims\.D must be a non-negative integer \(at most 2\^53 - 1\), got 1\.5/],
     [{ D: -4 }, /dims\.D must be a non-negative integer/],
     [{ D: NaN }, /got NaN/],
     [{ D: 2 ** 60 }, /non-negative integer/],

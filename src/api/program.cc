@@ -24,6 +24,23 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return s.empty() ? "(none)" : s;
 }
 
+// For a name that is not a parameter key: the scoped keys whose last part
+// is that name ("w" → "Classifier/w"), else the first keys, so the caller
+// sees how parameters are named.
+Status UnknownParam(const runtime::ParamMap& params, std::string_view key) {
+  constexpr size_t kShown = 8;
+  std::vector<std::string> similar, first;
+  for (const auto& [k, t] : params) {
+    if (k.size() > key.size() && k.ends_with(key) && k[k.size() - key.size() - 1] == '/') similar.push_back(k);
+    if (first.size() < kShown) first.push_back(k);
+  }
+  std::string msg = "no parameter '" + std::string(key) + "'";
+  if (!similar.empty()) return NotFound(msg + "; did you mean " + JoinNames(similar) + "?");
+  msg += "; its parameters: " + JoinNames(first);
+  if (params.size() > kShown) msg += ", … (" + std::to_string(params.size()) + " in all)";
+  return NotFound(msg);
+}
+
 Result<runtime::KernelPtr> FusedFactory(const runtime::KernelSpec& dense, ir::OpKind activation) {
   if (!runtime::CanFuseDenseActivation(dense.node->op, activation)) return runtime::KernelPtr();
   return runtime::CreateFusedDenseActivation(dense, activation);
@@ -393,13 +410,13 @@ std::vector<std::pair<std::string, const Tensor*>> Program::Params() const {
 
 Result<Tensor> Program::GetParam(std::string_view key) const {
   auto it = params_.find(key);
-  if (it == params_.end()) return NotFound("no parameter '" + std::string(key) + "'");
+  if (it == params_.end()) return UnknownParam(params_, key);
   return it->second.Clone();
 }
 
 Status Program::SetParam(std::string_view key, const Tensor& value) {
   auto it = params_.find(key);
-  if (it == params_.end()) return NotFound("no parameter '" + std::string(key) + "'");
+  if (it == params_.end()) return UnknownParam(params_, key);
   Tensor& p = it->second;
   if (value.dtype() != p.dtype() || value.shape() != p.shape()) {
     return InvalidArgument("parameter '" + std::string(key) + "': expected " + p.TypeString() + ", got " +

@@ -103,6 +103,9 @@ val HeapStats() {
 }
 
 // A non-negative integer that a double holds exactly (at most 2^53 - 1).
+// What IsCount accepts, for the messages: JS numbers are exact integers only up to 2^53 - 1.
+constexpr const char* kCountRule = "must be a non-negative integer (at most 2^53 - 1), got ";
+
 bool IsCount(val v) {
   return v.isNumber() && val::global("Number").call<bool>("isSafeInteger", v) && v.as<double>() >= 0;
 }
@@ -121,7 +124,7 @@ shrew::Result<shrew::ir::DimBindings> DimsFrom(val dims) {
   for (int i = 0; i < n; ++i) {
     const std::string key = keys[i].as<std::string>();
     val v = dims[key];
-    if (!IsCount(v)) return shrew::InvalidArgument("dims." + key + " must be a non-negative integer, got " + Show(v));
+    if (!IsCount(v)) return shrew::InvalidArgument("dims." + key + " " + kCountRule + Show(v));
     out[key] = static_cast<int64_t>(v.as<double>());
   }
   return out;
@@ -165,7 +168,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   out.program.dims = out.compile.dims;
   if (present("seed")) {
     if (!IsCount(options["seed"])) {
-      return shrew::InvalidArgument("seed must be a non-negative integer (at most 2^53 - 1), got " + Show(options["seed"]));
+      return shrew::InvalidArgument(std::string("seed ") + kCountRule + Show(options["seed"]));
     }
     out.compile.seed = static_cast<uint64_t>(options["seed"].as<double>());
   }
@@ -178,7 +181,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   if (present("training")) out.program.training = options["training"].as<bool>();
   if (present("maxTensorBytes")) {
     if (!IsCount(options["maxTensorBytes"])) {
-      return shrew::InvalidArgument("maxTensorBytes must be a non-negative integer, got " + Show(options["maxTensorBytes"]));
+      return shrew::InvalidArgument(std::string("maxTensorBytes ") + kCountRule + Show(options["maxTensorBytes"]));
     }
     out.program.max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
   }

@@ -216,7 +216,12 @@ TEST(ProgramParams, ListedSortedGetAndSetChecked) {
   Result<Tensor> w2 = p->GetParam("Classifier/w2");
   ASSERT_TRUE(w2.ok());
   EXPECT_EQ(w2->shape(), (runtime::Shape{128, 10}));
-  ExpectError(p->GetParam("Classifier/w3").status(), StatusCode::kNotFound, {"no parameter 'Classifier/w3'"});
+  ExpectError(p->GetParam("Classifier/w3").status(), StatusCode::kNotFound,
+              {"no parameter 'Classifier/w3'", "its parameters: Classifier/b1, Classifier/b2, Classifier/w1, Classifier/w2"});
+  // Keys are scoped by graph: the bare name points at the scoped key.
+  ExpectError(p->SetParam("w2", Tensor::Zeros(ir::DType::kF32, {128, 10}).value()), StatusCode::kNotFound,
+              {"no parameter 'w2'; did you mean Classifier/w2?"});
+  ExpectError(p->GetParam("2").status(), StatusCode::kNotFound, {"its parameters:"});
   ExpectError(p->SetParam("Classifier/w2", Tensor::Zeros(ir::DType::kF32, {10, 128}).value()), StatusCode::kInvalidArgument,
               {"parameter 'Classifier/w2'", "expected f32[128, 10]", "got f32[10, 128]"});
   ExpectError(p->SetParam("Classifier/b2", Tensor::Zeros(ir::DType::kF64, {10}).value()), StatusCode::kInvalidArgument,
