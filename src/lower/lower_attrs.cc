@@ -207,6 +207,22 @@ std::optional<ir::AttrValue> Lowerer::LowerShapeList(ir::OpKind kind, const std:
   return ir::AttrValue::Shape(std::move(dims));
 }
 
+namespace {
+
+// The attributes `kind` takes as written in source, for the unknown-attribute
+// message: "it takes dim, keepdim" or "it takes none".
+std::string AttrNamesOf(ir::OpKind kind) {
+  std::string names;
+  for (const ir::OpAttrSpec& a : ir::OpAttrSpecs(kind)) {
+    if (a.type == ir::AttrType::kScalar) continue;
+    const std::string_view name = IsReduction(kind) && std::string_view(a.name) == "dims" ? "dim" : a.name;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  return "it takes " + (names.empty() ? std::string("none") : names);
+}
+
+}  // namespace
+
 bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Span span,
                            ir::Attrs* attrs) {
   const char* op_name = ir::OpName(kind);
@@ -223,7 +239,7 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
     const ir::OpAttrSpec* spec = ir_name.empty() ? nullptr : ir::FindOpAttrSpec(kind, ir_name);
     if (spec == nullptr || spec->type == ir::AttrType::kScalar) {
       Error(diag::Kind::UnknownAttribute, a.name->span,
-            "unknown attribute '" + src + "' for " + op_name);
+            "unknown attribute '" + src + "' for " + op_name + "; " + AttrNamesOf(kind));
       return false;
     }
     if (given.Has(ir_name)) {

@@ -104,11 +104,11 @@ TEST(LowerErrorsTest, BadAttributes) {
 
 TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
   EXPECT_EQ(LowerError(G("  node h { op: softmax(x, axis: 1); };")),
-            "E047 3:27 unknown attribute 'axis' for softmax");
+            "E047 3:27 unknown attribute 'axis' for softmax; it takes dim");
   EXPECT_EQ(LowerError(G("  node h { op: sum(x, dims: 1); };")),
-            "E047 3:23 unknown attribute 'dims' for sum");
+            "E047 3:23 unknown attribute 'dims' for sum; it takes dim, keepdim");
   EXPECT_EQ(LowerError(G("  node h { op: relu(x, inplace: true); };")),
-            "E047 3:24 unknown attribute 'inplace' for relu");
+            "E047 3:24 unknown attribute 'inplace' for relu; it takes none");
   EXPECT_EQ(LowerError(G("  node h { op: reshape(x); };")),
             "E048 3:16 missing attribute 'shape' for reshape");
   EXPECT_EQ(LowerError(G("  node h { op: permute(x); };")),
