@@ -71,9 +71,10 @@ Status CheckTypeFits(const ir::Node& node, const ir::Type& bound, uint64_t cap) 
 }
 
 // Checks a computed value against its node's IR type.
-Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
-  const ir::Type& type = node.type;
-  if (!type.is_tensor()) return Status::Ok();
+// True when `t` has `type`'s dtype and rank, its fixed dims and the bound
+// symbolic ones (an unbound name or `?` fits any size).
+bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
+  if (!type.is_tensor()) return true;
   bool ok = type.dtype() == t.dtype() && type.rank() == t.rank();
   for (int i = 0; ok && i < type.rank(); ++i) {
     const ir::Dim& d = type.dim(i);
@@ -84,9 +85,23 @@ Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBinding
       ok = it == dims.end() || it->second == t.dim(i);
     }
   }
-  if (ok) return Status::Ok();
+  return ok;
+}
+
+Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
+  if (Fits(node.type, t, dims)) return Status::Ok();
   return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
-                         " does not match its type " + type.ToString());
+                         " does not match its type " + node.type.ToString());
+}
+
+// The type in a graph's header (`-> Tensor<…>`) is its first output's, as
+// the tape's specialisation checks it (shapes.cc, CheckReturnType): only
+// with the dims bound by this run can a symbolic header disagree.
+Status CheckReturned(const ir::Graph& graph, const Tensor& t, const ir::DimBindings& dims) {
+  if (!graph.return_type() || Fits(*graph.return_type(), t, dims)) return Status::Ok();
+  return InvalidArgument("[" + graph.name() + "] declared type " + graph.return_type()->Bind(dims).ToString() +
+                         " does not match computed " + t.TypeString() + " (output '" + graph.outputs().front().name +
+                         "')");
 }
 
 }  // namespace
@@ -279,6 +294,10 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
         value[o] = nullptr;
       }
     }
+  }
+
+  if (!graph.outputs().empty() && value[static_cast<size_t>(graph.outputs().front().node)] != nullptr) {
+    SHREW_RETURN_IF_ERROR(CheckReturned(graph, *value[static_cast<size_t>(graph.outputs().front().node)], dims));
   }
 
   // 4. Outputs in order; a value named by several outputs is copied.

@@ -286,3 +286,52 @@ TEST_F(GptHostile, EmbeddingIndexOutOfRangeOrNegative) {
 
 }  // namespace
 }  // namespace shrew
+
+namespace shrew {
+namespace {
+
+// A graph header's return type can only be checked once a run binds its
+// symbolic dims: here Gidth (a parameter's dim) makes the result [Rows,
+// Gidth] while the header says [Rows, Width]. Both executors must refuse
+// the run (the run fuzzer found the interpreter accepting it).
+TEST(ProgramDeclaredTypes, SymbolicHeaderReturnTypeIsCheckedOnBothExecutors) {
+  const std::string src = R"(
+@graph Dense {
+    input v: Tensor<[Rows, Width], f32>;
+    param w: Tensor<[Width, Gidth], f32> { init: "ones"; };
+    output out: matmul(v, w);
+}
+@graph Residual(v: Tensor<[Rows, Width], f32>) -> Tensor<[Rows, Width], f32> {
+    node inner { op: Dense(v); };
+    output out: v + inner;
+}
+)";
+  auto run_with = [&](int64_t gidth) {
+    ProgramOptions opts;
+    opts.dims = {{"Rows", 3}, {"Width", 1}, {"Gidth", gidth}};
+    return MakeProgram(src, opts);
+  };
+  TensorMap in;
+  in.emplace("v", jit::testing::F32({3, 1}, {1, 2, 3}));
+
+  std::unique_ptr<Program> bad = run_with(2);
+  ASSERT_NE(bad, nullptr);
+  ExpectBothFail(*bad, "Residual", in, StatusCode::kInvalidArgument,
+                 {"[Residual] declared type Tensor<[3, 1], f32> does not match"});
+
+  // With Gidth = Width the header holds: v + v·w = v + v (w is ones) on both.
+  std::unique_ptr<Program> good = run_with(1);
+  ASSERT_NE(good, nullptr);
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> r = interpret ? good->Interpret("Residual", in) : good->Run("Residual", in);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::span<const float> y = r->at("out").values<float>();
+    ASSERT_EQ(y.size(), 3u);
+    EXPECT_FLOAT_EQ(y[0], 2.f);
+    EXPECT_FLOAT_EQ(y[1], 4.f);
+    EXPECT_FLOAT_EQ(y[2], 6.f);
+  }
+}
+
+}  // namespace
+}  // namespace shrew
