@@ -6,7 +6,7 @@
 //   npm run bench -- --only mlp,tiny    some workloads
 //   npm run bench -- --runtimes ort,tfjs
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,30 +22,45 @@ import { numel } from "./lib/rng.mjs";
 import { allRunners, REFERENCE_RUNNER } from "./runners/index.mjs";
 import { SkipRunner } from "./runners/runner.mjs";
 import { WORKLOADS, workloadByName } from "./workloads/index.mjs";
+import { ensureDir } from "../js/dist/cli/files.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: false },
-    only: { type: "string" },
-    runtimes: { type: "string" },
-    memory: { type: "boolean" },
-    "no-memory": { type: "boolean" },
-    out: { type: "string", default: path.join(HERE, "results", "latest.json") },
-    help: { type: "boolean", short: "h", default: false },
-  },
-  strict: true,
-});
-
-if (args.help) {
-  process.stdout.write(`usage: node bench/run.mjs [--quick] [--only mlp,block,tiny] [--runtimes ort,tfjs,shrew-jit,...]
+const USAGE = `usage: node bench/run.mjs [--quick] [--only mlp,block,tiny] [--runtimes ort,tfjs,shrew-jit,...]
                          [--memory | --no-memory] [--out FILE]
   --quick      short warm-up and few runs (CI smoke); skips the memory probes unless --memory
   --only       workloads to run (default: ${WORKLOADS.map((w) => w.name).join(",")})
   --runtimes   runtime ids (default: all; ${allRunners().map((r) => r.id).join(",")})
   --out        results JSON (default: bench/results/latest.json)
-`);
+`;
+
+/** A bad command line: the reason and the usage, exit status 2, before any work. */
+function usageError(/** @type {string} */ message) {
+  process.stderr.write(`error: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+/** @type {any} */
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string" },
+      runtimes: { type: "string" },
+      memory: { type: "boolean" },
+      "no-memory": { type: "boolean" },
+      out: { type: "string", default: path.join(HERE, "results", "latest.json") },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  }));
+} catch (e) {
+  usageError(/** @type {Error} */ (e).message);
+}
+
+if (args.help) {
+  process.stdout.write(USAGE);
   process.exit(0);
 }
 
@@ -65,12 +80,26 @@ const log = (/** @type {string} */ s) => process.stderr.write(s + "\n");
 const errText = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e)).split("\n")[0];
 
 // ---------------------------------------------------------------- selection
-const workloads = args.only ? args.only.split(",").map((s) => workloadByName(s.trim())) : WORKLOADS;
+/** @type {typeof WORKLOADS} */
+let workloads = WORKLOADS;
+try {
+  if (args.only) workloads = args.only.split(",").map((/** @type {string} */ s) => workloadByName(s.trim()));
+} catch (e) {
+  usageError(/** @type {Error} */ (e).message);
+}
 let runners = allRunners();
 if (args.runtimes) {
-  const ids = args.runtimes.split(",").map((s) => s.trim());
-  for (const id of ids) if (!runners.some((r) => r.id === id)) throw new Error(`unknown runtime '${id}'`);
+  const ids = args.runtimes.split(",").map((/** @type {string} */ s) => s.trim());
+  for (const id of ids) {
+    if (!runners.some((r) => r.id === id)) usageError(`unknown runtime '${id}' (known: ${runners.map((r) => r.id).join(", ")})`);
+  }
   runners = runners.filter((r) => ids.includes(r.id));
+}
+// The results file's directory is made (or refused) now, not after minutes of runs.
+try {
+  ensureDir(path.dirname(args.out));
+} catch (e) {
+  usageError(/** @type {Error} */ (e).message);
 }
 
 const loadAvgStart = os.loadavg()[0];
@@ -336,7 +365,6 @@ const results = {
   shrewStartup,
   sizes: downloadSizes(),
 };
-mkdirSync(path.dirname(args.out), { recursive: true });
 writeFileSync(args.out, JSON.stringify(results, null, 2) + "\n");
 process.stdout.write(renderMarkdown(results) + "\n");
 log(`\nwrote ${path.relative(process.cwd(), args.out)}`);
