@@ -103,7 +103,7 @@ void Parser::Error(diag::Kind kind, diag::Span span, std::string message) {
   diags_.Add(kind, span, std::move(message));
 }
 
-void Parser::ErrorExpected(std::string_view what) {
+void Parser::ErrorExpected(std::string_view what, std::string_view hint) {
   if (panic_) return;
   if (At(TokenKind::Error)) {
     panic_ = true;  // already reported by the lexer
@@ -113,6 +113,7 @@ void Parser::ErrorExpected(std::string_view what) {
   message.append(what);
   message += ", got ";
   message += DescribeToken(Text(Cur()), Kind());
+  if (!hint.empty()) message.append("; ").append(hint);
   Error(diag::Kind::ExpectedToken, Cur().span, std::move(message));
 }
 

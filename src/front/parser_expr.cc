@@ -212,7 +212,10 @@ ast::ExprPtr Parser::ParsePrimary() {
     case TokenKind::Pipe: return ParseClosureExpr();
     default:
       if (AtKey()) return ParseNameOrCall();
-      ErrorExpected("expression");
+      // `cast(x, dtype: f64)`: a dtype in an expression is a string.
+      ErrorExpected("expression", IsDtype(Kind()) ? "a dtype as a value is written as a string, \"" +
+                                                       std::string(Text(Cur())) + "\""
+                                                 : std::string());
       return ErrorExpr();
   }
 }

@@ -69,7 +69,8 @@ class Parser {
   void Error(diag::Kind kind, diag::Span span, std::string message);
   // "expected WHAT, got TOKEN" at the current token; silent on Error tokens
   // (the lexer reported them).
-  void ErrorExpected(std::string_view what);
+  // "expected WHAT, got TOKEN" and, when given, "; HINT".
+  void ErrorExpected(std::string_view what, std::string_view hint = {});
   // Consumes a token of `kind` or reports "expected 'SPELLING'".
   bool Expect(TokenKind kind);
   bool ExpectKey(ast::Identifier* out);         // IDENT or soft keyword

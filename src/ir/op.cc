@@ -163,6 +163,12 @@ std::optional<OpKind> LookupFunction(std::string_view call_name) {
   return std::nullopt;
 }
 
+std::vector<std::string_view> FunctionNames() {
+  std::vector<std::string_view> names;
+  for (const FunctionRow& f : kFunctions) names.emplace_back(f.name);
+  return names;
+}
+
 std::optional<OpKind> BinaryOperatorOp(std::string_view op) {
   struct Row {
     const char* text;

@@ -124,6 +124,8 @@ Attrs CanonicalAttrs(OpKind kind, const Attrs& attrs);
 
 // Built-in call name (case-sensitive, aliases included) -> kind.
 std::optional<OpKind> LookupFunction(std::string_view call_name);
+// Every built-in call name, aliases included (for "did you mean" hints).
+std::vector<std::string_view> FunctionNames();
 // True when `name` is a built-in call name (V9: graph names must differ).
 inline bool IsBuiltinFunction(std::string_view name) { return LookupFunction(name).has_value(); }
 // Binary operator token text -> kind: "+" add … "**" pow, "==" equal …,

@@ -4,6 +4,10 @@
 // are created depth-first, left to right, before the node that uses them.
 #include "lower/lower_internal.h"
 
+#include <algorithm>
+
+#include "base/spelling.h"
+
 namespace shrew::lower::internal {
 namespace {
 
@@ -12,6 +16,15 @@ LoweredOp Constant(ir::AttrValue value) {
   op.op = ir::OpKind::kConstant;
   op.attrs.Set("value", std::move(value));
   return op;
+}
+
+// "; did you mean 'relu'?" when one of `known` is a likely typo of `name`.
+// Sorted first: the maps behind `known` iterate in no fixed order, and ties
+// must resolve alike in every build.
+std::string DidYouMean(std::string_view name, std::vector<std::string_view> known) {
+  std::sort(known.begin(), known.end());
+  std::optional<std::string> best = ClosestName(name, known);
+  return best ? "; did you mean '" + *best + "'?" : "";
 }
 
 // A repeat body operand: a name, a literal or a config key (OPS.md §3.15).
@@ -64,7 +77,10 @@ std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span s
         return std::nullopt;
     }
   }
-  Error(diag::Kind::UndefinedName, span, "undefined name '" + n.name + "'");
+  std::vector<std::string_view> known;
+  for (const auto& [name, id] : scope_) known.push_back(name);
+  for (const auto& [name, value] : config_) known.push_back(name);
+  Error(diag::Kind::UndefinedName, span, "undefined name '" + n.name + "'" + DidYouMean(n.name, std::move(known)));
   return std::nullopt;
 }
 
@@ -161,7 +177,11 @@ std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Spa
     if (!LowerCustomAttrs(call, &op.attrs)) return std::nullopt;
     return op;
   }
-  Error(diag::Kind::UnknownOperation, call.callee[0].span, "unknown operation '" + name + "'");
+  std::vector<std::string_view> known = ir::FunctionNames();
+  for (const auto& [graph, sig] : signatures_) known.push_back(graph);
+  for (const std::string& custom : custom_ops_) known.push_back(custom);
+  Error(diag::Kind::UnknownOperation, call.callee[0].span,
+        "unknown operation '" + name + "'" + DidYouMean(name, std::move(known)));
   return std::nullopt;
 }
 

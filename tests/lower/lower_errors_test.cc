@@ -26,7 +26,18 @@ TEST(LowerErrorsTest, UndefinedName) {
 TEST(LowerErrorsTest, UnknownOperation) {
   EXPECT_EQ(LowerError(G("  node h { op: frobnicate(x); };")),
             "E041 3:16 unknown operation 'frobnicate'");
-  EXPECT_EQ(LowerError(G("  node h { op: Relu(x); };")), "E041 3:16 unknown operation 'Relu'");
+  // Likely typos name the nearest op, graph or custom op; case first.
+  EXPECT_EQ(LowerError(G("  node h { op: Relu(x); };")), "E041 3:16 unknown operation 'Relu'; did you mean 'relu'?");
+  EXPECT_EQ(LowerError(G("  node h { op: rleu(x); };")), "E041 3:16 unknown operation 'rleu'; did you mean 'relu'?");
+  EXPECT_EQ(LowerError(G("  node h { op: softmx(x); };")),
+            "E041 3:16 unknown operation 'softmx'; did you mean 'softmax'?");
+}
+
+TEST(LowerErrorsTest, UndefinedNameNamesALikelyTypo) {
+  EXPECT_EQ(LowerError(G("  node hidden { op: relu(x); };\n  output y: hiden;")),
+            "E040 4:13 undefined name 'hiden'; did you mean 'hidden'?");
+  // One or two letters: no guess ('y' is not a misspelt 'x').
+  EXPECT_EQ(LowerError(G("  output y: relu(y2);")), "E040 3:18 undefined name 'y2'");
 }
 
 TEST(LowerErrorsTest, UnsupportedExpressions) {

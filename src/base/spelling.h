@@ -1,0 +1,26 @@
+// "Did you mean …?" for a misspelt name: the closest candidate by edit
+// distance, when it is close enough to be a likely typo.
+//
+//   ClosestName("rleu", {"relu", "gelu", "tanh"})  // "relu"
+//   ClosestName("foo", {"relu"})                    // nullopt: too far
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace shrew {
+
+// Levenshtein distance (insert, delete, substitute; a swap of neighbours
+// counts 1, as in "rleu" → "relu").
+size_t EditDistance(std::string_view a, std::string_view b);
+
+// The candidate equal to `name` but for ASCII case, else the one nearest to
+// `name` whose distance is at most a third of the longer name (so none for
+// names of one or two letters), ties to the earliest; nullopt when none is,
+// or when `name` itself is a candidate.
+std::optional<std::string> ClosestName(std::string_view name, std::span<const std::string_view> candidates);
+
+}  // namespace shrew

@@ -1,0 +1,39 @@
+#include "base/spelling.h"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+#include <vector>
+
+namespace shrew {
+namespace {
+
+TEST(EditDistanceTest, CountsInsertionsDeletionsSubstitutionsAndSwaps) {
+  EXPECT_EQ(EditDistance("", ""), 0u);
+  EXPECT_EQ(EditDistance("relu", "relu"), 0u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("softmx", "softmax"), 1u);   // insertion
+  EXPECT_EQ(EditDistance("matmull", "matmul"), 1u);   // deletion
+  EXPECT_EQ(EditDistance("gelu", "relu"), 1u);        // substitution
+  EXPECT_EQ(EditDistance("rleu", "relu"), 1u);        // neighbours swapped
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("abc", "cba"), 2u);
+}
+
+TEST(ClosestNameTest, PicksALikelyTypoOrNothing) {
+  const std::vector<std::string_view> ops = {"gelu", "matmul", "relu", "softmax", "tanh"};
+  EXPECT_EQ(ClosestName("rleu", ops), "relu");
+  EXPECT_EQ(ClosestName("Relu", ops), "relu");  // case before the equally near gelu
+  EXPECT_EQ(ClosestName("softmx", ops), "softmax");
+  EXPECT_EQ(ClosestName("matmlu", ops), "matmul");
+  EXPECT_EQ(ClosestName("frobnicate", ops), std::nullopt);
+  EXPECT_EQ(ClosestName("relu", ops), std::nullopt);  // not a typo at all
+  EXPECT_EQ(ClosestName("xelu", ops), "gelu");        // ties go to the earliest
+  const std::vector<std::string_view> short_names = {"x", "y", "w1"};
+  EXPECT_EQ(ClosestName("z", short_names), std::nullopt);
+  EXPECT_EQ(ClosestName("w2", short_names), std::nullopt);
+  EXPECT_EQ(ClosestName("W1", short_names), "w1");
+}
+
+}  // namespace
+}  // namespace shrew
