@@ -27,7 +27,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 // For a name that is not a parameter key: the scoped keys whose last part
 // is that name ("w" → "Classifier/w"), else the first keys, so the caller
 // sees how parameters are named.
-Status UnknownParam(const runtime::ParamMap& params, std::string_view key) {
+[[gnu::noinline, gnu::cold]] Status UnknownParam(const runtime::ParamMap& params, std::string_view key) {
   constexpr size_t kShown = 8;
   std::vector<std::string> similar, first;
   for (const auto& [k, t] : params) {

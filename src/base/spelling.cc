@@ -54,7 +54,9 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
     const size_t gap = name.size() > c.size() ? name.size() - c.size() : c.size() - name.size();
     if (gap > limit) continue;
     const size_t d = EditDistance(name, c);
-    if (d <= limit && (!best || d < best_distance)) {
+    // Ties go to the alphabetically first, whatever order the caller's
+    // (often unordered) containers gave.
+    if (d <= limit && (!best || d < best_distance || (d == best_distance && c < *best))) {
       best = std::string(c);
       best_distance = d;
     }

@@ -19,8 +19,9 @@ size_t EditDistance(std::string_view a, std::string_view b);
 
 // The candidate equal to `name` but for ASCII case, else the one nearest to
 // `name` whose distance is at most a third of the longer name (so none for
-// names of one or two letters), ties to the earliest; nullopt when none is,
-// or when `name` itself is a candidate.
+// names of one or two letters), ties to the alphabetically first (so the
+// candidates' order does not matter); nullopt when none is, or when `name`
+// itself is a candidate.
 std::optional<std::string> ClosestName(std::string_view name, std::span<const std::string_view> candidates);
 
 }  // namespace shrew

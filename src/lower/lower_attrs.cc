@@ -211,7 +211,7 @@ namespace {
 
 // The attributes `kind` takes as written in source, for the unknown-attribute
 // message: "it takes dim, keepdim" or "it takes none".
-std::string AttrNamesOf(ir::OpKind kind) {
+[[gnu::noinline, gnu::cold]] std::string AttrNamesOf(ir::OpKind kind) {
   std::string names;
   for (const ir::OpAttrSpec& a : ir::OpAttrSpecs(kind)) {
     if (a.type == ir::AttrType::kScalar) continue;

@@ -4,8 +4,6 @@
 // are created depth-first, left to right, before the node that uses them.
 #include "lower/lower_internal.h"
 
-#include <algorithm>
-
 #include "base/spelling.h"
 
 namespace shrew::lower::internal {
@@ -19,10 +17,7 @@ LoweredOp Constant(ir::AttrValue value) {
 }
 
 // "; did you mean 'relu'?" when one of `known` is a likely typo of `name`.
-// Sorted first: the maps behind `known` iterate in no fixed order, and ties
-// must resolve alike in every build.
-std::string DidYouMean(std::string_view name, std::vector<std::string_view> known) {
-  std::sort(known.begin(), known.end());
+std::string DidYouMean(std::string_view name, const std::vector<std::string_view>& known) {
   std::optional<std::string> best = ClosestName(name, known);
   return best ? "; did you mean '" + *best + "'?" : "";
 }
@@ -77,11 +72,22 @@ std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span s
         return std::nullopt;
     }
   }
-  std::vector<std::string_view> known;
-  for (const auto& [name, id] : scope_) known.push_back(name);
-  for (const auto& [name, value] : config_) known.push_back(name);
-  Error(diag::Kind::UndefinedName, span, "undefined name '" + n.name + "'" + DidYouMean(n.name, std::move(known)));
+  ErrorUndefinedName(n.name, span);
   return std::nullopt;
+}
+
+void Lowerer::ErrorUndefinedName(const std::string& name, diag::Span span) {
+  std::vector<std::string_view> known;
+  for (const auto& [key, id] : scope_) known.push_back(key);
+  for (const auto& [key, value] : config_) known.push_back(key);
+  Error(diag::Kind::UndefinedName, span, "undefined name '" + name + "'" + DidYouMean(name, known));
+}
+
+void Lowerer::ErrorUnknownOperation(const std::string& name, diag::Span span) {
+  std::vector<std::string_view> known = ir::FunctionNames();
+  for (const auto& [graph, sig] : signatures_) known.push_back(graph);
+  for (const std::string& custom : custom_ops_) known.push_back(custom);
+  Error(diag::Kind::UnknownOperation, span, "unknown operation '" + name + "'" + DidYouMean(name, known));
 }
 
 std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
@@ -177,11 +183,7 @@ std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Spa
     if (!LowerCustomAttrs(call, &op.attrs)) return std::nullopt;
     return op;
   }
-  std::vector<std::string_view> known = ir::FunctionNames();
-  for (const auto& [graph, sig] : signatures_) known.push_back(graph);
-  for (const std::string& custom : custom_ops_) known.push_back(custom);
-  Error(diag::Kind::UnknownOperation, call.callee[0].span,
-        "unknown operation '" + name + "'" + DidYouMean(name, std::move(known)));
+  ErrorUnknownOperation(name, call.callee[0].span);
   return std::nullopt;
 }
 

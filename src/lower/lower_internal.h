@@ -75,6 +75,11 @@ class Lowerer {
   std::optional<LoweredOp> LowerOp(const ast::Expr& e);
   std::optional<ir::NodeId> LowerValue(const ast::Expr& e);
   std::optional<LoweredOp> LowerName(const ast::NameExpr& n, diag::Span span);
+  // E040 / E041 with "did you mean …?" when a name in scope or a config key
+  // (an operation: a built-in, graph or custom op) is a likely typo. Out of
+  // line: error paths stay out of the lowering code V8 compiles at start-up.
+  [[gnu::noinline, gnu::cold]] void ErrorUndefinedName(const std::string& name, diag::Span span);
+  [[gnu::noinline, gnu::cold]] void ErrorUnknownOperation(const std::string& name, diag::Span span);
   std::optional<LoweredOp> LowerCall(const ast::CallExpr& call, diag::Span span);
   std::optional<LoweredOp> LowerGraphCall(const GraphSignature& sig, const ast::CallExpr& call,
                                           diag::Span span);

@@ -28,7 +28,9 @@ TEST(ClosestNameTest, PicksALikelyTypoOrNothing) {
   EXPECT_EQ(ClosestName("matmlu", ops), "matmul");
   EXPECT_EQ(ClosestName("frobnicate", ops), std::nullopt);
   EXPECT_EQ(ClosestName("relu", ops), std::nullopt);  // not a typo at all
-  EXPECT_EQ(ClosestName("xelu", ops), "gelu");        // ties go to the earliest
+  EXPECT_EQ(ClosestName("xelu", ops), "gelu");        // ties: alphabetically first
+  const std::vector<std::string_view> reversed = {"tanh", "softmax", "relu", "matmul", "gelu"};
+  EXPECT_EQ(ClosestName("xelu", reversed), "gelu");   // whatever the order given
   const std::vector<std::string_view> short_names = {"x", "y", "w1"};
   EXPECT_EQ(ClosestName("z", short_names), std::nullopt);
   EXPECT_EQ(ClosestName("w2", short_names), std::nullopt);
