@@ -70,7 +70,6 @@ Status CheckTypeFits(const ir::Node& node, const ir::Type& bound, uint64_t cap) 
   return Status::Ok();
 }
 
-// Checks a computed value against its node's IR type.
 // True when `t` has `type`'s dtype and rank, its fixed dims and the bound
 // symbolic ones (an unbound name or `?` fits any size).
 bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
@@ -88,6 +87,7 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
   return ok;
 }
 
+// Checks a computed value against its node's IR type.
 Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
   if (Fits(node.type, t, dims)) return Status::Ok();
   return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
