@@ -178,6 +178,7 @@ Status Program::CompileOne(size_t index) {
   e.compiled = std::move(cg).value();
   jit::ExecutorOptions eo;
   eo.program = &program_;
+  eo.config_dims = options_.dims;
   eo.default_float = options_.default_dtype;
   eo.verify_plans = options_.verify_plans;
   eo.check_slots = options_.check_slots;

@@ -20,12 +20,14 @@ constexpr size_t kVerifyAlwaysBelow = 4096;
 constexpr int kMaxCallDepth = 64;
 
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::InferOptions& io, int depth);
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth);
 
 // The concrete type of a call node's result: its callee specialised on the
-// operand types (shape inference alone may leave `?` there).
+// operand types (shape inference alone may leave `?` there). The callee's
+// dims are the runtime configuration's, then those its inputs bind: a
+// caller's own names do not reach it (as in the interpreter).
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
-                                const ir::InferOptions& io, int depth) {
+                                const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
   if (callee == nullptr || callee->outputs().empty() || callee->inputs().size() != node.operands.size()) {
     return Unimplemented("cannot determine the result shape of call[" + node.callee + "]");
@@ -43,16 +45,16 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
     in.type = t;
     in.declared_type = t;
   }
-  Result<ir::DimBindings> dims = BindInputs(*callee, {}, descs);
+  Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
   if (!dims.ok()) return dims.status();
-  SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, io, depth + 1));
+  SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, config_dims, io, depth + 1));
   return g.node(g.outputs().front().node).type;
 }
 
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
 // pin it (as a declared type) to the callee's specialised output and re-infer.
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::InferOptions& io, int depth) {
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   for (int iter = 0; iter <= g->num_nodes(); ++iter) {
     diag::DiagnosticBag diags;
     if (!ir::SpecializeGraphTypes(g, program, dims, &diags, io)) {
@@ -69,7 +71,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
       }
     }
     if (pending == nullptr) return Status::Ok();
-    Result<ir::Type> t = CallResultType(program, *g, *pending, io, depth);
+    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, depth);
     if (!t.ok()) return t.status();
     pending->declared_type = *t;
     pending->type = *t;
@@ -137,7 +139,7 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
     }
     ir::InferOptions io;
     io.default_float = options_.default_float;
-    Status specialized = SpecializeWithCalls(&sg, options_.program, dims, io, 0);
+    Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, 0);
     if (!specialized.ok()) {
       return Status(specialized.code(),
                     "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());

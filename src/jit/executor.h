@@ -40,6 +40,9 @@ namespace shrew::jit {
 struct ExecutorOptions {
   // Resolves call callees when specialising shapes.
   const ir::Program* program = nullptr;
+  // The runtime configuration's dims (Program's `dims`): they bind names in
+  // every graph, including called ones (their parameters' shapes).
+  ir::DimBindings config_dims;
   ir::DType default_float = ir::DType::kF32;
   // Check every plan with CheckBufferAssignment (always on in tests; on by
   // default in debug builds and for plans with few buffers).

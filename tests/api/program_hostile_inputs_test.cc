@@ -335,3 +335,49 @@ TEST(ProgramDeclaredTypes, SymbolicHeaderReturnTypeIsCheckedOnBothExecutors) {
 
 }  // namespace
 }  // namespace shrew
+
+namespace shrew {
+namespace {
+
+// A called graph's parameters take their dims from the runtime
+// configuration, like the caller's: the tape must size the call's result
+// from them (it left `?` and refused to plan; found by the run fuzzer).
+TEST(ProgramGraphCalls, CalleeParameterDimsComeFromTheConfiguration) {
+  const std::string src = R"(
+@graph Dense {
+    input v: Tensor<[R, 2], f32>;
+    param w: Tensor<[2, G], f32> { init: "ones"; };
+    param b: Tensor<[H], f32> { init: "zeros"; };
+    output out: matmul(v, w) + b;
+}
+@graph Top(v: Tensor<[R, 2], f32>) -> Tensor<[R, G], f32> {
+    node inner { op: Dense(v); };
+    output out: inner;
+}
+)";
+  auto with = [&](int64_t h) {
+    ProgramOptions opts;
+    opts.dims = {{"R", 2}, {"G", 3}, {"H", h}};
+    return MakeProgram(src, opts);
+  };
+  TensorMap in;
+  in.emplace("v", jit::testing::F32({2, 2}, {1, 1, 1, 1}));
+  for (int64_t h : {1, 3}) {  // b broadcasts ([1]) or matches ([3])
+    std::unique_ptr<Program> p = with(h);
+    ASSERT_NE(p, nullptr);
+    for (bool interpret : {false, true}) {
+      SCOPED_TRACE(std::string(interpret ? "interpreter" : "tape") + ", H = " + std::to_string(h));
+      Result<TensorMap> r = interpret ? p->Interpret("Top", in) : p->Run("Top", in);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      const Tensor& out = r->at("out");
+      EXPECT_EQ(out.shape(), (runtime::Shape{2, 3}));
+      for (float v : out.values<float>()) EXPECT_FLOAT_EQ(v, 2.f);  // ones · ones over 2, + zeros
+    }
+  }
+  std::unique_ptr<Program> bad = with(2);
+  ASSERT_NE(bad, nullptr);
+  ExpectBothFail(*bad, "Top", in, StatusCode::kInvalidArgument, {"[2, 3] and [2] cannot be broadcast"});
+}
+
+}  // namespace
+}  // namespace shrew
