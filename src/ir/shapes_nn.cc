@@ -248,7 +248,11 @@ Type InferCall(ShapeContext& ctx) {
     if (ctx.options->bindings) declared = declared.Bind(*ctx.options->bindings);
     const Type& actual = ctx.in[i];
     if (declared.is_unknown() || actual.is_unknown()) continue;
-    bool ok = TypesCompatible(declared, actual);
+    // The callee's names are its own (LANGUAGE.md §4.1): `K` declared there
+    // unifies with whatever the caller passes, `N` included; only the dtype,
+    // the rank and fixed sizes must agree here.
+    bool ok = declared.dtype() == actual.dtype() && declared.rank() == actual.rank();
+    for (int k = 0; ok && k < declared.rank(); ++k) ok = !DimsDiffer(declared.dim(k), actual.dim(k));
     for (int k = 0; ok && k < declared.rank(); ++k) {
       const Dim& d = declared.dim(k);
       if (!d.is_symbolic()) continue;

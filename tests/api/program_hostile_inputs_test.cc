@@ -379,5 +379,38 @@ TEST(ProgramGraphCalls, CalleeParameterDimsComeFromTheConfiguration) {
   ExpectBothFail(*bad, "Top", in, StatusCode::kInvalidArgument, {"[2, 3] and [2] cannot be broadcast"});
 }
 
+// One callee, two calls with differently named (and sized) caller dims; a
+// name set in the configuration binds the callee too (LANGUAGE.md §4.1).
+TEST(ProgramGraphCalls, CalleeNamesAreLocalExceptConfiguredOnes) {
+  const std::string src = R"(
+@graph Twice {
+    input v: Tensor<[K], f32>;
+    output out: v * 2.0;
+}
+@graph Outer {
+    input a: Tensor<[N], f32>;
+    input b: Tensor<[M], f32>;
+    node x { op: Twice(a); };
+    node y { op: Twice(b); };
+    output s: sum(x) + sum(y);
+}
+)";
+  TensorMap in;
+  in.emplace("a", jit::testing::F32({2}, {1, 2}));
+  in.emplace("b", jit::testing::F32({3}, {3, 4, 5}));
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> r = interpret ? p->Interpret("Outer", in) : p->Run("Outer", in);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_FLOAT_EQ(r->at("s").values<float>()[0], 30.f);  // 2·(1+2) + 2·(3+4+5)
+  }
+  ProgramOptions opts;
+  opts.dims = {{"K", 2}};  // now every Twice input must have 2 elements
+  std::unique_ptr<Program> pinned = MakeProgram(src, opts);
+  ASSERT_NE(pinned, nullptr);
+  ExpectBothFail(*pinned, "Outer", in, StatusCode::kInvalidArgument, {"input 'v'"});
+}
+
 }  // namespace
 }  // namespace shrew

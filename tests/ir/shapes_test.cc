@@ -239,6 +239,36 @@ TEST(ShapesCallTest, InconsistentSymbolBindingIsAnError) {
   EXPECT_STREQ(bag.all()[0].code(), "E105");
 }
 
+// LANGUAGE.md §4.1: a callee's names are its own. `Scale`'s K unifies with
+// the caller's N in one call and with M in the next; the results carry the
+// caller's names. (This was rejected as "declared type [K] does not match
+// inferred type [N]".)
+TEST(ShapesCallTest, CalleeNamesUnifyWithDifferentlyNamedCallerDims) {
+  Program p;
+  GraphFixture callee;
+  callee.g.set_name("Scale");
+  NodeId v = callee.In("v", "[K, 2] f32");
+  callee.Out(callee.Op(OpKind::kMul, {v, v}, "out"));
+  p.graphs.push_back(callee.g);
+  GraphFixture m;
+  m.g.set_name("M");
+  NodeId x = m.Op(OpKind::kCall, {m.In("a", "[N, 2] f32")}, "x");
+  m.g.node(x).callee = "Scale";
+  NodeId y = m.Op(OpKind::kCall, {m.In("b", "[M, 2] f32")}, "y");
+  m.g.node(y).callee = "Scale";
+  NodeId z = m.Op(OpKind::kCall, {m.In("c", "[3, 2] f32")}, "z");
+  m.g.node(z).callee = "Scale";
+  m.Out(x);
+  p.graphs.push_back(m.g);
+  diag::DiagnosticBag bag;
+  EXPECT_TRUE(InferProgramTypes(&p, &bag));
+  for (const auto& d : bag.all()) ADD_FAILURE() << d.message;
+  const Graph& g = *p.FindGraph("M");
+  EXPECT_EQ(g.node(x).type.ToString(), "Tensor<[N, 2], f32>");
+  EXPECT_EQ(g.node(y).type.ToString(), "Tensor<[M, 2], f32>");
+  EXPECT_EQ(g.node(z).type.ToString(), "Tensor<[3, 2], f32>");
+}
+
 TEST(ShapesCallTest, UnboundCalleeSymbolsBecomeDynamic) {
   Program p;
   GraphFixture callee;
