@@ -367,7 +367,9 @@ Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tenso
   Result<size_t> gi = FindGraph(callee);
   if (!gi.ok()) return gi.status();
   const ir::Graph& g = program_.graphs[*gi];
-  if (operands.size() != g.inputs().size()) {
+  // Left-out trailing optional inputs are simply not supplied (Run checks
+  // that the callee does not read them).
+  if (operands.size() > g.inputs().size() || !ir::OmittedAreOptional(g, operands.size())) {
     return InvalidArgument("call of graph '" + g.name() + "' with " + std::to_string(operands.size()) +
                            " operands for " + std::to_string(g.inputs().size()) + " inputs");
   }

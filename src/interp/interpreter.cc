@@ -174,14 +174,18 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   }
   const ir::Graph* g = program_ ? program_->FindGraph(callee) : nullptr;
   if (g == nullptr) return NotFound("no graph named '" + std::string(callee) + "'");
-  if (operands.size() != g->inputs().size()) {
+  // Trailing optional inputs may be left out (OPS.md §3.16): they run as
+  // not supplied, an error only if the callee reads them.
+  if (operands.size() > g->inputs().size() || !ir::OmittedAreOptional(*g, operands.size())) {
     return InvalidArgument("graph '" + g->name() + "' has " + std::to_string(g->inputs().size()) + " inputs, got " +
                            std::to_string(operands.size()) + " operands");
   }
+  std::vector<const Tensor*> all(operands.begin(), operands.end());
+  all.resize(g->inputs().size(), nullptr);
   ParamSource params;
   params.by_key = params_;
   params.graph = g->name();
-  Result<RunResult> r = RunGraph(*g, operands, params, depth, /*keep_intermediates=*/false);
+  Result<RunResult> r = RunGraph(*g, all, params, depth, /*keep_intermediates=*/false);
   if (!r.ok()) return Prefixed("in graph '" + g->name() + "': ", r.status());
   if (r->outputs.empty()) return InvalidArgument("graph '" + g->name() + "' has no output");
   return std::move(r->outputs.front().second);
@@ -273,7 +277,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
       const Tensor* t = value[static_cast<size_t>(op)];
       if (t == nullptr) {
         const ir::Node& src = graph.node(op);
-        if (src.is_input()) return NotFound("input '" + src.name + "' was not supplied but node '" + node.name + "' reads it");
+        if (src.is_input()) return InvalidArgument("input '" + src.name + "' was not supplied but node '" + node.name + "' reads it");
         return Internal("node '" + src.name + "' has no value when node '" + node.name + "' needs it");
       }
       operands.push_back(t);
@@ -315,7 +319,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
   for (const ir::GraphOutput& out : graph.outputs()) {
     const size_t i = static_cast<size_t>(out.node);
     const Tensor* t = value[i];
-    if (t == nullptr) return NotFound("output '" + out.name + "' reads input '" + graph.node(out.node).name + "', which was not supplied");
+    if (t == nullptr) return InvalidArgument("output '" + out.name + "' reads input '" + graph.node(out.node).name + "', which was not supplied");
     if (--output_refs[i] == 0 && owned[i].has_value() && !graph.node(out.node).is_source()) {
       result.outputs.emplace_back(out.name, std::move(*owned[i]));
       owned[i].reset();

@@ -361,4 +361,11 @@ const Graph* Program::FindGraph(std::string_view name) const {
   return i < 0 ? nullptr : &graphs[static_cast<size_t>(i)];
 }
 
+bool OmittedAreOptional(const Graph& g, size_t given) {
+  for (size_t i = given; i < g.inputs().size(); ++i) {
+    if (!g.inputs()[i].optional) return false;
+  }
+  return true;
+}
+
 }  // namespace shrew::ir

@@ -207,6 +207,10 @@ class Graph {
   std::unordered_map<std::string, NodeId> name_to_id_;
 };
 
+// True when a call of `g` with `given` operands leaves out only optional
+// inputs (the trailing ones from `given` on, OPS.md §3.16).
+bool OmittedAreOptional(const Graph& g, size_t given);
+
 // An evaluated @config value (LANGUAGE.md §5.1).
 struct ConfigValue {
   enum class Kind : uint8_t { kInt, kFloat, kString, kBool, kList, kOpaque };

@@ -21,14 +21,25 @@ class CallKernel final : public runtime::Kernel {
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const std::string where = "call[" + callee_->name() + "]";
     if (operand_shapes.size() != dtypes_.size()) return InvalidArgument(where + ": operand count changed");
-    std::vector<InputDesc> descs;
-    for (size_t i = 0; i < operand_shapes.size(); ++i) descs.push_back({true, dtypes_[i], operand_shapes[i]});
+    // Inputs past the operands are left-out optional ones (OPS.md §3.16):
+    // not present, and an error if the callee reads them, as for a run.
+    const size_t num_inputs = callee_->inputs().size();
+    std::vector<InputDesc> descs(num_inputs);
+    for (size_t i = 0; i < operand_shapes.size(); ++i) descs[i] = {true, dtypes_[i], operand_shapes[i]};
     Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs);
     if (!dims.ok()) return dims.status();
-    shapes_.assign(operand_shapes.begin(), operand_shapes.end());
     dims_ = std::move(dims).value();
     Executor* ex = resolve_(index_);
     if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
+    shapes_.assign(operand_shapes.begin(), operand_shapes.end());
+    for (size_t i = operand_shapes.size(); i < num_inputs; ++i) {
+      const ir::Node& in = callee_->node(callee_->inputs()[i].node);
+      if (ex->graph().input_read[i]) {
+        return InvalidArgument(where + ": missing input '" + in.name + "' for graph '" + callee_->name() +
+                               "' (expected " + in.type.ToString() + ")");
+      }
+      shapes_.push_back(ConcreteShape(in.type, dims_, 0));
+    }
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
     if (ex->output_shape(0) != output_shape) {
       return Internal(where + ": the callee produces " + runtime::ShapeToString(ex->output_shape(0)) +

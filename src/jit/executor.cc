@@ -29,19 +29,20 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
                                 const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
-  if (callee == nullptr || callee->outputs().empty() || callee->inputs().size() != node.operands.size()) {
+  if (callee == nullptr || callee->outputs().empty() || node.operands.size() > callee->inputs().size() ||
+      !ir::OmittedAreOptional(*callee, node.operands.size())) {
     return Unimplemented("cannot determine the result shape of call[" + node.callee + "]");
   }
   if (depth > kMaxCallDepth) return InvalidArgument("graph calls nested deeper than 64");
   ir::Graph g = *callee;
-  std::vector<InputDesc> descs;
+  std::vector<InputDesc> descs(callee->inputs().size());  // left-out optional ones: not present
   for (size_t i = 0; i < node.operands.size(); ++i) {
     const ir::Type& t = caller.node(node.operands[i]).type;
     if (!t.is_tensor() || !t.IsStatic()) return Unimplemented("operand shapes of call[" + node.callee + "] unknown");
     ir::Node& in = g.node(g.inputs()[i].node);
     Shape shape;
     for (const ir::Dim& d : t.dims()) shape.push_back(d.size());
-    descs.push_back({true, t.dtype(), shape});
+    descs[i] = {true, t.dtype(), shape};
     in.type = t;
     in.declared_type = t;
   }

@@ -379,6 +379,45 @@ TEST(ProgramGraphCalls, CalleeParameterDimsComeFromTheConfiguration) {
   ExpectBothFail(*bad, "Top", in, StatusCode::kInvalidArgument, {"[2, 3] and [2] cannot be broadcast"});
 }
 
+// OPS.md §3.16: a call may leave out trailing optional inputs. Unread,
+// they are simply absent; read, the call is an error on both executors
+// (both refused every such call before).
+TEST(ProgramGraphCalls, TrailingOptionalInputsMayBeLeftOut) {
+  const std::string src = R"(
+@graph Scale(a: Tensor<[N], f32>, unused: Tensor<[N], f32>?) -> Tensor<[N], f32> {
+    output out: a * 2.0;
+}
+@graph Sum(a: Tensor<[N], f32>, b: Tensor<[N], f32>?) -> Tensor<[N], f32> {
+    output out: a + b;
+}
+@graph Top {
+    input x: Tensor<[3], f32>;
+    node p { op: Scale(x); };
+    node q { op: Scale(x, x); };
+    output o: p + q;
+}
+@graph Reads {
+    input x: Tensor<[3], f32>;
+    output o: Sum(x);
+}
+)";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", jit::testing::F32({3}, {1, 2, 3}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> r = interpret ? p->Interpret("Top", in) : p->Run("Top", in);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::span<const float> o = r->at("o").values<float>();
+    EXPECT_FLOAT_EQ(o[0], 4.f);
+    EXPECT_FLOAT_EQ(o[1], 8.f);
+    EXPECT_FLOAT_EQ(o[2], 12.f);
+  }
+  ExpectBothFail(*p, "Reads", in, StatusCode::kInvalidArgument, {"'b'"});
+  // Still usable afterwards.
+  EXPECT_TRUE(p->Run("Top", in).ok());
+}
+
 // One callee, two calls with differently named (and sized) caller dims; a
 // name set in the configuration binds the callee too (LANGUAGE.md §4.1).
 TEST(ProgramGraphCalls, CalleeNamesAreLocalExceptConfiguredOnes) {
