@@ -294,6 +294,13 @@ namespace {
 // symbolic dims: here Gidth (a parameter's dim) makes the result [Rows,
 // Gidth] while the header says [Rows, Width]. Both executors must refuse
 // the run (the run fuzzer found the interpreter accepting it).
+// A program whose runtime configuration binds `dims`.
+std::unique_ptr<Program> WithDims(const std::string& src, ir::DimBindings dims) {
+  ProgramOptions opts;
+  opts.dims = std::move(dims);
+  return MakeProgram(src, opts);
+}
+
 TEST(ProgramDeclaredTypes, SymbolicHeaderReturnTypeIsCheckedOnBothExecutors) {
   const std::string src = R"(
 @graph Dense {
@@ -306,11 +313,7 @@ TEST(ProgramDeclaredTypes, SymbolicHeaderReturnTypeIsCheckedOnBothExecutors) {
     output out: v + inner;
 }
 )";
-  auto run_with = [&](int64_t gidth) {
-    ProgramOptions opts;
-    opts.dims = {{"Rows", 3}, {"Width", 1}, {"Gidth", gidth}};
-    return MakeProgram(src, opts);
-  };
+  auto run_with = [&](int64_t gidth) { return WithDims(src, {{"Rows", 3}, {"Width", 1}, {"Gidth", gidth}}); };
   TensorMap in;
   in.emplace("v", jit::testing::F32({3, 1}, {1, 2, 3}));
 
@@ -355,11 +358,7 @@ TEST(ProgramGraphCalls, CalleeParameterDimsComeFromTheConfiguration) {
     output out: inner;
 }
 )";
-  auto with = [&](int64_t h) {
-    ProgramOptions opts;
-    opts.dims = {{"R", 2}, {"G", 3}, {"H", h}};
-    return MakeProgram(src, opts);
-  };
+  auto with = [&](int64_t h) { return WithDims(src, {{"R", 2}, {"G", 3}, {"H", h}}); };
   TensorMap in;
   in.emplace("v", jit::testing::F32({2, 2}, {1, 1, 1, 1}));
   for (int64_t h : {1, 3}) {  // b broadcasts ([1]) or matches ([3])
@@ -444,9 +443,7 @@ TEST(ProgramGraphCalls, CalleeNamesAreLocalExceptConfiguredOnes) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_FLOAT_EQ(r->at("s").values<float>()[0], 30.f);  // 2·(1+2) + 2·(3+4+5)
   }
-  ProgramOptions opts;
-  opts.dims = {{"K", 2}};  // now every Twice input must have 2 elements
-  std::unique_ptr<Program> pinned = MakeProgram(src, opts);
+  std::unique_ptr<Program> pinned = WithDims(src, {{"K", 2}});  // every Twice input must now have 2 elements
   ASSERT_NE(pinned, nullptr);
   ExpectBothFail(*pinned, "Outer", in, StatusCode::kInvalidArgument, {"input 'v'"});
 }
