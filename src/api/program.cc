@@ -369,7 +369,7 @@ Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tenso
   const ir::Graph& g = program_.graphs[*gi];
   // Left-out trailing optional inputs are simply not supplied (Run checks
   // that the callee does not read them).
-  if (operands.size() > g.inputs().size() || !ir::OmittedAreOptional(g, operands.size())) {
+  if (!ir::AcceptsOperandCount(g, operands.size())) {
     return InvalidArgument("call of graph '" + g.name() + "' with " + std::to_string(operands.size()) +
                            " operands for " + std::to_string(g.inputs().size()) + " inputs");
   }

@@ -176,7 +176,7 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   if (g == nullptr) return NotFound("no graph named '" + std::string(callee) + "'");
   // Trailing optional inputs may be left out (OPS.md §3.16): they run as
   // not supplied, an error only if the callee reads them.
-  if (operands.size() > g->inputs().size() || !ir::OmittedAreOptional(*g, operands.size())) {
+  if (!ir::AcceptsOperandCount(*g, operands.size())) {
     return InvalidArgument("graph '" + g->name() + "' has " + std::to_string(g->inputs().size()) + " inputs, got " +
                            std::to_string(operands.size()) + " operands");
   }

@@ -361,7 +361,8 @@ const Graph* Program::FindGraph(std::string_view name) const {
   return i < 0 ? nullptr : &graphs[static_cast<size_t>(i)];
 }
 
-bool OmittedAreOptional(const Graph& g, size_t given) {
+bool AcceptsOperandCount(const Graph& g, size_t given) {
+  if (given > g.inputs().size()) return false;
   for (size_t i = given; i < g.inputs().size(); ++i) {
     if (!g.inputs()[i].optional) return false;
   }

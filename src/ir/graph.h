@@ -207,9 +207,9 @@ class Graph {
   std::unordered_map<std::string, NodeId> name_to_id_;
 };
 
-// True when a call of `g` with `given` operands leaves out only optional
-// inputs (the trailing ones from `given` on, OPS.md §3.16).
-bool OmittedAreOptional(const Graph& g, size_t given);
+// True when `g` can be called with `given` operands: no more than its
+// inputs, and those left out (from `given` on) optional (OPS.md §3.16).
+bool AcceptsOperandCount(const Graph& g, size_t given);
 
 // An evaluated @config value (LANGUAGE.md §5.1).
 struct ConfigValue {

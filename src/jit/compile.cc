@@ -92,10 +92,7 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
     for (size_t i = 0; i < options.program->graphs.size(); ++i) {
       const ir::Graph& callee = options.program->graphs[i];
       if (callee.name() != node.callee) continue;
-      if (node.operands.size() > callee.inputs().size() || !ir::OmittedAreOptional(callee, node.operands.size()) ||
-          callee.outputs().empty()) {
-        break;
-      }
+      if (!ir::AcceptsOperandCount(callee, node.operands.size()) || callee.outputs().empty()) break;
       std::vector<ir::DType> dtypes;
       for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
       ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,

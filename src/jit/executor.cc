@@ -29,8 +29,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
                                 const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
-  if (callee == nullptr || callee->outputs().empty() || node.operands.size() > callee->inputs().size() ||
-      !ir::OmittedAreOptional(*callee, node.operands.size())) {
+  if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsOperandCount(*callee, node.operands.size())) {
     return Unimplemented("cannot determine the result shape of call[" + node.callee + "]");
   }
   if (depth > kMaxCallDepth) return InvalidArgument("graph calls nested deeper than 64");
