@@ -9,15 +9,15 @@
 namespace shrew::interp {
 namespace {
 
-// log_softmax of one row, stably: x − m − log Σ exp(x − m).
+// log_softmax of one row, stably, in double: x − m − log Σ exp(x − m).
 template <typename T>
-void LogSoftmaxRow(const T* x, int64_t c, T* out) {
-  T m = -std::numeric_limits<T>::infinity();
-  for (int64_t j = 0; j < c; ++j) m = std::max(m, x[j]);
-  T sum = T(0);
-  for (int64_t j = 0; j < c; ++j) sum += std::exp(x[j] - m);
-  const T lse = std::log(sum);
-  for (int64_t j = 0; j < c; ++j) out[j] = x[j] - m - lse;
+void LogSoftmaxRow(const T* x, int64_t c, double* out) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t j = 0; j < c; ++j) m = std::max(m, static_cast<double>(x[j]));
+  double sum = 0;
+  for (int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(x[j]) - m);
+  const double lse = std::log(sum);
+  for (int64_t j = 0; j < c; ++j) out[j] = static_cast<double>(x[j]) - m - lse;
 }
 
 }  // namespace
@@ -75,18 +75,18 @@ Result<Tensor> RefCrossEntropy(const KernelArgs& args) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       const T* px = logits.data<T>();
-      std::vector<T> ls(static_cast<size_t>(c));
-      T total = T(0);
+      std::vector<double> ls(static_cast<size_t>(c));
+      double total = 0;
       for (int64_t r = 0; r < n; ++r) {
         LogSoftmaxRow<T>(px + r * c, c, ls.data());
         if (distribution) {
           const T* pt = target.data<T>() + r * c;
-          for (int64_t j = 0; j < c; ++j) total += pt[j] * ls[static_cast<size_t>(j)];
+          for (int64_t j = 0; j < c; ++j) total += static_cast<double>(pt[j]) * ls[static_cast<size_t>(j)];
         } else {
           total += ls[static_cast<size_t>(classes[static_cast<size_t>(r)])];
         }
       }
-      out.mutable_values<T>()[0] = -total / static_cast<T>(n);
+      out.mutable_values<T>()[0] = static_cast<T>(-total / static_cast<double>(n));
     }
   });
   return out;
@@ -101,9 +101,9 @@ Result<Tensor> RefMseLoss(const KernelArgs& args) {
   runtime::VisitStorage(diff.storage(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
-      T sum = T(0);
-      for (T d : diff.values<T>()) sum += d * d;
-      out.mutable_values<T>()[0] = sum / static_cast<T>(diff.num_elements());
+      double sum = 0;
+      for (T d : diff.values<T>()) sum += static_cast<double>(d) * static_cast<double>(d);
+      out.mutable_values<T>()[0] = static_cast<T>(sum / static_cast<double>(diff.num_elements()));
     }
   });
   return out;

@@ -6,11 +6,16 @@
 namespace shrew::interp {
 namespace {
 
-// acc + x·y in T; integers wrap (unsigned arithmetic, no UB).
+// Floats accumulate in double (OPS.md §3.7 allows higher precision; the
+// oracle should not be less precise than the JIT's kernels).
 template <typename T>
-T MulAdd(T acc, T x, T y) {
+using MatmulAcc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+
+// acc + x·y; integers wrap (unsigned arithmetic, no UB).
+template <typename T>
+MatmulAcc<T> MulAdd(MatmulAcc<T> acc, T x, T y) {
   if constexpr (std::is_floating_point_v<T>) {
-    return acc + x * y;
+    return acc + static_cast<double>(x) * static_cast<double>(y);
   } else {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(acc) + static_cast<U>(static_cast<U>(x) * static_cast<U>(y)));
@@ -66,9 +71,9 @@ Result<Tensor> MatmulOp(const Tensor& a, const Tensor& b) {
         T* mo = po + bi * m * n;
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t j = 0; j < n; ++j) {
-            T acc = T(0);
+            MatmulAcc<T> acc = 0;
             for (int64_t p = 0; p < k; ++p) acc = MulAdd<T>(acc, ma[i * k + p], mb[p * n + j]);
-            mo[i * n + j] = acc;
+            mo[i * n + j] = static_cast<T>(acc);
           }
         }
       });

@@ -1,5 +1,6 @@
 // Reference kernels: embedding, linear, layer_norm, batch_norm, dropout
-// (OPS.md §3.11). Computation in the storage type of the float operand.
+// (OPS.md §3.11). Sums and statistics in double, the results rounded once to
+// the float operand's storage type.
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -29,14 +30,13 @@ void NormalizeRows(const Tensor& x, double eps, Tensor* out) {
   T* po = out->mutable_data<T>();
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = px + r * d;
-    T sum = T(0);
-    for (int64_t i = 0; i < d; ++i) sum += row[i];
-    const T mean = sum / static_cast<T>(d);
-    T sq = T(0);
-    for (int64_t i = 0; i < d; ++i) sq += (row[i] - mean) * (row[i] - mean);
-    const T var = sq / static_cast<T>(d);
-    const T denom = std::sqrt(var + static_cast<T>(eps));
-    for (int64_t i = 0; i < d; ++i) po[r * d + i] = (row[i] - mean) / denom;
+    double sum = 0;
+    for (int64_t i = 0; i < d; ++i) sum += static_cast<double>(row[i]);
+    const double mean = sum / static_cast<double>(d);
+    double sq = 0;
+    for (int64_t i = 0; i < d; ++i) sq += (static_cast<double>(row[i]) - mean) * (static_cast<double>(row[i]) - mean);
+    const double denom = std::sqrt(sq / static_cast<double>(d) + eps);
+    for (int64_t i = 0; i < d; ++i) po[r * d + i] = static_cast<T>((static_cast<double>(row[i]) - mean) / denom);
   }
 }
 
@@ -50,18 +50,19 @@ void BatchNormLoop(const Tensor& x, const Tensor* w, const Tensor* b, double eps
   T* po = out->mutable_data<T>();
   for (int64_t ch = 0; ch < c; ++ch) {
     auto at = [&](int64_t bi, int64_t s) { return (bi * c + ch) * inner + s; };
-    T sum = T(0);
+    auto value = [&](int64_t bi, int64_t s) { return static_cast<double>(px[at(bi, s)]); };
+    double sum = 0;
     for (int64_t bi = 0; bi < n; ++bi)
-      for (int64_t s = 0; s < inner; ++s) sum += px[at(bi, s)];
-    const T mean = sum / static_cast<T>(count);
-    T sq = T(0);
+      for (int64_t s = 0; s < inner; ++s) sum += value(bi, s);
+    const double mean = sum / static_cast<double>(count);
+    double sq = 0;
     for (int64_t bi = 0; bi < n; ++bi)
-      for (int64_t s = 0; s < inner; ++s) sq += (px[at(bi, s)] - mean) * (px[at(bi, s)] - mean);
-    const T denom = std::sqrt(sq / static_cast<T>(count) + static_cast<T>(eps));
-    const T scale = w ? w->data<T>()[ch] : T(1);
-    const T shift = b ? b->data<T>()[ch] : T(0);
+      for (int64_t s = 0; s < inner; ++s) sq += (value(bi, s) - mean) * (value(bi, s) - mean);
+    const double denom = std::sqrt(sq / static_cast<double>(count) + eps);
+    const double scale = w ? static_cast<double>(w->data<T>()[ch]) : 1.0;
+    const double shift = b ? static_cast<double>(b->data<T>()[ch]) : 0.0;
     for (int64_t bi = 0; bi < n; ++bi)
-      for (int64_t s = 0; s < inner; ++s) po[at(bi, s)] = (px[at(bi, s)] - mean) / denom * scale + shift;
+      for (int64_t s = 0; s < inner; ++s) po[at(bi, s)] = static_cast<T>((value(bi, s) - mean) / denom * scale + shift);
   }
 }
 
@@ -171,9 +172,9 @@ Result<Tensor> RefLinear(const KernelArgs& args) {
       T* po = out.mutable_data<T>();
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t o = 0; o < out_f; ++o) {
-          T acc = T(0);
-          for (int64_t i = 0; i < in; ++i) acc += px[r * in + i] * pw[o * in + i];
-          po[r * out_f + o] = pb ? acc + pb[o] : acc;
+          double acc = 0;
+          for (int64_t i = 0; i < in; ++i) acc += static_cast<double>(px[r * in + i]) * static_cast<double>(pw[o * in + i]);
+          po[r * out_f + o] = static_cast<T>(pb ? acc + static_cast<double>(pb[o]) : acc);
         }
       }
     }

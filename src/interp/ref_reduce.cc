@@ -1,9 +1,11 @@
 // Reference kernels: reductions sum/mean/max/min/variance (OPS.md §3.8) and
-// softmax (§3.9). Float only (checked by EvalNode); accumulation in the
-// storage type.
+// softmax (§3.9). Float only (checked by EvalNode). Sums accumulate in
+// double, as the JIT's kernels do: the oracle must not be the less precise
+// of the two (an f32 running sum of 2^20 values of 0.1 is 1 % off).
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "interp/kernel.h"
 
@@ -49,14 +51,24 @@ void ReduceLoop(K op, const Tensor& x, const std::vector<int64_t>& out_strides, 
                     [&](int64_t, const std::array<int64_t, 2>& off) { fn(px[off[0]], po[off[1]]); });
   };
   const int64_t n_out = out->num_elements();
+  // Sums in double, one accumulator per output element.
+  auto sum_into = [&](std::vector<double>& acc, const std::vector<double>* centre) {
+    ForEachIndex<2>(x.shape(), {in_strides, out_strides}, [&](int64_t, const std::array<int64_t, 2>& off) {
+      const size_t o = static_cast<size_t>(off[1]);
+      const double v = centre ? static_cast<double>(px[off[0]]) - (*centre)[o] : static_cast<double>(px[off[0]]);
+      acc[o] += centre ? v * v : v;
+    });
+  };
+  const double n = static_cast<double>(count);
   switch (op) {
     case K::kSum:
-      for_each([](T v, T& acc) { acc += v; });
+    case K::kMean: {
+      std::vector<double> acc(static_cast<size_t>(n_out), 0.0);
+      sum_into(acc, nullptr);
+      const double div = op == K::kMean ? n : 1.0;
+      for (int64_t i = 0; i < n_out; ++i) po[i] = static_cast<T>(acc[static_cast<size_t>(i)] / div);
       break;
-    case K::kMean:
-      for_each([](T v, T& acc) { acc += v; });
-      for (int64_t i = 0; i < n_out; ++i) po[i] = po[i] / static_cast<T>(count);
-      break;
+    }
     case K::kMax:
     case K::kMin: {
       const bool is_max = op == K::kMax;
@@ -71,15 +83,12 @@ void ReduceLoop(K op, const Tensor& x, const std::vector<int64_t>& out_strides, 
     case K::kVariance: {
       // Two passes (OPS.md §3.11.3): the mean, then the mean of squared
       // deviations from it. Population variance (divides by N).
-      std::vector<T> mean(static_cast<size_t>(n_out), T(0));
-      ForEachIndex<2>(x.shape(), {in_strides, out_strides},
-                      [&](int64_t, const std::array<int64_t, 2>& off) { mean[static_cast<size_t>(off[1])] += px[off[0]]; });
-      for (T& m : mean) m = m / static_cast<T>(count);
-      ForEachIndex<2>(x.shape(), {in_strides, out_strides}, [&](int64_t, const std::array<int64_t, 2>& off) {
-        const T d = px[off[0]] - mean[static_cast<size_t>(off[1])];
-        po[off[1]] += d * d;
-      });
-      for (int64_t i = 0; i < n_out; ++i) po[i] = po[i] / static_cast<T>(count);
+      std::vector<double> mean(static_cast<size_t>(n_out), 0.0);
+      sum_into(mean, nullptr);
+      for (double& m : mean) m /= n;
+      std::vector<double> sq(static_cast<size_t>(n_out), 0.0);
+      sum_into(sq, &mean);
+      for (int64_t i = 0; i < n_out; ++i) po[i] = static_cast<T>(sq[static_cast<size_t>(i)] / n);
       break;
     }
     default: break;
@@ -136,13 +145,12 @@ void SoftmaxLoop(const Tensor& x, int axis, Tensor* out) {
       const int64_t base = o * len * inner + in;
       T m = -std::numeric_limits<T>::infinity();
       for (int64_t j = 0; j < len; ++j) m = std::max(m, px[base + j * inner]);
-      T sum = T(0);
+      const double md = static_cast<double>(m);
+      double sum = 0;
+      for (int64_t j = 0; j < len; ++j) sum += std::exp(static_cast<double>(px[base + j * inner]) - md);
       for (int64_t j = 0; j < len; ++j) {
-        const T e = std::exp(px[base + j * inner] - m);
-        po[base + j * inner] = e;
-        sum += e;
+        po[base + j * inner] = static_cast<T>(std::exp(static_cast<double>(px[base + j * inner]) - md) / sum);
       }
-      for (int64_t j = 0; j < len; ++j) po[base + j * inner] = po[base + j * inner] / sum;
     }
   }
 }

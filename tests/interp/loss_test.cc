@@ -61,6 +61,21 @@ TEST(RefCrossEntropyTest, Errors) {
   EXPECT_TRUE(FailsWith(Eval(K::kCrossEntropy, {&logits, &onehot_i}), "dtype mismatch: f32 and i64"));
 }
 
+// Loss sums in double: over 2^18 rows of zero logits the mean is ln 2 to
+// f32 precision, and the mean of 2^20 squared 0.3f is 0.3f² (an f32 running
+// sum drifts to 0.0910 and 0.6886).
+TEST(RefLossTest, LongSumsAccumulateInDouble) {
+  const int64_t rows = int64_t{1} << 18;
+  Tensor logits = F32({rows, 2}, std::vector<float>(static_cast<size_t>(rows * 2), 0.0f));
+  Tensor classes = I64({rows}, std::vector<int64_t>(static_cast<size_t>(rows), 1));
+  EXPECT_TRUE(Close(Eval(K::kCrossEntropy, {&logits, &classes}), F32({}, {static_cast<float>(std::log(2.0))}), 1e-7, 0));
+  const int64_t n = int64_t{1} << 20;
+  Tensor p = F32({n}, std::vector<float>(static_cast<size_t>(n), 0.3f));
+  Tensor zero = F32({1}, {0});
+  const double p2 = static_cast<double>(0.3f) * static_cast<double>(0.3f);
+  EXPECT_TRUE(Close(Eval(K::kMseLoss, {&p, &zero}), F32({}, {static_cast<float>(p2)}), 1e-7, 0));
+}
+
 TEST(RefMseLossTest, MeanOfSquaredBroadcastDifference) {
   Tensor p = F32({2, 2}, {1, 2, 3, 4});
   Tensor t = F32({2, 2}, {1, 0, 0, 4});

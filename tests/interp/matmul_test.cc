@@ -32,6 +32,18 @@ TEST(RefMatmulTest, TwoByThreeTimesThreeByTwo) {
   EXPECT_TRUE(Same(Eval(K::kMatmul, {&a, &b}), F32({2, 2}, {58, 64, 139, 154})));
 }
 
+// f32 products accumulate in double (OPS.md §3.7 allows it): a dot product
+// of 2^20 terms 0.1f · 1 is the exact 104857.6015625, not the running f32
+// sum's 105891.8; linear does the same.
+TEST(RefMatmulTest, F32LongRowsAccumulateInDouble) {
+  const int64_t k = int64_t{1} << 20;
+  Tensor a = F32({1, k}, std::vector<float>(static_cast<size_t>(k), 0.1f));
+  Tensor b = F32({k, 1}, std::vector<float>(static_cast<size_t>(k), 1.0f));
+  EXPECT_TRUE(Same(Eval(K::kMatmul, {&a, &b}), F32({1, 1}, {104857.6015625f})));
+  Tensor w = F32({1, k}, std::vector<float>(static_cast<size_t>(k), 1.0f));
+  EXPECT_TRUE(Same(Eval(K::kLinear, {&a, &w}, A({{"bias", ir::AttrValue::Bool(false)}})), F32({1, 1}, {104857.6015625f})));
+}
+
 TEST(RefMatmulTest, RankOneOperands) {
   Tensor v = F32({3}, {1, 2, 3});
   Tensor w = F32({3}, {4, 5, 6});

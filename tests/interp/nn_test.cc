@@ -108,6 +108,21 @@ TEST(RefLayerNormTest, OneTwoThreeOperands) {
   EXPECT_TRUE(Same(Eval(K::kLayerNorm, {&xf}), F32({1, 3}, {0, 0, 0})));
 }
 
+// Statistics in double: rows far from zero still normalise to ±1.5, ±0.5
+// over sqrt(σ² + eps) (in f32 the mean of 1e7 + {1..4} is off by 0.5).
+TEST(RefLayerNormTest, F32RowsWithLargeOffset) {
+  Tensor x = F32({1, 4}, {10000001, 10000002, 10000003, 10000004});
+  const double s = std::sqrt(1.25 + 1e-5);
+  const Tensor expected = F32({1, 4}, {static_cast<float>(-1.5 / s), static_cast<float>(-0.5 / s),
+                                       static_cast<float>(0.5 / s), static_cast<float>(1.5 / s)});
+  EXPECT_TRUE(Close(Eval(K::kLayerNorm, {&x}), expected, 1e-7, 0));
+  // batch_norm over a batch of 4 with one channel: the same statistics.
+  Tensor xb = F32({4, 1}, {10000001, 10000002, 10000003, 10000004});
+  EXPECT_TRUE(Close(Eval(K::kBatchNorm, {&xb}), F32({4, 1}, std::vector<float>(expected.values<float>().begin(),
+                                                                               expected.values<float>().end())),
+                    1e-7, 0));
+}
+
 TEST(RefLayerNormTest, Errors) {
   Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor w = F32({2}, {1, 1});

@@ -63,6 +63,20 @@ TEST(RefReduceTest, VarianceIsPopulation) {
   EXPECT_TRUE(Close(Eval(K::kVariance, {&big}), F64({}, {2.0 / 3.0}), 1e-12, 0));
 }
 
+// f32 reductions sum in double (as the JIT's kernels do): a running f32 sum
+// of 2^20 copies of 0.1f drifts to 105891.8; the exact sum, 2^20 · 0.1f =
+// 104857.6015625, is an f32 value. A large offset must not leak into the
+// variance either (the f32 mean of 1e7 + {1..4} is off by 0.5).
+TEST(RefReduceTest, F32SumsAccumulateInDouble) {
+  const int64_t n = int64_t{1} << 20;
+  Tensor tenths = F32({n}, std::vector<float>(static_cast<size_t>(n), 0.1f));
+  EXPECT_TRUE(Same(Eval(K::kSum, {&tenths}), F32({}, {104857.6015625f})));
+  EXPECT_TRUE(Same(Eval(K::kMean, {&tenths}), F32({}, {0.1f})));
+  Tensor offset = F32({1, 4}, {10000001, 10000002, 10000003, 10000004});
+  EXPECT_TRUE(Same(Eval(K::kVariance, {&offset}, Dims({1})), F32({1}, {1.25f})));
+  EXPECT_TRUE(Same(Eval(K::kMean, {&offset}, Dims({1})), F32({1}, {10000002.5f})));
+}
+
 TEST(RefReduceTest, RankZeroAndEmpty) {
   Tensor s = F32({}, {4});
   EXPECT_TRUE(Same(Eval(K::kSum, {&s}), F32({}, {4})));
