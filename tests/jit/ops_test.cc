@@ -76,6 +76,10 @@ TEST(JitOps, Matmul) {
 TEST(JitOps, FullyConnectedWithBiasAndActivation) {
   CheckOp("linear(x, w, b)", {{"x", {3, 6}}}, {{"w", {4, 6}}, {"b", {4}}});
   CheckOp("linear(x, w, bias: false)", {{"x", {2, 5, 6}}}, {{"w", {4, 6}}});
+  // A [1, out] bias leaves a rank-1 x's result [out] (OPS.md §3.11.2): as a
+  // parameter (packed) and as an input (added after the product).
+  CheckOp("linear(x, w, b)", {{"x", {6}}}, {{"w", {4, 6}}, {"b", {1, 4}}});
+  CheckOp("linear(x, w, b)", {{"x", {6}}, {"b", {1, 4}}}, {{"w", {4, 6}}});
   CheckOp("matmul(x, w) + b", {{"x", {3, 6}}}, {{"w", {6, 4}}, {"b", {4}}});
   CheckOp("relu(matmul(x, w) + b)", {{"x", {3, 6}}}, {{"w", {6, 4}}, {"b", {4}}});
   CheckOp("relu(linear(x, w, b))", {{"x", {3, 6}}}, {{"w", {4, 6}}, {"b", {4}}});

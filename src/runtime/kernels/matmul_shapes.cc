@@ -58,4 +58,18 @@ Result<MatmulDims> ComputeMatmulDims(std::string_view op, const Shape& a, const 
   return d;
 }
 
+Result<MatmulAddShapes> ComputeMatmulAddShapes(std::string_view op, const MatmulDims& dims, const Shape& c, bool linear) {
+  if (linear) {
+    const bool ok = (c.size() == 1 && c[0] == dims.n) || (c.size() == 2 && c[0] == 1 && c[1] == dims.n);
+    if (!ok) {
+      return InvalidArgument(std::string(op) + ": linear bias has shape " + ShapeToString(c) + ", expected [" +
+                             std::to_string(dims.n) + "] or [1, " + std::to_string(dims.n) + "]");
+    }
+    return MatmulAddShapes{dims.result, Shape{dims.n}};
+  }
+  Result<Shape> b = BroadcastShapes(dims.result, c);
+  if (!b.ok()) return InvalidArgument(std::string(op) + ": " + b.status().message());
+  return MatmulAddShapes{*b, c};
+}
+
 }  // namespace shrew::runtime::kernels

@@ -31,6 +31,18 @@ struct MatmulDims {
 // features but the weight expects J".
 Result<MatmulDims> ComputeMatmulDims(std::string_view op, const Shape& a, const Shape& b, bool linear);
 
+// "+ c" after the product: the shape of the sum, and the shape to add `c` as.
+// linear's bias is [n] or [1, n] and never changes the product's shape
+// (OPS.md §3.11.2: x [.., in] gives [.., out], x of rank 1 included): it is
+// added as [n]. fused_matmul_add's c broadcasts against the product. Errors:
+// "linear bias has shape [..], expected [N] or [1, N]", shapes that do not
+// broadcast.
+struct MatmulAddShapes {
+  Shape output;
+  Shape addend;
+};
+Result<MatmulAddShapes> ComputeMatmulAddShapes(std::string_view op, const MatmulDims& dims, const Shape& c, bool linear);
+
 // out[batch] = a[batch] · b[batch] (b transposed per dims) in plain loops for
 // any element type; `loop` walks dims.batch_out with inputs batch_a,
 // batch_b. T = int64_t wraps. Used for f64/integers and for f32 products

@@ -36,10 +36,11 @@ class RefMatmulKernel final : public Kernel {
     dims_ = std::move(dims).value();
     Shape expected = dims_.result;
     if (has_add_) {
-      Result<Shape> b = BroadcastShapes(dims_.result, operand_shapes[2]);
-      if (!b.ok()) return InvalidArgument(std::string(name) + ": " + b.status().message());
-      expected = *b;
-      add_loop_.Init(output_shape, {&dims_.result, &operand_shapes[2]});
+      Result<MatmulAddShapes> add = ComputeMatmulAddShapes(name, dims_, operand_shapes[2], linear_);
+      if (!add.ok()) return add.status();
+      expected = add->output;
+      addend_shape_ = add->addend;
+      add_loop_.Init(output_shape, {&dims_.result, &addend_shape_});
     }
     SHREW_RETURN_IF_ERROR(CheckOutputShape(name, expected, output_shape));
     batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
@@ -88,6 +89,7 @@ class RefMatmulKernel final : public Kernel {
   MatmulDims dims_;
   BroadcastLoop<2> batch_loop_;
   BroadcastLoop<2> add_loop_;
+  Shape addend_shape_;  // the shape c is added as (linear: the bias as [n])
   bool empty_ = true;
   size_t out_elements_ = 0;
   size_t temp_bytes_ = 0;

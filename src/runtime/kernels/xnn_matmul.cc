@@ -172,10 +172,12 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   if (!dims.ok()) return dims.status();
   dims_ = std::move(dims).value();
   Shape expected = dims_.result;
+  Shape addend;
   if (config_.has_add) {
-    Result<Shape> b = BroadcastShapes(dims_.result, operand_shapes[2]);
-    if (!b.ok()) return InvalidArgument(std::string(name()) + ": " + b.status().message());
-    expected = *b;
+    Result<MatmulAddShapes> add = ComputeMatmulAddShapes(name(), dims_, operand_shapes[2], config_.linear);
+    if (!add.ok()) return add.status();
+    expected = add->output;
+    addend = add->addend;
   }
   SHREW_RETURN_IF_ERROR(CheckOutputShape(name(), expected, output_shape));
   if (core_ == Core::kFullyConnected && operand_shapes[1] != weight_shape_) {
@@ -229,7 +231,7 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   if (product_in_temp_) {
     temp_offset_ = layout.Add(static_cast<size_t>(NumElements(dims_.result)) * sizeof(float));
   }
-  if (add_) SHREW_RETURN_IF_ERROR(add_->Reshape(dims_.result, operand_shapes[2], output_shape));
+  if (add_) SHREW_RETURN_IF_ERROR(add_->Reshape(dims_.result, addend, output_shape));
   if (act_) SHREW_RETURN_IF_ERROR(act_->Reshape(static_cast<size_t>(NumElements(output_shape))));
   workspace_bytes_ = layout.total();
   const char* core = plan_ == Plan::kRef              ? "ref_matmul"

@@ -159,7 +159,9 @@ class MatmulTester {
     // Reference: product, + c, activation.
     Reference ref = RefDense(a, b, linear);
     Shape out = ref.shape;
-    if (c) out = BroadcastShape(ref.shape, *c_);
+    // linear's bias ([n] or [1, n]) never changes the product's shape
+    // (OPS.md §3.11.2); fused_matmul_add's c broadcasts.
+    if (c && !linear) out = BroadcastShape(ref.shape, *c_);
     std::optional<K> act = act_;
     if (op_ == K::kFusedMatmulRelu) act = K::kRelu;
     Result<int64_t> n_out = CountElements(out);
@@ -169,7 +171,7 @@ class MatmulTester {
       const std::vector<int64_t> idx = Unravel(i, out);
       const int64_t pi = BroadcastOffset(idx, ref.shape, out);
       double v = ref.value[pi];
-      if (c) v += c->GetDouble(BroadcastOffset(idx, *c_, out));
+      if (c) v += c->GetDouble(linear ? idx.back() : BroadcastOffset(idx, *c_, out));
       bound[i] = 1e-6 + 1e-5 * std::fabs(v) + static_cast<double>(ref.k) * 1.2e-7 * ref.magnitude[pi];
       if (act) v = Activate(*act, v);
       expected[i] = v;
@@ -346,7 +348,13 @@ TEST(MatmulKernelTest, FusedMatmulRelu) {
 TEST(MatmulKernelTest, Linear) {
   MatmulTester().Op(K::kLinear).Shapes({2, 3, 4}, {5, 4}).Addend({5}, true).ExpectImpl("xnn_fully_connected").Test();
   MatmulTester().Op(K::kLinear).Shapes({2, 3, 4}, {5, 4}).Test();  // no bias
+  // A [1, out] bias keeps a rank-1 x's result [out] (OPS.md §3.11.2),
+  // whether it is packed (constant), added by XNNPACK or by our loops (f64).
   MatmulTester().Op(K::kLinear).Shapes({4}, {5, 4}).Addend({1, 5}, true).Test();
+  MatmulTester().Op(K::kLinear).Shapes({4}, {5, 4}).Addend({1, 5}, false).Test();
+  MatmulTester().Op(K::kLinear).Shapes({4}, {5, 4}).ConstantWeight(false).Addend({1, 5}, false).Test();
+  MatmulTester().Op(K::kLinear).DType(ir::DType::kF64).Shapes({4}, {5, 4}).Addend({1, 5}, false).Test();
+  MatmulTester().Op(K::kLinear).DType(ir::DType::kF64).Shapes({3, 4}, {5, 4}).Addend({1, 5}, true).Test();
   MatmulTester()
       .Op(K::kLinear)
       .Shapes({3, 4}, {5, 4})
