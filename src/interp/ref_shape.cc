@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "interp/kernel.h"
+#include "ir/shapes.h"
 
 namespace shrew::interp {
 namespace {
@@ -210,10 +211,8 @@ Result<Tensor> RefSplit(const KernelArgs& args) {
   if (index < 0) return InvalidArgument("split index must be >= 0, got " + std::to_string(index));
   SHREW_TRY_ASSIGN(int axis, NormalizeAxis(dim, x.rank()));
   const int64_t len = x.dim(axis);
-  // c = ⌈L/n⌉ per chunk, m = ⌈L/c⌉ chunks produced; an empty axis yields one
-  // empty chunk.
-  const int64_t c = (len + chunks - 1) / chunks;
-  const int64_t produced = len == 0 ? 1 : (len + c - 1) / c;
+  const ir::SplitChunks split = ir::SplitChunksOf(len, chunks);
+  const int64_t c = split.size, produced = split.produced;
   if (index >= produced) {
     return InvalidArgument("split index " + std::to_string(index) + " is out of range: an axis of size " +
                            std::to_string(len) + " in " + std::to_string(chunks) + " chunks gives " +

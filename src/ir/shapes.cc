@@ -75,13 +75,17 @@ std::optional<int> NormalizeAxis(int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+SplitChunks SplitChunksOf(int64_t length, int64_t chunks) {
+  if (length == 0) return {0, 1};
+  const int64_t c = length / chunks + (length % chunks != 0 ? 1 : 0);  // ceil(L/n) >= 1
+  return {c, length / c + (length % c != 0 ? 1 : 0)};
+}
+
 std::optional<int64_t> SplitChunkSize(int64_t length, int64_t chunks, int64_t index) {
   if (chunks < 1 || length < 0 || index < 0) return std::nullopt;
-  if (length == 0) return std::nullopt;
-  int64_t c = length / chunks + (length % chunks != 0 ? 1 : 0);  // ceil(L/n) >= 1
-  int64_t m = length / c + (length % c != 0 ? 1 : 0);             // chunks produced
-  if (index >= m) return std::nullopt;
-  return std::min(c, length - index * c);
+  const SplitChunks split = SplitChunksOf(length, chunks);
+  if (index >= split.produced) return std::nullopt;
+  return std::min(split.size, length - index * split.size);
 }
 
 // ---------------------------------------------------------------- context

@@ -68,9 +68,17 @@ std::optional<std::vector<Dim>> BroadcastDims(const std::vector<Dim>& a,
                                               const std::vector<Dim>& b);
 // `axis` normalised against `rank` (-rank <= axis < rank), or nullopt.
 std::optional<int> NormalizeAxis(int64_t axis, int rank);
-// Split (OPS.md §3.10.6): for an axis of size `length` cut into `chunks`,
-// the size of chunk `index`, or nullopt when that chunk does not exist
-// (or chunks < 1, length < 0).
+// Split (OPS.md §3.10.6): an axis of size L cut into n chunks gives chunks
+// of c = ⌈L/n⌉ elements, m = ⌈L/c⌉ of them. An empty axis gives one empty
+// chunk (as torch.chunk does), so that an empty batch flows through a split.
+// Requires chunks >= 1, length >= 0.
+struct SplitChunks {
+  int64_t size = 0;      // c
+  int64_t produced = 0;  // m
+};
+SplitChunks SplitChunksOf(int64_t length, int64_t chunks);
+// The size of chunk `index`, or nullopt when that chunk does not exist (or
+// chunks < 1, length < 0, index < 0).
 std::optional<int64_t> SplitChunkSize(int64_t length, int64_t chunks, int64_t index);
 
 }  // namespace shrew::ir

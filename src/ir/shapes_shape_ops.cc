@@ -275,13 +275,11 @@ Type InferSplit(ShapeContext& ctx) {
   }
   auto size = SplitChunkSize(len.size(), *chunks, *index);
   if (!size) {
-    int64_t c = len.size() / *chunks + (len.size() % *chunks != 0 ? 1 : 0);
-    int64_t m = c > 0 ? len.size() / c + (len.size() % c != 0 ? 1 : 0) : 0;
     ctx.Error(diag::Kind::BadSplit, "split index " + std::to_string(*index) +
                                         " does not exist: an axis of size " +
                                         std::to_string(len.size()) + " in " +
                                         std::to_string(*chunks) + " chunks gives " +
-                                        std::to_string(m) + " chunks");
+                                        std::to_string(SplitChunksOf(len.size(), *chunks).produced) + " chunks");
     return Type::Unknown();
   }
   slot = Dim::Fixed(*size);

@@ -192,6 +192,10 @@ TEST(SplitShapeTest, ChunkSizes) {
   EXPECT_EQ(SplitChunkSize(6, 3, 2), 2);
   EXPECT_EQ(SplitChunkSize(1, 8, 0), 1);
   EXPECT_FALSE(SplitChunkSize(4, 0, 0).has_value());
+  // An empty axis gives one empty chunk (torch.chunk's rule), so an empty
+  // batch flows through; the executors use the same rule.
+  EXPECT_EQ(SplitChunkSize(0, 2, 0), 0);
+  EXPECT_FALSE(SplitChunkSize(0, 2, 1).has_value());
   auto split = [](std::string_view type, int64_t chunks, int64_t dim, int64_t index) {
     return std::make_unique<One>(OpKind::kSplit, type,
                                  A({{"chunks", AttrValue::Int(chunks)}, {"dim", AttrValue::Int(dim)},

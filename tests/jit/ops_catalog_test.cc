@@ -246,6 +246,18 @@ TEST(JitCatalog, ConcatAndSplitAnyAxis) {
     CheckOp("split(x, chunks: 3, dim: -1, index: " + std::to_string(index) + ")", {{"x", {2, 7}, kF64}});
   }
   CheckOp("split(x, chunks: 2, index: 1)", {{"x", {4}, kU8, 0, 9}});
+  // An empty axis gives one empty chunk (torch.chunk's rule): statically and
+  // when a symbolic length is bound to 0 at run time.
+  CheckOp("split(x, chunks: 2, index: 0)", {{"x", {0, 3}}});
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G { input x: Tensor<[N, 3], f32>; node c { op: split(x, chunks: 2, index: 0); }; output c; }");
+  ASSERT_NE(p, nullptr);
+  for (int64_t n : {0, 1, 5}) {
+    TensorMap feed;
+    feed.emplace("x", RandomTensor(kF32, {n, 3}, 7));
+    testing::RunBoth(*p, "G", feed);
+    EXPECT_EQ(p->Run("G", feed)->at("c").shape(), (Shape{n == 0 ? 0 : (n + 1) / 2, 3}));
+  }
 }
 
 TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/shapes.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 
@@ -90,10 +91,8 @@ class SplitKernel final : public Kernel {
     if (!axis.ok()) return InvalidArgument("split: " + axis.status().message());
     const size_t a = static_cast<size_t>(*axis);
     const int64_t len = x[a];
-    // c = ⌈L/n⌉ per chunk, m = ⌈L/c⌉ chunks produced; an empty axis yields
-    // one empty chunk.
-    const int64_t c = (len + chunks_ - 1) / chunks_;
-    const int64_t produced = len == 0 ? 1 : (len + c - 1) / c;
+    const ir::SplitChunks split = ir::SplitChunksOf(len, chunks_);
+    const int64_t c = split.size, produced = split.produced;
     if (index_ >= produced) {
       return InvalidArgument("split index " + std::to_string(index_) + " is out of range: an axis of size " +
                              std::to_string(len) + " in " + std::to_string(chunks_) + " chunks gives " +
