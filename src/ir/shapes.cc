@@ -226,11 +226,15 @@ constexpr int8_t kNotWeak = -1;
 
 // Operand range [first, last) that shares the node's dtype and takes part in
 // weak adoption; empty when the op does not adopt.
+// A repeat applies its body operation to its operands (the carried value
+// first), so the body's operation decides: `repeat(2) { x * 2 }` makes the 2
+// x's dtype as `x * 2` does.
 std::pair<int, int> WeakGroup(const Node& n) {
   int count = static_cast<int>(n.operands.size());
-  if (n.op == OpKind::kWhere) return {1, std::min(3, count)};
-  if (HasFlag(n.op, kFlagAdoptsWeak)) return {0, count};
-  if ((n.op == OpKind::kIdentity || n.op == OpKind::kNeg) && count == 1) return {0, 1};
+  const OpKind op = n.op == OpKind::kRepeat && n.repeat_body ? n.repeat_body->op : n.op;
+  if (op == OpKind::kWhere) return {1, std::min(3, count)};
+  if (HasFlag(op, kFlagAdoptsWeak)) return {0, count};
+  if ((op == OpKind::kIdentity || op == OpKind::kNeg) && count == 1) return {0, 1};
   return {0, 0};
 }
 

@@ -328,6 +328,32 @@ TEST(CompileTest, LiteralDtypes) {
   EXPECT_EQ(bad.stage, CompileStage::kInferShapes);
 }
 
+TEST(CompileTest, RepeatBodyLiteralsAdoptTheCarriedDtype) {
+  // A repeat applies its body to its operands, so a literal or config key in
+  // the body adopts the carried value's dtype as it would outside (OPS.md
+  // §1.3, §3.15).
+  CompileResult r = Compile(
+      "@config { k: 3; }\n"
+      "@graph G {\n"
+      "  input f: Tensor<[2], f32>; input d: Tensor<[2], f64>; input i: Tensor<[2], i64>;\n"
+      "  output a: repeat(2) { f * 2 };\n"
+      "  output b: repeat(2) { f * k };\n"
+      "  output c: repeat(3) { d * 0.5 };\n"
+      "  output e: repeat(2) { i + 1 };\n"
+      "}\n");
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  const ir::Graph& g = r.program.graphs[0];
+  for (const char* name : {"a", "b", "c", "e"}) {
+    const ir::Node& n = g.node(g.FindNode(name));
+    EXPECT_EQ(n.type.ToString(), std::string(name[0] == 'c' ? "Tensor<[2], f64>" : name[0] == 'e' ? "Tensor<[2], i64>" : "Tensor<[2], f32>"))
+        << name;
+  }
+  CompileResult bad = Compile("@graph G {\n  input i: Tensor<[2], i64>;\n  output a: repeat(2) { i * 2.5 };\n}\n");
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.RenderDiagnostics().find("float literal 2.5 cannot be used with an integer operand"), std::string::npos)
+      << bad.RenderDiagnostics();
+}
+
 TEST(CompileTest, StageNames) {
   EXPECT_STREQ(CompileStageName(CompileStage::kParse), "parse");
   EXPECT_STREQ(CompileStageName(CompileStage::kMaterialize), "materialise");
