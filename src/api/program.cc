@@ -71,6 +71,20 @@ Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
 
 Program::~Program() = default;
 
+namespace {
+
+// The declaration of parameter `param` (its node's span), if any graph has it.
+diag::Span SpanOfParam(const ir::Program& program, const ir::Param& param) {
+  for (const ir::Graph& g : program.graphs) {
+    for (const ir::Param& p : g.params()) {
+      if (&p == &param && g.HasNode(p.node)) return g.node(p.node).span;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Program>> Program::Create(const CompileResult& compiled, ProgramOptions options) {
   return FromCompiled(compiled, std::move(options), {});
 }
@@ -97,7 +111,19 @@ Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& comp
   if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
   const uint64_t seed = options.seed.value_or(compiled.seed);
   std::unique_ptr<Program> p(new Program(compiled.program, std::move(options), seed));
-  SHREW_RETURN_IF_ERROR(p->Init(source));
+  Status init = p->Init(source);
+  if (!init.ok()) {
+    // A .sw error names file, line and column, also when it is found only
+    // while the executors are built (a parameter's init or size, an
+    // operation without a kernel).
+    if (p->init_error_span_.valid() && compiled.source != nullptr) {
+      const diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
+      std::string rendered = diag::Render(d, *compiled.source);
+      while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+      return Status(init.code(), std::move(rendered));
+    }
+    return init;
+  }
   return p;
 }
 
@@ -110,6 +136,7 @@ Status Program::Init(const ParamSource& source) {
       Result<int64_t> count = runtime::CountElements(*shape);
       const uint64_t elem = ir::StorageByteSize(ir::StorageOf(p.type.dtype()));
       if (!count.ok() || (elem > 0 && static_cast<uint64_t>(*count) > options_.max_tensor_bytes / elem)) {
+        if (g.HasNode(p.node)) init_error_span_ = g.node(p.node).span;
         return ResourceExhausted("parameter '" + p.name + "' of graph '" + g.name() + "' (" + ir::DTypeName(p.type.dtype()) +
                                  runtime::ShapeToString(*shape) + ") is over the limit of " +
                                  std::to_string(options_.max_tensor_bytes) + " bytes per tensor");
@@ -117,8 +144,12 @@ Status Program::Init(const ParamSource& source) {
     }
   }
   const runtime::InitMode mode = source.blob != nullptr ? runtime::InitMode::kAllocate : runtime::InitMode::kFill;
-  Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_, mode);
-  if (!params.ok()) return params.status();
+  const ir::Param* failed = nullptr;
+  Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_, mode, &failed);
+  if (!params.ok()) {
+    if (failed != nullptr) init_error_span_ = SpanOfParam(program_, *failed);
+    return params.status();
+  }
   params_ = std::move(params).value();
   // Before any kernel packs a weight: given values are packed once.
   if (source.blob != nullptr) {
@@ -173,8 +204,12 @@ Status Program::CompileOne(size_t index) {
   Entry& e = graphs_[index];
   e.executor.reset();
   e.compiled.reset();
-  Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(g, MakeCompileOptions(g));
-  if (!cg.ok()) return Status(cg.status().code(), "graph '" + g.name() + "': " + cg.status().message());
+  ir::NodeId failed = ir::kNoNode;
+  Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(g, MakeCompileOptions(g), &failed);
+  if (!cg.ok()) {
+    if (g.HasNode(failed)) init_error_span_ = g.node(failed).span;
+    return Status(cg.status().code(), "graph '" + g.name() + "': " + cg.status().message());
+  }
   e.compiled = std::move(cg).value();
   jit::ExecutorOptions eo;
   eo.program = &program_;

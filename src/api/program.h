@@ -211,6 +211,9 @@ class Program {
   runtime::Rng rng_;
   runtime::ParamMap params_;
   std::vector<Entry> graphs_;  // program_.graphs order
+  // Where Init failed, when one declaration is to blame (a parameter or a
+  // node): FromCompiled renders the error at its source position.
+  diag::Span init_error_span_;
 };
 
 }  // namespace shrew

@@ -150,8 +150,13 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
   return spec;
 }
 
-Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options) {
+Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options,
+                                                    ir::NodeId* failed_node) {
   const auto start = std::chrono::steady_clock::now();
+  auto fail_at = [failed_node](NodeId id, Status s) {
+    if (failed_node != nullptr) *failed_node = id;
+    return s;
+  };
   auto cg = std::make_unique<CompiledGraph>();
   cg->name = graph.name();
   cg->graph = graph;
@@ -168,7 +173,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
 
   for (const Node& node : g.nodes()) {
     Status s = CheckCompilable(g, node);
-    if (!s.ok()) return s;
+    if (!s.ok()) return fail_at(node.id, s);
   }
   const std::vector<NodeId> order = ir::ExecutionOrder(g);
   if (static_cast<int>(order.size()) != g.num_nodes()) return FailedPrecondition("graph '" + g.name() + "' contains a cycle");
@@ -189,7 +194,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
     const Node& node = g.node(id);
     if (node.is_source() || node.op != OpKind::kConstant) continue;
     Result<runtime::Tensor> t = interp::EvalNode(g, node, {}, cg->ref_env->ctx);
-    if (!t.ok()) return t.status();
+    if (!t.ok()) return fail_at(id, t.status());
     constant_index[static_cast<size_t>(id)] = static_cast<int>(cg->constants.size());
     cg->constants.push_back(std::move(t).value());
   }
@@ -242,7 +247,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
         continue;
       }
       Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
-      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return NodeError(act, k.status());
+      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return fail_at(id, NodeError(act, k.status()));
       if (!k.ok() || k.value() == nullptr) continue;
       fused_kernels[id] = std::move(k).value();
       fused_into[static_cast<size_t>(pid)] = id;
@@ -288,7 +293,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
       continue;
     }
     Result<CompiledKernel> ck = CreateNodeKernel(*cg, node, options);
-    if (!ck.ok()) return ck.status();
+    if (!ck.ok()) return fail_at(in.node, ck.status());
     in.kernel = static_cast<int32_t>(cg->kernels.size());
     cg->kernels.push_back(std::move(ck).value());
   }

@@ -52,7 +52,11 @@ struct CompileOptions {
   ir::DimBindings config_dims;     // configured dims (callee bindings)
 };
 
-Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options);
+// On an error that belongs to one node (no kernel for it, a constant that
+// cannot be built, an operation not materialised) `*failed_node` is set to
+// that node, so that the caller can point at its source.
+Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options,
+                                                    ir::NodeId* failed_node = nullptr);
 
 // Re-creates the kernels that were handed parameter `param_index` as a
 // constant operand (after its value changed). The executor must re-plan

@@ -182,12 +182,15 @@ std::string ParamKey(std::string_view graph, std::string_view param) {
 }
 
 Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBindings& dims, Rng& rng,
-                                   InitMode mode) {
+                                   InitMode mode, const ir::Param** failed) {
   ParamMap out;
   for (const ir::Graph& g : program.graphs) {
     for (const ir::Param& p : g.params()) {
       Result<Tensor> t = InitParam(p, dims, rng, mode);
-      if (!t.ok()) return Status(t.status().code(), "graph '" + g.name() + "': " + t.status().message());
+      if (!t.ok()) {
+        if (failed != nullptr) *failed = &p;
+        return Status(t.status().code(), "graph '" + g.name() + "': " + t.status().message());
+      }
       out.insert_or_assign(ParamKey(g.name(), p.name), std::move(t).value());
     }
   }

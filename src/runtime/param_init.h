@@ -61,8 +61,9 @@ Result<Tensor> InitParam(const ir::Param& param, const ir::DimBindings& dims, Rn
 using ParamMap = TensorMap;
 std::string ParamKey(std::string_view graph, std::string_view param);
 
-// Initialises every parameter of `program` in program order (see above).
+// Initialises every parameter of `program` in program order (see above). On
+// error `*failed` (when given) is the parameter that could not be made.
 Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBindings& dims, Rng& rng,
-                                   InitMode mode = InitMode::kFill);
+                                   InitMode mode = InitMode::kFill, const ir::Param** failed = nullptr);
 
 }  // namespace shrew::runtime

@@ -448,5 +448,43 @@ TEST(ProgramGraphCalls, CalleeNamesAreLocalExceptConfiguredOnes) {
   ExpectBothFail(*pinned, "Outer", in, StatusCode::kInvalidArgument, {"input 'v'"});
 }
 
+// Errors found only while the executors are built still name file, line and
+// column (E150), with the source line and a caret under the declaration.
+TEST(ProgramSetupErrors, NameTheDeclarationsPosition) {
+  struct Case {
+    std::string source;
+    std::string where;     // "LINE:COL"
+    std::string fragment;  // of the message
+    ProgramOptions options = {};
+  };
+  ProgramOptions small;
+  small.max_tensor_bytes = 1024;
+  const std::vector<Case> cases = {
+      {"@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[2], i64> { init: \"normal(0, 1)\"; };\n"
+       "  output y: x;\n}\n",
+       "3:3", "needs a float dtype, got i64"},
+      {"@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[N], f32>;\n  output y: x;\n}\n", "3:3",
+       "unresolved symbolic dimension 'N'"},
+      {"@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[1000], f32>;\n  output y: x;\n}\n", "3:3",
+       "over the limit of 1024 bytes", small},
+      {"@custom_op rope { signature: (x: Tensor<[2], f32>) -> Tensor<[2], f32>; }\n"
+       "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: rope(x);\n}\n",
+       "4:3", "rope"},
+  };
+  for (const Case& c : cases) {
+    CompileOptions co;
+    co.filename = "setup.sw";
+    CompileResult compiled = Compile(c.source, co);
+    ASSERT_TRUE(compiled.ok) << compiled.RenderDiagnostics();
+    Result<std::unique_ptr<Program>> p = Program::Create(compiled, c.options);
+    ASSERT_FALSE(p.ok()) << c.source;
+    const std::string& m = p.status().message();
+    EXPECT_EQ(m.rfind("setup.sw:" + c.where + ": error[E150]: ", 0), 0u) << m;
+    EXPECT_NE(m.find(c.fragment), std::string::npos) << m;
+    EXPECT_NE(m.find("\n"), std::string::npos) << "no source line: " << m;
+    EXPECT_NE(m.find('^'), std::string::npos) << "no caret: " << m;
+  }
+}
+
 }  // namespace
 }  // namespace shrew
