@@ -36,6 +36,7 @@
 #include "base/status.h"
 #include "interp/eval.h"
 #include "ir/graph.h"
+#include "ir/validate.h"
 #include "runtime/param_init.h"
 #include "runtime/rng.h"
 #include "runtime/tensor.h"
@@ -46,7 +47,7 @@ struct InterpreterOptions {
   bool training = false;           // dropout active (needs the Rng)
   ir::DimBindings dims;            // configured symbolic dims, for every graph
   ir::DType default_float_dtype = ir::DType::kF32;  // untyped float constants
-  int max_call_depth = 64;
+  int max_call_depth = ir::kMaxCallDepth;
   bool check_node_types = true;
   bool keep_intermediates = false;  // RunResult::intermediates, by node name
   // Largest value a node may produce: a node whose bound type is bigger is

@@ -1,6 +1,8 @@
 // Structural validation V1-V11 (PIPELINE.md §3.1).
 #include "ir/validate.h"
 
+#include <algorithm>
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -117,6 +119,9 @@ void CheckRecursion(const Program& p, diag::DiagnosticBag* diags) {
   std::vector<std::vector<std::pair<int, diag::Span>>> calls(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) calls[static_cast<size_t>(i)] = Calls(p.graphs[static_cast<size_t>(i)], p);
   std::vector<int8_t> state(static_cast<size_t>(n), 0);  // 0 new, 1 on path, 2 done
+  // Nested calls below each finished graph (its callees finish first).
+  std::vector<int> depth(static_cast<size_t>(n), 0);
+  bool recursive = false;
   for (int root = 0; root < n; ++root) {
     if (state[static_cast<size_t>(root)] != 0) continue;
     std::vector<std::pair<int, size_t>> stack{{root, 0}};
@@ -127,6 +132,9 @@ void CheckRecursion(const Program& p, diag::DiagnosticBag* diags) {
       const auto& cs = calls[static_cast<size_t>(g)];
       if (next == cs.size()) {
         state[static_cast<size_t>(g)] = 2;
+        for (const auto& [c, span] : cs) {
+          depth[static_cast<size_t>(g)] = std::max(depth[static_cast<size_t>(g)], depth[static_cast<size_t>(c)] + 1);
+        }
         stack.pop_back();
         continue;
       }
@@ -143,7 +151,21 @@ void CheckRecursion(const Program& p, diag::DiagnosticBag* diags) {
         }
         path += p.graphs[static_cast<size_t>(c)].name();
         diags->Add(diag::Kind::RecursiveCall, span, "[program] recursive graph call: " + path);
+        recursive = true;
       }
+    }
+  }
+  if (recursive) return;
+  // One report, at the call that takes the chain past the limit.
+  for (int g = 0; g < n; ++g) {
+    if (depth[static_cast<size_t>(g)] != kMaxCallDepth + 1) continue;
+    for (const auto& [c, span] : calls[static_cast<size_t>(g)]) {
+      if (depth[static_cast<size_t>(c)] != kMaxCallDepth) continue;
+      diags->Add(diag::Kind::CallsTooDeep, span,
+                 "[program] graph calls nest " + std::to_string(kMaxCallDepth + 1) + " deep from graph '" +
+                     p.graphs[static_cast<size_t>(g)].name() + "'; at most " + std::to_string(kMaxCallDepth) +
+                     " calls may nest");
+      return;
     }
   }
 }

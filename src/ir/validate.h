@@ -16,9 +16,14 @@ namespace shrew::ir {
 // reported. Returns true when no error was added.
 bool ValidateGraph(const Graph& graph, const Program* program, diag::DiagnosticBag* diags);
 
+// Graph calls may nest this deep (executors recurse per call; a longer
+// chain would overflow the native or wasm stack).
+inline constexpr int kMaxCallDepth = 64;
+
 // Every graph (in source order), then V8 (@training/@inference model),
 // V9 (duplicate graph names, names of built-in operations) and V10
-// (recursive calls). Returns true when no error was added.
+// (recursive calls; without recursion, chains of more than kMaxCallDepth
+// nested calls). Returns true when no error was added.
 bool ValidateProgram(const Program& program, diag::DiagnosticBag* diags);
 
 }  // namespace shrew::ir

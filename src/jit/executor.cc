@@ -8,6 +8,7 @@
 #include "base/check.h"
 #include "diag/diagnostic.h"
 #include "ir/shapes.h"
+#include "ir/validate.h"
 #include "jit/binding.h"
 
 namespace shrew::jit {
@@ -17,7 +18,7 @@ using runtime::Shape;
 
 // Beyond this many buffers the quadratic plan check only runs when asked.
 constexpr size_t kVerifyAlwaysBelow = 4096;
-constexpr int kMaxCallDepth = 64;
+using ir::kMaxCallDepth;
 
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
                            const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth);

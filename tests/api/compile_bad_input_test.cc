@@ -126,20 +126,32 @@ TEST(CompileBadInputTest, GraphThatCallsItself) {
   EXPECT_TRUE(HasKind(r, diag::Kind::RecursiveCall)) << r.RenderDiagnostics();
 }
 
-TEST(CompileBadInputTest, LongChainOfGraphCalls) {
-  // G0 calls G1 … calls G4999: call-dependency order must not recurse per graph.
+// G0 calls G1 … calls G(n-1). Calls may nest 64 deep (ir::kMaxCallDepth):
+// the executors recurse per call, and 5000 nested calls overflowed the wasm
+// stack. The checks themselves must not recurse per graph.
+std::string CallChain(int n) {
   std::string text;
-  const int n = 5000;
   for (int i = 0; i < n; ++i) {
     text += "@graph G" + std::to_string(i) + " { input x: Tensor<[2], f32>; output y: ";
     text += i + 1 < n ? "G" + std::to_string(i + 1) + "(x)" : "relu(x)";
     text += "; }\n";
   }
-  CompileResult r = Compile(text);
-  ASSERT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 1000);
-  const ir::Graph* g0 = r.program.FindGraph("G0");
+  return text;
+}
+
+TEST(CompileBadInputTest, LongChainOfGraphCalls) {
+  CompileResult ok = Compile(CallChain(65));  // G0 starts 64 nested calls
+  ASSERT_TRUE(ok.ok) << ok.RenderDiagnostics().substr(0, 1000);
+  const ir::Graph* g0 = ok.program.FindGraph("G0");
   ASSERT_NE(g0, nullptr);
   EXPECT_EQ(g0->node(g0->outputs()[0].node).type.ToString(), "Tensor<[2], f32>");
+
+  CompileResult r = Compile(CallChain(5000));
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.diagnostics.size(), 1u);  // once, not per graph
+  EXPECT_EQ(r.diagnostics[0].kind, diag::Kind::CallsTooDeep);
+  EXPECT_EQ(r.diagnostics[0].message,
+            "[program] graph calls nest 65 deep from graph 'G4934'; at most 64 calls may nest");
 }
 
 TEST(CompileBadInputTest, NulBytesAndInvalidUtf8) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "api/program.h"
+#include "ir/validate.h"
 #include "jit/jit_test_util.h"
 
 namespace shrew {
@@ -446,6 +447,25 @@ TEST(ProgramGraphCalls, CalleeNamesAreLocalExceptConfiguredOnes) {
   std::unique_ptr<Program> pinned = WithDims(src, {{"K", 2}});  // every Twice input must now have 2 elements
   ASSERT_NE(pinned, nullptr);
   ExpectBothFail(*pinned, "Outer", in, StatusCode::kInvalidArgument, {"input 'v'"});
+}
+
+// The deepest chain of calls the language allows (64 nested, ir::kMaxCallDepth)
+// runs on both executors; one more is a compile error (E091).
+TEST(ProgramGraphCalls, SixtyFourNestedCallsRunOnBothExecutors) {
+  std::string src;
+  for (int i = 0; i <= ir::kMaxCallDepth; ++i) {
+    src += "@graph G" + std::to_string(i) + " { input x: Tensor<[3], f32>; output y: ";
+    src += i < ir::kMaxCallDepth ? "G" + std::to_string(i + 1) + "(x) + 1.0" : "relu(x)";
+    src += "; }\n";
+  }
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", jit::testing::F32({3}, {-1, 0, 2}));
+  jit::testing::RunBoth(*p, "G0", in);
+  Result<TensorMap> out = p->Run("G0", in);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("y"), jit::testing::F32({3}, {64, 64, 66})));
 }
 
 // Errors found only while the executors are built still name file, line and

@@ -134,6 +134,16 @@ std::vector<Case> Cases() {
     s.insert(s.find('(') + 200, kMark);
     c.push_back({"E021", s});
   }
+  // E091: F0 … F65, each F(i) calling F(i-1): F65 starts 65 nested calls,
+  // one more than the 64 the executors allow; reported at F65's call.
+  {
+    std::string s = "@graph F0 {\n  input x: Tensor<[2], f32>;\n  output y: x;\n}\n";
+    for (int i = 1; i <= 65; ++i) {
+      s += "@graph F" + std::to_string(i) + " {\n  input x: Tensor<[2], f32>;\n  " + (i == 65 ? "⟦" : "") +
+           "output y: F" + std::to_string(i - 1) + "(x);\n}\n";
+    }
+    c.push_back({"E091", s});
+  }
   // E141: 250 unexpected characters, more than the default cap of 200
   // errors; the "too many errors" diagnostic sits where the 201st would be.
   {
