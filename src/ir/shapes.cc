@@ -2,6 +2,7 @@
 // (T6), the rule table, and the context helpers the rules share.
 #include "ir/shapes.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "ir/shapes_internal.h"
@@ -274,12 +275,14 @@ class GraphInferrer {
   // followed, so malformed (cyclic) graphs terminate.
   void SetWeakDType(NodeId root, DType dtype, bool keep_weak, WeakKind kind) {
     std::vector<NodeId> stack{root};
+    std::vector<NodeId> operations;  // the sub-expression's non-constant nodes
     while (!stack.empty()) {
       NodeId id = stack.back();
       stack.pop_back();
       if (!graph_.HasNode(id) || !IsWeak(id)) continue;
       Node& n = graph_.node(id);
       if (n.op == OpKind::kConstant && !keep_weak) CheckLiteralFits(n, dtype);
+      if (n.op != OpKind::kConstant) operations.push_back(id);
       n.type = Type::Tensor(n.type.is_tensor() ? n.type.dims() : std::vector<Dim>{}, dtype);
       weak_[static_cast<size_t>(id)] = keep_weak ? static_cast<int8_t>(kind) : kNotWeak;
       auto [first, last] = WeakGroup(n);
@@ -287,6 +290,15 @@ class GraphInferrer {
         NodeId op = n.operands[static_cast<size_t>(i)];
         if (op < id) stack.push_back(op);
       }
+    }
+    if (keep_weak) return;
+    // The final dtype may not suit the sub-expression's operations (`-1` for
+    // a u8 operand is neg on u8; `true + true` for a bool one is add on
+    // bool): their rules run again, in order, and report it at the node.
+    std::sort(operations.begin(), operations.end());
+    for (NodeId id : operations) {
+      const Type t = ApplyRule(id);
+      if (t.is_tensor()) graph_.node(id).type = t;
     }
   }
 
@@ -301,6 +313,12 @@ class GraphInferrer {
     auto kind = WeakKindOfValue(v);
     if (!kind) return;
     double f = v->is_float() ? v->as_float() : 0.0;
+    // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3).
+    if (*kind == WeakKind::kInt && dtype == DType::kU8 && (v->as_int() < 0 || v->as_int() > 255)) {
+      diags_->Add(diag::Kind::DtypeMismatch, n.span,
+                  NodePrefix(graph_, n) + "integer literal " + v->ToString() + " does not fit u8 (0 to 255)");
+      return;
+    }
     if (WeakLiteralFits(*kind, f, dtype)) return;
     std::string msg = IsComplex(dtype)
                           ? "literal " + v->ToString() + " cannot be used with a " +
@@ -313,6 +331,20 @@ class GraphInferrer {
     // Forward references (malformed graphs) read as unknown.
     if (!graph_.HasNode(op) || op >= self) return Type::Unknown();
     return graph_.node(op).type;
+  }
+
+  // The node's shape rule on its operands' current types (diagnostics go to
+  // the bag at the node).
+  Type ApplyRule(NodeId id) {
+    Node& n = graph_.node(id);
+    ShapeContext ctx;
+    ctx.graph = &graph_;
+    ctx.node = &n;
+    ctx.program = program_;
+    ctx.options = &options_;
+    ctx.diags = diags_;
+    for (NodeId op : n.operands) ctx.in.push_back(OperandType(id, op));
+    return kRules[static_cast<int>(n.op)](ctx);
   }
 
   void InferOne(NodeId id) {
@@ -341,14 +373,7 @@ class GraphInferrer {
     }
     ResolveWeakOperands(id, &result_weak);
 
-    ShapeContext ctx;
-    ctx.graph = &graph_;
-    ctx.node = &n;
-    ctx.program = program_;
-    ctx.options = &options_;
-    ctx.diags = diags_;
-    for (NodeId op : n.operands) ctx.in.push_back(OperandType(id, op));
-    Type inferred = kRules[static_cast<int>(n.op)](ctx);
+    Type inferred = ApplyRule(id);
     // The rule may have swapped operands or changed nothing else; refetch.
     Node& node = graph_.node(id);
     node.type = inferred;

@@ -328,6 +328,42 @@ TEST(CompileTest, LiteralDtypes) {
   EXPECT_EQ(bad.stage, CompileStage::kInferShapes);
 }
 
+// A weak sub-expression takes the other operand's dtype as a whole (OPS.md
+// §1.3): its operations must suit that dtype, and a literal must fit u8 (the
+// one narrow integer storage). Both are compile errors at the literal or
+// operation, not failures when the executors are built.
+TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
+  struct Case {
+    std::string expr;
+    std::string input_dtype;
+    uint32_t column;  // of the offending node on line 3
+    std::string fragment;
+  };
+  const std::vector<Case> cases = {
+      {"x * -1", "u8", 17, "neg requires"},
+      {"x + 300", "u8", 17, "integer literal 300 does not fit u8"},
+      {"x == -1", "bool", 18, "neg requires"},
+      {"x && (1 + 1)", "bool", 19, "add requires"},
+  };
+  for (const Case& c : cases) {
+    const std::string src = "@graph G {\n  input x: Tensor<[2], " + c.input_dtype + ">;\n  output y: " + c.expr +
+                            ";\n}\n";
+    CompileResult r = Compile(src);
+    ASSERT_FALSE(r.ok) << src;
+    ASSERT_FALSE(r.diagnostics.empty());
+    const diag::Diagnostic& d = r.diagnostics.front();
+    EXPECT_EQ(d.span.line, 3u) << c.expr << ": " << d.message;
+    EXPECT_EQ(d.span.column, c.column) << c.expr << ": " << d.message;
+    EXPECT_NE(d.message.find(c.fragment), std::string::npos) << c.expr << ": " << d.message;
+  }
+  // In range, and operations that suit the dtype, still compile: (0 - 1)
+  // is u8 arithmetic (it wraps, as u8 arithmetic does).
+  for (const char* expr : {"x + 255", "x * (0 - 1)", "x + (2 * 3)"}) {
+    CompileResult r = Compile(std::string("@graph G {\n  input x: Tensor<[2], u8>;\n  output y: ") + expr + ";\n}\n");
+    EXPECT_TRUE(r.ok) << expr << ": " << r.RenderDiagnostics();
+  }
+}
+
 TEST(CompileTest, RepeatBodyLiteralsAdoptTheCarriedDtype) {
   // A repeat applies its body to its operands, so a literal or config key in
   // the body adopts the carried value's dtype as it would outside (OPS.md
