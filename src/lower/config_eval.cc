@@ -206,8 +206,11 @@ bool EvaluateConfig(const ast::Program& program, const diag::SourceFile& source,
   for (const ast::ConfigBlock* block : program.All<ast::ConfigBlock>()) {
     for (const ast::Field& f : block->fields) {
       if (f.value == nullptr) return false;  // only after parse errors
-      // A key not yet in `out` but in `all_keys` is defined here or later.
-      ConfigEvalContext ctx{out, &source, f.key.name, &all_keys};
+      // A key not yet in `out` but in `all_keys` is defined here or later:
+      // used in arithmetic that is a mistake (E062). A bare word is the
+      // string LANGUAGE.md §5.1 says it is (`act: gelu; gelu: 1;`).
+      const bool bare_word = f.value->Is<ast::NameExpr>();
+      ConfigEvalContext ctx{out, &source, bare_word ? std::string() : f.key.name, bare_word ? nullptr : &all_keys};
       std::optional<ConfigValue> v = EvalConfigExpr(*f.value, ctx, diags);
       if (!v) return false;
       (*out)[f.key.name] = std::move(*v);

@@ -195,8 +195,11 @@ TEST(ConfigEvalTest, SelfAndForwardReferences) {
   EXPECT_EQ(ErrorOf("@config {\n  a: a + 1;\n}"), "E062 2:6 config key 'a' refers to itself");
   EXPECT_EQ(ErrorOf("@config { a: b * 2; b: 3; }"),
             "E062 1:14 config key 'b' is used before its definition");
-  EXPECT_EQ(ErrorOf("@config { a: later; }\n@config { later: 1; }"),
+  EXPECT_EQ(ErrorOf("@config { a: later + 1; }\n@config { later: 1; }"),
             "E062 1:14 config key 'later' is used before its definition");
+  // A bare word is the string LANGUAGE.md §5.1 says, whatever comes later.
+  EXPECT_EQ(Value("@config { act: gelu; gelu: 1; }", "act").s, "gelu");
+  EXPECT_EQ(Value("@config { a: a; }", "a").s, "a");
   // A key that exists earlier is a reference, not a self-reference.
   EXPECT_EQ(Value("@config { a: 2; a: a * a; }", "a").i, 4);
 }
