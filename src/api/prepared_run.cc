@@ -7,7 +7,14 @@
 namespace shrew {
 
 Status PreparedRun::Run() {
-  jit::Executor& ex = *program_->graphs_[graph_].executor;
+  Program::CheckedInputs checked;
+  checked.dims = dims_;
+  checked.shapes = shapes_;
+  Result<Program::Runner> runner = program_->RunnerFor(graph_, specs_, checked);
+  if (!runner.ok()) return runner.status();
+  keep_ = runner->keep;
+  ran_ = runner->executor;
+  jit::Executor& ex = *runner->executor;
   // Costs a comparison while this binding is active; re-plans (or picks the
   // cached plan) after another binding, SetParam or Recompile.
   SHREW_RETURN_IF_ERROR(ex.Bind(shapes_, dims_));
@@ -27,7 +34,7 @@ Status PreparedRun::Run() {
 }
 
 const void* PreparedRun::output_data(int o) const {
-  return program_->graphs_[graph_].executor->output_data(o);
+  return (ran_ != nullptr ? ran_ : program_->graphs_[graph_].executor.get())->output_data(o);
 }
 
 }  // namespace shrew

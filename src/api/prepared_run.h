@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,17 @@
 
 namespace shrew {
 
+namespace jit {
+class Executor;
+}  // namespace jit
 class Program;
+
+// One supplied input described by dtype and shape (Program::Prepare).
+struct InputSpec {
+  std::string name;
+  ir::DType dtype = ir::DType::kF32;
+  runtime::Shape shape;
+};
 
 class PreparedRun {
  public:
@@ -62,6 +73,11 @@ class PreparedRun {
 
   Program* program_;
   size_t graph_;
+  std::vector<InputSpec> specs_;  // as given to Prepare (a deferred graph's signature)
+  // The executor of the last Run (a deferred graph's specialisation stays
+  // alive until the next Run, so that its outputs can be read).
+  std::shared_ptr<void> keep_;
+  jit::Executor* ran_ = nullptr;
   std::vector<runtime::Shape> shapes_;  // per graph input (the binding)
   ir::DimBindings dims_;
   // Per graph input, its bytes as u8 tensors: allocated like every tensor,

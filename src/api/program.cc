@@ -2,6 +2,7 @@
 
 #include "api/prepared_run.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -204,6 +205,12 @@ Status Program::CompileOne(size_t index) {
   Entry& e = graphs_[index];
   e.executor.reset();
   e.compiled.reset();
+  e.specialized.clear();
+  // Inputs of unknown type, or calls of graphs that have them: the types are
+  // known only with the inputs, so the graph is compiled per input
+  // signature (RunnerFor).
+  e.deferred = ir::TypesDependOnInputs(g);
+  if (e.deferred) return Status::Ok();
   ir::NodeId failed = ir::kNoNode;
   Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(g, MakeCompileOptions(g), &failed);
   if (!cg.ok()) {
@@ -211,14 +218,7 @@ Status Program::CompileOne(size_t index) {
     return Status(cg.status().code(), "graph '" + g.name() + "': " + cg.status().message());
   }
   e.compiled = std::move(cg).value();
-  jit::ExecutorOptions eo;
-  eo.program = &program_;
-  eo.config_dims = options_.dims;
-  eo.default_float = options_.default_dtype;
-  eo.verify_plans = options_.verify_plans;
-  eo.check_slots = options_.check_slots;
-  eo.max_tensor_bytes = options_.max_tensor_bytes;
-  e.executor = std::make_unique<jit::Executor>(e.compiled.get(), eo);
+  e.executor = std::make_unique<jit::Executor>(e.compiled.get(), MakeExecutorOptions());
   std::vector<runtime::Shape> shapes;
   if (StaticInputShapes(g, options_.dims, &shapes, nullptr)) {
     // Plan now; a failure here resurfaces (with the input checks first) on Run.
@@ -226,6 +226,69 @@ Status Program::CompileOne(size_t index) {
     (void)ignored;
   }
   return Status::Ok();
+}
+
+jit::ExecutorOptions Program::MakeExecutorOptions() const {
+  jit::ExecutorOptions eo;
+  eo.program = &program_;
+  eo.config_dims = options_.dims;
+  eo.default_float = options_.default_dtype;
+  eo.verify_plans = options_.verify_plans;
+  eo.check_slots = options_.check_slots;
+  eo.max_tensor_bytes = options_.max_tensor_bytes;
+  return eo;
+}
+
+Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked) {
+  Entry& e = graphs_[gi];
+  if (!e.deferred) return Runner{e.compiled.get(), e.executor.get(), nullptr};
+  const ir::Graph& g = program_.graphs[gi];
+  InputSignature signature(g.inputs().size());
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const ir::Node& node = g.node(g.inputs()[i].node);
+    for (const InputSpec& spec : inputs) {
+      if (spec.name == node.name) signature[i] = std::make_pair(spec.dtype, spec.shape);
+    }
+  }
+  for (const std::shared_ptr<Specialized>& s : e.specialized) {
+    if (s->signature == signature) return Runner{s->compiled.get(), s->executor.get(), s};
+  }
+  // The graph with these input types, its shapes inferred again (calls
+  // through their callees), then compiled like any other graph.
+  std::string described;
+  std::vector<std::optional<ir::Type>> types(signature.size());
+  for (size_t i = 0; i < signature.size(); ++i) {
+    if (!signature[i]) continue;
+    std::vector<ir::Dim> dims;
+    for (int64_t d : signature[i]->second) dims.push_back(ir::Dim::Fixed(d));
+    types[i] = ir::Type::Tensor(std::move(dims), signature[i]->first);
+    described += (described.empty() ? "" : ", ") + g.node(g.inputs()[i].node).name + ": " + types[i]->ToString();
+  }
+  ir::Graph sg = ir::WithInputTypes(g, types);
+  const std::string where = "graph '" + g.name() + "' with inputs (" + described + ")";
+  ir::InferOptions io;
+  io.default_float = options_.default_dtype;
+  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io);
+  if (!typed.ok()) return Status(typed.code(), where + ": " + typed.message());
+  Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(sg, MakeCompileOptions(sg));
+  if (!cg.ok()) return Status(cg.status().code(), where + ": " + cg.status().message());
+  auto s = std::make_shared<Specialized>();
+  s->signature = std::move(signature);
+  s->compiled = std::move(cg).value();
+  s->executor = std::make_unique<jit::Executor>(s->compiled.get(), MakeExecutorOptions());
+  if (e.specialized.size() >= kMaxSpecializations) e.specialized.erase(e.specialized.begin());
+  e.specialized.push_back(s);
+  return Runner{s->compiled.get(), s->executor.get(), s};
+}
+
+Result<const Program::Specialized*> Program::Latest(size_t gi) const {
+  const Entry& e = graphs_[gi];
+  if (e.specialized.empty()) {
+    return FailedPrecondition("graph '" + program_.graphs[gi].name() +
+                              "' has inputs of unknown type (?): it is compiled for the types of its inputs when it "
+                              "first runs; run it, then ask again");
+  }
+  return e.specialized.back().get();
 }
 
 std::vector<std::string> Program::GraphNames() const {
@@ -282,7 +345,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const ir::Node& node = g.node(g.inputs()[i].node);
     if (out.supplied[i] < 0) {
-      if (!g.inputs()[i].optional || e.compiled->input_read[i]) {
+      if (!g.inputs()[i].optional || (e.compiled != nullptr && e.compiled->input_read[i])) {
         report(node.name, node.type.ToString(), "");
         return InvalidArgument("missing input '" + node.name + "' for " + where + " (expected " + node.type.ToString() +
                                ")");
@@ -336,12 +399,13 @@ std::vector<InputSpec> SpecsOf(const TensorMap& inputs, std::vector<const Tensor
 Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inputs, jit::InputIssue* issue) {
   Result<size_t> gi = FindGraph(graph_name);
   if (!gi.ok()) return gi.status();
-  Entry& e = graphs_[*gi];
   std::vector<const Tensor*> tensors;
   const std::vector<InputSpec> specs = SpecsOf(inputs, &tensors);
   Result<CheckedInputs> checked = CheckInputs(*gi, specs, issue);
   if (!checked.ok()) return checked.status();
-  jit::Executor& ex = *e.executor;
+  Result<Runner> runner = RunnerFor(*gi, specs, *checked);
+  if (!runner.ok()) return runner.status();
+  jit::Executor& ex = *runner->executor;
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
   for (size_t i = 0; i < checked->supplied.size(); ++i) {
     if (checked->supplied[i] < 0) continue;
@@ -353,7 +417,7 @@ Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inp
   for (int o = 0; o < ex.num_outputs(); ++o) {
     Result<Tensor> t = ex.CopyOutput(o);
     if (!t.ok()) return t.status();
-    out.insert_or_assign(e.compiled->outputs[static_cast<size_t>(o)].first, std::move(t).value());
+    out.insert_or_assign(runner->compiled->outputs[static_cast<size_t>(o)].first, std::move(t).value());
   }
   return out;
 }
@@ -364,9 +428,12 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   if (!gi.ok()) return gi.status();
   Result<CheckedInputs> checked = CheckInputs(*gi, inputs, issue);
   if (!checked.ok()) return checked.status();
-  jit::Executor& ex = *graphs_[*gi].executor;
+  Result<Runner> runner = RunnerFor(*gi, inputs, *checked);
+  if (!runner.ok()) return runner.status();
+  jit::Executor& ex = *runner->executor;
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
   std::unique_ptr<PreparedRun> p(new PreparedRun(this, *gi));
+  p->specs_.assign(inputs.begin(), inputs.end());
   p->shapes_ = checked->shapes;
   p->dims_ = checked->dims;
   p->spec_input_.assign(inputs.size(), -1);
@@ -392,7 +459,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
     const ir::DType dtype = ex.output_dtype(o);
     Result<int64_t> n = runtime::CountElements(shape);
     if (!n.ok()) return n.status();
-    p->outputs_.push_back({graphs_[*gi].compiled->outputs[static_cast<size_t>(o)].first, dtype, shape,
+    p->outputs_.push_back({runner->compiled->outputs[static_cast<size_t>(o)].first, dtype, shape,
                            static_cast<uint64_t>(*n) * ir::StorageByteSize(ir::StorageOf(dtype))});
   }
   return p;
@@ -475,6 +542,10 @@ Status Program::RefreshKernelsFor(std::string_view key) {
     const int index = g.FindParam(name);
     if (index < 0) continue;
     Entry& e = graphs_[i];
+    if (e.deferred) {
+      e.specialized.clear();  // they packed the old values
+      continue;
+    }
     Status s = jit::RecreateKernelsForParam(e.compiled.get(), index, MakeCompileOptions(g));
     if (!s.ok()) {
       // The graph's kernels are in an unknown state: rebuild it whole.
@@ -542,24 +613,44 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
 Result<jit::CompileStats> Program::Stats(std::string_view graph) const {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
+  if (graphs_[*gi].deferred) {
+    Result<const Specialized*> s = Latest(*gi);
+    if (!s.ok()) return s.status();
+    return (*s)->executor->stats();
+  }
   return graphs_[*gi].executor->stats();
 }
 
 Result<std::string> Program::Dump(std::string_view graph) const {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
+  if (graphs_[*gi].deferred) {
+    Result<const Specialized*> s = Latest(*gi);
+    if (!s.ok()) return s.status();
+    return jit::DumpCompiledGraph(*(*s)->compiled, (*s)->executor.get());
+  }
   return jit::DumpCompiledGraph(*graphs_[*gi].compiled, graphs_[*gi].executor.get());
 }
 
 Result<std::string> Program::PlanJson(std::string_view graph) const {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
+  if (graphs_[*gi].deferred) {
+    Result<const Specialized*> s = Latest(*gi);
+    if (!s.ok()) return s.status();
+    return jit::DumpPlanJson(*(*s)->compiled, (*s)->executor.get());
+  }
   return jit::DumpPlanJson(*graphs_[*gi].compiled, graphs_[*gi].executor.get());
 }
 
 Result<std::string> Program::TapeJson(std::string_view graph) const {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
+  if (graphs_[*gi].deferred) {
+    Result<const Specialized*> s = Latest(*gi);
+    if (!s.ok()) return s.status();
+    return jit::DumpTapeJson(*(*s)->compiled, (*s)->executor.get());
+  }
   return jit::DumpTapeJson(*graphs_[*gi].compiled, graphs_[*gi].executor.get());
 }
 
@@ -571,7 +662,10 @@ Status Program::Recompile(std::string_view graph) {
 
 int Program::num_live_xnn_operators() const {
   int n = 0;
-  for (const Entry& e : graphs_) n += e.compiled ? e.compiled->num_live_xnn_operators() : 0;
+  for (const Entry& e : graphs_) {
+    n += e.compiled ? e.compiled->num_live_xnn_operators() : 0;
+    for (const std::shared_ptr<Specialized>& sp : e.specialized) n += sp->compiled->num_live_xnn_operators();
+  }
   return n;
 }
 

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "api/compile.h"
+#include "api/prepared_run.h"
 #include "base/status.h"
 #include "ir/graph.h"
 #include "jit/binding.h"
@@ -55,14 +56,6 @@
 
 namespace shrew {
 
-class PreparedRun;
-
-// One supplied input described by dtype and shape (Prepare).
-struct InputSpec {
-  std::string name;
-  ir::DType dtype = ir::DType::kF32;
-  runtime::Shape shape;
-};
 
 struct ProgramOptions {
   // Symbolic dimension values of the runtime configuration (they take
@@ -182,10 +175,35 @@ class Program {
     std::vector<int> supplied;  // per graph input: index into the specs, -1 if absent
   };
   Result<CheckedInputs> CheckInputs(size_t graph, std::span<const InputSpec> inputs, jit::InputIssue* issue) const;
-  struct Entry {
+  // A graph compiled for one signature of its inputs (dtype and shape each,
+  // nullopt when an optional input is left out).
+  using InputSignature = std::vector<std::optional<std::pair<ir::DType, runtime::Shape>>>;
+  struct Specialized {
+    InputSignature signature;
     std::unique_ptr<jit::CompiledGraph> compiled;
     std::unique_ptr<jit::Executor> executor;
   };
+  struct Entry {
+    std::unique_ptr<jit::CompiledGraph> compiled;
+    std::unique_ptr<jit::Executor> executor;
+    // A graph with an input of unknown type (`input x: ?`) has no kernels
+    // before its inputs are known: it is compiled per input signature at run
+    // time, the most recent kMaxSpecializations kept (oldest first).
+    bool deferred = false;
+    std::vector<std::shared_ptr<Specialized>> specialized;
+  };
+  static constexpr size_t kMaxSpecializations = 8;
+  // What runs graph `gi` for inputs checked by CheckInputs: the graph's own
+  // executor, or for a deferred graph the one compiled for this signature.
+  struct Runner {
+    jit::CompiledGraph* compiled = nullptr;
+    jit::Executor* executor = nullptr;
+    std::shared_ptr<Specialized> keep;  // keeps a specialisation alive
+  };
+  Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
+  jit::ExecutorOptions MakeExecutorOptions() const;
+  // Deferred graphs: the most recent specialisation, for dumps and stats.
+  Result<const Specialized*> Latest(size_t gi) const;
   Program(ir::Program program, ProgramOptions options, uint64_t seed);
   // Where Init takes parameter values from, besides the initialisers.
   struct ParamSource {

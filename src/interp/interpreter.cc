@@ -4,6 +4,7 @@
 
 #include "interp/kernel.h"  // SHREW_TRY_ASSIGN
 #include "ir/execution_order.h"
+#include "ir/shapes.h"
 
 namespace shrew::interp {
 namespace {
@@ -191,8 +192,39 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   return std::move(r->outputs.front().second);
 }
 
-Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const Tensor* const> inputs,
+Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<const Tensor* const> inputs,
                                         const ParamSource& params, int depth, bool keep_intermediates) {
+  // A graph with inputs of unknown type is typed for these inputs first (as
+  // the JIT compiles it per input signature).
+  ir::Graph typed;
+  const bool retype = ir::TypesDependOnInputs(declared);
+  std::vector<ir::NodeId> weak;  // literal constants left weak: weak in every re-inference
+  auto infer = [&]() -> Status {
+    for (ir::NodeId id : weak) typed.node(id).type = ir::Type::Unknown();
+    diag::DiagnosticBag diags;
+    ir::InferOptions io;
+    io.default_float = options_.default_float_dtype;
+    if (ir::SpecializeGraphTypes(&typed, program_, options_.dims, &diags, io)) return Status::Ok();
+    for (const diag::Diagnostic& d : diags.all()) {
+      if (d.severity == diag::Severity::Error) return InvalidArgument(d.message);
+    }
+    return InvalidArgument("shape inference failed for these inputs");
+  };
+  if (retype) {
+    std::vector<std::optional<ir::Type>> types(declared.inputs().size());
+    for (size_t i = 0; i < types.size() && i < inputs.size(); ++i) {
+      if (inputs[i] == nullptr) continue;
+      std::vector<ir::Dim> dims;
+      for (int64_t d : inputs[i]->shape()) dims.push_back(ir::Dim::Fixed(d));
+      types[i] = ir::Type::Tensor(std::move(dims), inputs[i]->dtype());
+    }
+    typed = ir::WithInputTypes(declared, types);
+    for (const ir::Node& node : typed.nodes()) {
+      if (node.op == ir::OpKind::kConstant && !node.type.is_tensor()) weak.push_back(node.id);
+    }
+    SHREW_RETURN_IF_ERROR(infer());
+  }
+  const ir::Graph& graph = retype ? typed : declared;
   const int n = graph.num_nodes();
   std::vector<const Tensor*> value(static_cast<size_t>(n), nullptr);
   std::vector<std::optional<Tensor>> owned(static_cast<size_t>(n));
@@ -284,6 +316,22 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& graph, std::span<const 
     }
     SHREW_RETURN_IF_ERROR(CheckTypeFits(node, node.type.Bind(dims), options_.max_tensor_bytes));
     SHREW_TRY_ASSIGN(Tensor out, EvalNode(graph, node, operands, ctx));
+    if (retype && node.op == ir::OpKind::kCall && !node.type.is_tensor()) {
+      // The callee's result type is known now: pin it, infer what follows.
+      std::vector<ir::Dim> d;
+      for (int64_t s : out.shape()) d.push_back(ir::Dim::Fixed(s));
+      ir::Node& call = typed.node(id);
+      call.type = ir::Type::Tensor(std::move(d), out.dtype());
+      call.declared_type = call.type;
+      SHREW_RETURN_IF_ERROR(infer());
+      // Weak literals already evaluated may have adopted another dtype.
+      for (ir::NodeId w : weak) {
+        if (!owned[static_cast<size_t>(w)].has_value()) continue;
+        SHREW_TRY_ASSIGN(Tensor v, EvalNode(graph, graph.node(w), {}, ctx));
+        owned[static_cast<size_t>(w)] = std::move(v);
+        value[static_cast<size_t>(w)] = &*owned[static_cast<size_t>(w)];
+      }
+    }
     if (out.byte_size() > options_.max_tensor_bytes) return OverCap(node, out.TypeString(), options_.max_tensor_bytes);
     if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(node, out, dims));
     owned[static_cast<size_t>(id)] = std::move(out);

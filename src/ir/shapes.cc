@@ -89,6 +89,40 @@ std::optional<int64_t> SplitChunkSize(int64_t length, int64_t chunks, int64_t in
   return std::min(split.size, length - index * split.size);
 }
 
+bool HasUntypedInputs(const Graph& graph) {
+  for (const GraphInput& in : graph.inputs()) {
+    if (graph.HasNode(in.node) && !graph.node(in.node).type.is_tensor()) return true;
+  }
+  return false;
+}
+
+bool TypesDependOnInputs(const Graph& graph) {
+  if (HasUntypedInputs(graph)) return true;
+  for (const Node& n : graph.nodes()) {
+    if (n.op == OpKind::kCall && !n.is_source() && !n.type.is_tensor()) return true;
+  }
+  return false;
+}
+
+Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>& input_types) {
+  Graph g = graph;
+  for (size_t i = 0; i < g.inputs().size() && i < input_types.size(); ++i) {
+    if (!input_types[i]) continue;
+    Node& n = g.node(g.inputs()[i].node);
+    n.type = *input_types[i];
+    n.declared_type = *input_types[i];
+  }
+  // Adopted literals adopt the same dtype again; the others now can.
+  for (Node& n : g.mutable_nodes()) {
+    const AttrValue* v = n.op == OpKind::kConstant ? n.attr("value") : nullptr;
+    if (v != nullptr && (v->is_number() || v->is_bool()) && !n.declared_type && n.type.is_tensor() &&
+        n.type.rank() == 0) {
+      n.type = Type::Unknown();
+    }
+  }
+  return g;
+}
+
 // ---------------------------------------------------------------- context
 
 namespace shapes_internal {

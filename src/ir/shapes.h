@@ -58,6 +58,17 @@ bool InferGraphTypes(Graph* graph, const Program* program, diag::DiagnosticBag* 
 bool SpecializeGraphTypes(Graph* graph, const Program* program, const DimBindings& bindings,
                           diag::DiagnosticBag* diags, InferOptions options = {});
 
+// Graphs with inputs of unknown type (`input x: ?`, LANGUAGE.md §4.5) are
+// typed per run: a copy whose inputs take the given types (nullopt: left
+// as declared) and whose literal constants are weak again (they fell back
+// to their default dtypes where they met unknown types; OPS.md §1.3), ready
+// for SpecializeGraphTypes.
+bool HasUntypedInputs(const Graph& graph);
+// True when some types are known only with the inputs': an input of unknown
+// type, or a call whose result type is unknown (its callee has one).
+bool TypesDependOnInputs(const Graph& graph);
+Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>& input_types);
+
 // ---- helpers shared with the executors
 
 // One position of NumPy broadcasting with the static table of OPS.md §1.4.

@@ -1,5 +1,6 @@
 #include "jit/compile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -93,6 +94,12 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
       const ir::Graph& callee = options.program->graphs[i];
       if (callee.name() != node.callee) continue;
       if (!ir::AcceptsOperandCount(callee, node.operands.size()) || callee.outputs().empty()) break;
+      // A callee with an input of unknown type has no executor of its own (it
+      // is compiled per input signature): it runs through `call`.
+      if (std::any_of(callee.inputs().begin(), callee.inputs().end(),
+                      [&](const ir::GraphInput& in) { return !callee.node(in.node).type.is_tensor(); })) {
+        break;
+      }
       std::vector<ir::DType> dtypes;
       for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
       ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,

@@ -20,9 +20,6 @@ using runtime::Shape;
 constexpr size_t kVerifyAlwaysBelow = 4096;
 using ir::kMaxCallDepth;
 
-Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth);
-
 // The concrete type of a call node's result: its callee specialised on the
 // operand types (shape inference alone may leave `?` there). The callee's
 // dims are the runtime configuration's, then those its inputs bind: a
@@ -34,29 +31,54 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
     return Unimplemented("cannot determine the result shape of call[" + node.callee + "]");
   }
   if (depth > kMaxCallDepth) return InvalidArgument("graph calls nested deeper than 64");
-  ir::Graph g = *callee;
   std::vector<InputDesc> descs(callee->inputs().size());  // left-out optional ones: not present
+  std::vector<std::optional<ir::Type>> types(callee->inputs().size());
   for (size_t i = 0; i < node.operands.size(); ++i) {
     const ir::Type& t = caller.node(node.operands[i]).type;
     if (!t.is_tensor() || !t.IsStatic()) return Unimplemented("operand shapes of call[" + node.callee + "] unknown");
-    ir::Node& in = g.node(g.inputs()[i].node);
     Shape shape;
     for (const ir::Dim& d : t.dims()) shape.push_back(d.size());
     descs[i] = {true, t.dtype(), shape};
-    in.type = t;
-    in.declared_type = t;
+    types[i] = t;
   }
+  ir::Graph g = ir::WithInputTypes(*callee, types);
   Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
   if (!dims.ok()) return dims.status();
   SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, config_dims, io, depth + 1));
   return g.node(g.outputs().front().node).type;
 }
 
+// True when every node of `g` already has a static tensor type and the
+// inputs' types are exactly `input_shapes`: re-inferring would change nothing.
+bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
+  if (input_shapes.size() != g.inputs().size()) return false;
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    const ir::Type& t = g.node(g.inputs()[i].node).type;
+    if (!t.is_tensor() || t.dims().size() != input_shapes[i].size()) return false;
+    for (size_t k = 0; k < input_shapes[i].size(); ++k) {
+      if (!t.dims()[k].is_fixed() || t.dims()[k].size() != input_shapes[i][k]) return false;
+    }
+  }
+  for (const ir::Node& n : g.nodes()) {
+    if (!n.type.is_tensor() || !n.type.IsStatic()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
 // pin it (as a declared type) to the callee's specialised output and re-infer.
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
                            const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
+  // Literals left weak (ir::WithInputTypes) stay weak in every round, so that
+  // they adopt a call's result type once it is pinned.
+  std::vector<ir::NodeId> weak;
+  for (const ir::Node& n : g->nodes()) {
+    if (n.op == ir::OpKind::kConstant && !n.type.is_tensor()) weak.push_back(n.id);
+  }
   for (int iter = 0; iter <= g->num_nodes(); ++iter) {
+    for (ir::NodeId id : weak) g->node(id).type = ir::Type::Unknown();
     diag::DiagnosticBag diags;
     if (!ir::SpecializeGraphTypes(g, program, dims, &diags, io)) {
       for (const diag::Diagnostic& d : diags.all()) {
@@ -80,24 +102,6 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
   return Status::Ok();
 }
 
-// True when every node of `g` already has a static tensor type and the
-// inputs' types are exactly `input_shapes`: re-inferring would change nothing.
-bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
-  if (input_shapes.size() != g.inputs().size()) return false;
-  for (size_t i = 0; i < input_shapes.size(); ++i) {
-    const ir::Type& t = g.node(g.inputs()[i].node).type;
-    if (!t.is_tensor() || t.dims().size() != input_shapes[i].size()) return false;
-    for (size_t k = 0; k < input_shapes[i].size(); ++k) {
-      if (!t.dims()[k].is_fixed() || t.dims()[k].size() != input_shapes[i][k]) return false;
-    }
-  }
-  for (const ir::Node& n : g.nodes()) {
-    if (!n.type.is_tensor() || !n.type.IsStatic()) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
 

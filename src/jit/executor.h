@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "ir/shapes.h"
 #include "jit/compiled_graph.h"
 #include "jit/memory_plan.h"
 
@@ -54,6 +55,13 @@ struct ExecutorOptions {
   // ResourceExhausted error naming the node, before the arena grows.
   uint64_t max_tensor_bytes = uint64_t{1} << 50;
 };
+
+// Re-infers the types of `g`, whose inputs already have their concrete
+// types, with `dims` bound; a call's result type comes from its callee
+// specialised the same way (`depth` counts nested calls). Errors: the first
+// shape-inference error, calls nested deeper than ir::kMaxCallDepth.
+Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth = 0);
 
 // Everything that depends on one binding of the input shapes.
 struct BindingPlan {
