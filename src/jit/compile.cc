@@ -147,10 +147,8 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
       if (p >= 0 && static_cast<size_t>(p) < cg.params.size()) constant = cg.params[static_cast<size_t>(p)];
     } else if (op.op == OpKind::kConstant && !op.is_source()) {
       // Constants are materialised before any kernel is created.
-      const SlotId s = cg.node_slot[static_cast<size_t>(id)];
-      for (const Instr& in : cg.tape.instrs) {
-        if (in.dst == s && in.opcode == Opcode::kConstant) constant = &cg.constants[static_cast<size_t>(in.index)];
-      }
+      const int32_t c = static_cast<size_t>(id) < cg.constant_of_node.size() ? cg.constant_of_node[static_cast<size_t>(id)] : -1;
+      if (c >= 0) constant = &cg.constants[static_cast<size_t>(c)];
     }
     spec.constant_operands.push_back(constant);
   }
@@ -205,6 +203,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
     constant_index[static_cast<size_t>(id)] = static_cast<int>(cg->constants.size());
     cg->constants.push_back(std::move(t).value());
   }
+  cg->constant_of_node.assign(constant_index.begin(), constant_index.end());
   // The constant instructions must exist for MakeKernelSpec's lookup; emit
   // the tape in two passes: structure first, kernels second.
   std::vector<NodeId> fused_into(order.size(), ir::kNoNode);  // producer -> activation node
