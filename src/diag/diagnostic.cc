@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "diag/utf8.h"
+
 namespace shrew::diag {
 namespace {
 
@@ -15,6 +17,82 @@ constexpr KindInfo kKinds[] = {
 #include "diag/diagnostic_kinds.def"
 #undef SHREW_DIAG
 };
+
+// Lines up to kWholeLineBytes are shown whole; of a longer one only a window
+// of kWindowBytes around the column, so the caret is under the offending
+// text wherever it is (with the indent and two "…", 80 cells when ASCII).
+constexpr size_t kWholeLineBytes = 400;
+constexpr size_t kWindowBytes = 76;
+constexpr char kEllipsis[] = "\xE2\x80\xA6";     // U+2026, marks a cut side
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD, one broken byte
+
+struct Window {
+  size_t begin, end;  // byte range of the line
+};
+
+bool IsContinuationByte(std::string_view s, size_t i) {
+  return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80;
+}
+
+// A cut moves by up to 3 bytes off continuation bytes, so it never splits a
+// well-formed character (a longer run of them is broken UTF-8 anyway).
+Window ChooseWindow(std::string_view line, size_t at) {
+  if (line.size() <= kWholeLineBytes) return {0, line.size()};
+  size_t centred = at > kWindowBytes / 2 ? at - kWindowBytes / 2 : 0;
+  size_t begin = std::min(centred, line.size() - kWindowBytes);
+  Window w{begin, begin + kWindowBytes};
+  for (int i = 0; i < 3 && w.begin > 0 && IsContinuationByte(line, w.begin); ++i) --w.begin;
+  for (int i = 0; i < 3 && IsContinuationByte(line, w.end); ++i) ++w.end;
+  return w;
+}
+
+// Appends how the character at line[pos] is shown and returns its length in
+// bytes. Every character shows as one cell (a tab stays a tab) so the caret
+// line can count characters: control and invisible ones become a space (raw,
+// they would shift or reorder what the terminal draws), a broken byte as U+FFFD.
+size_t AppendShown(std::string_view line, size_t pos, std::string* out) {
+  uint32_t cp = 0;
+  size_t n = DecodeUtf8(line, pos, &cp);
+  if (n == 0) {
+    *out += kReplacement;
+    return 1;
+  }
+  if (cp == '\t') {
+    *out += '\t';
+  } else if (cp < 0x20 || cp == 0x7F || IsInvisible(cp)) {
+    *out += ' ';
+  } else {
+    out->append(line.substr(pos, n));
+  }
+  return n;
+}
+
+// The source line (or a window of it) and a caret line under it: ^ under the
+// character at the span's column, ~ under the rest of the span on this line.
+std::string Excerpt(std::string_view line, const Span& span) {
+  size_t at = std::min<size_t>(span.column - 1, line.size());
+  size_t span_end = at + std::max<uint32_t>(span.length, 1);
+  Window w = ChooseWindow(line, at);
+  std::string text = "  ", marks = "  ";
+  if (w.begin > 0) {
+    text += kEllipsis;
+    marks += ' ';
+  }
+  for (size_t pos = w.begin; pos < w.end;) {
+    size_t n = AppendShown(line, pos, &text);
+    if (pos + n <= at) {
+      marks += line[pos] == '\t' ? '\t' : ' ';
+    } else if (pos <= at) {
+      marks += '^';
+    } else if (pos < span_end) {
+      marks += '~';
+    }
+    pos += n;
+  }
+  if (at == line.size()) marks += '^';  // the end of the line itself
+  if (w.end < line.size()) text += kEllipsis;
+  return text + "\n" + marks + "\n";
+}
 
 }  // namespace
 
@@ -59,23 +137,7 @@ std::string Render(const Diagnostic& d, const SourceFile& source) {
   }
   out += std::string(": ") + SeverityName(d.severity) + "[" + d.code() + "]: " + d.message + "\n";
   if (!d.span.valid()) return out;
-  std::string_view line = source.LineText(d.span.line);
-  // Show control bytes (and the rest of a hostile line) safely.
-  std::string shown;
-  shown.reserve(std::min<size_t>(line.size(), 400));
-  for (size_t i = 0; i < line.size() && i < 400; ++i) {
-    unsigned char c = static_cast<unsigned char>(line[i]);
-    shown += (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : static_cast<char>(c);
-  }
-  out += "  " + shown + "\n  ";
-  uint32_t col = std::min<uint32_t>(d.span.column, static_cast<uint32_t>(shown.size()) + 1);
-  for (uint32_t i = 1; i < col; ++i) out += shown[i - 1] == '\t' ? '\t' : ' ';
-  out += '^';
-  uint32_t rest = d.span.length > 1 ? d.span.length - 1 : 0;
-  uint32_t room = static_cast<uint32_t>(shown.size()) >= col ? static_cast<uint32_t>(shown.size()) - col : 0;
-  out += std::string(std::min(rest, room), '~');
-  out += "\n";
-  return out;
+  return out + Excerpt(source.LineText(d.span.line), d.span);
 }
 
 std::string RenderAll(const std::vector<Diagnostic>& ds, const SourceFile& source) {

@@ -58,6 +58,10 @@ class DiagnosticBag {
 
 // "FILE:LINE:COL: error[CODE]: MESSAGE" plus, when the span is valid, the
 // source line and a caret line (^ then ~ for the rest of the span on that line).
+// COL counts bytes (LANGUAGE.md §2.1) but the caret line counts characters, so
+// it lines up after multi-byte UTF-8 too. A line over 400 bytes is shown as
+// a 76-byte window around the column, "…" marking each cut side; control,
+// invisible and bidi characters show as a space, broken UTF-8 as U+FFFD.
 std::string Render(const Diagnostic& d, const SourceFile& source);
 // Render every diagnostic, one after the other.
 std::string RenderAll(const std::vector<Diagnostic>& ds, const SourceFile& source);

@@ -6,6 +6,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "diag/utf8.h"
+
 namespace shrew::front {
 namespace {
 
@@ -38,27 +40,21 @@ bool StartsToken(unsigned char c) {
   }
 }
 
-// Length of the well-formed UTF-8 sequence at text[pos], or 0.
-size_t Utf8SequenceLength(std::string_view text, size_t pos) {
-  unsigned char c = static_cast<unsigned char>(text[pos]);
-  size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-  if (c >= 0xF5) n = 0;
-  if (n == 0 || pos + n > text.size()) return 0;
-  for (size_t i = 1; i < n; ++i) {
-    if ((static_cast<unsigned char>(text[pos + i]) & 0xC0) != 0x80) return 0;
-  }
-  return n;
-}
-
-// How an unexpected byte is shown in 'C': printable ASCII as itself, a whole
-// well-formed UTF-8 character as itself, anything else as \xNN so control
-// bytes and broken UTF-8 never reach a terminal raw.
+// How an unexpected character is shown: printable ASCII and visible UTF-8
+// characters quoted as they are; invisible and bidi characters as their code
+// point and name (raw they would look empty or reorder the terminal line);
+// control bytes and broken UTF-8 as '\xNN'.
 std::string DescribeCharacter(std::string_view text, size_t pos) {
-  unsigned char c = static_cast<unsigned char>(text[pos]);
-  if (c >= 0x21 && c <= 0x7E) return std::string(1, static_cast<char>(c));
-  if (size_t n = Utf8SequenceLength(text, pos)) return std::string(text.substr(pos, n));
+  uint32_t cp = 0;
+  size_t n = diag::DecodeUtf8(text, pos, &cp);
+  if (n > 1 && diag::IsInvisible(cp)) {
+    const char* name = diag::CodePointName(cp);
+    return diag::CodePointLabel(cp) + (name ? std::string(" (") + name + ")" : "");
+  }
+  if (n > 1 || (n == 1 && cp >= 0x21 && cp <= 0x7E)) return "'" + std::string(text.substr(pos, n)) + "'";
   static constexpr char kHex[] = "0123456789abcdef";
-  return std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+  unsigned char c = static_cast<unsigned char>(text[pos]);
+  return std::string("'\\x") + kHex[c >> 4] + kHex[c & 15] + "'";
 }
 
 class Lexer {
@@ -306,10 +302,7 @@ void Lexer::LexUnexpected() {
   // multi-byte UTF-8 character or a binary blob is not one error per byte.
   size_t begin = pos_;
   while (pos_ < text_.size() && !StartsToken(At(pos_)) && !IsWhitespace(At(pos_))) ++pos_;
-  std::string message = "unexpected character '";
-  message += DescribeCharacter(text_, begin);
-  message += '\'';
-  Report(Kind::UnexpectedCharacter, begin, 1, std::move(message));
+  Report(Kind::UnexpectedCharacter, begin, 1, "unexpected character " + DescribeCharacter(text_, begin));
   Emit(TokenKind::Error, begin, pos_);
 }
 

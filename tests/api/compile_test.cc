@@ -180,6 +180,26 @@ TEST(CompileTest, StopsAtTheParserAndRendersPositions) {
   EXPECT_EQ(r.RenderDiagnostics().substr(0, 35), "bad.sw:3:24: error[E020]: expected ");
 }
 
+TEST(CompileTest, RenderedCaretIsUnderTheTokenOnNonAsciiAndLongLines) {
+  // The column counts bytes (LANGUAGE.md §2.1); the caret counts characters.
+  CompileResult r = Compile("@graph G { /* \xC3\xA9\xC3\xA9\xC3\xA9 */ input x: f32; output y; }");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.RenderDiagnostics(),
+            "<input>:1:46: error[E040]: undefined name 'y'\n"
+            "  @graph G { /* \xC3\xA9\xC3\xA9\xC3\xA9 */ input x: f32; output y; }\n"
+            "  " + std::string(42, ' ') + "^\n");
+  std::string terms;
+  for (int i = 0; i < 150; ++i) terms += "x + ";
+  r = Compile("@graph G { input x: f32; output y: " + terms + "zz; }");
+  ASSERT_FALSE(r.ok);
+  std::string window;
+  for (int i = 0; i < 17; ++i) window += " + x";
+  EXPECT_EQ(r.RenderDiagnostics(),
+            "<input>:1:636: error[E040]: undefined name 'zz'\n"
+            "  \xE2\x80\xA6" + window + " + zz; }\n"
+            "   " + std::string(71, ' ') + "^~\n");
+}
+
 TEST(CompileTest, StopsAtLoweringWithTheFirstError) {
   CompileResult r = Compile("@graph G {\n  input x: f32;\n  node h { op: relu(y); };\n"
                             "  node k { op: relu(z); };\n  output h;\n}\n");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace shrew::diag {
 namespace {
 
@@ -30,6 +32,72 @@ TEST(Render, FileLineColumnCodeAndCaret) {
             "net.sw:2:14: error[E020]: expected ';', got 'relu'\n"
             "    node h { op: relu(x) }\n"
             "               ^~~~\n");
+}
+
+// One E040 diagnostic on `text` at a byte offset, rendered.
+std::string RenderAt(const std::string& text, uint32_t offset, uint32_t length) {
+  SourceFile src("t.sw", text);
+  DiagnosticBag bag;
+  bag.Add(Kind::UndefinedName, src.MakeSpan(offset, length), "m");
+  return Render(bag.all()[0], src);
+}
+
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+TEST(Render, CaretCountsCharactersButColumnCountsBytes) {
+  // Three two-byte characters before `y`: column 46, but 42 cells of indent.
+  std::string text = "@graph G { /* \xC3\xA9\xC3\xA9\xC3\xA9 */ input x: f32; output y; }";
+  EXPECT_EQ(RenderAt(text, text.find(" y;") + 1, 1),
+            "t.sw:1:46: error[E040]: m\n"
+            "  @graph G { /* \xC3\xA9\xC3\xA9\xC3\xA9 */ input x: f32; output y; }\n"
+            "  " + std::string(42, ' ') + "^\n");
+}
+
+TEST(Render, TabsStayTabsInTheCaretLine) {
+  std::string text = "\t\tnode h { op: r\xC3\xA9lu(x) }";
+  EXPECT_EQ(RenderAt(text, text.find("(x)"), 3),
+            "t.sw:1:21: error[E040]: m\n"
+            "  \t\tnode h { op: r\xC3\xA9lu(x) }\n"
+            "  \t\t" + std::string(17, ' ') + "^~~\n");
+}
+
+TEST(Render, LongLineShowsAWindowAroundTheColumn) {
+  std::string text = "@graph G { input x: f32; output y: " + Repeat("x + ", 150) + "zz; }";
+  EXPECT_EQ(RenderAt(text, text.find("zz"), 2),
+            "t.sw:1:636: error[E040]: m\n"
+            "  \xE2\x80\xA6" + Repeat(" + x", 17) + " + zz; }\n"
+            "   " + std::string(71, ' ') + "^~\n");
+}
+
+TEST(Render, WindowCutsNeverSplitACharacter) {
+  // Both edges of the 76-byte window fall on the second byte of an "é".
+  std::string e = "\xC3\xA9";
+  std::string text = "ab" + Repeat(e, 200) + " zz " + Repeat(e, 200);
+  EXPECT_EQ(RenderAt(text, text.find("zz"), 2),
+            "t.sw:1:404: error[E040]: m\n"
+            "  \xE2\x80\xA6" + Repeat(e, 19) + " zz " + Repeat(e, 18) + "\xE2\x80\xA6\n"
+            "   " + std::string(20, ' ') + "^~\n");
+}
+
+TEST(Render, InvisibleAndBrokenCharactersShowAsOneCell) {
+  // A byte order mark, a right-to-left override and a stray 0xFF would look
+  // empty, reverse the line or be drawn unpredictably if printed raw.
+  std::string text = "\xEF\xBB\xBF" "a \xE2\x80\xAE\xFF $";
+  EXPECT_EQ(RenderAt(text, text.find('$'), 1),
+            "t.sw:1:11: error[E040]: m\n"
+            "   a  \xEF\xBF\xBD $\n"
+            "        ^\n");
+}
+
+TEST(Render, CaretAfterTheLastCharacter) {
+  EXPECT_EQ(RenderAt("x = \xC3\xA9", 6, 0),
+            "t.sw:1:7: error[E040]: m\n"
+            "  x = \xC3\xA9\n"
+            "       ^\n");
 }
 
 TEST(Render, NoNameMeansInputAndNoSpanMeansNoExcerpt) {

@@ -268,6 +268,39 @@ TEST(LexerTest, UnexpectedCharacters) {
   ExpectOneError(Lexed("\xFF\xFE"), Kind::UnexpectedCharacter, "unexpected character '\\xff'", 1, 1);
 }
 
+TEST(LexerTest, InvisibleCharactersAreNamedByCodePoint) {
+  // Quoted raw, these would look empty ('') or reverse the terminal line.
+  // The spec allows non-ASCII only in strings and comments (§2.1), so a byte
+  // order mark opening a file is reported like any other.
+  ExpectOneError(Lexed("\xEF\xBB\xBF@graph G {}"), Kind::UnexpectedCharacter,
+                 "unexpected character U+FEFF (byte order mark)", 1, 1);
+  ExpectOneError(Lexed("a \xE2\x80\xAE b"), Kind::UnexpectedCharacter,
+                 "unexpected character U+202E (right-to-left override)", 1, 3);
+  ExpectOneError(Lexed("x:\xC2\xA0" "f32"), Kind::UnexpectedCharacter,
+                 "unexpected character U+00A0 (no-break space)", 1, 3);
+  ExpectOneError(Lexed("a\xE2\x80\x8B"), Kind::UnexpectedCharacter,
+                 "unexpected character U+200B (zero-width space)", 1, 2);
+  ExpectOneError(Lexed("a \xE2\x81\xA1"), Kind::UnexpectedCharacter,
+                 "unexpected character U+2061", 1, 3);
+  ExpectOneError(Lexed("\xC2\x85"), Kind::UnexpectedCharacter, "unexpected character U+0085", 1, 1);
+  // Visible non-ASCII stays quoted as itself.
+  ExpectOneError(Lexed("\xF0\x9F\x98\x80"), Kind::UnexpectedCharacter,
+                 "unexpected character '\xF0\x9F\x98\x80'", 1, 1);
+}
+
+TEST(LexerTest, BrokenUtf8IsEscapedByteByByte) {
+  // Each of these starts like a multi-byte character but is not one.
+  ExpectOneError(Lexed("\xED\xA0\x80"), Kind::UnexpectedCharacter,  // surrogate
+                 "unexpected character '\\xed'", 1, 1);
+  ExpectOneError(Lexed("\xE0\x80\xAF"), Kind::UnexpectedCharacter,  // overlong
+                 "unexpected character '\\xe0'", 1, 1);
+  ExpectOneError(Lexed("\xF4\x90\x80\x80"), Kind::UnexpectedCharacter,  // past U+10FFFF
+                 "unexpected character '\\xf4'", 1, 1);
+  ExpectOneError(Lexed("a \xE2\x80"), Kind::UnexpectedCharacter,  // truncated
+                 "unexpected character '\\xe2'", 1, 3);
+  ExpectOneError(Lexed("\x80"), Kind::UnexpectedCharacter, "unexpected character '\\x80'", 1, 1);
+}
+
 TEST(LexerTest, RunsOfBadBytesAreOneErrorButSeparateRunsAreNot) {
   Lexed l("$$$ x ## y");
   ASSERT_EQ(l.diags.all().size(), 2u) << l.messages();
