@@ -118,8 +118,7 @@ export class Program {
   #metadata: ProgramMetadata;
   #optStats: OptStats;
   #warnings: readonly import("./errors.js").Diagnostic[];
-  /** The effective parameter seed. */
-  readonly seed: number;
+  readonly #seed: number;
 
   /** @internal Use `Shrew.compile`. */
   constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
@@ -129,7 +128,7 @@ export class Program {
     this.#handle = handle;
     this.#dims = Object.freeze({ ...dims });
     this.#optStats = info.optStats;
-    this.seed = info.seed;
+    this.#seed = info.seed;
     this.#warnings = info.warnings;
     this.#graphs = this.#adopt(info.graphs);
     this.#metadata = module.call(() => handle.metadata()) as unknown as ProgramMetadata;
@@ -173,17 +172,26 @@ export class Program {
 
   /** Optimiser counters of the whole program. */
   get optStats(): OptStats {
+    this.#live();
     return this.#optStats;
   }
 
   /** Warnings reported while compiling (the last setDims included). */
   get warnings(): readonly import("./errors.js").Diagnostic[] {
+    this.#live();
     return this.#warnings;
   }
 
   /** The configured dims (compile option, changed by setDims). */
   get dims(): Readonly<Record<string, number>> {
+    this.#live();
     return this.#dims;
+  }
+
+  /** The effective parameter seed. */
+  get seed(): number {
+    this.#live();
+    return this.#seed;
   }
 
   /** The @model / @config / @types / @training / @inference blocks. */
@@ -198,6 +206,7 @@ export class Program {
 
   signature(graph: string): Signature {
     checkString(graph, "graph");
+    this.#live();
     let s = this.#signatures.get(graph);
     if (!s) {
       s = signatureFrom(unwrap(this.#call((h) => h.signature(graph))));

@@ -178,7 +178,8 @@ test("dispose: idempotent, use after dispose throws, Symbol.dispose", () => {
   p.dispose();
   p.dispose();
   assert.equal(p.disposed, true);
-  for (const fn of [() => p.run("Classifier", {}), () => p.graphs, () => p.stats("Classifier"), () => p.params()]) {
+  for (const fn of [() => p.run("Classifier", {}), () => p.graphs, () => p.stats("Classifier"), () => p.params(),
+    () => p.signature("Classifier"), () => p.dims, () => p.optStats, () => p.warnings, () => p.seed]) {
     assert.throws(fn, (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
   }
   const q = shrew.compile(MLP);
