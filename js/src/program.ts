@@ -31,6 +31,9 @@ export interface IrDump {
 
 const INTERNAL = Symbol("shrew.internal");
 
+/** The most runs one benchRun call makes (its count crosses into wasm as an int32). */
+const MAX_BENCH_RUNS = 2 ** 31 - 1;
+
 function isError(v: { ok: boolean }): v is ErrorValue {
   return v.ok === false;
 }
@@ -285,11 +288,16 @@ export class Program {
    * Mean nanoseconds per run of the graph's tape inside wasm (Executor::Run
    * looped `n` times; no input/output copies, no JS), on the input shapes of
    * the graph's last `run`. For benchmarks: ns per instruction is this
-   * divided by `stats(graph).numInstructions`.
+   * divided by `stats(graph).numInstructions`. `n` is at most
+   * MAX_BENCH_RUNS (2^31 - 1: it crosses as a 32-bit integer).
    */
   benchRun(graph: string, n: number): number {
     checkString(graph, "graph");
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${String(n)}`);
+    if (n > MAX_BENCH_RUNS) throw new RangeError(`benchRun: n must be at most 2^31 - 1, got ${n}`);
+    if (!this.graphs.includes(graph)) {
+      throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${this.#graphs.join(", ")}`);
+    }
     const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
     return ns;

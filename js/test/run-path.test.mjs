@@ -197,6 +197,12 @@ test("benchRun times the tape inside wasm after a run", () => {
     p.run("Classifier", { images: new Tensor("f32", [1, 784], randomF32(784)) });
     const ns = p.benchRun("Classifier", 20);
     assert.ok(ns > 0 && ns < 1e9, `ns per run ${ns}`);
+    // The count crosses as an int32: larger ones are refused, not truncated (2^32 + 1 was one run).
+    for (const n of [2 ** 31, 2 ** 32 + 1]) {
+      assert.throws(() => p.benchRun("Classifier", n), (e) => e instanceof RangeError && /at most 2\^31 - 1/.test(e.message));
+    }
+    assert.throws(() => p.benchRun("Nope", 3), (e) => e instanceof ShrewRuntimeError && e.code === "not_found" &&
+      e.message === "no graph named 'Nope'; graphs: Classifier");
   } finally {
     p.dispose();
   }
