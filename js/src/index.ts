@@ -29,9 +29,7 @@ export class Shrew {
    */
   static async load(opts: LoadOptions = {}): Promise<Shrew> {
     if (opts.wasmBinary || opts.wasmUrl) return new Shrew(await instantiate(opts));
-    let m = await instantiateDefault();
-    if (m.dead !== undefined) m = await instantiate(opts);
-    return new Shrew(m);
+    return new Shrew(await instantiateDefault());
   }
 
   /** True when the module was built with WebAssembly SIMD128. */

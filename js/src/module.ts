@@ -80,11 +80,19 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
 
 let defaultModule: Promise<ModuleState> | undefined;
 
-/** The default module (no options), instantiated once and shared. */
-export function instantiateDefault(): Promise<ModuleState> {
-  defaultModule ??= instantiate().catch((e) => {
-    defaultModule = undefined;
+function newDefault(): Promise<ModuleState> {
+  const p: Promise<ModuleState> = instantiate().catch((e) => {
+    if (defaultModule === p) defaultModule = undefined;
     throw e;
   });
-  return defaultModule;
+  return (defaultModule = p);
+}
+
+/** The default module (no options), instantiated once and shared; once it aborted, re-created once and shared. */
+export async function instantiateDefault(): Promise<ModuleState> {
+  const current = defaultModule ?? newDefault();
+  const m = await current;
+  if (m.dead === undefined) return m;
+  // Concurrent callers that saw the same dead instance share one replacement.
+  return defaultModule === current ? newDefault() : instantiateDefault();
 }
