@@ -16,6 +16,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
+import { setOwn } from "./plain.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -241,7 +242,7 @@ export class Program {
     }
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
     const out: Outputs = {};
-    for (const o of r.outputs) out[o.name] = tensorFromRaw(o);
+    for (const o of r.outputs) setOwn(out, o.name, tensorFromRaw(o));
     return out;
   }
 
@@ -279,7 +280,7 @@ export class Program {
       const data = new ctor(n) as TensorData;
       if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
       else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
-      out[spec.name] = new Tensor(spec.dtype, spec.shape, data as never);
+      setOwn(out, spec.name, new Tensor(spec.dtype, spec.shape, data as never));
     }
     return out;
   }
@@ -335,7 +336,7 @@ export class Program {
     const out: number[] = [];
     for (const d of spec.shape as Dim[]) {
       if (typeof d === "number") out.push(d);
-      else if (typeof d === "string" && this.#dims[d] !== undefined) out.push(this.#dims[d]);
+      else if (typeof d === "string" && Object.hasOwn(this.#dims, d)) out.push(this.#dims[d]);
       else return undefined;
     }
     return out;

@@ -157,3 +157,20 @@ test("stats, info, bench (--json)", () => {
   assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
   assert.equal(shrew("bench", MLP, "--runs", "5", "--executor", "interp").code, 0);
 });
+
+test("run: an input or output named __proto__ is fed, printed in --json and written by --out", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "proto.sw");
+  writeFileSync(src, "@graph G {\n    input __proto__: Tensor<[2], f32>;\n    output tripled: __proto__ * 3.0;\n    output __proto__2: __proto__;\n}\n@graph H {\n    input x: Tensor<[2], f32>;\n    output __proto__: x * 3.0;\n    output y: x;\n}\n");
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f32", [2], [1, 2])));
+  const fed = shrew("run", src, "--input", `__proto__=${x}`, "--json");
+  assert.equal(fed.code, 0, fed.err);
+  assert.deepEqual(JSON.parse(fed.out).outputs.tripled.data, [3, 6]);
+  const r = shrew("run", src, "--graph", "H", "--input", `x=${x}`, "--json", "--out", join(dir, "out"));
+  assert.equal(r.code, 0, r.err);
+  const outputs = JSON.parse(r.out).outputs;
+  assert.deepEqual(Object.keys(outputs), ["__proto__", "y"]);
+  assert.deepEqual(outputs.__proto__.data, [3, 6]);
+  assert.deepEqual([...readNpy(new Uint8Array(readFileSync(join(dir, "out", "__proto__.npy")))).data], [3, 6]);
+});

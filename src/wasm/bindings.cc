@@ -249,7 +249,7 @@ class ProgramHandle {
     val out = val::object();
     out.set("ok", true);
     val effective = val::object();
-    for (const auto& [name, value] : r->dims) effective.set(name, static_cast<double>(value));
+    for (const auto& [name, value] : r->dims) shrew::wasm::SetOwn(effective, name, val(static_cast<double>(value)));
     out.set("dims", effective);
     out.set("carried", StringList(r->carried));
     out.set("initialised", StringList(r->initialised));

@@ -1,6 +1,7 @@
 // Input tensors for `shrew run` / `bench`: seeded random by default,
 // `NAME=PATH.npy`, `NAME=random` or `NAME=randint:LO:HI`.
 import { NpyError, Rng, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
+import { setOwn } from "../plain.js";
 import { UsageError } from "./usage.js";
 import { FileError, readBytes } from "./files.js";
 
@@ -67,12 +68,13 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
   }
   const rng = new Rng(seed);
   const feeds: Record<string, Tensor> = {};
+  const feed = (name: string, t: Tensor) => setOwn(feeds, name, t);
   for (const input of sig.inputs) {
     const spec = specs.get(input.name) ?? { kind: "random" };
     if (spec.kind === "npy") {
       const what = `--input ${input.name}`;
       try {
-        feeds[input.name] = readNpy(readBytes(spec.path, what));
+        feed(input.name, readNpy(readBytes(spec.path, what)));
       } catch (e) {
         if (e instanceof NpyError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
         throw e;
@@ -97,7 +99,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     } else {
       throw new UsageError(`integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`);
     }
-    feeds[input.name] = t;
+    feed(input.name, t);
   }
   return feeds;
 }

@@ -8,6 +8,7 @@ import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, ty
 import { NpyError } from "../npy.js";
 import { USAGE, UsageError } from "./usage.js";
 import { makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { setOwn } from "../plain.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
 import { describeTensor, formatBytes, tensorValues } from "./format.js";
 
@@ -143,7 +144,7 @@ function cmdRun(ctx: Context): number {
   }
   if (ctx.values.json) {
     const o: Record<string, unknown> = {};
-    for (const [name, t] of Object.entries(outputs)) o[name] = { dtype: t.dtype, shape: t.shape, data: tensorValues(t) };
+    for (const [name, t] of Object.entries(outputs)) setOwn(o, name, { dtype: t.dtype, shape: t.shape, data: tensorValues(t) });
     ctx.out(JSON.stringify({ graph: ctx.graph, outputs: o }));
     return 0;
   }
