@@ -2,6 +2,7 @@
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program, checkString } from "./program.js";
+import { plainBytes, plainDims } from "./plain.js";
 import type { CompileOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -14,6 +15,14 @@ export type {
 export type { LoadOptions } from "./module.js";
 export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
 export { Rng } from "./rng.js";
+
+/** The options as plain data: getters run here, dims and params are copied. The module checks the values. */
+function plainOptions(options: CompileOptions): Record<string, unknown> {
+  const opts: Record<string, unknown> = { ...options };
+  opts.dims = plainDims(opts.dims ?? {});
+  if (opts.params instanceof Uint8Array) opts.params = plainBytes(opts.params);
+  return opts;
+}
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {
@@ -55,7 +64,7 @@ export class Shrew {
     // Every option is checked by the module (unknown keys, types, ranges).
     checkString(source, "source");
     if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
-    const opts = { ...options, dims: options.dims ?? {} };
+    const opts = plainOptions(options);
     return this.#module.call((raw) => {
       const handle = new raw.ProgramHandle();
       let owned = true;
@@ -65,7 +74,7 @@ export class Shrew {
         const diagnostics = (r.diagnostics ?? []) as unknown as Diagnostic[];
         if (!r.ok) throw new ShrewCompileError(r.stage, diagnostics, r.rendered);
         owned = false;
-        return new Program(Program.internal, this.#module, handle, opts.dims, {
+        return new Program(Program.internal, this.#module, handle, opts.dims as Record<string, number>, {
           optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
           graphs: r.graphs!,
         });

@@ -16,7 +16,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { setOwn } from "./plain.js";
+import { plainBytes, plainDims, setOwn } from "./plain.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -387,11 +387,15 @@ export class Program {
   /** Overwrites a parameter (dtype and shape must match). */
   setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
     checkString(name, "parameter name");
-    const t = value instanceof Tensor ? value : new Tensor(value.dtype, value.shape, value.data as never);
-    shapeSize(t.shape);
-    const raw: RawTensorIn = { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
+    const raw = this.#paramValue(name, value);
     const r = this.#call((h) => h.setParam(name, raw));
     if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
+  }
+
+  /** setParam's value as plain data (getters run now, before the call). */
+  #paramValue(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): RawTensorIn {
+    const t = value instanceof Tensor ? value : new Tensor(value.dtype, value.shape, value.data as never);
+    return { name, dtype: t.dtype, shape: [...t.shape], bytes: bytesOf(t.data) };
   }
 
   /**
@@ -409,8 +413,9 @@ export class Program {
    * throws a ShrewRuntimeError ("invalid_argument") and changes nothing.
    */
   loadParams(bytes: Uint8Array): void {
-    if (!(bytes instanceof Uint8Array)) throw new TypeError("loadParams expects a Uint8Array");
-    unwrap(this.#call((h) => h.loadParams(bytes)));
+    const blob = plainBytes(bytes);  // a Proxy's traps run now, not while wasm copies it
+    if (blob === undefined) throw new TypeError("loadParams expects a Uint8Array");
+    unwrap(this.#call((h) => h.loadParams(blob)));
   }
 
   /** FNV-1a 64 of saveParams(), as 16 hex digits (same seed ⇒ same value natively and in wasm). */
@@ -439,7 +444,8 @@ export class Program {
    */
   setDims(dims: Record<string, number>): { carried: string[]; initialized: string[] } {
     if (dims === null || typeof dims !== "object") throw new TypeError("setDims expects an object {name: size}");
-    const r = unwrap(this.#call((h) => h.setDims(dims)));
+    const change = plainDims(dims);  // getters run before the call (they may dispose this program)
+    const r = unwrap(this.#call((h) => h.setDims(change)));
     // The C++ side dropped its prepared runs with the old program.
     this.#prepared.clear();
     this.#signatures.clear();

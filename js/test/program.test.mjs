@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Shrew, Tensor, Program, ShrewCompileError, ShrewRuntimeError } from "../dist/index.js";
+import { spawnSync } from "node:child_process";
 import { readExample } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
@@ -218,4 +219,38 @@ test("arguments of the wrong type are TypeError/RangeError naming the argument, 
   } finally {
     p.dispose();
   }
+});
+
+// In a child process: before the fix this spun forever inside wasm, where no test timeout reaches.
+test("setDims with a getter that disposes the program throws 'disposed'", () => {
+  const script = `
+    import { Shrew } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+    const shrew = await Shrew.load();
+    const src = ${JSON.stringify(MLP)};
+    const p = shrew.compile(src, { dims: { Batch: 1 } });
+    try { p.setDims({ get Batch() { p.dispose(); return 2; } }); } catch (e) { console.log(e.code); }
+    console.log(shrew.compile(src, { dims: { Batch: 1 } }).run("Classifier", { images: new Float32Array(784) }).probs.shape.join("x"));`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.error, undefined, String(r.error));  // a hang ends in ETIMEDOUT
+  assert.equal(r.stdout, "disposed\n1x10\n", r.stderr);
+});
+
+test("a getter or Proxy that disposes the program mid-call: the call throws 'disposed', the module stays usable", () => {
+  const disposed = (e) => e instanceof ShrewRuntimeError && e.code === "disposed";
+  const x = { images: randomF32(784) };
+  const q = shrew.compile(MLP, { dims: { Batch: 1 } });
+  const blob = q.saveParams();
+  // Any access disposes (Uint8Array.from reads the iterator, the module indices).
+  const trap = new Proxy(blob, { get(t, k) { q.dispose(); const v = Reflect.get(t, k); return typeof v === "function" ? v.bind(t) : v; } });
+  assert.throws(() => q.loadParams(trap), disposed);
+  const r = shrew.compile(MLP, { dims: { Batch: 1 } });
+  const b2 = r.getParam("Classifier/b2");
+  assert.throws(() => r.setParam("Classifier/b2", { dtype: "f32", get shape() { r.dispose(); return [10]; }, data: b2.data }), disposed);
+  const s = shrew.compile(MLP, { dims: { Batch: 1 } });
+  assert.throws(() => s.run("Classifier", { get images() { s.dispose(); return x.images; } }), disposed);
+  assert.equal(shrew.aborted, false);
+  const fresh = shrew.compile(MLP, { dims: { Batch: 1 } });
+  assert.deepEqual([...fresh.run("Classifier", x).probs.shape], [1, 10]);
+  fresh.loadParams(blob);
+  fresh.dispose();
 });

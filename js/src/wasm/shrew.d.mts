@@ -150,7 +150,7 @@ export interface RawProgramHandle {
   loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
   paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
   recompile(graph: string): { ok: true } | ErrorValue;
-  setDims(dims: Record<string, number>): SetDimsValue | ErrorValue;
+  setDims(dims: unknown): SetDimsValue | ErrorValue;
   delete(): void;
 }
 export interface RawModule {
