@@ -1,8 +1,8 @@
 // Public entry point of the Shrew npm package.
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
-import { Program, checkString } from "./program.js";
-import { plainBytes, plainDims } from "./plain.js";
+import { Program } from "./program.js";
+import { plainBytes, plainDims, sourceBytes, wellFormed } from "./plain.js";
 import type { CompileOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -16,11 +16,15 @@ export type { LoadOptions } from "./module.js";
 export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
 export { Rng } from "./rng.js";
 
-/** The options as plain data: getters run here, dims and params are copied. The module checks the values. */
+/**
+ * The options as plain data: getters run here, dims and params are copied,
+ * a filename's lone surrogates become U+FFFD. The module checks the values.
+ */
 function plainOptions(options: CompileOptions): Record<string, unknown> {
   const opts: Record<string, unknown> = { ...options };
   opts.dims = plainDims(opts.dims ?? {});
   if (opts.params instanceof Uint8Array) opts.params = plainBytes(opts.params);
+  if (typeof opts.filename === "string") opts.filename = wellFormed(opts.filename);
   return opts;
 }
 
@@ -57,19 +61,20 @@ export class Shrew {
   }
 
   /**
-   * Compiles `.sw` source into a runnable program. Throws ShrewCompileError
-   * with every diagnostic when the source has errors.
+   * Compiles `.sw` source (text, or its UTF-8 bytes as they are) into a
+   * runnable program. Throws ShrewCompileError with every diagnostic when the
+   * source has errors.
    */
-  compile(source: string, options: CompileOptions = {}): Program {
+  compile(source: string | Uint8Array, options: CompileOptions = {}): Program {
     // Every option is checked by the module (unknown keys, types, ranges).
-    checkString(source, "source");
+    const text = sourceBytes(source);
     if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
     const opts = plainOptions(options);
     return this.#module.call((raw) => {
       const handle = new raw.ProgramHandle();
       let owned = true;
       try {
-        const r = handle.compile(source, opts);
+        const r = handle.compile(text, opts);
         if (r.ok === false && "code" in r) throw runtimeErrorFrom(r);
         const diagnostics = (r.diagnostics ?? []) as unknown as Diagnostic[];
         if (!r.ok) throw new ShrewCompileError(r.stage, diagnostics, r.rendered);

@@ -47,3 +47,26 @@ export function plainDims(dims: unknown): unknown {
   for (const key of Object.keys(dims)) setOwn(out, key, value((dims as Record<string, unknown>)[key]));
   return out;
 }
+
+/** "null", "string", "Float32Array", …: what a value is, for messages. */
+export function typeName(v: unknown): string {
+  if (v === null) return "null";
+  if (typeof v !== "object") return typeof v;
+  const ctor = (v as { constructor?: { name?: unknown } }).constructor;
+  return typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "object";
+}
+
+const ENCODER = new TextEncoder();
+
+/** UTF-8 bytes of source text (a lone surrogate becomes U+FFFD); bytes as given. */
+export function sourceBytes(source: unknown): Uint8Array {
+  if (typeof source === "string") return ENCODER.encode(source);
+  const bytes = plainBytes(source);
+  if (bytes === undefined) throw new TypeError(`source must be a string or a Uint8Array, got ${typeName(source)}`);
+  return bytes;
+}
+
+/** A string with each lone surrogate replaced by U+FFFD (Emscripten's UTF-8 encoder would swallow the next character). */
+export function wellFormed(s: string): string {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}

@@ -26,6 +26,13 @@ test("check: ok file exits 0, bad file prints FILE:LINE:COL and exits 1", () => 
   const r = shrew("check", bad);
   assert.equal(r.code, 1);
   assert.match(r.err, /bad\.sw:3:\d+: error/);
+  // The file's bytes reach the compiler unchanged: after the invalid byte 0xFF columns still count bytes.
+  const latin = join(dir, "latin.sw");
+  writeFileSync(latin, Buffer.concat([Buffer.from("@graph G {\n    input x: Tensor<[2], f32>;\n    output y: /*"),
+    Buffer.from([0xff]), Buffer.from("*/ zz;\n}\n")]));
+  const l = shrew("check", latin);
+  assert.equal(l.code, 1);
+  assert.match(l.err, /latin\.sw:3:21: error\[E040\]: undefined name 'zz'/);
 });
 
 test("usage errors exit 2; missing file exits 1", () => {

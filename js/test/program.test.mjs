@@ -210,7 +210,7 @@ test("arguments of the wrong type are TypeError/RangeError naming the argument, 
       [() => p.benchRun("Classifier", 1.5), RangeError, /n must be a positive integer, got 1\.5/],
       [() => p.benchRun("Classifier", 0), RangeError, /got 0/],
       [() => p.benchRun("Classifier", "10"), RangeError, /got 10/],
-      [() => shrew.compile(42), TypeError, /source must be a string, got number/],
+      [() => shrew.compile(42), TypeError, /source must be a string or a Uint8Array, got number/],
     ]) {
       assert.throws(call, (e) => e instanceof kind && pattern.test(e.message), String(pattern));
     }
@@ -253,4 +253,21 @@ test("a getter or Proxy that disposes the program mid-call: the call throws 'dis
   assert.deepEqual([...fresh.run("Classifier", x).probs.shape], [1, 10]);
   fresh.loadParams(blob);
   fresh.dispose();
+});
+
+test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
+  const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
+  try {
+    assert.deepEqual(p.signature("G").outputs.map((o) => o.name), ["y"]);
+  } finally {
+    p.dispose();
+  }
+  // Columns count bytes: the invalid byte 0xFF is one, not the three of U+FFFD.
+  const bytes = new TextEncoder().encode("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: /*#*/ zz;\n}\n");
+  bytes[bytes.indexOf(0x23)] = 0xff;
+  assert.throws(() => shrew.compile(bytes, { filename: "b.sw" }), (e) => e instanceof ShrewCompileError &&
+    e.diagnostics[0].line === 3 && e.diagnostics[0].column === 19 && /b\.sw:3:19/.test(e.diagnostics[0].rendered));
+  const q = shrew.compile(new TextEncoder().encode(MLP));
+  assert.deepEqual([...q.graphs], ["Classifier"]);
+  q.dispose();
 });

@@ -220,9 +220,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     return 2;
   }
   try {
-    let source: string;
+    let source: Uint8Array;
     try {
-      source = readFileSync(file, "utf8");
+      source = readFileSync(file);  // bytes as they are: decoding would shift columns after an invalid byte
     } catch (e) {
       err(`Error: cannot read ${file}: ${(e as Error).message}`);
       return 1;

@@ -125,7 +125,8 @@ export interface SetDimsValue {
   graphs: RawGraphValue[];
 }
 export interface RawProgramHandle {
-  compile(source: string, options: object): CompileValue | ErrorValue;
+  /** source: UTF-8 bytes (Embind copies a Uint8Array into the std::string as is). */
+  compile(source: string | Uint8Array, options: object): CompileValue | ErrorValue;
   graphs(): string[];
   signature(graph: string): RawSignature | ErrorValue;
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
