@@ -2,7 +2,7 @@
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
-import { plainBytes, plainDims, sourceBytes, wellFormed } from "./plain.js";
+import { plainBytes, plainDims, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
 import type { CompileOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -95,8 +95,20 @@ export class Shrew {
    */
   dense(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
         bias: Float32Array = new Float32Array(0)): Float32Array {
-    const r = this.#module.call((raw) => raw.denseXnn(batch, inFeatures, outFeatures, x, w, bias));
+    for (const n of [batch, inFeatures, outFeatures]) {
+      if (typeof n !== "number") throw new ShrewRuntimeError("invalid_argument", `dense: sizes must be non-negative integers, got ${typeName(n)}`);
+    }
+    const xs = denseArray(x, "x"), ws = denseArray(w, "w"), bs = denseArray(bias, "bias");
+    const r = this.#module.call((raw) => raw.denseXnn(batch, inFeatures, outFeatures, xs, ws, bs));
     if (!r.ok) throw new ShrewRuntimeError(r.code, r.message);
     return r.data;
   }
+}
+
+/** A dense() operand as plain data: a Float32Array, or an array of numbers. */
+function denseArray(v: unknown, what: string): Float32Array | number[] {
+  const view = plainView(v, Float32Array);
+  if (view !== undefined) return view;
+  if (Array.isArray(v) && v.every((e) => typeof e === "number")) return [...v] as number[];
+  throw new ShrewRuntimeError("invalid_argument", `dense: ${what} must be a Float32Array, got ${typeName(v)}`);
 }

@@ -16,7 +16,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { plainBytes, plainDims, setOwn } from "./plain.js";
+import { plainBytes, plainDims, setOwn, typeName } from "./plain.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -320,6 +320,13 @@ export class Program {
       let dtype = dtypeOfArray(value);
       if (dtype === "u8" && spec.dtype === "bool") dtype = "bool";
       if (!dtype) throw new TypeError(`input '${name}': unsupported typed array ${(value as object).constructor.name}`);
+      const size = shapeSize(shape);
+      if (value.length !== size) {
+        const expected = `[${shape.join(", ")}]`;
+        throw new ShrewRuntimeError("invalid_argument",
+          `input '${name}': expected ${expected} (${size} elements), got a ${typeName(value)} of ${value.length} elements`,
+          { input: name, expected, actual: `[${value.length}]` });
+      }
       return { name, dtype, shape, bytes: bytesOf(value) };
     }
     const v = value as { dtype: DType; shape: readonly number[]; data: TensorData };
@@ -392,9 +399,17 @@ export class Program {
     if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
   }
 
-  /** setParam's value as plain data (getters run now, before the call). */
-  #paramValue(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): RawTensorIn {
-    const t = value instanceof Tensor ? value : new Tensor(value.dtype, value.shape, value.data as never);
+  /** setParam's value as plain data; a value that is no tensor at all is an error naming the parameter. */
+  #paramValue(name: string, value: unknown): RawTensorIn {
+    const v = value as { dtype?: unknown; shape?: unknown; data?: unknown } | null;
+    if (v === null || typeof v !== "object" || ArrayBuffer.isView(v) || v.dtype === undefined) {
+      const info = this.params().find((p) => p.name === name);
+      const expected = info && `${info.declaredDtype}[${info.shape.join(", ")}]`;
+      throw new ShrewRuntimeError("invalid_argument",
+        `parameter '${name}': expected a Tensor or {dtype, shape, data}${expected ? ` of ${expected}` : ""}, got ${typeName(value)}`,
+        { input: name, ...(expected ? { expected } : {}), actual: typeName(value) });
+    }
+    const t = v instanceof Tensor ? v : new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
     return { name, dtype: t.dtype, shape: [...t.shape], bytes: bytesOf(t.data) };
   }
 

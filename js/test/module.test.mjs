@@ -43,3 +43,22 @@ test("after the default instance aborts, load() re-creates it once and shares th
   assert.ok(b.heapStats().usedBytes > before && c.heapStats().usedBytes > before);
   p.dispose();
 });
+
+test("a wasmBinary that is not the module is a ShrewRuntimeError, not an abort printed to stderr", async () => {
+  for (const [binary, pattern] of [
+    [new Uint8Array([0, 1, 2]), /cannot instantiate the Shrew wasm module from wasmBinary: CompileError/],
+    ["abc", /wasmBinary must be an ArrayBuffer or a Uint8Array, got string/],
+  ]) {
+    await assert.rejects(Shrew.load({ wasmBinary: binary }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && pattern.test(e.message));
+  }
+  const warn = console.warn;
+  const printed = [];
+  console.warn = (...a) => printed.push(a.join(" "));
+  try {
+    await assert.rejects(Shrew.load({ wasmBinary: new Uint8Array(8) }), ShrewRuntimeError);
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(printed, []);
+});

@@ -98,8 +98,12 @@ test("params, getParam, setParam", () => {
     assert.deepEqual([...p.getParam("Classifier/b2").data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const out = p.run("Classifier", { images: randomF32(784) });
     assert.deepEqual([...out.logits.data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert.throws(() => p.setParam("Classifier/b2", new Tensor("f32", [11])),
-      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument");
+    const paramError = (value, actual, pattern) => assert.throws(() => p.setParam("Classifier/b2", value), (e) =>
+      e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.input === "Classifier/b2" &&
+      e.expected === "f32[10]" && e.actual === actual && pattern.test(e.message));
+    paramError(new Tensor("f32", [11]), "f32[11]", /expected f32\[10\], got f32\[11\]/);
+    paramError(null, "null", /^parameter 'Classifier\/b2': expected a Tensor or \{dtype, shape, data\} of f32\[10\], got null$/);
+    paramError(new Float32Array(10), "Float32Array", /got Float32Array/);
     assert.throws(() => p.getParam("Classifier/nope"), (e) => e instanceof ShrewRuntimeError && e.code === "not_found");
   } finally {
     p.dispose();

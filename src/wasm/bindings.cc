@@ -512,7 +512,7 @@ class ProgramHandle {
     auto t = shrew::wasm::TensorIn(tensor);
     if (!t.ok()) return Error(t.status());
     shrew::Status s = program_->SetParam(key, *t);
-    if (!s.ok()) return Error(s);
+    if (!s.ok()) return SetParamError(s, key, *t);
     val out = val::object();
     out.set("ok", true);
     return out;
@@ -571,6 +571,18 @@ class ProgramHandle {
     std::string names;
     for (const std::string& n : program_->GraphNames()) names += (names.empty() ? "" : ", ") + n;
     return Error(shrew::NotFound("no graph named '" + name + "'; graphs: " + names));
+  }
+  // A SetParam error with the input fields of a run's input errors.
+  val SetParamError(const shrew::Status& s, const std::string& key, const shrew::runtime::Tensor& given) const {
+    val e = Error(s);
+    e.set("input", key);
+    if (s.code() != shrew::StatusCode::kInvalidArgument) return e;
+    for (const auto& [name, param] : program_->Params()) {
+      if (name != key) continue;
+      e.set("expected", param->TypeString());
+      e.set("actual", given.TypeString());
+    }
+    return e;
   }
   static val NotReady() {
     return Error(shrew::Status(shrew::StatusCode::kFailedPrecondition, "no compiled program"));

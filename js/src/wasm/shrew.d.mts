@@ -155,8 +155,8 @@ export interface RawProgramHandle {
   delete(): void;
 }
 export interface RawModule {
-  denseXnn(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
-           bias: Float32Array): DenseValue | ErrorValue;
+  denseXnn(batch: number, inFeatures: number, outFeatures: number, x: Float32Array | number[], w: Float32Array | number[],
+           bias: Float32Array | number[]): DenseValue | ErrorValue;
   simd128(): boolean;
   heapStats(): { heapBytes: number; usedBytes: number };
   ProgramHandle: new () => RawProgramHandle;
@@ -166,6 +166,7 @@ export interface FactoryOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
   onAbort?: (what: unknown) => void;
+  printErr?: (text: string) => void;
 }
 declare const createShrewModule: (options?: FactoryOptions) => Promise<RawModule>;
 export default createShrewModule;
