@@ -77,15 +77,17 @@ test("run: text output, --input npy, --out writes .npy files, integer inputs nee
   assert.equal(wrong.code, 2);
 });
 
+/** The CLI exits with `code` and one error line matching `pattern`: no trace, no hang. */
+function expectError(code, pattern, ...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.error, undefined, `${args.join(" ")}: ${r.error}`);  // a hang ends in ETIMEDOUT
+  assert.equal(r.status, code, `${args.join(" ")}: ${r.stderr}`);
+  assert.match(r.stderr, pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+}
+
 test("bad --out, --input, --dims and --runs are one-line errors, never a trace or a hang", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
-  const expectError = (code, pattern, ...args) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 });
-    assert.equal(r.error, undefined, `${args.join(" ")}: ${r.error}`);  // a hang ends in ETIMEDOUT
-    assert.equal(r.status, code, `${args.join(" ")}: ${r.stderr}`);
-    assert.match(r.stderr, pattern);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
-  };
   // Node's recursive mkdir spins forever under /proc.
   expectError(1, /cannot create \/proc\/shrew-out \(--out\): ENOENT/, "run", MLP, "--out", "/proc/shrew-out");
   const file = join(dir, "file");
@@ -180,4 +182,10 @@ test("run: an input or output named __proto__ is fed, printed in --json and writ
   assert.deepEqual(Object.keys(outputs), ["__proto__", "y"]);
   assert.deepEqual(outputs.__proto__.data, [3, 6]);
   assert.deepEqual([...readNpy(new Uint8Array(readFileSync(join(dir, "out", "__proto__.npy")))).data], [3, 6]);
+});
+
+test("run and bench: an input too large for a typed array is one line naming the input and its size", () => {
+  for (const cmd of ["run", "bench"]) {
+    expectError(1, /^Error: input 'images' \(f32\[99999999999, 784\]\) is too large to allocate: .*\n$/, cmd, MLP, "--dims", "Batch=99999999999");
+  }
 });

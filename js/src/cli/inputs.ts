@@ -1,6 +1,6 @@
 // Input tensors for `shrew run` / `bench`: seeded random by default,
 // `NAME=PATH.npy`, `NAME=random` or `NAME=randint:LO:HI`.
-import { NpyError, Rng, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
+import { NpyError, Rng, ShrewRuntimeError, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
 import { setOwn } from "../plain.js";
 import { UsageError } from "./usage.js";
 import { FileError, readBytes } from "./files.js";
@@ -54,6 +54,17 @@ const JS_DTYPE: Record<string, DType> = {
 
 const isFloat = (d: DType) => d === "f32" || d === "f64";
 
+/** An input tensor of zeros; one that cannot be allocated is a one-line error naming it. */
+function allocateInput(input: TensorSpec, dtype: DType, shape: number[]): Tensor {
+  try {
+    return new Tensor(dtype, shape);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new ShrewRuntimeError("resource_exhausted",
+      `input '${input.name}' (${dtype}[${shape.join(", ")}]) is too large to allocate: ${e.message}`, { input: input.name });
+  }
+}
+
 /** Concrete shape of an input: symbolic dims from `dims`, unbound ones (and `?`) = 1. */
 export function concreteShape(spec: TensorSpec, dims: Record<string, number>): number[] {
   return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : 1));
@@ -83,7 +94,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     }
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new UsageError(`input '${input.name}' has dtype ${input.dtype}, which the CLI cannot generate`);
-    const t = new Tensor(dtype, concreteShape(input, dims));
+    const t = allocateInput(input, dtype, concreteShape(input, dims));
     const n = t.size;
     if (spec.kind === "randint") {
       for (let i = 0; i < n; i++) {
