@@ -102,6 +102,8 @@ test("bad --out, --input, --dims and --runs are one-line errors, never a trace o
     expectError(2, /--dims expects NAME=SIZE/, "run", MLP, "--dims", bad);
   }
   expectError(2, /--runs expects a positive integer, got '0'/, "bench", MLP, "--runs", "0");
+  for (const bad of ["", "1e3", "0x10", " 7"]) expectError(2, /--seed expects a non-negative integer/, "run", MLP, "--seed", bad);
+  expectError(2, /--out expects a directory, got ''/, "run", MLP, "--out", "");
   // Nested --out directories are created.
   const nested = join(dir, "a", "b");
   const ok = shrew("run", MLP, "--out", nested);
@@ -187,5 +189,26 @@ test("run: an input or output named __proto__ is fed, printed in --json and writ
 test("run and bench: an input too large for a typed array is one line naming the input and its size", () => {
   for (const cmd of ["run", "bench"]) {
     expectError(1, /^Error: input 'images' \(f32\[99999999999, 784\]\) is too large to allocate: .*\n$/, cmd, MLP, "--dims", "Batch=99999999999");
+  }
+});
+
+const INTS = "@graph G {\n    input u: Tensor<[4], u8>;\n    input m: Tensor<[4], bool>;\n    input k: Tensor<[4], i32>;\n" +
+  "    output a: u;\n    output b: !m;\n    output c: k + k;\n}\n";
+
+test("--input randint:LO:HI: malformed, or drawing values the input's dtype cannot hold, is a usage error", () => {
+  const ints = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "ints.sw");
+  writeFileSync(ints, INTS);
+  const full = { u: "randint:0:256", m: "randint:0:2", k: "randint:-2147483648:2147483648" };  // each dtype's whole range
+  const inputs = (name, spec) => Object.entries({ ...full, [name]: spec }).flatMap(([n, v]) => ["--input", `${n}=${v}`]);
+  const ok = shrew("run", ints, ...inputs("u", full.u), "--json");
+  assert.equal(ok.code, 0, ok.err);
+  assert.ok(JSON.parse(ok.out).outputs.b.data.every((v) => v === 0 || v === 1));
+  // HI is exclusive; values outside the dtype used to wrap (u8 300 → 44, bool 7 → true).
+  for (const [name, spec, dtype] of [["u", "randint:250:300", "u8"], ["m", "randint:0:7", "bool"],
+    ["k", "randint:0:2147483649", "i32"], ["k", "randint:-2147483649:0", "i32"]]) {
+    expectError(2, new RegExp(`--input ${name}=${spec} draws values outside ${dtype}`), "run", ints, ...inputs(name, spec));
+  }
+  for (const spec of ["randint::5", "randint:0:5:9", "randint:1:", "randint:a:b"]) {
+    expectError(2, /needs integers with LO < HI/, "run", ints, "--input", `k=${spec}`);
   }
 });

@@ -18,7 +18,9 @@ export function parseInputSpecs(values: readonly string[]): Map<string, InputSpe
     if (out.has(name)) throw new UsageError(`--input ${name} is given twice`);
     if (spec === "random") out.set(name, { kind: "random" });
     else if (spec.startsWith("randint:")) {
-      const [lo, hi] = spec.slice(8).split(":").map(Number);
+      // Number("") is 0: only LO:HI of plain (signed) digits.
+      const m = /^randint:(-?[0-9]+):(-?[0-9]+)$/.exec(spec);
+      const [lo, hi] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
       if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo) {
         throw new UsageError(`--input ${name}=randint:LO:HI needs integers with LO < HI, got '${spec}'`);
       }
@@ -53,6 +55,21 @@ const JS_DTYPE: Record<string, DType> = {
 };
 
 const isFloat = (d: DType) => d === "f32" || d === "f64";
+
+/** The values each declared integer dtype holds (as safe integers, which randint's bounds are). */
+const INT_RANGE: Record<string, readonly [number, number]> = {
+  bool: [0, 1], u8: [0, 255], i8: [-128, 127], i16: [-32768, 32767], u16: [0, 65535],
+  i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, 2 ** 32 - 1],
+  i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], u64: [0, Number.MAX_SAFE_INTEGER],
+};
+
+/** randint draws from [LO, HI): every value must fit the input's declared dtype. */
+function checkRandint(input: TensorSpec, lo: number, hi: number): void {
+  const range = INT_RANGE[input.dtype ?? ""];
+  if (range === undefined || (lo >= range[0] && hi - 1 <= range[1])) return;
+  throw new UsageError(`--input ${input.name}=randint:${lo}:${hi} draws values outside ${input.dtype} ` +
+                       `(${range[0]}..${range[1]}; HI is exclusive)`);
+}
 
 /** An input tensor of zeros; one that cannot be allocated is a one-line error naming it. */
 function allocateInput(input: TensorSpec, dtype: DType, shape: number[]): Tensor {
@@ -94,6 +111,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     }
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new UsageError(`input '${input.name}' has dtype ${input.dtype}, which the CLI cannot generate`);
+    if (spec.kind === "randint") checkRandint(input, spec.lo, spec.hi);
     const t = allocateInput(input, dtype, concreteShape(input, dims));
     const n = t.size;
     if (spec.kind === "randint") {

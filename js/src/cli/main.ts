@@ -45,9 +45,11 @@ interface Context {
 
 function intOption(v: string | undefined, name: string, dflt: number): number {
   if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
-  return n;
+  // Number("") is 0, Number("1e3") 1000, Number("0x10") 16: only plain digits, as for --dims.
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(Number(v))) {
+    throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
+  }
+  return Number(v);
 }
 
 function execute(ctx: Context, feeds: Record<string, unknown>): Outputs {
@@ -229,6 +231,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     const dims = parseDims(values.dims ?? []);
     const seed = intOption(values.seed, "seed", 0);
+    if (values.out === "") throw new UsageError("--out expects a directory, got ''");
     const params = values.params === undefined ? undefined : readBytes(values.params, "--params");
     const shrew = await Shrew.load();
     const t0 = performance.now();
