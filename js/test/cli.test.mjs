@@ -212,3 +212,16 @@ test("--input randint:LO:HI: malformed, or drawing values the input's dtype cann
     expectError(2, /needs integers with LO < HI/, "run", ints, "--input", `k=${spec}`);
   }
 });
+
+test("stats reports bad options and inputs like run (it used to drop them and print the stats of no run)", () => {
+  const ints = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "ints.sw");
+  writeFileSync(ints, INTS);
+  expectError(1, /cannot read \/nonexistent\.npy \(--input images\)/, "stats", MLP, "--input", "images=/nonexistent.npy");
+  expectError(2, /graph 'Classifier' has no input 'zz'/, "stats", MLP, "--input", "zz=random");
+  expectError(2, /--executor expects jit or interp, got 'foo'/, "stats", MLP, "--executor", "foo");
+  expectError(2, /needs integers with LO < HI/, "stats", ints, "--input", "k=randint:5:1");
+  // Integer inputs without --input: no run, stats all the same.
+  const plain = shrew("stats", ints, "--json");
+  assert.equal(plain.code, 0, plain.err);
+  assert.ok(JSON.parse(plain.out).stats.numInstructions > 0);
+});

@@ -49,6 +49,9 @@ export function parseDims(values: readonly string[]): Record<string, number> {
   return dims;
 }
 
+/** An input the CLI cannot make up without a --input (stats then skips its run). */
+export class NoDefaultInput extends UsageError {}
+
 const JS_DTYPE: Record<string, DType> = {
   f32: "f32", f16: "f32", bf16: "f32", f64: "f64", i32: "i32", i16: "i32", i8: "i32",
   i64: "i64", u16: "i64", u32: "i64", u64: "i64", u8: "u8", bool: "bool",
@@ -112,6 +115,9 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new UsageError(`input '${input.name}' has dtype ${input.dtype}, which the CLI cannot generate`);
     if (spec.kind === "randint") checkRandint(input, spec.lo, spec.hi);
+    else if (!isFloat(dtype) && dtype !== "bool") {
+      throw new NoDefaultInput(`integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`);
+    }
     const t = allocateInput(input, dtype, concreteShape(input, dims));
     const n = t.size;
     if (spec.kind === "randint") {
@@ -122,11 +128,9 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       }
     } else if (dtype === "bool") {
       for (let i = 0; i < n; i++) (t.data as Uint8Array)[i] = rng.next() < 0.5 ? 1 : 0;
-    } else if (isFloat(dtype)) {
+    } else {
       const d = t.data as Float32Array;
       for (let i = 0; i < n; i++) d[i] = rng.next() * 2 - 1;
-    } else {
-      throw new UsageError(`integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`);
     }
     feed(input.name, t);
   }

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs } from "../index.js";
 import { NpyError } from "../npy.js";
 import { USAGE, UsageError } from "./usage.js";
-import { makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { setOwn } from "../plain.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
 import { describeTensor, formatBytes, tensorValues } from "./format.js";
@@ -52,10 +52,14 @@ function intOption(v: string | undefined, name: string, dflt: number): number {
   return Number(v);
 }
 
-function execute(ctx: Context, feeds: Record<string, unknown>): Outputs {
+function executor(ctx: Context): "jit" | "interp" {
   const ex = ctx.values.executor ?? "jit";
   if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'`);
-  return ex === "interp" ? ctx.program.interpret(ctx.graph, feeds as never) : ctx.program.run(ctx.graph, feeds as never);
+  return ex;
+}
+
+function execute(ctx: Context, feeds: Record<string, unknown>): Outputs {
+  return executor(ctx) === "interp" ? ctx.program.interpret(ctx.graph, feeds as never) : ctx.program.run(ctx.graph, feeds as never);
 }
 
 function feedsFor(ctx: Context) {
@@ -85,11 +89,20 @@ function cmdDump(ctx: Context): number {
 }
 
 function cmdStats(ctx: Context): number {
-  // Run once when inputs can be made, so the arena of this binding is known.
+  // Run once when inputs can be made, so the arena of this binding is known;
+  // bad options and input files are errors as in `run`.
+  executor(ctx);
+  let feeds;
   try {
-    execute(ctx, feedsFor(ctx));
-  } catch {
-    // Stats before a run: arena fields stay 0 for symbolic graphs.
+    feeds = feedsFor(ctx);
+  } catch (e) {
+    if (!(e instanceof NoDefaultInput)) throw e;
+  }
+  try {
+    if (feeds) execute(ctx, feeds);
+  } catch (e) {
+    // A failed run leaves the stats of no binding (arena fields 0 for symbolic graphs).
+    if (!(e instanceof ShrewRuntimeError)) throw e;
   }
   const s = ctx.program.stats(ctx.graph);
   const opt = ctx.program.optStats;
