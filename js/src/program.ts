@@ -391,7 +391,11 @@ export class Program {
     return tensorFromRaw(unwrap(this.#call((h) => h.getParam(name))));
   }
 
-  /** Overwrites a parameter (dtype and shape must match). */
+  /**
+   * Overwrites a parameter. Shape must match; the dtype is the one getParam
+   * returns (f32 for f16/bf16, i32 or i64 for i8/i16/i32, i64 for u16/u32/u64)
+   * or the declared one, taken as is like an input's.
+   */
   setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
     checkString(name, "parameter name");
     const raw = this.#paramValue(name, value);
