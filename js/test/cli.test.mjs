@@ -102,6 +102,7 @@ test("bad --out, --input, --dims and --runs are one-line errors, never a trace o
     expectError(2, /--dims expects NAME=SIZE/, "run", MLP, "--dims", bad);
   }
   expectError(2, /--runs expects a positive integer, got '0'/, "bench", MLP, "--runs", "0");
+  expectError(1, /dimension 'Foo' is not used by this program; its dimensions: Batch/, "run", MLP, "--dims", "Foo=3");
   for (const bad of ["", "1e3", "0x10", " 7"]) expectError(2, /--seed expects a non-negative integer/, "run", MLP, "--seed", bad);
   expectError(2, /--out expects a directory, got ''/, "run", MLP, "--out", "");
   // Nested --out directories are created.

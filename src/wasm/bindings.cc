@@ -219,6 +219,8 @@ class ProgramHandle {
     out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
     out.set("rendered", compiled_->RenderDiagnostics());
     if (!compiled_->ok) return out;
+    shrew::Status dims_used = shrew::CheckDims(*compiled_, opts.dims);
+    if (!dims_used.ok()) return Error(dims_used);
     out.set("seed", static_cast<double>(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     auto program = settings->params ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>())
