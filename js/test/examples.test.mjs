@@ -23,7 +23,7 @@ for (const c of CASES) {
       assert.deepEqual([...jit[name].shape], shape, `${name} shape`);
     }
     const ref = program.interpret(c.graph, feeds);
-    for (const name of Object.keys(c.outputs)) allClose(assert, jit[name], ref[name], 1e-5, 1e-6, `${c.file} ${name}`);
+    for (const name of Object.keys(c.outputs)) allClose(assert, jit[name], ref[name], 1e-5, c.atol ?? 1e-6, `${c.file} ${name}`);
     } finally {
       program.dispose();
     }
