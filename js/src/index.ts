@@ -1,7 +1,8 @@
 // Public entry point of the Shrew npm package.
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
-import { Program, checkString } from "./program.js";
+import { Program } from "./program.js";
+import { plainBytes, plainDims, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
 import type { CompileOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -14,6 +15,18 @@ export type {
 export type { LoadOptions } from "./module.js";
 export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
 export { Rng } from "./rng.js";
+
+/**
+ * The options as plain data: getters run here, dims and params are copied,
+ * a filename's lone surrogates become U+FFFD. The module checks the values.
+ */
+function plainOptions(options: CompileOptions): Record<string, unknown> {
+  const opts: Record<string, unknown> = { ...options };
+  opts.dims = plainDims(opts.dims ?? {});
+  if (opts.params instanceof Uint8Array) opts.params = plainBytes(opts.params);
+  if (typeof opts.filename === "string") opts.filename = wellFormed(opts.filename);
+  return opts;
+}
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {
@@ -29,9 +42,7 @@ export class Shrew {
    */
   static async load(opts: LoadOptions = {}): Promise<Shrew> {
     if (opts.wasmBinary || opts.wasmUrl) return new Shrew(await instantiate(opts));
-    let m = await instantiateDefault();
-    if (m.dead !== undefined) m = await instantiate(opts);
-    return new Shrew(m);
+    return new Shrew(await instantiateDefault());
   }
 
   /** True when the module was built with WebAssembly SIMD128. */
@@ -50,24 +61,25 @@ export class Shrew {
   }
 
   /**
-   * Compiles `.sw` source into a runnable program. Throws ShrewCompileError
-   * with every diagnostic when the source has errors.
+   * Compiles `.sw` source (text, or its UTF-8 bytes as they are) into a
+   * runnable program. Throws ShrewCompileError with every diagnostic when the
+   * source has errors.
    */
-  compile(source: string, options: CompileOptions = {}): Program {
+  compile(source: string | Uint8Array, options: CompileOptions = {}): Program {
     // Every option is checked by the module (unknown keys, types, ranges).
-    checkString(source, "source");
+    const text = sourceBytes(source);
     if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
-    const opts = { ...options, dims: options.dims ?? {} };
+    const opts = plainOptions(options);
     return this.#module.call((raw) => {
       const handle = new raw.ProgramHandle();
       let owned = true;
       try {
-        const r = handle.compile(source, opts);
+        const r = handle.compile(text, opts);
         if (r.ok === false && "code" in r) throw runtimeErrorFrom(r);
         const diagnostics = (r.diagnostics ?? []) as unknown as Diagnostic[];
         if (!r.ok) throw new ShrewCompileError(r.stage, diagnostics, r.rendered);
         owned = false;
-        return new Program(Program.internal, this.#module, handle, opts.dims, {
+        return new Program(Program.internal, this.#module, handle, opts.dims as Record<string, number>, {
           optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
           graphs: r.graphs!,
         });
@@ -83,8 +95,20 @@ export class Shrew {
    */
   dense(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
         bias: Float32Array = new Float32Array(0)): Float32Array {
-    const r = this.#module.call((raw) => raw.denseXnn(batch, inFeatures, outFeatures, x, w, bias));
+    for (const n of [batch, inFeatures, outFeatures]) {
+      if (typeof n !== "number") throw new ShrewRuntimeError("invalid_argument", `dense: sizes must be non-negative integers, got ${typeName(n)}`);
+    }
+    const xs = denseArray(x, "x"), ws = denseArray(w, "w"), bs = denseArray(bias, "bias");
+    const r = this.#module.call((raw) => raw.denseXnn(batch, inFeatures, outFeatures, xs, ws, bs));
     if (!r.ok) throw new ShrewRuntimeError(r.code, r.message);
     return r.data;
   }
+}
+
+/** A dense() operand as plain data: a Float32Array, or an array of numbers. */
+function denseArray(v: unknown, what: string): Float32Array | number[] {
+  const view = plainView(v, Float32Array);
+  if (view !== undefined) return view;
+  if (Array.isArray(v) && v.every((e) => typeof e === "number")) return [...v] as number[];
+  throw new ShrewRuntimeError("invalid_argument", `dense: ${what} must be a Float32Array, got ${typeName(v)}`);
 }

@@ -3,6 +3,7 @@
 // unknown state, so the module is marked dead and later calls throw.
 import createShrewModule, { type RawModule } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
+import { typeName } from "./plain.js";
 
 export interface LoadOptions {
   /** The bytes of shrew.wasm; skips any file or network access. */
@@ -54,6 +55,9 @@ export class ModuleState {
 
 export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
   let wasmBinary = opts.wasmBinary;
+  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || wasmBinary instanceof Uint8Array)) {
+    throw new ShrewRuntimeError("invalid_argument", `wasmBinary must be an ArrayBuffer or a Uint8Array, got ${typeName(wasmBinary)}`);
+  }
   // Resolved against this file, not against the glue: in the single-file
   // bundle (dist/shrew.min.js) the glue's own import.meta.url is the bundle's.
   const defaultUrl = new URL("./wasm/shrew.wasm", import.meta.url);
@@ -65,14 +69,27 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
   const url = wasmBinary ? undefined : String(opts.wasmUrl ?? defaultUrl);
   let state: ModuleState | undefined;
   let abortReason: string | undefined;
-  const raw = await createShrewModule({
-    wasmBinary,
-    locateFile: url ? () => url : undefined,
-    onAbort: (what: unknown) => {
-      abortReason = String(what);
-      state?.markDead(abortReason);
-    },
-  });
+  // The glue prints why instantiation failed; that reason goes into the error instead.
+  let loading = true;
+  const printErr = (s: string) => (loading ? undefined : console.warn(s));
+  let raw: RawModule;
+  try {
+    raw = await createShrewModule({
+      wasmBinary,
+      locateFile: url ? () => url : undefined,
+      printErr,
+      onAbort: (what: unknown) => {
+        abortReason = String(what);
+        state?.markDead(abortReason);
+      },
+    });
+  } catch (e) {
+    const from = opts.wasmBinary ? "wasmBinary" : String(opts.wasmUrl ?? defaultUrl);
+    throw new ShrewRuntimeError(opts.wasmBinary || opts.wasmUrl ? "invalid_argument" : "internal",
+      `cannot instantiate the Shrew wasm module from ${from}: ${abortReason ?? (e as Error)?.message ?? String(e)}`);
+  } finally {
+    loading = false;
+  }
   state = new ModuleState(raw);
   if (abortReason !== undefined) state.markDead(abortReason);
   return state;
@@ -80,11 +97,19 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
 
 let defaultModule: Promise<ModuleState> | undefined;
 
-/** The default module (no options), instantiated once and shared. */
-export function instantiateDefault(): Promise<ModuleState> {
-  defaultModule ??= instantiate().catch((e) => {
-    defaultModule = undefined;
+function newDefault(): Promise<ModuleState> {
+  const p: Promise<ModuleState> = instantiate().catch((e) => {
+    if (defaultModule === p) defaultModule = undefined;
     throw e;
   });
-  return defaultModule;
+  return (defaultModule = p);
+}
+
+/** The default module (no options), instantiated once and shared; once it aborted, re-created once and shared. */
+export async function instantiateDefault(): Promise<ModuleState> {
+  const current = defaultModule ?? newDefault();
+  const m = await current;
+  if (m.dead === undefined) return m;
+  // Concurrent callers that saw the same dead instance share one replacement.
+  return defaultModule === current ? newDefault() : instantiateDefault();
 }

@@ -70,20 +70,32 @@ export function readNpy(bytes: Uint8Array): Tensor {
   return new Tensor(dtype, shape, data);
 }
 
-/** Serialises a tensor as a version 1.0 .npy file. */
+/**
+ * Serialises a tensor as a .npy file: version 1.0, or 2.0 (4-byte header
+ * length) when the header is longer than 65535 bytes, as NumPy does.
+ */
 export function writeNpy(t: Tensor): Uint8Array {
+  const descr = Object.hasOwn(DTYPE_TO_DESCR, t.dtype) ? DTYPE_TO_DESCR[t.dtype] : undefined;
+  if (descr === undefined) {
+    throw new NpyError(`cannot write dtype '${String(t.dtype)}' as .npy (supported: ${Object.keys(DTYPE_TO_DESCR).join(", ")})`);
+  }
   const shape = t.shape.length === 1 ? `(${t.shape[0]},)` : `(${t.shape.join(", ")})`;
-  let header = `{'descr': '${DTYPE_TO_DESCR[t.dtype]}', 'fortran_order': False, 'shape': ${shape}, }`;
-  // Pad with spaces so that magic + len + header + '\n' is a multiple of 64.
-  const total = Math.ceil((10 + header.length + 1) / 64) * 64;
-  header = header.padEnd(total - 10 - 1, " ") + "\n";
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+  // magic + version + length field + header + '\n' is a multiple of 64.
+  const padded = (prefix: number) => Math.ceil((prefix + header.length + 1) / 64) * 64;
+  const v1 = padded(10) - 10 <= 0xffff;
+  const prefix = v1 ? 10 : 12;
+  const total = padded(prefix);
+  header = header.padEnd(total - prefix - 1, " ") + "\n";
   const dataBytes = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
   const out = new Uint8Array(total + dataBytes.length);
   out.set(MAGIC, 0);
-  out[6] = 1;
+  out[6] = v1 ? 1 : 2;
   out[7] = 0;
-  new DataView(out.buffer).setUint16(8, header.length, true);
-  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
+  const view = new DataView(out.buffer);
+  if (v1) view.setUint16(8, header.length, true);
+  else view.setUint32(8, header.length, true);
+  for (let i = 0; i < header.length; i++) out[prefix + i] = header.charCodeAt(i);
   out.set(dataBytes, total);
   return out;
 }

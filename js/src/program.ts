@@ -16,6 +16,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
+import { plainBytes, plainDims, setOwn, typeName } from "./plain.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -30,6 +31,9 @@ export interface IrDump {
 }
 
 const INTERNAL = Symbol("shrew.internal");
+
+/** The most runs one benchRun call makes (its count crosses into wasm as an int32). */
+const MAX_BENCH_RUNS = 2 ** 31 - 1;
 
 function isError(v: { ok: boolean }): v is ErrorValue {
   return v.ok === false;
@@ -118,8 +122,7 @@ export class Program {
   #metadata: ProgramMetadata;
   #optStats: OptStats;
   #warnings: readonly import("./errors.js").Diagnostic[];
-  /** The effective parameter seed. */
-  readonly seed: number;
+  readonly #seed: number;
 
   /** @internal Use `Shrew.compile`. */
   constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
@@ -129,7 +132,7 @@ export class Program {
     this.#handle = handle;
     this.#dims = Object.freeze({ ...dims });
     this.#optStats = info.optStats;
-    this.seed = info.seed;
+    this.#seed = info.seed;
     this.#warnings = info.warnings;
     this.#graphs = this.#adopt(info.graphs);
     this.#metadata = module.call(() => handle.metadata()) as unknown as ProgramMetadata;
@@ -173,17 +176,26 @@ export class Program {
 
   /** Optimiser counters of the whole program. */
   get optStats(): OptStats {
+    this.#live();
     return this.#optStats;
   }
 
   /** Warnings reported while compiling (the last setDims included). */
   get warnings(): readonly import("./errors.js").Diagnostic[] {
+    this.#live();
     return this.#warnings;
   }
 
   /** The configured dims (compile option, changed by setDims). */
   get dims(): Readonly<Record<string, number>> {
+    this.#live();
     return this.#dims;
+  }
+
+  /** The effective parameter seed. */
+  get seed(): number {
+    this.#live();
+    return this.#seed;
   }
 
   /** The @model / @config / @types / @training / @inference blocks. */
@@ -198,6 +210,7 @@ export class Program {
 
   signature(graph: string): Signature {
     checkString(graph, "graph");
+    this.#live();
     let s = this.#signatures.get(graph);
     if (!s) {
       s = signatureFrom(unwrap(this.#call((h) => h.signature(graph))));
@@ -229,7 +242,7 @@ export class Program {
     }
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
     const out: Outputs = {};
-    for (const o of r.outputs) out[o.name] = tensorFromRaw(o);
+    for (const o of r.outputs) setOwn(out, o.name, tensorFromRaw(o));
     return out;
   }
 
@@ -267,7 +280,7 @@ export class Program {
       const data = new ctor(n) as TensorData;
       if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
       else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
-      out[spec.name] = new Tensor(spec.dtype, spec.shape, data as never);
+      setOwn(out, spec.name, new Tensor(spec.dtype, spec.shape, data as never));
     }
     return out;
   }
@@ -276,11 +289,16 @@ export class Program {
    * Mean nanoseconds per run of the graph's tape inside wasm (Executor::Run
    * looped `n` times; no input/output copies, no JS), on the input shapes of
    * the graph's last `run`. For benchmarks: ns per instruction is this
-   * divided by `stats(graph).numInstructions`.
+   * divided by `stats(graph).numInstructions`. `n` is at most
+   * MAX_BENCH_RUNS (2^31 - 1: it crosses as a 32-bit integer).
    */
   benchRun(graph: string, n: number): number {
     checkString(graph, "graph");
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${String(n)}`);
+    if (n > MAX_BENCH_RUNS) throw new RangeError(`benchRun: n must be at most 2^31 - 1, got ${n}`);
+    if (!this.graphs.includes(graph)) {
+      throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${this.#graphs.join(", ")}`);
+    }
     const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
     return ns;
@@ -302,6 +320,13 @@ export class Program {
       let dtype = dtypeOfArray(value);
       if (dtype === "u8" && spec.dtype === "bool") dtype = "bool";
       if (!dtype) throw new TypeError(`input '${name}': unsupported typed array ${(value as object).constructor.name}`);
+      const size = shapeSize(shape);
+      if (value.length !== size) {
+        const expected = `[${shape.join(", ")}]`;
+        throw new ShrewRuntimeError("invalid_argument",
+          `input '${name}': expected ${expected} (${size} elements), got a ${typeName(value)} of ${value.length} elements`,
+          { input: name, expected, actual: `[${value.length}]` });
+      }
       return { name, dtype, shape, bytes: bytesOf(value) };
     }
     const v = value as { dtype: DType; shape: readonly number[]; data: TensorData };
@@ -318,7 +343,7 @@ export class Program {
     const out: number[] = [];
     for (const d of spec.shape as Dim[]) {
       if (typeof d === "number") out.push(d);
-      else if (typeof d === "string" && this.#dims[d] !== undefined) out.push(this.#dims[d]);
+      else if (typeof d === "string" && Object.hasOwn(this.#dims, d)) out.push(this.#dims[d]);
       else return undefined;
     }
     return out;
@@ -366,14 +391,30 @@ export class Program {
     return tensorFromRaw(unwrap(this.#call((h) => h.getParam(name))));
   }
 
-  /** Overwrites a parameter (dtype and shape must match). */
+  /**
+   * Overwrites a parameter. Shape must match; the dtype is the one getParam
+   * returns (f32 for f16/bf16, i32 or i64 for i8/i16/i32, i64 for u16/u32/u64)
+   * or the declared one, taken as is like an input's.
+   */
   setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
     checkString(name, "parameter name");
-    const t = value instanceof Tensor ? value : new Tensor(value.dtype, value.shape, value.data as never);
-    shapeSize(t.shape);
-    const raw: RawTensorIn = { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
+    const raw = this.#paramValue(name, value);
     const r = this.#call((h) => h.setParam(name, raw));
     if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
+  }
+
+  /** setParam's value as plain data; a value that is no tensor at all is an error naming the parameter. */
+  #paramValue(name: string, value: unknown): RawTensorIn {
+    const v = value as { dtype?: unknown; shape?: unknown; data?: unknown } | null;
+    if (v === null || typeof v !== "object" || ArrayBuffer.isView(v) || v.dtype === undefined) {
+      const info = this.params().find((p) => p.name === name);
+      const expected = info && `${info.declaredDtype}[${info.shape.join(", ")}]`;
+      throw new ShrewRuntimeError("invalid_argument",
+        `parameter '${name}': expected a Tensor or {dtype, shape, data}${expected ? ` of ${expected}` : ""}, got ${typeName(value)}`,
+        { input: name, ...(expected ? { expected } : {}), actual: typeName(value) });
+    }
+    const t = v instanceof Tensor ? v : new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
+    return { name, dtype: t.dtype, shape: [...t.shape], bytes: bytesOf(t.data) };
   }
 
   /**
@@ -391,8 +432,9 @@ export class Program {
    * throws a ShrewRuntimeError ("invalid_argument") and changes nothing.
    */
   loadParams(bytes: Uint8Array): void {
-    if (!(bytes instanceof Uint8Array)) throw new TypeError("loadParams expects a Uint8Array");
-    unwrap(this.#call((h) => h.loadParams(bytes)));
+    const blob = plainBytes(bytes);  // a Proxy's traps run now, not while wasm copies it
+    if (blob === undefined) throw new TypeError("loadParams expects a Uint8Array");
+    unwrap(this.#call((h) => h.loadParams(blob)));
   }
 
   /** FNV-1a 64 of saveParams(), as 16 hex digits (same seed ⇒ same value natively and in wasm). */
@@ -421,7 +463,8 @@ export class Program {
    */
   setDims(dims: Record<string, number>): { carried: string[]; initialized: string[] } {
     if (dims === null || typeof dims !== "object") throw new TypeError("setDims expects an object {name: size}");
-    const r = unwrap(this.#call((h) => h.setDims(dims)));
+    const change = plainDims(dims);  // getters run before the call (they may dispose this program)
+    const r = unwrap(this.#call((h) => h.setDims(change)));
     // The C++ side dropped its prepared runs with the old program.
     this.#prepared.clear();
     this.#signatures.clear();

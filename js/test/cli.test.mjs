@@ -26,6 +26,13 @@ test("check: ok file exits 0, bad file prints FILE:LINE:COL and exits 1", () => 
   const r = shrew("check", bad);
   assert.equal(r.code, 1);
   assert.match(r.err, /bad\.sw:3:\d+: error/);
+  // The file's bytes reach the compiler unchanged: after the invalid byte 0xFF columns still count bytes.
+  const latin = join(dir, "latin.sw");
+  writeFileSync(latin, Buffer.concat([Buffer.from("@graph G {\n    input x: Tensor<[2], f32>;\n    output y: /*"),
+    Buffer.from([0xff]), Buffer.from("*/ zz;\n}\n")]));
+  const l = shrew("check", latin);
+  assert.equal(l.code, 1);
+  assert.match(l.err, /latin\.sw:3:21: error\[E040\]: undefined name 'zz'/);
 });
 
 test("usage errors exit 2; missing file exits 1", () => {
@@ -70,15 +77,17 @@ test("run: text output, --input npy, --out writes .npy files, integer inputs nee
   assert.equal(wrong.code, 2);
 });
 
+/** The CLI exits with `code` and one error line matching `pattern`: no trace, no hang. */
+function expectError(code, pattern, ...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.error, undefined, `${args.join(" ")}: ${r.error}`);  // a hang ends in ETIMEDOUT
+  assert.equal(r.status, code, `${args.join(" ")}: ${r.stderr}`);
+  assert.match(r.stderr, pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+}
+
 test("bad --out, --input, --dims and --runs are one-line errors, never a trace or a hang", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
-  const expectError = (code, pattern, ...args) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000 });
-    assert.equal(r.error, undefined, `${args.join(" ")}: ${r.error}`);  // a hang ends in ETIMEDOUT
-    assert.equal(r.status, code, `${args.join(" ")}: ${r.stderr}`);
-    assert.match(r.stderr, pattern);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
-  };
   // Node's recursive mkdir spins forever under /proc.
   expectError(1, /cannot create \/proc\/shrew-out \(--out\): ENOENT/, "run", MLP, "--out", "/proc/shrew-out");
   const file = join(dir, "file");
@@ -93,6 +102,9 @@ test("bad --out, --input, --dims and --runs are one-line errors, never a trace o
     expectError(2, /--dims expects NAME=SIZE/, "run", MLP, "--dims", bad);
   }
   expectError(2, /--runs expects a positive integer, got '0'/, "bench", MLP, "--runs", "0");
+  expectError(1, /dimension 'Foo' is not used by this program; its dimensions: Batch/, "run", MLP, "--dims", "Foo=3");
+  for (const bad of ["", "1e3", "0x10", " 7"]) expectError(2, /--seed expects a non-negative integer/, "run", MLP, "--seed", bad);
+  expectError(2, /--out expects a directory, got ''/, "run", MLP, "--out", "");
   // Nested --out directories are created.
   const nested = join(dir, "a", "b");
   const ok = shrew("run", MLP, "--out", nested);
@@ -156,4 +168,61 @@ test("stats, info, bench (--json)", () => {
   for (const k of ["medianUs", "p10Us", "p90Us", "compileMs", "arenaBytes"]) assert.equal(typeof b[k], "number", k);
   assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
   assert.equal(shrew("bench", MLP, "--runs", "5", "--executor", "interp").code, 0);
+});
+
+test("run: an input or output named __proto__ is fed, printed in --json and written by --out", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "proto.sw");
+  writeFileSync(src, "@graph G {\n    input __proto__: Tensor<[2], f32>;\n    output tripled: __proto__ * 3.0;\n    output __proto__2: __proto__;\n}\n@graph H {\n    input x: Tensor<[2], f32>;\n    output __proto__: x * 3.0;\n    output y: x;\n}\n");
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f32", [2], [1, 2])));
+  const fed = shrew("run", src, "--input", `__proto__=${x}`, "--json");
+  assert.equal(fed.code, 0, fed.err);
+  assert.deepEqual(JSON.parse(fed.out).outputs.tripled.data, [3, 6]);
+  const r = shrew("run", src, "--graph", "H", "--input", `x=${x}`, "--json", "--out", join(dir, "out"));
+  assert.equal(r.code, 0, r.err);
+  const outputs = JSON.parse(r.out).outputs;
+  assert.deepEqual(Object.keys(outputs), ["__proto__", "y"]);
+  assert.deepEqual(outputs.__proto__.data, [3, 6]);
+  assert.deepEqual([...readNpy(new Uint8Array(readFileSync(join(dir, "out", "__proto__.npy")))).data], [3, 6]);
+});
+
+test("run and bench: an input too large for a typed array is one line naming the input and its size", () => {
+  for (const cmd of ["run", "bench"]) {
+    expectError(1, /^Error: input 'images' \(f32\[99999999999, 784\]\) is too large to allocate: .*\n$/, cmd, MLP, "--dims", "Batch=99999999999");
+  }
+});
+
+const INTS = "@graph G {\n    input u: Tensor<[4], u8>;\n    input m: Tensor<[4], bool>;\n    input k: Tensor<[4], i32>;\n" +
+  "    output a: u;\n    output b: !m;\n    output c: k + k;\n}\n";
+
+test("--input randint:LO:HI: malformed, or drawing values the input's dtype cannot hold, is a usage error", () => {
+  const ints = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "ints.sw");
+  writeFileSync(ints, INTS);
+  const full = { u: "randint:0:256", m: "randint:0:2", k: "randint:-2147483648:2147483648" };  // each dtype's whole range
+  const inputs = (name, spec) => Object.entries({ ...full, [name]: spec }).flatMap(([n, v]) => ["--input", `${n}=${v}`]);
+  const ok = shrew("run", ints, ...inputs("u", full.u), "--json");
+  assert.equal(ok.code, 0, ok.err);
+  assert.ok(JSON.parse(ok.out).outputs.b.data.every((v) => v === 0 || v === 1));
+  // HI is exclusive; values outside the dtype used to wrap (u8 300 → 44, bool 7 → true).
+  for (const [name, spec, dtype] of [["u", "randint:250:300", "u8"], ["m", "randint:0:7", "bool"],
+    ["k", "randint:0:2147483649", "i32"], ["k", "randint:-2147483649:0", "i32"]]) {
+    expectError(2, new RegExp(`--input ${name}=${spec} draws values outside ${dtype}`), "run", ints, ...inputs(name, spec));
+  }
+  for (const spec of ["randint::5", "randint:0:5:9", "randint:1:", "randint:a:b"]) {
+    expectError(2, /needs integers with LO < HI/, "run", ints, "--input", `k=${spec}`);
+  }
+});
+
+test("stats reports bad options and inputs like run (it used to drop them and print the stats of no run)", () => {
+  const ints = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "ints.sw");
+  writeFileSync(ints, INTS);
+  expectError(1, /cannot read \/nonexistent\.npy \(--input images\)/, "stats", MLP, "--input", "images=/nonexistent.npy");
+  expectError(2, /graph 'Classifier' has no input 'zz'/, "stats", MLP, "--input", "zz=random");
+  expectError(2, /--executor expects jit or interp, got 'foo'/, "stats", MLP, "--executor", "foo");
+  expectError(2, /needs integers with LO < HI/, "stats", ints, "--input", "k=randint:5:1");
+  // Integer inputs without --input: no run, stats all the same.
+  const plain = shrew("stats", ints, "--json");
+  assert.equal(plain.code, 0, plain.err);
+  assert.ok(JSON.parse(plain.out).stats.numInstructions > 0);
 });

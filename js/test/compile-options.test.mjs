@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { Shrew, ShrewRuntimeError } from "../dist/index.js";
 
 const shrew = await Shrew.load();
-const SRC = `@graph G {
+const SRC = `@config { Width: 4; }
+@graph G {
     input x: Tensor<[N], f32>;
     param w: Tensor<[N], f32> { init: "uniform(-1, 1)"; };
     output y: dropout(x * w, p: 0.5);
@@ -26,6 +27,9 @@ test("bad compile options are typed errors naming the option", () => {
     [{ optimize: 0 }, /optimize must be true or false, got 0/],
     [{ dims: [1, 2] }, /dims must be an object/],
     [{ dim: { N: 2 } }, /unknown compile option 'dim'; options: filename, dims, seed/],
+    // The rule of setDims: a dim the source does not use or that @config sets would be ignored.
+    [{ dims: { N: 2, Hidden: 3 } }, /^dimension 'Hidden' is not used by this program; its dimensions: N$/],
+    [{ dims: { Width: 8 } }, /^dimension 'Width' is set by @config in the source/],
   ]) {
     assert.throws(() => shrew.compile(SRC, options),
       (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && pattern.test(e.message),

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Shrew, ShrewRuntimeError } from "../dist/index.js";
-import { instantiate } from "../dist/module.js";
+import { instantiate, instantiateDefault } from "../dist/module.js";
 
 const wasm = readFileSync(new URL("../dist/wasm/shrew.wasm", import.meta.url));
 
@@ -26,4 +26,39 @@ test("a WebAssembly.RuntimeError marks the module unusable; later calls throw a 
   const fresh = await instantiate({ wasmBinary: wasm });
   assert.throws(() => fresh.call(() => { throw new TypeError("x"); }), TypeError);
   assert.equal(fresh.dead, undefined);
+});
+
+test("after the default instance aborts, load() re-creates it once and shares the new one", async () => {
+  const dead = await instantiateDefault();
+  assert.throws(() => dead.call(() => { throw new WebAssembly.RuntimeError("unreachable"); }), ShrewRuntimeError);
+  const [a, b] = await Promise.all([Shrew.load(), Shrew.load()]);
+  const c = await Shrew.load();
+  const state = await instantiateDefault();
+  assert.notEqual(state, dead);
+  assert.equal(await instantiateDefault(), state);
+  assert.ok(!a.aborted && !b.aborted && !c.aborted);
+  // One instance: what a program holds shows in the others' heap.
+  const before = c.heapStats().usedBytes;
+  const p = a.compile("@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[64, 64], f32> { init: \"zeros\"; };\n  output y: x;\n}");
+  assert.ok(b.heapStats().usedBytes > before && c.heapStats().usedBytes > before);
+  p.dispose();
+});
+
+test("a wasmBinary that is not the module is a ShrewRuntimeError, not an abort printed to stderr", async () => {
+  for (const [binary, pattern] of [
+    [new Uint8Array([0, 1, 2]), /cannot instantiate the Shrew wasm module from wasmBinary: CompileError/],
+    ["abc", /wasmBinary must be an ArrayBuffer or a Uint8Array, got string/],
+  ]) {
+    await assert.rejects(Shrew.load({ wasmBinary: binary }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && pattern.test(e.message));
+  }
+  const warn = console.warn;
+  const printed = [];
+  console.warn = (...a) => printed.push(a.join(" "));
+  try {
+    await assert.rejects(Shrew.load({ wasmBinary: new Uint8Array(8) }), ShrewRuntimeError);
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(printed, []);
 });

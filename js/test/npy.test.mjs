@@ -52,3 +52,18 @@ test("Tensor checks shape against data", () => {
   assert.throws(() => new Tensor("f32", [-1]), /invalid dimension -1/);
   assert.equal(new Tensor("i64", [2], [1, 2]).data[1], 2n);
 });
+
+test("a header over 65535 bytes is written as version 2.0 (4-byte length), as numpy does; an unknown dtype throws", () => {
+  const t = new Tensor("f32", new Array(25000).fill(1), [7]);
+  const bytes = writeNpy(t);
+  assert.equal(bytes[6], 2);
+  const headerLen = new DataView(bytes.buffer).getUint32(8, true);
+  assert.equal((12 + headerLen) % 64, 0, "data starts 64-byte aligned");
+  assert.ok(headerLen > 65535);
+  const back = readNpy(bytes);
+  assert.equal(back.shape.length, 25000);
+  assert.deepEqual([...back.data], [7]);
+  assert.equal(writeNpy(new Tensor("f32", new Array(100).fill(1), [7]))[6], 1, "small headers stay 1.0");
+  assert.throws(() => writeNpy({ dtype: "f16", shape: [1], data: new Float32Array(1) }),
+    (e) => e instanceof NpyError && /cannot write dtype 'f16' as \.npy \(supported: f32, f64, i32, i64, u8, bool\)/.test(e.message));
+});

@@ -130,3 +130,26 @@ test("recompile keeps parameters and outputs; an unknown graph throws", () => {
     p.dispose();
   }
 });
+
+test("setParam takes what getParam returns for every declared dtype (f16 as f32, i8 as i32 or i64, u32 as i64)", () => {
+  const types = ["f16", "bf16", "i8", "i16", "i32", "u16", "u32", "u64", "f64", "u8", "bool", "i64", "f32"];
+  const src = `@graph G {\n  input x: Tensor<[2], f32>;\n${types.map((t) =>
+    `  param p_${t}: Tensor<[2], ${t}> { init: "${t === "bool" ? "zeros" : "ones"}"; };`).join("\n")}\n  output y: x;\n}`;
+  const p = shrew.compile(src);
+  try {
+    for (const t of types) {
+      const key = `G/p_${t}`;
+      const before = p.getParam(key);
+      p.setParam(key, before);
+      assert.deepEqual(p.getParam(key), before, t);
+    }
+    p.setParam("G/p_f16", new Tensor("f32", [2], [0.5, 3]));
+    assert.deepEqual([...p.getParam("G/p_f16").data], [0.5, 3]);
+    p.setParam("G/p_i8", new Tensor("i64", [2], [7n, -3n]));  // the storage type, as for inputs
+    assert.deepEqual([...p.getParam("G/p_i8").data], [7, -3]);
+    assert.throws(() => p.setParam("G/p_f16", new Tensor("f64", [2])),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && /expected f16\[2\], got f64\[2\]/.test(e.message));
+  } finally {
+    p.dispose();
+  }
+});

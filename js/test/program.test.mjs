@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Shrew, Tensor, Program, ShrewCompileError, ShrewRuntimeError } from "../dist/index.js";
+import { spawnSync } from "node:child_process";
 import { readExample } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
@@ -97,8 +98,12 @@ test("params, getParam, setParam", () => {
     assert.deepEqual([...p.getParam("Classifier/b2").data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const out = p.run("Classifier", { images: randomF32(784) });
     assert.deepEqual([...out.logits.data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert.throws(() => p.setParam("Classifier/b2", new Tensor("f32", [11])),
-      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument");
+    const paramError = (value, actual, pattern) => assert.throws(() => p.setParam("Classifier/b2", value), (e) =>
+      e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.input === "Classifier/b2" &&
+      e.expected === "f32[10]" && e.actual === actual && pattern.test(e.message));
+    paramError(new Tensor("f32", [11]), "f32[11]", /expected f32\[10\], got f32\[11\]/);
+    paramError(null, "null", /^parameter 'Classifier\/b2': expected a Tensor or \{dtype, shape, data\} of f32\[10\], got null$/);
+    paramError(new Float32Array(10), "Float32Array", /got Float32Array/);
     assert.throws(() => p.getParam("Classifier/nope"), (e) => e instanceof ShrewRuntimeError && e.code === "not_found");
   } finally {
     p.dispose();
@@ -178,7 +183,8 @@ test("dispose: idempotent, use after dispose throws, Symbol.dispose", () => {
   p.dispose();
   p.dispose();
   assert.equal(p.disposed, true);
-  for (const fn of [() => p.run("Classifier", {}), () => p.graphs, () => p.stats("Classifier"), () => p.params()]) {
+  for (const fn of [() => p.run("Classifier", {}), () => p.graphs, () => p.stats("Classifier"), () => p.params(),
+    () => p.signature("Classifier"), () => p.dims, () => p.optStats, () => p.warnings, () => p.seed]) {
     assert.throws(fn, (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
   }
   const q = shrew.compile(MLP);
@@ -208,7 +214,7 @@ test("arguments of the wrong type are TypeError/RangeError naming the argument, 
       [() => p.benchRun("Classifier", 1.5), RangeError, /n must be a positive integer, got 1\.5/],
       [() => p.benchRun("Classifier", 0), RangeError, /got 0/],
       [() => p.benchRun("Classifier", "10"), RangeError, /got 10/],
-      [() => shrew.compile(42), TypeError, /source must be a string, got number/],
+      [() => shrew.compile(42), TypeError, /source must be a string or a Uint8Array, got number/],
     ]) {
       assert.throws(call, (e) => e instanceof kind && pattern.test(e.message), String(pattern));
     }
@@ -217,4 +223,55 @@ test("arguments of the wrong type are TypeError/RangeError naming the argument, 
   } finally {
     p.dispose();
   }
+});
+
+// In a child process: before the fix this spun forever inside wasm, where no test timeout reaches.
+test("setDims with a getter that disposes the program throws 'disposed'", () => {
+  const script = `
+    import { Shrew } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+    const shrew = await Shrew.load();
+    const src = ${JSON.stringify(MLP)};
+    const p = shrew.compile(src, { dims: { Batch: 1 } });
+    try { p.setDims({ get Batch() { p.dispose(); return 2; } }); } catch (e) { console.log(e.code); }
+    console.log(shrew.compile(src, { dims: { Batch: 1 } }).run("Classifier", { images: new Float32Array(784) }).probs.shape.join("x"));`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.error, undefined, String(r.error));  // a hang ends in ETIMEDOUT
+  assert.equal(r.stdout, "disposed\n1x10\n", r.stderr);
+});
+
+test("a getter or Proxy that disposes the program mid-call: the call throws 'disposed', the module stays usable", () => {
+  const disposed = (e) => e instanceof ShrewRuntimeError && e.code === "disposed";
+  const x = { images: randomF32(784) };
+  const q = shrew.compile(MLP, { dims: { Batch: 1 } });
+  const blob = q.saveParams();
+  // Any access disposes (Uint8Array.from reads the iterator, the module indices).
+  const trap = new Proxy(blob, { get(t, k) { q.dispose(); const v = Reflect.get(t, k); return typeof v === "function" ? v.bind(t) : v; } });
+  assert.throws(() => q.loadParams(trap), disposed);
+  const r = shrew.compile(MLP, { dims: { Batch: 1 } });
+  const b2 = r.getParam("Classifier/b2");
+  assert.throws(() => r.setParam("Classifier/b2", { dtype: "f32", get shape() { r.dispose(); return [10]; }, data: b2.data }), disposed);
+  const s = shrew.compile(MLP, { dims: { Batch: 1 } });
+  assert.throws(() => s.run("Classifier", { get images() { s.dispose(); return x.images; } }), disposed);
+  assert.equal(shrew.aborted, false);
+  const fresh = shrew.compile(MLP, { dims: { Batch: 1 } });
+  assert.deepEqual([...fresh.run("Classifier", x).probs.shape], [1, 10]);
+  fresh.loadParams(blob);
+  fresh.dispose();
+});
+
+test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
+  const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
+  try {
+    assert.deepEqual(p.signature("G").outputs.map((o) => o.name), ["y"]);
+  } finally {
+    p.dispose();
+  }
+  // Columns count bytes: the invalid byte 0xFF is one, not the three of U+FFFD.
+  const bytes = new TextEncoder().encode("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: /*#*/ zz;\n}\n");
+  bytes[bytes.indexOf(0x23)] = 0xff;
+  assert.throws(() => shrew.compile(bytes, { filename: "b.sw" }), (e) => e instanceof ShrewCompileError &&
+    e.diagnostics[0].line === 3 && e.diagnostics[0].column === 19 && /b\.sw:3:19/.test(e.diagnostics[0].rendered));
+  const q = shrew.compile(new TextEncoder().encode(MLP));
+  assert.deepEqual([...q.graphs], ["Classifier"]);
+  q.dispose();
 });

@@ -182,8 +182,8 @@ test("input errors carry input, expected and actual from C++; the program stays 
     expectErr({ images: new Tensor("f64", [2, 784]) }, { input: "images", expected: "f32", actual: "f64" });
     expectErr({}, { input: "images", expected: "Tensor<[2, 784], f32>" });
     expectErr({ images: good, extra: good }, { input: "extra" });
-    // A bare typed array of the wrong length (the value path reports it).
-    assert.throws(() => p.run("Classifier", { images: new Float32Array(5) }), (e) => e instanceof ShrewRuntimeError && e.input === "images");
+    // A bare typed array of the wrong length: a rank-1 array of that length.
+    expectErr({ images: new Float32Array(5) }, { input: "images", expected: "[2, 784]", actual: "[5]" });
     assert.deepEqual(p.run("Classifier", { images: good }).probs.data, ok);
   } finally {
     p.dispose();
@@ -197,7 +197,55 @@ test("benchRun times the tape inside wasm after a run", () => {
     p.run("Classifier", { images: new Tensor("f32", [1, 784], randomF32(784)) });
     const ns = p.benchRun("Classifier", 20);
     assert.ok(ns > 0 && ns < 1e9, `ns per run ${ns}`);
+    // The count crosses as an int32: larger ones are refused, not truncated (2^32 + 1 was one run).
+    for (const n of [2 ** 31, 2 ** 32 + 1]) {
+      assert.throws(() => p.benchRun("Classifier", n), (e) => e instanceof RangeError && /at most 2\^31 - 1/.test(e.message));
+    }
+    assert.throws(() => p.benchRun("Nope", 3), (e) => e instanceof ShrewRuntimeError && e.code === "not_found" &&
+      e.message === "no graph named 'Nope'; graphs: Classifier");
   } finally {
     p.dispose();
+  }
+});
+
+test("names such as __proto__ and constructor are own keys of plain objects: outputs, feeds, dims, metadata", () => {
+  const p = shrew.compile(`@config { __proto__: 3; }
+  @graph H {
+    input x: Tensor<[2], f32>;
+    output __proto__: x * 3.0;
+    output y: x;
+  }
+  @graph K {
+    input constructor: Tensor<[N, 2], i32>;
+    output __proto__: constructor + constructor;
+  }`);
+  try {
+    const x = Float32Array.from([1, 2]);
+    for (const exec of ["run", "run", "interpret"]) {  // the first run prepares, the second is lean
+      const out = p[exec]("H", { x });
+      assert.deepEqual(Object.keys(out), ["__proto__", "y"], exec);
+      assert.equal(Object.getPrototypeOf(out), Object.prototype);
+      assert.deepEqual([...out.__proto__.data], [3, 6]);
+    }
+    const feeds = {};
+    Object.defineProperty(feeds, "constructor", { value: new Tensor("i32", [1, 2], Int32Array.from([4, 5])), enumerable: true });
+    const k = p.run("K", feeds);  // i32: the value path
+    assert.deepEqual(Object.keys(k), ["__proto__"]);
+    assert.deepEqual([...k.__proto__.data], [8, 10]);
+    assert.deepEqual(Object.keys(p.metadata.config), ["__proto__"]);
+    p.setDims({ N: 1 });
+    assert.deepEqual([...p.run("K", { constructor: Int32Array.from([1, 2]) }).__proto__.data], [2, 4]);
+  } finally {
+    p.dispose();
+  }
+  // A dim named constructor that is not bound stays unbound (no Object.prototype member).
+  const q = shrew.compile("@graph G {\n  input x: Tensor<[constructor], f32>;\n  output y: x;\n}");
+  try {
+    assert.throws(() => q.run("G", { x: new Float32Array(2) }), (e) => e instanceof ShrewRuntimeError && /bind its dims/.test(e.message));
+    q.setDims(JSON.parse('{"constructor": 2}'));
+    assert.deepEqual(Object.keys(q.dims), ["constructor"]);
+    assert.deepEqual([...q.run("G", { x: new Float32Array(2) }).y.shape], [2]);
+  } finally {
+    q.dispose();
   }
 });

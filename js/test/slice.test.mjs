@@ -64,6 +64,17 @@ test("hostile dense sizes are errors before any allocation; the module stays usa
   assert.deepEqual(Array.from(shrew.dense(1, 1, 1, new Float32Array([2]), new Float32Array([3]))), [6]);
 });
 
+test("dense operands that are not arrays of numbers are typed errors (not a raw TypeError or NaNs)", () => {
+  const w = new Float32Array([1, 0, 0, 1]);
+  const err = (re) => (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && re.test(e.message);
+  assert.throws(() => shrew.dense(1, 2, 2, null, w), err(/^dense: x must be a Float32Array, got null$/));
+  assert.throws(() => shrew.dense(1, 2, 2, "ab", w), err(/x must be a Float32Array, got string/));
+  assert.throws(() => shrew.dense(1, 2, 2, { length: 2 }, w), err(/x must be a Float32Array, got Object/));
+  assert.throws(() => shrew.dense(1, 2, 2, new Float32Array(2), w, null), err(/bias must be a Float32Array, got null/));
+  assert.throws(() => shrew.dense("1", 2, 2, new Float32Array(2), w), err(/sizes must be non-negative integers, got string/));
+  assert.deepEqual(Array.from(shrew.dense(1, 2, 2, [3, 4], w)), [3, 4]);  // an array of numbers still works
+});
+
 test("the module is built with SIMD128 and its code uses f32x4/v128 instructions", () => {
   assert.equal(shrew.simd128, true);
   const wasm = fileURLToPath(new URL("../dist/wasm/shrew.wasm", import.meta.url));

@@ -41,7 +41,59 @@ uint64_t EffectiveSeed(const CompileOptions& options, const ir::Program& program
   return 0;
 }
 
+void AddSymbolic(const std::vector<ir::Dim>& dims, std::set<std::string, std::less<>>* names) {
+  for (const ir::Dim& d : dims) {
+    if (d.is_symbolic()) names->insert(d.name());
+  }
+}
+
+void AddSymbolic(const ir::Type& t, std::set<std::string, std::less<>>* names) {
+  if (t.is_tensor()) AddSymbolic(t.dims(), names);
+}
+
+void AddSymbolic(const ir::Attrs& attrs, std::set<std::string, std::less<>>* names) {
+  for (const auto& [key, value] : attrs.entries()) {
+    if (value.is_shape()) AddSymbolic(value.as_shape(), names);
+  }
+}
+
+// Every place options.dims binds (shapes.h): input, parameter and declared
+// types, and shape attributes (reshape targets).
+std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) {
+  std::set<std::string, std::less<>> names;
+  for (const ir::Graph& g : program.graphs) {
+    for (const ir::Node& n : g.nodes()) {
+      AddSymbolic(n.type, &names);
+      if (n.declared_type) AddSymbolic(*n.declared_type, &names);
+      AddSymbolic(n.attrs, &names);
+      if (n.repeat_body) AddSymbolic(n.repeat_body->attrs, &names);
+    }
+    for (const ir::Param& p : g.params()) AddSymbolic(p.type, &names);
+  }
+  return names;
+}
+
+std::string JoinNames(const std::set<std::string, std::less<>>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "(none)" : s;
+}
+
 }  // namespace
+
+Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
+  for (const auto& [name, value] : dims) {
+    if (compiled.program.config.count(name) != 0) {
+      return InvalidArgument("dimension '" + name + "' is set by @config in the source, which always wins over " +
+                             "configured dims; change it there");
+    }
+    if (compiled.dim_names.count(name) == 0) {
+      return InvalidArgument("dimension '" + name + "' is not used by this program; its dimensions: " +
+                             JoinNames(compiled.dim_names));
+    }
+  }
+  return Status::Ok();
+}
 
 CompileResult Compile(std::string_view text, const CompileOptions& options) {
   CompileResult result;
@@ -72,6 +124,7 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
   if (!lowered.ok || diags.has_errors()) return stop(CompileStage::kLower);
   ir::Program program = std::move(lowered.program);
   tree = ast::Program();  // the IR keeps spans, not the tree
+  result.dim_names = SymbolicDimNames(program);
 
   if (!ir::ValidateProgram(program, &diags)) return stop(CompileStage::kValidate);
 

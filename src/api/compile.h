@@ -28,10 +28,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "diag/diagnostic.h"
 #include "diag/source.h"
 #include "ir/dtype.h"
@@ -93,11 +95,21 @@ struct CompileResult {
   opt::OptStats stats;
   // Effective generator seed: options.seed, else @config `seed`, else 0.
   uint64_t seed = 0;
+  // Symbolic dimension names of the source before any binding (in types,
+  // declared types and shape attributes): the names `dims` can configure.
+  // Set once lowering succeeded; independent of options.dims.
+  std::set<std::string, std::less<>> dim_names;
 
   // Every diagnostic rendered with file:line:col, source line and caret.
   std::string RenderDiagnostics() const;
 };
 
 CompileResult Compile(std::string_view source, const CompileOptions& options = {});
+
+// Configured dims must change something: a name @config sets (it always
+// wins, so the value would be ignored) or one the source never uses (most
+// likely a typo) is an InvalidArgument naming it. `compiled` must be ok.
+// The rule of both the package's compile option and Reconfigure (setDims).
+Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims);
 
 }  // namespace shrew

@@ -523,7 +523,7 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
   auto it = params_.find(key);
   if (it == params_.end()) return UnknownParam(params_, key);
   Tensor& p = it->second;
-  if (value.dtype() != p.dtype() || value.shape() != p.shape()) {
+  if (value.storage() != p.storage() || value.shape() != p.shape()) {
     return InvalidArgument("parameter '" + std::string(key) + "': expected " + p.TypeString() + ", got " +
                            value.TypeString());
   }

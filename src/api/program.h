@@ -133,6 +133,8 @@ class Program {
   // program is destroyed (SetParam writes in place).
   std::vector<std::pair<std::string, const runtime::Tensor*>> Params() const;
   Result<runtime::Tensor> GetParam(std::string_view key) const;
+  // `value` needs the parameter's shape and storage type: like an input, an
+  // f16 parameter takes f32 values and an i8 one i32 or i64, bytes as is.
   Status SetParam(std::string_view key, const runtime::Tensor& value);
 
   // Every parameter in one binary blob (format: api/param_blob.h), keys in

@@ -13,7 +13,8 @@
 // fixed by @config — which always wins, so a change would be ignored — a name
 // the program does not use, or a source that no longer compiles with the new
 // values) the caller keeps it, unchanged and usable. A name counts as used
-// when it was configured before or is still symbolic in the program's types.
+// when the source's types name it (CheckDims in compile.h, the rule of the
+// package's compile option too).
 #pragma once
 
 #include <memory>

@@ -219,6 +219,8 @@ class ProgramHandle {
     out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
     out.set("rendered", compiled_->RenderDiagnostics());
     if (!compiled_->ok) return out;
+    shrew::Status dims_used = shrew::CheckDims(*compiled_, opts.dims);
+    if (!dims_used.ok()) return Error(dims_used);
     out.set("seed", static_cast<double>(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     auto program = settings->params ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>())
@@ -249,7 +251,7 @@ class ProgramHandle {
     val out = val::object();
     out.set("ok", true);
     val effective = val::object();
-    for (const auto& [name, value] : r->dims) effective.set(name, static_cast<double>(value));
+    for (const auto& [name, value] : r->dims) shrew::wasm::SetOwn(effective, name, val(static_cast<double>(value)));
     out.set("dims", effective);
     out.set("carried", StringList(r->carried));
     out.set("initialised", StringList(r->initialised));
@@ -512,7 +514,7 @@ class ProgramHandle {
     auto t = shrew::wasm::TensorIn(tensor);
     if (!t.ok()) return Error(t.status());
     shrew::Status s = program_->SetParam(key, *t);
-    if (!s.ok()) return Error(s);
+    if (!s.ok()) return SetParamError(s, key, *t);
     val out = val::object();
     out.set("ok", true);
     return out;
@@ -571,6 +573,18 @@ class ProgramHandle {
     std::string names;
     for (const std::string& n : program_->GraphNames()) names += (names.empty() ? "" : ", ") + n;
     return Error(shrew::NotFound("no graph named '" + name + "'; graphs: " + names));
+  }
+  // A SetParam error with the input fields of a run's input errors.
+  val SetParamError(const shrew::Status& s, const std::string& key, const shrew::runtime::Tensor& given) const {
+    val e = Error(s);
+    e.set("input", key);
+    if (s.code() != shrew::StatusCode::kInvalidArgument) return e;
+    for (const auto& [name, param] : program_->Params()) {
+      if (name != key) continue;
+      e.set("expected", param->TypeString());
+      e.set("actual", given.TypeString());
+    }
+    return e;
   }
   static val NotReady() {
     return Error(shrew::Status(shrew::StatusCode::kFailedPrecondition, "no compiled program"));

@@ -39,6 +39,21 @@ inline Result<runtime::Tensor> BytesIn(val array, std::string_view what) {
   return t;
 }
 
+// obj[key] = value as an own property, "__proto__" included (an assignment
+// would set the prototype instead): keys named by the source or the caller.
+inline void SetOwn(val obj, const std::string& key, val value) {
+  if (key != "__proto__") {
+    obj.set(key, value);
+    return;
+  }
+  val desc = val::object();
+  desc.set("value", value);
+  desc.set("enumerable", true);
+  desc.set("writable", true);
+  desc.set("configurable", true);
+  val::global("Object").call<void>("defineProperty", obj, key, desc);
+}
+
 inline val Error(const Status& status) {
   val out = val::object();
   out.set("ok", false);
@@ -286,18 +301,18 @@ inline val ConfigValueToJs(const ir::ConfigValue& v) {
 
 inline val SettingsValue(const ir::SettingsMap& m) {
   val o = val::object();
-  for (const auto& [k, v] : m) o.set(k, ConfigValueToJs(v));
+  for (const auto& [k, v] : m) SetOwn(o, k, ConfigValueToJs(v));
   return o;
 }
 
 inline val MetadataValue(const ir::Program& p) {
   val o = val::object();
   val model = val::object();
-  for (const auto& [k, v] : p.metadata) model.set(k, v);
+  for (const auto& [k, v] : p.metadata) SetOwn(model, k, val(v));
   o.set("model", model);
   o.set("config", SettingsValue(p.config));
   val aliases = val::object();
-  for (const auto& [k, t] : p.type_aliases) aliases.set(k, t.ToString());
+  for (const auto& [k, t] : p.type_aliases) SetOwn(aliases, k, val(t.ToString()));
   o.set("types", aliases);
   o.set("customOps", StringList(p.custom_ops));
   if (p.training) {

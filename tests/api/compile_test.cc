@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -277,6 +278,29 @@ TEST(CompileTest, DimsSpecialiseShapes) {
   ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
   EXPECT_EQ(Outputs(r.program.graphs[0]),
             (OutputTypes{{"probs", "Tensor<[8, 10], f32>"}, {"logits", "Tensor<[8, 10], f32>"}}));
+}
+
+// The names dims may configure are those of the source's types before any
+// binding: the same set whatever dims the compile was given.
+TEST(CompileTest, CheckDimsRejectsUnusedAndConfigNames) {
+  const char* text =
+      "@config { Width: 4; }\n"
+      "@graph G {\n  input x: Tensor<[Batch, Width], f32>;\n  output y: reshape(x, shape: [Rows, -1]);\n}\n";
+  CompileOptions options;
+  options.dims = {{"Batch", 2}, {"Rows", 1}};
+  CompileResult r = Compile(text, options);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.dim_names, (std::set<std::string, std::less<>>{"Batch", "Rows"}));
+  EXPECT_TRUE(CheckDims(r, options.dims).ok());
+  EXPECT_EQ(Compile(text).dim_names, r.dim_names);
+  Status unused = CheckDims(r, {{"Hidden", 3}});
+  EXPECT_EQ(unused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(unused.message(), "dimension 'Hidden' is not used by this program; its dimensions: Batch, Rows");
+  Status config = CheckDims(r, {{"Width", 8}});
+  EXPECT_EQ(config.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(config.message().find("'Width' is set by @config"), std::string::npos) << config.message();
+  EXPECT_EQ(CheckDims(Compile("@graph G { input x: f32; output x; }"), {{"N", 1}}).message(),
+            "dimension 'N' is not used by this program; its dimensions: (none)");
 }
 
 TEST(CompileTest, SeedPrecedence) {

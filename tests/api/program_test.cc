@@ -244,6 +244,33 @@ TEST(ProgramParams, ListedSortedGetAndSetChecked) {
   EXPECT_FLOAT_EQ(b2->values<float>()[9], 9.0f);
 }
 
+// Like an input: a parameter takes a value of its storage type (what
+// GetParam hands out), bytes as is; another storage type is still an error.
+TEST(ProgramParams, SetTakesTheStorageTypeOfNarrowDtypes) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G {\n  input x: Tensor<[2], f32>;\n"
+      "  param h: Tensor<[2], f16> { init: \"ones\"; };\n"
+      "  param k: Tensor<[2], i8> { init: \"ones\"; };\n"
+      "  param u: Tensor<[2], u32> { init: \"ones\"; };\n"
+      "  output y: x;\n}\n");
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->SetParam("G/h", jit::testing::F32({2}, {0.5f, 2.0f})).ok());
+  Result<Tensor> h = p->GetParam("G/h");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->dtype(), ir::DType::kF16);
+  EXPECT_FLOAT_EQ(h->values<float>()[1], 2.0f);
+  for (const char* key : {"G/k", "G/u"}) {
+    Tensor v = Tensor::Zeros(ir::DType::kI64, {2}).value();
+    v.mutable_values<int64_t>()[0] = 7;
+    ASSERT_TRUE(p->SetParam(key, v).ok()) << key;
+    EXPECT_EQ(p->GetParam(key)->values<int64_t>()[0], 7) << key;
+  }
+  ExpectError(p->SetParam("G/h", Tensor::Zeros(ir::DType::kF64, {2}).value()), StatusCode::kInvalidArgument,
+              {"parameter 'G/h'", "expected f16[2]", "got f64[2]"});
+  ExpectError(p->SetParam("G/k", Tensor::Zeros(ir::DType::kF32, {2}).value()), StatusCode::kInvalidArgument,
+              {"expected i8[2]", "got f32[2]"});
+}
+
 TEST(ProgramStats, DumpPlanJsonAndRecompile) {
   std::unique_ptr<Program> p = Mlp();
   ASSERT_NE(p, nullptr);

@@ -2,7 +2,7 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, type Program } from "../../js/dist/index.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { concreteShape, makeInputs, tensorNumbers } from "./inputs.js";
 import type { CompileRequest, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
@@ -56,6 +56,20 @@ function report(p: Program, graph: string, seed: number): GraphReport {
   };
 }
 
+/**
+ * Compiles with the dims of the previous source; when they do not fit this
+ * one (compile rejects a dim it does not use), without them: the symbolic
+ * dims are then found and bound by a second compile.
+ */
+function compileFirst(s: Shrew, req: CompileRequest): Program {
+  try {
+    return s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims: req.dims });
+  } catch (e) {
+    if (!(e instanceof ShrewRuntimeError) || e.code !== "invalid_argument" || Object.keys(req.dims).length === 0) throw e;
+    return s.compile(req.source, { filename: "playground.sw", seed: req.seed });
+  }
+}
+
 async function compile(req: CompileRequest): Promise<void> {
   const s = await runtime();
   program?.dispose();
@@ -64,7 +78,7 @@ async function compile(req: CompileRequest): Promise<void> {
   const t0 = performance.now();
   let p: Program;
   try {
-    p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims: req.dims });
+    p = compileFirst(s, req);
   } catch (e) {
     const compileMs = performance.now() - t0;
     if (e instanceof ShrewCompileError) {

@@ -1,6 +1,7 @@
 // Input tensors for `shrew run` / `bench`: seeded random by default,
 // `NAME=PATH.npy`, `NAME=random` or `NAME=randint:LO:HI`.
-import { NpyError, Rng, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
+import { NpyError, Rng, ShrewRuntimeError, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
+import { setOwn } from "../plain.js";
 import { UsageError } from "./usage.js";
 import { FileError, readBytes } from "./files.js";
 
@@ -17,7 +18,9 @@ export function parseInputSpecs(values: readonly string[]): Map<string, InputSpe
     if (out.has(name)) throw new UsageError(`--input ${name} is given twice`);
     if (spec === "random") out.set(name, { kind: "random" });
     else if (spec.startsWith("randint:")) {
-      const [lo, hi] = spec.slice(8).split(":").map(Number);
+      // Number("") is 0: only LO:HI of plain (signed) digits.
+      const m = /^randint:(-?[0-9]+):(-?[0-9]+)$/.exec(spec);
+      const [lo, hi] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
       if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo) {
         throw new UsageError(`--input ${name}=randint:LO:HI needs integers with LO < HI, got '${spec}'`);
       }
@@ -46,12 +49,41 @@ export function parseDims(values: readonly string[]): Record<string, number> {
   return dims;
 }
 
+/** An input the CLI cannot make up without a --input (stats then skips its run). */
+export class NoDefaultInput extends UsageError {}
+
 const JS_DTYPE: Record<string, DType> = {
   f32: "f32", f16: "f32", bf16: "f32", f64: "f64", i32: "i32", i16: "i32", i8: "i32",
   i64: "i64", u16: "i64", u32: "i64", u64: "i64", u8: "u8", bool: "bool",
 };
 
 const isFloat = (d: DType) => d === "f32" || d === "f64";
+
+/** The values each declared integer dtype holds (as safe integers, which randint's bounds are). */
+const INT_RANGE: Record<string, readonly [number, number]> = {
+  bool: [0, 1], u8: [0, 255], i8: [-128, 127], i16: [-32768, 32767], u16: [0, 65535],
+  i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, 2 ** 32 - 1],
+  i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], u64: [0, Number.MAX_SAFE_INTEGER],
+};
+
+/** randint draws from [LO, HI): every value must fit the input's declared dtype. */
+function checkRandint(input: TensorSpec, lo: number, hi: number): void {
+  const range = INT_RANGE[input.dtype ?? ""];
+  if (range === undefined || (lo >= range[0] && hi - 1 <= range[1])) return;
+  throw new UsageError(`--input ${input.name}=randint:${lo}:${hi} draws values outside ${input.dtype} ` +
+                       `(${range[0]}..${range[1]}; HI is exclusive)`);
+}
+
+/** An input tensor of zeros; one that cannot be allocated is a one-line error naming it. */
+function allocateInput(input: TensorSpec, dtype: DType, shape: number[]): Tensor {
+  try {
+    return new Tensor(dtype, shape);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new ShrewRuntimeError("resource_exhausted",
+      `input '${input.name}' (${dtype}[${shape.join(", ")}]) is too large to allocate: ${e.message}`, { input: input.name });
+  }
+}
 
 /** Concrete shape of an input: symbolic dims from `dims`, unbound ones (and `?`) = 1. */
 export function concreteShape(spec: TensorSpec, dims: Record<string, number>): number[] {
@@ -67,12 +99,13 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
   }
   const rng = new Rng(seed);
   const feeds: Record<string, Tensor> = {};
+  const feed = (name: string, t: Tensor) => setOwn(feeds, name, t);
   for (const input of sig.inputs) {
     const spec = specs.get(input.name) ?? { kind: "random" };
     if (spec.kind === "npy") {
       const what = `--input ${input.name}`;
       try {
-        feeds[input.name] = readNpy(readBytes(spec.path, what));
+        feed(input.name, readNpy(readBytes(spec.path, what)));
       } catch (e) {
         if (e instanceof NpyError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
         throw e;
@@ -81,7 +114,11 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     }
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new UsageError(`input '${input.name}' has dtype ${input.dtype}, which the CLI cannot generate`);
-    const t = new Tensor(dtype, concreteShape(input, dims));
+    if (spec.kind === "randint") checkRandint(input, spec.lo, spec.hi);
+    else if (!isFloat(dtype) && dtype !== "bool") {
+      throw new NoDefaultInput(`integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`);
+    }
+    const t = allocateInput(input, dtype, concreteShape(input, dims));
     const n = t.size;
     if (spec.kind === "randint") {
       for (let i = 0; i < n; i++) {
@@ -91,13 +128,11 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       }
     } else if (dtype === "bool") {
       for (let i = 0; i < n; i++) (t.data as Uint8Array)[i] = rng.next() < 0.5 ? 1 : 0;
-    } else if (isFloat(dtype)) {
+    } else {
       const d = t.data as Float32Array;
       for (let i = 0; i < n; i++) d[i] = rng.next() * 2 - 1;
-    } else {
-      throw new UsageError(`integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`);
     }
-    feeds[input.name] = t;
+    feed(input.name, t);
   }
   return feeds;
 }

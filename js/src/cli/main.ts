@@ -7,7 +7,8 @@ import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs } from "../index.js";
 import { NpyError } from "../npy.js";
 import { USAGE, UsageError } from "./usage.js";
-import { makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { setOwn } from "../plain.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
 import { describeTensor, formatBytes, tensorValues } from "./format.js";
 
@@ -44,15 +45,21 @@ interface Context {
 
 function intOption(v: string | undefined, name: string, dflt: number): number {
   if (v === undefined) return dflt;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
-  return n;
+  // Number("") is 0, Number("1e3") 1000, Number("0x10") 16: only plain digits, as for --dims.
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(Number(v))) {
+    throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
+  }
+  return Number(v);
+}
+
+function executor(ctx: Context): "jit" | "interp" {
+  const ex = ctx.values.executor ?? "jit";
+  if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'`);
+  return ex;
 }
 
 function execute(ctx: Context, feeds: Record<string, unknown>): Outputs {
-  const ex = ctx.values.executor ?? "jit";
-  if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'`);
-  return ex === "interp" ? ctx.program.interpret(ctx.graph, feeds as never) : ctx.program.run(ctx.graph, feeds as never);
+  return executor(ctx) === "interp" ? ctx.program.interpret(ctx.graph, feeds as never) : ctx.program.run(ctx.graph, feeds as never);
 }
 
 function feedsFor(ctx: Context) {
@@ -82,11 +89,20 @@ function cmdDump(ctx: Context): number {
 }
 
 function cmdStats(ctx: Context): number {
-  // Run once when inputs can be made, so the arena of this binding is known.
+  // Run once when inputs can be made, so the arena of this binding is known;
+  // bad options and input files are errors as in `run`.
+  executor(ctx);
+  let feeds;
   try {
-    execute(ctx, feedsFor(ctx));
-  } catch {
-    // Stats before a run: arena fields stay 0 for symbolic graphs.
+    feeds = feedsFor(ctx);
+  } catch (e) {
+    if (!(e instanceof NoDefaultInput)) throw e;
+  }
+  try {
+    if (feeds) execute(ctx, feeds);
+  } catch (e) {
+    // A failed run leaves the stats of no binding (arena fields 0 for symbolic graphs).
+    if (!(e instanceof ShrewRuntimeError)) throw e;
   }
   const s = ctx.program.stats(ctx.graph);
   const opt = ctx.program.optStats;
@@ -143,7 +159,7 @@ function cmdRun(ctx: Context): number {
   }
   if (ctx.values.json) {
     const o: Record<string, unknown> = {};
-    for (const [name, t] of Object.entries(outputs)) o[name] = { dtype: t.dtype, shape: t.shape, data: tensorValues(t) };
+    for (const [name, t] of Object.entries(outputs)) setOwn(o, name, { dtype: t.dtype, shape: t.shape, data: tensorValues(t) });
     ctx.out(JSON.stringify({ graph: ctx.graph, outputs: o }));
     return 0;
   }
@@ -219,15 +235,16 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     return 2;
   }
   try {
-    let source: string;
+    let source: Uint8Array;
     try {
-      source = readFileSync(file, "utf8");
+      source = readFileSync(file);  // bytes as they are: decoding would shift columns after an invalid byte
     } catch (e) {
       err(`Error: cannot read ${file}: ${(e as Error).message}`);
       return 1;
     }
     const dims = parseDims(values.dims ?? []);
     const seed = intOption(values.seed, "seed", 0);
+    if (values.out === "") throw new UsageError("--out expects a directory, got ''");
     const params = values.params === undefined ? undefined : readBytes(values.params, "--params");
     const shrew = await Shrew.load();
     const t0 = performance.now();

@@ -125,7 +125,8 @@ export interface SetDimsValue {
   graphs: RawGraphValue[];
 }
 export interface RawProgramHandle {
-  compile(source: string, options: object): CompileValue | ErrorValue;
+  /** source: UTF-8 bytes (Embind copies a Uint8Array into the std::string as is). */
+  compile(source: string | Uint8Array, options: object): CompileValue | ErrorValue;
   graphs(): string[];
   signature(graph: string): RawSignature | ErrorValue;
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
@@ -150,12 +151,12 @@ export interface RawProgramHandle {
   loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
   paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
   recompile(graph: string): { ok: true } | ErrorValue;
-  setDims(dims: Record<string, number>): SetDimsValue | ErrorValue;
+  setDims(dims: unknown): SetDimsValue | ErrorValue;
   delete(): void;
 }
 export interface RawModule {
-  denseXnn(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
-           bias: Float32Array): DenseValue | ErrorValue;
+  denseXnn(batch: number, inFeatures: number, outFeatures: number, x: Float32Array | number[], w: Float32Array | number[],
+           bias: Float32Array | number[]): DenseValue | ErrorValue;
   simd128(): boolean;
   heapStats(): { heapBytes: number; usedBytes: number };
   ProgramHandle: new () => RawProgramHandle;
@@ -165,6 +166,7 @@ export interface FactoryOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
   onAbort?: (what: unknown) => void;
+  printErr?: (text: string) => void;
 }
 declare const createShrewModule: (options?: FactoryOptions) => Promise<RawModule>;
 export default createShrewModule;

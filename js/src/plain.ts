@@ -1,0 +1,72 @@
+// Plain data from what callers pass in, taken before any call into wasm (a
+// getter, Proxy trap or toString then runs while no wasm frame is on the
+// stack, so it may even dispose a program), and objects that hold any name
+// as an own property.
+
+/** obj[key] = value as an own property, "__proto__" included (assigning it would set the prototype). */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
+const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const intrinsic = (key: string) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, key)!.get!;
+const BUFFER = intrinsic("buffer");
+const BYTE_OFFSET = intrinsic("byteOffset");
+const BYTE_LENGTH = intrinsic("byteLength");
+
+type ViewCtor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; from(a: ArrayLike<number>): T;
+                    readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * A `ctor` typed array as a plain view of the same memory (no copy), read
+ * through the built-in getters (a subclass's overrides do not count); a
+ * Proxy of one is copied. Undefined when `v` is not a `ctor` array.
+ */
+export function plainView<T>(v: unknown, ctor: ViewCtor<T>): T | undefined {
+  if (!(v instanceof (ctor as unknown as typeof Uint8Array))) return undefined;
+  let buffer: ArrayBufferLike;
+  try {
+    buffer = BUFFER.call(v);
+  } catch {
+    return ctor.from(v as unknown as ArrayLike<number>);  // a Proxy: no typed-array slots to read
+  }
+  const length = BYTE_LENGTH.call(v) / ctor.BYTES_PER_ELEMENT;
+  // A detached buffer reads as empty (a view of it cannot be made).
+  return length === 0 ? ctor.from([]) : new ctor(buffer, BYTE_OFFSET.call(v), length);
+}
+
+export const plainBytes = (v: unknown): Uint8Array | undefined => plainView(v, Uint8Array);
+
+/** Own enumerable entries of a dims object; values that are objects become their text (the module only shows them). */
+export function plainDims(dims: unknown): unknown {
+  if (dims === null || typeof dims !== "object") return dims;
+  const value = (v: unknown) => (v !== null && (typeof v === "object" || typeof v === "function") ? String(v) : v);
+  if (Array.isArray(dims)) return Array.from(dims, value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(dims)) setOwn(out, key, value((dims as Record<string, unknown>)[key]));
+  return out;
+}
+
+/** "null", "string", "Float32Array", …: what a value is, for messages. */
+export function typeName(v: unknown): string {
+  if (v === null) return "null";
+  if (typeof v !== "object") return typeof v;
+  const ctor = (v as { constructor?: { name?: unknown } }).constructor;
+  return typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "object";
+}
+
+const ENCODER = new TextEncoder();
+
+/** UTF-8 bytes of source text (a lone surrogate becomes U+FFFD); bytes as given. */
+export function sourceBytes(source: unknown): Uint8Array {
+  if (typeof source === "string") return ENCODER.encode(source);
+  const bytes = plainBytes(source);
+  if (bytes === undefined) throw new TypeError(`source must be a string or a Uint8Array, got ${typeName(source)}`);
+  return bytes;
+}
+
+/** A string with each lone surrogate replaced by U+FFFD (Emscripten's UTF-8 encoder would swallow the next character). */
+export function wellFormed(s: string): string {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}
