@@ -226,3 +226,23 @@ test("stats reports bad options and inputs like run (it used to drop them and pr
   assert.equal(plain.code, 0, plain.err);
   assert.ok(JSON.parse(plain.out).stats.numInstructions > 0);
 });
+
+test("run: a graph with an input of unknown type (input x: ?) runs on the .npy it is given, on both executors", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "dyn.sw");
+  writeFileSync(src, "@graph B { input x: ?; output y: relu(x) * 2; }\n");
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f64", [2, 2], new Float64Array([-3, 4, 0.25, -0.5]))));
+  for (const executor of ["jit", "interp"]) {
+    const r = shrew("run", src, "--input", `x=${x}`, "--executor", executor, "--json");
+    assert.equal(r.code, 0, r.err);
+    const y = JSON.parse(r.out).outputs.y;
+    assert.equal(y.dtype, "f64");
+    assert.deepEqual(y.shape, [2, 2]);
+    assert.deepEqual(y.data, [0, 8, 0.5, 0]);
+  }
+  // Without values there is nothing to take its type from: a usage error.
+  const none = shrew("run", src);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /input 'x' has an unknown type \(\?\): give its values with --input x=PATH\.npy/);
+});

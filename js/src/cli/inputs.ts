@@ -112,7 +112,10 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       }
       continue;
     }
-    const dtype = JS_DTYPE[input.dtype ?? ""];
+    if (input.dtype == null) {
+      throw new UsageError(`input '${input.name}' has an unknown type (?): give its values with --input ${input.name}=PATH.npy`);
+    }
+    const dtype = JS_DTYPE[input.dtype];
     if (!dtype) throw new UsageError(`input '${input.name}' has dtype ${input.dtype}, which the CLI cannot generate`);
     if (spec.kind === "randint") checkRandint(input, spec.lo, spec.hi);
     else if (!isFloat(dtype) && dtype !== "bool") {
