@@ -210,7 +210,8 @@ bool EvaluateConfig(const ast::Program& program, const diag::SourceFile& source,
       // used in arithmetic that is a mistake (E062). A bare word is the
       // string LANGUAGE.md §5.1 says it is (`act: gelu; gelu: 1;`).
       const bool bare_word = f.value->Is<ast::NameExpr>();
-      ConfigEvalContext ctx{out, &source, bare_word ? std::string() : f.key.name, bare_word ? nullptr : &all_keys};
+      const std::string_view defining = bare_word ? std::string_view() : std::string_view(f.key.name);
+      ConfigEvalContext ctx{out, &source, defining, bare_word ? nullptr : &all_keys};
       std::optional<ConfigValue> v = EvalConfigExpr(*f.value, ctx, diags);
       if (!v) return false;
       (*out)[f.key.name] = std::move(*v);
