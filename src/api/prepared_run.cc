@@ -7,14 +7,22 @@
 namespace shrew {
 
 Status PreparedRun::Run() {
-  Program::CheckedInputs checked;
-  checked.dims = dims_;
-  checked.shapes = shapes_;
-  Result<Program::Runner> runner = program_->RunnerFor(graph_, specs_, checked);
-  if (!runner.ok()) return runner.status();
-  keep_ = runner->keep;
-  ran_ = runner->executor;
-  jit::Executor& ex = *runner->executor;
+  // ran_ stays null for an ordinary graph: output_data reads its executor
+  // afresh (Recompile replaces it).
+  ran_ = nullptr;
+  keep_.reset();
+  jit::Executor* executor = program_->graphs_[graph_].executor.get();
+  if (program_->graphs_[graph_].deferred) {
+    // Compiled per input signature: find (or make again) this one's.
+    Program::CheckedInputs checked;
+    checked.dims = dims_;
+    checked.shapes = shapes_;
+    Result<Program::Runner> runner = program_->RunnerFor(graph_, specs_, checked);
+    if (!runner.ok()) return runner.status();
+    keep_ = runner->keep;
+    ran_ = executor = runner->executor;
+  }
+  jit::Executor& ex = *executor;
   // Costs a comparison while this binding is active; re-plans (or picks the
   // cached plan) after another binding, SetParam or Recompile.
   SHREW_RETURN_IF_ERROR(ex.Bind(shapes_, dims_));

@@ -423,11 +423,9 @@ TEST(CompileTest, RepeatBodyLiteralsAdoptTheCarriedDtype) {
       "}\n");
   ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
   const ir::Graph& g = r.program.graphs[0];
-  for (const char* name : {"a", "b", "c", "e"}) {
-    const ir::Node& n = g.node(g.FindNode(name));
-    EXPECT_EQ(n.type.ToString(), std::string(name[0] == 'c' ? "Tensor<[2], f64>" : name[0] == 'e' ? "Tensor<[2], i64>" : "Tensor<[2], f32>"))
-        << name;
-  }
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"a", "Tensor<[2], f32>"}, {"b", "Tensor<[2], f32>"}, {"c", "Tensor<[2], f64>"}, {"e", "Tensor<[2], i64>"}};
+  for (const auto& [name, type] : expected) EXPECT_EQ(g.node(g.FindNode(name)).type.ToString(), type) << name;
   CompileResult bad = Compile("@graph G {\n  input i: Tensor<[2], i64>;\n  output a: repeat(2) { i * 2.5 };\n}\n");
   ASSERT_FALSE(bad.ok);
   EXPECT_NE(bad.RenderDiagnostics().find("float literal 2.5 cannot be used with an integer operand"), std::string::npos)
