@@ -18,7 +18,9 @@ for target in $TARGETS; do
   log="build/fuzz/$target.log"
   merged="build/fuzz/corpus/$target.merged"
   rm -rf "$merged" && mkdir -p "$merged"
-  build/sanitize/"$target" -merge=1 -rss_limit_mb=4096 -max_len=8192 "$merged" "build/fuzz/corpus/$target" \
+  # Inputs that crash while merging go with the campaign's crashes (not into the working directory).
+  build/sanitize/"$target" -merge=1 -rss_limit_mb=4096 -max_len=8192 -artifact_prefix="build/fuzz/artifacts/$target/" \
+    "$merged" "build/fuzz/corpus/$target" \
     > "build/fuzz/$target.merge.log" 2>&1 || true
   rm -rf "build/fuzz/corpus/$target" && mv "$merged" "build/fuzz/corpus/$target"
   execs=$(grep -oE "^stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
