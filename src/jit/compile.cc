@@ -1,12 +1,12 @@
 #include "jit/compile.h"
 
-#include <algorithm>
 #include <chrono>
 #include <map>
 
 #include "base/check.h"
 #include "interp/eval.h"
 #include "ir/op.h"
+#include "ir/shapes.h"
 #include "jit/call_kernel.h"
 #include "ir/execution_order.h"
 #include "jit/ref_kernel.h"
@@ -94,12 +94,9 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
       const ir::Graph& callee = options.program->graphs[i];
       if (callee.name() != node.callee) continue;
       if (!ir::AcceptsOperandCount(callee, node.operands.size()) || callee.outputs().empty()) break;
-      // A callee with an input of unknown type has no executor of its own (it
-      // is compiled per input signature): it runs through `call`.
-      if (std::any_of(callee.inputs().begin(), callee.inputs().end(),
-                      [&](const ir::GraphInput& in) { return !callee.node(in.node).type.is_tensor(); })) {
-        break;
-      }
+      // A callee whose types depend on its inputs has no executor of its own
+      // (Program compiles it per input signature): it runs through `call`.
+      if (ir::TypesDependOnInputs(callee)) break;
       std::vector<ir::DType> dtypes;
       for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
       ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,

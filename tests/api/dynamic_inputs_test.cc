@@ -77,6 +77,21 @@ TEST(DynamicInputs, CalleeWithUnknownInputTypes) {
   }
 }
 
+// A typed graph that calls a `?` graph has no executor of its own either: a
+// caller of it must run it through the program, not a call kernel.
+TEST(DynamicInputs, TypedGraphCallingAnUntypedOne) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph Scale(v: ?) -> ? { output y: v * 3; }\n"
+      "@graph Mid(m: Tensor<[2], f32>) { output y: Scale(m); }\n"
+      "@graph Top { input t: Tensor<[2], f32>; output o: Mid(t) + 1; }\n");
+  ASSERT_NE(p, nullptr);
+  const TensorMap in = One("t", F32({2}, {1, -2}));
+  jit::testing::RunBoth(*p, "Top", in);
+  Result<TensorMap> out = p->Run("Top", in);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("o"), F32({2}, {4, -5})));
+}
+
 TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph G { input x: ?; param w: Tensor<[3], f32> { init: \"ones\"; }; output y: x * w; }");
