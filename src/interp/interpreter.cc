@@ -219,9 +219,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       types[i] = ir::Type::Tensor(std::move(dims), inputs[i]->dtype());
     }
     typed = ir::WithInputTypes(declared, types);
-    for (const ir::Node& node : typed.nodes()) {
-      if (node.op == ir::OpKind::kConstant && !node.type.is_tensor()) weak.push_back(node.id);
-    }
+    weak = ir::WeakConstants(typed);
     SHREW_RETURN_IF_ERROR(infer());
   }
   const ir::Graph& graph = retype ? typed : declared;

@@ -123,6 +123,14 @@ Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>&
   return g;
 }
 
+std::vector<NodeId> WeakConstants(const Graph& graph) {
+  std::vector<NodeId> ids;
+  for (const Node& n : graph.nodes()) {
+    if (n.op == OpKind::kConstant && !n.type.is_tensor()) ids.push_back(n.id);
+  }
+  return ids;
+}
+
 // ---------------------------------------------------------------- context
 
 namespace shapes_internal {

@@ -68,6 +68,9 @@ bool HasUntypedInputs(const Graph& graph);
 // type, or a call whose result type is unknown (its callee has one).
 bool TypesDependOnInputs(const Graph& graph);
 Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>& input_types);
+// The constants WithInputTypes left untyped: a re-inference after pinning
+// more types (a call's result) must see them weak again.
+std::vector<NodeId> WeakConstants(const Graph& graph);
 
 // ---- helpers shared with the executors
 

@@ -73,10 +73,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
                            const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   // Literals left weak (ir::WithInputTypes) stay weak in every round, so that
   // they adopt a call's result type once it is pinned.
-  std::vector<ir::NodeId> weak;
-  for (const ir::Node& n : g->nodes()) {
-    if (n.op == ir::OpKind::kConstant && !n.type.is_tensor()) weak.push_back(n.id);
-  }
+  const std::vector<ir::NodeId> weak = ir::WeakConstants(*g);
   for (int iter = 0; iter <= g->num_nodes(); ++iter) {
     for (ir::NodeId id : weak) g->node(id).type = ir::Type::Unknown();
     diag::DiagnosticBag diags;
