@@ -249,3 +249,29 @@ test("names such as __proto__ and constructor are own keys of plain objects: out
     q.dispose();
   }
 });
+
+test("a graph whose output shape depends on computed values: right shape on every run, then usable after an error", () => {
+  const p = shrew.compile(`@graph G {
+    input x: Tensor<[3], f32>;
+    node r { op: range(sum(x)); };
+    output r;
+    output half: cast(r, dtype: "f32") * 0.5;
+  }`);
+  try {
+    for (const xs of [[1, 1, 2], [3, 2.5, 1], [1, 1, 2]]) {
+      const n = Math.trunc(xs.reduce((a, b) => a + b, 0));
+      const x = new Tensor("f32", [3], Float32Array.from(xs));
+      const got = p.run("G", { x });
+      assert.deepEqual([...got.r.shape], [n]);
+      assert.deepEqual([...got.r.data], Array.from({ length: n }, (_, i) => BigInt(i)));
+      assert.deepEqual([...got.half.data], Array.from({ length: n }, (_, i) => i / 2));
+      const want = p.interpret("G", { x });
+      assert.deepEqual([...got.r.data], [...want.r.data]);
+    }
+    assert.throws(() => p.run("G", { x: new Tensor("f32", [3], Float32Array.from([0, 0.5, -1])) }),
+      (e) => e instanceof ShrewRuntimeError && /node 'r' \(range\): range is empty/.test(e.message));
+    assert.deepEqual([...p.run("G", { x: new Tensor("f32", [3], Float32Array.from([1, 0, 0])) }).r.data], [0n]);
+  } finally {
+    p.dispose();
+  }
+});

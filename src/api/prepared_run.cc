@@ -38,7 +38,16 @@ Status PreparedRun::Run() {
     if (ex.input_bytes(in) != size) return Internal("input buffer size differs from its arena slot");
     std::memcpy(ex.input_data(in), buf, size);
   }
-  return ex.Run();
+  SHREW_RETURN_IF_ERROR(ex.Run());
+  if (shapes_vary_) {
+    for (int o = 0; o < ex.num_outputs(); ++o) {
+      Output& out = outputs_[static_cast<size_t>(o)];
+      out.shape = ex.output_shape(o);
+      out.bytes = static_cast<uint64_t>(runtime::CountElements(out.shape).value()) *
+                  ir::StorageByteSize(ir::StorageOf(out.dtype));
+    }
+  }
+  return Status::Ok();
 }
 
 const void* PreparedRun::output_data(int o) const {

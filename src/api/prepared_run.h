@@ -15,9 +15,12 @@
 // into the arena and runs the tape. Run allocates nothing while the binding
 // stays active. Bool inputs are normalised to 0/1 in place.
 //
-// Outputs (graph output order) have fixed dtype, shape and byte size;
-// output_data is valid after a successful Run until the next call into the
-// program. Not thread-safe; must not outlive its Program.
+// Outputs (graph output order) have fixed dtype, shape and byte size —
+// except when shapes_vary() (shapes that depend on computed values, see
+// jit/executor.h): then output(o) holds the shape and bytes of the last
+// successful Run (empty and 0 before one). output_data is valid after a
+// successful Run until the next call into the program. Not thread-safe;
+// must not outlive its Program.
 #pragma once
 
 #include <cstddef>
@@ -66,6 +69,7 @@ class PreparedRun {
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   const Output& output(int o) const { return outputs_[static_cast<size_t>(o)]; }
   const void* output_data(int o) const;
+  bool shapes_vary() const { return shapes_vary_; }
 
  private:
   friend class Program;
@@ -87,6 +91,7 @@ class PreparedRun {
   std::vector<uint8_t> is_bool_;                // per graph input
   std::vector<int> spec_input_;                 // per InputSpec: its graph input
   std::vector<Output> outputs_;
+  bool shapes_vary_ = false;
 };
 
 }  // namespace shrew

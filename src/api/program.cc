@@ -454,7 +454,15 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
     p->is_bool_.push_back(k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kBool);
     if (k >= 0) p->spec_input_[static_cast<size_t>(k)] = static_cast<int>(i);
   }
+  p->shapes_vary_ = ex.value_shaped();
   for (int o = 0; o < ex.num_outputs(); ++o) {
+    if (p->shapes_vary_) {
+      // Known after each run (PreparedRun::Run); the dtype does not vary.
+      const jit::CompiledGraph& cg = ex.graph();
+      const ir::Node& out = cg.graph.node(cg.slot_node[static_cast<size_t>(cg.outputs[static_cast<size_t>(o)].second)]);
+      p->outputs_.push_back({cg.outputs[static_cast<size_t>(o)].first, out.type.dtype(), {}, 0});
+      continue;
+    }
     const runtime::Shape& shape = ex.output_shape(o);
     const ir::DType dtype = ex.output_dtype(o);
     Result<int64_t> n = runtime::CountElements(shape);

@@ -1,5 +1,6 @@
 // Shape rules: transpose, permute, reshape/view, expand, concat, split, range.
 #include <algorithm>
+#include <unordered_map>
 
 #include "ir/shapes_internal.h"
 
@@ -328,3 +329,33 @@ Type InferRange(ShapeContext& ctx) {
 }
 
 }  // namespace shrew::ir::shapes_internal
+
+namespace shrew::ir {
+namespace {
+
+bool ShapesDependOnValues(const Graph& graph, const Program* program,
+                          std::unordered_map<const Graph*, bool>* memo) {
+  if (auto it = memo->find(&graph); it != memo->end()) return it->second;
+  (*memo)[&graph] = false;  // also ends a (rejected) recursive call
+  bool depends = false;
+  for (const Node& n : graph.nodes()) {
+    if (n.op == OpKind::kRange) {
+      for (NodeId op : n.operands) depends = depends || !shapes_internal::ConstantOperandValue(graph, op);
+    } else if (n.op == OpKind::kCall && program != nullptr) {
+      const Graph* callee = program->FindGraph(n.callee);
+      depends = depends || (callee != nullptr && ShapesDependOnValues(*callee, program, memo));
+    }
+    if (depends) break;
+  }
+  (*memo)[&graph] = depends;
+  return depends;
+}
+
+}  // namespace
+
+bool ShapesDependOnValues(const Graph& graph, const Program* program) {
+  std::unordered_map<const Graph*, bool> memo;
+  return ShapesDependOnValues(graph, program, &memo);
+}
+
+}  // namespace shrew::ir

@@ -1,12 +1,14 @@
 #include "jit/executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include "base/check.h"
 #include "diag/diagnostic.h"
+#include "interp/eval.h"
 #include "ir/shapes.h"
 #include "ir/validate.h"
 #include "jit/binding.h"
@@ -18,6 +20,10 @@ using runtime::Shape;
 
 // Beyond this many buffers the quadratic plan check only runs when asked.
 constexpr size_t kVerifyAlwaysBelow = 4096;
+// Plans kept per executor (the oldest goes first): each distinct binding of
+// symbolic dims or value shapes makes one, and a long-running caller with
+// ever-new sizes must not grow without bound.
+constexpr size_t kMaxPlans = 64;
 using ir::kMaxCallDepth;
 
 // The concrete type of a call node's result: its callee specialised on the
@@ -46,6 +52,23 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
   if (!dims.ok()) return dims.status();
   SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, config_dims, io, depth + 1));
   return g.node(g.outputs().front().node).type;
+}
+
+// A range longer than the byte cap is refused before it is made (the
+// probe would otherwise allocate it first); other errors are EvalNode's.
+Status CheckRangeFits(const std::string& graph, const ir::Node& node, std::span<const runtime::Tensor* const> operands,
+                      uint64_t max_tensor_bytes) {
+  if (node.op != ir::OpKind::kRange || operands.empty()) return Status::Ok();
+  for (const runtime::Tensor* t : operands) {
+    if (t->num_elements() != 1) return Status::Ok();
+  }
+  const double start = operands.size() == 2 ? std::trunc(operands[0]->GetDouble(0)) : 0.0;
+  const double length = std::trunc(operands.back()->GetDouble(0)) - start;
+  const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
+  if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
+  return ResourceExhausted("graph '" + graph + "': node '" + node.name + "' (range) would be Tensor<[" +
+                           ir::FormatDouble(length) + "], i64>, over the limit of " + std::to_string(cap) +
+                           " bytes per tensor");
 }
 
 // True when every node of `g` already has a static tensor type and the
@@ -105,6 +128,7 @@ void Executor::ArenaFree::operator()(std::byte* p) const { std::free(p); }
 Executor::Executor(CompiledGraph* graph, ExecutorOptions options) : graph_(graph), options_(std::move(options)) {
   slot_ptrs_.assign(static_cast<size_t>(graph_->num_slots), nullptr);
   slot_full_.assign(static_cast<size_t>(graph_->num_slots), 0);
+  value_shaped_ = ir::ShapesDependOnValues(graph_->graph, options_.program);
 }
 
 Executor::~Executor() = default;
@@ -117,12 +141,42 @@ void Executor::Invalidate() {
   ran_ = false;
 }
 
+Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, const ir::DimBindings& dims,
+                                       std::span<const ir::NodeId> pinned,
+                                       std::span<const ir::Type> pinned_types) const {
+  const CompiledGraph& cg = *graph_;
+  ir::Graph sg = cg.graph;
+  for (size_t i = 0; i < sg.inputs().size(); ++i) {
+    ir::Node& n = sg.node(sg.inputs()[i].node);
+    std::vector<ir::Dim> d;
+    for (int64_t s : input_shapes[i]) d.push_back(ir::Dim::Fixed(s));
+    n.type = ir::Type::Tensor(std::move(d), n.type.is_tensor() ? n.type.dtype() : ir::DType::kF32);
+    n.declared_type = n.type;
+  }
+  // Shapes found from values enter as declared types, as a call's result does.
+  for (size_t k = 0; k < pinned.size(); ++k) {
+    ir::Node& n = sg.node(pinned[k]);
+    n.declared_type = pinned_types[k];
+    n.type = pinned_types[k];
+  }
+  ir::InferOptions io;
+  io.default_float = options_.default_float;
+  Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, 0);
+  if (!specialized.ok()) {
+    return Status(specialized.code(),
+                  "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());
+  }
+  return sg;
+}
+
 Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> input_shapes,
-                                                        const ir::DimBindings& dims) {
+                                                        const ir::DimBindings& dims,
+                                                        std::span<const ir::Type> value_types) {
   const CompiledGraph& cg = *graph_;
   auto plan = std::make_unique<BindingPlan>();
   plan->input_shapes.assign(input_shapes.begin(), input_shapes.end());
   plan->dims = dims;
+  plan->value_types.assign(value_types.begin(), value_types.end());
 
   // Concrete types of every node for this binding: the compiled graph's own
   // when they are already static for exactly these input shapes (a graph
@@ -130,22 +184,11 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
   ir::Graph specialized_graph;
   const bool concrete = HasConcreteTypes(cg.graph, input_shapes);
   if (!concrete) {
-    specialized_graph = cg.graph;
-    ir::Graph& sg = specialized_graph;
-    for (size_t i = 0; i < sg.inputs().size(); ++i) {
-      ir::Node& n = sg.node(sg.inputs()[i].node);
-      std::vector<ir::Dim> d;
-      for (int64_t s : input_shapes[i]) d.push_back(ir::Dim::Fixed(s));
-      n.type = ir::Type::Tensor(std::move(d), n.type.is_tensor() ? n.type.dtype() : ir::DType::kF32);
-      n.declared_type = n.type;
-    }
-    ir::InferOptions io;
-    io.default_float = options_.default_float;
-    Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, 0);
-    if (!specialized.ok()) {
-      return Status(specialized.code(),
-                    "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());
-    }
+    std::span<const ir::NodeId> pinned;
+    if (value_binding_ != nullptr && !value_types.empty()) pinned = value_binding_->roots;
+    Result<ir::Graph> sg = Specialize(input_shapes, dims, pinned, value_types);
+    if (!sg.ok()) return sg.status();
+    specialized_graph = std::move(sg).value();
   }
   const ir::Graph& g = concrete ? cg.graph : specialized_graph;
   const size_t n = static_cast<size_t>(cg.num_slots);
@@ -295,8 +338,17 @@ Status Executor::Bind(std::span<const Shape> input_shapes, const ir::DimBindings
     return InvalidArgument("graph '" + graph_->name + "' takes " + std::to_string(graph_->input_slots.size()) +
                            " inputs, got " + std::to_string(input_shapes.size()) + " shapes");
   }
+  if (value_shaped_) return StageBinding(input_shapes, dims);
+  return SelectPlan(input_shapes, dims, {});
+}
+
+Status Executor::SelectPlan(std::span<const Shape> input_shapes, const ir::DimBindings& dims,
+                            std::span<const ir::Type> value_types) {
   auto same = [&](const BindingPlan& p) {
-    if (p.dims != dims) return false;
+    if (p.dims != dims || !std::equal(p.value_types.begin(), p.value_types.end(), value_types.begin(),
+                                      value_types.end())) {
+      return false;
+    }
     for (size_t i = 0; i < input_shapes.size(); ++i) {
       if (p.input_shapes[i] != input_shapes[i]) return false;
     }
@@ -309,27 +361,149 @@ Status Executor::Bind(std::span<const Shape> input_shapes, const ir::DimBindings
   kernels_ready_ = false;
   active_ = -1;
   reshaped_for_ = -1;
-  Result<std::unique_ptr<BindingPlan>> plan = MakePlan(input_shapes, dims);
+  Result<std::unique_ptr<BindingPlan>> plan = MakePlan(input_shapes, dims, value_types);
   if (!plan.ok()) return plan.status();
+  if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());
   plans_.push_back(std::move(plan).value());
   // MakePlan reshaped the kernels for the new binding.
   reshaped_for_ = static_cast<int>(plans_.size()) - 1;
   return Activate(reshaped_for_);
 }
 
+Status Executor::StageBinding(std::span<const Shape> input_shapes, const ir::DimBindings& dims) {
+  const CompiledGraph& cg = *graph_;
+  if (value_binding_ != nullptr && value_binding_->dims == dims &&
+      std::equal(input_shapes.begin(), input_shapes.end(), value_binding_->input_shapes.begin(),
+                 value_binding_->input_shapes.end())) {
+    return Status::Ok();
+  }
+  value_binding_.reset();
+  staged_.clear();
+  Result<ir::Graph> typed = Specialize(input_shapes, dims, {}, {});
+  if (!typed.ok()) return typed.status();
+  auto vb = std::make_unique<ValueBinding>();
+  vb->input_shapes.assign(input_shapes.begin(), input_shapes.end());
+  vb->dims = dims;
+  vb->typed = std::move(typed).value();
+  const ir::Graph& g = vb->typed;
+  std::vector<uint8_t> in_closure(static_cast<size_t>(g.num_nodes()), 0);
+  std::vector<ir::NodeId> stack;
+  for (const ir::Node& n : g.nodes()) {
+    if ((n.op == ir::OpKind::kRange || n.op == ir::OpKind::kCall) && !n.is_source() &&
+        (!n.type.is_tensor() || !n.type.IsStatic())) {
+      vb->roots.push_back(n.id);
+      stack.push_back(n.id);
+    }
+  }
+  while (!stack.empty()) {
+    const ir::NodeId id = stack.back();
+    stack.pop_back();
+    if (in_closure[static_cast<size_t>(id)]) continue;
+    in_closure[static_cast<size_t>(id)] = 1;
+    for (ir::NodeId op : g.node(id).operands) stack.push_back(op);
+  }
+  for (ir::NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (!in_closure[static_cast<size_t>(id)]) continue;
+    vb->closure.push_back(id);
+    if (cg.training && g.node(id).op == ir::OpKind::kDropout) {
+      // Its draws belong to the run; drawing them twice would change them.
+      return Unimplemented("graph '" + cg.name + "': a shape depends on the values of the training-mode dropout '" +
+                           g.node(id).name + "'; the tape cannot plan it (the interpreter can run it)");
+    }
+  }
+  std::sort(vb->closure.begin(), vb->closure.end(), [&](ir::NodeId a, ir::NodeId b) {
+    return cg.node_slot[static_cast<size_t>(a)] < cg.node_slot[static_cast<size_t>(b)];
+  });
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const ir::Node& in = g.node(g.inputs()[i].node);
+    Result<runtime::Tensor> t = runtime::Tensor::Zeros(in.type.dtype(), input_shapes[i]);
+    if (!t.ok()) {
+      return ResourceExhausted("input '" + in.name + "': out of memory for its staging buffer: " +
+                               t.status().message());
+    }
+    staged_.push_back(std::move(t).value());
+  }
+  value_binding_ = std::move(vb);
+  return Status::Ok();
+}
+
+Result<std::vector<ir::Type>> Executor::ProbeValueTypes() {
+  const CompiledGraph& cg = *graph_;
+  const ValueBinding& vb = *value_binding_;
+  const ir::Graph& g = vb.typed;
+  std::vector<runtime::Tensor> values(static_cast<size_t>(g.num_nodes()));
+  std::vector<const runtime::Tensor*> value_of(static_cast<size_t>(g.num_nodes()), nullptr);
+  for (size_t i = 0; i < g.inputs().size(); ++i) value_of[static_cast<size_t>(g.inputs()[i].node)] = &staged_[i];
+  for (const Instr& in : cg.tape.instrs) {
+    if (in.opcode == Opcode::kLoadParam) value_of[static_cast<size_t>(in.node)] = cg.params[static_cast<size_t>(in.index)];
+  }
+  interp::EvalContext ctx = cg.ref_env->ctx;
+  ctx.dims = &vb.dims;
+  std::vector<const runtime::Tensor*> operands;
+  for (ir::NodeId id : vb.closure) {
+    const size_t k = static_cast<size_t>(id);
+    const ir::Node& node = g.node(id);
+    if (value_of[k] == nullptr && cg.constant_of_node[k] >= 0) {
+      value_of[k] = &cg.constants[static_cast<size_t>(cg.constant_of_node[k])];
+    }
+    if (value_of[k] != nullptr) continue;  // an input, parameter or constant
+    if (node.is_source() && node.op != ir::OpKind::kConstant) {
+      return FailedPrecondition("node '" + node.name + "' has no value");
+    }
+    operands.clear();
+    for (ir::NodeId op : node.operands) operands.push_back(value_of[static_cast<size_t>(op)]);
+    SHREW_RETURN_IF_ERROR(CheckRangeFits(cg.name, node, operands, options_.max_tensor_bytes));
+    Result<runtime::Tensor> v = interp::EvalNode(g, node, operands, ctx);
+    if (!v.ok()) return v.status();
+    values[k] = std::move(v).value();
+    value_of[k] = &values[k];
+  }
+  std::vector<ir::Type> types;
+  for (ir::NodeId id : vb.roots) {
+    const runtime::Tensor& t = *value_of[static_cast<size_t>(id)];
+    std::vector<ir::Dim> dims;
+    for (int64_t d : t.shape()) dims.push_back(ir::Dim::Fixed(d));
+    types.push_back(ir::Type::Tensor(std::move(dims), t.dtype()));
+  }
+  return types;
+}
+
 std::byte* Executor::input_data(int i) {
+  if (value_shaped_) {
+    SHREW_CHECK(value_binding_ != nullptr);
+    return static_cast<std::byte*>(staged_[static_cast<size_t>(i)].mutable_raw_data());
+  }
   SHREW_CHECK(active_ >= 0);
   return static_cast<std::byte*>(slot_ptrs_[static_cast<size_t>(graph_->input_slots[static_cast<size_t>(i)])]);
 }
 
 uint64_t Executor::input_bytes(int i) const {
+  if (value_shaped_) {
+    SHREW_CHECK(value_binding_ != nullptr);
+    return staged_[static_cast<size_t>(i)].byte_size();
+  }
   SHREW_CHECK(active_ >= 0);
   return plan()->slot_bytes[static_cast<size_t>(graph_->input_slots[static_cast<size_t>(i)])];
 }
 
 Status Executor::Run() {
-  if (active_ < 0 || !kernels_ready_) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
   const CompiledGraph& cg = *graph_;
+  if (value_shaped_) {
+    if (value_binding_ == nullptr) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
+    ran_ = false;
+    Result<std::vector<ir::Type>> types = ProbeValueTypes();
+    if (!types.ok()) return types.status();
+    SHREW_RETURN_IF_ERROR(SelectPlan(value_binding_->input_shapes, value_binding_->dims, *types));
+    for (size_t i = 0; i < staged_.size(); ++i) {
+      const SlotId s = cg.input_slots[i];
+      void* dst = slot_ptrs_[static_cast<size_t>(s)];
+      const uint64_t bytes = plan()->slot_bytes[static_cast<size_t>(s)];
+      if (dst == nullptr || bytes == 0) continue;
+      if (bytes != staged_[i].byte_size()) return Internal("input buffer size differs from its arena slot");
+      std::memcpy(dst, staged_[i].raw_data(), bytes);
+    }
+  }
+  if (active_ < 0 || !kernels_ready_) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
   const bool check = options_.check_slots;
   if (check) std::fill(slot_full_.begin(), slot_full_.end(), 0);
   ran_ = false;

@@ -22,6 +22,15 @@
 // straight into input_data(i) after Bind. Outputs stay in the arena until the
 // next Bind/Run; CopyOutput returns host tensors. Parameters and constants
 // are read where they are held (never copied).
+//
+// Shapes that depend on values (ir::ShapesDependOnValues: a `range` of
+// computed operands, or a call of a graph that has one) are known only once
+// the inputs are: for such a graph Bind stages the inputs outside the arena,
+// and each Run first evaluates the nodes those shapes need (the ranges, the
+// calls and what they read, with the reference semantics of
+// interp::EvalNode), then picks or makes the plan for the shapes found,
+// copies the inputs into the arena and runs the tape. Plans are cached per
+// binding and value shapes; outputs' shapes may differ from run to run.
 #pragma once
 
 #include <cstddef>
@@ -65,8 +74,9 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
 
 // Everything that depends on one binding of the input shapes.
 struct BindingPlan {
-  std::vector<runtime::Shape> input_shapes;  // the cache key
+  std::vector<runtime::Shape> input_shapes;  // the cache key, with dims and value_types
   ir::DimBindings dims;
+  std::vector<ir::Type> value_types;         // value-shaped graphs: the probed nodes' types
   std::vector<runtime::Shape> slot_shapes;   // per slot (empty for unproduced slots)
   std::vector<ir::DType> slot_dtypes;
   std::vector<uint64_t> slot_bytes;
@@ -89,12 +99,17 @@ class Executor {
   // matmul inner sizes of symbolic dims), kernels rejecting shapes.
   Status Bind(std::span<const runtime::Shape> input_shapes, const ir::DimBindings& dims);
 
-  // After Bind: the arena buffer of graph input i and its byte size.
+  // After Bind: the buffer of graph input i (in the arena; a staging buffer
+  // for a value-shaped graph) and its byte size.
   std::byte* input_data(int i);
   uint64_t input_bytes(int i) const;
 
-  // Runs the tape once. No allocation (except inside ref kernels).
+  // Runs the tape once. No allocation (except inside ref kernels, and for a
+  // value-shaped graph the evaluation of its shapes and new plans).
   Status Run();
+
+  // True when shapes depend on computed values (see above).
+  bool value_shaped() const { return value_shaped_; }
 
   // After Run: output o (graph output order).
   int num_outputs() const { return static_cast<int>(graph_->outputs.size()); }
@@ -116,8 +131,18 @@ class Executor {
   const void* slot_data(SlotId s) const { return slot_ptrs_[static_cast<size_t>(s)]; }
 
  private:
+  // `value_types`: for a value-shaped graph, the types of ValueBinding::roots.
   Result<std::unique_ptr<BindingPlan>> MakePlan(std::span<const runtime::Shape> input_shapes,
-                                                const ir::DimBindings& dims);
+                                                const ir::DimBindings& dims, std::span<const ir::Type> value_types);
+  // The graph's types for these input shapes and dims (specialised copy).
+  Result<ir::Graph> Specialize(std::span<const runtime::Shape> input_shapes, const ir::DimBindings& dims,
+                               std::span<const ir::NodeId> pinned, std::span<const ir::Type> pinned_types) const;
+  // Activates the cached plan for the key, or makes it.
+  Status SelectPlan(std::span<const runtime::Shape> input_shapes, const ir::DimBindings& dims,
+                    std::span<const ir::Type> value_types);
+  // Value-shaped graphs: Bind's part, and what Run evaluates first.
+  Status StageBinding(std::span<const runtime::Shape> input_shapes, const ir::DimBindings& dims);
+  Result<std::vector<ir::Type>> ProbeValueTypes();
   Status ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* workspace_bytes);
   Status Activate(int index);
 
@@ -135,6 +160,19 @@ class Executor {
   std::vector<void*> slot_ptrs_;
   std::vector<uint8_t> slot_full_;  // check_slots
   bool ran_ = false;
+  // Value-shaped graphs: the binding Bind staged, the nodes whose shapes the
+  // values give (range and call nodes left without a static type) and what
+  // they read, in execution order; the staged inputs.
+  bool value_shaped_ = false;
+  struct ValueBinding {
+    std::vector<runtime::Shape> input_shapes;
+    ir::DimBindings dims;
+    ir::Graph typed;
+    std::vector<ir::NodeId> roots;
+    std::vector<ir::NodeId> closure;
+  };
+  std::unique_ptr<ValueBinding> value_binding_;
+  std::vector<runtime::Tensor> staged_;
 };
 
 }  // namespace shrew::jit

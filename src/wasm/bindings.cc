@@ -340,8 +340,8 @@ class ProgramHandle {
   // Per call JS writes each input's bytes at its ptr (buffers stay put until
   // release(id)), calls runPrepared(id) (0 = ok, else lastError() has the
   // error value) and copies output o from HEAPU32[outPtrs/4 + o]. lean is
-  // false when a dtype does not cross byte for byte (i32 is i64 inside):
-  // the caller then uses run().
+  // false when a dtype does not cross byte for byte (i32 is i64 inside) or
+  // output shapes depend on values: the caller then uses run().
   val Prepare(const std::string& graph, val specs) {
     if (!program_) return NotReady();
     if (FindGraph(graph) == nullptr) return NoGraph(graph);
@@ -386,6 +386,8 @@ class ProgramHandle {
       const std::string js = shrew::wasm::JsDType(p.output(o).dtype);
       lean = lean && js != "i32" && js != "unsupported";
     }
+    // Output shapes that depend on values are known per run: the value path.
+    lean = lean && !p.shapes_vary();
     val out = val::object();
     out.set("ok", true);
     out.set("lean", lean);

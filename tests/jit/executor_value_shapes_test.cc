@@ -1,0 +1,210 @@
+// Graphs whose shapes depend on computed values (OPS.md §3.14: a `range` of
+// computed operands has the static shape `[?]`): the executor evaluates what
+// those shapes need on each run, plans for the shapes found and runs the
+// tape. Every result is checked against the interpreter and hand values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "jit/jit_test_util.h"
+
+namespace shrew::jit {
+namespace {
+
+using runtime::Tensor;
+using runtime::TensorMap;
+using testing::MakeProgram;
+using testing::RunBoth;
+
+constexpr ir::DType kF32 = ir::DType::kF32;
+constexpr ir::DType kI64 = ir::DType::kI64;
+
+TensorMap Feed(const std::string& name, Tensor t) {
+  TensorMap m;
+  m.emplace(name, std::move(t));
+  return m;
+}
+
+Tensor F32(runtime::Shape shape, std::vector<float> v) { return testing::F32(std::move(shape), std::move(v)); }
+Tensor I64Scalar(int64_t v) { return Tensor::FromVector<int64_t>(kI64, {}, {v}).value(); }
+
+std::vector<int64_t> I64Values(const Tensor& t) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < t.num_elements(); ++i) out.push_back(static_cast<int64_t>(t.GetDouble(i)));
+  return out;
+}
+
+TEST(ExecutorValueShapes, RangeOfASumIsPlannedPerRun) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[4], f32>;
+      node n { op: sum(x); };
+      node r { op: range(n); };
+      output r;
+      output twice: cast(r, dtype: "f32") * 2.0;
+    })");
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(p->executor("G")->value_shaped());
+  for (const std::vector<float>& x : {std::vector<float>{1, 1, 1, 2}, {2, 2, 2, 2.5f}, {1, 1, 1, 2}}) {
+    float sum = 0;
+    for (float v : x) sum += v;
+    const int64_t n = static_cast<int64_t>(sum);
+    Result<TensorMap> out = p->Run("G", Feed("x", F32({4}, x)));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& r = out->at("r");
+    ASSERT_EQ(r.shape(), runtime::Shape({n}));
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(I64Values(r)[static_cast<size_t>(i)], i);
+      EXPECT_EQ(out->at("twice").GetDouble(i), 2.0 * static_cast<double>(i));
+    }
+    RunBoth(*p, "G", Feed("x", F32({4}, x)));
+  }
+  // Two distinct lengths, the first one's plan reused.
+  EXPECT_EQ(p->executor("G")->num_plans(), 2);
+}
+
+TEST(ExecutorValueShapes, ComputedStartAndEndFeedLaterOps) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[B, 3], f32>;
+      node lo { op: min(x); };
+      node hi { op: max(x); };
+      node r  { op: range(lo, hi); };
+      node y  { op: cast(r, dtype: "f32") * 0.5; };
+      node outer { op: matmul(reshape(y, shape: [-1, 1]), reshape(y, shape: [1, -1])); };
+      output y;
+      output total: sum(outer);
+    })");
+  ASSERT_NE(p, nullptr);
+  // min -2.5 → -2 and max 3.9 → 3 (truncated toward zero): [-2, 3) has 5 elements.
+  Tensor x = F32({2, 3}, {-2.5f, 0, 1, 3.9f, 2, -1});
+  Result<TensorMap> out = p->Run("G", Feed("x", x.Clone().value()));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->at("y").shape(), runtime::Shape({5}));
+  double s = 0;
+  for (int64_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(out->at("y").GetDouble(i), 0.5 * static_cast<double>(i - 2));
+    s += 0.5 * static_cast<double>(i - 2);
+  }
+  EXPECT_NEAR(out->at("total").GetDouble(0), s * s, 1e-6);
+  RunBoth(*p, "G", Feed("x", std::move(x)));
+  // Another batch size: a new binding of B, then a new value shape.
+  RunBoth(*p, "G", Feed("x", F32({1, 3}, {0, 7, 1})));
+}
+
+TEST(ExecutorValueShapes, ARangeOfARangeAndACalledGraph) {
+  auto p = MakeProgram(R"(
+    @graph Seq(n: Tensor<[], i64>) -> Tensor<[?], i64> {
+      output r: range(n);
+    }
+    @graph G {
+      input k: Tensor<[], i64>;
+      node a { op: range(k); };
+      node b { op: range(sum(cast(a, dtype: "f32"))); };
+      node c { op: Seq(k); };
+      output b;
+      output c3: c * 3;
+    })");
+  ASSERT_NE(p, nullptr);
+  for (int64_t k : {4, 2, 6}) {
+    Result<TensorMap> out = p->Run("G", Feed("k", I64Scalar(k)));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const int64_t len_b = k * (k - 1) / 2;
+    ASSERT_EQ(out->at("b").shape(), runtime::Shape({len_b}));
+    EXPECT_EQ(I64Values(out->at("b")).back(), len_b - 1);
+    ASSERT_EQ(out->at("c3").shape(), runtime::Shape({k}));
+    EXPECT_EQ(I64Values(out->at("c3")).back(), 3 * (k - 1));
+    RunBoth(*p, "G", Feed("k", I64Scalar(k)));
+  }
+}
+
+TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[2], f32>;
+      node r { op: range(sum(x)); };
+      output r;
+    })");
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> empty = p->Run("G", Feed("x", F32({2}, {0.5f, -0.25f})));
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("node 'r' (range): range is empty"), std::string::npos)
+      << empty.status().ToString();
+  Result<TensorMap> nan = p->Run("G", Feed("x", F32({2}, {NAN, 1})));
+  ASSERT_FALSE(nan.ok());
+  EXPECT_NE(nan.status().message().find("node 'r' (range)"), std::string::npos) << nan.status().ToString();
+  // Longer than the per-tensor byte cap: an error naming the node, no allocation.
+  Result<TensorMap> huge = p->Run("G", Feed("x", F32({2}, {1e15f, 1e15f})));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kResourceExhausted) << huge.status().ToString();
+  EXPECT_NE(huge.status().message().find("node 'r' (range) would be Tensor<[1999999973982208], i64>, over the limit of"),
+            std::string::npos)
+      << huge.status().ToString();
+  Result<TensorMap> ok = p->Run("G", Feed("x", F32({2}, {1, 2})));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(I64Values(ok->at("r")), (std::vector<int64_t>{0, 1, 2}));
+}
+
+TEST(ExecutorValueShapes, PreparedRunsReportEachRunsShapes) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[3], f32>;
+      output r: range(max(x));
+    })");
+  ASSERT_NE(p, nullptr);
+  std::vector<InputSpec> specs = {{"x", kF32, {3}}};
+  Result<std::unique_ptr<PreparedRun>> prep = p->Prepare("G", specs);
+  ASSERT_TRUE(prep.ok()) << prep.status().ToString();
+  PreparedRun& run = **prep;
+  EXPECT_TRUE(run.shapes_vary());
+  EXPECT_EQ(run.output(0).bytes, 0u);
+  for (float m : {3.0f, 5.0f, 1.0f}) {
+    const float x[3] = {0.5f, m, -1};
+    std::memcpy(run.input_data(0), x, sizeof x);
+    ASSERT_TRUE(run.Run().ok());
+    const int64_t n = static_cast<int64_t>(m);
+    ASSERT_EQ(run.output(0).shape, runtime::Shape({n}));
+    EXPECT_EQ(run.output(0).bytes, static_cast<uint64_t>(n) * 8);
+    const int64_t* y = static_cast<const int64_t*>(run.output_data(0));
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(y[i], i);
+  }
+}
+
+TEST(ExecutorValueShapes, PlansStayBoundedForEverNewLengths) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input n: Tensor<[], i64>;
+      output s: sum(cast(range(n), dtype: "f32"));
+    })");
+  ASSERT_NE(p, nullptr);
+  for (int64_t n = 1; n <= 80; ++n) {
+    Result<TensorMap> out = p->Run("G", Feed("n", I64Scalar(n)));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("s").GetDouble(0), static_cast<double>(n * (n - 1) / 2));
+  }
+  EXPECT_LE(p->executor("G")->num_plans(), 64);
+}
+
+TEST(ExecutorValueShapes, TrainingDropoutUpstreamIsAClearError) {
+  ProgramOptions o;
+  o.training = true;
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[4], f32>;
+      node d { op: dropout(x, p: 0.5); };
+      output r: range(sum(d) + 1.0);
+    })",
+                       o);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> out = p->Run("G", Feed("x", F32({4}, {1, 1, 1, 1})));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("training-mode dropout 'd'"), std::string::npos) << out.status().ToString();
+  // The interpreter runs it.
+  EXPECT_TRUE(p->Interpret("G", Feed("x", F32({4}, {1, 1, 1, 1}))).ok());
+}
+
+}  // namespace
+}  // namespace shrew::jit
