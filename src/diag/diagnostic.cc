@@ -46,13 +46,15 @@ Window ChooseWindow(std::string_view line, size_t at) {
   return w;
 }
 
-// Appends how the character at line[pos] is shown and returns its length in
-// bytes. Every character shows as one cell (a tab stays a tab) so the caret
-// line can count characters: control and invisible ones become a space (raw,
-// they would shift or reorder what the terminal draws), a broken byte as U+FFFD.
-size_t AppendShown(std::string_view line, size_t pos, std::string* out) {
+// Appends how the character at line[pos] is shown; returns its length in
+// bytes and in *cells the terminal cells it takes (DisplayWidth; a tab stays
+// a tab, one cell here) so the caret line can match them: control and
+// invisible characters become a space (raw, they would shift or reorder what
+// the terminal draws), a broken byte U+FFFD.
+size_t AppendShown(std::string_view line, size_t pos, std::string* out, int* cells) {
   uint32_t cp = 0;
   size_t n = DecodeUtf8(line, pos, &cp);
+  *cells = 1;
   if (n == 0) {
     *out += kReplacement;
     return 1;
@@ -63,6 +65,7 @@ size_t AppendShown(std::string_view line, size_t pos, std::string* out) {
     *out += ' ';
   } else {
     out->append(line.substr(pos, n));
+    *cells = DisplayWidth(cp);
   }
   return n;
 }
@@ -79,13 +82,17 @@ std::string Excerpt(std::string_view line, const Span& span) {
     marks += ' ';
   }
   for (size_t pos = w.begin; pos < w.end;) {
-    size_t n = AppendShown(line, pos, &text);
+    int cells = 0;
+    size_t n = AppendShown(line, pos, &text, &cells);
     if (pos + n <= at) {
-      marks += line[pos] == '\t' ? '\t' : ' ';
+      marks.append(static_cast<size_t>(cells), line[pos] == '\t' ? '\t' : ' ');
     } else if (pos <= at) {
+      // A combining mark drawn on the character before: mark that one.
+      if (cells == 0 && marks.size() > 2) marks.pop_back();
       marks += '^';
+      marks.append(static_cast<size_t>(std::max(cells, 1) - 1), '~');
     } else if (pos < span_end) {
-      marks += '~';
+      marks.append(static_cast<size_t>(cells), '~');
     }
     pos += n;
   }

@@ -20,6 +20,11 @@ size_t DecodeUtf8(std::string_view text, size_t pos, uint32_t* code_point);
 // U+0020, format and bidi controls, fillers, variation selectors, tags.
 bool IsInvisible(uint32_t code_point);
 
+// Terminal cells the character takes (what wcwidth gives in a UTF-8 locale,
+// from a compact table): 2 for East Asian wide and fullwidth characters and
+// emoji, 0 for combining marks, 1 otherwise.
+int DisplayWidth(uint32_t code_point);
+
 // A short name for a common invisible character ("byte order mark"), or
 // nullptr.
 const char* CodePointName(uint32_t code_point);

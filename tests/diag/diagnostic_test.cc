@@ -57,6 +57,21 @@ TEST(Render, CaretCountsCharactersButColumnCountsBytes) {
             "  " + std::string(42, ' ') + "^\n");
 }
 
+TEST(Render, CaretCountsTerminalCellsOfWideAndCombiningCharacters) {
+  // Two CJK characters (two cells each), an "e" with a combining acute accent
+  // (one cell) and an emoji (two cells) before `y`.
+  std::string text = "x: \"\xE6\xA0\x87\xE7\xAD\xBE e\xCC\x81 \xF0\x9F\x98\x80\" + y;";
+  EXPECT_EQ(RenderAt(text, text.find('y'), 1),
+            "t.sw:1:" + std::to_string(text.find('y') + 1) + ": error[E040]: m\n"
+            "  " + text + "\n"
+            "  " + std::string(17, ' ') + "^\n");
+  // A span over wide characters underlines every cell they take.
+  EXPECT_EQ(RenderAt(text, text.find('\xE6'), 6),
+            "t.sw:1:5: error[E040]: m\n"
+            "  " + text + "\n"
+            "      ^~~~\n");
+}
+
 TEST(Render, TabsStayTabsInTheCaretLine) {
   std::string text = "\t\tnode h { op: r\xC3\xA9lu(x) }";
   EXPECT_EQ(RenderAt(text, text.find("(x)"), 3),

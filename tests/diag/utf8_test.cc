@@ -58,5 +58,21 @@ TEST(Utf8, LabelsAndNames) {
   EXPECT_EQ(CodePointName(0x2061), nullptr);
 }
 
+
+TEST(Utf8, DisplayWidthOfWideCombiningAndOtherCharacters) {
+  EXPECT_EQ(DisplayWidth('a'), 1);
+  EXPECT_EQ(DisplayWidth(0x00E9), 1);   // é
+  EXPECT_EQ(DisplayWidth(0x0301), 0);   // combining acute accent
+  EXPECT_EQ(DisplayWidth(0x20D7), 0);   // combining right arrow above
+  EXPECT_EQ(DisplayWidth(0x6807), 2);   // 标 (CJK unified ideograph)
+  EXPECT_EQ(DisplayWidth(0xAC00), 2);   // 가 (Hangul syllable)
+  EXPECT_EQ(DisplayWidth(0xFF21), 2);   // Ａ (fullwidth A)
+  EXPECT_EQ(DisplayWidth(0x1F600), 2);  // 😀
+  EXPECT_EQ(DisplayWidth(0x20B9F), 2);  // CJK extension B
+  EXPECT_EQ(DisplayWidth(0x0416), 1);   // Ж
+  EXPECT_EQ(DisplayWidth(0x2192), 1);   // →
+  EXPECT_EQ(DisplayWidth(0xFF61), 1);   // halfwidth ideographic full stop
+}
+
 }  // namespace
 }  // namespace shrew::diag
