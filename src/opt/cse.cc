@@ -24,6 +24,11 @@ int DTypeTag(const ir::Node& node) {
   return node.type.is_tensor() ? static_cast<int>(node.type.dtype()) : -1;
 }
 
+// A `range` without operands takes its length from its declared type
+// (OPS.md §3.14): the type is then part of what it computes, like an
+// attribute, so `range()` of [3] and of [5] are different values.
+bool TypeInKey(const ir::Node& node) { return node.op == ir::OpKind::kRange && node.operands.empty(); }
+
 // 64-bit on every target (size_t is 32-bit in wasm32).
 uint64_t Mix(uint64_t h, uint64_t v) {
   // boost::hash_combine's mixer: cheap and good enough for a hash table key.
@@ -57,13 +62,14 @@ bool AttrsEqual(const ir::Attrs& a, const ir::Attrs& b) {
 // Same key (§6.5): everything but the node's identity.
 bool SameKey(const ir::Node& x, const ir::Node& y) {
   return x.op == y.op && DTypeTag(x) == DTypeTag(y) && x.operands == y.operands &&
-         x.callee == y.callee && AttrsEqual(x.attrs, y.attrs);
+         x.callee == y.callee && AttrsEqual(x.attrs, y.attrs) && (!TypeInKey(x) || x.type == y.type);
 }
 
 uint64_t HashNode(const ir::Node& node) {
   uint64_t h = Mix(static_cast<uint64_t>(node.op), static_cast<uint64_t>(DTypeTag(node) + 2));
   for (ir::NodeId op : node.operands) h = Mix(h, static_cast<uint32_t>(op));
   h = Mix(h, std::hash<std::string>()(node.callee));
+  if (TypeInKey(node)) h = Mix(h, std::hash<std::string>()(node.type.ToString()));
   return Mix(h, HashAttrs(node.attrs));
 }
 
