@@ -6,13 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "ir/shapes.h"
 #include "opt/dce.h"
 
 namespace shrew::opt {
 namespace {
 
-bool IsEligible(const ir::Node& node) {
+// `provisional`: the graph's types depend on its inputs, so a run re-infers
+// the literals' dtypes: `x + 1` and `z + 1` share a constant of the same
+// provisional dtype now, but it adopts x's and z's dtypes then, which differ.
+bool IsEligible(const ir::Node& node, bool provisional) {
   if (node.is_source()) return false;
+  if (provisional && ir::IsRetypedLiteral(node)) return false;
   return !ir::HasFlag(node.op, ir::kFlagNoCse | ir::kFlagStochastic);
 }
 
@@ -86,10 +91,11 @@ int RunCse(ir::Graph& graph) {
   std::vector<ir::NodeId> table(mask + 1, ir::kNoNode);
   std::vector<uint64_t> hashes(static_cast<size_t>(n), 0);
   int redirected = 0;
+  const bool provisional = ir::TypesDependOnInputs(graph);
   for (ir::NodeId i = 0; i < n; ++i) {
     replacement[static_cast<size_t>(i)] = i;
     const ir::Node& node = graph.node(i);
-    if (!IsEligible(node)) continue;
+    if (!IsEligible(node, provisional)) continue;
     const uint64_t h = HashNode(node);
     hashes[static_cast<size_t>(i)] = h;
     // Fibonacci hashing spreads the mixer's weak low bits over the table.

@@ -177,6 +177,22 @@ TEST(CseTest, SourcesAreNeverMerged) {
   EXPECT_EQ(g.num_nodes(), 5);
 }
 
+TEST(CseTest, LiteralsOfAGraphWithUntypedInputsAreNotMerged) {
+  // `x + 1` and `z + 1` with `input x: ?; input z: ?`: both literals fell
+  // back to i64, but each run re-infers them with x's and z's dtypes (f32
+  // and f64, say); one shared constant failed with "dtype mismatch".
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", ir::Type::Unknown());
+  ir::NodeId z = g.AddInput("z", ir::Type::Unknown());
+  ir::NodeId c1 = g.AddConstant("c1", AttrValue::Int(1));
+  ir::NodeId c2 = g.AddConstant("c2", AttrValue::Int(1));
+  for (ir::NodeId id : {c1, c2}) g.node(id).type = ir::Type::Scalar(DType::kI64);
+  g.AddOutput("a", g.AddNode("a", OpKind::kAdd, {x, c1}));
+  g.AddOutput("b", g.AddNode("b", OpKind::kAdd, {z, c2}));
+  EXPECT_EQ(RunCse(g), 0);
+  EXPECT_EQ(g.num_nodes(), 6);
+}
+
 TEST(CseTest, RangesWithoutOperandsOfDifferentLengthsAreNotMerged) {
   // `range()` takes its length from its declared type (OPS.md §3.14): a [3]
   // and a [5] range compute different values (merging them made the second
