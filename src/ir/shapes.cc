@@ -114,13 +114,15 @@ Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>&
   }
   // Adopted literals adopt the same dtype again; the others now can.
   for (Node& n : g.mutable_nodes()) {
-    const AttrValue* v = n.op == OpKind::kConstant ? n.attr("value") : nullptr;
-    if (v != nullptr && (v->is_number() || v->is_bool()) && !n.declared_type && n.type.is_tensor() &&
-        n.type.rank() == 0) {
-      n.type = Type::Unknown();
-    }
+    if (IsRetypedLiteral(n)) n.type = Type::Unknown();
   }
   return g;
+}
+
+bool IsRetypedLiteral(const Node& node) {
+  const AttrValue* v = node.op == OpKind::kConstant ? node.attr("value") : nullptr;
+  return v != nullptr && (v->is_number() || v->is_bool()) && !node.declared_type && node.type.is_tensor() &&
+         node.type.rank() == 0;
 }
 
 std::vector<NodeId> WeakConstants(const Graph& graph) {

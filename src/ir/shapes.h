@@ -68,14 +68,19 @@ bool HasUntypedInputs(const Graph& graph);
 // type, or a call whose result type is unknown (its callee has one).
 bool TypesDependOnInputs(const Graph& graph);
 Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>& input_types);
+// The constants WithInputTypes makes weak again: literals (number or bool,
+// rank 0, no declared type). In a graph whose types depend on its inputs
+// their dtype is provisional until a run re-infers it, so the optimiser
+// must neither fold nor merge them on the dtype they have now.
+bool IsRetypedLiteral(const Node& node);
+// The constants WithInputTypes left untyped: a re-inference after pinning
+// more types (a call's result) must see them weak again.
+std::vector<NodeId> WeakConstants(const Graph& graph);
 // True when some shape is known only from values computed at run time: a
 // `range` whose operands are not all constants (OPS.md §3.14, static shape
 // `[?]`), in `graph` or in a graph it calls (`program` resolves callees; may
 // be null). The JIT plans such graphs per run (jit::Executor).
 bool ShapesDependOnValues(const Graph& graph, const Program* program);
-// The constants WithInputTypes left untyped: a re-inference after pinning
-// more types (a call's result) must see them weak again.
-std::vector<NodeId> WeakConstants(const Graph& graph);
 
 // ---- helpers shared with the executors
 

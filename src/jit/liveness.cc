@@ -34,8 +34,10 @@ std::vector<ValueLifetime> ComputeLifetimes(const Tape& tape, std::span<const ir
     ValueLifetime& d = life[static_cast<size_t>(in.dst)];
     d.produced_at = in.time;
     d.last_used_at = std::max(d.last_used_at, in.time);
-    d.is_external = in.opcode == Opcode::kLoadInput || in.opcode == Opcode::kLoadParam ||
-                    in.opcode == Opcode::kConstant;
+    // Constants are not external (§7.4): their slot is freed after its last
+    // read like any value's (the free only empties the slot; the stored
+    // constant stays and the next run's `constant` refills it).
+    d.is_external = in.opcode == Opcode::kLoadInput || in.opcode == Opcode::kLoadParam;
     for (SlotId s : tape.OperandsOf(in)) {
       ValueLifetime& v = life[static_cast<size_t>(s)];
       v.last_used_at = std::max(v.last_used_at, in.time);

@@ -54,7 +54,7 @@ struct ValueLifetime {
   int32_t last_used_at = -1;  // largest time of a reader, else produced_at
   ir::NodeId node = ir::kNoNode;
   bool is_output = false;
-  bool is_external = false;   // input, parameter or constant
+  bool is_external = false;   // input or parameter (§7.4: a constant is freed like any value)
 };
 
 // Lifetimes over a tape without frees. `slot_node` maps slots to nodes;

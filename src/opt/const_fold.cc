@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "interp/eval.h"
+#include "ir/shapes.h"
 #include "opt/dce.h"
 #include "runtime/tensor.h"
 
@@ -109,10 +110,15 @@ int RunConstFold(ir::Graph& graph) {
   // constant operand for later nodes until the next round (§6.4).
   std::vector<Fold> folds;
   const interp::EvalContext ctx;
+  // Where types depend on the inputs, a run re-infers the literals' dtypes
+  // (`x * (1 / 2)` with `x: ?` bound to f32 is x * 0.5): folding now, in
+  // the provisional dtype, would compute 1 / 2 in i64.
+  const bool provisional = ir::TypesDependOnInputs(graph);
   for (const ir::Node& node : graph.nodes()) {
     if (node.is_source() || !IsFoldableOp(node.op) || node.operands.size() != 2) continue;
     ir::NodeId ia = node.operands[0], ib = node.operands[1];
     if (!graph.HasNode(ia) || !graph.HasNode(ib)) continue;
+    if (provisional && (ir::IsRetypedLiteral(graph.node(ia)) || ir::IsRetypedLiteral(graph.node(ib)))) continue;
     const AttrValue* a = ScalarValue(graph.node(ia));
     const AttrValue* b = ScalarValue(graph.node(ib));
     if (a == nullptr || b == nullptr) continue;

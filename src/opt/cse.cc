@@ -6,13 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "ir/shapes.h"
 #include "opt/dce.h"
 
 namespace shrew::opt {
 namespace {
 
-bool IsEligible(const ir::Node& node) {
+// `provisional`: the graph's types depend on its inputs, so a run re-infers
+// the literals' dtypes: `x + 1` and `z + 1` share a constant of the same
+// provisional dtype now, but it adopts x's and z's dtypes then, which differ.
+bool IsEligible(const ir::Node& node, bool provisional) {
   if (node.is_source()) return false;
+  if (provisional && ir::IsRetypedLiteral(node)) return false;
   return !ir::HasFlag(node.op, ir::kFlagNoCse | ir::kFlagStochastic);
 }
 
@@ -23,6 +28,11 @@ int DTypeTag(const ir::Node& node) {
   if (node.op != ir::OpKind::kConstant) return -2;
   return node.type.is_tensor() ? static_cast<int>(node.type.dtype()) : -1;
 }
+
+// A `range` without operands takes its length from its declared type
+// (OPS.md §3.14): the type is then part of what it computes, like an
+// attribute, so `range()` of [3] and of [5] are different values.
+bool TypeInKey(const ir::Node& node) { return node.op == ir::OpKind::kRange && node.operands.empty(); }
 
 // 64-bit on every target (size_t is 32-bit in wasm32).
 uint64_t Mix(uint64_t h, uint64_t v) {
@@ -57,13 +67,14 @@ bool AttrsEqual(const ir::Attrs& a, const ir::Attrs& b) {
 // Same key (§6.5): everything but the node's identity.
 bool SameKey(const ir::Node& x, const ir::Node& y) {
   return x.op == y.op && DTypeTag(x) == DTypeTag(y) && x.operands == y.operands &&
-         x.callee == y.callee && AttrsEqual(x.attrs, y.attrs);
+         x.callee == y.callee && AttrsEqual(x.attrs, y.attrs) && (!TypeInKey(x) || x.type == y.type);
 }
 
 uint64_t HashNode(const ir::Node& node) {
   uint64_t h = Mix(static_cast<uint64_t>(node.op), static_cast<uint64_t>(DTypeTag(node) + 2));
   for (ir::NodeId op : node.operands) h = Mix(h, static_cast<uint32_t>(op));
   h = Mix(h, std::hash<std::string>()(node.callee));
+  if (TypeInKey(node)) h = Mix(h, std::hash<std::string>()(node.type.ToString()));
   return Mix(h, HashAttrs(node.attrs));
 }
 
@@ -80,10 +91,11 @@ int RunCse(ir::Graph& graph) {
   std::vector<ir::NodeId> table(mask + 1, ir::kNoNode);
   std::vector<uint64_t> hashes(static_cast<size_t>(n), 0);
   int redirected = 0;
+  const bool provisional = ir::TypesDependOnInputs(graph);
   for (ir::NodeId i = 0; i < n; ++i) {
     replacement[static_cast<size_t>(i)] = i;
     const ir::Node& node = graph.node(i);
-    if (!IsEligible(node)) continue;
+    if (!IsEligible(node, provisional)) continue;
     const uint64_t h = HashNode(node);
     hashes[static_cast<size_t>(i)] = h;
     // Fibonacci hashing spreads the mixer's weak low bits over the table.

@@ -60,6 +60,42 @@ TEST(DynamicInputs, CompiledPerInputSignature) {
   EXPECT_TRUE(p->Run("B", a).ok());
 }
 
+TEST(DynamicInputs, LiteralsTakeTheInputsDtypesAfterOptimisation) {
+  // The optimiser must leave the literals of such a graph alone: folded,
+  // 1 / 2 was the i64 0 (y was 0); merged, the `1` of a and of b was one
+  // constant that could not be both f32 and f64.
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph B { input x: ?; input z: ?; output y: x * (1 / 2); output a: x + 1; output b: z + 1; }");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("x", F32({3}, {2, 4, -6}));
+  in.emplace("z", Tensor::FromVector<double>(ir::DType::kF64, {2}, {0.5, -1}).value());
+  jit::testing::RunBoth(*p, "B", in);
+  Result<TensorMap> out = p->Run("B", in);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("y"), F32({3}, {1, 2, -3})));
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("a"), F32({3}, {3, 5, -5})));
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("b"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {1.5, 0}).value()));
+}
+
+TEST(DynamicInputs, LiteralsOfFusedOpsTakeTheInputsDtype) {
+  // Fusion makes relu(x - 1) fused_sub_relu(x, 1), relu(x + 0.5)
+  // fused_add_relu and matmul(x, w) + 1 fused_matmul_add; each run re-infers
+  // the literal, which must adopt x's dtype as in the sub or add (every run
+  // failed with "dtype mismatch: f32 and i64").
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph B { input x: ?; input w: ?; output r: relu(x - 1); output s: relu(x + 0.5);"
+      " output m: matmul(x, w) + 1; }");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("x", F32({1, 3}, {2, 4, -6}));
+  in.emplace("w", F32({3, 1}, {1, 1, 1}));
+  jit::testing::RunBoth(*p, "B", in);
+  Result<TensorMap> out = p->Run("B", in);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("r"), F32({1, 3}, {1, 3, 0})));
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("s"), F32({1, 3}, {2.5, 4.5, 0})));
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("m"), F32({1, 1}, {1})));
+}
+
 TEST(DynamicInputs, CalleeWithUnknownInputTypes) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph Scale(v: ?) -> ? { output y: v * 3; }\n"

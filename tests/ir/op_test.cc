@@ -88,6 +88,9 @@ TEST(OpTableTest, Flags) {
   EXPECT_FALSE(HasFlag(OpKind::kAdd, kFlagNoCse));
   EXPECT_TRUE(HasFlag(OpKind::kWhere, kFlagAdoptsWeak));
   EXPECT_FALSE(HasFlag(OpKind::kMatmul, kFlagAdoptsWeak));
+  for (OpKind k : {OpKind::kFusedMatmulAdd, OpKind::kFusedAddRelu, OpKind::kFusedSubRelu}) {
+    EXPECT_TRUE(HasFlag(k, kFlagAdoptsWeak)) << OpName(k);
+  }
 }
 
 TEST(OpTableTest, FunctionNamesAndAliases) {

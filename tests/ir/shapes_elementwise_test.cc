@@ -356,6 +356,28 @@ TEST(WeakConstantTest, ResolvedConstantIsNotReadopted) {
   EXPECT_EQ(f.OnlyError(), "E100");
 }
 
+TEST(WeakConstantTest, FusedOpsAdoptLikeTheAddOrSubTheyContain) {
+  // OPS.md §3.18: `fused_add_relu(x, 1)` is `relu(x + 1)`, so the literal
+  // takes x's dtype (it stayed i64: "dtype mismatch: f32 and i64"; after
+  // fusion in a graph with `input x: ?`, every run failed that way).
+  GraphFixture f;
+  NodeId x = f.In("x", "[2, 4] f32");
+  NodeId w = f.In("w", "[4, 3] f32");
+  NodeId one = f.Const(AttrValue::Int(1));
+  NodeId two = f.Const(AttrValue::Float(2.5));
+  NodeId half = f.Const(AttrValue::Float(0.5));
+  NodeId a = f.Op(OpKind::kFusedAddRelu, {x, one});
+  NodeId b = f.Op(OpKind::kFusedSubRelu, {two, x});
+  NodeId m = f.Op(OpKind::kFusedMatmulAdd, {x, w, half});
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(one), "Tensor<[], f32>");
+  EXPECT_EQ(f.TypeOf(two), "Tensor<[], f32>");
+  EXPECT_EQ(f.TypeOf(half), "Tensor<[], f32>");
+  EXPECT_EQ(f.TypeOf(a), "Tensor<[2, 4], f32>");
+  EXPECT_EQ(f.TypeOf(b), "Tensor<[2, 4], f32>");
+  EXPECT_EQ(f.TypeOf(m), "Tensor<[2, 3], f32>");
+}
+
 TEST(ShapesElementwiseTest, FusedAddSubRelu) {
   EXPECT_EQ(Binary(OpKind::kFusedAddRelu, "[Rows, 8] f32", "[8] f32").Type(), "Tensor<[Rows, 8], f32>");
   EXPECT_EQ(Binary(OpKind::kFusedSubRelu, "[2, 8] f32", "[2, 1] f32").Type(), "Tensor<[2, 8], f32>");

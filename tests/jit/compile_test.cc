@@ -78,6 +78,42 @@ TEST(JitCompile, MlpDumpMatchesSpec) {
   EXPECT_TRUE(cg->lifetimes[4].is_external);
 }
 
+TEST(JitCompile, ConstantsAreFreedAfterTheirLastRead) {
+  // §7.4: a constant is neither an input nor a parameter, so its slot is
+  // freed after its last read; it still holds its value in every run.
+  shrew::ProgramOptions o;
+  o.jit_fusion = false;
+  std::unique_ptr<shrew::Program> p = MakeProgram(
+      "@graph C { input x: Tensor<[4], f32>; node a { op: x * 2.0; }; node b { op: exp(a); }; output c: b + x; }",
+      o);
+  ASSERT_NE(p, nullptr);
+  Result<std::string> dump = p->Dump("C");
+  ASSERT_TRUE(dump.ok());
+  std::vector<std::string> lines = Lines(*dump);
+  ASSERT_GE(lines.size(), 10u) << *dump;
+  EXPECT_EQ(lines[1].rfind("stats: instructions=7 source_nodes=5 slots=5 reused=", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(" frees=2 fused=0 "), std::string::npos) << lines[1];
+  const std::vector<std::string> expected = {
+      "  0: constant[2:f32] %0",
+      "  1: load_input %1 <- x",
+      "  2: mul %2 <- %1, %0",
+      "  3: free %0",
+      "  4: exp %3 <- %2",
+      "  5: free %2",
+      "  6: add %4 <- %3, %1",
+      "outputs: c=%4",
+  };
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(lines[2 + i], expected[i]) << *dump;
+  runtime::TensorMap in;
+  in.emplace("x", F32({4}, {0, 1, -1, 0.5f}));
+  for (int run = 0; run < 2; ++run) {
+    Result<runtime::TensorMap> out = p->Run("C", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const float want[4] = {1.0f, std::exp(2.0f) + 1, std::exp(-2.0f) - 1, std::exp(1.0f) + 0.5f};
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(out->at("c").GetDouble(i), want[i], 1e-5 * std::fabs(want[i]) + 1e-6);
+  }
+}
+
 TEST(JitCompile, MlpRunsAndPlansWithinBound) {
   std::unique_ptr<shrew::Program> p = MakeProgram(kMlp);
   ASSERT_NE(p, nullptr);

@@ -61,6 +61,28 @@ TEST(Liveness, LifetimesAndFreesInDecreasingSlotOrder) {
   EXPECT_EQ(tape.NumSteps(), 6);
 }
 
+TEST(Liveness, ConstantsAreFreedAfterTheirLastRead) {
+  // §7.4: only inputs and parameters are external; a constant read before
+  // the last instruction gets a free like any other value.
+  TapeBuilder b;
+  SlotId c = b.Add(Opcode::kConstant, {});
+  SlotId x = b.Add(Opcode::kLoadInput, {});
+  SlotId a = b.Add(Opcode::kCompute, {x, c});  // t2: c dies here
+  SlotId e = b.Add(Opcode::kCompute, {a});     // t3: a dies here
+  SlotId y = b.Add(Opcode::kCompute, {e, x});  // t4: last instruction
+  std::vector<SlotId> outputs = {y};
+  std::vector<ValueLifetime> life = ComputeLifetimes(b.tape(), b.slot_node(), outputs);
+  EXPECT_FALSE(life[static_cast<size_t>(c)].is_external);
+  EXPECT_TRUE(life[static_cast<size_t>(x)].is_external);
+  Tape tape = b.tape();
+  EXPECT_EQ(InsertFrees(&tape, life), 2);
+  ASSERT_EQ(tape.instrs.size(), 7u);
+  EXPECT_EQ(tape.instrs[3].opcode, Opcode::kFree);
+  EXPECT_EQ(tape.instrs[3].dst, c);
+  EXPECT_EQ(tape.instrs[5].opcode, Opcode::kFree);
+  EXPECT_EQ(tape.instrs[5].dst, a);
+}
+
 TEST(Liveness, InPlaceOnlyWhenTheOperandDiesHere) {
   TapeBuilder b;
   SlotId x = b.Add(Opcode::kLoadInput, {});

@@ -147,6 +147,33 @@ TEST(ConstFoldTest, WeakFoldedConstantStaysWeak) {
             "outputs: out=%2\n");
 }
 
+TEST(ConstFoldTest, LiteralsOfAGraphWithUntypedInputsAreNotFolded) {
+  // `x * (1 / 2)` with `input x: ?`: the literals fell back to i64 (nothing
+  // typed met them), but each run re-infers them with x's dtype, so with an
+  // f32 x the quotient is 0.5; folding now would fix it at the i64 0.
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", ir::Type::Unknown());
+  ir::NodeId one = g.AddConstant("", AttrValue::Int(1));
+  ir::NodeId two = g.AddConstant("", AttrValue::Int(2));
+  ir::NodeId half = g.AddNode("", OpKind::kDiv, {one, two});
+  for (ir::NodeId id : {one, two, half}) g.node(id).type = ir::Type::Scalar(DType::kI64);
+  g.AddOutput("out", g.AddNode("out", OpKind::kMul, {x, half}));
+  EXPECT_EQ(RunConstFold(g), 0);
+  EXPECT_EQ(g.num_nodes(), 5);
+
+  // A constant with a declared type keeps it in every run: that one folds.
+  ir::Graph h("H");
+  ir::NodeId y = h.AddInput("y", ir::Type::Unknown());
+  ir::NodeId a = h.AddConstant("a", AttrValue::Int(7));
+  ir::NodeId b = h.AddConstant("b", AttrValue::Int(2));
+  for (ir::NodeId id : {a, b}) h.node(id).declared_type = h.node(id).type = ir::Type::Scalar(DType::kI64);
+  ir::NodeId q = h.AddNode("q", OpKind::kDiv, {a, b});
+  h.node(q).type = ir::Type::Scalar(DType::kI64);
+  h.AddOutput("out", h.AddNode("out", OpKind::kAdd, {y, q}));
+  EXPECT_EQ(RunConstFold(h), 1);
+  EXPECT_EQ(*h.node(h.FindNode("q")).attr("value"), AttrValue::Int(3));
+}
+
 TEST(ConstFoldTest, U8FoldsOnlyInsideItsRange) {
   EXPECT_EQ(FoldValue(OpKind::kAdd, AttrValue::Int(200), AttrValue::Int(55), DType::kU8),
             AttrValue::Int(255));

@@ -177,6 +177,48 @@ TEST(CseTest, SourcesAreNeverMerged) {
   EXPECT_EQ(g.num_nodes(), 5);
 }
 
+TEST(CseTest, LiteralsOfAGraphWithUntypedInputsAreNotMerged) {
+  // `x + 1` and `z + 1` with `input x: ?; input z: ?`: both literals fell
+  // back to i64, but each run re-infers them with x's and z's dtypes (f32
+  // and f64, say); one shared constant failed with "dtype mismatch".
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", ir::Type::Unknown());
+  ir::NodeId z = g.AddInput("z", ir::Type::Unknown());
+  ir::NodeId c1 = g.AddConstant("c1", AttrValue::Int(1));
+  ir::NodeId c2 = g.AddConstant("c2", AttrValue::Int(1));
+  for (ir::NodeId id : {c1, c2}) g.node(id).type = ir::Type::Scalar(DType::kI64);
+  g.AddOutput("a", g.AddNode("a", OpKind::kAdd, {x, c1}));
+  g.AddOutput("b", g.AddNode("b", OpKind::kAdd, {z, c2}));
+  EXPECT_EQ(RunCse(g), 0);
+  EXPECT_EQ(g.num_nodes(), 6);
+}
+
+TEST(CseTest, RangesWithoutOperandsOfDifferentLengthsAreNotMerged) {
+  // `range()` takes its length from its declared type (OPS.md §3.14): a [3]
+  // and a [5] range compute different values (merging them made the second
+  // output [0, 1, 2]); two of the same length are one value.
+  ir::Graph g("G");
+  auto range = [&](const char* name, ir::Dim len) {
+    ir::NodeId id = g.AddNode(name, OpKind::kRange, {});
+    g.node(id).declared_type = ir::Type::Tensor({len}, DType::kI64);
+    g.node(id).type = *g.node(id).declared_type;
+    g.AddOutput(name, id);
+  };
+  range("a", ir::Dim::Fixed(3));
+  range("b", ir::Dim::Fixed(5));
+  range("c", ir::Dim::Fixed(3));
+  range("n", ir::Dim::Symbolic("N"));
+  range("m", ir::Dim::Symbolic("M"));
+  EXPECT_EQ(RunCse(g), 1);
+  EXPECT_EQ(Render(g),
+            "%0 a = range\n"
+            "%1 b = range\n"
+            "%2 n = range\n"
+            "%3 m = range\n"
+            "outputs: a=%0, b=%1, c=%0, n=%2, m=%3\n");
+  ExpectInvariants(g);
+}
+
 TEST(CseTest, LargeGraphIsLinear) {
   // 100k nodes, every other one a duplicate: pairwise comparison would
   // take ~5e9 steps; hashing finishes instantly.
