@@ -127,7 +127,10 @@ DType DefaultDTypeFor(WeakKind kind, DType default_float) {
 bool WeakLiteralFits(WeakKind kind, double float_value, DType target) {
   if (IsComplex(target)) return false;
   if (kind == WeakKind::kFloat && IsInteger(target)) {
-    return std::isfinite(float_value) && std::trunc(float_value) == float_value;
+    // Integral and within the i64 storage (a wider value has no integer to
+    // become; its conversion would be undefined behaviour).
+    return std::isfinite(float_value) && std::trunc(float_value) == float_value &&
+           float_value >= -9223372036854775808.0 && float_value < 9223372036854775808.0;
   }
   return true;
 }

@@ -84,9 +84,10 @@ WeakKind JoinWeak(WeakKind a, WeakKind b);
 DType DefaultDTypeFor(WeakKind kind, DType default_float = DType::kF32);
 
 // Whether a weak literal of `kind` with the given value can take dtype
-// `target`. Only a float literal with a non-integral value into an integer
-// dtype fails (message: "float literal V cannot be used with an integer
-// operand"); `float_value` is ignored for other kinds. Complex targets fail.
+// `target`. Only a float literal with a non-integral value, or one outside
+// the i64 range, into an integer dtype fails (message: "float literal V
+// cannot be used with an integer operand"); `float_value` is ignored for
+// other kinds. Complex targets fail. (The u8 range is checked separately.)
 bool WeakLiteralFits(WeakKind kind, double float_value, DType target);
 
 }  // namespace shrew::ir

@@ -357,18 +357,23 @@ class GraphInferrer {
     auto kind = WeakKindOfValue(v);
     if (!kind) return;
     double f = v->is_float() ? v->as_float() : 0.0;
-    // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3).
-    if (*kind == WeakKind::kInt && dtype == DType::kU8 && (v->as_int() < 0 || v->as_int() > 255)) {
-      diags_->Add(diag::Kind::DtypeMismatch, n.span,
-                  NodePrefix(graph_, n) + "integer literal " + v->ToString() + " does not fit u8 (0 to 255)");
+    if (!WeakLiteralFits(*kind, f, dtype)) {
+      std::string msg = IsComplex(dtype)
+                            ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
+                            : "float literal " + v->ToString() + " cannot be used with an integer operand";
+      diags_->Add(diag::Kind::DtypeMismatch, n.span, NodePrefix(graph_, n) + msg);
       return;
     }
-    if (WeakLiteralFits(*kind, f, dtype)) return;
-    std::string msg = IsComplex(dtype)
-                          ? "literal " + v->ToString() + " cannot be used with a " +
-                                DTypeName(dtype) + " operand"
-                          : "float literal " + v->ToString() + " cannot be used with an integer operand";
-    diags_->Add(diag::Kind::DtypeMismatch, n.span, NodePrefix(graph_, n) + msg);
+    // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3);
+    // an integral float literal (`300.0`) is held to the same range.
+    if (dtype == DType::kU8 && *kind != WeakKind::kBool) {
+      const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
+      if (value < 0 || value > 255) {
+        diags_->Add(diag::Kind::DtypeMismatch, n.span,
+                    NodePrefix(graph_, n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
+                        v->ToString() + " does not fit u8 (0 to 255)");
+      }
+    }
   }
 
   Type OperandType(NodeId self, NodeId op) const {

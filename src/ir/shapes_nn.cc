@@ -116,11 +116,24 @@ Type InferLayerNorm(ShapeContext& ctx) {
   const Type& x = ctx.operand(0);
   if (x.is_unknown()) return x;
   ctx.RequireFloat(x);
+  // It normalises over the last axis: a rank-0 x has none.
+  if (!ctx.RequireRankAtLeast(x, 1)) return Type::Unknown();
   for (int i = 1; i < ctx.num_operands(); ++i) {
     const Type& p = ctx.operand(i);
     if (p.is_unknown()) continue;
     if (!ctx.SameDType(x, p)) return x;
-    ctx.Broadcast(x.dims(), p.dims());
+    std::optional<std::vector<Dim>> b = ctx.Broadcast(x.dims(), p.dims());
+    if (!b) continue;
+    // w and b scale and shift x elementwise: broadcasting may not grow x
+    // (a higher rank, or a size-1 axis of x against a larger one).
+    bool grows = b->size() != x.dims().size();
+    for (size_t k = 0; !grows && k < b->size(); ++k) grows = DimsDiffer((*b)[k], x.dim(static_cast<int>(k)));
+    if (grows) {
+      ctx.Error(diag::Kind::ShapeMismatch, std::string("layer_norm ") + (i == 1 ? "weight" : "bias") +
+                                               " has shape " + DimsToString(p.dims()) +
+                                               ", which does not broadcast to the input shape " +
+                                               DimsToString(x.dims()));
+    }
   }
   return x;
 }

@@ -386,6 +386,10 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
   const std::vector<Case> cases = {
       {"x * -1", "u8", 17, "neg requires"},
       {"x + 300", "u8", 17, "integer literal 300 does not fit u8"},
+      // Integral float literals out of range failed only when the executors
+      // were built (materialising the constant).
+      {"x + 300.0", "u8", 17, "float literal 300 does not fit u8"},
+      {"x + 1e30", "i64", 17, "float literal 1e+30 cannot be used with an integer operand"},
       {"x == -1", "bool", 18, "neg requires"},
       {"x && (1 + 1)", "bool", 19, "add requires"},
   };
@@ -402,7 +406,7 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
   }
   // In range, and operations that suit the dtype, still compile: (0 - 1)
   // is u8 arithmetic (it wraps, as u8 arithmetic does).
-  for (const char* expr : {"x + 255", "x * (0 - 1)", "x + (2 * 3)"}) {
+  for (const char* expr : {"x + 255", "x * (0 - 1)", "x + (2 * 3)", "x + 255.0"}) {
     CompileResult r = Compile(std::string("@graph G {\n  input x: Tensor<[2], u8>;\n  output y: ") + expr + ";\n}\n");
     EXPECT_TRUE(r.ok) << expr << ": " << r.RenderDiagnostics();
   }

@@ -47,6 +47,45 @@ TEST(RefUnaryTest, FloatFunctionsF32) {
   EXPECT_NEAR(g->values<float>()[4], 0.8411919906, 1e-6);
 }
 
+// gelu's tanh form without the cancellation of 1 + tanh(u) for negative x:
+// 0.5·(1 + tanh u) = 1 / (1 + e^(−2u)).
+double StableGeluRef(double x) {
+  return x / (1 + std::exp(-2 * 0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+// The oracle computes in double and rounds once: at x = -3 an f32
+// evaluation of gelu's 1 + tanh(…) cancels and was about 1e-5 relative off.
+TEST(RefUnaryTest, F32ResultsAreTheDoubleFormulaRoundedOnce) {
+  std::vector<float> xs;
+  for (int i = -90; i <= 60; ++i) xs.push_back(static_cast<float>(i) * 0.1f);
+  Tensor x = F32({static_cast<int64_t>(xs.size())}, xs);
+  struct Case {
+    K op;
+    double (*f)(double);
+  } cases[] = {
+      {K::kGelu, StableGeluRef},
+      {K::kSilu, [](double v) { return v / (1 + std::exp(-v)); }},
+      {K::kSigmoid, SigmoidRef},
+      {K::kTanh, [](double v) { return std::tanh(v); }},
+      {K::kExp, [](double v) { return std::exp(v); }},
+  };
+  for (const Case& c : cases) {
+    Result<Tensor> y = Eval(c.op, {&x});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      EXPECT_EQ(y->values<float>()[i], static_cast<float>(c.f(xs[i]))) << ir::OpName(c.op) << "(" << xs[i] << ")";
+    }
+  }
+  // By hand: u = c·(x + 0.044715x³); gelu(−3) = −3 / (1 + e^(−2u)) =
+  // −0.00363739208177…, gelu(−8) = −8 / (1 + e^(2·24.64991…)) = −3.10778e-21
+  // (the tanh form evaluated in double has no correct digit there).
+  Tensor tail = F32({2}, {-3.0f, -8.0f});
+  Result<Tensor> g = Eval(K::kGelu, {&tail});
+  ASSERT_TRUE(g.ok());
+  EXPECT_NEAR(g->values<float>()[0], -0.0036373920817, 0.0036373920817 * 1e-7);
+  EXPECT_NEAR(g->values<float>()[1], -3.10778e-21, 3.10778e-21 * 1e-5);
+}
+
 TEST(RefUnaryTest, LogSqrtCornerCases) {
   Tensor x = F64({4}, {0.0, -1.0, 4.0, std::exp(1.0)});
   Result<Tensor> l = Eval(K::kLog, {&x});
@@ -64,7 +103,8 @@ TEST(RefUnaryTest, LogSqrtCornerCases) {
 
 TEST(RefUnaryTest, SigmoidSiluSaturate) {
   Tensor x = F32({2}, {-100.0f, 100.0f});
-  EXPECT_TRUE(Same(Eval(K::kSigmoid, {&x}), F32({2}, {0.0f, 1.0f})));
+  // 1 / (1 + e^100) = 3.72e-44 is a subnormal f32, not 0 (computed in double).
+  EXPECT_TRUE(Same(Eval(K::kSigmoid, {&x}), F32({2}, {static_cast<float>(1 / (1 + std::exp(100.0))), 1.0f})));
   EXPECT_TRUE(Close(Eval(K::kSilu, {&x}), F32({2}, {0.0f, 100.0f})));
 }
 

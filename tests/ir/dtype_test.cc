@@ -86,6 +86,12 @@ TEST(DTypeTest, WeakLiteralRules) {
   EXPECT_TRUE(WeakLiteralFits(WeakKind::kFloat, 2.0, DType::kI32));
   EXPECT_FALSE(WeakLiteralFits(WeakKind::kFloat, 2.5, DType::kI64));
   EXPECT_FALSE(WeakLiteralFits(WeakKind::kFloat, 1.0 / 0.0, DType::kI64));
+  // Integral but outside the i64 storage: no integer value to become.
+  EXPECT_FALSE(WeakLiteralFits(WeakKind::kFloat, 1e30, DType::kI64));
+  EXPECT_FALSE(WeakLiteralFits(WeakKind::kFloat, 9223372036854775808.0, DType::kU16));
+  EXPECT_FALSE(WeakLiteralFits(WeakKind::kFloat, -1e19, DType::kI32));
+  EXPECT_TRUE(WeakLiteralFits(WeakKind::kFloat, -9223372036854775808.0, DType::kI64));
+  EXPECT_TRUE(WeakLiteralFits(WeakKind::kFloat, 9.2e18, DType::kI64));
   EXPECT_TRUE(WeakLiteralFits(WeakKind::kFloat, 2.5, DType::kF16));
   EXPECT_TRUE(WeakLiteralFits(WeakKind::kInt, 0, DType::kBool));
   EXPECT_TRUE(WeakLiteralFits(WeakKind::kBool, 0, DType::kF32));

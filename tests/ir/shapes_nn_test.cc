@@ -82,6 +82,26 @@ TEST(NormShapeTest, LayerNorm) {
   EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[2] f32"}, A({{"eps", AttrValue::String("x")}})).OnlyError(), "E046");
 }
 
+// OPS.md §3.11.3: w and b broadcast against x and the result has x's shape,
+// so an affine operand that would grow x is a static error (it failed only
+// at run time).
+TEST(NormShapeTest, LayerNormAffineMayNotGrowTheInput) {
+  Nary rank(OpKind::kLayerNorm, {"[2] f32", "[1, 2] f32"});
+  EXPECT_EQ(rank.OnlyError(), "E112");
+  EXPECT_EQ(rank.Msg(), "[G::n] layer_norm weight has shape [1, 2], which does not broadcast to the input shape [2]");
+  Nary bias(OpKind::kLayerNorm, {"[B, 1] f32", "[1] f32", "[5] f32"});
+  EXPECT_EQ(bias.OnlyError(), "E112");
+  EXPECT_EQ(bias.Msg(), "[G::n] layer_norm bias has shape [5], which does not broadcast to the input shape [B, 1]");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[N, 2] f32", "[1, 2] f32", "[1] f32"}).OnlyError(), "");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[4, 3] f32", "[4, 1] f32"}).OnlyError(), "");
+  // Unknown sizes are checked at run time.
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"[N, D] f32", "[3] f32"}).OnlyError(), "");
+  // There is no last axis to normalise over in a rank-0 x.
+  Nary scalar(OpKind::kLayerNorm, {"[] f32"});
+  EXPECT_EQ(scalar.OnlyError(), "E107");
+  EXPECT_EQ(scalar.Msg(), "[G::n] layer_norm expects rank >= 1, got rank 0");
+}
+
 TEST(NormShapeTest, BatchNorm) {
   EXPECT_EQ(Nary(OpKind::kBatchNorm, {"[N, 3, 8, 8] f32", "[3] f32", "[3] f32"}).Type(),
             "Tensor<[N, 3, 8, 8], f32>");

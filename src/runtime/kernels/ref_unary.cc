@@ -60,7 +60,9 @@ Status RefUnaryKernel<double>::Run() {
       MapUnary(in_, out_, n_, [](double x) { return x > 0.0 ? x : 0.0; });
       break;
     case K::kGelu:
-      MapUnary(in_, out_, n_, [](double x) { return 0.5 * x * (1.0 + std::tanh(kC * (x + 0.044715 * x * x * x))); });
+      // 0.5·(1 + tanh u) as the identical 1 / (1 + e^(−2u)): 1 + tanh u
+      // cancels for negative x (no correct digit left below x ≈ −7).
+      MapUnary(in_, out_, n_, [](double x) { return x / (1.0 + std::exp(-2.0 * kC * (x + 0.044715 * x * x * x))); });
       break;
     case K::kSilu:
       MapUnary(in_, out_, n_, [](double x) { return x / (1.0 + std::exp(-x)); });

@@ -4,6 +4,7 @@
 
 #include <xnnpack.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -15,9 +16,16 @@
 namespace shrew::runtime::kernels {
 namespace {
 
-// 2·√(2/π) and 2·√(2/π)·0.044715: gelu(x) = x · sigmoid(x · (kA + kB·x²)).
-constexpr float kGeluA = static_cast<float>(2.0 * 0.7978845608028654);
-constexpr float kGeluB = static_cast<float>(2.0 * 0.7978845608028654 * 0.044715);
+// 2·√(2/π) and 2·√(2/π)·0.044715: gelu(x) = x · sigmoid(t), t = x·(kA + kB·x²).
+// t is computed in double: sigmoid(t) ≈ e^t for negative t turns an
+// absolute error in t into the same relative error in the result, and t
+// rounded to f32 (half an ulp, 6e-8·|t|) alone is 1e-5 relative at x = −9.
+constexpr double kGeluA = 2.0 * 0.7978845608028654;
+constexpr double kGeluB = 2.0 * 0.7978845608028654 * 0.044715;
+inline double GeluArg(float x) {
+  const double d = x;
+  return d * (kGeluA + kGeluB * d * d);
+}
 
 inline float BitsToFloat(uint32_t b) {
   float f;
@@ -64,6 +72,13 @@ inline float LogOne(float x) {
   return y;
 }
 
+// What rounding t to the f32 argument `hi` of the sigmoid dropped (0 when
+// t was clamped or is not finite: the sigmoid is saturated there).
+inline float GeluArgLow(double t, float hi) {
+  const double lo = t - static_cast<double>(hi);
+  return static_cast<float>(std::fabs(lo) < 1.0 ? lo : 0.0);
+}
+
 // y[i] = x[i] · s[i]; y may equal x, s is a separate buffer.
 void MultiplyBy(const float* x, const float* __restrict s, float* y, size_t n) {
   if (x == y) {
@@ -74,6 +89,15 @@ void MultiplyBy(const float* x, const float* __restrict s, float* y, size_t n) {
     float* __restrict out = y;
     for (size_t i = 0; i < n; ++i) out[i] = a[i] * s[i];
   }
+}
+
+// XNNPACK's f32 sigmoid returns NaN for |x| in about [1e27, 3e38) (its
+// rational approximation overflows before the saturation it applies to
+// ±inf). sigmoid is already exactly 0 or 1 in f32 for |x| > 104, so the
+// argument is clamped to ±kSigmoidArgLimit first; NaN passes through.
+constexpr float kSigmoidArgLimit = 128.0f;
+inline float ClampSigmoidArg(float v) {
+  return v < -kSigmoidArgLimit ? -kSigmoidArgLimit : (v > kSigmoidArgLimit ? kSigmoidArgLimit : v);
 }
 
 }  // namespace
@@ -105,6 +129,10 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
   using K = ir::OpKind;
   if (!Supports(op)) return InvalidArgument(std::string(ir::OpName(op)) + " is not a unary elementwise op");
   if (op == K::kLog) return UnaryStage(op, Mode::kLog, nullptr);
+  // XNNPACK's negate gives +0 for +0 (OPS.md: -x, so -0) and its sqrt is
+  // NaN for +inf and up to 50 % off above 1e37: both are plain loops here
+  // (negation and sqrt are exact IEEE operations).
+  if (op == K::kNeg || op == K::kSqrt) return UnaryStage(op, Mode::kLoop, nullptr);
   SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
 
   xnn_unary_operator type = xnn_unary_invalid;
@@ -113,9 +141,6 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
   const xnn_unary_params* params_ptr = nullptr;
   Mode mode = Mode::kXnn;
   switch (op) {
-    case K::kNeg:
-      type = xnn_unary_negate;
-      break;
     case K::kRelu:
       type = xnn_unary_clamp;
       params.clamp.min = 0.0f;
@@ -124,15 +149,13 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
       break;
     case K::kSigmoid:
       type = xnn_unary_sigmoid;
+      mode = Mode::kSigmoid;
       break;
     case K::kTanh:
       type = xnn_unary_tanh;
       break;
     case K::kExp:
       type = xnn_unary_exp;
-      break;
-    case K::kSqrt:
-      type = xnn_unary_square_root;
       break;
     case K::kSilu:
     case K::kGelu:
@@ -155,7 +178,7 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
 
 Status UnaryStage::Reshape(size_t n) {
   n_ = n;
-  if (mode_ == Mode::kXnn) {
+  if (mode_ == Mode::kXnn || mode_ == Mode::kSigmoid) {
     return XnnCheck(xnn_reshape_unary_elementwise_nc(xnn_op_.get(), /*batch_size=*/1, /*channels=*/n,
                                                      /*input_stride=*/n, /*output_stride=*/n, nullptr),
                     ir::OpName(op_), "reshape");
@@ -169,6 +192,10 @@ Status UnaryStage::Setup(const float* in, float* out) {
   if (mode_ == Mode::kXnn && n_ > 0) {
     return XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), in, out), ir::OpName(op_), "setup");
   }
+  // The clamped argument is written to `out`, and the sigmoid runs in place.
+  if (mode_ == Mode::kSigmoid && n_ > 0) {
+    return XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), out, out), ir::OpName(op_), "setup");
+  }
   return Status::Ok();
 }
 
@@ -177,8 +204,18 @@ Status UnaryStage::Run() {
   switch (mode_) {
     case Mode::kXnn:
       return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
+    case Mode::kSigmoid:
+      MapUnary(in_, out_, n_, ClampSigmoidArg);
+      return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
     case Mode::kLog:
       LogF32(in_, out_, n_);
+      return Status::Ok();
+    case Mode::kLoop:
+      if (op_ == ir::OpKind::kNeg) {
+        MapUnary(in_, out_, n_, [](float x) { return -x; });
+      } else {
+        MapUnary(in_, out_, n_, [](float x) { return std::sqrt(x); });
+      }
       return Status::Ok();
     case Mode::kSigmoidProduct:
       return RunSigmoidProduct();
@@ -196,19 +233,32 @@ Status UnaryStage::RunSigmoidProduct() {
     const size_t len = n_ - start < kUnaryChunk ? n_ - start : kUnaryChunk;
     const float* x = in_ + start;
     float* y = out_ + start;
-    const float* sig_in = x;
+    const float* __restrict xr = x;
+    float* __restrict sr = scratch;
     if (gelu) {
-      const float* __restrict xr = x;
-      float* __restrict sr = scratch;
-      for (size_t i = 0; i < len; ++i) sr[i] = xr[i] * (kGeluA + kGeluB * xr[i] * xr[i]);
-      sig_in = scratch;
+      for (size_t i = 0; i < len; ++i) sr[i] = ClampSigmoidArg(static_cast<float>(GeluArg(xr[i])));
+    } else {
+      for (size_t i = 0; i < len; ++i) sr[i] = ClampSigmoidArg(xr[i]);
     }
     SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_unary_elementwise_nc(xnn_op_.get(), 1, len, len, len, nullptr),
                                    ir::OpName(op_), "reshape"));
     SHREW_RETURN_IF_ERROR(
-        XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), sig_in, scratch), ir::OpName(op_), "setup"));
+        XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), scratch, scratch), ir::OpName(op_), "setup"));
     SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run"));
-    MultiplyBy(x, scratch, y, len);
+    if (gelu) {
+      // sigmoid(hi + lo) = s·(1 + (1 − s)·lo) to first order (|lo| <= 6e-8·|hi|,
+      // the second-order term is below 1e-11 relative). x is re-read and
+      // t recomputed rather than kept in a second chunk buffer.
+      for (size_t i = 0; i < len; ++i) {
+        const float xi = x[i];
+        const double t = GeluArg(xi);
+        const float lo = GeluArgLow(t, ClampSigmoidArg(static_cast<float>(t)));
+        const float si = scratch[i];
+        y[i] = xi * (si + si * (1.0f - si) * lo);
+      }
+    } else {
+      MultiplyBy(x, scratch, y, len);
+    }
   }
   return Status::Ok();
 }
@@ -216,10 +266,12 @@ Status UnaryStage::RunSigmoidProduct() {
 const char* UnaryStage::impl_name() const {
   switch (mode_) {
     case Mode::kXnn:
+    case Mode::kSigmoid:
       return "xnn_unary";
     case Mode::kSigmoidProduct:
       return "xnn_sigmoid+ref";
     case Mode::kLog:
+    case Mode::kLoop:
       return "ref";
   }
   return "?";

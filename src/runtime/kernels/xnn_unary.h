@@ -3,12 +3,19 @@
 // apply in place to their output (FC + activation as one kernel).
 //
 // Implementations (OPS.md §3.3 asks for 1e-6 relative to the exact formula):
-//   neg, relu, sigmoid, tanh, exp, sqrt   XNNPACK unary (relu = clamp [0, +inf)).
-//   silu   x · sigmoid(x): XNNPACK sigmoid into a chunk buffer, then our multiply.
+//   relu, tanh, exp   XNNPACK unary (relu = clamp [0, +inf)).
+//   sigmoid  XNNPACK unary on the argument clamped to ±128 (XNNPACK's is
+//            NaN for |x| ≳ 1e27; sigmoid is exactly 0 or 1 beyond ±104).
+//   neg, sqrt   our loops: XNNPACK's negate gives +0 for +0 and its sqrt
+//            NaN for +inf and wrong values above 1e37.
+//   silu   x · sigmoid(x): XNNPACK sigmoid (clamped argument) into a chunk
+//          buffer, then our multiply.
 //   gelu   the tanh form, rewritten as x · sigmoid(2c(x + 0.044715x³)) (the
 //          same function: (1 + tanh u)/2 = sigmoid(2u)), which avoids the
 //          cancellation of 1 + tanh(u) for negative x; XNNPACK sigmoid plus
-//          our loops. XNNPACK's own gelu is the erf form, which OPS.md rejects.
+//          our loops, the argument computed in double and the f32 rounding
+//          of it corrected to first order (1e-6 relative down to the
+//          underflow). XNNPACK's own gelu is the erf form, which OPS.md rejects.
 //   log    our loop: XNNPACK's rational log is 1e-2 relative off near x = 1.
 // Every stage tolerates in == out. silu and gelu work in chunks of
 // kUnaryChunk elements through a scratch buffer owned by the stage (allocated
@@ -44,11 +51,11 @@ class UnaryStage {
 
   ir::OpKind op() const { return op_; }
   int num_xnn_operators() const { return xnn_op_ != nullptr ? 1 : 0; }
-  // "xnn_unary", "xnn_sigmoid+ref" (silu, gelu) or "ref" (log).
+  // "xnn_unary", "xnn_sigmoid+ref" (silu, gelu) or "ref" (log, neg, sqrt).
   const char* impl_name() const;
 
  private:
-  enum class Mode { kXnn, kSigmoidProduct, kLog };
+  enum class Mode { kXnn, kSigmoid, kSigmoidProduct, kLog, kLoop };
   UnaryStage(ir::OpKind op, Mode mode, XnnOperatorPtr xnn_op);
   Status RunSigmoidProduct();
 

@@ -28,7 +28,9 @@ double Reference(K op, double x) {
     case K::kRelu:
       return x > 0 ? x : 0;
     case K::kGelu:
-      return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+      // The tanh form 0.5·x·(1 + tanh u) as the identical x / (1 + e^(−2u)),
+      // which does not cancel for negative x.
+      return x / (1 + std::exp(-2 * 0.7978845608028654 * (x + 0.044715 * x * x * x)));
     case K::kSilu:
       return x / (1 + std::exp(-x));
     case K::kSigmoid:
@@ -179,6 +181,85 @@ TEST(UnaryKernelTest, LogIsWithinOneMillionthRelativeEverywhere) {
     const double ref = std::log(static_cast<double>(xs[i]));
     ASSERT_LE(std::fabs(ys[i] - ref), 1e-6 * std::fabs(ref) + 1e-30) << "log(" << xs[i] << ")";
   }
+}
+
+// Runs `op` (f32) on `xs`; the result's values.
+std::vector<float> RunF32(K op, const std::vector<float>& xs) {
+  const Shape shape = {static_cast<int64_t>(xs.size())};
+  Result<Tensor> x = Tensor::FromVector<float>(ir::DType::kF32, shape, xs);
+  EXPECT_TRUE(x.ok());
+  auto spec = MakeSpec(op, {ir::DType::kF32}, ir::DType::kF32);
+  Result<Tensor> y = CreateAndRun(spec->spec, {&*x}, shape);
+  EXPECT_TRUE(y.ok()) << y.status().ToString();
+  if (!y.ok()) return {};
+  return std::vector<float>(y->values<float>().begin(), y->values<float>().end());
+}
+
+TEST(UnaryKernelTest, SigmoidSiluGeluSaturateForHugeInputs) {
+  // XNNPACK's sigmoid alone gave NaN for |x| in about [1e27, 3e38).
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> xs = {1e27f, -1e27f, 1e30f, -1e30f, 3e38f, -3e38f, 1e35f, -1e35f, inf, 200.0f, -200.0f};
+  const std::vector<float> sig = RunF32(K::kSigmoid, xs);
+  const std::vector<float> silu = RunF32(K::kSilu, xs);
+  const std::vector<float> gelu = RunF32(K::kGelu, xs);
+  ASSERT_EQ(sig.size(), xs.size());
+  ASSERT_EQ(silu.size(), xs.size());
+  ASSERT_EQ(gelu.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    SCOPED_TRACE(xs[i]);
+    const bool pos = xs[i] > 0;
+    EXPECT_EQ(sig[i], pos ? 1.0f : 0.0f);
+    // x · sigmoid(x) and x · sigmoid(2c(x + 0.044715x³)): x, or (−)0.
+    EXPECT_EQ(silu[i], pos ? xs[i] : 0.0f);
+    EXPECT_EQ(gelu[i], pos ? xs[i] : 0.0f);
+  }
+}
+
+TEST(UnaryKernelTest, GeluTailIsWithinOneMillionthRelative) {
+  // sigmoid(t) ≈ e^t for negative t turns the f32 rounding of t (6e-8·|t|)
+  // into relative error: 3e-6 at x = −6, 1e-5 at x = −9 before t was
+  // computed in double and its rounding corrected. OPS.md §3.3: 1e-6.
+  std::vector<float> xs;
+  for (int i = 0; i <= 2000; ++i) xs.push_back(-10.0f + static_cast<float>(i) * 0.005f);
+  const std::vector<float> y = RunF32(K::kGelu, xs);
+  ASSERT_EQ(y.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double ref = Reference(K::kGelu, xs[i]);
+    if (std::fabs(ref) < 1e-37) continue;  // subnormal results may flush to 0
+    EXPECT_LE(std::fabs(y[i] - ref), 1e-6 * std::fabs(ref)) << "gelu(" << xs[i] << ")";
+  }
+}
+
+TEST(UnaryKernelTest, GeluF64Tail) {
+  // The tanh form in double had no correct digit below x ≈ −7.
+  Result<Tensor> x = Tensor::FromVector<double>(ir::DType::kF64, {2}, {-8.0, -20.0});
+  ASSERT_TRUE(x.ok());
+  auto spec = MakeSpec(K::kGelu, {ir::DType::kF64}, ir::DType::kF64);
+  Result<Tensor> y = CreateAndRun(spec->spec, {&*x}, {2});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  // By hand: u = c·(x + 0.044715x³) = −24.649909…, −8 / (1 + e^(−2u)).
+  EXPECT_NEAR(y->GetDouble(0), -3.1077829375e-21, 3.1077829375e-21 * 1e-9);
+  EXPECT_NEAR(y->GetDouble(1), -3.3754509563e-261, 3.3754509563e-261 * 1e-9);  // u = −301.377, not −0
+}
+
+TEST(UnaryKernelTest, SqrtIsExactAtTheTopOfTheRange) {
+  // sqrt is correctly rounded (IEEE-754); XNNPACK's gave NaN for +inf and
+  // 2.77e19 for 3.4e38.
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> xs = {inf, 3.4e38f, 1e38f, 1e37f, 1e24f, 2.0f, 1e-30f};
+  const std::vector<float> y = RunF32(K::kSqrt, xs);
+  ASSERT_EQ(y.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_EQ(y[i], static_cast<float>(std::sqrt(static_cast<double>(xs[i])))) << "sqrt(" << xs[i] << ")";
+  }
+}
+
+TEST(UnaryKernelTest, NegFlipsTheSignOfZero) {
+  const std::vector<float> y = RunF32(K::kNeg, {0.0f, -0.0f, 1.5f});
+  ASSERT_EQ(y.size(), 3u);
+  EXPECT_TRUE(y[0] == 0.0f && std::signbit(y[0]));
+  EXPECT_TRUE(y[1] == 0.0f && !std::signbit(y[1]));
+  EXPECT_EQ(y[2], -1.5f);
 }
 
 TEST(UnaryKernelTest, NegOnSignedIntegersWraps) {
