@@ -22,8 +22,12 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Symbolic dims of the graph inputs, each with the requested value (default 4). */
-function symbolicDims(p: Program, requested: Record<string, number>, config: Record<string, unknown>): Record<string, number> {
+/**
+ * Symbolic dims of the graph inputs that this compile left unbound, each
+ * with the requested value (default 4). Bound ones show as numbers in the
+ * signature: they are in `Program.dims`.
+ */
+function unboundDims(p: Program, requested: Record<string, number>, config: Record<string, unknown>): Record<string, number> {
   const dims: Record<string, number> = {};
   for (const g of p.graphs) {
     for (const i of p.signature(g).inputs) {
@@ -74,30 +78,30 @@ async function compile(req: CompileRequest): Promise<void> {
   const s = await runtime();
   program?.dispose();
   program = undefined;
-  // First pass finds the symbolic dims; they are then bound at compile time.
   const t0 = performance.now();
-  let p: Program;
+  let p: Program, dims: Record<string, number>, compileMs: number;
   try {
     p = compileFirst(s, req);
+    compileMs = performance.now() - t0;
+    // The requested dims the source uses are bound now; any it left symbolic
+    // are bound by a second compile. (A bound dim no longer shows in the
+    // signature, so it is taken from p.dims, not found again.)
+    const unbound = unboundDims(p, req.dims, p.metadata.config);
+    dims = { ...p.dims, ...unbound };
+    if (Object.keys(unbound).length > 0) {
+      p.dispose();
+      const t1 = performance.now();
+      p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims });
+      compileMs = performance.now() - t1;
+    }
   } catch (e) {
-    const compileMs = performance.now() - t0;
+    compileMs = performance.now() - t0;
     if (e instanceof ShrewCompileError) {
       post({ type: "compiled", id: req.id, ok: false, compileMs, stage: e.stage, diagnostics: [...e.diagnostics], message: e.message });
     } else {
       post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: [], message: message(e) });
     }
     return;
-  }
-  let compileMs = performance.now() - t0;
-  const dims = symbolicDims(p, req.dims, p.metadata.config);
-  const missing = Object.keys(dims).some((d) => req.dims[d] === undefined);
-  const extra = Object.keys(req.dims).some((d) => dims[d] === undefined);
-  if (missing || extra) {
-    // Recompile with every symbolic dim bound (and none that the source lacks).
-    p.dispose();
-    const t1 = performance.now();
-    p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims });
-    compileMs = performance.now() - t1;
   }
   program = p;
   programDims = dims;

@@ -232,6 +232,30 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await page.selectOption('[data-input="features"] select', "random");
 });
 
+test("a symbolic dim keeps its value over every recompile and a reload", async () => {
+  await loadExample("mlp-classifier.sw");
+  assert.deepEqual(await pageDims(), { Batch: 4 });
+  await page.fill('[data-dim="Batch"]', "7");
+  await page.press('[data-dim="Batch"]', "Tab");  // commits the value (change event)
+  await waitCompiled();
+  const featuresShape = () => page.$$eval('[data-testid="tape-table"] tbody tr', (rows) =>
+    rows.filter((r) => r.querySelector("td.op")?.textContent.includes("features")).map((r) => r.querySelector("td.shape").textContent));
+  await tab("tape");
+  // Each edit recompiles with the dims of the last compile: Batch stays bound to 7 (every other compile lost it).
+  for (const key of ["Enter", "Backspace", "Enter"]) {
+    assert.deepEqual(await pageDims(), { Batch: 7 });
+    assert.deepEqual(await featuresShape(), ["[7, 4]"]);
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press(key);
+    await waitCompiled();
+  }
+  await page.reload();
+  await waitCompiled();
+  assert.deepEqual(await pageDims(), { Batch: 7 });
+  assert.deepEqual(await featuresShape(), ["[7, 4]"]);
+});
+
 test("each recompile frees the previous program (wasm heap stays flat)", async () => {
   await loadExample("self-attention.sw");
   await tab("stats");
