@@ -191,6 +191,7 @@ function showTab(tab: string): void {
   saveState(state);
   for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === tab));
   for (const p of document.querySelectorAll<HTMLElement>("[data-panel]")) p.hidden = p.dataset.panel !== tab;
+  graphView.setVisible(tab === "graph");
 }
 for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab!));
 showTab(state.tab);

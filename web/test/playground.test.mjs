@@ -71,6 +71,11 @@ async function tab(name) {
   await page.click(`[data-tab="${name}"]`);
 }
 
+/** Waits until the graph view has drawn its layout (made in a worker). */
+async function graphDrawn() {
+  await page.waitForSelector('.graph-wrap[data-state="done"] .graph-svg', { timeout: 60_000 });
+}
+
 async function loadExample(file) {
   const id = file.replace(/\.sw$/, "");
   const source = readFileSync(join(WEB, "examples", file), "utf8");
@@ -105,6 +110,7 @@ test("every example: tape rows and statistics match `shrew stats --json`", async
     assert.ok(await page.$$eval(".plan-svg .buffer", (b) => b.length) > 0, `${file}: buffers drawn`);
     // The graph view lays out every optimised IR node.
     await tab("graph");
+    await graphDrawn();
     assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), expected.stats.numSourceNodes, `${file}: graph nodes`);
   }
   assert.deepEqual(page.errors, []);
@@ -129,6 +135,7 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   assert.ok(selected.some((t) => t.includes("fused_matmul_add")), selected.join(" | "));
   // The graph view marks the IR nodes of that line too.
   await tab("graph");
+  await graphDrawn();
   const nodes = await page.$$eval(".graph-svg .node.selected .node-name", (els) => els.map((e) => e.textContent));
   assert.ok(nodes.includes("h2"), nodes.join(" | "));
 });
@@ -254,6 +261,34 @@ test("a symbolic dim keeps its value over every recompile and a reload", async (
   await waitCompiled();
   assert.deepEqual(await pageDims(), { Batch: 7 });
   assert.deepEqual(await featuresShape(), ["[7, 4]"]);
+});
+
+test("a graph of hundreds of nodes is laid out without freezing the page", async () => {
+  // A long sum: dagre needs seconds for it (one dummy node per rank each
+  // term's edge crosses); on the page's thread every recompile froze it.
+  const terms = Array.from({ length: 100 }, (_, i) => i);
+  const source = ["@graph Wide {", "    input x: Tensor<[4, 8], f32>;",
+    ...terms.map((i) => `    node w${i} { op: x * ${i}.5; };`),
+    `    output y: ${terms.map((i) => `w${i}`).join(" + ")};`, "}", ""].join("\n");
+  const file = join(scratch, "wide.sw");
+  writeFileSync(file, source);
+  const expected = JSON.parse(execFileSync(process.execPath, [CLI, "stats", file, "--json"], { encoding: "utf8" }));
+  assert.ok(expected.stats.numSourceNodes >= 200);
+  await loadExample("memory-reuse.sw");
+  await tab("graph");
+  await graphDrawn();
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((l) => window.longTasks.push(...l.getEntries().map((e) => e.duration))).observe({ type: "longtask" });
+  });
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(source);
+  await waitCompiled("Wide");
+  await graphDrawn();
+  assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), expected.stats.numSourceNodes);
+  const longest = await page.evaluate(() => Math.max(0, ...window.longTasks));
+  assert.ok(longest < 1500, `the page's thread was blocked for ${Math.round(longest)} ms`);
 });
 
 test("each recompile frees the previous program (wasm heap stays flat)", async () => {
