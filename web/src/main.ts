@@ -67,10 +67,8 @@ const graphView = new GraphView($("graph-view"), {
 const runPanel = new RunPanel($("run-panel"), {
   async onRun(settings) {
     const g = selectedGraph();
-    if (!g) return;
-    const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
-    if (r.ok) runPanel.showResult(r);
-    else runPanel.showError(r.message);
+    if (!g) return undefined;
+    return worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
   },
   onSeed(seed) {
     state.seed = seed;

@@ -4,7 +4,7 @@
 import type { Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { formatMs, formatShape, formatValue } from "./format.js";
-import type { InputSource, OutputTensor, RunOk } from "./protocol.js";
+import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
 
 export interface RunSettings {
   seed: number;
@@ -13,7 +13,8 @@ export interface RunSettings {
 }
 
 export interface RunCallbacks {
-  onRun(settings: RunSettings): void;
+  /** Runs the graph shown; undefined when there is nothing to run. */
+  onRun(settings: RunSettings): Promise<RunOk | RunFailed | undefined>;
   onSeed(seed: number): void;
 }
 
@@ -26,6 +27,8 @@ export class RunPanel {
   #seed: number;
   #runs: number;
   #result: HTMLElement = h("div", { class: "run-result" });
+  /** Counts renders: a run's answer is shown only if the form it was started from is still the one shown. */
+  #generation = 0;
 
   constructor(root: HTMLElement, cb: RunCallbacks, seed: number, runs: number) {
     this.#root = root;
@@ -40,6 +43,9 @@ export class RunPanel {
 
   /** Rebuilds the input form for a graph (keeps pasted text per input name). */
   render(sig: Signature | undefined, dims: Record<string, number>, bindError?: string): void {
+    // Results belong to the program and graph they ran on: a new render drops them.
+    this.#generation++;
+    this.#result = h("div", { class: "run-result" });
     this.#root.replaceChildren();
     if (!sig) {
       this.#root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
@@ -59,9 +65,13 @@ export class RunPanel {
       runs.value = String(this.#runs);
     });
     const button = h("button", { class: "primary", "data-testid": "run-button" }, `Run ${sig.name}`);
-    button.addEventListener("click", () => {
+    button.addEventListener("click", async () => {
+      const generation = this.#generation;
       this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
-      this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+      const r = await this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+      if (generation !== this.#generation || !r) return;  // recompiled or another graph picked meanwhile
+      if (r.ok) this.#showResult(r);
+      else this.#showError(r.message);
     });
     const rows = sig.inputs.map((input) => {
       const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${dims[d] ?? "?"}` : d ?? "?"));
@@ -97,11 +107,11 @@ export class RunPanel {
       this.#result);
   }
 
-  showError(message: string): void {
+  #showError(message: string): void {
     this.#result.replaceChildren(h("p", { class: "error", "data-testid": "run-error" }, message));
   }
 
-  showResult(r: RunOk): void {
+  #showResult(r: RunOk): void {
     const speed = r.interpMs > 0 && r.jitMs > 0 ? r.interpMs / r.jitMs : 0;
     const timing = h("div", { class: "timing", "data-testid": "timing" },
       h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),

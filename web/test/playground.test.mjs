@@ -210,6 +210,13 @@ async function runAndCompare(file, shotName) {
 test("running a model gives the CLI's output shapes and values", async () => {
   await runAndCompare("mlp-classifier.sw", "run-mlp-1280x800.png");
   await runAndCompare("self-attention.sw", "run-attention-1280x800.png");
+  // A run still going when another example is picked: its outputs must not show under the new program.
+  await page.fill("#run-count", "2000");
+  await page.click('[data-testid="run-button"]');
+  const ex = await loadExample("memory-reuse.sw");
+  await page.waitForTimeout(300);  // the worker answers the run before the compile queued behind it
+  assert.equal(await page.textContent('[data-testid="run-button"]'), `Run ${ex.graph}`);
+  assert.deepEqual(await page.$$eval("[data-output], [data-testid='timing']", (els) => els.map((e) => e.dataset.output ?? "timing")), []);
   assert.deepEqual(page.errors, []);
 });
 
