@@ -243,7 +243,30 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await page.click('[data-testid="run-button"]');
   const err = await page.textContent('[data-testid="run-error"]');
   assert.match(err, /features.*needs 16 values.*got 3/);
+  // A trailing comma adds no value; inf and -inf are infinities (they were 0 and NaN).
+  await page.fill('[data-input="features"] textarea', ["-inf", "inf", ...values.slice(2)].join(", ") + ",");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const used = await page.$$eval('.inputs-used [data-input="features"] td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  assert.deepEqual(used, [-Infinity, Infinity, ...values.slice(2)].map((v) => Math.fround(v)));
+  // Malformed text is an error that names the input.
+  await page.fill('[data-input="features"] textarea', "[1, 2");
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'features': not a JSON array/);
   await page.selectOption('[data-input="features"] select', "random");
+  // Pasted integers must fit the declared dtype (2.5 and 300 were truncated and wrapped);
+  // an input too large for the browser names itself.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Ints {\n  input n: Tensor<[2], u8>;\n  input big: Tensor<[100000, 100000], f32>;\n  output y: n;\n  output z: relu(big);\n}\n");
+  await waitCompiled("Ints");
+  assert.match(await page.textContent("#run-panel .warn"), /input 'big' \(f32\[100000, 100000\]\) is too large to allocate/);
+  await page.selectOption('[data-input="n"] select', "paste");
+  for (const [text, bad] of [["1 2.5", "element 1 is 2.5"], ["300 1", "element 0 is 300"]]) {
+    await page.fill('[data-input="n"] textarea', text);
+    await page.click('[data-testid="run-button"]');
+    assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'n' is u8: ${bad}, not an integer in \\[0, 255\\]`));
+  }
 });
 
 test("a symbolic dim keeps its value over every recompile and a reload", async () => {
