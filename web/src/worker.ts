@@ -103,6 +103,13 @@ async function compile(req: CompileRequest): Promise<void> {
     }
     return;
   }
+  if (p.graphs.length === 0) {
+    // Nothing to show or run: an error, as for `shrew check`.
+    p.dispose();
+    post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: [],
+           message: "this program declares no @graph: there is nothing to compile or run" });
+    return;
+  }
   program = p;
   programDims = dims;
   const graphs = p.graphs.map((g) => report(p, g, req.seed));

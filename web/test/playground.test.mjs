@@ -172,6 +172,16 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
   await page.reload();
   await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
   assert.equal(await editorText(), bad);
+
+  // A program without any @graph is an error, as for `shrew check` (the page said "compiled" and showed nothing).
+  const empty = join(scratch, "empty.sw");
+  writeFileSync(empty, "// no graphs\n@config { A: 3; }\n");
+  assert.equal(cli(["check", empty]).status, 1);
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(readFileSync(empty, "utf8"));
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error" && /no @graph/.test(document.getElementById("status").textContent), null, { timeout: 30_000 });
+  assert.match(await page.textContent("#diagnostics"), /declares no @graph/);
 });
 
 async function runAndCompare(file, shotName) {
