@@ -105,6 +105,12 @@ function showDiagnostics(diags: readonly Diagnostic[], source: string, message?:
     const li = h("li", { class: `diag ${d.severity}`, "data-line": d.line, "data-column": d.column, "data-code": d.code, tabindex: 0 },
       h("span", { class: "pos" }, `${d.line}:${d.column}`), h("span", { class: "code" }, d.code), h("span", { class: "msg" }, d.message));
     li.addEventListener("click", () => editor.goTo(d.line, d.column));
+    li.addEventListener("keydown", (ev) => {
+      // Focusable, so usable from the keyboard too: Enter or Space jumps like a click.
+      if (ev.key !== "Enter" && ev.key !== " ") return;
+      ev.preventDefault();
+      editor.goTo(d.line, d.column);
+    });
     diagList.append(li);
   }
   if (message && diags.length === 0) diagList.append(h("li", { class: "diag error" }, h("span", { class: "msg" }, message)));

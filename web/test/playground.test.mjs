@@ -166,6 +166,15 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
     return { line: lines.indexOf(el.closest(".cm-line")) + 1, text: el.textContent };
   });
   assert.deepEqual(inline, { line, text: "w9" });
+  // The listed diagnostic works from the keyboard: Enter puts the cursor on it.
+  await page.focus("#diagnostics li.diag.error");
+  await page.keyboard.press("Enter");
+  const cursor = await page.evaluate(() => {
+    const sel = window.getSelection();
+    const lines = [...document.querySelectorAll(".cm-content .cm-line")];
+    return { focused: document.activeElement?.classList.contains("cm-content"), line: lines.indexOf(sel.anchorNode.parentElement.closest(".cm-line")) + 1 };
+  });
+  assert.deepEqual(cursor, { focused: true, line });
   await page.screenshot({ path: join(ARTIFACTS, "error-1280x800.png") });
 
   // The edited source survives a reload.
