@@ -312,7 +312,7 @@ test("a symbolic dim keeps its value over every recompile and a reload", async (
   assert.deepEqual(await featuresShape(), ["[7, 4]"]);
 });
 
-test("a graph of hundreds of nodes is laid out without freezing the page", async () => {
+test("hundreds of graph nodes and thousands of tape rows do not freeze the page", async () => {
   // A long sum: dagre needs seconds for it (one dummy node per rank each
   // term's edge crosses); on the page's thread every recompile froze it.
   const terms = Array.from({ length: 100 }, (_, i) => i);
@@ -338,6 +338,27 @@ test("a graph of hundreds of nodes is laid out without freezing the page", async
   assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), expected.stats.numSourceNodes);
   const longest = await page.evaluate(() => Math.max(0, ...window.longTasks));
   assert.ok(longest < 1500, `the page's thread was blocked for ${Math.round(longest)} ms`);
+
+  // A long tape draws its first 1000 rows (30000 rows froze the page for 25 s), the rest on request.
+  const chain = ["@graph Chain {", "    input x: Tensor<[2], f32>;",
+    ...Array.from({ length: 700 }, (_, i) => `    node n${i} { op: relu(${i ? `n${i - 1}` : "x"}); };`), "    output y: n699;", "}", ""].join("\n");
+  const chainFile = join(scratch, "chain.sw");
+  writeFileSync(chainFile, chain);
+  const chainStats = JSON.parse(execFileSync(process.execPath, [CLI, "stats", chainFile, "--json"], { encoding: "utf8" })).stats;
+  assert.ok(chainStats.numInstructions > 1000);
+  await tab("tape");
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.evaluate((text) => {  // a paste, as a user would (typing 700 lines is slow)
+    const data = new DataTransfer();
+    data.setData("text/plain", text);
+    document.querySelector(".cm-content").dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, chain);
+  await waitCompiled("Chain");
+  const rows = () => page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length);
+  assert.equal(await rows(), 1000);
+  await page.click('[data-testid="tape-more"]');
+  assert.equal(await rows(), chainStats.numInstructions);
 });
 
 test("each recompile frees the previous program (wasm heap stays flat)", async () => {
