@@ -126,7 +126,7 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
   return feeds;
 }
 
-/** Plain numbers of a tensor (i64 as Number; exact below 2^53). */
-export function tensorNumbers(t: Tensor): number[] {
-  return Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
+/** The values of a tensor as doubles (i64 as Number: exact below 2^53). */
+export function tensorNumbers(t: Tensor): Float64Array {
+  return Float64Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
 }

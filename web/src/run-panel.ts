@@ -147,22 +147,31 @@ function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
   return block;
 }
 
-function heatmap(data: number[], rows: number, cols: number): HTMLElement {
+function heatmap(data: Float64Array, rows: number, cols: number): HTMLElement {
   const canvas = h("canvas", { width: cols, height: rows, class: "heatmap", "aria-label": "heatmap" });
   const ctx = canvas.getContext("2d");
   let lo = Infinity, hi = -Infinity;
   for (const v of data) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (ctx) {
+    // One colour per 1/255 of the range (a lookup: millions of cells take milliseconds).
+    const lut = Array.from({ length: 256 }, (_, k) => viridis(k / 255));
     const img = ctx.createImageData(cols, rows);
+    const px = img.data;
     for (let i = 0; i < rows * cols; i++) {
       const u = hi > lo ? (data[i] - lo) / (hi - lo) : 0.5;
-      const [r, g, b] = viridis(Number.isFinite(u) ? u : 0);
-      img.data.set([r, g, b, 255], i * 4);
+      const [r, g, b] = lut[Number.isFinite(u) ? Math.round(Math.min(1, Math.max(0, u)) * 255) : 0];
+      px[i * 4] = r;
+      px[i * 4 + 1] = g;
+      px[i * 4 + 2] = b;
+      px[i * 4 + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
   }
-  // Cells stay square-ish: scale up small matrices, never past the panel.
-  const scale = Math.max(4, Math.min(28, Math.floor(360 / Math.max(rows, cols))));
+  // Cells stay square: small matrices scale up (4-28 px a cell), large ones
+  // shrink so the longer side is 360 px (it was 4 px a cell at least: a
+  // 2048 x 2048 output drew 8192 px tall).
+  const longest = Math.max(rows, cols);
+  const scale = longest <= 90 ? Math.min(28, Math.floor(360 / longest)) : 360 / longest;
   canvas.style.width = `${cols * scale}px`;
   canvas.style.height = `${rows * scale}px`;
   return h("div", { class: "heatmap-wrap" }, canvas,

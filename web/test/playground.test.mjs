@@ -236,6 +236,20 @@ test("running a model gives the CLI's output shapes and values", async () => {
   await page.waitForTimeout(300);  // the worker answers the run before the compile queued behind it
   assert.equal(await page.textContent('[data-testid="run-button"]'), `Run ${ex.graph}`);
   assert.deepEqual(await page.$$eval("[data-output], [data-testid='timing']", (els) => els.map((e) => e.dataset.output ?? "timing")), []);
+  // A large 2-D output: its heatmap keeps square cells within 360 px (it was drawn 4 px a cell, 4096 px tall here).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Big {\n  input x: Tensor<[1024, 512], f32>;\n  output y: x * 2.0;\n}\n");
+  await waitCompiled("Big");
+  await page.fill("#run-count", "1");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const box = await page.$eval('[data-output="y"] canvas.heatmap', (c) => ({ w: c.getBoundingClientRect().width, h: c.getBoundingClientRect().height }));
+  assert.deepEqual(box, { w: 180, h: 360 });
+  const x = await page.$$eval('.inputs-used [data-input="x"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  const y = await page.$$eval('[data-output="y"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  assert.equal(y.length, 32);
+  assert.deepEqual(y, x.map((v) => v * 2));
   assert.deepEqual(page.errors, []);
 });
 
