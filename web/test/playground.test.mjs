@@ -409,5 +409,13 @@ test("screenshots at desktop and phone widths", async () => {
   await page.screenshot({ path: join(ARTIFACTS, "tape-390x844.png"), fullPage: true });
   await tab("memory");
   await page.screenshot({ path: join(ARTIFACTS, "memory-390x844.png"), fullPage: true });
+  // A diagnostic with a long name wraps in the list instead of running off its side.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(`@graph G { input x: Tensor<[2], f32>; output y: x + ${"a_long_name_".repeat(6)}; }\n`);
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
+  const list = await page.$eval("#diagnostics", (ul) => ({ scroll: ul.scrollWidth, client: ul.clientWidth }));
+  assert.ok(list.scroll <= list.client, `the diagnostics list is ${list.scroll} px wide in ${list.client} px`);
+  await page.screenshot({ path: join(ARTIFACTS, "error-390x844.png") });
   await page.setViewportSize({ width: 1280, height: 800 });
 });
