@@ -127,10 +127,13 @@ export interface RunOk {
   ok: true;
   inputs: OutputTensor[];
   jit: OutputTensor[];
-  /** Wall time of one run, milliseconds: the median over rounds of batched runs (`runs` in all). */
+  /** Wall time of one run, milliseconds: the median over rounds of batched runs. */
   jitMs: number;
   interpMs: number;
+  /** Timed runs asked for, and made on each executor (fewer when the time budget ran out). */
   runs: number;
+  jitRuns: number;
+  interpRuns: number;
   maxAbsDiff: number;
   /** A timed batch took under 2 ms: near the browser's timer resolution, so the times are rough. */
   coarse: boolean;

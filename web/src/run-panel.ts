@@ -114,12 +114,14 @@ export class RunPanel {
   #showResult(r: RunOk): void {
     const speed = r.interpMs > 0 && r.jitMs > 0 ? r.interpMs / r.jitMs : 0;
     const timing = h("div", { class: "timing", "data-testid": "timing" },
-      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
-      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note", "data-runs": r.jitRuns }, `${r.jitRuns} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note", "data-runs": r.interpRuns }, `${r.interpRuns} runs, median of batches`)),
       h("div", { class: "card" }, h("div", { class: "card-title" }, "speed-up"), h("div", { class: "card-value" }, speed ? `${speed.toFixed(1)}×` : "–"),
         h("div", { class: "card-note" }, `max |JIT − interp| = ${r.maxAbsDiff.toExponential(1)}`)));
+    const cut = r.jitRuns < r.runs || r.interpRuns < r.runs
+      ? h("p", { class: "hint", "data-testid": "timing-cut" }, `Timing stopped at its time budget before all ${r.runs} runs were made: the times are over the runs made.`) : "";
     const coarse = r.coarse ? h("p", { class: "hint" }, "Some timed batches took under 2 ms, close to the browser's timer resolution (0.1 ms): raise the number of runs for steadier times.") : "";
-    this.#result.replaceChildren(timing, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
+    this.#result.replaceChildren(timing, cut, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
       h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"), ...r.inputs.map((o) => outputBlock(o, "input"))));
   }
 }

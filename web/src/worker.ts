@@ -117,10 +117,25 @@ async function compile(req: CompileRequest): Promise<void> {
         heap: s.heapStats() });
 }
 
+/** The longest the timed runs of one Run take, both executors together. */
+const TIMING_BUDGET_MS = 3000;
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Times up to n calls, stopping after the one that passes the deadline: [milliseconds, calls made]. */
+function batch(fn: () => void, n: number, deadline: number): [number, number] {
+  const t = performance.now();
+  let calls = 0;
+  while (calls < n) {
+    fn();
+    calls++;
+    if (performance.now() > deadline) break;
+  }
+  return [performance.now() - t, calls];
 }
 
 function run(req: RunRequest): void {
@@ -135,18 +150,22 @@ function run(req: RunRequest): void {
   // cross-origin isolation), so runs are timed in batches: up to 5 rounds,
   // each a JIT batch then an interpreter batch (interleaved, so a busy
   // machine slows both alike); the time per run is the median over rounds.
+  // Timing stops at a deadline too: a slow graph (a 512 x 512 matmul takes
+  // the interpreter 0.5 s) would otherwise hold the worker for minutes,
+  // and every edit's compile waits behind it.
+  const deadline = performance.now() + TIMING_BUDGET_MS;
   const rounds = Math.min(5, runs);
   const jitTimes: number[] = [], interpTimes: number[] = [];
-  let shortestBatchMs = Infinity;
-  for (let r = 0; r < rounds; r++) {
+  let shortestBatchMs = Infinity, jitRuns = 0, interpRuns = 0;
+  for (let r = 0; r < rounds && performance.now() < deadline; r++) {
     const n = Math.floor(runs / rounds) + (r < runs % rounds ? 1 : 0);
-    let t = performance.now();
-    for (let i = 0; i < n; i++) p.run(req.graph, feeds);
-    shortestBatchMs = Math.min(shortestBatchMs, performance.now() - t);
-    jitTimes.push((performance.now() - t) / n);
-    t = performance.now();
-    for (let i = 0; i < n; i++) p.interpret(req.graph, feeds);
-    interpTimes.push((performance.now() - t) / n);
+    const [jitBatchMs, jitN] = batch(() => p.run(req.graph, feeds), n, deadline);
+    shortestBatchMs = Math.min(shortestBatchMs, jitBatchMs);
+    jitTimes.push(jitBatchMs / jitN);
+    jitRuns += jitN;
+    const [interpBatchMs, interpN] = batch(() => p.interpret(req.graph, feeds), n, deadline);
+    interpTimes.push(interpBatchMs / interpN);
+    interpRuns += interpN;
   }
   const jitMs = median(jitTimes), interpMs = median(interpTimes);
   const list = (o: Record<string, import("../../js/dist/index.js").Tensor>): OutputTensor[] =>
@@ -163,7 +182,7 @@ function run(req: RunRequest): void {
     }
   }
   const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: concreteShape(i, programDims), data: tensorNumbers(feeds[i.name]) }));
-  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, maxAbsDiff, coarse: shortestBatchMs < 2 },
+  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2 },
        [...jit, ...inputs].map((o) => o.data.buffer));
 }
 
