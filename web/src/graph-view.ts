@@ -1,8 +1,9 @@
 // The Graph tab: the IR before and after optimisation as a DAG laid out by
 // dagre (top to bottom, data flowing down). Fused nodes are marked; hover a
-// node to see its source.
-import { Graph, layout } from "@dagrejs/dagre";
+// node to see its source. Layouts run in a worker (seconds for a few
+// hundred nodes), only while the tab is shown, once per IR graph.
 import { h, s } from "./dom.js";
+import { LayoutClient, type LayoutResult } from "./layout-client.js";
 import type { IrGraph, IrNode } from "./protocol.js";
 
 export interface GraphCallbacks {
@@ -19,6 +20,10 @@ export class GraphView {
   #zoom = 1;
   #selected: ((node: IrNode) => boolean) | undefined;
   #nodes: { node: IrNode; el: SVGGElement }[] = [];
+  readonly #client = new LayoutClient();
+  readonly #layouts = new WeakMap<IrGraph, Promise<LayoutResult | null>>();
+  #visible = false;
+  #dirty = true;
 
   constructor(root: HTMLElement, cb: GraphCallbacks) {
     this.#root = root;
@@ -27,10 +32,20 @@ export class GraphView {
 
   render(graphs: { before: IrGraph; after: IrGraph } | undefined): void {
     this.#graphs = graphs;
-    this.#draw();
+    this.#nodes = [];
+    if (this.#visible) this.#draw();
+    else this.#dirty = true;
+  }
+
+  /** The tab was shown or hidden: a hidden view lays nothing out. */
+  setVisible(visible: boolean): void {
+    this.#visible = visible;
+    if (visible && this.#dirty) this.#draw();
   }
 
   #draw(): void {
+    this.#dirty = false;
+    this.#nodes = [];
     this.#root.replaceChildren();
     const graphs = this.#graphs;
     if (!graphs) {
@@ -59,7 +74,19 @@ export class GraphView {
         return b;
       }));
     this.#root.append(h("div", { class: "toolbar" }, toggle, zoom));
-    this.#root.append(h("div", { class: "graph-wrap" }, this.#svg(this.#which === "before" ? graphs.before : graphs.after)));
+    const ir = this.#which === "before" ? graphs.before : graphs.after;
+    const wrap = h("div", { class: "graph-wrap", "data-state": "layout" }, h("p", { class: "empty busy" }, `laying out ${ir.nodes.length} nodes…`));
+    this.#root.append(wrap);
+    this.#layout(ir).then((l) => {
+      // Dropped when superseded or when the view was redrawn meanwhile.
+      if (!l || !wrap.isConnected) return;
+      wrap.replaceChildren(this.#svg(ir, l));
+      wrap.dataset.state = "done";
+    }, (e: Error) => {
+      if (!wrap.isConnected) return;
+      wrap.replaceChildren(h("p", { class: "error" }, `graph layout failed: ${e.message}`));
+      wrap.dataset.state = "failed";
+    });
     this.#root.append(h("div", { class: "legend" },
       h("span", {}, h("i", { class: "lg input" }), "input"), h("span", {}, h("i", { class: "lg param" }), "parameter"),
       h("span", {}, h("i", { class: "lg compute" }), "op"), h("span", {}, h("i", { class: "lg fused" }), "fused op"),
@@ -76,33 +103,38 @@ export class GraphView {
     for (const { node, el } of this.#nodes) el.classList.toggle("selected", this.#selected?.(node) ?? false);
   }
 
-  #svg(ir: IrGraph): SVGSVGElement {
+  /** The layout of an IR graph: made once (in the worker), then reused by zoom and the before/after toggle. */
+  #layout(ir: IrGraph): Promise<LayoutResult | null> {
+    let p = this.#layouts.get(ir);
+    if (!p) {
+      const nodes = ir.nodes.map((n) => {
+        const title = n.role === "compute" ? n.label : n.role;
+        const type = n.type ? n.type.text : "";
+        return { id: String(n.id), width: Math.max(70, 7 * Math.max(n.name.length, title.length, type.length) + 16), height: 46 };
+      });
+      p = this.#client.layout(nodes, ir.edges.map(([a, b]) => [String(a), String(b)] as [string, string]));
+      this.#layouts.set(ir, p);
+      // A superseded or failed layout is made again the next time it is shown.
+      p.then((l) => l || this.#layouts.delete(ir), () => this.#layouts.delete(ir));
+    }
+    return p;
+  }
+
+  #svg(ir: IrGraph, g: LayoutResult): SVGSVGElement {
     this.#nodes = [];
-    const g = new Graph();
-    g.setGraph({ rankdir: "TB", nodesep: 18, ranksep: 28, marginx: 8, marginy: 8 });
-    g.setDefaultEdgeLabel(() => ({}));
     const outputs = new Map<number, string[]>();
     for (const o of ir.outputs) outputs.set(o.node, [...(outputs.get(o.node) ?? []), o.name]);
-    for (const n of ir.nodes) {
-      const title = n.role === "compute" ? n.label : n.role;
-      const type = n.type ? n.type.text : "";
-      const width = Math.max(70, 7 * Math.max(n.name.length, title.length, type.length) + 16);
-      g.setNode(String(n.id), { width, height: 46 });
-    }
-    for (const [a, b] of ir.edges) g.setEdge(String(a), String(b));
-    layout(g);
-    const { width = 100, height = 100 } = g.graph();
+    const { width, height } = g;
     const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, class: "graph-svg", width: Math.round(width * this.#zoom), height: Math.round(height * this.#zoom),
                            role: "img", "aria-label": `IR graph ${ir.name}` });
     svg.append(s("defs", {}, s("marker", { id: "arrow", viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: "auto" },
       s("path", { d: "M0,0 L8,4 L0,8 z", class: "arrow" }))));
-    for (const e of g.edges()) {
-      const pts: { x: number; y: number }[] = g.edge(e).points ?? [];
+    for (const pts of g.edges) {
       const d = pts.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
       svg.append(s("path", { d, class: "edge", "marker-end": "url(#arrow)" }));
     }
     for (const n of ir.nodes) {
-      const box = g.node(String(n.id));
+      const box = g.nodes[String(n.id)];
       const fused = n.op.startsWith("fused_");
       const outs = outputs.get(n.id);
       const cls = `node ${n.role}${fused ? " fused" : ""}${outs ? " output" : ""}`;

@@ -17,6 +17,15 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>): n
   return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : 1));
 }
 
+/** One pasted token as a number: also inf, -inf, infinity and nan (any case); NaN if it is none. */
+function parseToken(s: string): number {
+  const special = /^([-+]?)(inf|infinity|nan)$/i.exec(s);
+  if (special) return special[2].toLowerCase() === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
+  const n = Number(s);
+  if (Number.isNaN(n)) throw new Error(`not a number: '${s}'`);
+  return n;
+}
+
 /** Parses pasted numbers: a (nested) JSON array or numbers separated by whitespace/commas. */
 export function parseNumbers(text: string): number[] {
   const t = text.trim();
@@ -29,14 +38,54 @@ export function parseNumbers(text: string): number[] {
       else if (typeof v === "boolean") flat.push(v ? 1 : 0);
       else throw new Error(`not a number: ${JSON.stringify(v)}`);
     };
-    walk(JSON.parse(t));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(t);
+    } catch (e) {
+      throw new Error(`not a JSON array: ${(e as Error).message}`);
+    }
+    walk(parsed);
     return flat;
   }
-  return t.split(/[\s,]+/).map((s) => {
-    const n = Number(s);
-    if (!Number.isFinite(n) && !/^[-+]?(inf|infinity|nan)$/i.test(s)) throw new Error(`not a number: '${s}'`);
-    return n;
-  });
+  // Separators at either end (a trailing comma) separate nothing: no value.
+  return t.split(/[\s,]+/).filter((s) => s !== "").map(parseToken);
+}
+
+// The values each declared integer dtype holds (i64/u64: the integers a JS number holds exactly).
+const INT_RANGE: Record<string, [number, number]> = {
+  i8: [-128, 127], i16: [-32768, 32767], i32: [-2147483648, 2147483647], u8: [0, 255], u16: [0, 65535],
+  u32: [0, 4294967295], i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], u64: [0, Number.MAX_SAFE_INTEGER], bool: [0, 1],
+};
+
+/** The pasted values of one input, checked against its count and declared dtype. */
+function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number): number[] {
+  let values: number[];
+  try {
+    values = parseNumbers(text);
+  } catch (e) {
+    throw new Error(`input '${spec.name}': ${(e as Error).message}`);
+  }
+  if (values.length !== n) {
+    throw new Error(`input '${spec.name}' needs ${n} values for shape [${shape.join(", ")}], got ${values.length}`);
+  }
+  const range = INT_RANGE[spec.dtype ?? ""];
+  if (range) {
+    const bad = values.findIndex((v) => !Number.isInteger(v) || v < range[0] || v > range[1]);
+    if (bad >= 0) {
+      throw new Error(`input '${spec.name}' is ${spec.dtype}: element ${bad} is ${values[bad]}, not an integer in [${range[0]}, ${range[1]}]`);
+    }
+  }
+  return values;
+}
+
+/** A zero tensor for an input; one too large for this browser is an error that names the input. */
+function allocate(spec: TensorSpec, dtype: DType, shape: number[]): Tensor {
+  try {
+    return new Tensor(dtype, shape);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new Error(`input '${spec.name}' (${spec.dtype}[${shape.join(", ")}]) is too large to allocate: ${e.message}`);
+  }
 }
 
 export function makeInputs(sig: Signature, sources: Record<string, InputSource>, dims: Record<string, number>,
@@ -47,16 +96,13 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new Error(`input '${input.name}' has dtype ${input.dtype}, which the playground cannot make`);
     const shape = concreteShape(input, dims);
-    const t = new Tensor(dtype, shape);
+    const t = allocate(input, dtype, shape);
     const n = t.size;
     const src = sources[input.name] ?? { mode: "random" };
     if (src.mode === "paste") {
-      const values = parseNumbers(src.text);
-      if (values.length !== n) {
-        throw new Error(`input '${input.name}' needs ${n} values for shape [${shape.join(", ")}], got ${values.length}`);
-      }
+      const values = pastedValues(input, src.text, shape, n);
       for (let i = 0; i < n; i++) {
-        if (dtype === "i64") (t.data as BigInt64Array)[i] = BigInt(Math.trunc(values[i]));
+        if (dtype === "i64") (t.data as BigInt64Array)[i] = BigInt(values[i]);
         else (t.data as Float32Array)[i] = values[i];
       }
     } else if (dtype === "bool") {
@@ -80,7 +126,7 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
   return feeds;
 }
 
-/** Plain numbers of a tensor (i64 as Number; exact below 2^53). */
-export function tensorNumbers(t: Tensor): number[] {
-  return Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
+/** The values of a tensor as doubles (i64 as Number: exact below 2^53). */
+export function tensorNumbers(t: Tensor): Float64Array {
+  return Float64Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
 }

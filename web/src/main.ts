@@ -67,10 +67,8 @@ const graphView = new GraphView($("graph-view"), {
 const runPanel = new RunPanel($("run-panel"), {
   async onRun(settings) {
     const g = selectedGraph();
-    if (!g) return;
-    const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
-    if (r.ok) runPanel.showResult(r);
-    else runPanel.showError(r.message);
+    if (!g) return undefined;
+    return worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
   },
   onSeed(seed) {
     state.seed = seed;
@@ -107,6 +105,12 @@ function showDiagnostics(diags: readonly Diagnostic[], source: string, message?:
     const li = h("li", { class: `diag ${d.severity}`, "data-line": d.line, "data-column": d.column, "data-code": d.code, tabindex: 0 },
       h("span", { class: "pos" }, `${d.line}:${d.column}`), h("span", { class: "code" }, d.code), h("span", { class: "msg" }, d.message));
     li.addEventListener("click", () => editor.goTo(d.line, d.column));
+    li.addEventListener("keydown", (ev) => {
+      // Focusable, so usable from the keyboard too: Enter or Space jumps like a click.
+      if (ev.key !== "Enter" && ev.key !== " ") return;
+      ev.preventDefault();
+      editor.goTo(d.line, d.column);
+    });
     diagList.append(li);
   }
   if (message && diags.length === 0) diagList.append(h("li", { class: "diag error" }, h("span", { class: "msg" }, message)));
@@ -191,6 +195,7 @@ function showTab(tab: string): void {
   saveState(state);
   for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === tab));
   for (const p of document.querySelectorAll<HTMLElement>("[data-panel]")) p.hidden = p.dataset.panel !== tab;
+  graphView.setVisible(tab === "graph");
 }
 for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab!));
 showTab(state.tab);

@@ -4,7 +4,7 @@
 import type { Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { formatMs, formatShape, formatValue } from "./format.js";
-import type { InputSource, OutputTensor, RunOk } from "./protocol.js";
+import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
 
 export interface RunSettings {
   seed: number;
@@ -13,7 +13,8 @@ export interface RunSettings {
 }
 
 export interface RunCallbacks {
-  onRun(settings: RunSettings): void;
+  /** Runs the graph shown; undefined when there is nothing to run. */
+  onRun(settings: RunSettings): Promise<RunOk | RunFailed | undefined>;
   onSeed(seed: number): void;
 }
 
@@ -26,6 +27,8 @@ export class RunPanel {
   #seed: number;
   #runs: number;
   #result: HTMLElement = h("div", { class: "run-result" });
+  /** Counts renders: a run's answer is shown only if the form it was started from is still the one shown. */
+  #generation = 0;
 
   constructor(root: HTMLElement, cb: RunCallbacks, seed: number, runs: number) {
     this.#root = root;
@@ -40,6 +43,9 @@ export class RunPanel {
 
   /** Rebuilds the input form for a graph (keeps pasted text per input name). */
   render(sig: Signature | undefined, dims: Record<string, number>, bindError?: string): void {
+    // Results belong to the program and graph they ran on: a new render drops them.
+    this.#generation++;
+    this.#result = h("div", { class: "run-result" });
     this.#root.replaceChildren();
     if (!sig) {
       this.#root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
@@ -59,9 +65,13 @@ export class RunPanel {
       runs.value = String(this.#runs);
     });
     const button = h("button", { class: "primary", "data-testid": "run-button" }, `Run ${sig.name}`);
-    button.addEventListener("click", () => {
+    button.addEventListener("click", async () => {
+      const generation = this.#generation;
       this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
-      this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+      const r = await this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+      if (generation !== this.#generation || !r) return;  // recompiled or another graph picked meanwhile
+      if (r.ok) this.#showResult(r);
+      else this.#showError(r.message);
     });
     const rows = sig.inputs.map((input) => {
       const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${dims[d] ?? "?"}` : d ?? "?"));
@@ -97,19 +107,21 @@ export class RunPanel {
       this.#result);
   }
 
-  showError(message: string): void {
+  #showError(message: string): void {
     this.#result.replaceChildren(h("p", { class: "error", "data-testid": "run-error" }, message));
   }
 
-  showResult(r: RunOk): void {
+  #showResult(r: RunOk): void {
     const speed = r.interpMs > 0 && r.jitMs > 0 ? r.interpMs / r.jitMs : 0;
     const timing = h("div", { class: "timing", "data-testid": "timing" },
-      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
-      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note" }, `${r.runs} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note", "data-runs": r.jitRuns }, `${r.jitRuns} runs, median of batches`)),
+      h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note", "data-runs": r.interpRuns }, `${r.interpRuns} runs, median of batches`)),
       h("div", { class: "card" }, h("div", { class: "card-title" }, "speed-up"), h("div", { class: "card-value" }, speed ? `${speed.toFixed(1)}×` : "–"),
         h("div", { class: "card-note" }, `max |JIT − interp| = ${r.maxAbsDiff.toExponential(1)}`)));
+    const cut = r.jitRuns < r.runs || r.interpRuns < r.runs
+      ? h("p", { class: "hint", "data-testid": "timing-cut" }, `Timing stopped at its time budget before all ${r.runs} runs were made: the times are over the runs made.`) : "";
     const coarse = r.coarse ? h("p", { class: "hint" }, "Some timed batches took under 2 ms, close to the browser's timer resolution (0.1 ms): raise the number of runs for steadier times.") : "";
-    this.#result.replaceChildren(timing, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
+    this.#result.replaceChildren(timing, cut, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
       h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"), ...r.inputs.map((o) => outputBlock(o, "input"))));
   }
 }
@@ -137,22 +149,31 @@ function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
   return block;
 }
 
-function heatmap(data: number[], rows: number, cols: number): HTMLElement {
+function heatmap(data: Float64Array, rows: number, cols: number): HTMLElement {
   const canvas = h("canvas", { width: cols, height: rows, class: "heatmap", "aria-label": "heatmap" });
   const ctx = canvas.getContext("2d");
   let lo = Infinity, hi = -Infinity;
   for (const v of data) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (ctx) {
+    // One colour per 1/255 of the range (a lookup: millions of cells take milliseconds).
+    const lut = Array.from({ length: 256 }, (_, k) => viridis(k / 255));
     const img = ctx.createImageData(cols, rows);
+    const px = img.data;
     for (let i = 0; i < rows * cols; i++) {
       const u = hi > lo ? (data[i] - lo) / (hi - lo) : 0.5;
-      const [r, g, b] = viridis(Number.isFinite(u) ? u : 0);
-      img.data.set([r, g, b, 255], i * 4);
+      const [r, g, b] = lut[Number.isFinite(u) ? Math.round(Math.min(1, Math.max(0, u)) * 255) : 0];
+      px[i * 4] = r;
+      px[i * 4 + 1] = g;
+      px[i * 4 + 2] = b;
+      px[i * 4 + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
   }
-  // Cells stay square-ish: scale up small matrices, never past the panel.
-  const scale = Math.max(4, Math.min(28, Math.floor(360 / Math.max(rows, cols))));
+  // Cells stay square: small matrices scale up (4-28 px a cell), large ones
+  // shrink so the longer side is 360 px (it was 4 px a cell at least: a
+  // 2048 x 2048 output drew 8192 px tall).
+  const longest = Math.max(rows, cols);
+  const scale = longest <= 90 ? Math.min(28, Math.floor(360 / longest)) : 360 / longest;
   canvas.style.width = `${cols * scale}px`;
   canvas.style.height = `${rows * scale}px`;
   return h("div", { class: "heatmap-wrap" }, canvas,

@@ -5,6 +5,10 @@ import type { TapeDump, TapeInstruction } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { formatBytes, formatShape } from "./format.js";
 
+// Rows drawn at first: a table of tens of thousands of rows takes the
+// browser seconds to lay out, so longer tapes draw the rest on request.
+const ROW_LIMIT = 1000;
+
 export interface TapeCallbacks {
   onHover(instr: TapeInstruction | null): void;
 }
@@ -20,7 +24,7 @@ export class TapeView {
     this.#cb = cb;
   }
 
-  render(tape: TapeDump | undefined, note?: string): void {
+  render(tape: TapeDump | undefined, note?: string, all = false): void {
     this.#tape = tape;
     this.#root.replaceChildren();
     if (!tape) {
@@ -35,7 +39,8 @@ export class TapeView {
       tape.bound ? "" : " Sizes appear after the first run binds the symbolic dims."));
     const head = h("tr", {}, ...["#", "op", "operands → result", "shape", "dtype", "arena", "fused"].map((c) => h("th", {}, c)));
     const body = h("tbody");
-    this.#rows = tape.instructions.map((ins) => {
+    const shown = all ? tape.instructions : tape.instructions.slice(0, ROW_LIMIT);
+    this.#rows = shown.map((ins) => {
       const fusedTitle = ins.fused
         ? ins.fused_nodes.length
           ? `JIT-fused: ${ins.fused_nodes.map((n) => `${n.op} (${n.name}, line ${n.span.line})`).join(", ")} folded into ${ins.node.op}`
@@ -70,6 +75,11 @@ export class TapeView {
     });
     body.append(...this.#rows);
     this.#root.append(h("div", { class: "table-wrap" }, h("table", { class: "tape", "data-testid": "tape-table" }, h("thead", {}, head), body)));
+    if (shown.length < tape.instructions.length) {
+      const more = h("button", { "data-testid": "tape-more" }, `Show all ${tape.instructions.length} instructions`);
+      more.addEventListener("click", () => this.render(tape, note, true));
+      this.#root.append(h("p", { class: "hint" }, `Showing the first ${shown.length} of ${tape.instructions.length} instructions. `, more));
+    }
   }
 
   /** Marks the rows whose source spans cover `line` (lastLine maps a span to its last line). */
@@ -79,7 +89,7 @@ export class TapeView {
       .filter((i) => i.opcode !== "free" && i.spans.some((s) => s.line > 0 && s.line <= line && line <= lastLine(s)))
       .map((i) => i.index);
     this.#mark("selected", hits);
-    if (hits.length) this.#rows[hits[0]].scrollIntoView({ block: "nearest" });
+    this.#rows[hits[0]]?.scrollIntoView({ block: "nearest" });
     return hits;
   }
 

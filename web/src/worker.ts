@@ -11,7 +11,7 @@ let shrew: Shrew | undefined;
 let program: Program | undefined;
 let programDims: Record<string, number> = {};
 
-const post = (r: Response) => (self as unknown as Worker).postMessage(r);
+const post = (r: Response, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(r, transfer);
 
 async function runtime(): Promise<Shrew> {
   if (!shrew || shrew.aborted) shrew = await Shrew.load({ wasmUrl: new URL(wasmUrl, self.location.href) });
@@ -22,8 +22,12 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Symbolic dims of the graph inputs, each with the requested value (default 4). */
-function symbolicDims(p: Program, requested: Record<string, number>, config: Record<string, unknown>): Record<string, number> {
+/**
+ * Symbolic dims of the graph inputs that this compile left unbound, each
+ * with the requested value (default 4). Bound ones show as numbers in the
+ * signature: they are in `Program.dims`.
+ */
+function unboundDims(p: Program, requested: Record<string, number>, config: Record<string, unknown>): Record<string, number> {
   const dims: Record<string, number> = {};
   for (const g of p.graphs) {
     for (const i of p.signature(g).inputs) {
@@ -74,13 +78,24 @@ async function compile(req: CompileRequest): Promise<void> {
   const s = await runtime();
   program?.dispose();
   program = undefined;
-  // First pass finds the symbolic dims; they are then bound at compile time.
   const t0 = performance.now();
-  let p: Program;
+  let p: Program, dims: Record<string, number>, compileMs: number;
   try {
     p = compileFirst(s, req);
+    compileMs = performance.now() - t0;
+    // The requested dims the source uses are bound now; any it left symbolic
+    // are bound by a second compile. (A bound dim no longer shows in the
+    // signature, so it is taken from p.dims, not found again.)
+    const unbound = unboundDims(p, req.dims, p.metadata.config);
+    dims = { ...p.dims, ...unbound };
+    if (Object.keys(unbound).length > 0) {
+      p.dispose();
+      const t1 = performance.now();
+      p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims });
+      compileMs = performance.now() - t1;
+    }
   } catch (e) {
-    const compileMs = performance.now() - t0;
+    compileMs = performance.now() - t0;
     if (e instanceof ShrewCompileError) {
       post({ type: "compiled", id: req.id, ok: false, compileMs, stage: e.stage, diagnostics: [...e.diagnostics], message: e.message });
     } else {
@@ -88,16 +103,12 @@ async function compile(req: CompileRequest): Promise<void> {
     }
     return;
   }
-  let compileMs = performance.now() - t0;
-  const dims = symbolicDims(p, req.dims, p.metadata.config);
-  const missing = Object.keys(dims).some((d) => req.dims[d] === undefined);
-  const extra = Object.keys(req.dims).some((d) => dims[d] === undefined);
-  if (missing || extra) {
-    // Recompile with every symbolic dim bound (and none that the source lacks).
+  if (p.graphs.length === 0) {
+    // Nothing to show or run: an error, as for `shrew check`.
     p.dispose();
-    const t1 = performance.now();
-    p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims });
-    compileMs = performance.now() - t1;
+    post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: [],
+           message: "this program declares no @graph: there is nothing to compile or run" });
+    return;
   }
   program = p;
   programDims = dims;
@@ -106,10 +117,25 @@ async function compile(req: CompileRequest): Promise<void> {
         heap: s.heapStats() });
 }
 
+/** The longest the timed runs of one Run take, both executors together. */
+const TIMING_BUDGET_MS = 3000;
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Times up to n calls, stopping after the one that passes the deadline: [milliseconds, calls made]. */
+function batch(fn: () => void, n: number, deadline: number): [number, number] {
+  const t = performance.now();
+  let calls = 0;
+  while (calls < n) {
+    fn();
+    calls++;
+    if (performance.now() > deadline) break;
+  }
+  return [performance.now() - t, calls];
 }
 
 function run(req: RunRequest): void {
@@ -124,22 +150,27 @@ function run(req: RunRequest): void {
   // cross-origin isolation), so runs are timed in batches: up to 5 rounds,
   // each a JIT batch then an interpreter batch (interleaved, so a busy
   // machine slows both alike); the time per run is the median over rounds.
+  // Timing stops at a deadline too: a slow graph (a 512 x 512 matmul takes
+  // the interpreter 0.5 s) would otherwise hold the worker for minutes,
+  // and every edit's compile waits behind it.
+  const deadline = performance.now() + TIMING_BUDGET_MS;
   const rounds = Math.min(5, runs);
   const jitTimes: number[] = [], interpTimes: number[] = [];
-  let shortestBatchMs = Infinity;
-  for (let r = 0; r < rounds; r++) {
+  let shortestBatchMs = Infinity, jitRuns = 0, interpRuns = 0;
+  for (let r = 0; r < rounds && performance.now() < deadline; r++) {
     const n = Math.floor(runs / rounds) + (r < runs % rounds ? 1 : 0);
-    let t = performance.now();
-    for (let i = 0; i < n; i++) p.run(req.graph, feeds);
-    shortestBatchMs = Math.min(shortestBatchMs, performance.now() - t);
-    jitTimes.push((performance.now() - t) / n);
-    t = performance.now();
-    for (let i = 0; i < n; i++) p.interpret(req.graph, feeds);
-    interpTimes.push((performance.now() - t) / n);
+    const [jitBatchMs, jitN] = batch(() => p.run(req.graph, feeds), n, deadline);
+    shortestBatchMs = Math.min(shortestBatchMs, jitBatchMs);
+    jitTimes.push(jitBatchMs / jitN);
+    jitRuns += jitN;
+    const [interpBatchMs, interpN] = batch(() => p.interpret(req.graph, feeds), n, deadline);
+    interpTimes.push(interpBatchMs / interpN);
+    interpRuns += interpN;
   }
   const jitMs = median(jitTimes), interpMs = median(interpTimes);
   const list = (o: Record<string, import("../../js/dist/index.js").Tensor>): OutputTensor[] =>
     Object.entries(o).map(([name, t]) => ({ name, dtype: t.dtype, shape: [...t.shape], data: tensorNumbers(t) }));
+  // The page shows the JIT's outputs; the interpreter's are only compared here.
   const jit = list(jitOut), interp = list(interpOut);
   let maxAbsDiff = 0;
   for (const o of jit) {
@@ -151,8 +182,8 @@ function run(req: RunRequest): void {
     }
   }
   const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: concreteShape(i, programDims), data: tensorNumbers(feeds[i.name]) }));
-  post({ type: "ran", id: req.id, ok: true, inputs, jit, interp, jitMs, interpMs, runs, maxAbsDiff,
-        coarse: shortestBatchMs < 2 });
+  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2 },
+       [...jit, ...inputs].map((o) => o.data.buffer));
 }
 
 self.onmessage = async (ev: MessageEvent<Request>) => {

@@ -71,6 +71,11 @@ async function tab(name) {
   await page.click(`[data-tab="${name}"]`);
 }
 
+/** Waits until the graph view has drawn its layout (made in a worker). */
+async function graphDrawn() {
+  await page.waitForSelector('.graph-wrap[data-state="done"] .graph-svg', { timeout: 60_000 });
+}
+
 async function loadExample(file) {
   const id = file.replace(/\.sw$/, "");
   const source = readFileSync(join(WEB, "examples", file), "utf8");
@@ -105,6 +110,7 @@ test("every example: tape rows and statistics match `shrew stats --json`", async
     assert.ok(await page.$$eval(".plan-svg .buffer", (b) => b.length) > 0, `${file}: buffers drawn`);
     // The graph view lays out every optimised IR node.
     await tab("graph");
+    await graphDrawn();
     assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), expected.stats.numSourceNodes, `${file}: graph nodes`);
   }
   assert.deepEqual(page.errors, []);
@@ -129,6 +135,7 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   assert.ok(selected.some((t) => t.includes("fused_matmul_add")), selected.join(" | "));
   // The graph view marks the IR nodes of that line too.
   await tab("graph");
+  await graphDrawn();
   const nodes = await page.$$eval(".graph-svg .node.selected .node-name", (els) => els.map((e) => e.textContent));
   assert.ok(nodes.includes("h2"), nodes.join(" | "));
 });
@@ -159,12 +166,31 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
     return { line: lines.indexOf(el.closest(".cm-line")) + 1, text: el.textContent };
   });
   assert.deepEqual(inline, { line, text: "w9" });
+  // The listed diagnostic works from the keyboard: Enter puts the cursor on it.
+  await page.focus("#diagnostics li.diag.error");
+  await page.keyboard.press("Enter");
+  const cursor = await page.evaluate(() => {
+    const sel = window.getSelection();
+    const lines = [...document.querySelectorAll(".cm-content .cm-line")];
+    return { focused: document.activeElement?.classList.contains("cm-content"), line: lines.indexOf(sel.anchorNode.parentElement.closest(".cm-line")) + 1 };
+  });
+  assert.deepEqual(cursor, { focused: true, line });
   await page.screenshot({ path: join(ARTIFACTS, "error-1280x800.png") });
 
   // The edited source survives a reload.
   await page.reload();
   await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
   assert.equal(await editorText(), bad);
+
+  // A program without any @graph is an error, as for `shrew check` (the page said "compiled" and showed nothing).
+  const empty = join(scratch, "empty.sw");
+  writeFileSync(empty, "// no graphs\n@config { A: 3; }\n");
+  assert.equal(cli(["check", empty]).status, 1);
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(readFileSync(empty, "utf8"));
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error" && /no @graph/.test(document.getElementById("status").textContent), null, { timeout: 30_000 });
+  assert.match(await page.textContent("#diagnostics"), /declares no @graph/);
 });
 
 async function runAndCompare(file, shotName) {
@@ -203,6 +229,42 @@ async function runAndCompare(file, shotName) {
 test("running a model gives the CLI's output shapes and values", async () => {
   await runAndCompare("mlp-classifier.sw", "run-mlp-1280x800.png");
   await runAndCompare("self-attention.sw", "run-attention-1280x800.png");
+  // A run still going when another example is picked: its outputs must not show under the new program.
+  await page.fill("#run-count", "2000");
+  await page.click('[data-testid="run-button"]');
+  const ex = await loadExample("memory-reuse.sw");
+  await page.waitForTimeout(300);  // the worker answers the run before the compile queued behind it
+  assert.equal(await page.textContent('[data-testid="run-button"]'), `Run ${ex.graph}`);
+  assert.deepEqual(await page.$$eval("[data-output], [data-testid='timing']", (els) => els.map((e) => e.dataset.output ?? "timing")), []);
+  // A large 2-D output: its heatmap keeps square cells within 360 px (it was drawn 4 px a cell, 4096 px tall here).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Big {\n  input x: Tensor<[1024, 512], f32>;\n  output y: x * 2.0;\n}\n");
+  await waitCompiled("Big");
+  await page.fill("#run-count", "1");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const box = await page.$eval('[data-output="y"] canvas.heatmap', (c) => ({ w: c.getBoundingClientRect().width, h: c.getBoundingClientRect().height }));
+  assert.deepEqual(box, { w: 180, h: 360 });
+  const x = await page.$$eval('.inputs-used [data-input="x"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  const y = await page.$$eval('[data-output="y"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  assert.equal(y.length, 32);
+  assert.deepEqual(y, x.map((v) => v * 2));
+  // Timed runs of a slow graph stop at the time budget (200 interpreted 384 x 384 matmuls held the
+  // worker for half a minute, and every edit's compile waited behind them).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Slow {\n  input a: Tensor<[384, 384], f32>;\n  param w: Tensor<[384, 384], f32> { init: \"ones\"; };\n  output y: matmul(a, w);\n}\n");
+  await waitCompiled("Slow");
+  await page.fill("#run-count", "200");
+  const started = Date.now();
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 120_000 });
+  const took = Date.now() - started;
+  const made = await page.$$eval("[data-runs]", (els) => els.map((e) => Number(e.dataset.runs)));
+  assert.ok(took < 10_000, `200 timed runs took ${took} ms`);
+  assert.ok(made[1] >= 1 && made[1] < 200, `interpreter runs: ${made[1]}`);
+  assert.match(await page.textContent('[data-testid="timing-cut"]'), /before all 200 runs/);
   assert.deepEqual(page.errors, []);
 });
 
@@ -229,7 +291,103 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await page.click('[data-testid="run-button"]');
   const err = await page.textContent('[data-testid="run-error"]');
   assert.match(err, /features.*needs 16 values.*got 3/);
+  // A trailing comma adds no value; inf and -inf are infinities (they were 0 and NaN).
+  await page.fill('[data-input="features"] textarea', ["-inf", "inf", ...values.slice(2)].join(", ") + ",");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const used = await page.$$eval('.inputs-used [data-input="features"] td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  assert.deepEqual(used, [-Infinity, Infinity, ...values.slice(2)].map((v) => Math.fround(v)));
+  // Malformed text is an error that names the input.
+  await page.fill('[data-input="features"] textarea', "[1, 2");
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'features': not a JSON array/);
   await page.selectOption('[data-input="features"] select', "random");
+  // Pasted integers must fit the declared dtype (2.5 and 300 were truncated and wrapped);
+  // an input too large for the browser names itself.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Ints {\n  input n: Tensor<[2], u8>;\n  input big: Tensor<[100000, 100000], f32>;\n  output y: n;\n  output z: relu(big);\n}\n");
+  await waitCompiled("Ints");
+  assert.match(await page.textContent("#run-panel .warn"), /input 'big' \(f32\[100000, 100000\]\) is too large to allocate/);
+  await page.selectOption('[data-input="n"] select', "paste");
+  for (const [text, bad] of [["1 2.5", "element 1 is 2.5"], ["300 1", "element 0 is 300"]]) {
+    await page.fill('[data-input="n"] textarea', text);
+    await page.click('[data-testid="run-button"]');
+    assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'n' is u8: ${bad}, not an integer in \\[0, 255\\]`));
+  }
+});
+
+test("a symbolic dim keeps its value over every recompile and a reload", async () => {
+  await loadExample("mlp-classifier.sw");
+  assert.deepEqual(await pageDims(), { Batch: 4 });
+  await page.fill('[data-dim="Batch"]', "7");
+  await page.press('[data-dim="Batch"]', "Tab");  // commits the value (change event)
+  await waitCompiled();
+  const featuresShape = () => page.$$eval('[data-testid="tape-table"] tbody tr', (rows) =>
+    rows.filter((r) => r.querySelector("td.op")?.textContent.includes("features")).map((r) => r.querySelector("td.shape").textContent));
+  await tab("tape");
+  // Each edit recompiles with the dims of the last compile: Batch stays bound to 7 (every other compile lost it).
+  for (const key of ["Enter", "Backspace", "Enter"]) {
+    assert.deepEqual(await pageDims(), { Batch: 7 });
+    assert.deepEqual(await featuresShape(), ["[7, 4]"]);
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press(key);
+    await waitCompiled();
+  }
+  await page.reload();
+  await waitCompiled();
+  assert.deepEqual(await pageDims(), { Batch: 7 });
+  assert.deepEqual(await featuresShape(), ["[7, 4]"]);
+});
+
+test("hundreds of graph nodes and thousands of tape rows do not freeze the page", async () => {
+  // A long sum: dagre needs seconds for it (one dummy node per rank each
+  // term's edge crosses); on the page's thread every recompile froze it.
+  const terms = Array.from({ length: 100 }, (_, i) => i);
+  const source = ["@graph Wide {", "    input x: Tensor<[4, 8], f32>;",
+    ...terms.map((i) => `    node w${i} { op: x * ${i}.5; };`),
+    `    output y: ${terms.map((i) => `w${i}`).join(" + ")};`, "}", ""].join("\n");
+  const file = join(scratch, "wide.sw");
+  writeFileSync(file, source);
+  const expected = JSON.parse(execFileSync(process.execPath, [CLI, "stats", file, "--json"], { encoding: "utf8" }));
+  assert.ok(expected.stats.numSourceNodes >= 200);
+  await loadExample("memory-reuse.sw");
+  await tab("graph");
+  await graphDrawn();
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((l) => window.longTasks.push(...l.getEntries().map((e) => e.duration))).observe({ type: "longtask" });
+  });
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(source);
+  await waitCompiled("Wide");
+  await graphDrawn();
+  assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), expected.stats.numSourceNodes);
+  const longest = await page.evaluate(() => Math.max(0, ...window.longTasks));
+  assert.ok(longest < 1500, `the page's thread was blocked for ${Math.round(longest)} ms`);
+
+  // A long tape draws its first 1000 rows (30000 rows froze the page for 25 s), the rest on request.
+  const chain = ["@graph Chain {", "    input x: Tensor<[2], f32>;",
+    ...Array.from({ length: 700 }, (_, i) => `    node n${i} { op: relu(${i ? `n${i - 1}` : "x"}); };`), "    output y: n699;", "}", ""].join("\n");
+  const chainFile = join(scratch, "chain.sw");
+  writeFileSync(chainFile, chain);
+  const chainStats = JSON.parse(execFileSync(process.execPath, [CLI, "stats", chainFile, "--json"], { encoding: "utf8" })).stats;
+  assert.ok(chainStats.numInstructions > 1000);
+  await tab("tape");
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.evaluate((text) => {  // a paste, as a user would (typing 700 lines is slow)
+    const data = new DataTransfer();
+    data.setData("text/plain", text);
+    document.querySelector(".cm-content").dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, chain);
+  await waitCompiled("Chain");
+  const rows = () => page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length);
+  assert.equal(await rows(), 1000);
+  await page.click('[data-testid="tape-more"]');
+  assert.equal(await rows(), chainStats.numInstructions);
 });
 
 test("each recompile frees the previous program (wasm heap stays flat)", async () => {
@@ -266,5 +424,13 @@ test("screenshots at desktop and phone widths", async () => {
   await page.screenshot({ path: join(ARTIFACTS, "tape-390x844.png"), fullPage: true });
   await tab("memory");
   await page.screenshot({ path: join(ARTIFACTS, "memory-390x844.png"), fullPage: true });
+  // A diagnostic with a long name wraps in the list instead of running off its side.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(`@graph G { input x: Tensor<[2], f32>; output y: x + ${"a_long_name_".repeat(6)}; }\n`);
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
+  const list = await page.$eval("#diagnostics", (ul) => ({ scroll: ul.scrollWidth, client: ul.clientWidth }));
+  assert.ok(list.scroll <= list.client, `the diagnostics list is ${list.scroll} px wide in ${list.client} px`);
+  await page.screenshot({ path: join(ARTIFACTS, "error-390x844.png") });
   await page.setViewportSize({ width: 1280, height: 800 });
 });
