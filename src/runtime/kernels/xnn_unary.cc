@@ -3,6 +3,9 @@
 #include "runtime/kernels/xnn_unary.h"
 
 #include <xnnpack.h>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -17,15 +20,20 @@ namespace shrew::runtime::kernels {
 namespace {
 
 // 2·√(2/π) and 2·√(2/π)·0.044715: gelu(x) = x · sigmoid(t), t = x·(kA + kB·x²).
-// t is computed in double: sigmoid(t) ≈ e^t for negative t turns an
-// absolute error in t into the same relative error in the result, and t
-// rounded to f32 (half an ulp, 6e-8·|t|) alone is 1e-5 relative at x = −9.
 constexpr double kGeluA = 2.0 * 0.7978845608028654;
 constexpr double kGeluB = 2.0 * 0.7978845608028654 * 0.044715;
+constexpr float kGeluAf = static_cast<float>(kGeluA);
+constexpr float kGeluBf = static_cast<float>(kGeluB);
 inline double GeluArg(float x) {
   const double d = x;
   return d * (kGeluA + kGeluB * d * d);
 }
+inline float GeluArgF32(float x) { return x * (kGeluAf + kGeluBf * x * x); }
+// sigmoid(t) ≈ e^t for negative t turns an absolute error in t into the
+// same relative error in the result: t computed in f32 (about 1.2e-7·|t|)
+// stays within OPS.md's 1e-6 while t > −3.75, i.e. x > −2. Below, t is
+// recomputed in double and the sigmoid corrected (rare for activations).
+constexpr float kGeluExactBelow = -2.0f;
 
 inline float BitsToFloat(uint32_t b) {
   float f;
@@ -99,6 +107,36 @@ constexpr float kSigmoidArgLimit = 128.0f;
 inline float ClampSigmoidArg(float v) {
   return v < -kSigmoidArgLimit ? -kSigmoidArgLimit : (v > kSigmoidArgLimit ? kSigmoidArgLimit : v);
 }
+// y[i] = ClampSigmoidArg(x[i]) (y may be x). In wasm clang turns the
+// ternaries into f32x4.min/max, whose NaN rules cost V8 about eight x64
+// instructions each; pmin/pmax (one minps/maxps) give the same result here.
+void ClampSigmoidArgs(const float* x, float* y, size_t n) {
+  size_t i = 0;
+#if defined(__wasm_simd128__)
+  const v128_t hi = wasm_f32x4_splat(kSigmoidArgLimit);
+  const v128_t lo = wasm_f32x4_splat(-kSigmoidArgLimit);
+  for (; i + 4 <= n; i += 4) {
+    wasm_v128_store(y + i, wasm_f32x4_pmax(wasm_f32x4_pmin(wasm_v128_load(x + i), hi), lo));
+  }
+#endif
+  for (; i < n; ++i) y[i] = ClampSigmoidArg(x[i]);
+}
+
+// Bit i set when x[i] < limit, for i < 16: the few such elements are then
+// visited without testing the others one by one.
+inline uint32_t Below16Mask(const float* x, float limit) {
+#if defined(__wasm_simd128__)
+  const v128_t l = wasm_f32x4_splat(limit);
+  return wasm_i32x4_bitmask(wasm_f32x4_lt(wasm_v128_load(x), l)) |
+         wasm_i32x4_bitmask(wasm_f32x4_lt(wasm_v128_load(x + 4), l)) << 4 |
+         wasm_i32x4_bitmask(wasm_f32x4_lt(wasm_v128_load(x + 8), l)) << 8 |
+         wasm_i32x4_bitmask(wasm_f32x4_lt(wasm_v128_load(x + 12), l)) << 12;
+#else
+  uint32_t mask = 0;
+  for (uint32_t i = 0; i < 16; ++i) mask |= static_cast<uint32_t>(x[i] < limit) << i;
+  return mask;
+#endif
+}
 
 }  // namespace
 
@@ -147,20 +185,17 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
       params.clamp.max = std::numeric_limits<float>::infinity();
       params_ptr = &params;
       break;
-    case K::kSigmoid:
-      type = xnn_unary_sigmoid;
-      mode = Mode::kSigmoid;
-      break;
     case K::kTanh:
       type = xnn_unary_tanh;
       break;
     case K::kExp:
       type = xnn_unary_exp;
       break;
+    case K::kSigmoid:
     case K::kSilu:
     case K::kGelu:
       type = xnn_unary_sigmoid;
-      mode = Mode::kSigmoidProduct;
+      mode = Mode::kChunkedSigmoid;
       break;
     default:
       break;
@@ -170,7 +205,7 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
                                                                  nullptr, nullptr, /*flags=*/0, &raw),
                                  ir::OpName(op), "create"));
   UnaryStage stage(op, mode, AdoptXnnOperator(raw));
-  if (mode == Mode::kSigmoidProduct) {
+  if (mode == Mode::kChunkedSigmoid) {
     stage.scratch_.reset(new float[kUnaryChunk + kTailPaddingBytes / sizeof(float)]());
   }
   return stage;
@@ -178,7 +213,7 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
 
 Status UnaryStage::Reshape(size_t n) {
   n_ = n;
-  if (mode_ == Mode::kXnn || mode_ == Mode::kSigmoid) {
+  if (mode_ == Mode::kXnn) {
     return XnnCheck(xnn_reshape_unary_elementwise_nc(xnn_op_.get(), /*batch_size=*/1, /*channels=*/n,
                                                      /*input_stride=*/n, /*output_stride=*/n, nullptr),
                     ir::OpName(op_), "reshape");
@@ -192,10 +227,6 @@ Status UnaryStage::Setup(const float* in, float* out) {
   if (mode_ == Mode::kXnn && n_ > 0) {
     return XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), in, out), ir::OpName(op_), "setup");
   }
-  // The clamped argument is written to `out`, and the sigmoid runs in place.
-  if (mode_ == Mode::kSigmoid && n_ > 0) {
-    return XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), out, out), ir::OpName(op_), "setup");
-  }
   return Status::Ok();
 }
 
@@ -203,9 +234,6 @@ Status UnaryStage::Run() {
   if (n_ == 0) return Status::Ok();
   switch (mode_) {
     case Mode::kXnn:
-      return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
-    case Mode::kSigmoid:
-      MapUnary(in_, out_, n_, ClampSigmoidArg);
       return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
     case Mode::kLog:
       LogF32(in_, out_, n_);
@@ -217,18 +245,18 @@ Status UnaryStage::Run() {
         MapUnary(in_, out_, n_, [](float x) { return std::sqrt(x); });
       }
       return Status::Ok();
-    case Mode::kSigmoidProduct:
-      return RunSigmoidProduct();
+    case Mode::kChunkedSigmoid:
+      return RunChunkedSigmoid();
   }
   return Status::Ok();
 }
 
-Status UnaryStage::RunSigmoidProduct() {
-  // Chunks keep x in cache between the two passes; reshaping a unary
-  // operator only fills its context (no allocation), so doing it per chunk
-  // is cheap.
+Status UnaryStage::RunChunkedSigmoid() {
+  // Chunks keep x in cache between the passes; reshaping a unary operator
+  // only fills its context (no allocation), so doing it per chunk is cheap.
   float* scratch = scratch_.get();
   const bool gelu = op_ == ir::OpKind::kGelu;
+  const bool product = op_ != ir::OpKind::kSigmoid;
   for (size_t start = 0; start < n_; start += kUnaryChunk) {
     const size_t len = n_ - start < kUnaryChunk ? n_ - start : kUnaryChunk;
     const float* x = in_ + start;
@@ -236,29 +264,37 @@ Status UnaryStage::RunSigmoidProduct() {
     const float* __restrict xr = x;
     float* __restrict sr = scratch;
     if (gelu) {
-      for (size_t i = 0; i < len; ++i) sr[i] = ClampSigmoidArg(static_cast<float>(GeluArg(xr[i])));
+      for (size_t i = 0; i < len; ++i) sr[i] = GeluArgF32(xr[i]);
+      ClampSigmoidArgs(scratch, scratch, len);
     } else {
-      for (size_t i = 0; i < len; ++i) sr[i] = ClampSigmoidArg(xr[i]);
+      ClampSigmoidArgs(x, scratch, len);
     }
     SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_unary_elementwise_nc(xnn_op_.get(), 1, len, len, len, nullptr),
                                    ir::OpName(op_), "reshape"));
-    SHREW_RETURN_IF_ERROR(
-        XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), scratch, scratch), ir::OpName(op_), "setup"));
+    SHREW_RETURN_IF_ERROR(XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), scratch, product ? scratch : y),
+                                   ir::OpName(op_), "setup"));
     SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run"));
+    if (!product) continue;
     if (gelu) {
-      // sigmoid(hi + lo) = s·(1 + (1 − s)·lo) to first order (|lo| <= 6e-8·|hi|,
-      // the second-order term is below 1e-11 relative). x is re-read and
-      // t recomputed rather than kept in a second chunk buffer.
-      for (size_t i = 0; i < len; ++i) {
-        const float xi = x[i];
-        const double t = GeluArg(xi);
-        const float lo = GeluArgLow(t, ClampSigmoidArg(static_cast<float>(t)));
+      // sigmoid(hi + lo) = s·(1 + (1 − s)·lo) to first order (|lo| is a few
+      // ulp of hi, the second-order term below 1e-11 relative). Such x are
+      // rare: groups of 16 without one cost one vectorisable test.
+      auto correct = [&](size_t i) {
+        const float lo = GeluArgLow(GeluArg(xr[i]), ClampSigmoidArg(GeluArgF32(xr[i])));
         const float si = scratch[i];
-        y[i] = xi * (si + si * (1.0f - si) * lo);
+        scratch[i] = si + si * (1.0f - si) * lo;
+      };
+      size_t g = 0;
+      for (; g + 16 <= len; g += 16) {
+        for (uint32_t m = Below16Mask(xr + g, kGeluExactBelow); m != 0; m &= m - 1) {
+          correct(g + static_cast<size_t>(__builtin_ctz(m)));
+        }
       }
-    } else {
-      MultiplyBy(x, scratch, y, len);
+      for (; g < len; ++g) {
+        if (xr[g] < kGeluExactBelow) correct(g);
+      }
     }
+    MultiplyBy(x, scratch, y, len);
   }
   return Status::Ok();
 }
@@ -266,10 +302,9 @@ Status UnaryStage::RunSigmoidProduct() {
 const char* UnaryStage::impl_name() const {
   switch (mode_) {
     case Mode::kXnn:
-    case Mode::kSigmoid:
       return "xnn_unary";
-    case Mode::kSigmoidProduct:
-      return "xnn_sigmoid+ref";
+    case Mode::kChunkedSigmoid:
+      return op_ == ir::OpKind::kSigmoid ? "xnn_unary" : "xnn_sigmoid+ref";
     case Mode::kLog:
     case Mode::kLoop:
       return "ref";

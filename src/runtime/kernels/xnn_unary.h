@@ -5,7 +5,8 @@
 // Implementations (OPS.md §3.3 asks for 1e-6 relative to the exact formula):
 //   relu, tanh, exp   XNNPACK unary (relu = clamp [0, +inf)).
 //   sigmoid  XNNPACK unary on the argument clamped to ±128 (XNNPACK's is
-//            NaN for |x| ≳ 1e27; sigmoid is exactly 0 or 1 beyond ±104).
+//            NaN for |x| ≳ 1e27; sigmoid is exactly 0 or 1 beyond ±104),
+//            chunk by chunk through the stage's buffer.
 //   neg, sqrt   our loops: XNNPACK's negate gives +0 for +0 and its sqrt
 //            NaN for +inf and wrong values above 1e37.
 //   silu   x · sigmoid(x): XNNPACK sigmoid (clamped argument) into a chunk
@@ -13,11 +14,12 @@
 //   gelu   the tanh form, rewritten as x · sigmoid(2c(x + 0.044715x³)) (the
 //          same function: (1 + tanh u)/2 = sigmoid(2u)), which avoids the
 //          cancellation of 1 + tanh(u) for negative x; XNNPACK sigmoid plus
-//          our loops, the argument computed in double and the f32 rounding
-//          of it corrected to first order (1e-6 relative down to the
-//          underflow). XNNPACK's own gelu is the erf form, which OPS.md rejects.
+//          our loops; for x < −2 the argument is recomputed in double and
+//          the f32 rounding of it corrected to first order (1e-6 relative
+//          down to the underflow). XNNPACK's own gelu is the erf form, which
+//          OPS.md rejects.
 //   log    our loop: XNNPACK's rational log is 1e-2 relative off near x = 1.
-// Every stage tolerates in == out. silu and gelu work in chunks of
+// Every stage tolerates in == out. sigmoid, silu and gelu work in chunks of
 // kUnaryChunk elements through a scratch buffer owned by the stage (allocated
 // at Create), so they need no workspace and re-read x from cache.
 #pragma once
@@ -55,14 +57,14 @@ class UnaryStage {
   const char* impl_name() const;
 
  private:
-  enum class Mode { kXnn, kSigmoid, kSigmoidProduct, kLog, kLoop };
+  enum class Mode { kXnn, kChunkedSigmoid, kLog, kLoop };
   UnaryStage(ir::OpKind op, Mode mode, XnnOperatorPtr xnn_op);
-  Status RunSigmoidProduct();
+  Status RunChunkedSigmoid();
 
   ir::OpKind op_;
   Mode mode_;
   XnnOperatorPtr xnn_op_;
-  std::unique_ptr<float[]> scratch_;  // kUnaryChunk + padding floats (kSigmoidProduct)
+  std::unique_ptr<float[]> scratch_;  // kUnaryChunk + padding floats (kChunkedSigmoid)
   size_t n_ = 0;
   const float* in_ = nullptr;
   float* out_ = nullptr;
