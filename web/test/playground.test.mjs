@@ -278,7 +278,9 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
     [CLI, "run", ex.path, "--json", "--seed", "0", "--input", `features=${npy}`, ...dimsArg(dims)], { encoding: "utf8" }));
   await tab("run");
   await page.selectOption('[data-input="features"] select', "paste");
-  await page.fill('[data-input="features"] textarea', JSON.stringify(values));
+  // Nested as the input's shape, row by row.
+  const nested = Array.from({ length: dims.Batch }, (_, r) => values.slice(r * 4, r * 4 + 4));
+  await page.fill('[data-input="features"] textarea', JSON.stringify(nested));
   await page.click('[data-testid="run-button"]');
   await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
   const shown = await page.$$eval('[data-output="probs"] table.values tbody tr', (rows) => rows.map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.v))));
@@ -286,6 +288,14 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   const cols = expected.outputs.probs.shape[1];
   assert.equal(shown.length, dims.Batch);
   shown.forEach((row, r) => row.forEach((v, c) => assert.ok(Math.abs(v - want[r * cols + c]) <= 1e-6 + 1e-5 * Math.abs(want[r * cols + c]), `probs[${r}, ${c}] = ${v}, CLI ${want[r * cols + c]}`)));
+  // A nested array of the right count but another shape is an error naming both shapes (it was flattened).
+  await page.fill('[data-input="features"] textarea', JSON.stringify([values]));
+  await page.click('[data-testid="run-button"]');
+  assert.equal(await page.textContent('[data-testid="run-error"]'),
+    `input 'features': expected shape [${dims.Batch}, 4], got a nested array of shape [1, ${values.length}]`);
+  await page.fill('[data-input="features"] textarea', JSON.stringify([[1, 2], [3]]));
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'features': a ragged JSON array/);
   // A wrong count is a clear error, and the next run still works.
   await page.fill('[data-input="features"] textarea', "1 2 3");
   await page.click('[data-testid="run-button"]');
@@ -315,6 +325,21 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
     await page.click('[data-testid="run-button"]');
     assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'n' is u8: ${bad}, not an integer in \\[0, 255\\]`));
   }
+  // i64 values are read exactly, beyond 2^53 (they went through a JS number and were rounded or rejected).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Wide64 {\n  input k: Tensor<[3], i64>;\n  input m: Tensor<[3], i64>;\n  output d: k - m;\n}\n");
+  await waitCompiled("Wide64");
+  await page.selectOption('[data-input="k"] select', "paste");
+  await page.selectOption('[data-input="m"] select', "paste");
+  await page.fill('[data-input="k"] textarea', "[9007199254740993, -9223372036854775808, 9223372036854775807]");
+  await page.fill('[data-input="m"] textarea', "9007199254740992 -9223372036854775807 9223372036854775806");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  assert.deepEqual(await page.$$eval('[data-output="d"] td', (tds) => tds.map((td) => Number(td.dataset.v))), [1, -1, 1]);
+  await page.fill('[data-input="k"] textarea', "9223372036854775808 0 0");
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'k' is i64: element 0 is 9223372036854775808, not an integer/);
 });
 
 test("a symbolic dim keeps its value over every recompile and a reload", async () => {
