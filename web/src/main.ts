@@ -57,6 +57,10 @@ const tape = new TapeView($("tape-view"), {
     if (editor.text !== compiledSource) return;
     editor.highlight(ins ? ins.spans : [], true);
   },
+  onSelect(ins) {
+    if (editor.text !== compiledSource) return;
+    editor.highlight(ins.spans, true);
+  },
 });
 const graphView = new GraphView($("graph-view"), {
   onHover(node) {
@@ -193,11 +197,25 @@ function showTab(tab: string): void {
   if (!document.querySelector(`[data-tab="${tab}"]`)) tab = "tape";
   state.tab = tab;
   saveState(state);
-  for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+  for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) {
+    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+    b.tabIndex = b.dataset.tab === tab ? 0 : -1;  // one tab stop for the list: arrows move within it
+  }
   for (const p of document.querySelectorAll<HTMLElement>("[data-panel]")) p.hidden = p.dataset.panel !== tab;
   graphView.setVisible(tab === "graph");
 }
 for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab!));
+// The ARIA tabs pattern: Left/Right (wrapping), Home and End select and focus a tab.
+$("tablist").addEventListener("keydown", (ev) => {
+  const tabs = [...document.querySelectorAll<HTMLButtonElement>("[data-tab]")];
+  const at = tabs.findIndex((b) => b.dataset.tab === state.tab);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  const next = tabs[(to + tabs.length) % tabs.length];
+  showTab(next.dataset.tab!);
+  next.focus();
+});
 showTab(state.tab);
 
 renderViews();

@@ -126,6 +126,23 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   assert.equal(lit.length, 1, lit.join(" | "));
   assert.match(lit[0], /node h1 .*relu\(matmul\(features, w1\) \+ b1\)/);
   assert.match(await page.$$eval(".cm-span-highlight", (els) => els.map((e) => e.textContent).join("")), /features/);
+  // From the keyboard too: a focused row shows its source, Enter selects it, Down moves to the next row.
+  await page.mouse.move(0, 0);
+  await fusedRow.focus();
+  await page.keyboard.press("Enter");
+  const index = Number(await fusedRow.getAttribute("data-index"));
+  assert.deepEqual(await page.$$eval('[data-testid="tape-table"] tbody tr.selected', (r) => r.map((x) => Number(x.dataset.index))), [index]);
+  assert.match((await page.$$eval(".cm-line.cm-span-line", (els) => els.map((e) => e.textContent))).join(" | "), /node h1 /);
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await page.evaluate(() => Number(document.activeElement.dataset.index)), index + 1);
+  // The tabs follow the ARIA tabs pattern: one tab stop, arrows (wrapping), Home and End.
+  await page.focus('[data-tab="tape"]');
+  const activeTab = () => page.evaluate(() => ({ focused: document.activeElement.dataset.tab, selected: document.querySelector('[aria-selected="true"]').dataset.tab,
+    shown: document.querySelector("[data-panel]:not([hidden])").dataset.panel, stops: document.querySelectorAll('[data-tab][tabindex="0"]').length }));
+  for (const [key, tab] of [["ArrowRight", "memory"], ["End", "run"], ["ArrowRight", "tape"], ["ArrowLeft", "run"], ["Home", "tape"]]) {
+    await page.keyboard.press(key);
+    assert.deepEqual(await activeTab(), { focused: tab, selected: tab, shown: tab, stops: 1 }, key);
+  }
   // Clicking the `node h2` line selects the instructions made from it.
   const line = (await editorText())
     .split("\n").findIndex((l) => l.includes("node h2")) + 1;
