@@ -218,7 +218,28 @@ $("tablist").addEventListener("keydown", (ev) => {
 });
 showTab(state.tab);
 
+// ---- stop ----
+// A wasm call cannot be interrupted, and the first runs of a huge graph are
+// not bounded by the timing budget: Stop terminates the worker and starts a
+// fresh one, which compiles the current source again. It shows only when a
+// request has taken a while (every compile would make it flicker).
+const stop = $<HTMLButtonElement>("stop");
+let stopTimer: ReturnType<typeof setTimeout> | undefined;
+worker.onBusy = (busy) => {
+  clearTimeout(stopTimer);
+  if (busy) stopTimer = setTimeout(() => (stop.hidden = false), 500);
+  else stop.hidden = true;
+};
+stop.addEventListener("click", () => {
+  worker.restart();
+  start();
+});
+
+function start(): void {
+  setStatus("loading the wasm runtime…", "busy");
+  worker.ready.then(() => compile(), (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
+}
+
 renderViews();
 diagList.hidden = true;
-setStatus("loading the wasm runtime…", "busy");
-worker.ready.then(() => compile(), (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
+start();

@@ -282,6 +282,45 @@ test("running a model gives the CLI's output shapes and values", async () => {
   assert.ok(took < 10_000, `200 timed runs took ${took} ms`);
   assert.ok(made[1] >= 1 && made[1] < 200, `interpreter runs: ${made[1]}`);
   assert.match(await page.textContent('[data-testid="timing-cut"]'), /before all 200 runs/);
+
+  // The first interpreted run of a huge graph is not bounded by the budget (here some 30 s):
+  // Stop terminates the worker and a fresh one compiles the source again.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Huge {\n  input a: Tensor<[2048, 2048], f32>;\n  param w: Tensor<[2048, 2048], f32> { init: \"ones\"; };\n  output y: matmul(a, w);\n}\n");
+  await waitCompiled("Huge");
+  await page.fill("#run-count", "1");
+  await page.click('[data-testid="run-button"]');
+  await page.click('[data-testid="stop"]', { timeout: 10_000 });
+  const stopped = Date.now();
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state !== "ok", null, { timeout: 5_000 }).catch(() => {});
+  await waitCompiled("Huge");
+  assert.ok(Date.now() - stopped < 10_000, `recovered in ${Date.now() - stopped} ms`);
+  assert.equal(await page.isHidden('[data-testid="stop"]'), true);
+  assert.equal(await page.textContent('[data-testid="run-button"]'), "Run Huge");
+
+  // A wasm abort during a Run (a trap injected into the module's memcpy, once): the worker loads a
+  // new module and compiles again, so the next Run works (every later Run failed: "unusable").
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Copy {\n  input a: Tensor<[32, 64], f32>;\n  output z: concat(a, a, dim: 0);\n}\n");
+  await waitCompiled("Copy");
+  const shrewWorker = page.workers().filter((w) => /\/worker-[^/]*\.js/.test(w.url())).at(-1);
+  await shrewWorker.evaluate(() => {
+    const copyWithin = Uint8Array.prototype.copyWithin;
+    Uint8Array.prototype.copyWithin = function (...args) {
+      Uint8Array.prototype.copyWithin = copyWithin;
+      throw new WebAssembly.RuntimeError("injected trap");
+    };
+  });
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /aborted: injected trap[^]*reloaded/);
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const a = await page.$$eval('.inputs-used [data-input="a"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  const z = await page.$$eval('[data-output="z"] tbody tr:nth-child(33) td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  assert.equal(a.length, 32);
+  assert.deepEqual(z, a);
   assert.deepEqual(page.errors, []);
 });
 
