@@ -42,6 +42,7 @@ const editor = new SourceEditor($("editor"), initial, {
   onChange(text) {
     state.source = text;
     saveState(state);
+    syncExampleMenu();
     scheduleCompile();
   },
   onLine(line) {
@@ -175,15 +176,42 @@ function renderDims(dims: Record<string, number>): void {
 }
 
 // ---- header controls ----
+// An edited source shows as its own "(edited)" entry: picking the example it
+// came from is then a change, which brings the original back (a select fires
+// nothing when its current option is picked again, so edits could not be undone).
+const editedOption = h("option", { value: "", "data-edited": "" });
+
+/** True when the editor holds something other than the selected example's source. */
+function edited(): boolean {
+  return editor.text !== findExample(state.example)?.source;
+}
+
+function syncExampleMenu(): void {
+  if (edited()) {
+    editedOption.textContent = `${findExample(state.example)?.title ?? "Your program"} (edited)`;
+    if (!editedOption.isConnected) exampleSelect.prepend(editedOption);
+    exampleSelect.value = "";
+  } else {
+    editedOption.remove();
+    exampleSelect.value = state.example;
+  }
+}
+
 exampleSelect.append(...EXAMPLES.map((e) => h("option", { value: e.id }, e.title)));
-exampleSelect.value = findExample(state.example) ? state.example : EXAMPLES[0].id;
+if (!findExample(state.example)) state.example = EXAMPLES[0].id;
+syncExampleMenu();
 exampleSelect.addEventListener("change", () => {
   const ex = findExample(exampleSelect.value);
   if (!ex) return;
+  if (edited() && !confirm(`Load the example "${ex.title}"? Your edits to the source are lost.`)) {
+    syncExampleMenu();
+    return;
+  }
   state.example = ex.id;
   state.graph = null;
   state.dims = {};
   editor.setText(ex.source);  // onChange saves and recompiles
+  syncExampleMenu();
   scheduleCompile(0);
 });
 graphSelect.addEventListener("change", () => {

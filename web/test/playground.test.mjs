@@ -39,6 +39,13 @@ before(async () => {
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.errors = errors;
+  // Loading an example over edits asks first: answered with page.dialogAnswer, messages kept.
+  page.dialogs = [];
+  page.dialogAnswer = true;
+  page.on("dialog", (d) => {
+    page.dialogs.push(d.message());
+    return page.dialogAnswer ? d.accept() : d.dismiss();
+  });
   await page.goto(server.url);
   await waitCompiled();
 });
@@ -208,6 +215,23 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
   await page.keyboard.insertText(readFileSync(empty, "utf8"));
   await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error" && /no @graph/.test(document.getElementById("status").textContent), null, { timeout: 30_000 });
   assert.match(await page.textContent("#diagnostics"), /declares no @graph/);
+
+  // The edited source has its own menu entry, so picking its example again is a change that
+  // brings the original back, after a confirm (re-picking the selected example did nothing).
+  const menu = () => page.$eval("#example-select", (s) => ({ value: s.value, shown: s.selectedOptions[0].textContent }));
+  assert.deepEqual(await menu(), { value: "", shown: "MLP classifier (fusion) (edited)" });
+  const asked = page.dialogs.length;
+  page.dialogAnswer = false;
+  await page.selectOption("#example-select", "mlp-classifier");
+  assert.equal(page.dialogs.length, asked + 1);
+  assert.match(page.dialogs.at(-1), /MLP classifier.*edits/);
+  assert.deepEqual(await menu(), { value: "", shown: "MLP classifier (fusion) (edited)" });
+  assert.equal(await editorText(), readFileSync(empty, "utf8"));
+  page.dialogAnswer = true;
+  await page.selectOption("#example-select", "mlp-classifier");
+  await waitCompiled();
+  assert.equal(await editorText(), ex.source);
+  assert.deepEqual(await menu(), { value: "mlp-classifier", shown: "MLP classifier (fusion)" });
 });
 
 async function runAndCompare(file, shotName) {
