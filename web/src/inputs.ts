@@ -12,9 +12,15 @@ const JS_DTYPE: Record<string, DType> = {
   i64: "i64", u16: "i64", u32: "i64", u64: "i64", u8: "u8", bool: "bool",
 };
 
-/** Concrete shape of an input: symbolic dims from `dims`, unbound ones (and `?`) = 1 (as the CLI). */
-export function concreteShape(spec: TensorSpec, dims: Record<string, number>): number[] {
-  return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : 1));
+/**
+ * Concrete shape of an input: symbolic dims from `dims` (unbound ones = 1, as
+ * the CLI), the k-th `?` dim from sizes[k] (default 1).
+ */
+export function concreteShape(spec: TensorSpec, dims: Record<string, number>, sizes: readonly number[] = []): number[] {
+  const bad = sizes.findIndex((n) => !Number.isSafeInteger(n) || n < 0);
+  if (bad >= 0) throw new Error(`input '${spec.name}': the size of its ? dim ${bad} is ${sizes[bad]}, not a non-negative integer`);
+  let k = 0;
+  return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : sizes[k++] ?? 1));
 }
 
 /** One pasted token as a number: also inf, -inf, infinity and nan (any case); NaN if it is none. */
@@ -146,10 +152,10 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
   for (const input of sig.inputs) {
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new Error(`input '${input.name}' has dtype ${input.dtype}, which the playground cannot make`);
-    const shape = concreteShape(input, dims);
+    const src: InputSource = sources[input.name] ?? { mode: "random" };
+    const shape = concreteShape(input, dims, src.sizes);
     const t = allocate(input, dtype, shape);
     const n = t.size;
-    const src = sources[input.name] ?? { mode: "random" };
     if (src.mode === "paste") {
       const values = pastedValues(input, src.text, shape, n);
       for (let i = 0; i < n; i++) {

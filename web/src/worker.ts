@@ -4,7 +4,7 @@
 // by URL, so the built site works from any static host.
 import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
-import { concreteShape, makeInputs, tensorNumbers } from "./inputs.js";
+import { makeInputs, tensorNumbers } from "./inputs.js";
 import type { CompileRequest, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
@@ -184,7 +184,7 @@ function run(req: RunRequest): void {
       if (d > maxAbsDiff || Number.isNaN(d)) maxAbsDiff = Number.isNaN(d) ? maxAbsDiff : d;
     }
   }
-  const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: concreteShape(i, programDims), data: tensorNumbers(feeds[i.name]) }));
+  const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: [...feeds[i.name].shape], data: tensorNumbers(feeds[i.name]) }));
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2 },
        [...jit, ...inputs].map((o) => o.data.buffer));
 }

@@ -420,6 +420,21 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await page.fill('[data-input="k"] textarea', "9223372036854775808 0 0");
   await page.click('[data-testid="run-button"]');
   assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'k' is i64: element 0 is 9223372036854775808, not an integer/);
+  // The sizes of `?` dims are set per input (they were always 1).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Dyn {\n  input v: Tensor<[?, 3], f32>;\n  input x: Tensor<[2, ?], f32>;\n  output z: v + 1.0;\n  output y: x * 2.0;\n}\n");
+  await waitCompiled("Dyn");
+  await page.fill('[data-input="v"] input[data-qdim="0"]', "5");
+  await page.fill('[data-input="x"] input[data-qdim="1"]', "4");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const tensor = (kind, name) => page.$eval(`${kind === "input" ? ".inputs-used " : ""}[data-${kind}="${name}"]`, (el) => ({ shape: JSON.parse(el.dataset.shape),
+    values: [...el.querySelectorAll("td")].map((td) => Number(td.dataset.v)) }));
+  const [v, x, zOut, yOut] = [await tensor("input", "v"), await tensor("input", "x"), await tensor("output", "z"), await tensor("output", "y")];
+  assert.deepEqual([v.shape, x.shape, zOut.shape, yOut.shape], [[5, 3], [2, 4], [5, 3], [2, 4]]);
+  assert.deepEqual(zOut.values, v.values.map((e) => Math.fround(e + 1)));
+  assert.deepEqual(yOut.values, x.values.map((e) => e * 2));
 });
 
 test("a symbolic dim keeps its value over every recompile and a reload", async () => {
