@@ -12,9 +12,15 @@ const JS_DTYPE: Record<string, DType> = {
   i64: "i64", u16: "i64", u32: "i64", u64: "i64", u8: "u8", bool: "bool",
 };
 
-/** Concrete shape of an input: symbolic dims from `dims`, unbound ones (and `?`) = 1 (as the CLI). */
-export function concreteShape(spec: TensorSpec, dims: Record<string, number>): number[] {
-  return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : 1));
+/**
+ * Concrete shape of an input: symbolic dims from `dims` (unbound ones = 1, as
+ * the CLI), the k-th `?` dim from sizes[k] (default 1).
+ */
+export function concreteShape(spec: TensorSpec, dims: Record<string, number>, sizes: readonly number[] = []): number[] {
+  const bad = sizes.findIndex((n) => !Number.isSafeInteger(n) || n < 0);
+  if (bad >= 0) throw new Error(`input '${spec.name}': the size of its ? dim ${bad} is ${sizes[bad]}, not a non-negative integer`);
+  let k = 0;
+  return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : sizes[k++] ?? 1));
 }
 
 /** One pasted token as a number: also inf, -inf, infinity and nan (any case); NaN if it is none. */
@@ -26,16 +32,35 @@ function parseToken(s: string): number {
   return n;
 }
 
+/**
+ * Pasted numbers: each value, the text it was written as (i64 values are
+ * read from it: a JS number holds integers exactly only below 2^53), and,
+ * for a nested JSON array, its shape (null for a flat list or JSON array).
+ */
+export interface Pasted {
+  values: number[];
+  texts: string[];
+  shape: number[] | null;
+}
+
+// JSON number and boolean tokens, in text order (the leaves of a valid JSON array of numbers).
+const JSON_LEAF = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false/g;
+
 /** Parses pasted numbers: a (nested) JSON array or numbers separated by whitespace/commas. */
-export function parseNumbers(text: string): number[] {
+export function parseNumbers(text: string): Pasted {
   const t = text.trim();
-  if (t === "") return [];
+  if (t === "") return { values: [], texts: [], shape: null };
   if (t.startsWith("[")) {
-    const flat: number[] = [];
-    const walk = (v: unknown): void => {
-      if (Array.isArray(v)) v.forEach(walk);
-      else if (typeof v === "number") flat.push(v);
-      else if (typeof v === "boolean") flat.push(v ? 1 : 0);
+    const values: number[] = [];
+    // Length of the arrays at each depth; -1 where a number sits (a ragged array is an error).
+    const dims: number[] = [];
+    const walk = (v: unknown, depth: number): void => {
+      const here = Array.isArray(v) ? v.length : -1;
+      if (depth === dims.length) dims.push(here);
+      else if (dims[depth] !== here) throw new Error("a ragged JSON array: its rows differ in length or depth");
+      if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
+      else if (typeof v === "number") values.push(v);
+      else if (typeof v === "boolean") values.push(v ? 1 : 0);
       else throw new Error(`not a number: ${JSON.stringify(v)}`);
     };
     let parsed: unknown;
@@ -44,29 +69,61 @@ export function parseNumbers(text: string): number[] {
     } catch (e) {
       throw new Error(`not a JSON array: ${(e as Error).message}`);
     }
-    walk(parsed);
-    return flat;
+    walk(parsed, 0);
+    const texts = t.match(JSON_LEAF) ?? [];
+    const shape = dims.filter((d) => d >= 0);
+    // An empty innermost array leaves no number depth: its shape is the arrays' lengths.
+    return { values, texts, shape: shape.length > 1 ? shape : null };
   }
   // Separators at either end (a trailing comma) separate nothing: no value.
-  return t.split(/[\s,]+/).filter((s) => s !== "").map(parseToken);
+  const texts = t.split(/[\s,]+/).filter((s) => s !== "");
+  return { values: texts.map(parseToken), texts, shape: null };
 }
 
-// The values each declared integer dtype holds (i64/u64: the integers a JS number holds exactly).
+// The values each declared integer dtype holds. i64 and u64 are read as BigInt
+// (u64 only up to 2^63 - 1: the JS tensor stores it in a BigInt64Array).
 const INT_RANGE: Record<string, [number, number]> = {
   i8: [-128, 127], i16: [-32768, 32767], i32: [-2147483648, 2147483647], u8: [0, 255], u16: [0, 65535],
-  u32: [0, 4294967295], i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], u64: [0, Number.MAX_SAFE_INTEGER], bool: [0, 1],
+  u32: [0, 4294967295], bool: [0, 1],
+};
+const BIG_RANGE: Record<string, [bigint, bigint]> = {
+  i64: [-(2n ** 63n), 2n ** 63n - 1n], u64: [0n, 2n ** 63n - 1n],
 };
 
-/** The pasted values of one input, checked against its count and declared dtype. */
-function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number): number[] {
-  let values: number[];
+/** An integer token as a BigInt (also 1.0 and 1e3, which are integers); undefined if it is none. */
+function bigIntOf(text: string, value: number): bigint | undefined {
+  if (/^[-+]?\d+$/.test(text)) return BigInt(text);
+  if (text === "true" || text === "false") return BigInt(value);
+  return Number.isInteger(value) && Number.isSafeInteger(value) ? BigInt(value) : undefined;
+}
+
+/** The pasted values of one input, checked against its shape and declared dtype. */
+function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number): number[] | bigint[] {
+  let p: Pasted;
   try {
-    values = parseNumbers(text);
+    p = parseNumbers(text);
   } catch (e) {
     throw new Error(`input '${spec.name}': ${(e as Error).message}`);
   }
+  // A nested array must have the input's shape (a flat list only its element count).
+  if (p.shape && (p.shape.length !== shape.length || p.shape.some((d, i) => d !== shape[i]))) {
+    throw new Error(`input '${spec.name}': expected shape [${shape.join(", ")}], got a nested array of shape [${p.shape.join(", ")}]`);
+  }
+  const { values } = p;
   if (values.length !== n) {
     throw new Error(`input '${spec.name}' needs ${n} values for shape [${shape.join(", ")}], got ${values.length}`);
+  }
+  const big = BIG_RANGE[spec.dtype ?? ""];
+  if (big) {
+    const out: bigint[] = [];
+    for (let i = 0; i < n; i++) {
+      const v = bigIntOf(p.texts[i] ?? "", values[i]);
+      if (v === undefined || v < big[0] || v > big[1]) {
+        throw new Error(`input '${spec.name}' is ${spec.dtype}: element ${i} is ${p.texts[i]}, not an integer in [${big[0]}, ${big[1]}]`);
+      }
+      out.push(v);
+    }
+    return out;
   }
   const range = INT_RANGE[spec.dtype ?? ""];
   if (range) {
@@ -95,15 +152,16 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
   for (const input of sig.inputs) {
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new Error(`input '${input.name}' has dtype ${input.dtype}, which the playground cannot make`);
-    const shape = concreteShape(input, dims);
+    const src: InputSource = sources[input.name] ?? { mode: "random" };
+    const shape = concreteShape(input, dims, src.sizes);
     const t = allocate(input, dtype, shape);
     const n = t.size;
-    const src = sources[input.name] ?? { mode: "random" };
     if (src.mode === "paste") {
       const values = pastedValues(input, src.text, shape, n);
       for (let i = 0; i < n; i++) {
-        if (dtype === "i64") (t.data as BigInt64Array)[i] = BigInt(values[i]);
-        else (t.data as Float32Array)[i] = values[i];
+        const v = values[i];
+        if (dtype === "i64") (t.data as BigInt64Array)[i] = typeof v === "bigint" ? v : BigInt(v);
+        else (t.data as Float32Array)[i] = Number(v);
       }
     } else if (dtype === "bool") {
       for (let i = 0; i < n; i++) (t.data as Uint8Array)[i] = rng.next() < 0.5 ? 1 : 0;

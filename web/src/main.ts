@@ -42,6 +42,7 @@ const editor = new SourceEditor($("editor"), initial, {
   onChange(text) {
     state.source = text;
     saveState(state);
+    syncExampleMenu();
     scheduleCompile();
   },
   onLine(line) {
@@ -56,6 +57,10 @@ const tape = new TapeView($("tape-view"), {
   onHover(ins) {
     if (editor.text !== compiledSource) return;
     editor.highlight(ins ? ins.spans : [], true);
+  },
+  onSelect(ins) {
+    if (editor.text !== compiledSource) return;
+    editor.highlight(ins.spans, true);
   },
 });
 const graphView = new GraphView($("graph-view"), {
@@ -171,15 +176,42 @@ function renderDims(dims: Record<string, number>): void {
 }
 
 // ---- header controls ----
+// An edited source shows as its own "(edited)" entry: picking the example it
+// came from is then a change, which brings the original back (a select fires
+// nothing when its current option is picked again, so edits could not be undone).
+const editedOption = h("option", { value: "", "data-edited": "" });
+
+/** True when the editor holds something other than the selected example's source. */
+function edited(): boolean {
+  return editor.text !== findExample(state.example)?.source;
+}
+
+function syncExampleMenu(): void {
+  if (edited()) {
+    editedOption.textContent = `${findExample(state.example)?.title ?? "Your program"} (edited)`;
+    if (!editedOption.isConnected) exampleSelect.prepend(editedOption);
+    exampleSelect.value = "";
+  } else {
+    editedOption.remove();
+    exampleSelect.value = state.example;
+  }
+}
+
 exampleSelect.append(...EXAMPLES.map((e) => h("option", { value: e.id }, e.title)));
-exampleSelect.value = findExample(state.example) ? state.example : EXAMPLES[0].id;
+if (!findExample(state.example)) state.example = EXAMPLES[0].id;
+syncExampleMenu();
 exampleSelect.addEventListener("change", () => {
   const ex = findExample(exampleSelect.value);
   if (!ex) return;
+  if (edited() && !confirm(`Load the example "${ex.title}"? Your edits to the source are lost.`)) {
+    syncExampleMenu();
+    return;
+  }
   state.example = ex.id;
   state.graph = null;
   state.dims = {};
   editor.setText(ex.source);  // onChange saves and recompiles
+  syncExampleMenu();
   scheduleCompile(0);
 });
 graphSelect.addEventListener("change", () => {
@@ -193,14 +225,49 @@ function showTab(tab: string): void {
   if (!document.querySelector(`[data-tab="${tab}"]`)) tab = "tape";
   state.tab = tab;
   saveState(state);
-  for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+  for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) {
+    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+    b.tabIndex = b.dataset.tab === tab ? 0 : -1;  // one tab stop for the list: arrows move within it
+  }
   for (const p of document.querySelectorAll<HTMLElement>("[data-panel]")) p.hidden = p.dataset.panel !== tab;
   graphView.setVisible(tab === "graph");
 }
 for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab!));
+// The ARIA tabs pattern: Left/Right (wrapping), Home and End select and focus a tab.
+$("tablist").addEventListener("keydown", (ev) => {
+  const tabs = [...document.querySelectorAll<HTMLButtonElement>("[data-tab]")];
+  const at = tabs.findIndex((b) => b.dataset.tab === state.tab);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[ev.key];
+  if (to === undefined) return;
+  ev.preventDefault();
+  const next = tabs[(to + tabs.length) % tabs.length];
+  showTab(next.dataset.tab!);
+  next.focus();
+});
 showTab(state.tab);
+
+// ---- stop ----
+// A wasm call cannot be interrupted, and the first runs of a huge graph are
+// not bounded by the timing budget: Stop terminates the worker and starts a
+// fresh one, which compiles the current source again. It shows only when a
+// request has taken a while (every compile would make it flicker).
+const stop = $<HTMLButtonElement>("stop");
+let stopTimer: ReturnType<typeof setTimeout> | undefined;
+worker.onBusy = (busy) => {
+  clearTimeout(stopTimer);
+  if (busy) stopTimer = setTimeout(() => (stop.hidden = false), 500);
+  else stop.hidden = true;
+};
+stop.addEventListener("click", () => {
+  worker.restart();
+  start();
+});
+
+function start(): void {
+  setStatus("loading the wasm runtime…", "busy");
+  worker.ready.then(() => compile(), (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
+}
 
 renderViews();
 diagList.hidden = true;
-setStatus("loading the wasm runtime…", "busy");
-worker.ready.then(() => compile(), (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
+start();

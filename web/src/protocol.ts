@@ -76,8 +76,11 @@ export interface CompileRequest {
   seed: number;
 }
 
-/** How to make one input: seeded random (ints in [lo, hi)) or pasted numbers. */
-export type InputSource = { mode: "random"; lo?: number; hi?: number } | { mode: "paste"; text: string };
+/**
+ * How to make one input: seeded random (ints in [lo, hi)) or pasted numbers;
+ * `sizes` are the sizes of its `?` dims in order.
+ */
+export type InputSource = ({ mode: "random"; lo?: number; hi?: number } | { mode: "paste"; text: string }) & { sizes?: number[] };
 
 export interface RunRequest {
   type: "run";

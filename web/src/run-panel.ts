@@ -86,16 +86,23 @@ export class RunPanel {
       const lo = h("input", { type: "number", value: src.mode === "random" ? src.lo ?? 0 : 0, step: 1, "aria-label": `${input.name} low` });
       const hi = h("input", { type: "number", value: src.mode === "random" ? src.hi ?? 4 : 4, step: 1, "aria-label": `${input.name} high` });
       const range = h("span", { class: "range" }, "in [", lo, ", ", hi, ")");
+      // The sizes of `?` dims are the user's to choose (they were always 1): one field per `?`.
+      const qdims = (input.shape ?? []).flatMap((d, i) => (d === null ? [i] : []));
+      const sizeFields = qdims.map((axis, k) => h("input", { type: "number", min: 0, step: 1, value: src.sizes?.[k] ?? 1,
+                                                           "aria-label": `${input.name} dim ${axis} size`, "data-qdim": axis }));
+      const sizes = (): number[] | undefined => (sizeFields.length ? sizeFields.map((f) => Number(f.value)) : undefined);
       const sync = () => {
         const m = mode.value as "random" | "paste";
-        this.#sources.set(input.name, m === "paste" ? { mode: "paste", text: paste.value } : { mode: "random", lo: Number(lo.value), hi: Number(hi.value) });
+        const base: InputSource = m === "paste" ? { mode: "paste", text: paste.value } : { mode: "random", lo: Number(lo.value), hi: Number(hi.value) };
+        this.#sources.set(input.name, { ...base, sizes: sizes() });
         paste.hidden = m !== "paste";
         range.hidden = m === "paste" || !isInt;
       };
-      for (const el of [mode, paste, lo, hi]) el.addEventListener("input", sync);
+      for (const el of [mode, paste, lo, hi, ...sizeFields]) el.addEventListener("input", sync);
       sync();
       return h("div", { class: "input-row", "data-input": input.name },
-        h("div", { class: "input-head" }, h("b", {}, input.name), h("code", {}, `${input.dtype}[${shape.join(", ")}]`), mode, range), paste);
+        h("div", { class: "input-head" }, h("b", {}, input.name), h("code", {}, `${input.dtype}[${shape.join(", ")}]`),
+          ...sizeFields.map((f) => h("label", {}, `? (dim ${f.dataset.qdim}) `, f)), mode, range), paste);
     });
     this.#root.append(
       h("div", { class: "run-controls" },

@@ -11,6 +11,8 @@ const ROW_LIMIT = 1000;
 
 export interface TapeCallbacks {
   onHover(instr: TapeInstruction | null): void;
+  /** A row chosen from the keyboard (Enter): it stays marked and its source highlighted. */
+  onSelect(instr: TapeInstruction): void;
 }
 
 export class TapeView {
@@ -52,7 +54,7 @@ export class TapeView {
       const extra = ins.in_place_of !== null
         ? h("span", { class: "badge reuse", title: `written in place over %${ins.in_place_of}, which dies here` }, "in-place")
         : ins.alias_of !== null ? h("span", { class: "badge reuse", title: `shares the storage of %${ins.alias_of}` }, "alias") : null;
-      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index,
+      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index, tabindex: 0,
                                 title: `${ins.text}${ins.kernel ? `\nkernel: ${ins.kernel}${ins.ref ? " (reference fallback)" : ""}` : ""}` },
         h("td", { class: "num" }, String(ins.index)),
         h("td", { class: "op" }, ins.op, ins.opcode === "load_input" || ins.opcode === "load_param" ? h("span", { class: "name" }, ` ${ins.node.name}`) : null),
@@ -70,6 +72,26 @@ export class TapeView {
       row.addEventListener("mouseleave", () => {
         this.#mark("hover", []);
         this.#cb.onHover(null);
+      });
+      // From the keyboard: focus shows the row's source like a hover, Enter selects it,
+      // Up/Down move to the neighbouring rows.
+      row.addEventListener("focus", () => {
+        this.#mark("hover", [ins.index]);
+        this.#cb.onHover(ins);
+      });
+      row.addEventListener("blur", () => {
+        this.#mark("hover", []);
+        this.#cb.onHover(null);
+      });
+      row.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") {
+          ev.preventDefault();
+          this.#mark("selected", [ins.index]);
+          this.#cb.onSelect(ins);
+        } else if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+          ev.preventDefault();
+          this.#rows[ins.index + (ev.key === "ArrowDown" ? 1 : -1)]?.focus();
+        }
       });
       return row;
     });

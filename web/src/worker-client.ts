@@ -1,39 +1,65 @@
 // The page's side of the worker: requests with ids, answers as promises.
 // A newer compile supersedes an older one still queued (its answer is dropped).
+// restart() stops a request that runs too long: the worker is terminated
+// (a wasm call cannot be interrupted) and a fresh one started.
 import type { CompileFailed, CompileOk, Request, Response, RunFailed, RunOk } from "./protocol.js";
 
-type Pending = { resolve: (r: Response) => void };
+type Pending = { type: Request["type"]; resolve: (r: Response) => void };
 type Payload<T> = T extends unknown ? Omit<T, "id"> : never;
 
 export class WorkerClient {
-  readonly #worker: Worker;
+  #worker!: Worker;
   readonly #pending = new Map<number, Pending>();
   #next = 1;
-  readonly ready: Promise<void>;
+  /** Settles when the current worker has loaded the wasm module (or failed to). */
+  ready!: Promise<void>;
+  /** Called when the worker becomes busy (a request is pending) or idle. */
+  onBusy: (busy: boolean) => void = () => {};
 
   constructor() {
-    this.#worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module", name: "shrew" });
+    this.#start();
+  }
+
+  #start(): void {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module", name: "shrew" });
+    this.#worker = worker;
     let onReady: () => void = () => {};
     let onFatal: (e: Error) => void = () => {};
     this.ready = new Promise((res, rej) => {
       onReady = res;
       onFatal = rej;
     });
-    this.#worker.onmessage = (ev: MessageEvent<Response>) => {
+    worker.onmessage = (ev: MessageEvent<Response>) => {
       const r = ev.data;
       if (r.type === "ready") return onReady();
       if (r.type === "fatal") return onFatal(new Error(r.message));
       const p = this.#pending.get(r.id);
       this.#pending.delete(r.id);
+      if (this.#pending.size === 0) this.onBusy(false);
       p?.resolve(r);
     };
-    this.#worker.onerror = (ev) => onFatal(new Error(ev.message || "the worker failed to start"));
+    worker.onerror = (ev) => onFatal(new Error(ev.message || "the worker failed to start"));
+  }
+
+  /** Terminates the worker, answers every pending request as stopped, and starts a fresh worker. */
+  restart(): void {
+    this.#worker.terminate();
+    const pending = [...this.#pending];
+    this.#pending.clear();
+    this.#start();
+    this.onBusy(false);
+    const message = "stopped: the worker was restarted";
+    for (const [id, p] of pending) {
+      p.resolve(p.type === "run" ? { type: "ran", id, ok: false, message }
+                                 : { type: "compiled", id, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
+    }
   }
 
   #send<R extends Response>(req: Payload<Request>): Promise<R> {
     const id = this.#next++;
     return new Promise((resolve) => {
-      this.#pending.set(id, { resolve: resolve as (r: Response) => void });
+      this.#pending.set(id, { type: req.type, resolve: resolve as (r: Response) => void });
+      if (this.#pending.size === 1) this.onBusy(true);
       this.#worker.postMessage({ ...req, id });
     });
   }

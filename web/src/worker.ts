@@ -4,12 +4,14 @@
 // by URL, so the built site works from any static host.
 import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
-import { concreteShape, makeInputs, tensorNumbers } from "./inputs.js";
+import { makeInputs, tensorNumbers } from "./inputs.js";
 import type { CompileRequest, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
 let program: Program | undefined;
 let programDims: Record<string, number> = {};
+/** The compile that made `program`: repeated on a fresh module after an abort. */
+let lastCompile: CompileRequest | undefined;
 
 const post = (r: Response, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(r, transfer);
 
@@ -75,6 +77,7 @@ function compileFirst(s: Shrew, req: CompileRequest): Program {
 }
 
 async function compile(req: CompileRequest): Promise<void> {
+  lastCompile = req;
   const s = await runtime();
   program?.dispose();
   program = undefined;
@@ -181,7 +184,7 @@ function run(req: RunRequest): void {
       if (d > maxAbsDiff || Number.isNaN(d)) maxAbsDiff = Number.isNaN(d) ? maxAbsDiff : d;
     }
   }
-  const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: concreteShape(i, programDims), data: tensorNumbers(feeds[i.name]) }));
+  const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: [...feeds[i.name].shape], data: tensorNumbers(feeds[i.name]) }));
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2 },
        [...jit, ...inputs].map((o) => o.data.buffer));
 }
@@ -194,6 +197,15 @@ self.onmessage = async (ev: MessageEvent<Request>) => {
   } catch (e) {
     if (req.type === "compile") {
       post({ type: "compiled", id: req.id, ok: false, compileMs: 0, stage: "runtime", diagnostics: [], message: message(e) });
+    } else if (shrew?.aborted && lastCompile) {
+      // A wasm abort leaves the module and the program unusable (every later
+      // Run failed until an edit): load a new module and compile the same
+      // source again, so the next Run works. Its answer has an id nobody waits for.
+      const reason = message(e);
+      program = undefined;
+      await compile(lastCompile).catch(() => {});  // a module that does not load: the next compile says so
+      post({ type: "ran", id: req.id, ok: false,
+             message: `${reason}\nThe runtime was reloaded and the program compiled again: Run works again.` });
     } else {
       post({ type: "ran", id: req.id, ok: false, message: message(e) });
     }

@@ -39,6 +39,13 @@ before(async () => {
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.errors = errors;
+  // Loading an example over edits asks first: answered with page.dialogAnswer, messages kept.
+  page.dialogs = [];
+  page.dialogAnswer = true;
+  page.on("dialog", (d) => {
+    page.dialogs.push(d.message());
+    return page.dialogAnswer ? d.accept() : d.dismiss();
+  });
   await page.goto(server.url);
   await waitCompiled();
 });
@@ -126,6 +133,23 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   assert.equal(lit.length, 1, lit.join(" | "));
   assert.match(lit[0], /node h1 .*relu\(matmul\(features, w1\) \+ b1\)/);
   assert.match(await page.$$eval(".cm-span-highlight", (els) => els.map((e) => e.textContent).join("")), /features/);
+  // From the keyboard too: a focused row shows its source, Enter selects it, Down moves to the next row.
+  await page.mouse.move(0, 0);
+  await fusedRow.focus();
+  await page.keyboard.press("Enter");
+  const index = Number(await fusedRow.getAttribute("data-index"));
+  assert.deepEqual(await page.$$eval('[data-testid="tape-table"] tbody tr.selected', (r) => r.map((x) => Number(x.dataset.index))), [index]);
+  assert.match((await page.$$eval(".cm-line.cm-span-line", (els) => els.map((e) => e.textContent))).join(" | "), /node h1 /);
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await page.evaluate(() => Number(document.activeElement.dataset.index)), index + 1);
+  // The tabs follow the ARIA tabs pattern: one tab stop, arrows (wrapping), Home and End.
+  await page.focus('[data-tab="tape"]');
+  const activeTab = () => page.evaluate(() => ({ focused: document.activeElement.dataset.tab, selected: document.querySelector('[aria-selected="true"]').dataset.tab,
+    shown: document.querySelector("[data-panel]:not([hidden])").dataset.panel, stops: document.querySelectorAll('[data-tab][tabindex="0"]').length }));
+  for (const [key, tab] of [["ArrowRight", "memory"], ["End", "run"], ["ArrowRight", "tape"], ["ArrowLeft", "run"], ["Home", "tape"]]) {
+    await page.keyboard.press(key);
+    assert.deepEqual(await activeTab(), { focused: tab, selected: tab, shown: tab, stops: 1 }, key);
+  }
   // Clicking the `node h2` line selects the instructions made from it.
   const line = (await editorText())
     .split("\n").findIndex((l) => l.includes("node h2")) + 1;
@@ -191,6 +215,23 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
   await page.keyboard.insertText(readFileSync(empty, "utf8"));
   await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error" && /no @graph/.test(document.getElementById("status").textContent), null, { timeout: 30_000 });
   assert.match(await page.textContent("#diagnostics"), /declares no @graph/);
+
+  // The edited source has its own menu entry, so picking its example again is a change that
+  // brings the original back, after a confirm (re-picking the selected example did nothing).
+  const menu = () => page.$eval("#example-select", (s) => ({ value: s.value, shown: s.selectedOptions[0].textContent }));
+  assert.deepEqual(await menu(), { value: "", shown: "MLP classifier (fusion) (edited)" });
+  const asked = page.dialogs.length;
+  page.dialogAnswer = false;
+  await page.selectOption("#example-select", "mlp-classifier");
+  assert.equal(page.dialogs.length, asked + 1);
+  assert.match(page.dialogs.at(-1), /MLP classifier.*edits/);
+  assert.deepEqual(await menu(), { value: "", shown: "MLP classifier (fusion) (edited)" });
+  assert.equal(await editorText(), readFileSync(empty, "utf8"));
+  page.dialogAnswer = true;
+  await page.selectOption("#example-select", "mlp-classifier");
+  await waitCompiled();
+  assert.equal(await editorText(), ex.source);
+  assert.deepEqual(await menu(), { value: "mlp-classifier", shown: "MLP classifier (fusion)" });
 });
 
 async function runAndCompare(file, shotName) {
@@ -265,6 +306,45 @@ test("running a model gives the CLI's output shapes and values", async () => {
   assert.ok(took < 10_000, `200 timed runs took ${took} ms`);
   assert.ok(made[1] >= 1 && made[1] < 200, `interpreter runs: ${made[1]}`);
   assert.match(await page.textContent('[data-testid="timing-cut"]'), /before all 200 runs/);
+
+  // The first interpreted run of a huge graph is not bounded by the budget (here some 30 s):
+  // Stop terminates the worker and a fresh one compiles the source again.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Huge {\n  input a: Tensor<[2048, 2048], f32>;\n  param w: Tensor<[2048, 2048], f32> { init: \"ones\"; };\n  output y: matmul(a, w);\n}\n");
+  await waitCompiled("Huge");
+  await page.fill("#run-count", "1");
+  await page.click('[data-testid="run-button"]');
+  await page.click('[data-testid="stop"]', { timeout: 10_000 });
+  const stopped = Date.now();
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state !== "ok", null, { timeout: 5_000 }).catch(() => {});
+  await waitCompiled("Huge");
+  assert.ok(Date.now() - stopped < 10_000, `recovered in ${Date.now() - stopped} ms`);
+  assert.equal(await page.isHidden('[data-testid="stop"]'), true);
+  assert.equal(await page.textContent('[data-testid="run-button"]'), "Run Huge");
+
+  // A wasm abort during a Run (a trap injected into the module's memcpy, once): the worker loads a
+  // new module and compiles again, so the next Run works (every later Run failed: "unusable").
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Copy {\n  input a: Tensor<[32, 64], f32>;\n  output z: concat(a, a, dim: 0);\n}\n");
+  await waitCompiled("Copy");
+  const shrewWorker = page.workers().filter((w) => /\/worker-[^/]*\.js/.test(w.url())).at(-1);
+  await shrewWorker.evaluate(() => {
+    const copyWithin = Uint8Array.prototype.copyWithin;
+    Uint8Array.prototype.copyWithin = function (...args) {
+      Uint8Array.prototype.copyWithin = copyWithin;
+      throw new WebAssembly.RuntimeError("injected trap");
+    };
+  });
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /aborted: injected trap[^]*reloaded/);
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const a = await page.$$eval('.inputs-used [data-input="a"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  const z = await page.$$eval('[data-output="z"] tbody tr:nth-child(33) td', (tds) => tds.map((td) => Number(td.dataset.v)));
+  assert.equal(a.length, 32);
+  assert.deepEqual(z, a);
   assert.deepEqual(page.errors, []);
 });
 
@@ -278,7 +358,9 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
     [CLI, "run", ex.path, "--json", "--seed", "0", "--input", `features=${npy}`, ...dimsArg(dims)], { encoding: "utf8" }));
   await tab("run");
   await page.selectOption('[data-input="features"] select', "paste");
-  await page.fill('[data-input="features"] textarea', JSON.stringify(values));
+  // Nested as the input's shape, row by row.
+  const nested = Array.from({ length: dims.Batch }, (_, r) => values.slice(r * 4, r * 4 + 4));
+  await page.fill('[data-input="features"] textarea', JSON.stringify(nested));
   await page.click('[data-testid="run-button"]');
   await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
   const shown = await page.$$eval('[data-output="probs"] table.values tbody tr', (rows) => rows.map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.dataset.v))));
@@ -286,6 +368,14 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   const cols = expected.outputs.probs.shape[1];
   assert.equal(shown.length, dims.Batch);
   shown.forEach((row, r) => row.forEach((v, c) => assert.ok(Math.abs(v - want[r * cols + c]) <= 1e-6 + 1e-5 * Math.abs(want[r * cols + c]), `probs[${r}, ${c}] = ${v}, CLI ${want[r * cols + c]}`)));
+  // A nested array of the right count but another shape is an error naming both shapes (it was flattened).
+  await page.fill('[data-input="features"] textarea', JSON.stringify([values]));
+  await page.click('[data-testid="run-button"]');
+  assert.equal(await page.textContent('[data-testid="run-error"]'),
+    `input 'features': expected shape [${dims.Batch}, 4], got a nested array of shape [1, ${values.length}]`);
+  await page.fill('[data-input="features"] textarea', JSON.stringify([[1, 2], [3]]));
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'features': a ragged JSON array/);
   // A wrong count is a clear error, and the next run still works.
   await page.fill('[data-input="features"] textarea', "1 2 3");
   await page.click('[data-testid="run-button"]');
@@ -315,6 +405,36 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
     await page.click('[data-testid="run-button"]');
     assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'n' is u8: ${bad}, not an integer in \\[0, 255\\]`));
   }
+  // i64 values are read exactly, beyond 2^53 (they went through a JS number and were rounded or rejected).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Wide64 {\n  input k: Tensor<[3], i64>;\n  input m: Tensor<[3], i64>;\n  output d: k - m;\n}\n");
+  await waitCompiled("Wide64");
+  await page.selectOption('[data-input="k"] select', "paste");
+  await page.selectOption('[data-input="m"] select', "paste");
+  await page.fill('[data-input="k"] textarea', "[9007199254740993, -9223372036854775808, 9223372036854775807]");
+  await page.fill('[data-input="m"] textarea', "9007199254740992 -9223372036854775807 9223372036854775806");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  assert.deepEqual(await page.$$eval('[data-output="d"] td', (tds) => tds.map((td) => Number(td.dataset.v))), [1, -1, 1]);
+  await page.fill('[data-input="k"] textarea', "9223372036854775808 0 0");
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'k' is i64: element 0 is 9223372036854775808, not an integer/);
+  // The sizes of `?` dims are set per input (they were always 1).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Dyn {\n  input v: Tensor<[?, 3], f32>;\n  input x: Tensor<[2, ?], f32>;\n  output z: v + 1.0;\n  output y: x * 2.0;\n}\n");
+  await waitCompiled("Dyn");
+  await page.fill('[data-input="v"] input[data-qdim="0"]', "5");
+  await page.fill('[data-input="x"] input[data-qdim="1"]', "4");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const tensor = (kind, name) => page.$eval(`${kind === "input" ? ".inputs-used " : ""}[data-${kind}="${name}"]`, (el) => ({ shape: JSON.parse(el.dataset.shape),
+    values: [...el.querySelectorAll("td")].map((td) => Number(td.dataset.v)) }));
+  const [v, x, zOut, yOut] = [await tensor("input", "v"), await tensor("input", "x"), await tensor("output", "z"), await tensor("output", "y")];
+  assert.deepEqual([v.shape, x.shape, zOut.shape, yOut.shape], [[5, 3], [2, 4], [5, 3], [2, 4]]);
+  assert.deepEqual(zOut.values, v.values.map((e) => Math.fround(e + 1)));
+  assert.deepEqual(yOut.values, x.values.map((e) => e * 2));
 });
 
 test("a symbolic dim keeps its value over every recompile and a reload", async () => {
