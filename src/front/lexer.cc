@@ -163,6 +163,9 @@ bool Lexer::SkipTrivia() {
       size_t end = text_.find("*/", pos_ + 2);
       if (end == std::string_view::npos) {
         Report(Kind::UnterminatedBlockComment, pos_, 2, "unterminated block comment");
+        // An error token, as for an unterminated string, so the parser does
+        // not add "expected '}', got end of input" inside an open block.
+        Emit(TokenKind::Error, pos_, text_.size());
         pos_ = text_.size();
       } else {
         pos_ = end + 2;

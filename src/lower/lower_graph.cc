@@ -154,13 +154,15 @@ bool Lowerer::LowerNode(const ast::NodeDecl& decl, diag::Span span) {
     if (item.kind == ast::NodeItem::Kind::Hint) {
       hints.push_back(item.key.name);
     } else if (item.kind == ast::NodeItem::Kind::Attribute && item.value != nullptr) {
+      // A graph value is not a constant (§6), though the config evaluator
+      // would read the bare word as the string 'x'.
+      const std::string where = "attribute '" + item.key.name + "' of node '" + decl.name.name + "'";
+      if (!CheckNotTensor(*item.value, where)) return false;
       std::optional<ir::ConfigValue> cv = EvalConfigExpr(*item.value, EvalContext(), diags_);
       if (!cv) return false;
       std::optional<ir::AttrValue> a = GenericAttr(*cv);
       if (!a) {
-        Error(diag::Kind::BadAttribute, item.value->span,
-              "attribute '" + item.key.name + "' of node '" + decl.name.name +
-                  "' must be a constant");
+        Error(diag::Kind::BadAttribute, item.value->span, where + " must be a constant");
         return false;
       }
       annotations.Set(item.key.name, std::move(*a));

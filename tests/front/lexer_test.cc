@@ -148,7 +148,7 @@ TEST(LexerTest, Comments) {
 TEST(LexerTest, UnterminatedBlockComment) {
   Lexed l("x\n  /* never closed *");
   ExpectOneError(l, Kind::UnterminatedBlockComment, "unterminated block comment", 2, 3);
-  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::EndOfInput}));
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::Error, K::EndOfInput}));
 }
 
 TEST(LexerTest, Numbers) {

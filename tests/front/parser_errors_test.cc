@@ -95,6 +95,10 @@ TEST(ParserErrorTest, LexerErrorsDoNotCascade) {
   EXPECT_EQ(Errors("@config { a: $; b: 2; }"), "1:14 E001 unexpected character '$'\n");
   EXPECT_EQ(Errors("@model { name: \"abc"), "1:16 E002 unterminated string literal\n");
   EXPECT_EQ(Errors("@config { a: 1; }\n/* no end"), "2:1 E003 unterminated block comment\n");
+  // Inside an open block too: no "expected '}', got end of input" after it.
+  EXPECT_EQ(Errors("@graph G {\n  input x: Tensor<[2], f32>;\n  /* open\n  output x;\n}"),
+            "3:3 E003 unterminated block comment\n");
+  EXPECT_EQ(Errors("@config { a: 1 + /* no end"), "1:18 E003 unterminated block comment\n");
   EXPECT_EQ(Errors("@config { a: 1e; b: 99999999999999999999; }"),
             "1:14 E004 invalid number '1e'\n1:21 E004 invalid number '99999999999999999999'\n");
   EXPECT_EQ(Errors("@foo { a: 1; }\n@config { b: 2; }"), "1:1 E005 unknown directive '@foo'\n");

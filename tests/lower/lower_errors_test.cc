@@ -111,6 +111,12 @@ TEST(LowerErrorsTest, BadAttributes) {
             "E046 3:26 attribute 'frozen' of param 'w' must be true or false");
   EXPECT_EQ(LowerError(G("  node h { op: x; note: f(1); };")),
             "E046 3:25 attribute 'note' of node 'h' must be a constant");
+  // A node attribute line naming a graph value is an error, as for an op
+  // attribute (it was recorded as the string "y").
+  EXPECT_EQ(LowerError(G("  node h { op: x; note: y; };")),
+            "E046 3:25 attribute 'note' of node 'h' must be a constant, but 'y' is a tensor of the graph");
+  EXPECT_EQ(LowerError(G("  node h { op: x; note: (x); };")),
+            "E046 3:26 attribute 'note' of node 'h' must be a constant, but 'x' is a tensor of the graph");
 }
 
 TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
