@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "api/assertions.h"
 #include "api/param_blob.h"
 #include "interp/interpreter.h"
 #include "jit/binding.h"
@@ -68,7 +69,9 @@ bool StaticInputShapes(const ir::Graph& g, const ir::DimBindings& dims, std::vec
 }  // namespace
 
 Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
-    : program_(std::move(program)), options_(std::move(options)), rng_(seed) {}
+    : program_(std::move(program)), options_(std::move(options)), rng_(seed) {
+  for (const ir::Graph& g : program_.graphs) assertions_.emplace_back(g, program_.config);
+}
 
 Program::~Program() = default;
 
@@ -380,6 +383,8 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
     out.shapes.push_back(out.supplied[i] >= 0 ? inputs[static_cast<size_t>(out.supplied[i])].shape
                                               : jit::ConcreteShape(g.node(g.inputs()[i].node).type, out.dims, 0));
   }
+  // 4. The graph's @assert / @check conditions on those dims.
+  SHREW_RETURN_IF_ERROR(assertions_[gi].Check(out.dims));
   return out;
 }
 

@@ -15,8 +15,9 @@
 // (the graphs are listed), unknown/extra input names (the inputs are
 // listed), missing inputs, wrong dtype (storage type), wrong rank or fixed
 // size, symbolic dimensions inconsistent between inputs or with the
-// configured dims, tensors over `max_tensor_bytes`. After any error the
-// program stays usable.
+// configured dims, tensors over `max_tensor_bytes`; then the graph's
+// `@assert` / `@check` conditions on the bound dims (api/assertions.h).
+// After any error the program stays usable.
 //
 // Byte cap: `max_tensor_bytes` bounds every single tensor the program would
 // hold — each input, each parameter (checked by Create before initialising
@@ -42,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/assertions.h"
 #include "api/compile.h"
 #include "api/prepared_run.h"
 #include "base/status.h"
@@ -231,6 +233,7 @@ class Program {
   runtime::Rng rng_;
   runtime::ParamMap params_;
   std::vector<Entry> graphs_;  // program_.graphs order
+  std::vector<GraphAssertions> assertions_;  // program_.graphs order
   // Where Init failed, when one declaration is to blame (a parameter or a
   // node): FromCompiled renders the error at its source position.
   diag::Span init_error_span_;

@@ -1,0 +1,49 @@
+// `@assert` / `@check` conditions (LANGUAGE.md §6), evaluated at the start of
+// every run, once the run's dimensions are bound. A condition whose every
+// name is a config value or a dimension the run binds is evaluated —
+// arithmetic as in @config (§5.1), comparisons of numbers (and == / != of
+// strings and bools), `!`, `&&`, `||` — and a false one fails the run with
+// its message. A condition that names anything else (a tensor, a dimension
+// the run leaves unbound) or does not reduce to a bool is not evaluated: the
+// spec asks for evaluation only in the first case (a SHOULD).
+//
+//   GraphAssertions checks(graph, program.config);  // parses each condition once
+//   SHREW_RETURN_IF_ERROR(checks.Check(dims));      // before anything runs
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "diag/source.h"
+#include "front/ast.h"
+#include "ir/graph.h"
+
+namespace shrew {
+
+class GraphAssertions {
+ public:
+  GraphAssertions(const ir::Graph& graph, const std::map<std::string, ir::ConfigValue>& config);
+  GraphAssertions(GraphAssertions&&) = default;
+  GraphAssertions& operator=(GraphAssertions&&) = default;
+
+  // Ok, or FailedPrecondition "graph 'G': assertion failed at 4:5: MESSAGE
+  // (N > 2, with N = 1)" for the first false condition.
+  Status Check(const ir::DimBindings& dims) const;
+
+ private:
+  struct Condition {
+    std::unique_ptr<diag::SourceFile> source;  // the condition's text, re-parsed
+    ast::ExprPtr expr;
+    std::vector<std::string> names;            // the names it reads, sorted, once each
+    std::string message;
+    diag::Span span;                           // of the statement in the program's source
+  };
+  std::string graph_;
+  std::map<std::string, ir::ConfigValue> config_;
+  std::vector<Condition> conditions_;
+};
+
+}  // namespace shrew

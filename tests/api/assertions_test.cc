@@ -1,0 +1,97 @@
+// @assert / @check conditions evaluated at the start of a run (LANGUAGE.md
+// §6): on the run's bound dims and the config, for both executors and the
+// lean path; conditions about anything else are left alone.
+#include "api/assertions.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "jit/jit_test_util.h"
+
+namespace shrew {
+namespace {
+
+using runtime::Tensor;
+using runtime::TensorMap;
+
+TensorMap X(int64_t n) {
+  TensorMap m;
+  m.emplace("x", runtime::Tensor::Zeros(ir::DType::kF32, {n, 4}).value());
+  return m;
+}
+
+constexpr char kProgram[] = R"(@config { H: 4; }
+@graph G {
+  input x: Tensor<[N, H], f32>;
+  @assert N > 1, "need at least two rows";
+  @check shape {
+    assert N % 2 == 0 && N <= H * 2, "an even batch of at most 2H";
+  }
+  output y: x * 2.0;
+}
+)";
+
+TEST(Assertions, AFalseConditionFailsTheRunWithItsMessageOnBothExecutors) {
+  auto p = jit::testing::MakeProgram(kProgram);
+  ASSERT_NE(p, nullptr);
+  for (bool interp : {false, true}) {
+    Result<TensorMap> one = interp ? p->Interpret("G", X(1)) : p->Run("G", X(1));
+    ASSERT_FALSE(one.ok());
+    EXPECT_EQ(one.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(one.status().message(),
+              "graph 'G': assertion failed at 4:3: need at least two rows (N > 1, with N = 1)");
+    Result<TensorMap> odd = interp ? p->Interpret("G", X(3)) : p->Run("G", X(3));
+    ASSERT_FALSE(odd.ok());
+    EXPECT_EQ(odd.status().message(),
+              "graph 'G': assertion failed at 6:5: an even batch of at most 2H (N % 2 == 0 && N <= H * 2, with H = 4, "
+              "N = 3)");
+    Result<TensorMap> big = interp ? p->Interpret("G", X(10)) : p->Run("G", X(10));
+    ASSERT_FALSE(big.ok());
+    // Holds: the program stays usable.
+    Result<TensorMap> ok = interp ? p->Interpret("G", X(4)) : p->Run("G", X(4));
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_EQ(ok->at("y").shape(), runtime::Shape({4, 4}));
+  }
+  std::vector<InputSpec> specs = {{"x", ir::DType::kF32, {5, 4}}};
+  Result<std::unique_ptr<PreparedRun>> prep = p->Prepare("G", specs);
+  ASSERT_FALSE(prep.ok());
+  EXPECT_NE(prep.status().message().find("an even batch"), std::string::npos) << prep.status().ToString();
+}
+
+TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
+  // A tensor, a dimension no input binds, a number instead of a bool, a
+  // division by zero, a string: none can be decided from config and dims.
+  auto p = jit::testing::MakeProgram(R"(@config { H: 4; mode: fast; }
+@graph G {
+  input x: Tensor<[N, H], f32>;
+  @assert x > 100.0, "about values";
+  @assert M > 100, "M is not bound";
+  @assert N + 100;
+  @assert N / 0 > 1;
+  @assert mode < 3;
+  @assert mode == "fast" && !(H != 4), "holds";
+  output y: x + 1.0;
+})");
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> out = p->Run("G", X(2));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("y").GetDouble(0), 1.0);
+}
+
+TEST(Assertions, ConfigOnlyConditionsAndFloats) {
+  auto p = jit::testing::MakeProgram(R"(@config { H: 4; rate: 0.5; }
+@graph G {
+  input x: Tensor<[N, H], f32>;
+  @assert rate * H >= 2.5, "rate too small for H";
+  output y: x;
+})");
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> out = p->Run("G", X(2));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(),
+            "graph 'G': assertion failed at 4:3: rate too small for H (rate * H >= 2.5, with H = 4, rate = 0.5)");
+}
+
+}  // namespace
+}  // namespace shrew
