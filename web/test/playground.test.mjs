@@ -506,6 +506,23 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   assert.deepEqual(JSON.parse(await page.$eval('[data-output="y"]', (el) => el.dataset.shape)), [4]);
   await tab("tape");
   assert.deepEqual(await loadX(), [["[4]", "f32"]]);
+  // Back to f64 [2, 3]: compiled before, so the run reuses that compile, and the views show it
+  // (they showed the latest compile, f32 [4], under "compiled for … x: f64[2, 3]").
+  await tab("run");
+  await page.selectOption('[data-input="x"] [data-run-dtype]', "f64");
+  await page.fill('[data-input="x"] [data-run-shape]', "2,3");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[2, 3]", "f64"]]);
+  assert.match(await page.textContent('[data-testid="compiled-for"]'), /x: f64\[2, 3\]/);
+  await tab("run");
+  await page.selectOption('[data-input="x"] [data-run-dtype]', "f32");
+  await page.fill('[data-input="x"] [data-run-shape]', "4");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[4]", "f32"]]);
   // The program's other graphs show their tape at once, as before.
   for (const g of ["Fixed", "CallsUntyped"]) {
     await page.selectOption("#graph-select", g);
