@@ -4,13 +4,42 @@
 // JSON or separated by spaces/commas. Pasted inputs draw nothing from the
 // generator, like the CLI's .npy inputs.
 import { Rng, Tensor, type DType, type Signature, type TensorSpec } from "../../js/dist/index.js";
-import type { InputSource } from "./protocol.js";
+import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource } from "./protocol.js";
 
 // Declared dtype -> the JS storage dtype (the CLI's table).
 const JS_DTYPE: Record<string, DType> = {
   f32: "f32", f16: "f32", bf16: "f32", f64: "f64", i32: "i32", i16: "i32", i8: "i32",
   i64: "i64", u16: "i64", u32: "i64", u64: "i64", u8: "u8", bool: "bool",
 };
+
+/**
+ * A shape typed as sizes separated by commas or spaces ("2,3", "[2, 3]"); empty is a scalar.
+ * A bad entry is an error naming the input.
+ */
+export function parseShape(input: string, text: string): number[] {
+  const t = text.trim().replace(/^\[(.*)\]$/s, "$1").trim();
+  if (t === "") return [];
+  const parts = t.split(/\s*,\s*|\s+/);
+  const bad = parts.find((d) => !/^\d+$/.test(d) || !Number.isSafeInteger(Number(d)));
+  if (bad !== undefined) {
+    throw new Error(`input '${input}': the shape '${text.trim()}' is not a list of sizes like 2,3 (each a non-negative integer; empty for a scalar): '${bad}'`);
+  }
+  return parts.map(Number);
+}
+
+/**
+ * An input as it runs: one of unknown type (`?`) takes the dtype and shape
+ * chosen for it (the graph is compiled for them), others are as declared.
+ */
+export function runSpec(spec: TensorSpec, src: InputSource): TensorSpec {
+  if (spec.dtype !== null && spec.shape !== null) return spec;
+  const dtype = spec.dtype ?? src.dtype ?? UNKNOWN_DEFAULT.dtype;
+  if (spec.dtype === null && !RUN_DTYPES.includes(dtype as DType)) {
+    throw new Error(`input '${spec.name}': dtype '${dtype}' is not one of ${RUN_DTYPES.join(", ")}`);
+  }
+  const shape = spec.shape ?? parseShape(spec.name, src.shape ?? UNKNOWN_DEFAULT.shape);
+  return { ...spec, dtype, shape } as TensorSpec;
+}
 
 /**
  * Concrete shape of an input: symbolic dims from `dims` (unbound ones = 1, as
@@ -149,10 +178,11 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
                            seed: number): Record<string, Tensor> {
   const rng = new Rng(seed);
   const feeds: Record<string, Tensor> = {};
-  for (const input of sig.inputs) {
+  for (const declared of sig.inputs) {
+    const src: InputSource = sources[declared.name] ?? { mode: "random" };
+    const input = runSpec(declared, src);
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new Error(`input '${input.name}' has dtype ${input.dtype}, which the playground cannot make`);
-    const src: InputSource = sources[input.name] ?? { mode: "random" };
     const shape = concreteShape(input, dims, src.sizes);
     const t = allocate(input, dtype, shape);
     const n = t.size;

@@ -73,7 +73,14 @@ const runPanel = new RunPanel($("run-panel"), {
   async onRun(settings) {
     const g = selectedGraph();
     if (!g) return undefined;
-    return worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
+    const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
+    // A graph compiled per input types (`?` inputs): the views show this run's compile,
+    // unless the program was recompiled meanwhile.
+    if (r.ok && r.views && current?.graphs.includes(g)) {
+      Object.assign(g, r.views, { pending: undefined });
+      if (selectedGraph() === g) renderCompiledViews();
+    }
+    return r;
   },
   onSeed(seed) {
     state.seed = seed;
@@ -86,19 +93,25 @@ function selectedGraph(): GraphReport | undefined {
   return current?.graphs.find((g) => g.name === state.graph) ?? current?.graphs[0];
 }
 
-function renderViews(): void {
+/** The views of the graph's JIT compile: tape, memory plan and stats (a run can change them). */
+function renderCompiledViews(): void {
   const g = selectedGraph();
-  tape.render(g?.tape);
+  tape.render(g?.tape, g?.pending, g?.compiledFor);
   renderPlan($("plan-chart"), g?.plan, g?.tape, {
     onHover(b) {
       tape.markSlots(b ? b.slots : []);
-      if (!g || !b || editor.text !== compiledSource) return editor.highlight([]);
+      if (!g?.tape || !b || editor.text !== compiledSource) return editor.highlight([]);
       const spans = g.tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => b.slots.includes(s))).flatMap((i) => i.spans);
       editor.highlight(spans);
     },
-  });
+  }, g?.pending);
+  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap, g?.pending, g?.compiledFor);
+}
+
+function renderViews(): void {
+  const g = selectedGraph();
+  renderCompiledViews();
   graphView.render(g ? { before: g.irBefore, after: g.irAfter } : undefined);
-  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap);
   runPanel.render(g?.signature, current?.dims ?? {}, g?.bindError);
 }
 

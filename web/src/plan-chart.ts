@@ -13,10 +13,12 @@ export interface PlanCallbacks {
 
 const COLORS = { value: "#4c7bd9", input: "#2a9d8f", workspace: "#c98a1b" };
 
-export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: TapeDump | undefined, cb: PlanCallbacks): void {
+/** `pending`: why there is no plan yet (a graph compiled when it first runs). */
+export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: TapeDump | undefined, cb: PlanCallbacks,
+                           pending?: string): void {
   root.replaceChildren();
   if (!plan || !tape) {
-    root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
+    root.append(h("p", { class: pending ? "empty pending" : "empty" }, pending ?? "Nothing compiled yet."));
     return;
   }
   if (!plan.bound) {

@@ -2,7 +2,12 @@
 // crosses is plain data (structured clone); tensor values are Float64Arrays,
 // transferred, not copied (a 2048 x 2048 output as a number[] took the
 // page seconds to receive).
-import type { CompileStats, Diagnostic, OptStats, Signature, TapeDump } from "../../js/dist/index.js";
+import type { CompileStats, DType, Diagnostic, OptStats, Signature, TapeDump } from "../../js/dist/index.js";
+
+/** The dtypes an input of unknown type (`?`) can be run with: the JS tensor dtypes. */
+export const RUN_DTYPES: readonly DType[] = ["f32", "f64", "i32", "i64", "u8", "bool"];
+/** What an input of unknown type runs with until the user picks: the Run tab shows these. */
+export const UNKNOWN_DEFAULT = { dtype: "f32" as DType, shape: "2,3" };
 
 export interface IrNode {
   id: number;
@@ -55,17 +60,29 @@ export interface PlanDump {
   values: PlanValue[];
 }
 
-/** Everything the views show about one graph. */
-export interface GraphReport {
-  name: string;
-  signature: Signature;
+/** What the JIT compiled for a graph: it changes with the types a graph of `?` inputs runs with. */
+export interface CompiledViews {
   tape: TapeDump;
   stats: CompileStats;
   plan: PlanDump;
+  /** For a graph compiled per input types, after a run: the inputs it was compiled for ("x: f32[2, 3]"). */
+  compiledFor?: string;
+}
+
+/**
+ * Everything the views show about one graph. A graph with inputs of unknown
+ * type (`input x: ?`) is compiled for the tensors it first runs with: until
+ * then it has no tape, plan or stats, and `pending` says why.
+ */
+export interface GraphReport extends Partial<CompiledViews> {
+  name: string;
+  signature: Signature;
   irBefore: IrGraph;
   irAfter: IrGraph;
   /** Why the warm-up run that binds the memory plan failed, if it did. */
   bindError?: string;
+  /** Why there is no tape, plan or stats yet (they appear after a run). */
+  pending?: string;
 }
 
 export interface CompileRequest {
@@ -78,9 +95,11 @@ export interface CompileRequest {
 
 /**
  * How to make one input: seeded random (ints in [lo, hi)) or pasted numbers;
- * `sizes` are the sizes of its `?` dims in order.
+ * `sizes` are the sizes of its `?` dims in order; for an input of unknown
+ * type (`?`), `dtype` and `shape` (text such as "2,3") are the ones it runs with.
  */
-export type InputSource = ({ mode: "random"; lo?: number; hi?: number } | { mode: "paste"; text: string }) & { sizes?: number[] };
+export type InputSource = ({ mode: "random"; lo?: number; hi?: number } | { mode: "paste"; text: string }) &
+  { sizes?: number[]; dtype?: string; shape?: string };
 
 export interface RunRequest {
   type: "run";
@@ -140,6 +159,8 @@ export interface RunOk {
   maxAbsDiff: number;
   /** A timed batch took under 2 ms: near the browser's timer resolution, so the times are rough. */
   coarse: boolean;
+  /** For a graph compiled per input types (`?` inputs): the tape, plan and stats of this run's compile. */
+  views?: CompiledViews;
 }
 
 export interface RunFailed {

@@ -1,10 +1,10 @@
 // The Run tab: inputs (seeded random, integer ranges, or pasted numbers),
 // N timed runs on the JIT and on the reference interpreter, and the outputs
 // as tables with a heatmap for 2-D results.
-import type { Signature } from "../../js/dist/index.js";
+import type { DType, Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { formatMs, formatShape, formatValue } from "./format.js";
-import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
+import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor, type RunFailed, type RunOk } from "./protocol.js";
 
 export interface RunSettings {
   seed: number;
@@ -75,11 +75,21 @@ export class RunPanel {
     });
     const rows = sig.inputs.map((input) => {
       const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${dims[d] ?? "?"}` : d ?? "?"));
-      const isInt = /^(i|u)\d/.test(input.dtype ?? "");
       const src = this.#sources.get(input.name) ?? { mode: "random" };
-      const mode = h("select", { "aria-label": `${input.name} source` },
-        h("option", { value: "random" }, isInt ? "random integers" : input.dtype === "bool" ? "random 0/1" : "random in [-1, 1)"),
-        h("option", { value: "paste" }, "paste values"));
+      // An input of unknown type (`input x: ?`) runs with the dtype and shape chosen here:
+      // the graph is compiled for them.
+      const dtypeSelect = input.dtype === null
+        ? h("select", { "aria-label": `${input.name} dtype`, "data-run-dtype": "" }, ...RUN_DTYPES.map((d) => h("option", { value: d }, d)))
+        : null;
+      if (dtypeSelect) dtypeSelect.value = RUN_DTYPES.includes(src.dtype as DType) ? src.dtype! : UNKNOWN_DEFAULT.dtype;
+      const shapeField = input.shape === null
+        ? h("input", { type: "text", value: src.shape ?? UNKNOWN_DEFAULT.shape, size: 8, placeholder: "2,3 (empty: scalar)",
+                       "aria-label": `${input.name} shape`, "data-run-shape": "" })
+        : null;
+      const dtype = () => dtypeSelect?.value ?? input.dtype ?? "";
+      const isInt = () => /^(i|u)\d/.test(dtype());
+      const randomOption = h("option", { value: "random" });
+      const mode = h("select", { "aria-label": `${input.name} source` }, randomOption, h("option", { value: "paste" }, "paste values"));
       mode.value = src.mode;
       const paste = h("textarea", { rows: 3, placeholder: "numbers: 1 2 3 … or a JSON array [[1, 2], [3, 4]]", "aria-label": `${input.name} values` });
       if (src.mode === "paste") paste.value = src.text;
@@ -94,22 +104,30 @@ export class RunPanel {
       const sync = () => {
         const m = mode.value as "random" | "paste";
         const base: InputSource = m === "paste" ? { mode: "paste", text: paste.value } : { mode: "random", lo: Number(lo.value), hi: Number(hi.value) };
-        this.#sources.set(input.name, { ...base, sizes: sizes() });
+        this.#sources.set(input.name, { ...base, sizes: sizes(),
+          ...(dtypeSelect ? { dtype: dtypeSelect.value } : {}), ...(shapeField ? { shape: shapeField.value } : {}) });
+        randomOption.textContent = isInt() ? "random integers" : dtype() === "bool" ? "random 0/1" : "random in [-1, 1)";
         paste.hidden = m !== "paste";
-        range.hidden = m === "paste" || !isInt;
+        range.hidden = m === "paste" || !isInt();
       };
-      for (const el of [mode, paste, lo, hi, ...sizeFields]) el.addEventListener("input", sync);
+      for (const el of [mode, paste, lo, hi, ...sizeFields, dtypeSelect, shapeField]) el?.addEventListener("input", sync);
       sync();
+      const type = input.dtype === null && input.shape === null ? input.type : `${input.dtype ?? "?"}[${shape.join(", ")}]`;
       return h("div", { class: "input-row", "data-input": input.name },
-        h("div", { class: "input-head" }, h("b", {}, input.name), h("code", {}, `${input.dtype}[${shape.join(", ")}]`),
+        h("div", { class: "input-head" }, h("b", {}, input.name), h("code", {}, type),
+          dtypeSelect ? h("label", {}, "dtype ", dtypeSelect) : "", shapeField ? h("label", {}, "shape ", shapeField) : "",
           ...sizeFields.map((f) => h("label", {}, `? (dim ${f.dataset.qdim}) `, f)), mode, range), paste);
     });
+    const unknown = sig.inputs.filter((i) => i.dtype === null || i.shape === null).map((i) => `'${i.name}'`);
     this.#root.append(
       h("div", { class: "run-controls" },
         h("label", {}, "seed ", seed), h("label", {}, "timed runs ", runs), button),
       h("p", { class: "hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
         h("code", {}, "shrew run --seed"), "."),
       bindError ? h("p", { class: "warn" }, `Warm-up run with random inputs failed: ${bindError}`) : "",
+      unknown.length ? h("p", { class: "hint", "data-testid": "unknown-inputs" },
+        `${unknown.join(", ")} ${unknown.length > 1 ? "have" : "has"} an unknown type (?): choose a dtype and a shape (sizes such as 2,3; empty for a scalar). `,
+        `${sig.name} is compiled for them when it runs; the Tape, Memory and Stats tabs then show that compile.`) : "",
       h("div", { class: "inputs" }, ...rows),
       this.#result);
   }

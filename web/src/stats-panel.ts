@@ -31,30 +31,38 @@ const OPT_ROWS: [keyof OptStats, string][] = [
 
 export function renderStats(root: HTMLElement, graph: string | undefined, stats: CompileStats | undefined,
                             opt: OptStats | undefined, compileMs: number | undefined,
-                            heap?: { heapBytes: number; usedBytes: number }): void {
+                            heap?: { heapBytes: number; usedBytes: number }, pending?: string,
+                            compiledFor?: string): void {
   root.replaceChildren();
-  if (!stats || !opt || !graph) {
+  if (!opt || !graph || (!stats && !pending)) {
     root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
     return;
   }
-  const value = (v: number, kind: string) => (kind === "bytes" ? `${formatBytes(v)}` : kind === "us" ? `${v} µs` : String(v));
-  const jit = h("table", { class: "stats", "data-testid": "stats-table" },
-    h("caption", {}, `JIT statistics of ${graph}`),
-    h("tbody", {}, ...STAT_ROWS.map(([k, what, kind]) =>
-      h("tr", { "data-field": k, "data-value": stats[k] },
-        h("th", {}, k), h("td", { class: "num" }, value(stats[k], kind)), h("td", { class: "what" }, what)))));
   const passes = h("table", { class: "stats", "data-testid": "opt-table" },
     h("caption", {}, "Optimiser passes (whole program)"),
     h("tbody", {}, ...OPT_ROWS.map(([k, what]) =>
       h("tr", { "data-field": k, "data-value": Number(opt[k]) },
         h("th", {}, k), h("td", { class: "num" }, String(opt[k])), h("td", { class: "what" }, what)))));
+  const compile = card("compile", compileMs === undefined ? "–" : formatMs(compileMs), "parse → IR → optimise → JIT, in the worker");
+  const heapCard = heap ? card("wasm heap", formatBytes(heap.usedBytes), `in use, of ${formatBytes(heap.heapBytes)} linear memory`, heap.usedBytes) : null;
+  if (!stats) {
+    // A graph compiled when it first runs: the optimiser ran with the program, the JIT has not yet.
+    root.append(h("div", { class: "cards" }, compile, heapCard), h("p", { class: "empty pending" }, pending ?? ""), passes);
+    return;
+  }
+  const value = (v: number, kind: string) => (kind === "bytes" ? `${formatBytes(v)}` : kind === "us" ? `${v} µs` : String(v));
+  const jit = h("table", { class: "stats", "data-testid": "stats-table" },
+    h("caption", {}, `JIT statistics of ${graph}`, compiledFor ? `, compiled for the inputs of the last run (${compiledFor})` : ""),
+    h("tbody", {}, ...STAT_ROWS.map(([k, what, kind]) =>
+      h("tr", { "data-field": k, "data-value": stats[k] },
+        h("th", {}, k), h("td", { class: "num" }, value(stats[k], kind)), h("td", { class: "what" }, what)))));
   const saved = stats.arenaNaive > 0 ? 1 - stats.arenaBytes / stats.arenaNaive : 0;
   root.append(
     h("div", { class: "cards" },
-      card("compile", compileMs === undefined ? "–" : formatMs(compileMs), "parse → IR → optimise → JIT, in the worker"),
+      compile,
       card("instructions", String(stats.numInstructions), `${stats.numFused} fused`),
       card("arena", formatBytes(stats.arenaBytes), stats.arenaNaive ? `${Math.round(saved * 100)}% less than naive` : "not bound yet"),
-      heap ? card("wasm heap", formatBytes(heap.usedBytes), `in use, of ${formatBytes(heap.heapBytes)} linear memory`, heap.usedBytes) : null),
+      heapCard),
     jit, passes);
 }
 

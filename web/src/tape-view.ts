@@ -26,11 +26,12 @@ export class TapeView {
     this.#cb = cb;
   }
 
-  render(tape: TapeDump | undefined, note?: string, all = false): void {
+  /** `note`: why there is no tape yet; `compiledFor`: the run's inputs a per-type compile was made for. */
+  render(tape: TapeDump | undefined, note?: string, compiledFor?: string, all = false): void {
     this.#tape = tape;
     this.#root.replaceChildren();
     if (!tape) {
-      this.#root.append(h("p", { class: "empty" }, note ?? "Nothing compiled yet."));
+      this.#root.append(h("p", { class: note ? "empty pending" : "empty" }, note ?? "Nothing compiled yet."));
       return;
     }
     const fused = tape.instructions.filter((i) => i.fused).length;
@@ -38,7 +39,8 @@ export class TapeView {
     this.#root.append(h("p", { class: "lede" },
       `${tape.instructions.length} instructions (${frees} frees, ${fused} fused) over ${tape.num_slots} slots. `,
       "The JIT runs this list top to bottom, one kernel call per row, with every slot and arena offset fixed in advance.",
-      tape.bound ? "" : " Sizes appear after the first run binds the symbolic dims."));
+      tape.bound ? "" : " Sizes appear after the first run binds the symbolic dims.",
+      compiledFor ? h("span", { "data-testid": "compiled-for" }, ` Compiled for the inputs of the last run (${compiledFor}).`) : ""));
     const head = h("tr", {}, ...["#", "op", "operands → result", "shape", "dtype", "arena", "fused"].map((c) => h("th", {}, c)));
     const body = h("tbody");
     const shown = all ? tape.instructions : tape.instructions.slice(0, ROW_LIMIT);
@@ -99,7 +101,7 @@ export class TapeView {
     this.#root.append(h("div", { class: "table-wrap" }, h("table", { class: "tape", "data-testid": "tape-table" }, h("thead", {}, head), body)));
     if (shown.length < tape.instructions.length) {
       const more = h("button", { "data-testid": "tape-more" }, `Show all ${tape.instructions.length} instructions`);
-      more.addEventListener("click", () => this.render(tape, note, true));
+      more.addEventListener("click", () => this.render(tape, note, compiledFor, true));
       this.#root.append(h("p", { class: "hint" }, `Showing the first ${shown.length} of ${tape.instructions.length} instructions. `, more));
     }
   }

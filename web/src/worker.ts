@@ -2,14 +2,27 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program } from "../../js/dist/index.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program, type Signature, type Tensor } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorNumbers } from "./inputs.js";
-import type { CompileRequest, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
+import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
 let program: Program | undefined;
 let programDims: Record<string, number> = {};
+/** Graphs whose tape, plan and stats can change with the inputs of a run: each run sends them anew. */
+let perRunGraphs = new Set<string>();
+/**
+ * The views of each input signature a per-run graph has been compiled for, by
+ * graph and signature. The program shows only its latest compile: a run that
+ * reuses an earlier one (a signature run before) would show another's.
+ */
+let viewsBySignature = new Map<string, CompiledViews>();
+
+/** A run's inputs as text ("x: f32[2, 3], …"): the key of its compile. */
+function describeFeeds(sig: Signature, feeds: Record<string, Tensor>): string {
+  return sig.inputs.map((i) => `${i.name}: ${feeds[i.name].dtype}[${feeds[i.name].shape.join(", ")}]`).join(", ");
+}
 /** The compile that made `program`: repeated on a fresh module after an abort. */
 let lastCompile: CompileRequest | undefined;
 
@@ -41,24 +54,59 @@ function unboundDims(p: Program, requested: Record<string, number>, config: Reco
   return dims;
 }
 
+/** Inputs of unknown type (`input x: ?`): the graph is compiled for the tensors it runs with. */
+function unknownInputs(sig: Signature): string[] {
+  return sig.inputs.filter((i) => i.dtype === null || i.shape === null).map((i) => i.name);
+}
+
+/** The tape, plan and stats of the graph's current compile; undefined while it has none (not run yet). */
+function compiledViews(p: Program, graph: string): CompiledViews | undefined {
+  try {
+    return { tape: p.tape(graph), stats: p.stats(graph), plan: JSON.parse(p.plan(graph)) as PlanDump };
+  } catch (e) {
+    if (e instanceof ShrewRuntimeError && e.code === "failed_precondition") return undefined;
+    throw e;
+  }
+}
+
 function report(p: Program, graph: string, seed: number): GraphReport {
   const signature = p.signature(graph);
+  const unknown = unknownInputs(signature);
   let bindError: string | undefined;
   // One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes.
-  try {
-    p.run(graph, makeInputs(signature, {}, programDims, seed));
-  } catch (e) {
-    bindError = message(e);
+  // Not for inputs of unknown type: any dtype and shape would be a guess, and the
+  // views would show a compile the user never asked for.
+  let warmedUp: string | undefined;
+  if (unknown.length === 0) {
+    try {
+      const feeds = makeInputs(signature, {}, programDims, seed);
+      p.run(graph, feeds);
+      warmedUp = describeFeeds(signature, feeds);
+    } catch (e) {
+      bindError = message(e);
+    }
   }
+  const views = compiledViews(p, graph);
+  // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
+  if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) {
+    perRunGraphs.add(graph);
+    if (views && warmedUp !== undefined) viewsBySignature.set(`${graph}\n${warmedUp}`, views);
+  }
+  const list = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
+  const pending = views ? undefined : unknown.length > 0
+    ? `The tape, memory plan and compile stats of ${graph} appear after its first run: ` +
+      `${unknown.length > 1 ? `inputs ${list(unknown)} have` : `input ${list(unknown)} has`} an unknown type (?), ` +
+      "so the graph is compiled for the dtype and shape of the tensors it runs with. Choose them in the Run tab and press Run."
+    : `The tape, memory plan and compile stats of ${graph} appear after its first run: it is compiled for the tensors it runs with` +
+      (bindError ? `, and the warm-up run failed: ${bindError}` : ".");
   return {
     name: graph,
     signature,
-    tape: p.tape(graph),
-    stats: p.stats(graph),
-    plan: JSON.parse(p.plan(graph)) as PlanDump,
+    ...views,
     irBefore: p.ir(graph, { optimized: false }).json as IrGraph,
     irAfter: p.ir(graph, { optimized: true }).json as IrGraph,
     bindError,
+    pending,
   };
 }
 
@@ -115,6 +163,8 @@ async function compile(req: CompileRequest): Promise<void> {
   }
   program = p;
   programDims = dims;
+  perRunGraphs = new Set();
+  viewsBySignature = new Map();
   const graphs = p.graphs.map((g) => report(p, g, req.seed));
   post({ type: "compiled", id: req.id, ok: true, compileMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
         heap: s.heapStats() });
@@ -185,7 +235,16 @@ function run(req: RunRequest): void {
     }
   }
   const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: [...feeds[i.name].shape], data: tensorNumbers(feeds[i.name]) }));
-  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2 },
+  // A graph compiled per input types now holds this run's compile: the page shows it.
+  let views: CompiledViews | undefined;
+  if (perRunGraphs.has(req.graph)) {
+    // A signature not seen before was compiled by this run: the program's latest compile is its own.
+    const compiledFor = describeFeeds(sig, feeds), key = `${req.graph}\n${compiledFor}`;
+    const compiled = viewsBySignature.get(key) ?? compiledViews(p, req.graph);
+    if (compiled) viewsBySignature.set(key, compiled);
+    views = compiled && { ...compiled, compiledFor };
+  }
+  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2, views },
        [...jit, ...inputs].map((o) => o.data.buffer));
 }
 

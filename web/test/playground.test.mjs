@@ -435,6 +435,103 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   assert.deepEqual([v.shape, x.shape, zOut.shape, yOut.shape], [[5, 3], [2, 4], [5, 3], [2, 4]]);
   assert.deepEqual(zOut.values, v.values.map((e) => Math.fround(e + 1)));
   assert.deepEqual(yOut.values, x.values.map((e) => e * 2));
+
+  // A graph with an input of unknown type (`input x: ?`) is compiled for the tensors it runs with:
+  // the program compiles and what needs no run shows at once (the page asked for its tape right
+  // after a warm-up that could not type x, and the whole program failed); the tape, plan and stats
+  // say they come after a run, and then show that run's compile. Its other graphs work as before.
+  const untyped = "@graph Untyped {\n  input x: ?;\n  output y: relu(x) * 2.0;\n}\n\n" +
+    "@graph Fixed {\n  input a: Tensor<[2, 3], f32>;\n  output b: a + 1.0;\n}\n\n" +
+    "@graph CallsUntyped {\n  input z: Tensor<[3, 4], f32>;\n  output w: Untyped(z);\n}\n";
+  const untypedFile = join(scratch, "untyped.sw");
+  writeFileSync(untypedFile, untyped);
+  const xs = [-1.5, 2, 0.25, -4, 5, 3];
+  const xNpy = join(scratch, "x.npy");
+  writeFileSync(xNpy, writeNpy(new Tensor("f64", [2, 3], Float64Array.from(xs))));
+  const cliStats = (...args) => JSON.parse(execFileSync(process.execPath, [CLI, "stats", untypedFile, "--json", ...args], { encoding: "utf8" }));
+  const afterRun = cliStats("--input", `x=${xNpy}`);
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(untyped);
+  await waitCompiled("Untyped");
+  const pendingText = /^The tape, memory plan and compile stats of Untyped appear after its first run: input 'x' has an unknown type \(\?\)/;
+  await tab("tape");
+  assert.match(await page.textContent("#tape-view .pending"), pendingText);
+  assert.equal(await page.$('[data-testid="tape-table"]'), null);
+  await tab("memory");
+  assert.match(await page.textContent("#plan-chart .pending"), pendingText);
+  await tab("stats");
+  assert.match(await page.textContent("#stats-panel .pending"), pendingText);
+  const optShown = await page.$$eval('[data-testid="opt-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
+  for (const [k, v] of Object.entries(afterRun.optimizer)) assert.equal(optShown[k], v, `optimizer.${k}`);
+  await tab("graph");
+  await graphDrawn();
+  assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), afterRun.stats.numSourceNodes);
+  // The Run tab asks for x's dtype and shape; a bad shape is an error naming x, and the next run works.
+  await tab("run");
+  assert.match(await page.textContent('[data-testid="unknown-inputs"]'), /'x' has an unknown type/);
+  await page.selectOption('[data-input="x"] [data-run-dtype]', "f64");
+  await page.selectOption('[data-input="x"] select[aria-label="x source"]', "paste");
+  await page.fill('[data-input="x"] textarea', xs.join(" "));
+  for (const bad of ["2,x", "2,-3", "2.5"]) {
+    await page.fill('[data-input="x"] [data-run-shape]', bad);
+    await page.click('[data-testid="run-button"]');
+    assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'x': the shape '${bad.replace(".", "\\.")}' is not a list of sizes like 2,3`));
+  }
+  await page.fill('[data-input="x"] [data-run-shape]', "2, 3");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const untypedY = await page.$eval('[data-output="y"]', (el) => ({ shape: JSON.parse(el.dataset.shape), dtype: el.dataset.dtype,
+    values: [...el.querySelectorAll("td")].map((td) => Number(td.dataset.v)) }));
+  assert.deepEqual(untypedY, { shape: [2, 3], dtype: "f64", values: xs.map((e) => Math.max(0, e) * 2) });
+  // Now the tape, plan and stats are those of the f64 [2, 3] compile, as `shrew stats --input x=….npy` reports.
+  await tab("tape");
+  const loadX = () => page.$$eval('[data-testid="tape-table"] tbody tr', (rows) => rows.filter((r) => r.classList.contains("op-load_input"))
+    .map((r) => [r.querySelector("td.shape").textContent, r.querySelectorAll("td")[4].textContent]));
+  assert.equal(await page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length), afterRun.stats.numInstructions);
+  assert.deepEqual(await loadX(), [["[2, 3]", "f64"]]);
+  assert.match(await page.textContent('[data-testid="compiled-for"]'), /x: f64\[2, 3\]/);
+  await tab("stats");
+  const statsShown = await page.$$eval('[data-testid="stats-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
+  for (const [k, v] of Object.entries(afterRun.stats)) if (k !== "compileTimeUs") assert.equal(statsShown[k], v, `stats.${k}`);
+  await tab("memory");
+  assert.ok(await page.$$eval(".plan-svg .buffer", (b) => b.length) > 0);
+  // Another dtype and shape compile again: the views follow the last run.
+  await tab("run");
+  await page.selectOption('[data-input="x"] [data-run-dtype]', "f32");
+  await page.selectOption('[data-input="x"] select[aria-label="x source"]', "random");
+  await page.fill('[data-input="x"] [data-run-shape]', "4");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  assert.deepEqual(JSON.parse(await page.$eval('[data-output="y"]', (el) => el.dataset.shape)), [4]);
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[4]", "f32"]]);
+  // Back to f64 [2, 3]: compiled before, so the run reuses that compile, and the views show it
+  // (they showed the latest compile, f32 [4], under "compiled for … x: f64[2, 3]").
+  await tab("run");
+  await page.selectOption('[data-input="x"] [data-run-dtype]', "f64");
+  await page.fill('[data-input="x"] [data-run-shape]', "2,3");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[2, 3]", "f64"]]);
+  assert.match(await page.textContent('[data-testid="compiled-for"]'), /x: f64\[2, 3\]/);
+  await tab("run");
+  await page.selectOption('[data-input="x"] [data-run-dtype]', "f32");
+  await page.fill('[data-input="x"] [data-run-shape]', "4");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[4]", "f32"]]);
+  // The program's other graphs show their tape at once, as before.
+  for (const g of ["Fixed", "CallsUntyped"]) {
+    await page.selectOption("#graph-select", g);
+    assert.equal(await page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length), cliStats("--graph", g).stats.numInstructions, g);
+    assert.equal(await page.$("#tape-view .pending"), null);
+  }
+  await page.selectOption("#graph-select", "Untyped");
+  assert.deepEqual(await loadX(), [["[4]", "f32"]]);
+  assert.deepEqual(page.errors, []);
 });
 
 test("a symbolic dim keeps its value over every recompile and a reload", async () => {
