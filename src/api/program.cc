@@ -253,8 +253,14 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
       if (spec.name == node.name) signature[i] = std::make_pair(spec.dtype, spec.shape);
     }
   }
-  for (const std::shared_ptr<Specialized>& s : e.specialized) {
-    if (s->signature == signature) return Runner{s->compiled.get(), s->executor.get(), s};
+  for (auto it = e.specialized.begin(); it != e.specialized.end(); ++it) {
+    if ((*it)->signature != signature) continue;
+    // Most recently used last: dumps and stats follow the last run, and the
+    // least recently used signature is the one dropped.
+    std::shared_ptr<Specialized> s = *it;
+    e.specialized.erase(it);
+    e.specialized.push_back(s);
+    return Runner{s->compiled.get(), s->executor.get(), s};
   }
   // The graph with these input types, its shapes inferred again (calls
   // through their callees), then compiled like any other graph.
@@ -287,9 +293,11 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
 Result<const Program::Specialized*> Program::Latest(size_t gi) const {
   const Entry& e = graphs_[gi];
   if (e.specialized.empty()) {
-    return FailedPrecondition("graph '" + program_.graphs[gi].name() +
-                              "' has inputs of unknown type (?): it is compiled for the types of its inputs when it "
-                              "first runs; run it, then ask again");
+    const ir::Graph& g = program_.graphs[gi];
+    const std::string why = ir::HasUntypedInputs(g) ? "has inputs of unknown type (?)"
+                                                    : "calls a graph with inputs of unknown type (?)";
+    return FailedPrecondition("graph '" + g.name() + "' " + why +
+                              ": it is compiled for the types of its inputs when it first runs; run it, then ask again");
   }
   return e.specialized.back().get();
 }

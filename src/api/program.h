@@ -192,7 +192,7 @@ class Program {
     std::unique_ptr<jit::Executor> executor;
     // A graph with an input of unknown type (`input x: ?`) has no kernels
     // before its inputs are known: it is compiled per input signature at run
-    // time, the most recent kMaxSpecializations kept (oldest first).
+    // time, the kMaxSpecializations most recently used kept (least recent first).
     bool deferred = false;
     std::vector<std::shared_ptr<Specialized>> specialized;
   };
@@ -206,7 +206,7 @@ class Program {
   };
   Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
   jit::ExecutorOptions MakeExecutorOptions() const;
-  // Deferred graphs: the most recent specialisation, for dumps and stats.
+  // Deferred graphs: the most recently used specialisation, for dumps and stats.
   Result<const Specialized*> Latest(size_t gi) const;
   Program(ir::Program program, ProgramOptions options, uint64_t seed);
   // Where Init takes parameter values from, besides the initialisers.

@@ -60,6 +60,30 @@ TEST(DynamicInputs, CompiledPerInputSignature) {
   EXPECT_TRUE(p->Run("B", a).ok());
 }
 
+TEST(DynamicInputs, DumpsFollowTheLastRun) {
+  std::unique_ptr<Program> p = MakeProgram("@graph B { input x: ?; output y: x * 2; }\n"
+                                           "@graph C { input z: Tensor<[2], f32>; output w: B(z); }");
+  ASSERT_NE(p, nullptr);
+  // A caller of an untyped graph has no tape before its first run either.
+  EXPECT_NE(p->Dump("C").status().message().find("graph 'C' calls a graph with inputs of unknown type"),
+            std::string::npos)
+      << p->Dump("C").status().ToString();
+  auto run = [&](int64_t n) {
+    Result<TensorMap> out = p->Run("B", One("x", Tensor::Zeros(ir::DType::kF32, {n}).value()));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+  };
+  auto dumped = [&](int64_t n) {
+    Result<std::string> d = p->Dump("B");
+    return d.ok() && d->find("x: f32[" + std::to_string(n) + "] arena") != std::string::npos;
+  };
+  run(1);
+  run(2);
+  EXPECT_TRUE(dumped(2)) << p->Dump("B").value();
+  run(1);  // reuses the first compile: the dump shows it, not the latest compiled
+  EXPECT_TRUE(dumped(1));
+  EXPECT_FALSE(dumped(2));
+}
+
 TEST(DynamicInputs, LiteralsTakeTheInputsDtypesAfterOptimisation) {
   // The optimiser must leave the literals of such a graph alone: folded,
   // 1 / 2 was the i64 0 (y was 0); merged, the `1` of a and of b was one
