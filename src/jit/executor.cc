@@ -102,7 +102,12 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
     diag::DiagnosticBag diags;
     if (!ir::SpecializeGraphTypes(g, program, dims, &diags, io)) {
       for (const diag::Diagnostic& d : diags.all()) {
-        if (d.severity == diag::Severity::Error) return InvalidArgument(d.message);
+        if (d.severity != diag::Severity::Error) continue;
+        // The node's source position: these errors surface at run time, away from the source.
+        const std::string at = d.span.valid() ? "at " + std::to_string(d.span.line) + ":" +
+                                                    std::to_string(d.span.column) + ": "
+                                              : "";
+        return InvalidArgument(at + d.message);
       }
       return InvalidArgument("shape inference failed");
     }

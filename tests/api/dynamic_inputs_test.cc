@@ -84,6 +84,22 @@ TEST(DynamicInputs, DumpsFollowTheLastRun) {
   EXPECT_FALSE(dumped(2));
 }
 
+TEST(DynamicInputs, ShapeErrorsAtTheFirstRunNameTheirPosition) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph U {\n"
+      "  input x: ?;\n"
+      "  param w: Tensor<[2, 4], f32> { init: \"zeros\"; };\n"
+      "  output y: matmul(x, w);\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> out = p->Run("U", One("x", Tensor::Zeros(ir::DType::kF32, {2, 3}).value()));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("graph 'U' with inputs (x: Tensor<[2, 3], f32>): at 4:3: "), std::string::npos)
+      << out.status().message();
+  EXPECT_NE(out.status().message().find("matmul inner dimensions 3 and 2 differ"), std::string::npos)
+      << out.status().message();
+}
+
 TEST(DynamicInputs, LiteralsTakeTheInputsDtypesAfterOptimisation) {
   // The optimiser must leave the literals of such a graph alone: folded,
   // 1 / 2 was the i64 0 (y was 0); merged, the `1` of a and of b was one
