@@ -2,7 +2,7 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program, type Signature, type Tensor } from "../../js/dist/index.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program, type Signature } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorNumbers } from "./inputs.js";
 import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
@@ -12,17 +12,6 @@ let program: Program | undefined;
 let programDims: Record<string, number> = {};
 /** Graphs whose tape, plan and stats can change with the inputs of a run: each run sends them anew. */
 let perRunGraphs = new Set<string>();
-/**
- * The views of each input signature a per-run graph has been compiled for, by
- * graph and signature. The program shows only its latest compile: a run that
- * reuses an earlier one (a signature run before) would show another's.
- */
-let viewsBySignature = new Map<string, CompiledViews>();
-
-/** A run's inputs as text ("x: f32[2, 3], …"): the key of its compile. */
-function describeFeeds(sig: Signature, feeds: Record<string, Tensor>): string {
-  return sig.inputs.map((i) => `${i.name}: ${feeds[i.name].dtype}[${feeds[i.name].shape.join(", ")}]`).join(", ");
-}
 /** The compile that made `program`: repeated on a fresh module after an abort. */
 let lastCompile: CompileRequest | undefined;
 
@@ -76,22 +65,16 @@ function report(p: Program, graph: string, seed: number): GraphReport {
   // One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes.
   // Not for inputs of unknown type: any dtype and shape would be a guess, and the
   // views would show a compile the user never asked for.
-  let warmedUp: string | undefined;
   if (unknown.length === 0) {
     try {
-      const feeds = makeInputs(signature, {}, programDims, seed);
-      p.run(graph, feeds);
-      warmedUp = describeFeeds(signature, feeds);
+      p.run(graph, makeInputs(signature, {}, programDims, seed));
     } catch (e) {
       bindError = message(e);
     }
   }
   const views = compiledViews(p, graph);
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
-  if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) {
-    perRunGraphs.add(graph);
-    if (views && warmedUp !== undefined) viewsBySignature.set(`${graph}\n${warmedUp}`, views);
-  }
+  if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) perRunGraphs.add(graph);
   const list = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
   const pending = views ? undefined : unknown.length > 0
     ? `The tape, memory plan and compile stats of ${graph} appear after its first run: ` +
@@ -164,7 +147,6 @@ async function compile(req: CompileRequest): Promise<void> {
   program = p;
   programDims = dims;
   perRunGraphs = new Set();
-  viewsBySignature = new Map();
   const graphs = p.graphs.map((g) => report(p, g, req.seed));
   post({ type: "compiled", id: req.id, ok: true, compileMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
         heap: s.heapStats() });
@@ -236,14 +218,8 @@ function run(req: RunRequest): void {
   }
   const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: [...feeds[i.name].shape], data: tensorNumbers(feeds[i.name]) }));
   // A graph compiled per input types now holds this run's compile: the page shows it.
-  let views: CompiledViews | undefined;
-  if (perRunGraphs.has(req.graph)) {
-    // A signature not seen before was compiled by this run: the program's latest compile is its own.
-    const compiledFor = describeFeeds(sig, feeds), key = `${req.graph}\n${compiledFor}`;
-    const compiled = viewsBySignature.get(key) ?? compiledViews(p, req.graph);
-    if (compiled) viewsBySignature.set(key, compiled);
-    views = compiled && { ...compiled, compiledFor };
-  }
+  const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
+  const views = compiled && { ...compiled, compiledFor: inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ") };
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2, views },
        [...jit, ...inputs].map((o) => o.data.buffer));
 }
