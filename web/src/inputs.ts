@@ -218,3 +218,9 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
 export function tensorNumbers(t: Tensor): Float64Array {
   return Float64Array.from(t.data as ArrayLike<number | bigint>, (v) => Number(v));
 }
+
+/** A tensor for the page: its values as doubles, and an i64 tensor's exact values too. */
+export function tensorForPage(name: string, t: Tensor): { name: string; dtype: string; shape: number[]; data: Float64Array; exact?: BigInt64Array } {
+  const view = { name, dtype: t.dtype, shape: [...t.shape], data: tensorNumbers(t) };
+  return t.dtype === "i64" ? { ...view, exact: (t.data as BigInt64Array).slice() } : view;
+}

@@ -140,7 +140,10 @@ export interface OutputTensor {
   name: string;
   dtype: string;
   shape: number[];
+  /** The values as doubles, for the heatmap and comparisons (i64 rounded beyond 2^53). */
   data: Float64Array;
+  /** i64 only: the exact values, which the table shows. */
+  exact?: BigInt64Array;
 }
 
 export interface RunOk {

@@ -151,6 +151,8 @@ export class RunPanel {
   }
 }
 
+const INTEGER_DTYPES = new Set(["i32", "i64", "u8", "bool"]);
+
 /** A tensor as a 2-D table (leading dims flattened into rows) plus a heatmap when it is 2-D. */
 function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
   const cols = t.shape.length === 0 ? 1 : t.shape[t.shape.length - 1];
@@ -160,8 +162,10 @@ function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
   for (let r = 0; r < shown; r++) {
     const tr = h("tr", {}, h("th", {}, String(r)));
     for (let c = 0; c < shownCols; c++) {
+      // Integers as they are (an i64 from its exact value: doubles round beyond 2^53).
+      const exact = t.exact ? String(t.exact[r * cols + c]) : INTEGER_DTYPES.has(t.dtype) ? String(t.data[r * cols + c]) : undefined;
       const v = t.data[r * cols + c];
-      tr.append(h("td", { "data-v": String(v) }, formatValue(v)));
+      tr.append(h("td", { "data-v": exact ?? String(v) }, exact ?? formatValue(v)));
     }
     body.append(tr);
   }

@@ -4,7 +4,7 @@
 // by URL, so the built site works from any static host.
 import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program, type Signature } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
-import { makeInputs, tensorNumbers } from "./inputs.js";
+import { makeInputs, tensorForPage } from "./inputs.js";
 import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
@@ -204,7 +204,7 @@ function run(req: RunRequest): void {
   }
   const jitMs = median(jitTimes), interpMs = median(interpTimes);
   const list = (o: Record<string, import("../../js/dist/index.js").Tensor>): OutputTensor[] =>
-    Object.entries(o).map(([name, t]) => ({ name, dtype: t.dtype, shape: [...t.shape], data: tensorNumbers(t) }));
+    Object.entries(o).map(([name, t]) => tensorForPage(name, t));
   // The page shows the JIT's outputs; the interpreter's are only compared here.
   const jit = list(jitOut), interp = list(interpOut);
   let maxAbsDiff = 0;
@@ -216,12 +216,12 @@ function run(req: RunRequest): void {
       if (d > maxAbsDiff || Number.isNaN(d)) maxAbsDiff = Number.isNaN(d) ? maxAbsDiff : d;
     }
   }
-  const inputs = sig.inputs.map((i) => ({ name: i.name, dtype: feeds[i.name].dtype, shape: [...feeds[i.name].shape], data: tensorNumbers(feeds[i.name]) }));
+  const inputs = sig.inputs.map((i) => tensorForPage(i.name, feeds[i.name]));
   // A graph compiled per input types now holds this run's compile: the page shows it.
   const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
   const views = compiled && { ...compiled, compiledFor: inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ") };
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2, views },
-       [...jit, ...inputs].map((o) => o.data.buffer));
+       [...jit, ...inputs].flatMap((o) => (o.exact ? [o.data.buffer, o.exact.buffer] : [o.data.buffer])));
 }
 
 self.onmessage = async (ev: MessageEvent<Request>) => {
