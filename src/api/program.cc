@@ -490,14 +490,17 @@ Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tenso
   Result<size_t> gi = FindGraph(callee);
   if (!gi.ok()) return gi.status();
   const ir::Graph& g = program_.graphs[*gi];
-  // Left-out trailing optional inputs are simply not supplied (Run checks
-  // that the callee does not read them).
-  if (!ir::AcceptsOperandCount(g, operands.size())) {
-    return InvalidArgument("call of graph '" + g.name() + "' with " + std::to_string(operands.size()) +
+  // Left-out optional inputs (null, or past the end) are simply not
+  // supplied (Run checks that the callee does not read them).
+  const std::vector<int> present =
+      ir::PresentInputs(operands);
+  if (operands.size() > g.inputs().size() || !ir::AcceptsCallBinding(g, present)) {
+    return InvalidArgument("call of graph '" + g.name() + "' with " + std::to_string(present.size()) +
                            " operands for " + std::to_string(g.inputs().size()) + " inputs");
   }
   TensorMap in;
   for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i] == nullptr) continue;
     Result<Tensor> t = operands[i]->Clone();
     if (!t.ok()) return t.status();
     in.emplace(g.node(g.inputs()[i].node).name, std::move(t).value());

@@ -125,7 +125,17 @@ Result<Tensor> RefRepeat(const KernelArgs& args) {
 
 Result<Tensor> RefCall(const KernelArgs& args) {
   if (!args.ctx.call) return FailedPrecondition("graph calls need an interpreter to run graph '" + args.node.callee + "'");
-  return args.ctx.call(args.node.callee, args.in);
+  // Operand k binds the input CallInputIndices names: spread them over the
+  // callee's inputs, the left-out optional ones null.
+  const std::vector<int> indices = ir::CallInputIndices(args.node);
+  std::vector<const Tensor*> inputs;
+  for (size_t k = 0; k < args.in.size() && k < indices.size(); ++k) {
+    if (indices[k] < 0) return InvalidArgument("call[" + args.node.callee + "]: malformed 'inputs' attribute");
+    inputs.resize(std::max(inputs.size(), static_cast<size_t>(indices[k]) + 1), nullptr);
+    inputs[static_cast<size_t>(indices[k])] = args.in[k];
+  }
+  if (indices.size() != args.in.size()) return InvalidArgument("call[" + args.node.callee + "]: malformed 'inputs' attribute");
+  return args.ctx.call(args.node.callee, inputs);
 }
 
 Result<Tensor> RefCustom(const KernelArgs& args) {

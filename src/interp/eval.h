@@ -27,7 +27,8 @@
 namespace shrew::interp {
 
 // Runs graph `callee` with `operands` bound to its inputs in declaration
-// order and returns its first output (OPS.md §3.16).
+// order and returns its first output (OPS.md §3.16). A null entry, and the
+// inputs past the last entry, are left-out optional inputs.
 using CallFn = std::function<Result<runtime::Tensor>(std::string_view callee,
                                                      std::span<const runtime::Tensor* const> operands)>;
 

@@ -175,11 +175,13 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   }
   const ir::Graph* g = program_ ? program_->FindGraph(callee) : nullptr;
   if (g == nullptr) return NotFound("no graph named '" + std::string(callee) + "'");
-  // Trailing optional inputs may be left out (OPS.md §3.16): they run as
-  // not supplied, an error only if the callee reads them.
-  if (!ir::AcceptsOperandCount(*g, operands.size())) {
+  // Optional inputs may be left out (null, or past the end; OPS.md §3.16):
+  // they run as not supplied, an error only if the callee reads them.
+  const std::vector<int> present =
+      ir::PresentInputs(operands);
+  if (operands.size() > g->inputs().size() || !ir::AcceptsCallBinding(*g, present)) {
     return InvalidArgument("graph '" + g->name() + "' has " + std::to_string(g->inputs().size()) + " inputs, got " +
-                           std::to_string(operands.size()) + " operands");
+                           std::to_string(present.size()) + " operands that do not bind every non-optional one");
   }
   std::vector<const Tensor*> all(operands.begin(), operands.end());
   all.resize(g->inputs().size(), nullptr);

@@ -361,12 +361,36 @@ const Graph* Program::FindGraph(std::string_view name) const {
   return i < 0 ? nullptr : &graphs[static_cast<size_t>(i)];
 }
 
-bool AcceptsOperandCount(const Graph& g, size_t given) {
-  if (given > g.inputs().size()) return false;
-  for (size_t i = given; i < g.inputs().size(); ++i) {
-    if (!g.inputs()[i].optional) return false;
+std::vector<int> CallInputIndices(const Node& call) {
+  std::vector<int> indices;
+  if (const AttrValue* a = call.attrs.Find("inputs"); a != nullptr) {
+    // Malformed (only lowering writes it): -1 entries, which no callee accepts.
+    const bool fits = a->is_int_list() && a->as_int_list().size() == call.operands.size();
+    for (size_t k = 0; k < call.operands.size(); ++k) {
+      const int64_t v = fits ? a->as_int_list()[k] : -1;
+      indices.push_back(v >= 0 && v <= INT32_MAX ? static_cast<int>(v) : -1);
+    }
+    return indices;
+  }
+  for (size_t k = 0; k < call.operands.size(); ++k) indices.push_back(static_cast<int>(k));
+  return indices;
+}
+
+bool AcceptsCallBinding(const Graph& g, std::span<const int> indices) {
+  const int n = static_cast<int>(g.inputs().size());
+  int next = 0;  // the first input not yet accounted for
+  for (int index : indices) {
+    if (index < next || index >= n) return false;  // also a negative (malformed) index
+    for (; next < index; ++next) {
+      if (!g.inputs()[static_cast<size_t>(next)].optional) return false;
+    }
+    next = index + 1;
+  }
+  for (; next < n; ++next) {
+    if (!g.inputs()[static_cast<size_t>(next)].optional) return false;
   }
   return true;
 }
+
 
 }  // namespace shrew::ir

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -207,9 +208,26 @@ class Graph {
   std::unordered_map<std::string, NodeId> name_to_id_;
 };
 
-// True when `g` can be called with `given` operands: no more than its
-// inputs, and those left out (from `given` on) optional (OPS.md §3.16).
-bool AcceptsOperandCount(const Graph& g, size_t given);
+// The callee input each operand of call node `call` binds, in operand order
+// (OPS.md §3.16): operand k binds input k, unless optional inputs were left
+// out before a bound one; then the node's "inputs" attribute (set by
+// lowering) lists the inputs' indices, ascending.
+std::vector<int> CallInputIndices(const Node& call);
+
+// True when operands binding `indices` fit `g`: each index names an input
+// and is larger than the one before, and every non-optional input is bound.
+bool AcceptsCallBinding(const Graph& g, std::span<const int> indices);
+
+// The indices of the non-null entries of a call's inputs (a null entry is a
+// left-out optional input).
+template <typename T>
+std::vector<int> PresentInputs(std::span<const T* const> inputs) {
+  std::vector<int> present;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] != nullptr) present.push_back(static_cast<int>(i));
+  }
+  return present;
+}
 
 // An evaluated @config value (LANGUAGE.md §5.1).
 struct ConfigValue {

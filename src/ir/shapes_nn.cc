@@ -252,14 +252,15 @@ Type InferCall(ShapeContext& ctx) {
   if (!callee || callee == ctx.graph || callee->outputs().empty()) return Type::Unknown();
   // Unify the callee's symbolic names with the operand shapes.
   std::map<std::string, Dim, std::less<>> bound;
-  size_t n = std::min(callee->inputs().size(), ctx.in.size());
-  for (size_t i = 0; i < n; ++i) {
-    NodeId in_id = callee->inputs()[i].node;
+  const std::vector<int> indices = CallInputIndices(*ctx.node);
+  if (!AcceptsCallBinding(*callee, indices)) return Type::Unknown();  // validation reports it
+  for (size_t k = 0; k < indices.size() && k < ctx.in.size(); ++k) {
+    NodeId in_id = callee->inputs()[static_cast<size_t>(indices[k])].node;
     if (!callee->HasNode(in_id)) continue;
     const Node& in = callee->node(in_id);
     Type declared = in.declared_type ? *in.declared_type : in.type;
     if (ctx.options->bindings) declared = declared.Bind(*ctx.options->bindings);
-    const Type& actual = ctx.in[i];
+    const Type& actual = ctx.in[k];
     if (declared.is_unknown() || actual.is_unknown()) continue;
     // The callee's names are its own (LANGUAGE.md §4.1): `K` declared there
     // unifies with whatever the caller passes, `N` included; only the dtype,

@@ -14,14 +14,12 @@ std::string NodePrefix(const Graph& g, const Node& n) {
   return "[" + g.name() + "::" + n.name + "] ";
 }
 
-// Accepted operand counts of a call to `callee`: every input up to the last
-// non-optional one must be bound; trailing optional inputs may be omitted.
+// Accepted operand counts of a call to `callee`: every non-optional input
+// must be bound; optional ones may be left out (OPS.md §3.16).
 void CalleeArity(const Graph& callee, int* min_count, int* max_count) {
   *max_count = static_cast<int>(callee.inputs().size());
   *min_count = 0;
-  for (int i = 0; i < *max_count; ++i) {
-    if (!callee.inputs()[static_cast<size_t>(i)].optional) *min_count = i + 1;
-  }
+  for (const GraphInput& in : callee.inputs()) *min_count += in.optional ? 0 : 1;
 }
 
 void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
@@ -52,6 +50,10 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
     CalleeArity(*callee, &lo, &hi);
     if (count < lo || count > hi) {
       report(lo == hi ? std::to_string(hi) : std::to_string(lo) + " to " + std::to_string(hi));
+    } else if (!AcceptsCallBinding(*callee, CallInputIndices(n))) {
+      diags->Add(diag::Kind::OperandCount, n.span,
+                 NodePrefix(g, n) + "call's operands do not bind the inputs of graph '" + callee->name() +
+                     "' (every non-optional input once, in order)");
     }
     return;
   }

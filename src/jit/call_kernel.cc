@@ -14,31 +14,43 @@ using runtime::Shape;
 class CallKernel final : public runtime::Kernel {
  public:
   CallKernel(const ir::Graph* callee, int index, CalleeResolver resolve, ir::DimBindings config_dims,
-             std::vector<ir::DType> dtypes)
+             std::vector<ir::DType> dtypes, std::vector<int> input_indices)
       : callee_(callee), index_(index), resolve_(std::move(resolve)), config_dims_(std::move(config_dims)),
-        dtypes_(std::move(dtypes)) {}
+        dtypes_(std::move(dtypes)), input_indices_(std::move(input_indices)) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const std::string where = "call[" + callee_->name() + "]";
-    if (operand_shapes.size() != dtypes_.size()) return InvalidArgument(where + ": operand count changed");
-    // Inputs past the operands are left-out optional ones (OPS.md §3.16):
+    if (operand_shapes.size() != dtypes_.size() || input_indices_.size() != dtypes_.size()) {
+      return InvalidArgument(where + ": operand count changed");
+    }
+    // Inputs no operand binds are left-out optional ones (OPS.md §3.16):
     // not present, and an error if the callee reads them, as for a run.
     const size_t num_inputs = callee_->inputs().size();
     std::vector<InputDesc> descs(num_inputs);
-    for (size_t i = 0; i < operand_shapes.size(); ++i) descs[i] = {true, dtypes_[i], operand_shapes[i]};
+    std::vector<bool> given(num_inputs, false);
+    for (size_t k = 0; k < operand_shapes.size(); ++k) {
+      const size_t i = static_cast<size_t>(input_indices_[k]);
+      if (i >= num_inputs) return Internal(where + ": operand " + std::to_string(k) + " binds no input");
+      descs[i] = {true, dtypes_[k], operand_shapes[k]};
+      given[i] = true;
+    }
     Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs);
     if (!dims.ok()) return dims.status();
     dims_ = std::move(dims).value();
     Executor* ex = resolve_(index_);
     if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
-    shapes_.assign(operand_shapes.begin(), operand_shapes.end());
-    for (size_t i = operand_shapes.size(); i < num_inputs; ++i) {
+    shapes_.assign(num_inputs, Shape{});
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (given[i]) {
+        shapes_[i] = descs[i].shape;
+        continue;
+      }
       const ir::Node& in = callee_->node(callee_->inputs()[i].node);
       if (ex->graph().input_read[i]) {
         return InvalidArgument(where + ": missing input '" + in.name + "' for graph '" + callee_->name() +
                                "' (expected " + in.type.ToString() + ")");
       }
-      shapes_.push_back(ConcreteShape(in.type, dims_, 0));
+      shapes_[i] = ConcreteShape(in.type, dims_, 0);
     }
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
     if (ex->output_shape(0) != output_shape) {
@@ -54,7 +66,7 @@ class CallKernel final : public runtime::Kernel {
       Result<int64_t> count = runtime::CountElements(operand_shapes[i]);
       if (!count.ok()) return count.status();
       in_bytes_.push_back(static_cast<size_t>(*count) * ir::StorageByteSize(ir::StorageOf(dtypes_[i])));
-      if (in_bytes_.back() != ex->input_bytes(static_cast<int>(i))) {
+      if (in_bytes_.back() != ex->input_bytes(input_indices_[i])) {
         return Internal(where + ": input " + std::to_string(i) + " buffer size differs from the operand");
       }
     }
@@ -73,7 +85,7 @@ class CallKernel final : public runtime::Kernel {
     if (ex == nullptr) return FailedPrecondition("call[" + callee_->name() + "]: the callee is not compiled");
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
     for (size_t i = 0; i < src_.size(); ++i) {
-      if (in_bytes_[i] > 0) std::memcpy(ex->input_data(static_cast<int>(i)), src_[i], in_bytes_[i]);
+      if (in_bytes_[i] > 0) std::memcpy(ex->input_data(input_indices_[i]), src_[i], in_bytes_[i]);
     }
     SHREW_RETURN_IF_ERROR(ex->Run());
     if (out_bytes_ > 0) std::memcpy(out_, ex->output_data(0), out_bytes_);
@@ -88,7 +100,8 @@ class CallKernel final : public runtime::Kernel {
   CalleeResolver resolve_;
   ir::DimBindings config_dims_;
   std::vector<ir::DType> dtypes_;
-  std::vector<Shape> shapes_;
+  std::vector<int> input_indices_;  // operand k binds input input_indices_[k]
+  std::vector<Shape> shapes_;       // per callee input
   ir::DimBindings dims_;
   std::vector<size_t> in_bytes_;
   size_t out_bytes_ = 0;
@@ -99,9 +112,10 @@ class CallKernel final : public runtime::Kernel {
 }  // namespace
 
 runtime::KernelPtr MakeCallKernel(const ir::Graph* callee, int callee_index, CalleeResolver resolve,
-                                  ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes) {
+                                  ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes,
+                                  std::vector<int> input_indices) {
   return std::make_unique<CallKernel>(callee, callee_index, std::move(resolve), std::move(config_dims),
-                                      std::move(operand_dtypes));
+                                      std::move(operand_dtypes), std::move(input_indices));
 }
 
 }  // namespace shrew::jit

@@ -93,7 +93,8 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
     for (size_t i = 0; i < options.program->graphs.size(); ++i) {
       const ir::Graph& callee = options.program->graphs[i];
       if (callee.name() != node.callee) continue;
-      if (!ir::AcceptsOperandCount(callee, node.operands.size()) || callee.outputs().empty()) break;
+      std::vector<int> indices = ir::CallInputIndices(node);
+      if (!ir::AcceptsCallBinding(callee, indices) || callee.outputs().empty()) break;
       // A callee whose types depend on its inputs has no executor of its own
       // (Program compiles it per input signature), and one whose result shape
       // depends on values is known only by running it: both run through `call`.
@@ -101,7 +102,7 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
       std::vector<ir::DType> dtypes;
       for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
       ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,
-                                 std::move(dtypes));
+                                 std::move(dtypes), std::move(indices));
       return ck;
     }
   }

@@ -33,17 +33,19 @@ using ir::kMaxCallDepth;
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
                                 const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
-  if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsOperandCount(*callee, node.operands.size())) {
+  const std::vector<int> indices = ir::CallInputIndices(node);
+  if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices)) {
     return Unimplemented("cannot determine the result shape of call[" + node.callee + "]");
   }
   if (depth > kMaxCallDepth) return InvalidArgument("graph calls nested deeper than 64");
   std::vector<InputDesc> descs(callee->inputs().size());  // left-out optional ones: not present
   std::vector<std::optional<ir::Type>> types(callee->inputs().size());
-  for (size_t i = 0; i < node.operands.size(); ++i) {
-    const ir::Type& t = caller.node(node.operands[i]).type;
+  for (size_t k = 0; k < node.operands.size(); ++k) {
+    const ir::Type& t = caller.node(node.operands[k]).type;
     if (!t.is_tensor() || !t.IsStatic()) return Unimplemented("operand shapes of call[" + node.callee + "] unknown");
     Shape shape;
     for (const ir::Dim& d : t.dims()) shape.push_back(d.size());
+    const size_t i = static_cast<size_t>(indices[k]);
     descs[i] = {true, t.dtype(), shape};
     types[i] = t;
   }

@@ -219,17 +219,12 @@ std::optional<LoweredOp> Lowerer::LowerGraphCall(const GraphSignature& sig,
     }
     bound[index] = &a;
   }
-  // Unbound optional inputs may only be left out at the end: operands are
-  // positional in the IR.
-  size_t count = n;
-  while (count > 0 && bound[count - 1] == nullptr && sig.optional[count - 1]) --count;
-  for (size_t i = 0; i < count; ++i) {
-    if (bound[i] != nullptr) continue;
-    Error(diag::Kind::CallArgument, span,
-          sig.optional[i] ? "optional input '" + sig.inputs[i] + "' of graph '" + sig.name +
-                                "' must be bound because a later input is"
-                          : "missing input '" + sig.inputs[i] + "' in call to graph '" +
-                                sig.name + "'");
+  // Optional inputs may be left out anywhere (OPS.md §3.16). The operands
+  // are the bound inputs in input order; when one left out precedes a bound
+  // one, the "inputs" attribute says which inputs they bind.
+  for (size_t i = 0; i < n; ++i) {
+    if (bound[i] != nullptr || sig.optional[i]) continue;
+    Error(diag::Kind::CallArgument, span, "missing input '" + sig.inputs[i] + "' in call to graph '" + sig.name + "'");
     return std::nullopt;
   }
   // Lower the arguments in source order, then order them as the inputs.
@@ -243,8 +238,14 @@ std::optional<LoweredOp> Lowerer::LowerGraphCall(const GraphSignature& sig,
   LoweredOp op;
   op.op = ir::OpKind::kCall;
   op.callee = sig.name;
-  for (size_t i = 0; i < count; ++i) {
+  std::vector<int64_t> indices;
+  for (size_t i = 0; i < n; ++i) {
+    if (bound[i] == nullptr) continue;
     op.operands.push_back(values[static_cast<size_t>(bound[i] - call.args.data())]);
+    indices.push_back(static_cast<int64_t>(i));
+  }
+  if (!indices.empty() && indices.back() != static_cast<int64_t>(indices.size()) - 1) {
+    op.attrs.Set("inputs", ir::AttrValue::IntList(std::move(indices)));
   }
   return op;
 }

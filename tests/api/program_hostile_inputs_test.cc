@@ -418,6 +418,65 @@ TEST(ProgramGraphCalls, TrailingOptionalInputsMayBeLeftOut) {
   EXPECT_TRUE(p->Run("Top", in).ok());
 }
 
+// OPS.md §3.16 asks only that every non-optional input be bound: an optional
+// input may be left out before a bound one too (lowering refused it: the
+// IR's operands were positional). Operand k binds the input the call's
+// "inputs" attribute names, on both executors, through the JIT's call
+// kernel and the interpreter; the repeat of such a call binds alike.
+TEST(ProgramGraphCalls, OptionalInputsMayBeLeftOutBeforeBoundOnes) {
+  const std::string src = R"(
+@graph Mix(a: Tensor<[N], f32>, bias: Tensor<[N], f32>?, scale: Tensor<[N], f32>) -> Tensor<[N], f32> {
+    output out: a * scale;
+}
+@graph Shift(a: Tensor<[N], f32>, bias: Tensor<[N], f32>?, scale: Tensor<[N], f32>) -> Tensor<[N], f32> {
+    output out: a * scale + bias;
+}
+@graph Top {
+    input x: Tensor<[3], f32>;
+    input s: Tensor<[3], f32>;
+    node p { op: Mix(x, scale: s); };
+    node q { op: Mix(s, x, x); };
+    node r { op: Mix(a: s, scale: p); };
+    node t { op: repeat(2) { Mix(x, scale: s) }; };
+    output o: p + q + r;
+    output u: t;
+}
+@graph Reads {
+    input x: Tensor<[3], f32>;
+    output o: Shift(x, scale: x);
+}
+)";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", jit::testing::F32({3}, {1, 2, 3}));
+  in.emplace("s", jit::testing::F32({3}, {10, 20, 30}));
+  // p = x·s, q = s·x (bias bound, unread), r = s·p: 10+10+100, 40+40+800, 90+90+2700.
+  const float want[] = {120.f, 880.f, 2880.f};
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> r = interpret ? p->Interpret("Top", in) : p->Run("Top", in);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::span<const float> o = r->at("o").values<float>();
+    ASSERT_EQ(o.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_FLOAT_EQ(o[i], want[i]) << (interpret ? "interpreter" : "tape") << " " << i;
+    // u = (x·s)·s: the carried value binds `a`, s binds `scale`.
+    std::span<const float> u = r->at("u").values<float>();
+    ASSERT_EQ(u.size(), 3u);
+    EXPECT_FLOAT_EQ(u[0], 100.f);
+    EXPECT_FLOAT_EQ(u[1], 800.f);
+    EXPECT_FLOAT_EQ(u[2], 2700.f);
+  }
+  // The tape runs the calls through call kernels, not a fallback.
+  Result<std::string> dump = p->Dump("Top");
+  ASSERT_TRUE(dump.ok()) << dump.status().ToString();
+  EXPECT_NE(dump->find("call[Mix, inputs=[0, 2]]"), std::string::npos) << *dump;
+  // Reading the left-out input names it, on both executors; the program stays usable.
+  TensorMap only_x;
+  only_x.emplace("x", jit::testing::F32({3}, {1, 2, 3}));
+  ExpectBothFail(*p, "Reads", only_x, StatusCode::kInvalidArgument, {"'bias'"});
+  EXPECT_TRUE(p->Run("Top", in).ok());
+}
+
 // One callee, two calls with differently named (and sized) caller dims; a
 // name set in the configuration binds the callee too (LANGUAGE.md §4.1).
 TEST(ProgramGraphCalls, CalleeNamesAreLocalExceptConfiguredOnes) {
