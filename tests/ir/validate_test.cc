@@ -203,6 +203,31 @@ TEST(ValidateTest, V6CallAgainstCalleeInputs) {
   ExpectSpan(d, f.g.node(bad).span);
 }
 
+// A call whose "inputs" attribute (OPS.md §3.16: which inputs the operands
+// bind) skips a non-optional input, or is not ascending, is refused.
+TEST(ValidateTest, V6CallBindingByInputIndices) {
+  Program p;
+  GraphFixture callee;
+  callee.g.set_name("Mix");
+  callee.In("a", "[4] f32");
+  callee.In("bias", "[4] f32", /*optional=*/true);
+  callee.In("scale", "[4] f32");
+  callee.Out(callee.Op(OpKind::kMul, {0, 2}, "out"));
+  p.graphs.push_back(callee.g);
+  for (const auto& [indices, valid] : std::vector<std::pair<std::vector<int64_t>, bool>>{
+           {{0, 2}, true}, {{0, 1}, false}, {{2, 0}, false}, {{0, 3}, false}}) {
+    Valid f;
+    NodeId c = f.Op(OpKind::kCall, {f.x, f.x}, "c");
+    f.g.node(c).callee = "Mix";
+    f.g.node(c).attrs.Set("inputs", AttrValue::IntList(indices));
+    EXPECT_EQ(ValidateGraph(f.g, &p, &f.diags), valid) << indices[0] << ", " << indices[1];
+    if (valid) continue;
+    auto d = Only(f.diags);
+    EXPECT_STREQ(d.code(), "E085");
+    EXPECT_EQ(d.message, "[G::c] call's operands do not bind the inputs of graph 'Mix' (every non-optional input once, in order)");
+  }
+}
+
 TEST(ValidateTest, V7Cycle) {
   Valid f;
   NodeId a = f.Op(OpKind::kAdd, {f.x, f.x}, "a");
