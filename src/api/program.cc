@@ -94,8 +94,9 @@ Result<std::unique_ptr<Program>> Program::Create(const CompileResult& compiled, 
 }
 
 Result<std::unique_ptr<Program>> Program::CreateWithParams(const CompileResult& compiled, ProgramOptions options,
-                                                           std::span<const uint8_t> blob) {
-  return FromCompiled(compiled, std::move(options), {.blob = &blob});
+                                                           std::span<const uint8_t> blob,
+                                                           const std::function<void()>& blob_read) {
+  return FromCompiled(compiled, std::move(options), {.blob = &blob, .blob_read = blob_read ? &blob_read : nullptr});
 }
 
 Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOptions options) {
@@ -159,6 +160,7 @@ Status Program::Init(const ParamSource& source) {
   if (source.blob != nullptr) {
     Result<std::vector<std::string>> written = WriteParamBlob(*source.blob);
     if (!written.ok()) return written.status();
+    if (source.blob_read != nullptr) (*source.blob_read)();
   }
   if (source.previous != nullptr) {
     for (auto& [key, t] : params_) {

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -99,8 +100,12 @@ class Program {
   // weight, so each weight is packed once and no random values are drawn.
   // The generator is advanced as initialisation would have advanced it:
   // training-mode dropout then draws what it draws after Create + LoadParams.
+  // `blob_read`, if given, is called once the blob has been read, before the
+  // kernels pack the weights: a caller that owns the blob frees it there, so
+  // the packed copies reuse its memory instead of touching fresh pages.
   static Result<std::unique_ptr<Program>> CreateWithParams(const CompileResult& compiled, ProgramOptions options,
-                                                           std::span<const uint8_t> blob);
+                                                           std::span<const uint8_t> blob,
+                                                           const std::function<void()>& blob_read = {});
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -214,6 +219,7 @@ class Program {
     const Program* previous = nullptr;               // carry same-typed values (CreateCarrying)
     std::vector<std::string>* carried = nullptr;     // receives the carried keys
     const std::span<const uint8_t>* blob = nullptr;  // every value (CreateWithParams)
+    const std::function<void()>* blob_read = nullptr;  // called once the blob is written
   };
   static Result<std::unique_ptr<Program>> FromCompiled(const CompileResult& compiled, ProgramOptions options,
                                                        const ParamSource& source);

@@ -223,8 +223,12 @@ class ProgramHandle {
     if (!dims_used.ok()) return Error(dims_used);
     out.set("seed", static_cast<double>(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
-    auto program = settings->params ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>())
-                                    : shrew::Program::Create(*compiled_, popts);
+    // The blob is freed once read: the packed weights then reuse its pages
+    // (a fresh page costs up to 16 µs on a first touch in some VMs).
+    auto program = settings->params
+                       ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>(),
+                                                          [&settings] { settings->params.reset(); })
+                       : shrew::Program::Create(*compiled_, popts);
     if (!program.ok()) return Error(program.status());
     program_ = std::move(program).value();
     copts_ = std::move(opts);

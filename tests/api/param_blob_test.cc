@@ -196,6 +196,41 @@ TEST(ParamBlob, CreateWithParamsEqualsCreateThenLoad) {
   }
 }
 
+// `blob_read` runs once, after the blob is read and before the kernels are
+// built (the wasm binding frees the blob there, so the packed weights reuse
+// its pages). Freeing it there leaves the program with the blob's values;
+// under ASan a read of the blob after the call would be reported.
+TEST(ParamBlob, CreateWithParamsReleasesTheBlobBeforeTheKernels) {
+  ProgramOptions donor_options;
+  donor_options.seed = 7;
+  std::unique_ptr<Program> donor = MakeProgram(kSource, donor_options);
+  ASSERT_NE(donor, nullptr);
+  const std::vector<uint8_t> saved = donor->SaveParams();
+  auto blob = std::make_unique<std::vector<uint8_t>>(saved);
+  CompileResult c = Compile(kSource);
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  int calls = 0;
+  Result<std::unique_ptr<Program>> p = Program::CreateWithParams(c, ProgramOptions{}, *blob, [&] {
+    ++calls;
+    blob.reset();
+  });
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(blob, nullptr);
+  EXPECT_EQ((*p)->SaveParams(), saved);
+  TensorMap in;
+  in.emplace("x", jit::testing::RandomTensor(ir::DType::kF32, {2, 4}, 5));
+  Result<TensorMap> a = donor->Run("G", in);
+  Result<TensorMap> b = (*p)->Run("G", in);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(runtime::BitwiseEqual(a->at("y"), b->at("y")));
+  // A rejected blob is not released (the caller still owns it, nothing was built).
+  std::vector<uint8_t> junk = {1, 2, 3};
+  calls = 0;
+  EXPECT_FALSE(Program::CreateWithParams(c, ProgramOptions{}, junk, [&] { ++calls; }).ok());
+  EXPECT_EQ(calls, 0);
+}
+
 TEST(ParamBlob, CreateWithParamsRejectsWhatLoadRejects) {
   std::unique_ptr<Program> p = MakeProgram(kSource);
   ASSERT_NE(p, nullptr);
