@@ -392,5 +392,4 @@ bool AcceptsCallBinding(const Graph& g, std::span<const int> indices) {
   return true;
 }
 
-
 }  // namespace shrew::ir

@@ -48,7 +48,7 @@ class CallKernel final : public runtime::Kernel {
       const ir::Node& in = callee_->node(callee_->inputs()[i].node);
       if (ex->graph().input_read[i]) {
         return InvalidArgument(where + ": missing input '" + in.name + "' for graph '" + callee_->name() +
-                               "' (expected " + in.type.ToString() + ")");
+                               "' (expected " + in.type.Bind(dims_).ToString() + ")");
       }
       shapes_[i] = ConcreteShape(in.type, dims_, 0);
     }
