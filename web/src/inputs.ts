@@ -4,7 +4,7 @@
 // JSON or separated by spaces/commas. Pasted inputs draw nothing from the
 // generator, like the CLI's .npy inputs.
 import { Rng, Tensor, type DType, type Signature, type TensorSpec } from "../../js/dist/index.js";
-import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource } from "./protocol.js";
+import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor } from "./protocol.js";
 
 // Declared dtype -> the JS storage dtype (the CLI's table).
 const JS_DTYPE: Record<string, DType> = {
@@ -220,7 +220,7 @@ export function tensorNumbers(t: Tensor): Float64Array {
 }
 
 /** A tensor for the page: its values as doubles, and an i64 tensor's exact values too. */
-export function tensorForPage(name: string, t: Tensor): { name: string; dtype: string; shape: number[]; data: Float64Array; exact?: BigInt64Array } {
+export function tensorForPage(name: string, t: Tensor): OutputTensor {
   const view = { name, dtype: t.dtype, shape: [...t.shape], data: tensorNumbers(t) };
   return t.dtype === "i64" ? { ...view, exact: (t.data as BigInt64Array).slice() } : view;
 }
