@@ -3,6 +3,7 @@
 // constant, repeat, call, custom.
 #include "interp/eval.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -128,13 +129,12 @@ Result<Tensor> RefCall(const KernelArgs& args) {
   // Operand k binds the input CallInputIndices names: spread them over the
   // callee's inputs, the left-out optional ones null.
   const std::vector<int> indices = ir::CallInputIndices(args.node);
-  std::vector<const Tensor*> inputs;
-  for (size_t k = 0; k < args.in.size() && k < indices.size(); ++k) {
-    if (indices[k] < 0) return InvalidArgument("call[" + args.node.callee + "]: malformed 'inputs' attribute");
-    inputs.resize(std::max(inputs.size(), static_cast<size_t>(indices[k]) + 1), nullptr);
-    inputs[static_cast<size_t>(indices[k])] = args.in[k];
-  }
-  if (indices.size() != args.in.size()) return InvalidArgument("call[" + args.node.callee + "]: malformed 'inputs' attribute");
+  const bool malformed = indices.size() != args.in.size() ||
+                         std::any_of(indices.begin(), indices.end(), [](int i) { return i < 0; });
+  if (malformed) return InvalidArgument("call[" + args.node.callee + "]: malformed 'inputs' attribute");
+  std::vector<const Tensor*> inputs(indices.empty() ? 0 : static_cast<size_t>(*std::max_element(indices.begin(), indices.end())) + 1,
+                                    nullptr);
+  for (size_t k = 0; k < indices.size(); ++k) inputs[static_cast<size_t>(indices[k])] = args.in[k];
   return args.ctx.call(args.node.callee, inputs);
 }
 

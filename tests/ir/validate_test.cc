@@ -183,14 +183,26 @@ TEST(ValidateTest, V6SourceNodeWithOperands) {
   EXPECT_EQ(f.diags.all()[0].message, "[G::x] identity expects 0 operands, got 1");
 }
 
-TEST(ValidateTest, V6CallAgainstCalleeInputs) {
+struct CalleeInput {
+  const char* name;
+  const char* type;
+  bool optional;
+};
+
+// A program holding one callee graph: `inputs`, and one output `op(operands)`.
+Program WithCallee(const char* name, std::initializer_list<CalleeInput> inputs, OpKind op,
+                   std::vector<NodeId> operands) {
   Program p;
   GraphFixture callee;
-  callee.g.set_name("Dense");
-  callee.In("v", "[N, 4] f32");
-  callee.In("bias", "[4] f32", /*optional=*/true);
-  callee.Out(callee.Op(OpKind::kRelu, {0}, "out"));
+  callee.g.set_name(name);
+  for (const CalleeInput& in : inputs) callee.In(in.name, in.type, in.optional);
+  callee.Out(callee.Op(op, std::move(operands), "out"));
   p.graphs.push_back(callee.g);
+  return p;
+}
+
+TEST(ValidateTest, V6CallAgainstCalleeInputs) {
+  Program p = WithCallee("Dense", {{"v", "[N, 4] f32", false}, {"bias", "[4] f32", true}}, OpKind::kRelu, {0});
   Valid f;
   NodeId ok = f.Op(OpKind::kCall, {f.x}, "ok");
   f.g.node(ok).callee = "Dense";
@@ -206,14 +218,8 @@ TEST(ValidateTest, V6CallAgainstCalleeInputs) {
 // A call whose "inputs" attribute (OPS.md §3.16: which inputs the operands
 // bind) skips a non-optional input, or is not ascending, is refused.
 TEST(ValidateTest, V6CallBindingByInputIndices) {
-  Program p;
-  GraphFixture callee;
-  callee.g.set_name("Mix");
-  callee.In("a", "[4] f32");
-  callee.In("bias", "[4] f32", /*optional=*/true);
-  callee.In("scale", "[4] f32");
-  callee.Out(callee.Op(OpKind::kMul, {0, 2}, "out"));
-  p.graphs.push_back(callee.g);
+  Program p = WithCallee("Mix", {{"a", "[4] f32", false}, {"bias", "[4] f32", true}, {"scale", "[4] f32", false}},
+                         OpKind::kMul, {0, 2});
   for (const auto& [indices, valid] : std::vector<std::pair<std::vector<int64_t>, bool>>{
            {{0, 2}, true}, {{0, 1}, false}, {{2, 0}, false}, {{0, 3}, false}}) {
     Valid f;
