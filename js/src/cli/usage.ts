@@ -20,7 +20,8 @@ Commands:
 
 Options:
   --graph G                  graph to use (default: the first)
-  --dims K=V,...             symbolic dimension values (e.g. Batch=8)
+  --dims K=V,...             symbolic dimension values (e.g. Batch=8); generated inputs
+                             take 1 for a dimension left unbound
   --seed S                   parameter and random-input seed (default 0)
   --params FILE              parameter values saved by saveParams() instead of the seeded ones
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable)
