@@ -53,6 +53,18 @@ export class ModuleState {
   }
 }
 
+/**
+ * The glue reads `new Uint8Array(wasmBinary)`: a copy of a typed array (1.4 MB
+ * of fresh pages at every load) but a view of an ArrayBuffer. A Uint8Array
+ * spanning its whole buffer is therefore passed as that buffer; nothing writes
+ * to it (WebAssembly.instantiate copies the bytes it compiles).
+ */
+function wholeBuffer(bytes: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array {
+  const whole = bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole ? (bytes as Uint8Array).buffer as ArrayBuffer : bytes;
+}
+
 export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
   let wasmBinary = opts.wasmBinary;
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || wasmBinary instanceof Uint8Array)) {
@@ -66,6 +78,7 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
     const fs = await import("node:fs/promises");
     wasmBinary = await fs.readFile(defaultUrl);
   }
+  if (wasmBinary) wasmBinary = wholeBuffer(wasmBinary);
   const url = wasmBinary ? undefined : String(opts.wasmUrl ?? defaultUrl);
   let state: ModuleState | undefined;
   let abortReason: string | undefined;

@@ -15,6 +15,23 @@ test("load: default instance is shared; wasmBinary gives a fresh one", async () 
   assert.equal(c.aborted, false);
 });
 
+test("wasmBinary as a whole Uint8Array, a view inside a larger buffer or an ArrayBuffer: each loads and runs, the caller's bytes untouched", async () => {
+  const whole = new Uint8Array(wasm);                        // its own buffer (passed on as that buffer)
+  const padded = new Uint8Array(wasm.length + 24);
+  padded.set(wasm, 16);
+  const inside = padded.subarray(16, 16 + wasm.length);      // offset 16 of a larger buffer
+  const buffer = whole.slice().buffer;
+  const src = "@graph G {\n  input x: Tensor<[3], f32>;\n  output y: x * x + 1.0;\n}";
+  for (const [what, binary] of [["whole", whole], ["inside", inside], ["buffer", buffer]]) {
+    const before = new Uint8Array(binary instanceof ArrayBuffer ? binary : binary.buffer).slice();
+    const shrew = await Shrew.load({ wasmBinary: binary });
+    const y = shrew.compile(src).run("G", { x: new Float32Array([1, -2, 0.5]) }).y.data;
+    assert.deepEqual([...y], [2, 5, 1.25], what);
+    assert.deepEqual(new Uint8Array(binary instanceof ArrayBuffer ? binary : binary.buffer), before, `${what}: bytes unchanged`);
+  }
+  assert.deepEqual(padded.subarray(0, 16), new Uint8Array(16));
+});
+
 test("a WebAssembly.RuntimeError marks the module unusable; later calls throw a clear error", async () => {
   const state = await instantiate({ wasmBinary: wasm });
   assert.throws(() => state.call(() => { throw new WebAssembly.RuntimeError("unreachable"); }),
