@@ -1,8 +1,11 @@
 #include "jit/memory_plan.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "base/check.h"
 
@@ -20,6 +23,57 @@ uint64_t EndOf(std::span<const BufferRecord> records, std::span<const uint64_t> 
   }
   return end;
 }
+
+// Placed records by lifetime: which of them overlap a given [first, last]?
+// Those alive at `first` come from a segment tree over instructions (a
+// record is stored at the O(log T) nodes that cover its lifetime), those
+// starting inside (first, last] from a set ordered by start. O(log T + k)
+// for k answers, where scanning every placed record made greedy placement
+// quadratic on long tapes.
+class PlacedLifetimes {
+ public:
+  explicit PlacedLifetimes(std::span<const BufferRecord> records) : records_(records) {
+    for (const BufferRecord& r : records) {
+      t_min_ = std::min(t_min_, r.first);
+      t_max_ = std::max(t_max_, r.last);
+    }
+    size_t span = records.empty() ? 1 : static_cast<size_t>(int64_t{t_max_} - t_min_ + 1);
+    while (leaves_ < span) leaves_ *= 2;
+    covering_.resize(2 * leaves_);
+  }
+
+  void Add(size_t id) {
+    const BufferRecord& r = records_[id];
+    size_t lo = Leaf(r.first), hi = Leaf(r.last) + 1;
+    for (; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) covering_[lo++].push_back(id);
+      if (hi & 1) covering_[--hi].push_back(id);
+    }
+    by_first_.emplace(r.first, id);
+  }
+
+  // Appends the placed records overlapping `r`; false once more than `limit` were found.
+  bool Overlapping(const BufferRecord& r, size_t limit, std::vector<size_t>* out) const {
+    for (size_t node = Leaf(r.first); node >= 1; node /= 2) {
+      out->insert(out->end(), covering_[node].begin(), covering_[node].end());
+      if (out->size() > limit) return false;
+    }
+    for (auto it = by_first_.upper_bound({r.first, SIZE_MAX}); it != by_first_.end() && it->first <= r.last; ++it) {
+      out->push_back(it->second);
+      if (out->size() > limit) return false;
+    }
+    return true;
+  }
+
+ private:
+  size_t Leaf(int32_t t) const { return leaves_ + static_cast<size_t>(int64_t{t} - t_min_); }
+
+  std::span<const BufferRecord> records_;
+  int32_t t_min_ = INT32_MAX, t_max_ = INT32_MIN;
+  size_t leaves_ = 1;
+  std::vector<std::vector<size_t>> covering_;  // segment tree nodes, root at 1
+  std::set<std::pair<int32_t, size_t>> by_first_;
+};
 
 int CountReused(std::span<const BufferRecord> records, std::span<const uint64_t> offsets, uint64_t alignment) {
   // A placement is "reused" when it overlaps the range of a value whose
@@ -84,22 +138,40 @@ std::vector<uint64_t> PlaceGreedyBySize(std::span<const BufferRecord> records, u
     return records[a].first < records[b].first;
   });
   std::vector<uint64_t> offsets(n, 0);
-  // Placed buffers kept in offset order, so the overlapping ones come out
-  // sorted without a sort per placement (thousands of outputs, all live to
-  // the end, made that the compile's hot spot).
+  auto by_offset = [&](size_t a, size_t b) { return offsets[a] < offsets[b]; };
+  PlacedLifetimes index(records);
+  // Every placed record, for when most of them overlap the next one (outputs
+  // live to the end): sorted by offset up to `sorted`, then in placement
+  // order; merged only when needed.
   std::vector<size_t> placed;
   placed.reserve(n);
-  std::vector<std::pair<uint64_t, uint64_t>> busy;  // [begin, end) of overlapping placed buffers
+  size_t sorted = 0;
+  std::vector<size_t> hits;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;  // [begin, end) of overlapping placed buffers, by begin
   for (size_t i : order) {
     const uint64_t size = AlignUp(records[i].size, alignment);
     if (size == 0) continue;
     busy.clear();
-    for (size_t p : placed) {
-      if (LifetimesOverlap(records[i], records[p])) {
-        busy.emplace_back(offsets[p], offsets[p] + AlignUp(records[p].size, alignment));
+    hits.clear();
+    if (index.Overlapping(records[i], std::max<size_t>(64, placed.size() / 8), &hits)) {
+      for (size_t p : hits) busy.emplace_back(offsets[p], offsets[p] + AlignUp(records[p].size, alignment));
+      std::sort(busy.begin(), busy.end());
+    } else {
+      // A pass over all placed records in offset order beats sorting most of them.
+      if (sorted < placed.size()) {
+        std::sort(placed.begin() + static_cast<ptrdiff_t>(sorted), placed.end(), by_offset);
+        std::inplace_merge(placed.begin(), placed.begin() + static_cast<ptrdiff_t>(sorted), placed.end(), by_offset);
+        sorted = placed.size();
+      }
+      for (size_t p : placed) {
+        if (LifetimesOverlap(records[i], records[p])) {
+          busy.emplace_back(offsets[p], offsets[p] + AlignUp(records[p].size, alignment));
+        }
       }
     }
-    // Best fit: the smallest gap between busy ranges that holds `size`.
+    // Best fit: the smallest gap between busy ranges that holds `size`. (The
+    // order of ranges with equal begins does not matter: the first one moves
+    // the cursor past that begin.)
     uint64_t best_offset = 0, best_gap = UINT64_MAX, cursor = 0;
     bool fitted = false;
     for (const auto& [begin, end] : busy) {
@@ -111,10 +183,8 @@ std::vector<uint64_t> PlaceGreedyBySize(std::span<const BufferRecord> records, u
       cursor = std::max(cursor, end);
     }
     offsets[i] = fitted ? best_offset : cursor;
-    // After the placed buffers at the same offset: ties keep placement order.
-    placed.insert(std::upper_bound(placed.begin(), placed.end(), offsets[i],
-                                   [&](uint64_t off, size_t p) { return off < offsets[p]; }),
-                  i);
+    index.Add(i);
+    placed.push_back(i);
   }
   return offsets;
 }
@@ -127,21 +197,44 @@ std::vector<uint64_t> PlaceFirstFit(std::span<const BufferRecord> records, uint6
                    [&](size_t a, size_t b) { return records[a].first < records[b].first; });
   std::vector<uint64_t> offsets(n, 0);
   std::map<uint64_t, size_t> live;  // offset -> record, ordered by offset
+  auto end_of = [&](std::map<uint64_t, size_t>::const_iterator it) {
+    return it->first + AlignUp(records[it->second].size, alignment);
+  };
+  // No gap below or between live buffers is wider than this. A buffer wider
+  // than every gap goes on top without walking the live ones (which made
+  // thousands of simultaneously live buffers quadratic).
+  uint64_t gap_bound = 0;
   // Records whose lifetime ended are released before the next one is placed.
   std::multimap<int32_t, size_t> release;  // last -> record
   for (size_t i : order) {
     const BufferRecord& r = records[i];
     while (!release.empty() && release.begin()->first < r.first) {
-      size_t q = release.begin()->second;
-      live.erase(offsets[q]);
+      auto it = live.find(offsets[release.begin()->second]);
+      auto next = std::next(it);
+      if (next != live.end()) {
+        uint64_t below = it == live.begin() ? 0 : end_of(std::prev(it));
+        gap_bound = std::max(gap_bound, next->first - below);
+      }
+      live.erase(it);
       release.erase(release.begin());
     }
     const uint64_t size = AlignUp(r.size, alignment);
     if (size == 0) continue;
     uint64_t cursor = 0;
-    for (const auto& [begin, q] : live) {
-      if (begin >= cursor + size) break;
-      cursor = std::max(cursor, begin + AlignUp(records[q].size, alignment));
+    if (size > gap_bound) {
+      if (!live.empty()) cursor = end_of(std::prev(live.end()));
+    } else {
+      uint64_t widest = 0;
+      bool fitted = false;
+      for (auto it = live.cbegin(); it != live.cend(); ++it) {
+        if (it->first >= cursor + size) {
+          fitted = true;
+          break;
+        }
+        widest = std::max(widest, it->first - cursor);
+        cursor = end_of(it);
+      }
+      if (!fitted) gap_bound = widest;  // every gap was seen
     }
     offsets[i] = cursor;
     live.emplace(cursor, i);
@@ -157,7 +250,9 @@ MemoryPlan PlanMemory(std::span<const BufferRecord> records, uint64_t alignment)
   uint64_t first_fit_end = EndOf(records, first_fit, alignment);
   plan.offsets = std::move(first_fit);
   plan.arena_bytes = first_fit_end;
-  if (records.size() <= kGreedyMaxRecords) {
+  plan.lower_bound = LowerBound(records, alignment);
+  // Greedy can only tie a first fit that reached the lower bound.
+  if (first_fit_end > plan.lower_bound && records.size() <= kGreedyMaxRecords) {
     std::vector<uint64_t> greedy = PlaceGreedyBySize(records, alignment);
     uint64_t greedy_end = EndOf(records, greedy, alignment);
     if (greedy_end <= first_fit_end) {
@@ -166,7 +261,6 @@ MemoryPlan PlanMemory(std::span<const BufferRecord> records, uint64_t alignment)
       plan.greedy = true;
     }
   }
-  plan.lower_bound = LowerBound(records, alignment);
   for (const BufferRecord& r : records) plan.naive += AlignUp(r.size, alignment);
   plan.num_reused = CountReused(records, plan.offsets, alignment);
   return plan;
@@ -178,28 +272,42 @@ bool CheckNoOverlap(std::span<const BufferRecord> records, std::span<const uint6
     if (error) *error = "offset count differs from record count";
     return false;
   }
-  // Sort by offset; compare each with the following ones that start before it ends.
+  // Sweep in tape order, releasing what died: a new range only has to be
+  // compared with its neighbours among the live ones, which never share a
+  // byte (else the sweep stopped earlier). Comparing all pairs sharing an
+  // offset was quadratic on long chains that reuse two buffers.
   std::vector<size_t> order(records.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
-  for (size_t k = 0; k < order.size(); ++k) {
-    size_t i = order[k];
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return records[a].first < records[b].first; });
+  std::map<uint64_t, size_t> live;         // offset -> record
+  std::multimap<int32_t, size_t> release;  // last -> record
+  auto clash = [&](size_t a, size_t b) {
+    if (error) {
+      *error = "records " + std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b)) +
+               " are live together and share bytes at offset " + std::to_string(std::max(offsets[a], offsets[b]));
+    }
+    return false;
+  };
+  for (size_t i : order) {
     if (offsets[i] % alignment != 0) {
       if (error) *error = "record " + std::to_string(i) + " is not aligned";
       return false;
     }
-    uint64_t end = offsets[i] + records[i].size;
-    for (size_t j = k + 1; j < order.size() && offsets[order[j]] < end; ++j) {
-      size_t q = order[j];
-      if (records[q].size == 0 || records[i].size == 0) continue;
-      if (LifetimesOverlap(records[i], records[q])) {
-        if (error) {
-          *error = "records " + std::to_string(i) + " and " + std::to_string(q) +
-                   " are live together and share bytes at offset " + std::to_string(offsets[q]);
-        }
-        return false;
-      }
+    while (!release.empty() && release.begin()->first < records[i].first) {
+      live.erase(offsets[release.begin()->second]);
+      release.erase(release.begin());
     }
+    if (records[i].size == 0) continue;
+    const uint64_t begin = offsets[i], end = begin + records[i].size;
+    auto above = live.lower_bound(begin);
+    if (above != live.end() && above->first < end) return clash(i, above->second);
+    if (above != live.begin()) {
+      size_t below = std::prev(above)->second;
+      if (offsets[below] + records[below].size > begin) return clash(i, below);
+    }
+    live.emplace(begin, i);
+    release.emplace(records[i].last, i);
   }
   return true;
 }

@@ -10,15 +10,20 @@
 //   MemoryPlan plan = PlanMemory(recs);
 //   // plan.offsets[i] is where recs[i] lives; plan.arena_bytes the arena size.
 //
-// Two placements are computed and the smaller arena wins:
+// Two placements, the smaller arena wins:
+//  * first fit in tape order (PIPELINE.md §7.5's reference placement): the
+//    baseline the plan never does worse than. When it reaches the lower
+//    bound it is optimal and is taken as is.
 //  * greedy by size: records sorted largest first, each put into the
 //    best-fitting gap (smallest gap that fits) between buffers already placed
 //    whose lifetimes overlap it, else after the highest of them. A heuristic:
 //    not optimal (the problem is NP-hard), but usually at the lower bound.
-//  * first fit in tape order (PIPELINE.md §7.5's reference placement): the
-//    baseline the plan never does worse than.
-// Greedy compares each record with all placed ones (quadratic), so past
-// kGreedyMaxRecords records only first fit runs.
+//    Wins ties with first fit.
+// Cost: first fit O(n log n) plus a walk of the live buffers for each one
+// that fits a gap between them; greedy O(n log n + k log k) with k the
+// overlapping pairs (a lifetime index finds them), so it is quadratic only
+// when thousands of buffers are live together: past kGreedyMaxRecords
+// records only first fit runs.
 #pragma once
 
 #include <cstddef>

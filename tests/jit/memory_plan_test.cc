@@ -2,10 +2,115 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <random>
+#include <string>
+#include <vector>
 
 namespace shrew::jit {
 namespace {
+
+// The placements as plainly written (each record against every other), to
+// check the indexed ones against.
+std::vector<uint64_t> ReferenceGreedy(const std::vector<BufferRecord>& r, uint64_t alignment) {
+  std::vector<size_t> order(r.size());
+  for (size_t i = 0; i < r.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    uint64_t sa = AlignUp(r[a].size, alignment), sb = AlignUp(r[b].size, alignment);
+    return sa != sb ? sa > sb : r[a].first < r[b].first;
+  });
+  std::vector<uint64_t> offsets(r.size(), 0);
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    uint64_t size = AlignUp(r[i].size, alignment);
+    if (size == 0) continue;
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (size_t p : placed) {
+      if (r[p].first <= r[i].last && r[i].first <= r[p].last) {
+        busy.emplace_back(offsets[p], offsets[p] + AlignUp(r[p].size, alignment));
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t best = 0, best_gap = UINT64_MAX, cursor = 0;
+    bool fitted = false;
+    for (auto [begin, end] : busy) {
+      if (begin >= cursor + size && begin - cursor < best_gap) {
+        best_gap = begin - cursor;
+        best = cursor;
+        fitted = true;
+      }
+      cursor = std::max(cursor, end);
+    }
+    offsets[i] = fitted ? best : cursor;
+    placed.push_back(i);
+  }
+  return offsets;
+}
+
+std::vector<uint64_t> ReferenceFirstFit(const std::vector<BufferRecord>& r, uint64_t alignment) {
+  std::vector<size_t> order(r.size());
+  for (size_t i = 0; i < r.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r[a].first < r[b].first; });
+  std::vector<uint64_t> offsets(r.size(), 0);
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    uint64_t size = AlignUp(r[i].size, alignment);
+    if (size == 0) continue;
+    // Lowest gap among the placed buffers still alive at r[i].first.
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (size_t p : placed) {
+      if (r[p].last >= r[i].first) busy.emplace_back(offsets[p], offsets[p] + AlignUp(r[p].size, alignment));
+    }
+    std::sort(busy.begin(), busy.end());
+    uint64_t cursor = 0;
+    for (auto [begin, end] : busy) {
+      if (begin >= cursor + size) break;
+      cursor = std::max(cursor, end);
+    }
+    offsets[i] = cursor;
+    placed.push_back(i);
+  }
+  return offsets;
+}
+
+TEST(MemoryPlan, IndexedPlacementsEqualThePlainOnes) {
+  // Short lifetimes (a long chain), long ones (many outputs live to the
+  // end), and a mix, so that both the lifetime index and the scan of all
+  // placed buffers serve the greedy placement.
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 45; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 500);
+    const int kind = trial % 3;
+    std::vector<BufferRecord> r(n);
+    for (int i = 0; i < n; ++i) {
+      r[i].first = kind == 2 ? static_cast<int32_t>(rng() % n) : i;
+      int32_t len = kind == 0 ? static_cast<int32_t>(rng() % 6) : kind == 1 ? n : static_cast<int32_t>(rng() % (n / 2 + 1));
+      r[i].last = r[i].first + len;
+      r[i].size = rng() % 7 == 0 ? 0 : 64 * (1 + rng() % 6) - rng() % 64;
+    }
+    ASSERT_EQ(PlaceGreedyBySize(r, 64), ReferenceGreedy(r, 64)) << "trial " << trial;
+    ASSERT_EQ(PlaceFirstFit(r, 64), ReferenceFirstFit(r, 64)) << "trial " << trial;
+    std::string error;
+    ASSERT_TRUE(CheckNoOverlap(r, PlanMemory(r).offsets, 64, &error)) << error;
+  }
+}
+
+TEST(MemoryPlan, CheckNoOverlapFindsAClashAmongManySharingAnOffset) {
+  // A chain reusing two buffers (offsets 0 and 64), then one record moved
+  // onto a live neighbour's bytes.
+  std::vector<BufferRecord> r;
+  std::vector<uint64_t> offsets;
+  for (int i = 0; i < 1000; ++i) {
+    r.push_back({64, i, i + 1});
+    offsets.push_back(i % 2 == 0 ? 0 : 64);
+  }
+  std::string error;
+  EXPECT_TRUE(CheckNoOverlap(r, offsets, 64, &error)) << error;
+  offsets[500] = 64;  // record 499 holds [64, 128) during [499, 500]
+  EXPECT_FALSE(CheckNoOverlap(r, offsets, 64, &error));
+  EXPECT_NE(error.find("records 499 and 500"), std::string::npos) << error;
+}
 
 TEST(MemoryPlan, AlignUp) {
   EXPECT_EQ(AlignUp(0, 64), 0u);
@@ -33,12 +138,26 @@ TEST(MemoryPlan, BothStrategiesOnAHandBuiltTape) {
   // Largest first: B@0, D@0 (disjoint lifetimes), then A and C above B.
   EXPECT_EQ(PlaceGreedyBySize(r, 64), (std::vector<uint64_t>{256, 0, 256, 0}));
   MemoryPlan plan = PlanMemory(r);
-  EXPECT_EQ(plan.arena_bytes, 320u);  // both reach 320; greedy wins ties
-  EXPECT_TRUE(plan.greedy);
+  EXPECT_EQ(plan.arena_bytes, 320u);  // first fit is at the lower bound: greedy is not tried
+  EXPECT_FALSE(plan.greedy);
+  EXPECT_EQ(plan.offsets, (std::vector<uint64_t>{0, 64, 0, 0}));
   EXPECT_EQ(plan.lower_bound, 320u);
   EXPECT_EQ(plan.naive, 640u);
   std::string error;
   EXPECT_TRUE(CheckNoOverlap(r, plan.offsets, 64, &error)) << error;
+}
+
+TEST(MemoryPlan, GreedyWinsWhereFirstFitFragments) {
+  // R0 64 [0,0], R1 128 [0,2], R2 128 [1,2]. First fit: R0@0, R1@64, then R2
+  // does not fit R0's 64 freed bytes -> 192 (end 320). Greedy: R1@0, R2@128,
+  // R0 beside R1 only -> 128 (end 256, the lower bound: R1 + R2).
+  std::vector<BufferRecord> r = {{64, 0, 0}, {128, 0, 2}, {128, 1, 2}};
+  EXPECT_EQ(PlaceFirstFit(r, 64), (std::vector<uint64_t>{0, 64, 192}));
+  MemoryPlan plan = PlanMemory(r);
+  EXPECT_TRUE(plan.greedy);
+  EXPECT_EQ(plan.offsets, (std::vector<uint64_t>{128, 0, 128}));
+  EXPECT_EQ(plan.arena_bytes, 256u);
+  EXPECT_EQ(plan.lower_bound, 256u);
 }
 
 TEST(MemoryPlan, GreedyPutsEachBufferIntoTheGapBesideOverlappingOnes) {
