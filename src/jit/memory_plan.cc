@@ -12,6 +12,33 @@
 namespace shrew::jit {
 namespace {
 
+// Record indices in the order `less` gives, index breaking ties (so plans
+// are reproducible). One std::sort instantiation per comparator type, shared
+// by the functions below: the module's download size counts every one.
+template <typename Less>
+struct ThenByIndex {
+  Less less;
+  bool operator()(size_t a, size_t b) const { return less(a, b) || (!less(b, a) && a < b); }
+};
+
+template <typename Less>
+std::vector<size_t> SortedIndices(size_t n, Less less) {
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), ThenByIndex<Less>{less});
+  return order;
+}
+
+struct ByFirst {  // tape order
+  std::span<const BufferRecord> records;
+  bool operator()(size_t a, size_t b) const { return records[a].first < records[b].first; }
+};
+
+struct ByOffset {
+  std::span<const uint64_t> offsets;
+  bool operator()(size_t a, size_t b) const { return offsets[a] < offsets[b]; }
+};
+
 bool LifetimesOverlap(const BufferRecord& a, const BufferRecord& b) {
   return a.first <= b.last && b.first <= a.last;
 }
@@ -78,9 +105,7 @@ class PlacedLifetimes {
 int CountReused(std::span<const BufferRecord> records, std::span<const uint64_t> offsets, uint64_t alignment) {
   // A placement is "reused" when it overlaps the range of a value whose
   // lifetime ended before it began. Sweep by offset to stay near-linear.
-  std::vector<size_t> order(records.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
+  std::vector<size_t> order = SortedIndices(records.size(), ByOffset{offsets});
   uint64_t max_size = 0;
   for (const BufferRecord& r : records) max_size = std::max(max_size, AlignUp(r.size, alignment));
   int reused = 0;
@@ -129,21 +154,18 @@ uint64_t LowerBound(std::span<const BufferRecord> records, uint64_t alignment) {
 
 std::vector<uint64_t> PlaceGreedyBySize(std::span<const BufferRecord> records, uint64_t alignment) {
   const size_t n = records.size();
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  // Largest first; ties by earlier start, then index, so plans are reproducible.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  // Largest first; ties by earlier start, then index.
+  std::vector<size_t> order = SortedIndices(n, [&](size_t a, size_t b) {
     uint64_t sa = AlignUp(records[a].size, alignment), sb = AlignUp(records[b].size, alignment);
     if (sa != sb) return sa > sb;
     return records[a].first < records[b].first;
   });
   std::vector<uint64_t> offsets(n, 0);
-  auto by_offset = [&](size_t a, size_t b) { return offsets[a] < offsets[b]; };
   PlacedLifetimes index(records);
   // Every placed record, for when most of them overlap the next one (outputs
   // live to the end): sorted by offset up to `sorted`, then in placement
   // order; merged only when needed.
-  std::vector<size_t> placed;
+  std::vector<size_t> placed, merged;
   placed.reserve(n);
   size_t sorted = 0;
   std::vector<size_t> hits;
@@ -159,8 +181,12 @@ std::vector<uint64_t> PlaceGreedyBySize(std::span<const BufferRecord> records, u
     } else {
       // A pass over all placed records in offset order beats sorting most of them.
       if (sorted < placed.size()) {
-        std::sort(placed.begin() + static_cast<ptrdiff_t>(sorted), placed.end(), by_offset);
-        std::inplace_merge(placed.begin(), placed.begin() + static_cast<ptrdiff_t>(sorted), placed.end(), by_offset);
+        const auto mid = placed.begin() + static_cast<ptrdiff_t>(sorted);
+        const ThenByIndex<ByOffset> by_offset{{offsets}};
+        std::sort(mid, placed.end(), by_offset);
+        merged.resize(placed.size());
+        std::merge(placed.begin(), mid, mid, placed.end(), merged.begin(), by_offset);
+        placed.swap(merged);
         sorted = placed.size();
       }
       for (size_t p : placed) {
@@ -191,10 +217,7 @@ std::vector<uint64_t> PlaceGreedyBySize(std::span<const BufferRecord> records, u
 
 std::vector<uint64_t> PlaceFirstFit(std::span<const BufferRecord> records, uint64_t alignment) {
   const size_t n = records.size();
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return records[a].first < records[b].first; });
+  const std::vector<size_t> order = SortedIndices(n, ByFirst{records});
   std::vector<uint64_t> offsets(n, 0);
   std::map<uint64_t, size_t> live;  // offset -> record, ordered by offset
   auto end_of = [&](std::map<uint64_t, size_t>::const_iterator it) {
@@ -276,10 +299,7 @@ bool CheckNoOverlap(std::span<const BufferRecord> records, std::span<const uint6
   // compared with its neighbours among the live ones, which never share a
   // byte (else the sweep stopped earlier). Comparing all pairs sharing an
   // offset was quadratic on long chains that reuse two buffers.
-  std::vector<size_t> order(records.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return records[a].first < records[b].first; });
+  const std::vector<size_t> order = SortedIndices(records.size(), ByFirst{records});
   std::map<uint64_t, size_t> live;         // offset -> record
   std::multimap<int32_t, size_t> release;  // last -> record
   auto clash = [&](size_t a, size_t b) {
