@@ -1,7 +1,6 @@
 #include "jit/memory_plan.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <map>
 #include <numeric>
@@ -52,26 +51,26 @@ uint64_t EndOf(std::span<const BufferRecord> records, std::span<const uint64_t> 
 }
 
 // Placed records by lifetime: which of them overlap a given [first, last]?
-// Those alive at `first` come from a segment tree over instructions (a
-// record is stored at the O(log T) nodes that cover its lifetime), those
-// starting inside (first, last] from a set ordered by start. O(log T + k)
-// for k answers, where scanning every placed record made greedy placement
-// quadratic on long tapes.
+// Those alive at `first` come from a segment tree whose leaves are the
+// records' distinct starts (a record is stored at the O(log n) nodes that
+// cover the starts inside its lifetime), those starting inside
+// (first, last] from a set ordered by start. O(log n + k) for k answers,
+// where scanning every placed record made greedy placement quadratic on
+// long tapes; memory O(n log n) whatever the instruction numbers.
 class PlacedLifetimes {
  public:
   explicit PlacedLifetimes(std::span<const BufferRecord> records) : records_(records) {
-    for (const BufferRecord& r : records) {
-      t_min_ = std::min(t_min_, r.first);
-      t_max_ = std::max(t_max_, r.last);
-    }
-    size_t span = records.empty() ? 1 : static_cast<size_t>(int64_t{t_max_} - t_min_ + 1);
-    while (leaves_ < span) leaves_ *= 2;
+    starts_.reserve(records.size());
+    for (const BufferRecord& r : records) starts_.push_back(r.first);
+    std::sort(starts_.begin(), starts_.end());
+    starts_.erase(std::unique(starts_.begin(), starts_.end()), starts_.end());
+    while (leaves_ < starts_.size()) leaves_ *= 2;
     covering_.resize(2 * leaves_);
   }
 
   void Add(size_t id) {
     const BufferRecord& r = records_[id];
-    size_t lo = Leaf(r.first), hi = Leaf(r.last) + 1;
+    size_t lo = leaves_ + StartsBefore(r.first), hi = leaves_ + StartsBefore(int64_t{r.last} + 1);
     for (; lo < hi; lo /= 2, hi /= 2) {
       if (lo & 1) covering_[lo++].push_back(id);
       if (hi & 1) covering_[--hi].push_back(id);
@@ -79,9 +78,10 @@ class PlacedLifetimes {
     by_first_.emplace(r.first, id);
   }
 
-  // Appends the placed records overlapping `r`; false once more than `limit` were found.
+  // Appends the placed records overlapping `r` (one of the records given to
+  // the constructor); false once more than `limit` were found.
   bool Overlapping(const BufferRecord& r, size_t limit, std::vector<size_t>* out) const {
-    for (size_t node = Leaf(r.first); node >= 1; node /= 2) {
+    for (size_t node = leaves_ + StartsBefore(r.first); node >= 1; node /= 2) {
       out->insert(out->end(), covering_[node].begin(), covering_[node].end());
       if (out->size() > limit) return false;
     }
@@ -93,10 +93,13 @@ class PlacedLifetimes {
   }
 
  private:
-  size_t Leaf(int32_t t) const { return leaves_ + static_cast<size_t>(int64_t{t} - t_min_); }
+  // Index of the first distinct start >= t.
+  size_t StartsBefore(int64_t t) const {
+    return static_cast<size_t>(std::lower_bound(starts_.begin(), starts_.end(), t) - starts_.begin());
+  }
 
   std::span<const BufferRecord> records_;
-  int32_t t_min_ = INT32_MAX, t_max_ = INT32_MIN;
+  std::vector<int32_t> starts_;  // distinct record starts, ascending: the leaves
   size_t leaves_ = 1;
   std::vector<std::vector<size_t>> covering_;  // segment tree nodes, root at 1
   std::set<std::pair<int32_t, size_t>> by_first_;
