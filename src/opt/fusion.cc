@@ -78,6 +78,25 @@ struct Pattern {
   const char* suffix;
 };
 
+// The fused op node `i` becomes under `pattern`, if its first operand is an
+// accepted producer with one consumer reference and not an output.
+std::optional<OpKind> FusedOpFor(const ir::Graph& graph, const Pattern& pattern, NodeId i,
+                                  const std::vector<int>& consumers, const std::vector<bool>& is_output) {
+  const ir::Node& c = graph.node(i);
+  if (c.is_source() || c.op != pattern.consumer || c.operands.size() != pattern.consumer_arity) {
+    return std::nullopt;
+  }
+  NodeId p = c.operands[0];
+  if (!graph.HasNode(p) || p >= i) return std::nullopt;
+  const ir::Node& prod = graph.node(p);
+  if (prod.is_source() || prod.operands.size() != 2) return std::nullopt;
+  if (consumers[static_cast<size_t>(p)] != 1 || is_output[static_cast<size_t>(p)]) return std::nullopt;
+  for (int k = 0; k < pattern.num_producers; ++k) {
+    if (prod.op == pattern.producers[k].producer) return pattern.producers[k].fused;
+  }
+  return std::nullopt;
+}
+
 // Runs one sub-pass: for every node C of kind `consumer` whose operand 0 is
 // a producer P of an accepted kind with one consumer reference and not an
 // output, C becomes fused(P.operands..., C.operands[1:]...).
@@ -106,20 +125,8 @@ int RunPattern(ir::Graph& graph, const Pattern& pattern, std::optional<FusionRun
   };
   std::vector<Match> matches;
   for (NodeId i = 0; i < n; ++i) {
-    const ir::Node& c = graph.node(i);
-    if (c.is_source() || c.op != pattern.consumer || c.operands.size() != pattern.consumer_arity) {
-      continue;
-    }
-    NodeId p = c.operands[0];
-    if (!graph.HasNode(p) || p >= i) continue;
-    const ir::Node& prod = graph.node(p);
-    if (prod.is_source() || prod.operands.size() != 2) continue;
-    if (consumers[static_cast<size_t>(p)] != 1 || is_output[static_cast<size_t>(p)]) continue;
-    for (int k = 0; k < pattern.num_producers; ++k) {
-      if (prod.op == pattern.producers[k].producer) {
-        matches.push_back({i, p, pattern.producers[k].fused});
-        break;
-      }
+    if (std::optional<OpKind> fused = FusedOpFor(graph, pattern, i, consumers, is_output)) {
+      matches.push_back({i, graph.node(i).operands[0], *fused});
     }
   }
   if (matches.empty()) return 0;
@@ -173,6 +180,14 @@ int FuseMatmulRelu(ir::Graph& graph) { return RunPatterns(graph, {&kMatmulRelu})
 
 int RunFusion(ir::Graph& graph) {
   return RunPatterns(graph, {&kMatmulAdd, &kAddSubRelu, &kMatmulRelu});
+}
+
+bool IsFusionCandidate(const ir::Graph& graph, ir::NodeId consumer,
+                       const std::vector<int>& consumer_counts, const std::vector<bool>& is_output) {
+  for (const Pattern* p : {&kMatmulAdd, &kAddSubRelu, &kMatmulRelu}) {
+    if (FusedOpFor(graph, *p, consumer, consumer_counts, is_output)) return true;
+  }
+  return false;
 }
 
 }  // namespace shrew::opt

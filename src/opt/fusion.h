@@ -22,6 +22,8 @@
 // Returns the number of rewritten nodes over the three sub-passes.
 #pragma once
 
+#include <vector>
+
 #include "ir/graph.h"
 
 namespace shrew::opt {
@@ -32,5 +34,12 @@ int RunFusion(ir::Graph& graph);
 int FuseMatmulAdd(ir::Graph& graph);
 int FuseAddSubRelu(ir::Graph& graph);
 int FuseMatmulRelu(ir::Graph& graph);
+
+// Whether a sub-pass would rewrite node `consumer` now, given each node's
+// consumer references and output flag (as ir::Graph::ConsumerCounts and the
+// graph's outputs give them). RunFusion changes nothing exactly when no
+// node is a candidate.
+bool IsFusionCandidate(const ir::Graph& graph, ir::NodeId consumer,
+                       const std::vector<int>& consumer_counts, const std::vector<bool>& is_output);
 
 }  // namespace shrew::opt

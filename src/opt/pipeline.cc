@@ -1,7 +1,11 @@
 #include "opt/pipeline.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "opt/const_fold.h"
 #include "opt/cse.h"
+#include "opt/cse_rounds.h"
 #include "opt/dce.h"
 #include "opt/fusion.h"
 #include "opt/identity_elim.h"
@@ -17,6 +21,16 @@ constexpr int OptStats::*kCounters[kNumPasses] = {
 constexpr bool PassOptions::*kSwitches[kNumPasses] = {&PassOptions::dce, &PassOptions::identity,
                                                       &PassOptions::const_fold, &PassOptions::cse,
                                                       &PassOptions::fusion};
+
+constexpr int kCse = 3;  // index of CSE in RoundPasses()
+
+// Every pass but CSE found nothing this round.
+bool OnlyCseChanged(const int (&counts)[kNumPasses]) {
+  for (int k = 0; k < kNumPasses; ++k) {
+    if (k != kCse && counts[k] != 0) return false;
+  }
+  return true;
+}
 
 // Operand ids smaller than the node's own id, all in range.
 bool IsTopological(const ir::Graph& graph) {
@@ -66,13 +80,23 @@ OptStats Optimize(ir::Graph& graph, const PassOptions& options) {
   // loop needs no cap.
   bool changed = true;
   while (changed) {
-    changed = false;
     ++stats.rounds;
+    int counts[kNumPasses] = {};
     for (int k = 0; k < kNumPasses; ++k) {
       if (!(options.*kSwitches[k])) continue;
-      int n = RoundPasses()[k].run(graph);
-      stats.*kCounters[k] += n;
-      changed = changed || n > 0;
+      counts[k] = RoundPasses()[k].run(graph);
+      stats.*kCounters[k] += counts[k];
+    }
+    changed = std::any_of(std::begin(counts), std::end(counts), [](int n) { return n > 0; });
+    // CSE alone changed the graph: the next rounds are CSE's until a merge
+    // makes something fusable (cse_rounds.h), replayed at the cost of what
+    // they merge instead of a pass over the graph each.
+    if (counts[kCse] > 0 && OnlyCseChanged(counts)) {
+      CseRounds more = RunCseRounds(graph, options.fusion);
+      stats.rounds += more.rounds;
+      stats.cse_eliminated += more.merged;
+      if (!more.fusion_pending) break;
+      stats.ops_fused += RunFusion(graph);
     }
   }
   return stats;

@@ -13,10 +13,14 @@
 // is renumbered first (TopologicalRenumber); one that cannot be (a cycle, a
 // dangling operand: it would not have passed validation) is left untouched.
 //
-// Cost: every round is linear in the graph (CSE hashes). The number of
+// Cost: a full round is linear in the graph (CSE hashes). The number of
 // rounds is 1 + the longest chain of rewrites that the spec spreads over
 // rounds (folding does one level of a nested constant expression per round,
-// CSE one level of a duplicated expression), so usually 2 or 3.
+// CSE one level of a duplicated expression), usually 2 or 3. Rounds that
+// only CSE can change (after one in which it alone did: duplicated chains)
+// are replayed at the cost of what they merge (cse_rounds.h), so two
+// identical n-op chains take n rounds but not n passes over the graph;
+// deep constant trees still cost a full round per level.
 #pragma once
 
 #include <array>
