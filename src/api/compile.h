@@ -21,9 +21,8 @@
 // end; the IR stages are linear in the graph size per optimiser round, and
 // the rounds number about the depth of the deepest constant tree or chain of
 // duplicate expressions (PIPELINE.md §6.4/§6.5 fold and merge one level per
-// round). Rounds in which only duplicates merge cost what they merge (two
-// identical 5,000-op chains: 5,000 rounds, a few ms); a constant tree of
-// depth d costs d passes over the graph.
+// round), but rounds in which only those two rewrite cost what they
+// rewrite: two identical 5,000-op chains take 5,000 rounds and a few ms.
 //
 // Metadata blocks stay available in `program`: `metadata` (@model),
 // `config`, `type_aliases`, `training`, `inference`, `custom_ops`.

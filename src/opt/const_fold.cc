@@ -105,43 +105,46 @@ struct Fold {
 
 }  // namespace
 
+std::optional<AttrValue> FoldedValue(const ir::Graph& graph, const ir::Node& node, bool provisional) {
+  if (node.is_source() || !IsFoldableOp(node.op) || node.operands.size() != 2) return std::nullopt;
+  ir::NodeId ia = node.operands[0], ib = node.operands[1];
+  if (!graph.HasNode(ia) || !graph.HasNode(ib)) return std::nullopt;
+  if (provisional && (ir::IsRetypedLiteral(graph.node(ia)) || ir::IsRetypedLiteral(graph.node(ib)))) {
+    return std::nullopt;
+  }
+  const AttrValue* a = ScalarValue(graph.node(ia));
+  const AttrValue* b = ScalarValue(graph.node(ib));
+  if (a == nullptr || b == nullptr) return std::nullopt;
+  std::optional<ArithClass> cls = ClassFor(node, *a, *b);
+  if (!cls) return std::nullopt;
+  const bool u8 = node.type.is_tensor() && ir::StorageOf(node.type.dtype()) == ir::StorageType::kU8;
+  if (u8 && !(FitsU8(*a) && FitsU8(*b))) return std::nullopt;
+  std::optional<AttrValue> value = Evaluate(graph, node, *cls, *a, *b, interp::EvalContext{});
+  if (!value || (u8 && !FitsU8(*value))) return std::nullopt;
+  return value;
+}
+
+void MakeConstant(ir::Node& node, AttrValue value) {
+  node.op = OpKind::kConstant;
+  node.operands.clear();
+  node.attrs = ir::Attrs();
+  node.attrs.Set("value", std::move(value));
+}
+
 int RunConstFold(ir::Graph& graph) {
   // Decide every fold on the unmodified graph: a node folded here is not a
   // constant operand for later nodes until the next round (§6.4).
   std::vector<Fold> folds;
-  const interp::EvalContext ctx;
-  // Where types depend on the inputs, a run re-infers the literals' dtypes
-  // (`x * (1 / 2)` with `x: ?` bound to f32 is x * 0.5): folding now, in
-  // the provisional dtype, would compute 1 / 2 in i64.
   const bool provisional = ir::TypesDependOnInputs(graph);
   for (const ir::Node& node : graph.nodes()) {
-    if (node.is_source() || !IsFoldableOp(node.op) || node.operands.size() != 2) continue;
-    ir::NodeId ia = node.operands[0], ib = node.operands[1];
-    if (!graph.HasNode(ia) || !graph.HasNode(ib)) continue;
-    if (provisional && (ir::IsRetypedLiteral(graph.node(ia)) || ir::IsRetypedLiteral(graph.node(ib)))) continue;
-    const AttrValue* a = ScalarValue(graph.node(ia));
-    const AttrValue* b = ScalarValue(graph.node(ib));
-    if (a == nullptr || b == nullptr) continue;
-    std::optional<ArithClass> cls = ClassFor(node, *a, *b);
-    if (!cls) continue;
-    const bool u8 =
-        node.type.is_tensor() && ir::StorageOf(node.type.dtype()) == ir::StorageType::kU8;
-    if (u8 && !(FitsU8(*a) && FitsU8(*b))) continue;
-    std::optional<AttrValue> value = Evaluate(graph, node, *cls, *a, *b, ctx);
-    if (!value) continue;
-    if (u8 && !FitsU8(*value)) continue;
-    folds.push_back({node.id, std::move(*value)});
+    if (std::optional<AttrValue> value = FoldedValue(graph, node, provisional)) {
+      folds.push_back({node.id, std::move(*value)});
+    }
   }
   if (folds.empty()) return 0;
 
   OrphanSweep sweep(graph);
-  for (Fold& f : folds) {
-    ir::Node& node = graph.node(f.node);
-    node.op = OpKind::kConstant;
-    node.operands.clear();
-    node.attrs = ir::Attrs();
-    node.attrs.Set("value", std::move(f.value));
-  }
+  for (Fold& f : folds) MakeConstant(graph.node(f.node), std::move(f.value));
   sweep.Run(graph);
   return static_cast<int>(folds.size());
 }

@@ -36,10 +36,25 @@
 // Returns the number of nodes folded.
 #pragma once
 
+#include <optional>
+
+#include "ir/attr.h"
 #include "ir/graph.h"
 
 namespace shrew::opt {
 
 int RunConstFold(ir::Graph& graph);
+
+// The rule for one node, for passes that fold node by node: the value
+// `node` folds to on the graph as it is, or nullopt when it is not folded.
+// `provisional`: ir::TypesDependOnInputs(graph). Where types depend on the
+// inputs, a run re-infers the literals' dtypes (`x * (1 / 2)` with `x: ?`
+// bound to f32 is x * 0.5), so literals are not folded in their
+// provisional dtype.
+std::optional<ir::AttrValue> FoldedValue(const ir::Graph& graph, const ir::Node& node, bool provisional);
+
+// Turns `node` into a constant holding `value`: no operands, the value as
+// its only attribute; id, name and type unchanged.
+void MakeConstant(ir::Node& node, ir::AttrValue value);
 
 }  // namespace shrew::opt

@@ -5,7 +5,7 @@
 
 #include "opt/const_fold.h"
 #include "opt/cse.h"
-#include "opt/cse_rounds.h"
+#include "opt/quiet_rounds.h"
 #include "opt/dce.h"
 #include "opt/fusion.h"
 #include "opt/identity_elim.h"
@@ -22,12 +22,14 @@ constexpr bool PassOptions::*kSwitches[kNumPasses] = {&PassOptions::dce, &PassOp
                                                       &PassOptions::const_fold, &PassOptions::cse,
                                                       &PassOptions::fusion};
 
-constexpr int kCse = 3;  // index of CSE in RoundPasses()
+// Indices in RoundPasses().
+constexpr int kConstFold = 2;
+constexpr int kCse = 3;
 
-// Every pass but CSE found nothing this round.
-bool OnlyCseChanged(const int (&counts)[kNumPasses]) {
+// Every pass but folding and CSE found nothing this round.
+bool OnlyFoldAndCseChanged(const int (&counts)[kNumPasses]) {
   for (int k = 0; k < kNumPasses; ++k) {
-    if (k != kCse && counts[k] != 0) return false;
+    if (k != kConstFold && k != kCse && counts[k] != 0) return false;
   }
   return true;
 }
@@ -88,12 +90,13 @@ OptStats Optimize(ir::Graph& graph, const PassOptions& options) {
       stats.*kCounters[k] += counts[k];
     }
     changed = std::any_of(std::begin(counts), std::end(counts), [](int n) { return n > 0; });
-    // CSE alone changed the graph: the next rounds are CSE's until a merge
-    // makes something fusable (cse_rounds.h), replayed at the cost of what
-    // they merge instead of a pass over the graph each.
-    if (counts[kCse] > 0 && OnlyCseChanged(counts)) {
-      CseRounds more = RunCseRounds(graph, options.fusion);
+    // Folding and CSE alone changed the graph: the next rounds are theirs
+    // until a merge makes something fusable (quiet_rounds.h), replayed at
+    // the cost of what they rewrite instead of a pass over the graph each.
+    if (changed && OnlyFoldAndCseChanged(counts)) {
+      QuietRounds more = RunQuietRounds(graph, {options.const_fold, options.cse, options.fusion});
       stats.rounds += more.rounds;
+      stats.constants_folded += more.folded;
       stats.cse_eliminated += more.merged;
       if (!more.fusion_pending) break;
       stats.ops_fused += RunFusion(graph);

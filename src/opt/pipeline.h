@@ -17,10 +17,10 @@
 // rounds is 1 + the longest chain of rewrites that the spec spreads over
 // rounds (folding does one level of a nested constant expression per round,
 // CSE one level of a duplicated expression), usually 2 or 3. Rounds that
-// only CSE can change (after one in which it alone did: duplicated chains)
-// are replayed at the cost of what they merge (cse_rounds.h), so two
-// identical n-op chains take n rounds but not n passes over the graph;
-// deep constant trees still cost a full round per level.
+// only folding and CSE can change (after one in which they alone did: a
+// long chain of constant arithmetic, duplicated chains) are replayed at the
+// cost of what they rewrite (quiet_rounds.h), so such a chain of n ops
+// takes n rounds but not n passes over the graph.
 #pragma once
 
 #include <array>

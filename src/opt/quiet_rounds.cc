@@ -1,12 +1,14 @@
-#include "opt/cse_rounds.h"
+#include "opt/quiet_rounds.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "ir/shapes.h"
+#include "opt/const_fold.h"
 #include "opt/cse_key.h"
 #include "opt/fusion.h"
 
@@ -104,13 +106,13 @@ class KeyTable {
   size_t used_ = 0;  // slots not empty: entries and tombstones
 };
 
-// The replay's state. Ids are fixed until Finish(): merged nodes stay in
-// the graph, marked dead, and their consumers are rewired in place.
+// The replay's state. Ids are fixed until Finish(): merged and swept nodes
+// stay in the graph, marked dead, and readers are rewired in place.
 class Replay {
  public:
-  Replay(ir::Graph& graph, bool fusion)
+  Replay(ir::Graph& graph, const QuietPasses& passes)
       : graph_(graph),
-        fusion_(fusion),
+        passes_(passes),
         provisional_(ir::TypesDependOnInputs(graph)),
         hashes_(static_cast<size_t>(graph.num_nodes()), 0),
         table_(graph, hashes_),
@@ -130,27 +132,108 @@ class Replay {
       for (NodeId op : node.operands) ++first_[static_cast<size_t>(op) + 1];
     }
     for (size_t i = 0; i < n; ++i) first_[i + 1] += first_[i];
-    readers_.resize(first_[n]);
+    readers_.resize(static_cast<size_t>(first_[n]));
     std::vector<int> fill(first_.begin(), first_.end() - 1);
     for (const ir::Node& node : graph.nodes()) {
       for (NodeId op : node.operands) readers_[static_cast<size_t>(fill[static_cast<size_t>(op)]++)] = node.id;
     }
-    // The first round keys every node, as RunCse does.
+    // The first round looks at every node, as the passes do.
     for (const ir::Node& node : graph.nodes()) {
-      if (IsCseEligible(node, provisional_)) dirty_.push_back(node.id);
+      fold_next_.push_back(node.id);
+      cse_next_.push_back(node.id);
     }
   }
 
-  // One round of CSE; returns the number of nodes merged.
-  int Round() {
+  // One round of folding, then CSE; returns whether it changed anything.
+  bool Round() {
     ++round_;
-    for (NodeId v : dirty_) table_.Erase(v);
-    for (NodeId v : dirty_) hashes_[static_cast<size_t>(v)] = CseHash(graph_.node(v));
-    // Keys from the operand lists at the round's start; rewiring follows.
+    int folded = passes_.const_fold ? Fold() : 0;
+    int merged = passes_.cse ? Cse() : 0;
+    return folded + merged > 0;
+  }
+
+  // After a round: whether fusion would now rewrite a node. The graph had no
+  // candidate before. Folding makes none: a folded node and the constants
+  // it read are neither producers nor consumers of a pattern. A merge of d
+  // into k changes two things fusion looks at. It lowers the reference
+  // counts of d's operands, which are k's: a node left with one reference
+  // is read by k alone, so k is the only new consumer to check. And it
+  // rewires d's readers onto k, which then has d's references and output
+  // flag on top of its own: a reader c that fuses with k now fused with d
+  // before, which the fixpoint rules out.
+  bool FusionPending() const {
+    if (!passes_.fusion) return false;
+    for (NodeId k : keepers_) {
+      if (IsFusionCandidate(graph_, k, counts_, is_output_)) return true;
+    }
+    return false;
+  }
+
+  // Outputs follow their node's merges; merged and swept nodes go; ids are
+  // renumbered in order (the name map is rebuilt).
+  void Finish() {
+    if (!changed_) return;
+    for (ir::GraphOutput& out : graph_.mutable_outputs()) {
+      while (graph_.HasNode(out.node) && !alive_[static_cast<size_t>(out.node)]) {
+        out.node = into_[static_cast<size_t>(out.node)];
+      }
+    }
+    graph_.Compact(alive_);
+  }
+
+  int folded() const { return folded_; }
+  int merged() const { return merged_; }
+
+ private:
+  // Constant folding (const_fold.h) of the nodes that may have become
+  // foldable: in the first round all, then the readers of the nodes folded
+  // in the round before (a merge replaces a constant operand by an equal
+  // one and a folded node's readers are the only ones to gain a constant).
+  // Decided on the graph as it is at the start, then applied; the constants
+  // a fold leaves unread are swept (they have no operands of their own).
+  int Fold() {
+    std::vector<NodeId> candidates = Pending(fold_next_);
+    std::vector<std::pair<NodeId, ir::AttrValue>> folds;
+    for (NodeId v : candidates) {
+      if (std::optional<ir::AttrValue> value = FoldedValue(graph_, graph_.node(v), provisional_)) {
+        folds.emplace_back(v, std::move(*value));
+      }
+    }
+    if (folds.empty()) return 0;
+    for (auto& [v, value] : folds) {
+      ir::Node& node = graph_.node(v);
+      const std::vector<NodeId> read = node.operands;
+      MakeConstant(node, std::move(value));
+      cse_next_.push_back(v);  // a new key
+      for (NodeId op : read) {
+        if (--counts_[static_cast<size_t>(op)] == 0 && !is_output_[static_cast<size_t>(op)]) {
+          alive_[static_cast<size_t>(op)] = false;
+          table_.Erase(op);
+        }
+      }
+      ForEachReader(v, [&](NodeId c) { fold_next_.push_back(c); });
+    }
+    changed_ = true;
+    folded_ += static_cast<int>(folds.size());
+    return static_cast<int>(folds.size());
+  }
+
+  // CSE (cse.h) re-keying the nodes whose keys may have changed: in the
+  // first round all, then those folded or rewired since the last CSE. The
+  // others keep distinct keys (equal ones were merged), so the table holds
+  // one node per key.
+  int Cse() {
+    std::vector<NodeId> dirty;
+    for (NodeId v : Pending(cse_next_)) {
+      if (IsCseEligible(graph_.node(v), provisional_)) dirty.push_back(v);
+    }
+    for (NodeId v : dirty) table_.Erase(v);
+    for (NodeId v : dirty) hashes_[static_cast<size_t>(v)] = CseHash(graph_.node(v));
+    // Keys from the operand lists at the pass's start; rewiring follows.
     // In ascending id order the first node of a key is kept; a table entry
     // later than `v` was not re-keyed this round and gives way to `v`.
     std::vector<std::pair<NodeId, NodeId>> merges;  // (merged, kept)
-    for (NodeId v : dirty_) {
+    for (NodeId v : dirty) {
       KeyTable::Probe p = table_.Find(v);
       if (!p.found) {
         table_.Put(p.slot, v);
@@ -164,7 +247,6 @@ class Replay {
         table_.Put(p.slot, v);
       }
     }
-    touched_.clear();
     keepers_.clear();
     if (merges.empty()) return 0;
 
@@ -176,15 +258,16 @@ class Replay {
     }
     // Rewire the surviving readers of merged nodes (a merged reader keeps
     // its operands: it is gone, and a node merged with it is rewired too).
+    std::vector<NodeId> touched;
     for (const auto& [merged, kept] : merges) {
       ForEachReader(merged, [&](NodeId c) {
         if (alive_[static_cast<size_t>(c)] && stamp_[static_cast<size_t>(c)] != round_) {
           stamp_[static_cast<size_t>(c)] = round_;
-          touched_.push_back(c);
+          touched.push_back(c);
         }
       });
     }
-    for (NodeId c : touched_) {
+    for (NodeId c : touched) {
       for (NodeId& op : graph_.node(c).operands) {
         if (alive_[static_cast<size_t>(op)]) continue;
         NodeId to = into_[static_cast<size_t>(op)];
@@ -193,51 +276,28 @@ class Replay {
         AddReader(to, c);
         op = to;
       }
+      cse_next_.push_back(c);
     }
     for (const auto& [merged, kept] : merges) {
       for (NodeId op : graph_.node(merged).operands) --counts_[static_cast<size_t>(op)];
     }
-
-    dirty_.clear();
-    for (NodeId c : touched_) {
-      if (IsCseEligible(graph_.node(c), provisional_)) dirty_.push_back(c);
-    }
-    std::sort(dirty_.begin(), dirty_.end());
+    changed_ = true;
     merged_ += static_cast<int>(merges.size());
     return static_cast<int>(merges.size());
   }
 
-  // After a round that merged: whether fusion would now rewrite a node. The
-  // graph had no candidate before, and a merge of d into k changes two
-  // things fusion looks at. It lowers the reference counts of d's operands,
-  // which are k's: a node left with one reference is read by k alone, so k
-  // is the only new consumer to check. And it rewires d's readers onto k,
-  // which then has d's references and output flag on top of its own: a
-  // reader c that fuses with k now fused with d before, which the fixpoint
-  // rules out.
-  bool FusionPending() const {
-    if (!fusion_) return false;
-    for (NodeId k : keepers_) {
-      if (IsFusionCandidate(graph_, k, counts_, is_output_)) return true;
-    }
-    return false;
+  // Takes a work list: its live nodes, ascending, each once.
+  std::vector<NodeId> Pending(std::vector<NodeId>& list) const {
+    std::vector<NodeId> out;
+    out.swap(list);
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](NodeId v) { return !alive_[static_cast<size_t>(v)]; }),
+              out.end());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
   }
 
-  // Outputs follow their node's merges; merged nodes go; ids are renumbered
-  // in order (the name map is rebuilt).
-  void Finish() {
-    if (merged_ == 0) return;
-    for (ir::GraphOutput& out : graph_.mutable_outputs()) {
-      while (graph_.HasNode(out.node) && !alive_[static_cast<size_t>(out.node)]) {
-        out.node = into_[static_cast<size_t>(out.node)];
-      }
-    }
-    graph_.Compact(alive_);
-  }
-
-  int merged() const { return merged_; }
-
- private:
   template <typename F>
   void ForEachReader(NodeId id, F&& f) const {
     for (int k = first_[static_cast<size_t>(id)]; k < first_[static_cast<size_t>(id) + 1]; ++k) {
@@ -254,45 +314,49 @@ class Replay {
   }
 
   ir::Graph& graph_;
-  const bool fusion_;
+  const QuietPasses passes_;
   const bool provisional_;
   std::vector<uint64_t> hashes_;
   KeyTable table_;
-  std::vector<bool> alive_;
+  std::vector<bool> alive_;       // false once merged or swept
   std::vector<NodeId> into_;      // the node a merged node was redirected to
   std::vector<int> counts_;       // operand references from the nodes in the graph
   std::vector<bool> is_output_;
   std::vector<int> first_;        // readers_[first_[i] .. first_[i+1]) read node i
   std::vector<NodeId> readers_;   // as the graph was at the start (may repeat a reader)
   // Readers moved onto a node since: per node a list threaded through
-  // rewired_, newest first (-1 ends it).
+  // rewired_, newest first (-1 ends it). Lists may name nodes that no
+  // longer read it (folded since): looking at one again is harmless.
   struct Rewired {
     NodeId reader;
     int next;
   };
   std::vector<Rewired> rewired_;
   std::vector<int> rewired_head_;
-  std::vector<NodeId> dirty_;     // nodes to key this round, ascending
-  std::vector<NodeId> keepers_;   // the last round's kept nodes
-  std::vector<NodeId> touched_;   // the last round's rewired readers (scratch)
+  std::vector<NodeId> fold_next_;  // may fold in the next round
+  std::vector<NodeId> cse_next_;   // to re-key at the next CSE
+  std::vector<NodeId> keepers_;    // the last CSE's kept nodes
   std::vector<int> stamp_;
   int round_ = 0;
+  bool changed_ = false;
+  int folded_ = 0;
   int merged_ = 0;
 };
 
 }  // namespace
 
-CseRounds RunCseRounds(ir::Graph& graph, bool fusion) {
-  CseRounds result;
-  Replay replay(graph, fusion);
+QuietRounds RunQuietRounds(ir::Graph& graph, const QuietPasses& passes) {
+  QuietRounds result;
+  Replay replay(graph, passes);
   for (;;) {
     ++result.rounds;
-    if (replay.Round() == 0) break;
+    if (!replay.Round()) break;
     if (replay.FusionPending()) {
       result.fusion_pending = true;
       break;
     }
   }
+  result.folded = replay.folded();
   result.merged = replay.merged();
   replay.Finish();
   return result;
