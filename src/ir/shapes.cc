@@ -302,7 +302,9 @@ class GraphInferrer {
  public:
   GraphInferrer(Graph* g, const Program* p, diag::DiagnosticBag* d, const InferOptions& o)
       : graph_(*g), program_(p), diags_(d), options_(o),
-        weak_(static_cast<size_t>(g->num_nodes()), kNotWeak) {}
+        weak_(static_cast<size_t>(g->num_nodes()), kNotWeak),
+        walked_(static_cast<size_t>(g->num_nodes()), false),
+        settled_(static_cast<size_t>(g->num_nodes()), 0) {}
 
   void Run() {
     for (NodeId id = 0; id < graph_.num_nodes(); ++id) InferOne(id);
@@ -317,23 +319,45 @@ class GraphInferrer {
   // the nodes stay weak (an all-weak expression settling on a joint
   // provisional dtype) and take `kind`. Only operands with smaller ids are
   // followed, so malformed (cyclic) graphs terminate.
+  //
+  // A keep-weak walk skips a node that already has `dtype` and `kind` and
+  // was walked since the last change to a walked node: everything under it
+  // has them too. Without that, a chain of weak arithmetic (`c1 = 1 + 1;
+  // c2 = c1 + 1; …`) re-walks the whole chain below every new node.
   void SetWeakDType(NodeId root, DType dtype, bool keep_weak, WeakKind kind) {
     std::vector<NodeId> stack{root};
     std::vector<NodeId> operations;  // the sub-expression's non-constant nodes
+    std::vector<NodeId> walked;
+    bool changed_walked = false;  // a node under some settled node changed
     while (!stack.empty()) {
       NodeId id = stack.back();
       stack.pop_back();
       if (!graph_.HasNode(id) || !IsWeak(id)) continue;
       Node& n = graph_.node(id);
+      const size_t i = static_cast<size_t>(id);
+      const bool same = n.type.is_tensor() && n.type.dtype() == dtype &&
+                        weak_[i] == (keep_weak ? static_cast<int8_t>(kind) : kNotWeak);
+      if (keep_weak && same && settled_[i] == epoch_) continue;
+      if (!same && walked_[i]) changed_walked = true;
+      walked.push_back(id);
       if (n.op == OpKind::kConstant && !keep_weak) CheckLiteralFits(n, dtype);
       if (n.op != OpKind::kConstant) operations.push_back(id);
-      n.type = Type::Tensor(n.type.is_tensor() ? n.type.dims() : std::vector<Dim>{}, dtype);
-      weak_[static_cast<size_t>(id)] = keep_weak ? static_cast<int8_t>(kind) : kNotWeak;
+      if (!same || !n.type.is_tensor()) {
+        n.type = Type::Tensor(n.type.is_tensor() ? n.type.dims() : std::vector<Dim>{}, dtype);
+      }
+      weak_[i] = keep_weak ? static_cast<int8_t>(kind) : kNotWeak;
       auto [first, last] = WeakGroup(n);
-      for (int i = first; i < last; ++i) {
-        NodeId op = n.operands[static_cast<size_t>(i)];
+      for (int k = first; k < last; ++k) {
+        NodeId op = n.operands[static_cast<size_t>(k)];
         if (op < id) stack.push_back(op);
       }
+    }
+    // A change to a node some earlier walk went through may break what that
+    // walk settled: start a new epoch (every earlier settlement lapses).
+    if (changed_walked || !keep_weak) ++epoch_;
+    for (NodeId id : walked) {
+      walked_[static_cast<size_t>(id)] = true;
+      settled_[static_cast<size_t>(id)] = keep_weak ? epoch_ : 0;
     }
     if (keep_weak) return;
     // The final dtype may not suit the sub-expression's operations (`-1` for
@@ -539,6 +563,11 @@ class GraphInferrer {
   diag::DiagnosticBag* diags_;
   const InferOptions& options_;
   std::vector<int8_t> weak_;  // kNotWeak or a WeakKind
+  // SetWeakDType's memory: whether a walk went through a node, and the
+  // epoch in which the last keep-weak walk through it ended (0: none).
+  std::vector<bool> walked_;
+  std::vector<uint32_t> settled_;
+  uint32_t epoch_ = 1;
 };
 
 void CollectCallees(const Graph& g, const Program& p, std::vector<int>* out) {

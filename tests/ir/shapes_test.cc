@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "ir_test_util.h"
+#include "support/sanitizer.h"
 
 namespace shrew::ir {
 namespace {
@@ -341,6 +344,52 @@ TEST(ShapesRobustnessTest, WeakConstantsInMalformedGraphs) {
   f.Infer();
   EXPECT_EQ(f.TypeOf(s), "?");
   EXPECT_EQ(f.TypeOf(missing), "?");
+}
+
+TEST(ShapesTest, WeakLiteralsSharedBetweenExpressionsTakeTheLastDtype) {
+  // c is shared. `a = c + 1` types it i64 provisionally (and `a2 = a + 1`
+  // types a's sub-expression again), `b = c + 1.5` re-types it f32, and
+  // `d = a + 2` re-types a's sub-expression, c included, back to i64: the
+  // walk must reach c although it had typed a's sub-expression i64 before.
+  GraphFixture f;
+  NodeId c = f.Const(AttrValue::Int(1), "c");
+  NodeId a = f.Op(OpKind::kAdd, {c, f.Const(AttrValue::Int(1))}, "a");
+  NodeId a2 = f.Op(OpKind::kAdd, {a, f.Const(AttrValue::Int(1))}, "a2");
+  NodeId b = f.Op(OpKind::kAdd, {c, f.Const(AttrValue::Float(1.5))}, "b");
+  NodeId d = f.Op(OpKind::kAdd, {a, f.Const(AttrValue::Int(2))}, "d");
+  f.Out(a2);
+  f.Out(b);
+  f.Out(d);
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(c), "Tensor<[], i64>");
+  EXPECT_EQ(f.TypeOf(a), "Tensor<[], i64>");
+  EXPECT_EQ(f.TypeOf(a2), "Tensor<[], i64>");
+  EXPECT_EQ(f.TypeOf(b), "Tensor<[], f32>");
+  EXPECT_EQ(f.TypeOf(d), "Tensor<[], i64>");
+}
+
+TEST(ShapesRobustnessTest, LongChainsOfWeakLiteralsInferInLinearTime) {
+  // c0 = 1 + 1, c1 = c0 + 1, …, then y = x * c: each new link re-types the
+  // chain below it provisionally; walking all of it every time was
+  // quadratic (20,000 links: 5.5 s). CPU time, for a loaded machine.
+  constexpr int kLinks = 50000;
+  GraphFixture f;
+  NodeId x = f.In("x", "[2] f64");
+  NodeId prev = f.Const(AttrValue::Int(1));
+  for (int i = 0; i < kLinks; ++i) {
+    // Every seventh literal is a float: the chain's kind changes midway.
+    AttrValue one = i % 7 == 6 ? AttrValue::Float(1.0) : AttrValue::Int(1);
+    prev = f.Op(OpKind::kAdd, {prev, f.Const(one)});
+  }
+  NodeId y = f.Op(OpKind::kMul, {x, prev}, "y");
+  f.Out(y);
+  const std::clock_t start = std::clock();
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  const double ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  EXPECT_EQ(f.TypeOf(y), "Tensor<[2], f64>");
+  EXPECT_EQ(f.TypeOf(prev), "Tensor<[], f64>");
+  EXPECT_EQ(f.TypeOf(1), "Tensor<[], f64>");  // the first literal
+  EXPECT_LT(ms, 1000.0 * shrew::testing::kTimeScale);
 }
 
 TEST(ShapesRobustnessTest, HugeDimsOverflowAsDiagnostics) {
