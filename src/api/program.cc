@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "api/assertions.h"
 #include "api/param_blob.h"
@@ -555,32 +557,46 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
   }
   // In place: kernels and plans keep pointing at the same storage.
   if (p.byte_size() > 0) std::memcpy(p.mutable_raw_data(), value.raw_data(), p.byte_size());
-  return RefreshKernelsFor(key);
+  const std::string written[] = {std::string(key)};
+  return RefreshKernelsFor(written);
 }
 
-Status Program::RefreshKernelsFor(std::string_view key) {
-  const size_t slash = key.find('/');
-  const std::string_view graph = key.substr(0, slash);
-  const std::string_view name = key.substr(slash + 1);
+Status Program::RefreshKernelsFor(std::span<const std::string> keys) {
+  Status first_error = Status::Ok();
+  // Written parameter names by graph name.
+  std::unordered_map<std::string_view, std::unordered_set<std::string_view>> written;
+  for (const std::string& key : keys) {
+    const std::string_view k = key;
+    const size_t slash = k.find('/');
+    if (slash != std::string_view::npos) written[k.substr(0, slash)].insert(k.substr(slash + 1));
+  }
   for (size_t i = 0; i < program_.graphs.size(); ++i) {
     const ir::Graph& g = program_.graphs[i];
-    if (g.name() != graph) continue;
-    const int index = g.FindParam(name);
-    if (index < 0) continue;
+    auto names = written.find(g.name());
+    if (names == written.end()) continue;
+    std::vector<bool> changed(g.params().size(), false);
+    bool any = false;
+    for (size_t p = 0; p < g.params().size(); ++p) {
+      changed[p] = names->second.count(g.params()[p].name) > 0;
+      any = any || changed[p];
+    }
+    if (!any) continue;
     Entry& e = graphs_[i];
     if (e.deferred) {
       e.specialized.clear();  // they packed the old values
       continue;
     }
-    Status s = jit::RecreateKernelsForParam(e.compiled.get(), index, MakeCompileOptions(g));
+    Status s = jit::RecreateKernelsForParams(e.compiled.get(), changed, MakeCompileOptions(g));
     if (!s.ok()) {
-      // The graph's kernels are in an unknown state: rebuild it whole.
-      SHREW_RETURN_IF_ERROR(CompileOne(i));
-      return s;
+      // The graph's kernels are in an unknown state: rebuild it whole, and
+      // still refresh the other graphs; the first error is returned.
+      Status rebuilt = CompileOne(i);
+      if (first_error.ok()) first_error = rebuilt.ok() ? s : rebuilt;
+      continue;
     }
     e.executor->Invalidate();
   }
-  return Status::Ok();
+  return first_error;
 }
 
 std::vector<uint8_t> Program::SaveParams() const { return EncodeParamBlob(Params()); }
@@ -590,8 +606,7 @@ uint64_t Program::ParamsChecksum() const { return Fnv1a64(SaveParams()); }
 Status Program::LoadParams(std::span<const uint8_t> blob) {
   Result<std::vector<std::string>> written = WriteParamBlob(blob);
   if (!written.ok()) return written.status();
-  for (const std::string& key : *written) SHREW_RETURN_IF_ERROR(RefreshKernelsFor(key));
-  return Status::Ok();
+  return RefreshKernelsFor(*written);
 }
 
 Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t> blob) {

@@ -230,8 +230,9 @@ class Program {
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   Status CompileOne(size_t index);
   Result<size_t> FindGraph(std::string_view name) const;
-  // Re-creates the kernels that packed parameter `key` (after its values changed).
-  Status RefreshKernelsFor(std::string_view key);
+  // Re-creates the kernels that packed any of the parameters `keys`
+  // ("Graph/name", after their values changed): one pass per graph.
+  Status RefreshKernelsFor(std::span<const std::string> keys);
   Result<runtime::Tensor> CallGraph(std::string_view callee, std::span<const runtime::Tensor* const> operands);
 
   ir::Program program_;

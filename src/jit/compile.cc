@@ -18,6 +18,11 @@ using ir::Node;
 using ir::NodeId;
 using ir::OpKind;
 
+// The params() index of parameter node `id`, or -1.
+int ParamOf(const CompiledGraph& cg, NodeId id) {
+  return static_cast<size_t>(id) < cg.param_of_node.size() ? cg.param_of_node[static_cast<size_t>(id)] : -1;
+}
+
 Status NodeError(const Node& node, const Status& s) {
   return Status(s.code(), "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + s.message());
 }
@@ -86,7 +91,7 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
   for (size_t i = 0; i < node.operands.size(); ++i) {
     const Node& op = cg.graph.node(node.operands[i]);
     if (op.is_param() && spec.constant_operands[i] != nullptr) {
-      ck.constant_params.push_back(cg.graph.FindParam(op.name));
+      ck.constant_params.push_back(ParamOf(cg, op.id));
     }
   }
   if (node.op == OpKind::kCall && options.callee_executor && options.program != nullptr) {
@@ -142,7 +147,7 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
     spec.operand_dtypes.push_back(op.type.is_tensor() ? op.type.dtype() : ir::DType::kF32);
     const runtime::Tensor* constant = nullptr;
     if (op.is_param()) {
-      const int p = cg.graph.FindParam(op.name);
+      const int p = ParamOf(cg, id);
       if (p >= 0 && static_cast<size_t>(p) < cg.params.size()) constant = cg.params[static_cast<size_t>(p)];
     } else if (op.op == OpKind::kConstant && !op.is_source()) {
       // Constants are materialised before any kernel is created.
@@ -203,6 +208,11 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
     cg->constants.push_back(std::move(t).value());
   }
   cg->constant_of_node.assign(constant_index.begin(), constant_index.end());
+  // By node, not by name (Graph::FindParam scans: quadratic over the params).
+  cg->param_of_node.assign(order.size(), -1);
+  for (size_t p = 0; p < g.params().size(); ++p) {
+    cg->param_of_node[static_cast<size_t>(g.params()[p].node)] = static_cast<int32_t>(p);
+  }
   // The constant instructions must exist for MakeKernelSpec's lookup; emit
   // the tape in two passes: structure first, kernels second.
   std::vector<NodeId> fused_into(order.size(), ir::kNoNode);  // producer -> activation node
@@ -219,7 +229,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
       in.index = input_index[static_cast<size_t>(id)];
     } else if (node.is_param()) {
       in.opcode = Opcode::kLoadParam;
-      in.index = g.FindParam(node.name);
+      in.index = cg->param_of_node[static_cast<size_t>(id)];
     } else if (node.op == OpKind::kConstant) {
       in.opcode = Opcode::kConstant;
       in.index = constant_index[static_cast<size_t>(id)];
@@ -291,7 +301,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
       ck.node = in.node;
       ck.fused_node = in.fused_node;
       for (NodeId op : g.node(in.fused_node).operands) {
-        if (g.node(op).is_param()) ck.constant_params.push_back(g.FindParam(g.node(op).name));
+        if (g.node(op).is_param()) ck.constant_params.push_back(ParamOf(*cg, op));
       }
       in.kernel = static_cast<int32_t>(cg->kernels.size());
       cg->kernels.push_back(std::move(ck));
@@ -341,10 +351,11 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
   return cg;
 }
 
-Status RecreateKernelsForParam(CompiledGraph* cg, int param_index, const CompileOptions& options) {
+Status RecreateKernelsForParams(CompiledGraph* cg, const std::vector<bool>& changed,
+                                const CompileOptions& options) {
   for (CompiledKernel& ck : cg->kernels) {
     bool uses = false;
-    for (int p : ck.constant_params) uses |= p == param_index;
+    for (int p : ck.constant_params) uses |= p >= 0 && static_cast<size_t>(p) < changed.size() && changed[static_cast<size_t>(p)];
     if (!uses || ck.ref) continue;
     if (ck.fused_node != ir::kNoNode) {
       const ir::Node& prod = cg->graph.node(ck.fused_node);

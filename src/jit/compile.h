@@ -58,10 +58,12 @@ struct CompileOptions {
 Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options,
                                                     ir::NodeId* failed_node = nullptr);
 
-// Re-creates the kernels that were handed parameter `param_index` as a
-// constant operand (after its value changed). The executor must re-plan
+// Re-creates the kernels that were handed a parameter as a constant operand
+// whose value changed: changed[p] for params()[p]. One pass over the
+// kernels, whatever the number of parameters. The executor must re-plan
 // (Executor::Invalidate) before the next run.
-Status RecreateKernelsForParam(CompiledGraph* graph, int param_index, const CompileOptions& options);
+Status RecreateKernelsForParams(CompiledGraph* graph, const std::vector<bool>& changed,
+                                const CompileOptions& options);
 
 // The KernelSpec of a node (exposed for tests and the fused path).
 runtime::KernelSpec MakeKernelSpec(const CompiledGraph& graph, const ir::Node& node, bool training);

@@ -79,6 +79,7 @@ struct CompiledGraph {
   std::vector<uint8_t> input_read;    // per graph input: read by some instruction
   std::vector<runtime::Tensor> constants;
   std::vector<int32_t> constant_of_node;  // per node: index into constants, or -1
+  std::vector<int32_t> param_of_node;     // per node: index into params, or -1
   std::vector<CompiledKernel> kernels;
   std::vector<const runtime::Tensor*> params;  // per graph param (owned by the program)
   std::unique_ptr<RefEnv> ref_env;

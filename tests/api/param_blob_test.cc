@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
 #include "jit/jit_test_util.h"
+#include "support/sanitizer.h"
 
 namespace shrew {
 namespace {
@@ -112,6 +114,45 @@ TEST(ParamBlob, SaveLoadReproducesOutputsBitForBit) {
   Result<TensorMap> ib = b->Interpret("G", in);
   ASSERT_TRUE(ib.ok());
   jit::testing::ExpectAgree(*yb2, *ib);
+}
+
+TEST(ParamBlob, LoadingThousandsOfPackedWeightsRepacksEachOnce) {
+  // Two graphs; G chains 4,000 matmuls, each with its own packed weight.
+  // Loading refreshes every kernel that packed a written weight in one pass
+  // per graph (per key, it was quadratic: 1.7 s here), and
+  // both graphs then compute with the loaded values. CPU time.
+  constexpr int kLayers = 4000;
+  std::string src = "@graph G {\n  input x: Tensor<[1, 4], f32>;\n";
+  for (int i = 0; i < kLayers; ++i) {
+    src += "  param w" + std::to_string(i) + ": Tensor<[4, 4], f32> { init: \"xavier_uniform\"; };\n";
+  }
+  std::string prev = "x";
+  for (int i = 0; i < kLayers; ++i) {
+    src += "  node h" + std::to_string(i) + " { op: tanh(matmul(" + prev + ", w" + std::to_string(i) + ")); };\n";
+    prev = "h" + std::to_string(i);
+  }
+  src += "  output y: " + prev + ";\n}\n";
+  src += "@graph H {\n  input x: Tensor<[1, 4], f32>;\n"
+         "  param v: Tensor<[4, 4], f32> { init: \"xavier_uniform\"; };\n  output y: matmul(x, v);\n}\n";
+  std::unique_ptr<Program> a = MakeProgram(src);
+  ProgramOptions other;
+  other.seed = 99;
+  std::unique_ptr<Program> b = MakeProgram(src, other);
+  ASSERT_TRUE(a && b);
+  TensorMap in;
+  in.emplace("x", jit::testing::RandomTensor(ir::DType::kF32, {1, 4}, 5));
+  Result<TensorMap> ga = a->Run("G", in), ha = a->Run("H", in);
+  ASSERT_TRUE(ga.ok() && ha.ok());
+  ASSERT_TRUE(b->Run("G", in).ok() && b->Run("H", in).ok());  // packed with the old values
+  const std::vector<uint8_t> blob = a->SaveParams();
+  const std::clock_t start = std::clock();
+  ASSERT_TRUE(b->LoadParams(blob).ok());
+  const double ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  Result<TensorMap> gb = b->Run("G", in), hb = b->Run("H", in);
+  ASSERT_TRUE(gb.ok() && hb.ok());
+  EXPECT_TRUE(runtime::BitwiseEqual(ga->at("y"), gb->at("y")));
+  EXPECT_TRUE(runtime::BitwiseEqual(ha->at("y"), hb->at("y")));
+  EXPECT_LT(ms, 300.0 * shrew::testing::kTimeScale) << ms;
 }
 
 TEST(ParamBlob, MismatchedBlobIsRejectedAndChangesNothing) {
