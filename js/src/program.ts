@@ -92,6 +92,25 @@ function signatureFrom(raw: RawSignature): Signature {
   return Object.freeze({ name: raw.name, inputs: Object.freeze(raw.inputs.map(spec)), outputs: Object.freeze(raw.outputs.map(spec)) });
 }
 
+// "a, b, c"; past 20 names "a, b, …, t, … (N in all)", as the C++ messages
+// list them.
+function joinNames(names: readonly string[]): string {
+  const shown = names.slice(0, 20).join(", ");
+  return names.length > 20 ? `${shown}, … (${names.length} in all)` : shown;
+}
+
+// Each signature's inputs by name, built on first use: looking an input up
+// by scanning the list made a call with n inputs cost O(n²).
+const inputsByName = new WeakMap<Signature, ReadonlyMap<string, TensorSpec>>();
+function inputSpec(sig: Signature, name: string): TensorSpec | undefined {
+  let m = inputsByName.get(sig);
+  if (m === undefined) {
+    m = new Map(sig.inputs.map((i) => [i.name, i]));
+    inputsByName.set(sig, m);
+  }
+  return m.get(name);
+}
+
 function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
   if (key.length !== raw.length) return false;
   for (let k = 0; k < raw.length; k++) {
@@ -297,7 +316,7 @@ export class Program {
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${String(n)}`);
     if (n > MAX_BENCH_RUNS) throw new RangeError(`benchRun: n must be at most 2^31 - 1, got ${n}`);
     if (!this.graphs.includes(graph)) {
-      throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${this.#graphs.join(", ")}`);
+      throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${joinNames(this.#graphs)}`);
     }
     const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
@@ -307,9 +326,9 @@ export class Program {
   #toRaw(name: string, value: TensorLike, sig: Signature): RawTensorIn {
     if (value instanceof Tensor) return { name, dtype: value.dtype, shape: value.shape, bytes: bytesOf(value.data) };
     if (ArrayBuffer.isView(value)) {
-      const spec = sig.inputs.find((i) => i.name === name);
+      const spec = inputSpec(sig, name);
       if (!spec) {
-        throw new ShrewRuntimeError("invalid_argument", `graph '${sig.name}' has no input named '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ")}`, { input: name });
+        throw new ShrewRuntimeError("invalid_argument", `graph '${sig.name}' has no input named '${name}'; its inputs are: ${joinNames(sig.inputs.map((i) => i.name))}`, { input: name });
       }
       const shape = this.#concreteShape(spec);
       if (!shape) {

@@ -275,3 +275,32 @@ test("a graph whose output shape depends on computed values: right shape on ever
     p.dispose();
   }
 });
+
+test("thousands of inputs as typed arrays, in any order, each found by name", () => {
+  const n = 3000;
+  const lines = ["@graph G {"];
+  for (let i = 0; i < n; i++) lines.push(`  input in${i}: Tensor<[2], f32>;`);
+  let sum = "in0";
+  for (let i = 1; i < n; i++) { lines.push(`  node s${i} { op: ${sum} + in${i} * ${i % 5}; };`); sum = `s${i}`; }
+  lines.push(`  output y: ${sum};`, "}");
+  const p = shrew.compile(lines.join("\n"));
+  try {
+    const feeds = {};
+    let want = 0;
+    for (let i = n - 1; i >= 0; i--) {  // reversed: not the declaration order
+      const v = (i % 7) - 3;
+      feeds[`in${i}`] = Float32Array.of(v, -v);
+      want += i === 0 ? v : v * (i % 5);
+    }
+    for (const out of [p.run("G", feeds), p.interpret("G", feeds)]) {
+      assert.deepEqual([...out.y.data], [want, -want]);
+    }
+    feeds.extra = Float32Array.of(0, 0);
+    const message = "graph 'G' has no input named 'extra'; its inputs are: " +
+      Array.from({ length: 20 }, (_, i) => `in${i}`).join(", ") + ", … (3000 in all)";
+    assert.throws(() => p.run("G", feeds), (e) => e instanceof ShrewRuntimeError && e.message === message && e.input === "extra");
+    assert.throws(() => p.interpret("G", feeds), (e) => e instanceof ShrewRuntimeError && e.message === message);
+  } finally {
+    p.dispose();
+  }
+});

@@ -17,6 +17,7 @@ Status PreparedRun::Run() {
     Program::CheckedInputs checked;
     checked.dims = dims_;
     checked.shapes = shapes_;
+    checked.supplied = supplied_;
     Result<Program::Runner> runner = program_->RunnerFor(graph_, specs_, checked);
     if (!runner.ok()) return runner.status();
     keep_ = runner->keep;

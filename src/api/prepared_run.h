@@ -78,6 +78,7 @@ class PreparedRun {
   Program* program_;
   size_t graph_;
   std::vector<InputSpec> specs_;  // as given to Prepare (a deferred graph's signature)
+  std::vector<int> supplied_;     // per graph input: index into specs_, -1 if absent
   // The executor of the last Run (a deferred graph's specialisation stays
   // alive until the next Run, so that its outputs can be read).
   std::shared_ptr<void> keep_;

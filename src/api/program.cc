@@ -22,9 +22,13 @@ namespace {
 using runtime::Tensor;
 using runtime::TensorMap;
 
+// "a, b, c"; past 20 names "a, b, …, t, … (N in all)", so a message about a
+// graph with thousands of inputs stays readable.
 std::string JoinNames(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 20;
   std::string s;
-  for (size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : ", ") + names[i];
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) s += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > kShown) s += ", … (" + std::to_string(names.size()) + " in all)";
   return s.empty() ? "(none)" : s;
 }
 
@@ -251,11 +255,10 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   if (!e.deferred) return Runner{e.compiled.get(), e.executor.get(), nullptr};
   const ir::Graph& g = program_.graphs[gi];
   InputSignature signature(g.inputs().size());
-  for (size_t i = 0; i < g.inputs().size(); ++i) {
-    const ir::Node& node = g.node(g.inputs()[i].node);
-    for (const InputSpec& spec : inputs) {
-      if (spec.name == node.name) signature[i] = std::make_pair(spec.dtype, spec.shape);
-    }
+  for (size_t i = 0; i < g.inputs().size() && i < checked.supplied.size(); ++i) {
+    if (checked.supplied[i] < 0) continue;
+    const InputSpec& spec = inputs[static_cast<size_t>(checked.supplied[i])];
+    signature[i] = std::make_pair(spec.dtype, spec.shape);
   }
   for (auto it = e.specialized.begin(); it != e.specialized.end(); ++it) {
     if ((*it)->signature != signature) continue;
@@ -342,10 +345,19 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
   // 1. Names: every supplied input must be declared (once), every required one supplied.
   CheckedInputs out;
   out.supplied.assign(g.inputs().size(), -1);
+  // Inputs usually come in declaration order: position k is tried first,
+  // then a map built on the first miss (a scan per input was quadratic).
+  std::unordered_map<std::string_view, size_t> by_name;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const std::string& name = inputs[k].name;
-    size_t i = 0;
-    while (i < input_names.size() && input_names[i] != name) ++i;
+    size_t i = k;
+    if (i >= input_names.size() || input_names[i] != name) {
+      if (by_name.empty()) {
+        for (size_t j = 0; j < input_names.size(); ++j) by_name.emplace(input_names[j], j);
+      }
+      auto it = by_name.find(name);
+      i = it == by_name.end() ? input_names.size() : it->second;
+    }
     if (i == input_names.size()) {
       report(name, "", "");
       return InvalidArgument(where + " has no input named '" + name + "'; its inputs are: " + JoinNames(input_names));
@@ -451,6 +463,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
   std::unique_ptr<PreparedRun> p(new PreparedRun(this, *gi));
   p->specs_.assign(inputs.begin(), inputs.end());
+  p->supplied_ = checked->supplied;
   p->shapes_ = checked->shapes;
   p->dims_ = checked->dims;
   p->spec_input_.assign(inputs.size(), -1);
@@ -614,6 +627,7 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
   if (!records.ok()) return records.status();
   // Validate everything before writing anything (all-or-nothing).
   std::vector<Tensor*> targets;
+  std::unordered_set<const Tensor*> seen;
   for (const ParamRecord& rec : *records) {
     auto it = params_.find(rec.key);
     if (it == params_.end()) {
@@ -627,17 +641,13 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
       return InvalidArgument("parameter '" + rec.key + "': expected " + p.TypeString() + ", the blob has " +
                              ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
     }
-    for (const Tensor* t : targets) {
-      if (t == &p) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
-    }
+    if (!seen.insert(&p).second) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
     targets.push_back(&p);
   }
   if (targets.size() != params_.size()) {
     std::vector<std::string> missing;
     for (auto& [k, t] : params_) {
-      bool found = false;
-      for (const Tensor* x : targets) found |= x == &t;
-      if (!found) missing.push_back(k);
+      if (!seen.count(&t)) missing.push_back(k);
     }
     return InvalidArgument("parameter blob has " + std::to_string(targets.size()) + " of this program's " +
                            std::to_string(params_.size()) + " parameters; missing: " + JoinNames(missing));

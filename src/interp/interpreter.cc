@@ -1,6 +1,8 @@
 #include "interp/interpreter.h"
 
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 
 #include "interp/kernel.h"  // SHREW_TRY_ASSIGN
 #include "ir/execution_order.h"
@@ -151,17 +153,21 @@ Result<RunResult> Interpreter::RunNamedInputs(const ir::Graph& graph, const runt
                                               const ParamSource& params) {
   const std::string where = "graph '" + graph.name() + "': ";
   std::vector<const Tensor*> ordered;
+  size_t found = 0;
   for (const ir::GraphInput& in : graph.inputs()) {
     if (!graph.HasNode(in.node)) return Internal(where + "input id " + std::to_string(in.node) + " is out of range");
     const std::string& name = graph.node(in.node).name;
     auto it = inputs.find(name);
     if (it == inputs.end() && !in.optional) return NotFound(where + "missing input '" + name + "'");
     ordered.push_back(it == inputs.end() ? nullptr : &it->second);
+    found += it == inputs.end() ? 0 : 1;
   }
-  for (const auto& [name, t] : inputs) {
-    bool declared = false;
-    for (const ir::GraphInput& in : graph.inputs()) declared = declared || graph.node(in.node).name == name;
-    if (!declared) return InvalidArgument(where + "unknown input '" + name + "' (not declared by the graph)");
+  if (found < inputs.size()) {  // some name is not an input: find the first
+    std::unordered_set<std::string_view> declared;
+    for (const ir::GraphInput& in : graph.inputs()) declared.insert(graph.node(in.node).name);
+    for (const auto& [name, t] : inputs) {
+      if (!declared.count(name)) return InvalidArgument(where + "unknown input '" + name + "' (not declared by the graph)");
+    }
   }
   Result<RunResult> r = RunGraph(graph, ordered, params, 0, options_.keep_intermediates);
   if (!r.ok()) return Prefixed(where, r.status());

@@ -5,13 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "api/prepared_run.h"
 #include "jit/jit_test_util.h"
 #include "runtime/kernel_registry.h"
+#include "support/sanitizer.h"
 
 namespace shrew {
 namespace {
 
+using jit::testing::F32;
 using jit::testing::MakeProgram;
 using jit::testing::RandomTensor;
 using runtime::Tensor;
@@ -204,6 +208,56 @@ TEST(ProgramStaticInputs, DeclaredSpecsOnlyForGraphsTheConfigurationFixes) {
   ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
   EXPECT_EQ((*prepared)->input_bytes(0), 2u * 3 * 4);
   EXPECT_EQ((*prepared)->input_bytes(1), 4u * 8);
+}
+
+TEST(ProgramManyInputs, MatchedByNameInLinearTime) {
+  // 20,000 inputs summed. The TensorMap hands them over sorted by name
+  // (in0, in1, in10, …), not in declaration order; an unknown name is still
+  // an error. Run, Interpret and a prepared run each match every input by
+  // name: a scan of the declared inputs per supplied one was quadratic
+  // (4,000 inputs from JavaScript: 550 ms a run). CPU time.
+  constexpr int kInputs = 20000;
+  std::string src = "@graph G {\n";
+  for (int i = 0; i < kInputs; ++i) src += "  input in" + std::to_string(i) + ": Tensor<[2], f32>;\n";
+  std::string sum = "in0";
+  for (int i = 1; i < kInputs; ++i) {
+    src += "  node s" + std::to_string(i) + " { op: " + sum + " + in" + std::to_string(i) + "; };\n";
+    sum = "s" + std::to_string(i);
+  }
+  src += "  output y: " + sum + ";\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  std::vector<InputSpec> specs;
+  double want = 0;
+  for (int i = 0; i < kInputs; ++i) {
+    const float v = static_cast<float>(i % 7) - 3.0f;
+    want += v;
+    in.emplace("in" + std::to_string(i), F32({2}, {v, 2 * v}));
+    specs.push_back({"in" + std::to_string(kInputs - 1 - i), ir::DType::kF32, {2}});  // reversed
+  }
+  const std::clock_t start = std::clock();
+  Result<TensorMap> run = p->Run("G", in);
+  Result<TensorMap> interp = p->Interpret("G", in);
+  Result<std::unique_ptr<PreparedRun>> prepared = p->Prepare("G", specs);
+  const double ms = 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  EXPECT_EQ(run->at("y").GetDouble(0), want);  // small integers: exact in f32
+  EXPECT_EQ(run->at("y").GetDouble(1), 2 * want);
+  EXPECT_TRUE(runtime::BitwiseEqual(run->at("y"), interp->at("y")));
+  EXPECT_LT(ms, 500.0 * shrew::testing::kTimeScale);  // 160 ms; 1.1 s before
+
+  // An unknown name: the message lists the first 20 inputs and the count.
+  in.emplace("extra", F32({2}, {0, 0}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> bad = interpret ? p->Interpret("G", in) : p->Run("G", in);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().message(),
+              "graph 'G' has no input named 'extra'; its inputs are: in0, in1, in2, in3, in4, in5, in6, in7, in8, "
+              "in9, in10, in11, in12, in13, in14, in15, in16, in17, in18, in19, … (20000 in all)");
+  }
 }
 
 TEST(ProgramParams, ListedSortedGetAndSetChecked) {
