@@ -6,7 +6,6 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "api/assertions.h"
 #include "api/param_blob.h"
@@ -576,21 +575,18 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
 
 Status Program::RefreshKernelsFor(std::span<const std::string> keys) {
   Status first_error = Status::Ok();
-  // Written parameter names by graph name.
-  std::unordered_map<std::string_view, std::unordered_set<std::string_view>> written;
-  for (const std::string& key : keys) {
-    const std::string_view k = key;
-    const size_t slash = k.find('/');
-    if (slash != std::string_view::npos) written[k.substr(0, slash)].insert(k.substr(slash + 1));
-  }
+  // One hash map type for every name lookup here (each instantiation costs
+  // wasm bytes).
+  std::unordered_map<std::string_view, size_t> written;
+  for (const std::string& key : keys) written.emplace(key, 0);
+  std::string key;
   for (size_t i = 0; i < program_.graphs.size(); ++i) {
     const ir::Graph& g = program_.graphs[i];
-    auto names = written.find(g.name());
-    if (names == written.end()) continue;
     std::vector<bool> changed(g.params().size(), false);
     bool any = false;
     for (size_t p = 0; p < g.params().size(); ++p) {
-      changed[p] = names->second.count(g.params()[p].name) > 0;
+      key = runtime::ParamKey(g.name(), g.params()[p].name);
+      changed[p] = written.count(key) > 0;
       any = any || changed[p];
     }
     if (!any) continue;
@@ -627,7 +623,7 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
   if (!records.ok()) return records.status();
   // Validate everything before writing anything (all-or-nothing).
   std::vector<Tensor*> targets;
-  std::unordered_set<const Tensor*> seen;
+  std::unordered_map<std::string_view, size_t> seen;  // keys, as CheckInputs' map
   for (const ParamRecord& rec : *records) {
     auto it = params_.find(rec.key);
     if (it == params_.end()) {
@@ -641,13 +637,13 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
       return InvalidArgument("parameter '" + rec.key + "': expected " + p.TypeString() + ", the blob has " +
                              ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
     }
-    if (!seen.insert(&p).second) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
+    if (!seen.emplace(it->first, 0).second) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
     targets.push_back(&p);
   }
   if (targets.size() != params_.size()) {
     std::vector<std::string> missing;
     for (auto& [k, t] : params_) {
-      if (!seen.count(&t)) missing.push_back(k);
+      if (!seen.count(k)) missing.push_back(k);
     }
     return InvalidArgument("parameter blob has " + std::to_string(targets.size()) + " of this program's " +
                            std::to_string(params_.size()) + " parameters; missing: " + JoinNames(missing));

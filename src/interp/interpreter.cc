@@ -2,7 +2,7 @@
 
 #include <optional>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "interp/kernel.h"  // SHREW_TRY_ASSIGN
 #include "ir/execution_order.h"
@@ -163,8 +163,8 @@ Result<RunResult> Interpreter::RunNamedInputs(const ir::Graph& graph, const runt
     found += it == inputs.end() ? 0 : 1;
   }
   if (found < inputs.size()) {  // some name is not an input: find the first
-    std::unordered_set<std::string_view> declared;
-    for (const ir::GraphInput& in : graph.inputs()) declared.insert(graph.node(in.node).name);
+    std::unordered_map<std::string_view, size_t> declared;  // the map type the API's lookups use
+    for (const ir::GraphInput& in : graph.inputs()) declared.emplace(graph.node(in.node).name, 0);
     for (const auto& [name, t] : inputs) {
       if (!declared.count(name)) return InvalidArgument(where + "unknown input '" + name + "' (not declared by the graph)");
     }
