@@ -328,7 +328,7 @@ class GraphInferrer {
     std::vector<NodeId> stack{root};
     std::vector<NodeId> operations;  // the sub-expression's non-constant nodes
     std::vector<NodeId> walked;
-    bool changed_walked = false;  // a node under some settled node changed
+    bool changed_walked = false;  // a node an earlier walk went through changed
     while (!stack.empty()) {
       NodeId id = stack.back();
       stack.pop_back();

@@ -5,10 +5,10 @@
 
 #include "opt/const_fold.h"
 #include "opt/cse.h"
-#include "opt/quiet_rounds.h"
 #include "opt/dce.h"
 #include "opt/fusion.h"
 #include "opt/identity_elim.h"
+#include "opt/quiet_rounds.h"
 
 namespace shrew::opt {
 namespace {
