@@ -70,7 +70,8 @@ function best(f, reps = 5) {
 }
 
 // Per size: compile; then, on one compiled program, a run, a run through
-// the interpreter and a saveParams/loadParams round trip.
+// the interpreter, a saveParams/loadParams round trip and setParam of each
+// parameter in turn.
 function measure(src) {
   const compileMs = best(() => shrew.compile(src).dispose());
   const p = shrew.compile(src);
@@ -83,7 +84,10 @@ function measure(src) {
     const interpretMs = best(() => p.interpret(g, feeds));
     const blob = p.saveParams();
     const loadMs = best(() => p.loadParams(blob));
-    return { compileMs, runMs, interpretMs, loadMs };
+    // Every parameter set by name, one call each (a user's own weight loader).
+    const values = p.params().map((info) => [info.name, p.getParam(info.name)]);
+    const setEachMs = best(() => { for (const [name, v] of values) p.setParam(name, v); });
+    return { compileMs, runMs, interpretMs, loadMs, setEachMs };
   } finally {
     p.dispose();
   }
@@ -95,8 +99,8 @@ for (const [name, gen] of Object.entries(SHAPES)) {
   measure(gen(N));  // warm-up: V8 tiers the compiler and the run path up
   const small = measure(gen(N));
   const large = measure(gen(4 * N));
-  for (const step of ["compileMs", "runMs", "interpretMs", "loadMs"]) {
-    if (step === "loadMs" && name !== "parameters") continue;
+  for (const step of ["compileMs", "runMs", "interpretMs", "loadMs", "setEachMs"]) {
+    if ((step === "loadMs" || step === "setEachMs") && name !== "parameters") continue;
     if ((step === "runMs" || step === "interpretMs") && !["inputs", "outputs", "chain of ops"].includes(name)) continue;
     rows.push([name, step.replace("Ms", ""), fmt(small[step]), fmt(large[step]), (large[step] / small[step]).toFixed(1)]);
   }

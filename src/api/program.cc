@@ -161,6 +161,17 @@ Status Program::Init(const ParamSource& source) {
     return params.status();
   }
   params_ = std::move(params).value();
+  std::string key;
+  for (size_t gi = 0; gi < program_.graphs.size(); ++gi) {
+    const std::vector<ir::Param>& declared = program_.graphs[gi].params();
+    for (size_t pi = 0; pi < declared.size(); ++pi) {
+      key = runtime::ParamKey(program_.graphs[gi].name(), declared[pi].name);
+      auto it = params_.find(key);
+      if (it == params_.end()) continue;
+      param_slot_of_key_.emplace(it->first, param_slots_.size());
+      param_slots_.push_back({static_cast<uint32_t>(gi), static_cast<uint32_t>(pi)});
+    }
+  }
   // Before any kernel packs a weight: given values are packed once.
   if (source.blob != nullptr) {
     Result<std::vector<std::string>> written = WriteParamBlob(*source.blob);
@@ -182,23 +193,28 @@ Status Program::Init(const ParamSource& source) {
   return Status::Ok();
 }
 
-jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
+jit::CompileOptions Program::MakeKernelOptions() const {
   jit::CompileOptions o;
+  o.training = options_.training;
+  if (options_.native_kernels) {
+    o.kernel_factory = [](const runtime::KernelSpec& spec) { return runtime::CreateKernel(spec); };
+    o.fused_factory = &FusedFactory;
+  }
+  return o;
+}
+
+jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
+  jit::CompileOptions o = MakeKernelOptions();
   o.program = &program_;
   for (const ir::Param& p : g.params()) {
     auto it = params_.find(runtime::ParamKey(g.name(), p.name));
     o.params.push_back(it == params_.end() ? nullptr : &it->second);
   }
-  o.training = options_.training;
   o.rng = &rng_;
   o.call = [this](std::string_view callee, std::span<const Tensor* const> operands) {
     return CallGraph(callee, operands);
   };
   o.default_float = options_.default_dtype;
-  if (options_.native_kernels) {
-    o.kernel_factory = [](const runtime::KernelSpec& spec) { return runtime::CreateKernel(spec); };
-    o.fused_factory = &FusedFactory;
-  }
   o.jit_fusion = options_.jit_fusion;
   if (options_.native_kernels) {
     o.callee_executor = [this](int index) -> jit::Executor* {
@@ -575,31 +591,28 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
 
 Status Program::RefreshKernelsFor(std::span<const std::string> keys) {
   Status first_error = Status::Ok();
-  // One hash map type for every name lookup here (each instantiation costs
-  // wasm bytes).
-  std::unordered_map<std::string_view, size_t> written;
-  for (const std::string& key : keys) written.emplace(key, 0);
-  std::string key;
-  for (size_t i = 0; i < program_.graphs.size(); ++i) {
-    const ir::Graph& g = program_.graphs[i];
-    std::vector<bool> changed(g.params().size(), false);
-    bool any = false;
-    for (size_t p = 0; p < g.params().size(); ++p) {
-      key = runtime::ParamKey(g.name(), g.params()[p].name);
-      changed[p] = written.count(key) > 0;
-      any = any || changed[p];
-    }
-    if (!any) continue;
-    Entry& e = graphs_[i];
+  std::vector<ParamSlot> written;
+  for (const std::string& key : keys) {
+    auto it = param_slot_of_key_.find(key);
+    if (it != param_slot_of_key_.end()) written.push_back(param_slots_[it->second]);
+  }
+  const jit::CompileOptions kernel_options = MakeKernelOptions();
+  std::vector<int> changed;
+  // Per run of keys of one graph (LoadParams's keys come sorted, so graph by graph).
+  for (size_t w = 0; w < written.size();) {
+    const size_t gi = written[w].graph;
+    changed.clear();
+    for (; w < written.size() && written[w].graph == gi; ++w) changed.push_back(static_cast<int>(written[w].param));
+    Entry& e = graphs_[gi];
     if (e.deferred) {
       e.specialized.clear();  // they packed the old values
       continue;
     }
-    Status s = jit::RecreateKernelsForParams(e.compiled.get(), changed, MakeCompileOptions(g));
+    Status s = jit::RecreateKernelsForParams(e.compiled.get(), changed, kernel_options);
     if (!s.ok()) {
       // The graph's kernels are in an unknown state: rebuild it whole, and
       // still refresh the other graphs; the first error is returned.
-      Status rebuilt = CompileOne(i);
+      Status rebuilt = CompileOne(gi);
       if (first_error.ok()) first_error = rebuilt.ok() ? s : rebuilt;
       continue;
     }

@@ -41,6 +41,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -228,10 +229,13 @@ class Program {
   // without re-creating kernels); returns the keys written.
   Result<std::vector<std::string>> WriteParamBlob(std::span<const uint8_t> blob);
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
+  // The part of MakeCompileOptions that re-creating kernels reads.
+  jit::CompileOptions MakeKernelOptions() const;
   Status CompileOne(size_t index);
   Result<size_t> FindGraph(std::string_view name) const;
   // Re-creates the kernels that packed any of the parameters `keys`
-  // ("Graph/name", after their values changed): one pass per graph.
+  // ("Graph/name", after their values changed). Costs what those kernels
+  // cost, not the program's size: SetParam in a loop stays linear.
   Status RefreshKernelsFor(std::span<const std::string> keys);
   Result<runtime::Tensor> CallGraph(std::string_view callee, std::span<const runtime::Tensor* const> operands);
 
@@ -239,6 +243,13 @@ class Program {
   ProgramOptions options_;
   runtime::Rng rng_;
   runtime::ParamMap params_;
+  // Where each key of params_ is declared: program_.graphs[graph].params()[param].
+  struct ParamSlot {
+    uint32_t graph = 0;
+    uint32_t param = 0;
+  };
+  std::vector<ParamSlot> param_slots_;
+  std::unordered_map<std::string_view, size_t> param_slot_of_key_;  // views of params_'s keys
   std::vector<Entry> graphs_;  // program_.graphs order
   std::vector<GraphAssertions> assertions_;  // program_.graphs order
   // Where Init failed, when one declaration is to blame (a parameter or a

@@ -1,5 +1,6 @@
 #include "jit/compile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -313,27 +314,48 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
     cg->kernels.push_back(std::move(ck).value());
   }
 
+  // Which kernels each parameter was handed to (RecreateKernelsForParams).
+  cg->param_kernel_begin.assign(g.params().size() + 1, 0);
+  for (const CompiledKernel& ck : cg->kernels) {
+    for (int p : ck.constant_params) {
+      if (p >= 0) ++cg->param_kernel_begin[static_cast<size_t>(p) + 1];
+    }
+  }
+  for (size_t p = 0; p < g.params().size(); ++p) cg->param_kernel_begin[p + 1] += cg->param_kernel_begin[p];
+  cg->param_kernels.assign(cg->param_kernel_begin.back(), 0);
+  {
+    std::vector<uint32_t> next(cg->param_kernel_begin.begin(), cg->param_kernel_begin.end() - 1);
+    for (size_t k = 0; k < cg->kernels.size(); ++k) {
+      for (int p : cg->kernels[k].constant_params) {
+        if (p >= 0) cg->param_kernels[next[static_cast<size_t>(p)]++] = static_cast<int32_t>(k);
+      }
+    }
+  }
+
   // Inputs, outputs, lifetimes, frees.
   cg->input_slots.clear();
-  for (const ir::GraphInput& in : g.inputs()) cg->input_slots.push_back(cg->node_slot[static_cast<size_t>(in.node)]);
+  std::vector<int32_t> input_of_slot(static_cast<size_t>(cg->num_slots), -1);
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const SlotId s = cg->node_slot[static_cast<size_t>(g.inputs()[i].node)];
+    cg->input_slots.push_back(s);
+    if (s >= 0 && s < cg->num_slots) input_of_slot[static_cast<size_t>(s)] = static_cast<int32_t>(i);
+  }
   cg->input_read.assign(g.inputs().size(), 0);
+  // An input counts as read when an instruction reads its slot or it is an output.
+  auto mark_read = [&](SlotId s) {
+    if (s >= 0 && s < cg->num_slots && input_of_slot[static_cast<size_t>(s)] >= 0) {
+      cg->input_read[static_cast<size_t>(input_of_slot[static_cast<size_t>(s)])] = 1;
+    }
+  };
   std::vector<SlotId> output_slots;
   for (const ir::GraphOutput& o : g.outputs()) {
     const SlotId s = cg->node_slot[static_cast<size_t>(o.node)];
     cg->outputs.emplace_back(o.name, s);
     output_slots.push_back(s);
+    mark_read(s);
   }
   for (const Instr& in : cg->tape.instrs) {
-    for (SlotId s : cg->tape.OperandsOf(in)) {
-      for (size_t i = 0; i < cg->input_slots.size(); ++i) {
-        if (cg->input_slots[i] == s) cg->input_read[i] = 1;
-      }
-    }
-  }
-  for (size_t i = 0; i < cg->input_slots.size(); ++i) {
-    for (SlotId s : output_slots) {
-      if (s == cg->input_slots[i]) cg->input_read[i] = 1;
-    }
+    for (SlotId s : cg->tape.OperandsOf(in)) mark_read(s);
   }
   cg->lifetimes = ComputeLifetimes(cg->tape, cg->slot_node, output_slots);
   CompileStats& st = cg->stats;
@@ -351,26 +373,35 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
   return cg;
 }
 
-Status RecreateKernelsForParams(CompiledGraph* cg, const std::vector<bool>& changed,
-                                const CompileOptions& options) {
-  for (CompiledKernel& ck : cg->kernels) {
-    bool uses = false;
-    for (int p : ck.constant_params) uses |= p >= 0 && static_cast<size_t>(p) < changed.size() && changed[static_cast<size_t>(p)];
-    if (!uses || ck.ref) continue;
+Status RecreateKernelsForParams(CompiledGraph* cg, std::span<const int> params, const CompileOptions& options) {
+  // int32_t: the one std::sort instantiation the module already has (wasm bytes).
+  std::vector<int32_t> todo;
+  const size_t num_params = cg->param_kernel_begin.empty() ? 0 : cg->param_kernel_begin.size() - 1;
+  for (int p : params) {
+    if (p < 0 || static_cast<size_t>(p) >= num_params) continue;
+    todo.insert(todo.end(), cg->param_kernels.begin() + cg->param_kernel_begin[static_cast<size_t>(p)],
+                cg->param_kernels.begin() + cg->param_kernel_begin[static_cast<size_t>(p) + 1]);
+  }
+  // A kernel reading two changed parameters is re-created once.
+  std::sort(todo.begin(), todo.end());
+  todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+  for (int32_t k : todo) {
+    CompiledKernel& ck = cg->kernels[static_cast<size_t>(k)];
+    if (ck.ref) continue;
     if (ck.fused_node != ir::kNoNode) {
       const ir::Node& prod = cg->graph.node(ck.fused_node);
-      Result<runtime::KernelPtr> k =
+      Result<runtime::KernelPtr> made =
           options.fused_factory(MakeKernelSpec(*cg, prod, options.training), cg->graph.node(ck.node).op);
-      if (!k.ok()) return NodeError(prod, k.status());
-      if (k.value() == nullptr) return Internal("fused kernel for '" + prod.name + "' is no longer offered");
-      ck.kernel = std::move(k).value();
+      if (!made.ok()) return NodeError(prod, made.status());
+      if (made.value() == nullptr) return Internal("fused kernel for '" + prod.name + "' is no longer offered");
+      ck.kernel = std::move(made).value();
       continue;
     }
     const ir::Node& node = cg->graph.node(ck.node);
-    Result<runtime::KernelPtr> k = options.kernel_factory(MakeKernelSpec(*cg, node, options.training));
-    if (!k.ok()) return NodeError(node, k.status());
-    if (k.value() == nullptr) return Internal("kernel for '" + node.name + "' is no longer offered");
-    ck.kernel = std::move(k).value();
+    Result<runtime::KernelPtr> made = options.kernel_factory(MakeKernelSpec(*cg, node, options.training));
+    if (!made.ok()) return NodeError(node, made.status());
+    if (made.value() == nullptr) return Internal("kernel for '" + node.name + "' is no longer offered");
+    ck.kernel = std::move(made).value();
   }
   return Status::Ok();
 }

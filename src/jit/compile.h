@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -58,12 +59,12 @@ struct CompileOptions {
 Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, const CompileOptions& options,
                                                     ir::NodeId* failed_node = nullptr);
 
-// Re-creates the kernels that were handed a parameter as a constant operand
-// whose value changed: changed[p] for params()[p]. One pass over the
-// kernels, whatever the number of parameters. The executor must re-plan
-// (Executor::Invalidate) before the next run.
-Status RecreateKernelsForParams(CompiledGraph* graph, const std::vector<bool>& changed,
-                                const CompileOptions& options);
+// Re-creates the kernels that were handed one of `params` (indices into
+// params(), any order, repeats allowed) as a constant operand, after their
+// values changed. Costs what those kernels cost, whatever the size of the
+// graph. Reads only the options' kernel factories and `training`. The
+// executor must re-plan (Executor::Invalidate) before the next run.
+Status RecreateKernelsForParams(CompiledGraph* graph, std::span<const int> params, const CompileOptions& options);
 
 // The KernelSpec of a node (exposed for tests and the fused path).
 runtime::KernelSpec MakeKernelSpec(const CompiledGraph& graph, const ir::Node& node, bool training);

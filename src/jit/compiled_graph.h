@@ -81,6 +81,11 @@ struct CompiledGraph {
   std::vector<int32_t> constant_of_node;  // per node: index into constants, or -1
   std::vector<int32_t> param_of_node;     // per node: index into params, or -1
   std::vector<CompiledKernel> kernels;
+  // Per param p: the kernels handed it as a constant operand are
+  // param_kernels[param_kernel_begin[p] .. param_kernel_begin[p + 1]) (so a
+  // parameter change re-creates its kernels without scanning the others).
+  std::vector<uint32_t> param_kernel_begin;
+  std::vector<int32_t> param_kernels;
   std::vector<const runtime::Tensor*> params;  // per graph param (owned by the program)
   std::unique_ptr<RefEnv> ref_env;
   CompileStats stats;

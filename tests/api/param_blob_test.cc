@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "jit/jit_test_util.h"
+#include "support/generated_programs.h"
 #include "support/sanitizer.h"
 
 namespace shrew {
@@ -122,18 +123,7 @@ TEST(ParamBlob, LoadingThousandsOfPackedWeightsRepacksEachOnce) {
   // per graph (per key, it was quadratic: 1.7 s here), and
   // both graphs then compute with the loaded values. CPU time.
   constexpr int kLayers = 4000;
-  std::string src = "@graph G {\n  input x: Tensor<[1, 4], f32>;\n";
-  for (int i = 0; i < kLayers; ++i) {
-    src += "  param w" + std::to_string(i) + ": Tensor<[4, 4], f32> { init: \"xavier_uniform\"; };\n";
-  }
-  std::string prev = "x";
-  for (int i = 0; i < kLayers; ++i) {
-    src += "  node h" + std::to_string(i) + " { op: tanh(matmul(" + prev + ", w" + std::to_string(i) + ")); };\n";
-    prev = "h" + std::to_string(i);
-  }
-  src += "  output y: " + prev + ";\n}\n";
-  src += "@graph H {\n  input x: Tensor<[1, 4], f32>;\n"
-         "  param v: Tensor<[4, 4], f32> { init: \"xavier_uniform\"; };\n  output y: matmul(x, v);\n}\n";
+  const std::string src = shrew::testing::PackedWeightChain(kLayers, /*add_input=*/false);
   std::unique_ptr<Program> a = MakeProgram(src);
   ProgramOptions other;
   other.seed = 99;

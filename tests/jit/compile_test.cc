@@ -141,6 +141,50 @@ TEST(JitCompile, MlpRunsAndPlansWithinBound) {
   EXPECT_EQ(st->arena_lower_bound, 192u);
 }
 
+TEST(JitCompile, ParamChangeRecreatesOnlyItsKernels) {
+  // w is packed by two kernels (one fused with its relu), v by one, b by the
+  // fused one. Setting w re-creates exactly the two kernels that read it.
+  std::unique_ptr<shrew::Program> p = MakeProgram(R"SW(
+@graph G {
+    input x: Tensor<[2, 4], f32>;
+    param w: Tensor<[4, 4], f32> { init: "normal(0, 1)"; };
+    param v: Tensor<[4, 4], f32> { init: "normal(0, 1)"; };
+    param b: Tensor<[4], f32>    { init: "normal(0, 1)"; };
+    node h { op: relu(matmul(x, w) + b); };
+    node k { op: matmul(h, w); };
+    output y: matmul(k, v);
+}
+)SW");
+  ASSERT_NE(p, nullptr);
+  const CompiledGraph* cg = p->compiled("G");
+  ASSERT_NE(cg, nullptr);
+  auto param = [&](const char* name) { return static_cast<size_t>(cg->graph.FindParam(name)); };
+  auto kernels_of = [&](size_t q) {
+    return std::vector<int32_t>(cg->param_kernels.begin() + cg->param_kernel_begin[q],
+                                 cg->param_kernels.begin() + cg->param_kernel_begin[q + 1]);
+  };
+  ASSERT_EQ(cg->param_kernel_begin.size(), cg->graph.params().size() + 1);
+  const std::vector<int32_t> of_w = kernels_of(param("w")), of_v = kernels_of(param("v")), of_b = kernels_of(param("b"));
+  ASSERT_EQ(of_w.size(), 2u);
+  ASSERT_EQ(of_v.size(), 1u);
+  ASSERT_EQ(of_b.size(), 1u);
+  EXPECT_NE(cg->kernels[static_cast<size_t>(of_b[0])].fused_node, ir::kNoNode);  // relu(matmul + b): one kernel
+  EXPECT_TRUE(of_b[0] == of_w[0] || of_b[0] == of_w[1]);
+  for (int32_t k : of_w) EXPECT_NE(k, of_v[0]);
+  std::vector<const runtime::Kernel*> before;
+  for (const CompiledKernel& ck : cg->kernels) before.push_back(ck.kernel.get());
+
+  runtime::TensorMap in;
+  in.emplace("x", F32({2, 4}, {1, 2, 3, 4, -1, -2, -3, -4}));
+  ASSERT_TRUE(p->Run("G", in).ok());
+  ASSERT_TRUE(p->SetParam("G/w", testing::RandomTensor(ir::DType::kF32, {4, 4}, 7)).ok());
+  for (size_t k = 0; k < cg->kernels.size(); ++k) {
+    const bool reads_w = static_cast<int32_t>(k) == of_w[0] || static_cast<int32_t>(k) == of_w[1];
+    EXPECT_EQ(cg->kernels[k].kernel.get() != before[k], reads_w) << "kernel " << k;
+  }
+  testing::RunBoth(*p, "G", in);  // the tape computes with the new w
+}
+
 TEST(JitCompile, CompileErrorsNameTheNode) {
   CompileResult c = Compile(R"SW(
 @custom_op my_op { }
