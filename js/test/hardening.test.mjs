@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
+import { Shrew, Tensor, ShrewRuntimeError, ShrewCompileError } from "../dist/index.js";
 import { CASES, ROOT, readExample } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
@@ -233,6 +233,29 @@ function fnv1a64(data) {
 const PORTABLE = new Set(["mlp_classifier.sw", "logistic_regression.sw", "logic_reductions.sw"]);
 
 const typeString = (t) => `${t.dtype}[${[...t.shape].join(", ")}]`;
+
+test("a run of 100,000 operators compiles and runs on the 1 MB wasm stack; a postfix chain that tall is E021", () => {
+  // y = x + 3x - x + 3x - … = 100,001·x, exact in f32 for these x.
+  let src = "@graph G {\n  input x: Tensor<[4], f32>;\n  output y: x";
+  for (let i = 0; i < 100000; i++) src += i % 2 ? " + x * 3" : " - x";
+  const p = shrew.compile(src + ";\n}\n");
+  const x = new Float32Array([1, 2, -3, 4]);
+  for (const run of [p.run.bind(p), p.interpret.bind(p)]) {
+    assert.deepEqual([...run("G", { x }).y.data], [...x].map((v) => 100001 * v));
+  }
+  p.dispose();
+  let members = "@graph G { input x: f32; output y: x";
+  for (let i = 0; i < 100000; i++) members += ".x";
+  assert.throws(() => shrew.compile(members + "; }"), (e) => {
+    assert.ok(e instanceof ShrewCompileError);
+    assert.equal(e.diagnostics[0].code, "E021");
+    assert.match(e.diagnostics[0].message, /too deeply nested/);
+    return true;
+  });
+  // The module keeps working.
+  assert.deepEqual([...shrew.compile("@graph H { input x: Tensor<[2], f32>; output y: x + x; }")
+    .run("H", { x: new Float32Array([1, 2]) }).y.data], [2, 4]);
+});
 
 test("determinism: repeated runs are bit-identical; interpreter outputs match the native build", () => {
   const golden = new Map();

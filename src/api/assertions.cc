@@ -45,10 +45,46 @@ std::optional<bool> Compare(ast::BinaryOp op, const ConfigValue& a, const Config
   return op == B::Equal ? equal : !equal;
 }
 
+// `l op r` for Eval; `span` is the whole expression's.
+std::optional<ConfigValue> Apply(ast::BinaryOp op, const ConfigValue& l, const ConfigValue& r, diag::Span span,
+                                 const diag::SourceFile& source) {
+  using B = ast::BinaryOp;
+  switch (op) {
+    case B::And:
+    case B::Or:
+      if (l.kind != ConfigValue::Kind::kBool || r.kind != ConfigValue::Kind::kBool) return std::nullopt;
+      return ConfigValue::Bool(op == B::And ? (l.b && r.b) : (l.b || r.b));
+    case B::Equal:
+    case B::NotEqual:
+    case B::Less:
+    case B::Greater:
+    case B::LessEqual:
+    case B::GreaterEqual: {
+      std::optional<bool> c = Compare(op, l, r);
+      if (!c) return std::nullopt;
+      return ConfigValue::Bool(*c);
+    }
+    case B::Add:
+    case B::Sub:
+    case B::Mul:
+    case B::Div:
+    case B::Mod:
+    case B::Pow: {
+      if (!l.is_number() || !r.is_number()) return std::nullopt;
+      diag::DiagnosticBag diags;  // division by zero or overflow: not evaluated
+      std::optional<ConfigValue> v =
+          lower::ConfigArithmetic(op, l, r, lower::SpanText(source, span), span, diags);
+      if (!v || diags.has_errors()) return std::nullopt;
+      return v;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 // The value of `e` with `values` for its names; nullopt when it does not
 // reduce (an unknown name, an operation on the wrong kinds, division by zero).
 std::optional<ConfigValue> Eval(const ast::Expr& e, const Values& values, const diag::SourceFile& source) {
-  using B = ast::BinaryOp;
   if (const auto* p = e.As<ast::ParenExpr>()) return Eval(*p->inner, values, source);
   if (const auto* n = e.As<ast::NameExpr>()) {
     auto it = values.find(n->name);
@@ -69,42 +105,22 @@ std::optional<ConfigValue> Eval(const ast::Expr& e, const Values& values, const 
     }
     return std::nullopt;
   }
-  const auto* b = e.As<ast::BinaryExpr>();
-  if (b == nullptr) return std::nullopt;
-  std::optional<ConfigValue> l = Eval(*b->lhs, values, source);
-  std::optional<ConfigValue> r = Eval(*b->rhs, values, source);
-  if (!l || !r) return std::nullopt;
-  switch (b->op) {
-    case B::And:
-    case B::Or:
-      if (l->kind != ConfigValue::Kind::kBool || r->kind != ConfigValue::Kind::kBool) return std::nullopt;
-      return ConfigValue::Bool(b->op == B::And ? (l->b && r->b) : (l->b || r->b));
-    case B::Equal:
-    case B::NotEqual:
-    case B::Less:
-    case B::Greater:
-    case B::LessEqual:
-    case B::GreaterEqual: {
-      std::optional<bool> c = Compare(b->op, *l, *r);
-      if (!c) return std::nullopt;
-      return ConfigValue::Bool(*c);
-    }
-    case B::Add:
-    case B::Sub:
-    case B::Mul:
-    case B::Div:
-    case B::Mod:
-    case B::Pow: {
-      if (!l->is_number() || !r->is_number()) return std::nullopt;
-      diag::DiagnosticBag diags;  // division by zero or overflow: not evaluated
-      std::optional<ConfigValue> v =
-          lower::ConfigArithmetic(b->op, *l, *r, lower::SpanText(source, e.span), e.span, diags);
-      if (!v || diags.has_errors()) return std::nullopt;
-      return v;
-    }
-    default:
-      return std::nullopt;
+  if (const auto* b = e.As<ast::BinaryExpr>()) {
+    std::optional<ConfigValue> l = Eval(*b->lhs, values, source);
+    std::optional<ConfigValue> r = Eval(*b->rhs, values, source);
+    if (!l || !r) return std::nullopt;
+    return Apply(b->op, *l, *r, e.span, source);
   }
+  if (const auto* c = e.As<ast::ChainExpr>()) {  // folded left, as the nested BinaryExprs would be
+    std::optional<ConfigValue> acc = Eval(*c->first, values, source);
+    for (const ast::ChainLink& link : c->links) {
+      std::optional<ConfigValue> r = Eval(*link.rhs, values, source);
+      if (!acc || !r) return std::nullopt;
+      acc = Apply(link.op, *acc, *r, link.span, source);
+    }
+    return acc;
+  }
+  return std::nullopt;
 }
 
 }  // namespace

@@ -13,7 +13,8 @@
 //   no Type that a node's kind uses is Type::Kind::Error;
 // - every Expr has height <= front::kMaxExprHeight and types/literals nest at
 //   most front::kMaxNestingDepth deep, so recursive walks are bounded (the
-//   wasm stack is 1 MB).
+//   wasm stack is 1 MB); long operator chains are one ChainExpr, walked in a
+//   loop.
 // After errors the tree is partial: statements and list items that failed
 // to parse are dropped, a top-level block is kept from the point its
 // directive was read, and holes are ErrorExpr / Type::Kind::Error. Show it
@@ -112,6 +113,23 @@ struct BinaryExpr {
   ExprPtr lhs;
   ExprPtr rhs;
 };
+// One operator of a ChainExpr with its right operand. `span` runs from the
+// chain's first operand through `rhs`: the span of the BinaryExpr it stands for.
+struct ChainLink {
+  BinaryOp op;
+  diag::Span op_span;
+  ExprPtr rhs;
+  diag::Span span;
+};
+// A long left-associative run of binary operators, `a + b - c * d + …` read
+// as `((a + b) - c * d) + …`: the parser builds nested BinaryExprs for up to
+// front::kMaxNestedLinks operators and this for longer runs, so that a flat
+// chain of any length keeps the height of its operands and every walk over
+// it is a loop (semantics exactly those of the nested BinaryExprs).
+struct ChainExpr {
+  ExprPtr first;
+  std::vector<ChainLink> links;
+};
 // `( inner )`: kept so lowering can see grouping (PIPELINE.md §2.4).
 struct ParenExpr {
   ExprPtr inner;
@@ -187,7 +205,7 @@ struct ClosureExpr {
 
 struct Expr {
   using Node = std::variant<ErrorExpr, IntLiteral, FloatLiteral, StringLiteral, BoolLiteral,
-                            NullLiteral, NameExpr, PathExpr, UnaryExpr, BinaryExpr, ParenExpr,
+                            NullLiteral, NameExpr, PathExpr, UnaryExpr, BinaryExpr, ChainExpr, ParenExpr,
                             CallExpr, MethodCallExpr, MemberExpr, IndexExpr, SliceExpr, ListExpr,
                             DictExpr, IfExpr, RepeatExpr, ClosureExpr>;
 
@@ -473,6 +491,9 @@ template <typename Fn> void ForEachChild(const Expr& e, Fn&& fn) {
   } else if (auto* b = e.As<BinaryExpr>()) {
     one(b->lhs);
     one(b->rhs);
+  } else if (auto* c = e.As<ChainExpr>()) {
+    one(c->first);
+    for (const ChainLink& link : c->links) one(link.rhs);
   } else if (auto* p = e.As<ParenExpr>()) {
     one(p->inner);
   } else if (auto* c = e.As<CallExpr>()) {

@@ -98,6 +98,11 @@ void Dumper::DumpExpr(int indent, const Expr& e, const std::string& label) {
     Line(indent, label + "Binary " + BinaryOpSpelling(x->op), span);
     Child(in, x->lhs);
     Child(in, x->rhs);
+  } else if (auto* x = e.As<ChainExpr>()) {
+    // Flat: a chain of thousands of operators stays thousands of lines.
+    Line(indent, label + "Chain", span);
+    Child(in, x->first);
+    for (const ChainLink& link : x->links) Child(in, link.rhs, std::string(BinaryOpSpelling(link.op)) + " ");
   } else if (auto* x = e.As<ParenExpr>()) {
     Line(indent, label + "Paren", span);
     Child(in, x->inner);

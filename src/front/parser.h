@@ -13,7 +13,9 @@
 // - Recursion is bounded: constructs nested deeper than kMaxNestingDepth
 //   (parentheses, brackets, braces, prefix operators, `**` operands, nested
 //   types and literals) and expressions taller than kMaxExprHeight (long
-//   operator chains) are reported as NestingTooDeep (E021), not parsed.
+//   postfix chains `a.b.c…`, operands nested that tall) are reported as
+//   NestingTooDeep (E021), not parsed. A run of left-associative binary
+//   operators longer than kMaxNestedLinks is one ast::ChainExpr: no limit.
 //   Worst case measured: under 512 KB of stack (x86-64 release) at the
 //   limits, inside the wasm build's 1 MB (tests run it on a 1 MB thread).
 // - Returns the (possibly partial) tree; see ast.h for what holds when
@@ -33,6 +35,9 @@ namespace shrew::front {
 inline constexpr int kMaxNestingDepth = 200;
 // Tallest expression tree (ast::Expr::height) the parser builds.
 inline constexpr uint32_t kMaxExprHeight = 512;
+// Longest run of binary operators built as nested BinaryExprs; longer runs
+// become one ChainExpr (short ones keep the familiar tree in dumps).
+inline constexpr int kMaxNestedLinks = 64;
 
 // Lexes and parses a whole program.
 ast::Program Parse(const diag::SourceFile& source, diag::DiagnosticBag& diags);

@@ -86,9 +86,45 @@ ast::ExprPtr Parser::MakeExprAt(diag::Span span, ast::Expr::Node node) {
 
 ast::ExprPtr Parser::ParseExpr() { return ParseBinary(1); }
 
+ast::ExprPtr Parser::ExtendChain(size_t start, ast::ExprPtr lhs, ast::BinaryOp op, diag::Span op_span,
+                                 ast::ExprPtr rhs) {
+  if (!lhs->Is<ast::ChainExpr>()) {
+    // The first link past kMaxNestedLinks: unfold the BinaryExprs this loop
+    // built (the run's first operand, from ParseUnary, is never one).
+    std::vector<ast::ChainLink> reversed;
+    while (auto* b = lhs->As<ast::BinaryExpr>()) {
+      if (b->lhs == nullptr) break;
+      reversed.push_back({b->op, b->op_span, std::move(b->rhs), lhs->span});
+      ast::ExprPtr next = std::move(b->lhs);
+      lhs = std::move(next);
+    }
+    ast::ChainExpr chain;
+    chain.first = std::move(lhs);
+    chain.links.assign(std::make_move_iterator(reversed.rbegin()), std::make_move_iterator(reversed.rend()));
+    lhs = std::make_unique<ast::Expr>();
+    lhs->height = chain.first->height + 1;
+    for (const ast::ChainLink& link : chain.links) lhs->height = std::max(lhs->height, link.rhs->height + 1);
+    lhs->node = std::move(chain);
+  }
+  // Height in O(1) per link (MakeExprAt would visit every link).
+  const diag::Span span = SpanSince(start);
+  const uint32_t height = std::max(lhs->height, rhs->height + 1);
+  lhs->span = span;
+  lhs->As<ast::ChainExpr>()->links.push_back({op, op_span, std::move(rhs), span});
+  lhs->height = height;
+  if (height > kMaxExprHeight) {
+    Error(diag::Kind::NestingTooDeep, span,
+          "expression is too deeply nested (more than " + std::to_string(kMaxExprHeight) + " levels)");
+    lhs->node = ast::ErrorExpr{};
+    lhs->height = 1;
+  }
+  return lhs;
+}
+
 ast::ExprPtr Parser::ParseBinary(int min_precedence) {
   size_t start = pos_;
   ast::ExprPtr lhs = ParseUnary();
+  int links = 0;
   while (!Failed()) {
     const InfixRule* rule = FindInfix(Kind());
     if (rule == nullptr || rule->precedence < min_precedence) break;
@@ -101,7 +137,11 @@ ast::ExprPtr Parser::ParseBinary(int min_precedence) {
     } else {
       rhs = ParseBinary(rule->precedence + 1);
     }
-    lhs = MakeExpr(start, ast::BinaryExpr{rule->op, op_span, std::move(lhs), std::move(rhs)});
+    if (++links <= kMaxNestedLinks) {
+      lhs = MakeExpr(start, ast::BinaryExpr{rule->op, op_span, std::move(lhs), std::move(rhs)});
+    } else {
+      lhs = ExtendChain(start, std::move(lhs), rule->op, op_span, std::move(rhs));
+    }
   }
   return lhs;
 }

@@ -139,6 +139,9 @@ class Parser {
   // A node spanning tokens [start, pos_), with its height checked.
   ast::ExprPtr MakeExpr(size_t start, ast::Expr::Node node);
   ast::ExprPtr MakeExprAt(diag::Span span, ast::Expr::Node node);
+  // Appends `op rhs` to the run of binary operators `lhs` (ParseBinary's
+  // loop, past kMaxNestedLinks), making `lhs` a ChainExpr first if needed.
+  ast::ExprPtr ExtendChain(size_t start, ast::ExprPtr lhs, ast::BinaryOp op, diag::Span op_span, ast::ExprPtr rhs);
   ast::ExprPtr ErrorExpr() { return MakeExprAt(Cur().span, ast::ErrorExpr{}); }
 
   const diag::SourceFile& source_;

@@ -57,6 +57,7 @@ class Evaluator {
     }
     if (const auto* u = e.As<ast::UnaryExpr>()) return Unary(*u, e);
     if (const auto* b = e.As<ast::BinaryExpr>()) return Binary(*b, e);
+    if (const auto* c = e.As<ast::ChainExpr>()) return Chain(*c);
     return Opaque(e);
   }
 
@@ -99,25 +100,57 @@ class Evaluator {
     return std::nullopt;
   }
 
-  std::optional<ConfigValue> Binary(const ast::BinaryExpr& b, const ast::Expr& e) {
-    switch (b.op) {
+  static bool IsArithmetic(ast::BinaryOp op) {
+    switch (op) {
       case ast::BinaryOp::Add:
       case ast::BinaryOp::Sub:
       case ast::BinaryOp::Mul:
       case ast::BinaryOp::Div:
       case ast::BinaryOp::Mod:
       case ast::BinaryOp::Pow:
-        break;
+        return true;
       default:
-        return Opaque(e);  // comparisons, logic, bit operators, `??`
+        return false;  // comparisons, logic, bit operators, `??`
     }
-    if (b.lhs == nullptr || b.rhs == nullptr) return Opaque(e);
+  }
+
+  std::optional<ConfigValue> Arithmetic(ast::BinaryOp op, diag::Span op_span, const ConfigValue& l,
+                                        const ConfigValue& r, diag::Span span) {
+    std::string_view text = ctx_.source ? SpanText(*ctx_.source, span) : std::string_view();
+    return ConfigArithmetic(op, l, r, text, op_span, diags_);
+  }
+
+  std::optional<ConfigValue> Binary(const ast::BinaryExpr& b, const ast::Expr& e) {
+    if (!IsArithmetic(b.op) || b.lhs == nullptr || b.rhs == nullptr) return Opaque(e);
     std::optional<ConfigValue> l = Eval(*b.lhs);
     if (!l) return std::nullopt;
     std::optional<ConfigValue> r = Eval(*b.rhs);
     if (!r) return std::nullopt;
-    std::string_view text = ctx_.source ? SpanText(*ctx_.source, e.span) : std::string_view();
-    return ConfigArithmetic(b.op, *l, *r, text, b.op_span, diags_);
+    return Arithmetic(b.op, b.op_span, *l, *r, e.span);
+  }
+
+  // As the nested BinaryExprs it stands for: the partial result up to the
+  // last non-arithmetic link is opaque text, the links after it fold onto it.
+  std::optional<ConfigValue> Chain(const ast::ChainExpr& c) {
+    size_t begin = 0;
+    std::optional<ConfigValue> acc;
+    for (size_t i = c.links.size(); i-- > 0;) {
+      if (!IsArithmetic(c.links[i].op) || c.links[i].rhs == nullptr || (i == 0 && c.first == nullptr)) {
+        acc = ConfigValue::Opaque(ctx_.source ? std::string(SpanText(*ctx_.source, c.links[i].span)) : "");
+        begin = i + 1;
+        break;
+      }
+    }
+    if (!acc) {
+      if (c.first == nullptr) return ConfigValue::Opaque("");  // no links either
+      acc = Eval(*c.first);
+    }
+    for (size_t i = begin; i < c.links.size() && acc; ++i) {
+      std::optional<ConfigValue> r = Eval(*c.links[i].rhs);
+      if (!r) return std::nullopt;
+      acc = Arithmetic(c.links[i].op, c.links[i].op_span, *acc, *r, c.links[i].span);
+    }
+    return acc;
   }
 
   const ConfigEvalContext& ctx_;

@@ -136,9 +136,38 @@ std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
     op.operands = {*l, *r};
     return op;
   }
+  if (const auto* c = e->As<ast::ChainExpr>()) return LowerChain(*c);
   if (const auto* c = e->As<ast::CallExpr>()) return LowerCall(*c, e->span);
   if (const auto* r = e->As<ast::RepeatExpr>()) return LowerRepeat(*r, e->span);
   Error(diag::Kind::UnsupportedExpression, e->span, "unsupported expression in a graph");
+  return std::nullopt;
+}
+
+std::optional<LoweredOp> Lowerer::LowerChain(const ast::ChainExpr& chain) {
+  // As the nested BinaryExprs it stands for would: operators checked from the
+  // outermost (last) in, the first unsupported one reported alone; then
+  // operands lowered left to right, each partial result an unnamed node.
+  for (size_t i = chain.links.size(); i-- > 0;) {
+    const ast::ChainLink& link = chain.links[i];
+    if (!ir::BinaryOperatorOp(ast::BinaryOpSpelling(link.op))) {
+      Error(diag::Kind::UnsupportedOperator, link.op_span,
+            std::string("operator '") + ast::BinaryOpSpelling(link.op) + "' is not supported on tensors");
+      return std::nullopt;
+    }
+    if (link.rhs == nullptr) return std::nullopt;
+  }
+  if (chain.first == nullptr || chain.links.empty()) return std::nullopt;
+  std::optional<ir::NodeId> acc = LowerValue(*chain.first);
+  for (size_t i = 0; acc; ++i) {
+    const ast::ChainLink& link = chain.links[i];
+    std::optional<ir::NodeId> r = LowerValue(*link.rhs);
+    if (!r) return std::nullopt;
+    LoweredOp op;
+    op.op = *ir::BinaryOperatorOp(ast::BinaryOpSpelling(link.op));
+    op.operands = {*acc, *r};
+    if (i + 1 == chain.links.size()) return op;
+    acc = MakeNode("", std::move(op), link.span);
+  }
   return std::nullopt;
 }
 

@@ -73,6 +73,7 @@ class Lowerer {
   // Entry points check the expression height first.
   std::optional<LoweredOp> LowerOpChecked(const ast::Expr& e);
   std::optional<LoweredOp> LowerOp(const ast::Expr& e);
+  std::optional<LoweredOp> LowerChain(const ast::ChainExpr& chain);
   std::optional<ir::NodeId> LowerValue(const ast::Expr& e);
   std::optional<LoweredOp> LowerName(const ast::NameExpr& n, diag::Span span);
   // E040 / E041 with "did you mean …?" when a name in scope or a config key

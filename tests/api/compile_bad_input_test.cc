@@ -5,8 +5,10 @@
 #include <ctime>
 #include <string>
 
-#include "support/sanitizer.h"
 #include "api/compile.h"
+#include "front/parser.h"
+#include "support/generated_programs.h"
+#include "support/sanitizer.h"
 
 namespace shrew {
 namespace {
@@ -44,21 +46,30 @@ TEST(CompileBadInputTest, DeeplyNestedPrefixOperatorsAndLongChains) {
   CompileResult neg = Compile("@graph G { input x: f32; output y: " + std::string(100000, '-') +
                               "x; }");
   EXPECT_FALSE(neg.ok);
+  // A run of operators is no nesting: it compiles, whatever its length.
   std::string chain = "@graph G { input x: f32; output y: x";
   for (int i = 0; i < 100000; ++i) chain += " + x";
   chain += "; }";
   CompileResult r = Compile(chain);
-  EXPECT_FALSE(r.ok);  // taller than the parser's expression bound
+  EXPECT_TRUE(r.ok) << r.RenderDiagnostics().substr(0, 500);
+  // A postfix chain nests: taller than the parser's expression bound.
+  std::string members = "@graph G { input x: f32; output y: x";
+  for (int i = 0; i < 100000; ++i) members += ".x";
+  r = Compile(members + "; }");
+  EXPECT_FALSE(r.ok);
   EXPECT_TRUE(HasKind(r, diag::Kind::NestingTooDeep)) << r.RenderDiagnostics().substr(0, 500);
 }
 
 TEST(CompileBadInputTest, TallestAcceptedExpressionCompiles) {
   // Just under the parser's bound: lowering walks it recursively.
-  std::string chain = "@graph G { input x: Tensor<[3], f32>; output y: x";
-  for (int i = 0; i < 500; ++i) chain += " * 0.5";
-  chain += "; }";
-  CompileResult r = Compile(chain);
+  const std::string tall = "@graph G { input x: Tensor<[3], f32>; output y: " +
+                           testing::TallExpression("x", " * 0.5", front::kMaxExprHeight) + "; }";
+  CompileResult r = Compile(tall);
   ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  // One level more is rejected.
+  r = Compile("@graph G { input x: Tensor<[3], f32>; output y: " +
+              testing::TallExpression("x", " * 0.5", front::kMaxExprHeight + 1) + "; }");
+  EXPECT_TRUE(HasKind(r, diag::Kind::NestingTooDeep)) << r.RenderDiagnostics().substr(0, 500);
 }
 
 TEST(CompileBadInputTest, HundredThousandNodeGraphIsFast) {

@@ -12,6 +12,7 @@
 #include "api/compile.h"
 #include "front/parser.h"
 #include "ir/dump.h"
+#include "support/generated_programs.h"
 
 namespace shrew {
 namespace {
@@ -45,11 +46,22 @@ Job CompileOnSmallStack(std::string text) {
   return job;
 }
 
-TEST(CompileStackTest, TallestOperatorChain) {
-  std::string text = "@graph G { input x: Tensor<[3], f32>; output y: x";
-  for (uint32_t i = 0; i + 2 < front::kMaxExprHeight; ++i) text += " - x";
-  text += "; }";
+TEST(CompileStackTest, TallestOperatorTree) {
+  const std::string text = "@graph G { input x: Tensor<[3], f32>; output y: " +
+                           testing::TallExpression("x", " - x", front::kMaxExprHeight - 1) + "; }";
   Job job = CompileOnSmallStack(text);
+  EXPECT_TRUE(job.ok) << job.diagnostics;
+}
+
+TEST(CompileStackTest, LongestOperatorRuns) {
+  // 100,000 operators in one run, in a graph and in @config: one flat
+  // ChainExpr each, lowered and evaluated in a loop.
+  std::string sum = "@config { n: 0";
+  for (int i = 0; i < 100000; ++i) sum += i % 2 ? " + 2" : " - 1";
+  sum += "; }\n@graph G { input x: Tensor<[3], f32>; output y: x";
+  for (int i = 0; i < 100000; ++i) sum += i % 3 ? " + x * 0.5" : " - x";
+  sum += " + n; }";
+  Job job = CompileOnSmallStack(sum);
   EXPECT_TRUE(job.ok) << job.diagnostics;
 }
 
@@ -65,9 +77,8 @@ TEST(CompileStackTest, DeepestNestedCalls) {
 }
 
 TEST(CompileStackTest, DeepestConfigExpression) {
-  std::string text = "@config { a: 1";
-  for (uint32_t i = 0; i + 2 < front::kMaxExprHeight; ++i) text += " + 1";
-  text += "; }\n@graph G { input x: Tensor<[a], f32>; output x; }";
+  const std::string text = "@config { a: " + testing::TallExpression("1", " + 1", front::kMaxExprHeight - 1) +
+                           "; }\n@graph G { input x: Tensor<[a], f32>; output x; }";
   Job job = CompileOnSmallStack(text);
   EXPECT_TRUE(job.ok) << job.diagnostics;
 }

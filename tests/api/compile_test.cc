@@ -252,6 +252,41 @@ TEST(CompileTest, RecursiveGraphCallsAreDiagnosed) {
   EXPECT_GE(recursive, 2) << r.RenderDiagnostics();
 }
 
+TEST(CompileTest, LongOperatorRunLowersAsTheNestedOperators) {
+  // 150 operators in one run (one flat ChainExpr) and the same run with
+  // every partial result parenthesised (nested BinaryExprs): the same IR,
+  // before and after optimisation, node for node.
+  const char* links[] = {" - x * 0.5", " + relu(x)", " - 2 / (x + 4)", " + x", " - x * x ** 2"};
+  std::string flat = "x", nested = "x";
+  for (int i = 0; i < 150; ++i) {
+    flat += links[i % 5];
+    nested = "(" + nested + links[i % 5] + ")";
+  }
+  auto program = [](const std::string& e) {
+    return "@graph G {\n  input x: Tensor<[4], f32>;\n  node h { op: " + e + "; };\n  output y: h;\n}\n";
+  };
+  CompileResult a = Compile(program(flat)), b = Compile(program(nested));
+  ASSERT_TRUE(a.ok) << a.RenderDiagnostics();
+  ASSERT_TRUE(b.ok) << b.RenderDiagnostics();
+  // (Compared as booleans: a failure would print two 300-line dumps.)
+  EXPECT_TRUE(ir::DumpProgram(a.unoptimized) == ir::DumpProgram(b.unoptimized));
+  EXPECT_TRUE(ir::DumpProgram(a.program) == ir::DumpProgram(b.program));
+  EXPECT_EQ(a.unoptimized.graphs[0].num_nodes(), 1 + 30 * (3 + 2 + 5 + 1 + 4));  // x, then per five links
+  EXPECT_EQ(a.unoptimized.graphs[0].node(a.unoptimized.graphs[0].outputs()[0].node).name, "h");
+
+  // An operator tensors do not have: the outermost one is reported, as for
+  // a short run.
+  for (int n : {10, 100}) {
+    std::string bits = "x";
+    for (int i = 0; i < n; ++i) bits += i % 2 ? " << x" : " >> x";
+    CompileResult r = Compile(program(bits));
+    ASSERT_FALSE(r.ok);
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].message, "operator '<<' is not supported on tensors") << n;
+    EXPECT_EQ(r.diagnostics[0].span.column, 16 + bits.rfind("<<")) << n;  // after "  node h { op: "
+  }
+}
+
 TEST(CompileTest, WithoutOptimisationProgramEqualsUnoptimized) {
   CompileOptions options;
   options.optimize = false;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -230,6 +231,72 @@ TEST(ParserExprTest, HeightsChildrenAndParens) {
   EXPECT_EQ(stripped->As<ast::NameExpr>()->name, "a");
   EXPECT_EQ(stripped->span.column, 3u);
   EXPECT_EQ(e->As<ast::BinaryExpr>()->op_span.column, 7u);
+}
+
+TEST(ParserExprTest, LongRunsOfOperatorsAreOneFlatChain) {
+  // Up to kMaxNestedLinks operators: nested BinaryExprs, as always.
+  auto run = [](int links, const std::string& op) {
+    std::string text = "a";
+    for (int i = 1; i <= links; ++i) text += " " + op + " x" + std::to_string(i);
+    return text;
+  };
+  {
+    diag::SourceFile source("e.sw", run(kMaxNestedLinks, "+"));
+    diag::DiagnosticBag diags;
+    ast::ExprPtr e = ParseExpression(source, diags);
+    ASSERT_FALSE(diags.has_errors());
+    EXPECT_TRUE(e->Is<ast::BinaryExpr>());
+    EXPECT_EQ(e->height, static_cast<uint32_t>(kMaxNestedLinks) + 1);
+  }
+  // One more: one ChainExpr, `a - x1 * 2 + x2 - x3 * 2 …` read left to
+  // right, each link with the span of the BinaryExpr it stands for.
+  std::string text = "a";
+  for (int i = 1; i <= kMaxNestedLinks + 1; ++i) {
+    text += std::string(i % 2 ? " - " : " + ") + "x" + std::to_string(i) + (i % 2 ? " * 2" : "");
+  }
+  diag::SourceFile source("e.sw", text);
+  diag::DiagnosticBag diags;
+  ast::ExprPtr e = ParseExpression(source, diags);
+  ASSERT_FALSE(diags.has_errors());
+  const auto* chain = e->As<ast::ChainExpr>();
+  ASSERT_NE(chain, nullptr);
+  ASSERT_EQ(chain->links.size(), static_cast<size_t>(kMaxNestedLinks) + 1);
+  EXPECT_EQ(chain->first->As<ast::NameExpr>()->name, "a");
+  EXPECT_EQ(e->height, 3u);  // Chain > Binary * > Name
+  EXPECT_EQ(e->span.offset, 0u);
+  EXPECT_EQ(e->span.length, text.size());
+  for (size_t i = 0; i < chain->links.size(); ++i) {
+    const ast::ChainLink& link = chain->links[i];
+    const std::string rhs_name = "x" + std::to_string(i + 1);
+    EXPECT_EQ(link.op, i % 2 ? ast::BinaryOp::Add : ast::BinaryOp::Sub) << i;
+    EXPECT_EQ(text.substr(link.op_span.offset, link.op_span.length), i % 2 ? "+" : "-");
+    const ast::Expr* rhs = link.rhs.get();
+    if (i % 2 == 0) {
+      ASSERT_TRUE(rhs->Is<ast::BinaryExpr>()) << i;
+      rhs = rhs->As<ast::BinaryExpr>()->lhs.get();
+    }
+    EXPECT_EQ(rhs->As<ast::NameExpr>()->name, rhs_name);
+    EXPECT_EQ(link.span.offset, 0u);
+    EXPECT_EQ(link.span.offset + link.span.length, link.rhs->span.offset + link.rhs->span.length) << i;
+  }
+  std::vector<uint32_t> child_heights;
+  ast::ForEachChild(*e, [&](const ast::Expr& c) { child_heights.push_back(c.height); });
+  EXPECT_EQ(child_heights.size(), chain->links.size() + 1);
+
+  // 200,000 operators of every left-associative precedence level: no error,
+  // linear time (CPU), and the dump is one line per operand.
+  for (const char* op : {"+", "*", "&&", "??", "==", "<<", "|"}) {
+    const std::clock_t begin = std::clock();
+    diag::SourceFile big("e.sw", run(200000, op));
+    diag::DiagnosticBag big_diags;
+    ast::ExprPtr b = ParseExpression(big, big_diags);
+    EXPECT_FALSE(big_diags.has_errors()) << op;
+    ASSERT_TRUE(b->Is<ast::ChainExpr>()) << op;
+    EXPECT_EQ(b->As<ast::ChainExpr>()->links.size(), 200000u);
+    EXPECT_EQ(b->height, 2u);
+    EXPECT_LT(static_cast<double>(std::clock() - begin) / CLOCKS_PER_SEC, 2.0);
+  }
+  EXPECT_EQ(E(run(kMaxNestedLinks + 1, "*")).rfind("Chain\n  Name a\n  * Name x1\n  * Name x2\n", 0), 0u);
 }
 
 // ----------------------------------------------------------------------- graphs

@@ -222,6 +222,95 @@ TEST(ConfigEvalTest, ArithmeticHelperDirectly) {
   EXPECT_TRUE(diags.has_errors());
 }
 
+// The nested BinaryExprs a ChainExpr stands for (what the parser builds for
+// runs of up to front::kMaxNestedLinks operators).
+ast::ExprPtr Nested(ast::ExprPtr e) {
+  auto* c = e->As<ast::ChainExpr>();
+  if (c == nullptr) return e;
+  ast::ExprPtr acc = std::move(c->first);
+  for (ast::ChainLink& link : c->links) {
+    auto b = std::make_unique<ast::Expr>();
+    b->span = link.span;
+    b->height = std::max(acc->height, link.rhs->height) + 1;
+    b->node = ast::BinaryExpr{link.op, link.op_span, std::move(acc), std::move(link.rhs)};
+    acc = std::move(b);
+  }
+  return acc;
+}
+
+// Value (or nullopt) and diagnostics of one evaluation, as text.
+std::string Outcome(const ast::Expr& e, const diag::SourceFile& source, const ConfigMap& config) {
+  diag::DiagnosticBag diags;
+  ConfigEvalContext ctx;
+  ctx.config = &config;
+  ctx.source = &source;
+  std::optional<ConfigValue> v = EvalConfigExpr(e, ctx, diags);
+  std::string out = v ? "kind " + std::to_string(static_cast<int>(v->kind)) + " " + v->ToString() : "none";
+  for (const diag::Diagnostic& d : diags.all()) {
+    out += "\n" + std::string(d.code()) + " " + std::to_string(d.span.offset) + "+" + std::to_string(d.span.length) +
+           " " + d.message;
+  }
+  return out;
+}
+
+TEST(ConfigEvalTest, LongChainsEvaluateAsTheNestedOperators) {
+  // Random runs of 65-360 operators (arithmetic, comparisons, logic, `??`)
+  // over small ints, floats, config keys, bare words, products, powers: the
+  // ChainExpr's value, opaque text and diagnostics (division by zero,
+  // overflow, their positions) equal those of the same tree nested.
+  // Operators and operands by mode: [0] anything (mostly opaque: strings,
+  // comparisons), [1] arithmetic (division by zero, overflow), [2] sums and
+  // differences of numbers, [3] with products of small numbers, [4] sums and
+  // quotients followed by one comparison or `??`.
+  const std::vector<std::vector<std::string>> ops = {
+      {"+", "-", "*", "/", "%", "**", "==", "<", "&&", "??"},
+      {"+", "-", "*", "/", "%", "**"},
+      {"+", "-"},
+      {"+", "-", "*"},
+      {"+", "-", "/"}};
+  const std::vector<std::vector<std::string>> operands = {
+      {"0", "1", "2", "7", "1.5", "k", "big", "word", "(2 * k)", "-1"},
+      {"0", "1", "2", "3", "7", "big", "k", "(2 * k)"},
+      {"0", "1", "2", "7", "1.5", "k", "big", "(2 * k)", "-1", "(big ** 2)"},
+      {"0", "1", "-1", "1.5", "k"},
+      {"0", "1", "2", "k"}};
+  ConfigMap config;
+  config["k"] = ConfigValue::Int(3);
+  config["big"] = ConfigValue::Int(int64_t{1} << 40);
+  uint32_t state = 12345;
+  auto next = [&](size_t n) {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<size_t>((state >> 8) % n);
+  };
+  int chains = 0, with_value = 0, with_error = 0;
+  for (int round = 0; round < 400; ++round) {
+    const size_t mode = static_cast<size_t>(round % 5);
+    // Products bind tighter: more operators so the top-level run is long.
+    const int links = (front::kMaxNestedLinks + 1 + static_cast<int>(next(56))) * (mode == 1 ? 3 : mode == 3 ? 2 : 1);
+    std::string text = operands[mode][next(operands[mode].size())];
+    for (int i = 0; i < links; ++i) {
+      text += " " + ops[mode][next(ops[mode].size())] + " " + operands[mode][next(operands[mode].size())];
+    }
+    // Then a looser operator: the arithmetic before it is not evaluated.
+    if (mode == 4) text += std::string(" ") + (round % 2 ? "==" : "??") + " 1";
+    diag::SourceFile source("c.sw", text);
+    diag::DiagnosticBag parse_diags;
+    ast::ExprPtr chain = front::ParseExpression(source, parse_diags);
+    ASSERT_FALSE(parse_diags.has_errors()) << text;
+    if (!chain->Is<ast::ChainExpr>()) continue;  // a `??`/`&&` split the run
+    ++chains;
+    const std::string got = Outcome(*chain, source, config);
+    const std::string want = Outcome(*Nested(std::move(chain)), source, config);
+    EXPECT_EQ(got, want) << text;
+    with_value += got.rfind("kind 0 ", 0) == 0 || got.rfind("kind 1 ", 0) == 0;  // int, float
+    with_error += got.find("\nE") != std::string::npos;
+  }
+  // The oracle saw numbers, opaque results and errors alike.
+  EXPECT_GT(chains, 250);
+  EXPECT_GT(with_value, 20);
+  EXPECT_GT(with_error, 20);
+}
+
 }  // namespace
 }  // namespace shrew::lower
 

@@ -1,7 +1,8 @@
-// Generated .sw sources for the tests that check a cost stays linear in the
-// size of the program.
+// Generated .sw sources for the tests of large programs: costs that must
+// stay linear in the program's size, and the bounds on recursion.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace shrew::testing {
@@ -25,6 +26,22 @@ inline std::string PackedWeightChain(int layers, bool add_input) {
   src += "@graph H {\n  input x: Tensor<[1, 4], f32>;\n"
          "  param v: Tensor<[4, 4], f32> { init: \"xavier_uniform\"; };\n  output y: matmul(x, v);\n}\n";
   return src;
+}
+
+// An expression `leaf link link …` whose tree is exactly `height` tall (for
+// the walks that recurse): parenthesised every 63 operators, so the parser
+// keeps it as nested BinaryExprs (a longer run would be one flat ChainExpr).
+inline std::string TallExpression(const std::string& leaf, const std::string& link, uint32_t height) {
+  std::string e = leaf;
+  uint32_t h = 1;
+  while (h + 64 <= height) {
+    e = "(" + e;
+    for (int i = 0; i < 63; ++i) e += link;
+    e += ")";
+    h += 64;
+  }
+  for (; h < height; ++h) e += link;
+  return e;
 }
 
 }  // namespace shrew::testing
