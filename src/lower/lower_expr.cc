@@ -120,12 +120,8 @@ std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
     return op;
   }
   if (const auto* b = e->As<ast::BinaryExpr>()) {
-    std::optional<ir::OpKind> kind = ir::BinaryOperatorOp(ast::BinaryOpSpelling(b->op));
-    if (!kind) {
-      Error(diag::Kind::UnsupportedOperator, b->op_span,
-            std::string("operator '") + ast::BinaryOpSpelling(b->op) + "' is not supported on tensors");
-      return std::nullopt;
-    }
+    std::optional<ir::OpKind> kind = TensorOperator(b->op, b->op_span);
+    if (!kind) return std::nullopt;
     if (b->lhs == nullptr || b->rhs == nullptr) return std::nullopt;
     std::optional<ir::NodeId> l = LowerValue(*b->lhs);
     if (!l) return std::nullopt;
@@ -143,17 +139,22 @@ std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
   return std::nullopt;
 }
 
+std::optional<ir::OpKind> Lowerer::TensorOperator(ast::BinaryOp op, diag::Span op_span) {
+  std::optional<ir::OpKind> kind = ir::BinaryOperatorOp(ast::BinaryOpSpelling(op));
+  if (!kind) {
+    Error(diag::Kind::UnsupportedOperator, op_span,
+          std::string("operator '") + ast::BinaryOpSpelling(op) + "' is not supported on tensors");
+  }
+  return kind;
+}
+
 std::optional<LoweredOp> Lowerer::LowerChain(const ast::ChainExpr& chain) {
   // As the nested BinaryExprs it stands for would: operators checked from the
   // outermost (last) in, the first unsupported one reported alone; then
   // operands lowered left to right, each partial result an unnamed node.
   for (size_t i = chain.links.size(); i-- > 0;) {
     const ast::ChainLink& link = chain.links[i];
-    if (!ir::BinaryOperatorOp(ast::BinaryOpSpelling(link.op))) {
-      Error(diag::Kind::UnsupportedOperator, link.op_span,
-            std::string("operator '") + ast::BinaryOpSpelling(link.op) + "' is not supported on tensors");
-      return std::nullopt;
-    }
+    if (!TensorOperator(link.op, link.op_span)) return std::nullopt;
     if (link.rhs == nullptr) return std::nullopt;
   }
   if (chain.first == nullptr || chain.links.empty()) return std::nullopt;

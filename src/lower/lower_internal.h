@@ -74,6 +74,8 @@ class Lowerer {
   std::optional<LoweredOp> LowerOpChecked(const ast::Expr& e);
   std::optional<LoweredOp> LowerOp(const ast::Expr& e);
   std::optional<LoweredOp> LowerChain(const ast::ChainExpr& chain);
+  // The op of binary operator `op` on tensors; reports E045 at `op_span` if none.
+  std::optional<ir::OpKind> TensorOperator(ast::BinaryOp op, diag::Span op_span);
   std::optional<ir::NodeId> LowerValue(const ast::Expr& e);
   std::optional<LoweredOp> LowerName(const ast::NameExpr& n, diag::Span span);
   // E040 / E041 with "did you mean …?" when a name in scope or a config key
