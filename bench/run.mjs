@@ -5,16 +5,19 @@
 //   npm run bench -- --quick            few runs (CI smoke)
 //   npm run bench -- --only mlp,tiny    some workloads
 //   npm run bench -- --runtimes ort,tfjs
+//   npm run bench -- --processes 3      the cells in 3 fresh processes, each runtime's best
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 
+import { mergeBestProcess } from "./lib/best-process.mjs";
 import { makeCell } from "./lib/cell.mjs";
 import { compareOutputs, RTOL } from "./lib/compare.mjs";
 import { timeCall, timedRounds, warmup } from "./lib/measure.mjs";
+import { rankAgainstPeers } from "./lib/rank.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 import { downloadSizes } from "./lib/sizes.mjs";
 import { summarize } from "./lib/stats.mjs";
@@ -27,10 +30,13 @@ import { ensureDir } from "../js/dist/cli/files.js";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--only mlp,block,tiny] [--runtimes ort,tfjs,shrew-jit,...]
-                         [--memory | --no-memory] [--out FILE]
+                         [--memory | --no-memory] [--processes N] [--out FILE]
   --quick      short warm-up and few runs (CI smoke); skips the memory probes unless --memory
   --only       workloads to run (default: ${WORKLOADS.map((w) => w.name).join(",")})
   --runtimes   runtime ids (default: all; ${allRunners().map((r) => r.id).join(",")})
+  --processes  run the timed cells in N fresh Node processes one after another
+               (each one interleaved as usual) and keep, per cell, each runtime's
+               row from its fastest process (default 1: this process)
   --out        results JSON (default: bench/results/latest.json)
 `;
 
@@ -51,6 +57,9 @@ try {
       memory: { type: "boolean" },
       "no-memory": { type: "boolean" },
       out: { type: "string", default: path.join(HERE, "results", "latest.json") },
+      processes: { type: "string", default: "1" },
+      // Internal: a child of --processes N measures the cells only.
+      "cells-only": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -75,6 +84,9 @@ const OPTIONS = QUICK
       timed: { minRuns: 50, minTimeMs: 3000, maxTimeMs: 120_000, burstMs: 5 },
     };
 const MEMORY = args["no-memory"] ? false : (args.memory ?? !QUICK);
+const CELLS_ONLY = args["cells-only"];
+const PROCESSES = /^[1-9][0-9]?$/.test(args.processes) ? Number(args.processes) : NaN;
+if (!(PROCESSES <= 20)) usageError(`--processes expects an integer from 1 to 20, got '${args.processes}'`);
 
 const log = (/** @type {string} */ s) => process.stderr.write(s + "\n");
 const errText = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e)).split("\n")[0];
@@ -121,156 +133,196 @@ for (const r of runners) {
 const ready = runners.filter((r) => runtimes.find((x) => x.id === r.id).status === "ok");
 
 // ---------------------------------------------------------------- cells
-/** @type {any[]} */
-const cells = [];
-for (const workload of workloads) {
-  for (const batch of workload.batches) {
-    const cell = makeCell(workload, batch);
-    log(`\n${workload.name}/${batch}: ${workload.title}`);
-    /** @type {Map<string, any>} */
-    const res = new Map();
-    for (const r of runners) {
-      const rt = runtimes.find((x) => x.id === r.id);
-      res.set(r.id, { runtime: r.id, label: r.label, peer: r.peer, status: rt.status === "ok" ? "ok" : "skipped" });
-    }
+/** Every cell measured in this process, its runtimes interleaved. */
+async function measureCellsHere() {
+  /** @type {any[]} */
+  const cells = [];
+  for (const workload of workloads) {
+    for (const batch of workload.batches) {
+      const cell = makeCell(workload, batch);
+      log(`\n${workload.name}/${batch}: ${workload.title}`);
+      /** @type {Map<string, any>} */
+      const res = new Map();
+      for (const r of runners) {
+        const rt = runtimes.find((x) => x.id === r.id);
+        res.set(r.id, { runtime: r.id, label: r.label, peer: r.peer, status: rt.status === "ok" ? "ok" : "skipped" });
+      }
 
-    // Create sessions (create → first result), in-process runtimes.
-    /** @type {import("./lib/measure.mjs").Entry[]} */
-    const entries = [];
-    /** @type {Map<string, Float32Array>} */
-    const firstOut = new Map();
-    for (const r of ready) {
-      if (!r.createSession) continue;
-      const row = res.get(r.id);
-      try {
-        const t0 = performance.now();
-        const session = await r.createSession(cell);
-        const [, y] = await timeCall(session, cell.input);
-        row.sessionMs = performance.now() - t0;
-        firstOut.set(r.id, y);
-        entries.push({ id: r.id, session, minRunsIfSlow: r.minRunsIfSlow });
-      } catch (e) {
-        row.status = "failed";
-        row.error = errText(e);
-        log(`  ${r.label}: FAILED: ${row.error}`);
-      }
-    }
-
-    // Warm-up and timed runs, interleaved.
-    try {
-      await warmup(entries, cell.input, OPTIONS.warmup);
-      await timedRounds(entries, cell.input, OPTIONS.timed);
-    } catch (e) {
-      log(`  timing FAILED: ${errText(e)}`);
-      for (const en of entries) Object.assign(res.get(en.id), { status: "failed", error: errText(e) });
-    }
-    /** @type {Map<string, Float32Array>} */
-    const lastOut = new Map();
-    for (const en of entries) {
-      const row = res.get(en.id);
-      if (en.timesUs?.length) Object.assign(row, summarize(en.timesUs));
-      if (en.timesUs?.length) {
-        row.cpuPerCallUs = (en.burstCpuUs ?? NaN) / en.timesUs.length; // mean process CPU time per timed call
-        row.cpuShare = (en.burstCpuUs ?? 0) / (en.burstWallUs || 1); // < 1: the process waited for a core
-      }
-      row.warmupCalls = en.warmupCalls;
-      row.warmupMs = en.warmupMs;
-      if (en.lastOutput) lastOut.set(en.id, en.lastOutput);
-      try {
-        row.memory = en.session.memory ? await en.session.memory() : null;
-      } catch (e) {
-        row.memory = null;
-      }
-      try {
-        // Runtime-specific facts (Shrew: tape length, in-wasm ns per Executor::Run).
-        if (en.session.extra) row.extra = await en.session.extra();
-      } catch (e) {
-        log(`  ${row.label}: extra facts failed: ${errText(e)}`);
-      }
-      await en.session.dispose();
-    }
-
-    // Out-of-process runtimes (Shrew native) measure themselves.
-    for (const r of ready) {
-      if (!r.measure) continue;
-      const row = res.get(r.id);
-      try {
-        const m = await r.measure(cell, { warmupMinMs: OPTIONS.warmup.minMs, warmupMaxMs: OPTIONS.warmup.maxMs, ...OPTIONS.timed });
-        Object.assign(row, summarize(m.timesUs), {
-          sessionMs: m.sessionMs, warmupCalls: m.warmupCalls, warmupMs: m.warmupMs, memory: m.memory ?? null,
-        });
-        if (m.extra) row.extra = m.extra;
-        if (Number.isFinite(m.cpuUs) && m.timesUs.length) {
-          row.cpuPerCallUs = m.cpuUs / m.timesUs.length;
-          row.cpuShare = m.cpuUs / (m.wallUs || 1);
+      // Create sessions (create → first result), in-process runtimes.
+      /** @type {import("./lib/measure.mjs").Entry[]} */
+      const entries = [];
+      /** @type {Map<string, Float32Array>} */
+      const firstOut = new Map();
+      for (const r of ready) {
+        if (!r.createSession) continue;
+        const row = res.get(r.id);
+        try {
+          const t0 = performance.now();
+          const session = await r.createSession(cell);
+          const [, y] = await timeCall(session, cell.input);
+          row.sessionMs = performance.now() - t0;
+          firstOut.set(r.id, y);
+          entries.push({ id: r.id, session, minRunsIfSlow: r.minRunsIfSlow });
+        } catch (e) {
+          row.status = "failed";
+          row.error = errText(e);
+          log(`  ${r.label}: FAILED: ${row.error}`);
         }
-        firstOut.set(r.id, m.output);
-        lastOut.set(r.id, m.output);
+      }
+
+      // Warm-up and timed runs, interleaved.
+      try {
+        await warmup(entries, cell.input, OPTIONS.warmup);
+        await timedRounds(entries, cell.input, OPTIONS.timed);
       } catch (e) {
-        row.status = "failed";
-        row.error = errText(e);
-        log(`  ${r.label}: FAILED: ${row.error}`);
+        log(`  timing FAILED: ${errText(e)}`);
+        for (const en of entries) Object.assign(res.get(en.id), { status: "failed", error: errText(e) });
       }
-    }
+      /** @type {Map<string, Float32Array>} */
+      const lastOut = new Map();
+      for (const en of entries) {
+        const row = res.get(en.id);
+        if (en.timesUs?.length) Object.assign(row, summarize(en.timesUs));
+        if (en.timesUs?.length) {
+          row.cpuPerCallUs = (en.burstCpuUs ?? NaN) / en.timesUs.length; // mean process CPU time per timed call
+          row.cpuShare = (en.burstCpuUs ?? 0) / (en.burstWallUs || 1); // < 1: the process waited for a core
+        }
+        row.warmupCalls = en.warmupCalls;
+        row.warmupMs = en.warmupMs;
+        if (en.lastOutput) lastOut.set(en.id, en.lastOutput);
+        try {
+          row.memory = en.session.memory ? await en.session.memory() : null;
+        } catch (e) {
+          row.memory = null;
+        }
+        try {
+          // Runtime-specific facts (Shrew: tape length, in-wasm ns per Executor::Run).
+          if (en.session.extra) row.extra = await en.session.extra();
+        } catch (e) {
+          log(`  ${row.label}: extra facts failed: ${errText(e)}`);
+        }
+        await en.session.dispose();
+      }
 
-    // Correctness against the reference (first and last outputs), output size.
-    const ref = firstOut.get(REFERENCE_RUNNER);
-    const expectLen = numel(cell.outputShape);
-    for (const [id, y] of firstOut) {
-      const row = res.get(id);
-      if (row.status !== "ok") continue;
-      if (y.length !== expectLen) {
-        row.status = "WRONG";
-        row.error = `output has ${y.length} values, expected ${expectLen} ([${cell.outputShape}])`;
-        continue;
+      // Out-of-process runtimes (Shrew native) measure themselves.
+      for (const r of ready) {
+        if (!r.measure) continue;
+        const row = res.get(r.id);
+        try {
+          const m = await r.measure(cell, { warmupMinMs: OPTIONS.warmup.minMs, warmupMaxMs: OPTIONS.warmup.maxMs, ...OPTIONS.timed });
+          Object.assign(row, summarize(m.timesUs), {
+            sessionMs: m.sessionMs, warmupCalls: m.warmupCalls, warmupMs: m.warmupMs, memory: m.memory ?? null,
+          });
+          if (m.extra) row.extra = m.extra;
+          if (Number.isFinite(m.cpuUs) && m.timesUs.length) {
+            row.cpuPerCallUs = m.cpuUs / m.timesUs.length;
+            row.cpuShare = m.cpuUs / (m.wallUs || 1);
+          }
+          firstOut.set(r.id, m.output);
+          lastOut.set(r.id, m.output);
+        } catch (e) {
+          row.status = "failed";
+          row.error = errText(e);
+          log(`  ${r.label}: FAILED: ${row.error}`);
+        }
       }
-      if (!ref) {
-        row.unchecked = true; // the reference runtime did not produce an output
-        continue;
-      }
-      if (id === REFERENCE_RUNNER) {
-        row.reference = true;
-        const stable = compareOutputs(lastOut.get(id) ?? y, y, 0);
-        if (!stable.ok) Object.assign(row, { status: "WRONG", error: "output changed between calls" });
-        continue;
-      }
-      const a = compareOutputs(y, ref);
-      const b = compareOutputs(lastOut.get(id) ?? y, ref);
-      const worst = a.relErr >= b.relErr ? a : b;
-      row.maxAbsDiff = worst.maxAbsDiff;
-      row.relErr = worst.relErr;
-      if (!worst.ok) {
-        row.status = "WRONG";
-        row.error = worst.reason ?? `rel err ${worst.relErr.toExponential(1)} > ${RTOL}`;
-      }
-    }
 
-    // Ratio to the fastest peer.
-    const rows = [...res.values()];
-    const peerMedians = rows.filter((r) => r.peer && r.status === "ok" && Number.isFinite(r.medianUs)).map((r) => r.medianUs);
-    const bestPeer = peerMedians.length ? Math.min(...peerMedians) : NaN;
-    for (const r of rows) if (Number.isFinite(r.medianUs)) r.ratioToBestPeer = r.medianUs / bestPeer;
-    const peerCpu = rows.filter((r) => r.peer && r.status === "ok" && Number.isFinite(r.cpuPerCallUs)).map((r) => r.cpuPerCallUs);
-    const bestPeerCpu = peerCpu.length ? Math.min(...peerCpu) : NaN;
-    for (const r of rows) if (Number.isFinite(r.cpuPerCallUs)) r.cpuRatioToBestPeer = r.cpuPerCallUs / bestPeerCpu;
+      // Correctness against the reference (first and last outputs), output size.
+      const ref = firstOut.get(REFERENCE_RUNNER);
+      const expectLen = numel(cell.outputShape);
+      for (const [id, y] of firstOut) {
+        const row = res.get(id);
+        if (row.status !== "ok") continue;
+        if (y.length !== expectLen) {
+          row.status = "WRONG";
+          row.error = `output has ${y.length} values, expected ${expectLen} ([${cell.outputShape}])`;
+          continue;
+        }
+        if (!ref) {
+          row.unchecked = true; // the reference runtime did not produce an output
+          continue;
+        }
+        if (id === REFERENCE_RUNNER) {
+          row.reference = true;
+          const stable = compareOutputs(lastOut.get(id) ?? y, y, 0);
+          if (!stable.ok) Object.assign(row, { status: "WRONG", error: "output changed between calls" });
+          continue;
+        }
+        const a = compareOutputs(y, ref);
+        const b = compareOutputs(lastOut.get(id) ?? y, ref);
+        const worst = a.relErr >= b.relErr ? a : b;
+        row.maxAbsDiff = worst.maxAbsDiff;
+        row.relErr = worst.relErr;
+        if (!worst.ok) {
+          row.status = "WRONG";
+          row.error = worst.reason ?? `rel err ${worst.relErr.toExponential(1)} > ${RTOL}`;
+        }
+      }
 
-    for (const r of rows) {
-      if (r.status === "skipped") continue;
-      log(
-        `  ${r.label.padEnd(26)} ${r.status === "ok" ? "" : r.status + " "}median ${(r.medianUs ?? NaN).toFixed(1)} µs ` +
-          `(p10 ${(r.p10Us ?? NaN).toFixed(1)}, p90 ${(r.p90Us ?? NaN).toFixed(1)}, n=${r.runs ?? 0}, ` +
-          `warm-up ${r.warmupCalls ?? 0} calls / ${(r.warmupMs ?? 0).toFixed(0)} ms) cpu/call ${(r.cpuPerCallUs ?? NaN).toFixed(1)} µs ` +
-          `(cpu share ${((r.cpuShare ?? NaN) * 100).toFixed(0)} %) session ${(r.sessionMs ?? NaN).toFixed(1)} ms`,
-      );
+      // Ratio to the fastest peer.
+      const rows = [...res.values()];
+      rankAgainstPeers(rows);
+
+      for (const r of rows) {
+        if (r.status === "skipped") continue;
+        log(
+          `  ${r.label.padEnd(26)} ${r.status === "ok" ? "" : r.status + " "}median ${(r.medianUs ?? NaN).toFixed(1)} µs ` +
+            `(p10 ${(r.p10Us ?? NaN).toFixed(1)}, p90 ${(r.p90Us ?? NaN).toFixed(1)}, n=${r.runs ?? 0}, ` +
+            `warm-up ${r.warmupCalls ?? 0} calls / ${(r.warmupMs ?? 0).toFixed(0)} ms) cpu/call ${(r.cpuPerCallUs ?? NaN).toFixed(1)} µs ` +
+            `(cpu share ${((r.cpuShare ?? NaN) * 100).toFixed(0)} %) session ${(r.sessionMs ?? NaN).toFixed(1)} ms`,
+        );
+      }
+      cells.push({ workload: workload.name, batch, inputShape: cell.inputShape, outputShape: cell.outputShape, results: rows });
     }
-    cells.push({ workload: workload.name, batch, inputShape: cell.inputShape, outputShape: cell.outputShape, results: rows });
   }
+  return cells;
 }
+
+/** The cells measured by PROCESSES fresh Node processes, one after another, merged. */
+async function measureCellsInProcesses() {
+  const exec = promisify(execFile);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "shrew-bench-"));
+  const childArgs = ["--cells-only", "--no-memory", ...(QUICK ? ["--quick"] : []),
+    ...(args.only ? ["--only", args.only] : []), ...(args.runtimes ? ["--runtimes", args.runtimes] : [])];
+  /** @type {any[][]} */
+  const runs = [];
+  try {
+    for (let i = 0; i < PROCESSES; i++) {
+      log(`\n== process ${i + 1} of ${PROCESSES}`);
+      const out = path.join(dir, `cells-${i}.json`);
+      const child = exec(process.execPath, [path.join(HERE, "run.mjs"), ...childArgs, "--out", out], {
+        timeout: 3_600_000, maxBuffer: 64 << 20,
+      });
+      child.child.stderr?.pipe(process.stderr);
+      try {
+        await child;
+      } catch (e) {
+        // Exit code 1 is a WRONG or failed row, which the merge keeps; anything else lost the process.
+        if (/** @type {any} */ (e).code !== 1) throw e;
+      }
+      runs.push(JSON.parse(readFileSync(out, "utf8")).cells);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const cells = mergeBestProcess(runs);
+  log(`\nbest process per runtime and cell (medians of the ${PROCESSES} processes):`);
+  for (const c of cells) {
+    for (const r of c.results) {
+      if (r.status === "skipped") continue;
+      const each = r.processMedians.map((/** @type {number} */ us) => us.toFixed(1)).join(", ");
+      log(`  ${`${c.workload}/${c.batch}`.padEnd(9)} ${r.label.padEnd(26)} ${r.status === "ok" ? "" : r.status + " "}median ${(r.medianUs ?? NaN).toFixed(1)} µs (${each})`);
+    }
+  }
+  return cells;
+}
+
+const cells = PROCESSES > 1 ? await measureCellsInProcesses() : await measureCellsHere();
 
 // ---------------------------------------------------------------- Shrew start-up
 /** @type {any} */
 let shrewStartup = null;
-if (ready.some((r) => r.id === "shrew-jit")) {
+if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
   log("\nShrew start-up (fresh process each: load + compile + first run of mlp/1, seeded and with its weights as a params blob, interleaved; 1,000-node compile)");
   const exec = promisify(execFile);
   const coldStart = async (/** @type {string[]} */ args) => {
@@ -321,7 +373,7 @@ if (ready.some((r) => r.id === "shrew-jit")) {
 }
 
 // ---------------------------------------------------------------- memory probes
-if (MEMORY) {
+if (MEMORY && !CELLS_ONLY) {
   log("\nmemory probes (fresh process per runtime and cell)");
   const exec = promisify(execFile);
   for (const c of cells) {
@@ -359,6 +411,7 @@ const results = {
     reference: REFERENCE_RUNNER,
     options: OPTIONS,
     memoryProbes: MEMORY,
+    processes: PROCESSES,
   },
   runtimes,
   cells,

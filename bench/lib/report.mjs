@@ -42,7 +42,8 @@ export function renderMarkdown(results) {
   out.push("");
   out.push(
     `${m.date} · ${m.cpu} × ${m.cores} · Node ${m.node} (V8 ${m.v8}) · load avg ${m.loadAvgStart.toFixed(1)} → ${m.loadAvgEnd.toFixed(1)} · ` +
-      `single-threaded, interleaved per cell · ≥ ${m.options.timed.minRuns} timed runs after warm-up`,
+      `single-threaded, interleaved per cell · ≥ ${m.options.timed.minRuns} timed runs after warm-up` +
+      (m.processes > 1 ? ` · best of ${m.processes} processes per runtime and cell` : ""),
   );
   out.push("");
   const rt = results.runtimes.map((/** @type {any} */ r) => [
