@@ -135,11 +135,13 @@ extract() {  # extract NAME DEST: DEST gets the tarball's contents at top level
 # ---------------------------------------------------------------- 3. build
 PATCH="$ROOT/third_party/patches/xnnpack-emscripten.patch"
 # wasm only, in this order: fp32-only element-wise operators (smaller module),
-# weight packing without a memcpy call per row (faster compile) and load-splat
-# 4x8 GEMM tiles on x86 whatever the core count (faster GEMM); see each patch.
+# weight packing without a memcpy call per row (faster compile), load-splat
+# 4x8 GEMM tiles on x86 whatever the core count (faster GEMM) and one-row GEMMs
+# two panels at a time (faster batch-1 layers); see each patch.
 WASM_PATCHES=("$ROOT/third_party/patches/xnnpack-wasm-fp32-only.patch"
   "$ROOT/third_party/patches/xnnpack-wasm-pack-rows.patch"
-  "$ROOT/third_party/patches/xnnpack-wasm-x86-loadsplat.patch")
+  "$ROOT/third_party/patches/xnnpack-wasm-x86-loadsplat.patch"
+  "$ROOT/third_party/patches/xnnpack-wasm-gemv-two-panels.patch")
 CPUINFO_SHIM="$ROOT/third_party/cpuinfo-system"
 COMMON_FLAGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release
   -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_BUILD_TESTS=OFF -DXNNPACK_BUILD_BENCHMARKS=OFF

@@ -39,3 +39,53 @@ test("sigmoid, silu and gelu saturate for huge inputs instead of giving NaN", ()
   assert.deepEqual([...runUnary("silu", [1e30])], [Math.fround(1e30)]);
   assert.deepEqual([...runUnary("gelu", [3e9])], [Math.fround(3e9)]);
 });
+
+// One-row products (batch 1) go through XNNPACK's 1x8 kernels, which the wasm
+// build runs two 8-column panels at a time while 16 or more columns remain
+// (third_party/patches/xnnpack-wasm-gemv-two-panels.patch). They add bias, then
+// x[k]·w[k][j] for k = 0, 1, … in f32 without fused multiply-add, so a plain f32
+// loop in that order gives the same bits, whichever panel a column falls in.
+// (Fewer than 8 columns take XNNPACK's 2-column kernels, which sum k in four
+// lanes: another order, not checked here.)
+function rowTimesMatrix(x, w, b, K, N, relu) {
+  const y = new Float32Array(N);
+  for (let j = 0; j < N; j++) {
+    let acc = b ? b[j] : 0;
+    for (let k = 0; k < K; k++) acc = Math.fround(acc + Math.fround(x[k] * w[k * N + j]));
+    y[j] = relu ? Math.max(acc, 0) : acc;
+  }
+  return y;
+}
+
+test("one-row matmuls of 8 or more columns give the bits of a plain f32 loop, any depth (wasm's two-panel kernels)", () => {
+  const vals = (n, k) => Float32Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * k + 0.3) * 1.7));
+  let checked = 0;
+  for (const N of [8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 40, 48, 517]) {
+    for (const K of [1, 3, 4, 5, 8, 13, 784]) {
+      if (N > 40 && K < 784) continue;
+      for (const fused of [false, true]) {
+        // fused: relu(matmul + b) is one fully-connected with bias and a [0, inf) clamp
+        // (the minmax kernel); plain matmul has neither (the linear kernel).
+        const src = fused
+          ? `@graph G { input x: Tensor<[1, ${K}], f32>; param w: Tensor<[${K}, ${N}], f32>; param b: Tensor<[${N}], f32>;
+               output y: relu(matmul(x, w) + b); }`
+          : `@graph G { input x: Tensor<[1, ${K}], f32>; param w: Tensor<[${K}, ${N}], f32>; output y: matmul(x, w); }`;
+        const p = shrew.compile(src);
+        try {
+          const x = vals(K, 0.61), w = vals(K * N, 0.37), b = fused ? vals(N, 1.3) : null;
+          p.setParam("G/w", new Tensor("f32", [K, N], w));
+          if (b) p.setParam("G/b", new Tensor("f32", [N], b));
+          const got = p.run("G", { x: new Tensor("f32", [1, K], x) }).y.data;
+          const want = rowTimesMatrix(x, w, b, K, N, fused);
+          for (let j = 0; j < N; j++) {
+            assert.ok(Object.is(got[j], want[j]) || (got[j] === 0 && want[j] === 0), `N=${N} K=${K} fused=${fused} y[${j}] = ${got[j]}, want ${want[j]}`);
+          }
+          checked++;
+        } finally {
+          p.dispose();
+        }
+      }
+    }
+  }
+  assert.equal(checked, 2 * (11 * 7 + 2));
+});
