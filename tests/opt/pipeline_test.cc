@@ -273,7 +273,9 @@ TEST(PipelineTest, HundredThousandNodesOptimiseQuickly) {
   // An MLP-like chain of 12.5k blocks (matmul + add + relu, a duplicated
   // tanh, an identity and a dead node each): every pass but folding has
   // work. A quadratic step would take minutes here; the linear passes take
-  // a few hundred ms. CPU time, so a loaded test machine does not flake.
+  // 0.56-0.64 s of CPU alone on the session 16 host and 1.0 s beside another
+  // test under ctest -j2 (shared caches), so the bound is 3 s. CPU time, so a
+  // loaded test machine does not flake.
   ir::Graph g("Big");
   ir::NodeId x = g.AddInput("x", F32({2, 4}));
   ir::NodeId w = g.AddParam("w", F32({4, 4}));
@@ -300,7 +302,7 @@ TEST(PipelineTest, HundredThousandNodesOptimiseQuickly) {
   EXPECT_EQ(stats.cse_eliminated, kBlocks);
   EXPECT_EQ(stats.ops_fused, kBlocks);
   EXPECT_EQ(g.num_nodes(), 3 + 4 * kBlocks);
-  EXPECT_LT(ms, 1000.0 * kTimeScale) << stats.ToString();
+  EXPECT_LT(ms, 3000.0 * kTimeScale) << stats.ToString();
   ExpectInvariants(g);
 }
 
