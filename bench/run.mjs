@@ -7,7 +7,7 @@
 //   npm run bench -- --runtimes ort,tfjs
 //   npm run bench -- --processes 3      the cells in 3 fresh processes, each runtime's best
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -297,8 +297,9 @@ async function measureCellsInProcesses() {
       try {
         await child;
       } catch (e) {
-        // Exit code 1 is a WRONG or failed row, which the merge keeps; anything else lost the process.
-        if (/** @type {any} */ (e).code !== 1) throw e;
+        // Exit code 1 after writing its results is a WRONG or failed row, which the
+        // merge keeps; anything else (a crash also exits 1, without results) lost the process.
+        if (/** @type {any} */ (e).code !== 1 || !existsSync(out)) throw e;
       }
       runs.push(JSON.parse(readFileSync(out, "utf8")).cells);
     }
