@@ -19,8 +19,14 @@ export class ShrewCompileError extends Error {
   readonly diagnostics: readonly Diagnostic[];
   readonly stage: string;
   constructor(stage: string, diagnostics: readonly Diagnostic[], rendered: string) {
+    // The first line is the first error's own header, FILE:LINE:COL:
+    // error[CODE]: MESSAGE, as printed in stack traces; the rendered text
+    // (every diagnostic with its source line and caret) follows, its copy of
+    // that header not repeated.
     const first = diagnostics.find((d) => d.severity === "error") ?? diagnostics[0];
-    super(first ? `${first.line}:${first.column}: ${first.message}` + (rendered ? `\n${rendered}` : "") : "compile failed");
+    const head = first ? (first.rendered ?? "").split("\n")[0] || `${first.line}:${first.column}: ${first.message}` : "compile failed";
+    const rest = !rendered ? "" : rendered.startsWith(head + "\n") ? rendered.slice(head.length) : `\n${rendered}`;
+    super((head + rest).trimEnd());
     this.name = "ShrewCompileError";
     this.stage = stage;
     this.diagnostics = diagnostics;

@@ -149,6 +149,12 @@ test("compile error: ShrewCompileError with code, line, column, rendered", () =>
     assert.equal(d.column, 20);
     assert.ok(d.length > 0);
     assert.match(d.rendered, /bad\.sw:3:20/);
+    // message: the error's header first (file, line, column, code), then its
+    // source line and caret, the header not repeated.
+    const lines = e.message.split("\n");
+    assert.equal(lines[0], `bad.sw:3:20: error[${d.code}]: ${d.message}`);
+    assert.equal(lines.filter((l) => l === lines[0]).length, 1);
+    assert.deepEqual(lines.slice(1).map((l) => l.trim()), ["output y: relu(zz);", "^~"]);
     return true;
   });
   assert.throws(() => shrew.compile("@graph {", {}), ShrewCompileError);
