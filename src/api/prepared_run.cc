@@ -9,11 +9,21 @@ namespace shrew {
 Status PreparedRun::Run() {
   // ran_ stays null for an ordinary graph: output_data reads its executor
   // afresh (Recompile replaces it).
-  ran_ = nullptr;
-  keep_.reset();
-  jit::Executor* executor = program_->graphs_[graph_].executor.get();
-  if (program_->graphs_[graph_].deferred) {
+  Program::Entry& entry = program_->graphs_[graph_];
+  jit::Executor* executor = entry.executor.get();
+  if (!entry.deferred) {
+    ran_ = nullptr;
+    keep_.reset();
+  } else if (keep_ != nullptr && !entry.specialized.empty() && entry.specialized.back() == keep_) {
+    // The last run's specialisation is still the program's most recently
+    // used one (SetParam and Recompile drop them all; keep_ keeps its address
+    // from being reused): run it again without building the signature and
+    // looking it up, so that a steady run allocates nothing.
+    executor = ran_;
+  } else {
     // Compiled per input signature: find (or make again) this one's.
+    ran_ = nullptr;
+    keep_.reset();
     Program::CheckedInputs checked;
     checked.dims = dims_;
     checked.shapes = shapes_;

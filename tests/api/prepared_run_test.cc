@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "api/program.h"
 #include "jit/jit_test_util.h"
+#include "support/heap_counter.h"
 
 namespace shrew {
 namespace {
@@ -85,6 +87,57 @@ TEST(PreparedRun, MatchesRunAndSurvivesOtherBindingsParamsAndRecompile) {
   // A new executor after Recompile.
   ASSERT_TRUE(p->Recompile("Classifier").ok());
   ExpectSame(RunPrepared(run, x), p->Run("Classifier", in).value());
+}
+
+// A graph with an input of unknown type is compiled per input signature.
+// A prepared run reuses the last run's specialisation while it is still the
+// program's most recently used one: steady runs allocate nothing, and runs
+// of other signatures, SetParam (new weights) and Recompile in between
+// still give Run's results.
+TEST(PreparedRun, DeferredGraphReusesItsSpecialisationUntilItChanges) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph D {\n"
+      "  input x: ?;\n"
+      "  param w: Tensor<[4, 3], f32> { init: \"uniform(-1, 1)\"; };\n"
+      "  output y: relu(matmul(x, w));\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  const Tensor x = RandomTensor(ir::DType::kF32, {2, 4}, 7);
+  TensorMap in;
+  in.emplace("x", x.Clone().value());
+  std::vector<InputSpec> specs = {{"x", ir::DType::kF32, {2, 4}}};
+  Result<std::unique_ptr<PreparedRun>> prepared = p->Prepare("D", specs);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  PreparedRun& run = **prepared;
+  ExpectSame(RunPrepared(run, x), p->Run("D", in).value());
+
+  if (testing::HeapCountingAvailable()) {
+    testing::CountAllocations counted;
+    for (int r = 0; r < 5; ++r) ASSERT_TRUE(run.Run().ok());
+    EXPECT_EQ(counted.count(), 0);
+  }
+
+  // Another signature becomes the most recently used specialisation.
+  TensorMap other;
+  other.emplace("x", RandomTensor(ir::DType::kF32, {5, 4}, 8));
+  ASSERT_TRUE(p->Run("D", other).ok());
+  ExpectSame(RunPrepared(run, x), p->Run("D", in).value());
+
+  // New weights: every specialisation is dropped and made again.
+  Tensor w = RandomTensor(ir::DType::kF32, {4, 3}, 9);
+  ASSERT_TRUE(p->SetParam("D/w", w.Clone().value()).ok());
+  const TensorMap after = RunPrepared(run, x);
+  ExpectSame(after, p->Run("D", in).value());
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      float dot = 0;
+      for (int64_t k = 0; k < 4; ++k) dot += x.values<float>()[static_cast<size_t>(i * 4 + k)] * w.values<float>()[static_cast<size_t>(k * 3 + j)];
+      EXPECT_NEAR(after.at("y").values<float>()[static_cast<size_t>(i * 3 + j)], std::max(dot, 0.0f), 1e-5f);
+    }
+  }
+
+  ASSERT_TRUE(p->Recompile("D").ok());
+  ExpectSame(RunPrepared(run, x), p->Run("D", in).value());
 }
 
 TEST(PreparedRun, ErrorsAreRunsErrorsWithFields) {

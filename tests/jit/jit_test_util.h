@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -13,8 +14,10 @@
 #include <string>
 
 #include "api/compile.h"
+#include "api/prepared_run.h"
 #include "api/program.h"
 #include "runtime/tensor.h"
+#include "support/heap_counter.h"
 
 namespace shrew::jit::testing {
 
@@ -74,13 +77,52 @@ inline void ExpectAgree(const runtime::TensorMap& jit, const runtime::TensorMap&
   }
 }
 
-// Runs both executors on the same inputs and compares.
+// "Plan, then compute; compute never allocates" (jit/executor.h): once a
+// binding is planned, runs of the lean path (PreparedRun, what the bindings
+// call) allocate nothing. Exempt by that contract: graphs with instructions
+// on the interpreter fallback, and value-shaped graphs (each run evaluates
+// their shapes first). A no-op where allocations cannot be counted.
+inline void ExpectSteadyRunsAllocateNothing(shrew::Program& p, const std::string& graph,
+                                            const runtime::TensorMap& inputs) {
+  if (!shrew::testing::HeapCountingAvailable()) return;
+  std::vector<shrew::InputSpec> specs;
+  for (const auto& [name, t] : inputs) specs.push_back({name, t.dtype(), t.shape()});
+  Result<std::unique_ptr<shrew::PreparedRun>> prepared = p.Prepare(graph, specs);
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  shrew::PreparedRun& run = **prepared;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const int i = run.input_of_spec(static_cast<int>(k));
+    const runtime::Tensor& t = inputs.at(specs[k].name);
+    ASSERT_EQ(run.input_bytes(i), t.byte_size());
+    if (t.byte_size() > 0) std::memcpy(run.input_data(i), t.raw_data(), t.byte_size());
+  }
+  Status first = run.Run();
+  ASSERT_TRUE(first.ok()) << first.ToString();
+  Result<CompileStats> stats = p.Stats(graph);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  if (stats->num_ref_kernels > 0 || run.shapes_vary()) return;
+  int64_t allocations = 0;
+  {
+    shrew::testing::CountAllocations counted;
+    for (int r = 0; r < 3 && allocations == 0; ++r) {
+      const bool ok = run.Run().ok();
+      allocations = counted.count();
+      if (!ok) allocations = -1;
+    }
+  }
+  EXPECT_EQ(allocations, 0) << "steady-state runs of graph '" << graph
+                            << "' allocated (-1: a run failed after the first succeeded)";
+}
+
+// Runs both executors on the same inputs and compares; then checks that
+// steady-state runs of the tape allocate nothing.
 inline void RunBoth(shrew::Program& p, const std::string& graph, const runtime::TensorMap& inputs, double slack = 1.0) {
   Result<runtime::TensorMap> jit = p.Run(graph, inputs);
   ASSERT_TRUE(jit.ok()) << jit.status().ToString();
   Result<runtime::TensorMap> ref = p.Interpret(graph, inputs);
   ASSERT_TRUE(ref.ok()) << ref.status().ToString();
   ExpectAgree(*jit, *ref, slack);
+  ExpectSteadyRunsAllocateNothing(p, graph, inputs);
 }
 
 }  // namespace shrew::jit::testing
