@@ -36,6 +36,8 @@ export class ShrewCompileError extends Error {
 export interface RuntimeErrorDetails {
   /** The input (or parameter) the error is about, when there is one. */
   input?: string;
+  /** The output whose destination array (run option `outputs`) the error is about. */
+  output?: string;
   /** What was expected (a type such as `f32[Batch, 784]`), when known. */
   expected?: string;
   /** What was given, when known. */
@@ -50,6 +52,7 @@ export interface RuntimeErrorDetails {
 export class ShrewRuntimeError extends Error {
   readonly code: string;
   readonly input?: string;
+  readonly output?: string;
   readonly expected?: string;
   readonly actual?: string;
   constructor(code: string, message: string, details: RuntimeErrorDetails = {}) {
@@ -57,6 +60,7 @@ export class ShrewRuntimeError extends Error {
     this.name = "ShrewRuntimeError";
     this.code = code;
     if (details.input !== undefined) this.input = details.input;
+    if (details.output !== undefined) this.output = details.output;
     if (details.expected !== undefined) this.expected = details.expected;
     if (details.actual !== undefined) this.actual = details.actual;
   }

@@ -23,6 +23,20 @@ export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data
 export type Feeds = Record<string, TensorLike>;
 export type Outputs = Record<string, Tensor>;
 
+/** Options of `run` and `interpret`. */
+export interface RunOptions {
+  /**
+   * Where outputs go, by output name: a Tensor of the output's dtype and
+   * shape, or a typed array of its dtype (Uint8Array for u8 and bool) and
+   * element count. The run fills it in place and returns it (a typed array
+   * wrapped in a new Tensor), so repeated runs need no new output memory.
+   * Outputs not named get fresh arrays. Every destination is checked before
+   * any is written; on an error none is.
+   */
+  outputs?: Record<string, Tensor | TensorData>;
+}
+
+
 export interface IrDump {
   /** The §7.7 text dump. */
   text: string;
@@ -119,6 +133,106 @@ function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
     for (let d = 0; d < a.shape.length; d++) if (a.shape[d] !== b.shape[d]) return false;
   }
   return true;
+}
+
+/**
+ * RunOptions.outputs once checked: names of the graph's outputs, each a
+ * Tensor or a typed array. A copy, read once before the run: a getter or
+ * Proxy cannot hand over another value afterwards.
+ */
+type Destinations = ReadonlyMap<string, Tensor | TensorData>;
+
+// Each signature's output names, built on first use.
+const outputNames = new WeakMap<Signature, ReadonlySet<string>>();
+
+/** Checks the option's names and value kinds (not yet dtypes and shapes: those need the run). */
+function destinations(options: RunOptions, sig: Signature): Destinations | undefined {
+  if (options === null || typeof options !== "object") throw new TypeError("run options must be an object");
+  const outputs = options.outputs;
+  if (outputs === undefined) return undefined;
+  if (outputs === null || typeof outputs !== "object" || ArrayBuffer.isView(outputs)) {
+    throw new TypeError("run option 'outputs' must be an object {name: Tensor or typed array}");
+  }
+  let names = outputNames.get(sig);
+  if (names === undefined) {
+    names = new Set(sig.outputs.map((o) => o.name));
+    outputNames.set(sig, names);
+  }
+  const seen: ArrayBufferView[] = [];
+  const taken = new Map<string, Tensor | TensorData>();
+  for (const name of Object.keys(outputs)) {
+    if (!names.has(name)) {
+      throw new ShrewRuntimeError("invalid_argument",
+        `graph '${sig.name}' has no output named '${name}'; its outputs are: ${joinNames([...names])}`, { output: name });
+    }
+    const value = outputs[name];
+    const data = value instanceof Tensor ? value.data : value;
+    if (!ArrayBuffer.isView(data) || dtypeOfArray(data) === undefined) {
+      throw new TypeError(`output '${name}': the destination must be a Tensor or a typed array, got ${typeName(value)}`);
+    }
+    // Two outputs written into one array would leave only the last.
+    if (seen.includes(data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
+    seen.push(data);
+    taken.set(name, value);
+  }
+  return taken;
+}
+
+function describe(dtype: string, shape: readonly number[]): string {
+  return `${dtype}[${shape.join(", ")}]`;
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return false;
+  return true;
+}
+
+/** Throws unless `dest` can take an output of this dtype, shape and byte size. */
+function checkDestination(graph: string, name: string, dtype: DType, shape: readonly number[], bytes: number,
+                          dest: Tensor | TensorData): void {
+  if (dest instanceof Tensor ? dest.dtype === dtype && sameShape(dest.shape, shape)
+    : dest instanceof CTORS[dtype] && dest.byteLength === bytes) return;
+  const expected = describe(dtype, shape);
+  const actual = dest instanceof Tensor ? describe(dest.dtype, dest.shape) : `a ${typeName(dest)} of ${dest.length} elements`;
+  throw new ShrewRuntimeError("invalid_argument",
+    `output '${name}' of graph '${graph}': expected a destination of ${expected}, got ${actual}`,
+    { output: name, expected, actual });
+}
+
+// The Tensor a bare destination array comes back in, kept while the array
+// lives: a loop that passes the same arrays allocates no wrappers.
+const wrappers = new WeakMap<TensorData, Tensor>();
+function wrapped(dtype: DType, shape: readonly number[], data: TensorData): Tensor {
+  const t = wrappers.get(data);
+  if (t !== undefined && t.dtype === dtype && sameShape(t.shape, shape)) return t;
+  const fresh = new Tensor(dtype, shape, data as never);
+  wrappers.set(data, fresh);
+  return fresh;
+}
+
+/**
+ * The value path's outputs as Tensors: into their destinations where `into`
+ * names one (all checked first, so that an error writes none), the fresh
+ * copies otherwise.
+ */
+function deliver(graph: string, outputs: readonly RawTensorOut[], into: Destinations): Outputs {
+  for (const o of outputs) {
+    const dest = into.get(o.name);
+    if (dest !== undefined && isDType(o.dtype)) checkDestination(graph, o.name, o.dtype, o.shape, o.bytes.byteLength, dest);
+  }
+  const out: Outputs = {};
+  for (const o of outputs) {
+    const dest = into.get(o.name);
+    if (dest === undefined) {
+      setOwn(out, o.name, tensorFromRaw(o));
+      continue;
+    }
+    const data = dest instanceof Tensor ? dest.data : dest;
+    new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(o.bytes);
+    setOwn(out, o.name, dest instanceof Tensor ? dest : wrapped(o.dtype as DType, o.shape, dest));
+  }
+  return out;
 }
 
 const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
@@ -239,34 +353,38 @@ export class Program {
   }
 
   /** Runs a graph on the JIT tape executor; outputs by name in declaration order. */
-  run(graph: string, inputs: Feeds = {}): Outputs {
-    return this.#execute(graph, inputs, false);
+  run(graph: string, inputs: Feeds = {}, options: RunOptions = {}): Outputs {
+    return this.#execute(graph, inputs, false, options);
   }
 
   /** Runs a graph on the reference interpreter (same parameters). */
-  interpret(graph: string, inputs: Feeds = {}): Outputs {
-    return this.#execute(graph, inputs, true);
+  interpret(graph: string, inputs: Feeds = {}, options: RunOptions = {}): Outputs {
+    return this.#execute(graph, inputs, true, options);
   }
 
-  #execute(graph: string, inputs: Feeds, interpret: boolean): Outputs {
+  #execute(graph: string, inputs: Feeds, interpret: boolean, options: RunOptions): Outputs {
     checkString(graph, "graph");
     if (inputs === null || typeof inputs !== "object") throw new TypeError("inputs must be an object {name: tensor}");
     this.#live();
     const sig = this.signature(graph);
+    const into = destinations(options, sig);
     const raw: RawTensorIn[] = [];
     for (const [name, value] of Object.entries(inputs)) raw.push(this.#toRaw(name, value, sig));
     if (!interpret) {
-      const out = this.#runLean(graph, raw);
+      const out = this.#runLean(graph, raw, into);
       if (out !== undefined) return out;
     }
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
-    const out: Outputs = {};
-    for (const o of r.outputs) setOwn(out, o.name, tensorFromRaw(o));
-    return out;
+    if (into === undefined) {
+      const out: Outputs = {};
+      for (const o of r.outputs) setOwn(out, o.name, tensorFromRaw(o));
+      return out;
+    }
+    return deliver(graph, r.outputs, into);
   }
 
   /** The lean path; undefined when this binding must take the value path. */
-  #runLean(graph: string, raw: readonly RawTensorIn[]): Outputs | undefined {
+  #runLean(graph: string, raw: readonly RawTensorIn[], into: Destinations | undefined): Outputs | undefined {
     const h = this.#live();
     let p = this.#prepared.get(graph);
     if (p === undefined || !sameKey(p.key, raw)) {
@@ -288,12 +406,27 @@ export class Program {
     const buffer = heap.buffer as ArrayBuffer;
     if (this.#ptrView === undefined || this.#ptrView.buffer !== buffer) this.#ptrView = new Uint32Array(buffer);
     const ptrs = this.#ptrView;
+    if (into !== undefined) {
+      // Destinations are checked before any is written.
+      for (const spec of p.outputs) {
+        const dest = into.get(spec.name);
+        if (dest !== undefined) checkDestination(graph, spec.name, spec.dtype, spec.shape, spec.bytes, dest);
+      }
+    }
     const out: Outputs = {};
     for (let o = 0; o < p.outputs.length; o++) {
       const spec = p.outputs[o];
       const ptr = ptrs[(p.outPtrs >>> 2) + o];
       const ctor = CTORS[spec.dtype];
       const n = spec.bytes / ctor.BYTES_PER_ELEMENT;
+      const dest = into?.get(spec.name);
+      if (dest !== undefined) {
+        const data = dest instanceof Tensor ? dest.data : dest;
+        if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
+        else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
+        setOwn(out, spec.name, dest instanceof Tensor ? dest : wrapped(spec.dtype, spec.shape, dest));
+        continue;
+      }
       // new ctor(n) then set(): small arrays stay on V8's heap (no ArrayBuffer
       // materialised per call, unlike slice().buffer).
       const data = new ctor(n) as TensorData;

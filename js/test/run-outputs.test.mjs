@@ -1,0 +1,137 @@
+// run/interpret with the `outputs` option: outputs written into the caller's
+// arrays (Tensors or bare typed arrays) on the lean path and the value path,
+// the same values as a plain run, every destination checked before any is
+// written, and the program usable after each error.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
+import { readExample } from "./helpers.mjs";
+
+const shrew = await Shrew.load();
+const MLP = readExample("mlp_classifier.sw");
+const input = (seed) => Float32Array.from({ length: 2 * 784 }, (_, i) => Math.sin(i * 0.37 + seed));
+
+function withProgram(source, opts, fn) {
+  const p = shrew.compile(source, opts);
+  try {
+    fn(p);
+  } finally {
+    p.dispose();
+  }
+}
+
+test("outputs into a Tensor and a typed array: the same objects back, a plain run's values, refilled per run", () => {
+  withProgram(MLP, { dims: { Batch: 2 }, seed: 5 }, (p) => {
+    const probs = new Tensor("f32", [2, 10]);
+    const logits = new Float32Array(20);
+    for (const seed of [0, 1, 2]) {
+      const x = input(seed);
+      const plain = p.run("Classifier", { images: x });
+      const out = p.run("Classifier", { images: x }, { outputs: { probs, logits } });
+      assert.deepEqual(Object.keys(out), ["probs", "logits"]);
+      assert.equal(out.probs, probs);
+      assert.equal(out.logits.data, logits);
+      assert.deepEqual([...out.logits.shape], [2, 10]);
+      assert.equal(out.logits.dtype, "f32");
+      assert.deepEqual(probs.data, plain.probs.data);
+      assert.deepEqual(logits, plain.logits.data);
+      // Each row of probs is a softmax: the values are real, not left zeros.
+      assert.ok(Math.abs(probs.data.slice(0, 10).reduce((a, b) => a + b, 0) - 1) < 1e-5);
+    }
+  });
+});
+
+test("outputs not named get fresh arrays; interpret fills destinations too", () => {
+  withProgram(MLP, { dims: { Batch: 2 }, seed: 5 }, (p) => {
+    const x = input(3);
+    const logits = new Float32Array(20);
+    const out = p.run("Classifier", { images: x }, { outputs: { logits } });
+    assert.equal(out.logits.data, logits);
+    assert.ok(out.probs.data instanceof Float32Array && out.probs.data !== logits);
+    assert.deepEqual(out.probs.data, p.run("Classifier", { images: x }).probs.data);
+
+    const ref = p.interpret("Classifier", { images: x });
+    const dest = new Float32Array(20).fill(NaN);
+    const viaInterp = p.interpret("Classifier", { images: x }, { outputs: { probs: dest } });
+    assert.equal(viaInterp.probs.data, dest);
+    assert.deepEqual(dest, ref.probs.data);
+  });
+});
+
+test("a bad destination is an error naming the output, and no destination is written", () => {
+  withProgram(MLP, { dims: { Batch: 2 }, seed: 5 }, (p) => {
+    const x = input(4);
+    const good = new Float32Array(20).fill(7);
+    const cases = [
+      [{ probs: new Tensor("f64", [2, 10]) }, "probs", "f32[2, 10]", "f64[2, 10]"],
+      [{ probs: new Tensor("f32", [20]) }, "probs", "f32[2, 10]", "f32[20]"],
+      [{ probs: new Float32Array(19) }, "probs", "f32[2, 10]", "a Float32Array of 19 elements"],
+      [{ probs: new Float64Array(20) }, "probs", "f32[2, 10]", "a Float64Array of 20 elements"],
+    ];
+    for (const [bad, name, expected, actual] of cases) {
+      assert.throws(() => p.run("Classifier", { images: x }, { outputs: { logits: good, ...bad } }), (e) => {
+        assert.ok(e instanceof ShrewRuntimeError, String(e));
+        assert.equal(e.code, "invalid_argument");
+        assert.equal(e.output, name);
+        assert.equal(e.expected, expected);
+        assert.equal(e.actual, actual);
+        assert.match(e.message, /output 'probs' of graph 'Classifier': expected a destination of f32\[2, 10\]/);
+        return true;
+      });
+      assert.ok(good.every((v) => v === 7), "the valid destination was left as it was");
+    }
+    assert.throws(() => p.run("Classifier", { images: x }, { outputs: { prob: good } }),
+      (e) => e instanceof ShrewRuntimeError && e.output === "prob" && /no output named 'prob'; its outputs are: probs, logits/.test(e.message));
+    assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: good, logits: good } }),
+      (e) => e instanceof ShrewRuntimeError && e.output === "logits" && /also another output's/.test(e.message));
+    assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: [0, 1] } }), TypeError);
+    assert.throws(() => p.run("Classifier", { images: x }, { outputs: new Float32Array(20) }), TypeError);
+    assert.throws(() => p.run("Classifier", { images: x }, null), TypeError);
+    assert.ok(good.every((v) => v === 7));
+    // Still usable, on the lean path and with destinations.
+    const probs = new Float32Array(20);
+    p.run("Classifier", { images: x }, { outputs: { probs } });
+    assert.deepEqual(probs, p.run("Classifier", { images: x }).probs.data);
+  });
+});
+
+test("value-shaped outputs: the destination must match this run's shape; i32 and bool outputs", () => {
+  const src = "@graph R {\n  input n: Tensor<[1], f32>;\n  output y: range(sum(n)) * 2;\n}\n" +
+    "@graph T {\n  input a: Tensor<[3], i32>;\n  input b: Tensor<[3], f32>;\n  output s: a + a;\n  output m: b > 0.0;\n}\n";
+  withProgram(src, {}, (p) => {
+    const y = new BigInt64Array(4);
+    const out = p.run("R", { n: new Float32Array([4]) }, { outputs: { y } });
+    assert.equal(out.y.data, y);
+    assert.deepEqual([...y], [0n, 2n, 4n, 6n]);
+    const short = new BigInt64Array(4).fill(-1n);
+    assert.throws(() => p.run("R", { n: new Float32Array([5]) }, { outputs: { y: short } }),
+      (e) => e instanceof ShrewRuntimeError && e.output === "y" && e.expected === "i64[5]" && e.actual === "a BigInt64Array of 4 elements");
+    assert.ok(short.every((v) => v === -1n));
+
+    const s = new Int32Array(3);
+    const m = new Tensor("bool", [3]);
+    const t = p.run("T", { a: new Int32Array([1, -2, 2 ** 30]), b: new Float32Array([1, -1, 0]) }, { outputs: { s, m } });
+    assert.equal(t.s.data, s);
+    assert.deepEqual([...s], [2, -4, -(2 ** 31)]);  // 2^31 wraps on the way out (i64 inside)
+    assert.equal(t.m, m);
+    assert.deepEqual([...m.data], [1, 0, 0]);
+    assert.throws(() => p.run("T", { a: new Int32Array(3), b: new Float32Array(3) }, { outputs: { m: new Tensor("u8", [3]) } }),
+      (e) => e instanceof ShrewRuntimeError && e.expected === "bool[3]" && e.actual === "u8[3]");
+  });
+});
+
+test("destinations are read once, before the run: a getter that disposes the program makes the call throw 'disposed'", () => {
+  const x = input(6);
+  const q = shrew.compile(MLP, { dims: { Batch: 2 } });
+  assert.throws(() => q.run("Classifier", { images: x }, { outputs: { get probs() { q.dispose(); return new Float32Array(20); } } }),
+    (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
+  withProgram(MLP, { dims: { Batch: 2 } }, (p) => {
+    const first = new Float32Array(20);
+    let reads = 0;
+    const outputs = { get probs() { reads++; return reads === 1 ? first : new Float32Array(20); } };
+    const out = p.run("Classifier", { images: x }, { outputs });
+    assert.equal(reads, 1);
+    assert.equal(out.probs.data, first);
+    assert.deepEqual(first, p.run("Classifier", { images: x }).probs.data);
+  });
+});
