@@ -36,7 +36,6 @@ export interface RunOptions {
   outputs?: Record<string, Tensor | TensorData>;
 }
 
-
 export interface IrDump {
   /** The §7.7 text dump. */
   text: string;
@@ -66,10 +65,15 @@ const CTORS = {
   f32: Float32Array, f64: Float64Array, i32: Int32Array, i64: BigInt64Array, u8: Uint8Array, bool: Uint8Array,
 } as const;
 
+/** The output's dtype, or an error when its values cannot cross to JS. */
+function crossingDType(raw: RawTensorOut): DType {
+  if (!isDType(raw.dtype)) throw new ShrewRuntimeError("unimplemented", `output '${raw.name}' has dtype ${raw.declaredDtype}, which cannot cross to JS`);
+  return raw.dtype;
+}
+
 /** Wraps an output's fresh byte copy (offset 0, own buffer) in its typed array without copying again. */
 export function tensorFromRaw(raw: RawTensorOut): Tensor {
-  const dtype = raw.dtype as DType;
-  if (!isDType(dtype)) throw new ShrewRuntimeError("unimplemented", `output '${raw.name}' has dtype ${raw.declaredDtype}, which cannot cross to JS`);
+  const dtype = crossingDType(raw);
   const ctor = CTORS[dtype];
   const b = raw.bytes;
   const data = new ctor(b.buffer as ArrayBuffer, b.byteOffset, b.byteLength / ctor.BYTES_PER_ELEMENT) as TensorData;
@@ -219,7 +223,8 @@ function wrapped(dtype: DType, shape: readonly number[], data: TensorData): Tens
 function deliver(graph: string, outputs: readonly RawTensorOut[], into: Destinations): Outputs {
   for (const o of outputs) {
     const dest = into.get(o.name);
-    if (dest !== undefined && isDType(o.dtype)) checkDestination(graph, o.name, o.dtype, o.shape, o.bytes.byteLength, dest);
+    if (dest === undefined) continue;
+    checkDestination(graph, o.name, crossingDType(o), o.shape, o.bytes.byteLength, dest);
   }
   const out: Outputs = {};
   for (const o of outputs) {
