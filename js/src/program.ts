@@ -58,7 +58,9 @@ function unwrap<T extends { ok: boolean }>(v: T | ErrorValue): Exclude<T, ErrorV
 }
 
 function bytesOf(data: ArrayBufferView): Uint8Array {
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // A detached (transferred) buffer reads as empty: no view of it can be made,
+  // and the size check then names the input.
+  return data.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
 const CTORS = {
@@ -195,10 +197,12 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
 /** Throws unless `dest` can take an output of this dtype, shape and byte size. */
 function checkDestination(graph: string, name: string, dtype: DType, shape: readonly number[], bytes: number,
                           dest: Tensor | TensorData): void {
-  if (dest instanceof Tensor ? dest.dtype === dtype && sameShape(dest.shape, shape)
+  // byteLength also catches a Tensor whose buffer was transferred (detached: 0 bytes).
+  if (dest instanceof Tensor ? dest.dtype === dtype && sameShape(dest.shape, shape) && dest.data.byteLength === bytes
     : dest instanceof CTORS[dtype] && dest.byteLength === bytes) return;
   const expected = describe(dtype, shape);
-  const actual = dest instanceof Tensor ? describe(dest.dtype, dest.shape) : `a ${typeName(dest)} of ${dest.length} elements`;
+  let actual = dest instanceof Tensor ? describe(dest.dtype, dest.shape) : `a ${typeName(dest)} of ${dest.length} elements`;
+  if (actual === expected) actual += ` whose data has ${(dest as Tensor).data.byteLength} bytes`;
   throw new ShrewRuntimeError("invalid_argument",
     `output '${name}' of graph '${graph}': expected a destination of ${expected}, got ${actual}`,
     { output: name, expected, actual });
@@ -490,8 +494,16 @@ export class Program {
     if (!v || typeof v !== "object" || !isDType(v.dtype) || !Array.isArray(v.shape) || !ArrayBuffer.isView(v.data)) {
       throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array`);
     }
-    // Validates the data type and element count like the Tensor constructor.
-    const t = new Tensor(v.dtype, v.shape, v.data as never);
+    // Validates the data type and element count like the Tensor constructor,
+    // its errors naming the input.
+    let t: Tensor;
+    try {
+      t = new Tensor(v.dtype, v.shape, v.data as never);
+    } catch (e) {
+      if (e instanceof RangeError) throw new RangeError(`input '${name}': ${e.message}`);
+      if (e instanceof TypeError) throw new TypeError(`input '${name}': ${e.message}`);
+      throw e;
+    }
     return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
   }
 

@@ -265,6 +265,23 @@ test("a getter or Proxy that disposes the program mid-call: the call throws 'dis
   fresh.dispose();
 });
 
+test("input data that does not fit its shape, or whose buffer was transferred: errors naming the input", () => {
+  const p = shrew.compile("@graph G { input x: Tensor<[4], f32>; output y: x * 2.0; }");
+  try {
+    const t = new Tensor("f32", [4], new Float32Array([1, 2, 3, 4]));
+    structuredClone(t.data.buffer, { transfer: [t.data.buffer] });  // as when posted to a worker
+    assert.throws(() => p.run("G", { x: t }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.input === "x" && /input 'x': shape \[4\] needs 16 bytes of f32 data, got 0/.test(e.message));
+    assert.throws(() => p.run("G", { x: { dtype: "f32", shape: [4], data: new Float32Array(3) } }),
+      (e) => e instanceof RangeError && /^input 'x': shape \[4\] needs 4 elements, data has 3$/.test(e.message));
+    assert.throws(() => p.run("G", { x: { dtype: "f32", shape: [4], data: new Int32Array(4) } }),
+      (e) => e instanceof TypeError && /^input 'x': f32 tensor needs a Float32Array, got Int32Array$/.test(e.message));
+    assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2, 3, 4]) }).y.data], [2, 4, 6, 8]);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
   const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
   try {

@@ -80,6 +80,12 @@ test("a bad destination is an error naming the output, and no destination is wri
       });
       assert.ok(good.every((v) => v === 7), "the valid destination was left as it was");
     }
+    // A Tensor whose buffer went to a worker (detached): an error, not a TypeError half-way.
+    const moved = new Tensor("f32", [2, 10]);
+    structuredClone(moved.data.buffer, { transfer: [moved.data.buffer] });
+    assert.throws(() => p.run("Classifier", { images: x }, { outputs: { logits: good, probs: moved } }),
+      (e) => e instanceof ShrewRuntimeError && e.output === "probs" && e.actual === "f32[2, 10] whose data has 0 bytes");
+    assert.ok(good.every((v) => v === 7));
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { prob: good } }),
       (e) => e instanceof ShrewRuntimeError && e.output === "prob" && /no output named 'prob'; its outputs are: probs, logits/.test(e.message));
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: good, logits: good } }),
