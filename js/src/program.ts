@@ -11,7 +11,7 @@
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
-import { Tensor, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
+import { Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
@@ -441,7 +441,7 @@ export class Program {
       const data = new ctor(n) as TensorData;
       if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
       else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
-      setOwn(out, spec.name, new Tensor(spec.dtype, spec.shape, data as never));
+      setOwn(out, spec.name, new Tensor(spec.dtype, spec.shape, data as never, TRUSTED));
     }
     return out;
   }

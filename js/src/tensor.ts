@@ -59,6 +59,9 @@ export function allocate<D extends DType>(dtype: D, length: number): DataTypeMap
   return new CTORS[dtype](length) as DataTypeMap[D];
 }
 
+/** Internal (not exported by the package): see the Tensor constructor. */
+export const TRUSTED: unique symbol = Symbol("shrew.trustedTensor");
+
 /**
  * A tensor: dtype, shape (row-major) and data. The data array is the caller's:
  * Shrew copies it into wasm memory on run and never keeps or modifies it.
@@ -68,7 +71,21 @@ export class Tensor<D extends DType = DType> {
   readonly shape: readonly number[];
   readonly data: DataTypeMap[D];
 
-  constructor(dtype: D, shape: readonly number[], data?: DataTypeMap[D] | ArrayLike<number> | ArrayLike<bigint>) {
+  /**
+   * Checks the dtype, copies and freezes the shape, and takes `data` when it
+   * is the dtype's typed array of the shape's size (else copies plain
+   * numbers; undefined: zeros). `trusted` is the package's own, not exported.
+   */
+  constructor(dtype: D, shape: readonly number[], data?: DataTypeMap[D] | ArrayLike<number> | ArrayLike<bigint>,
+              trusted?: typeof TRUSTED) {
+    if (trusted === TRUSTED) {
+      // The package's own outputs: a frozen shape and a matching array of the
+      // dtype, made by the run path (per call, so no checks or shape copy).
+      this.dtype = dtype;
+      this.shape = shape;
+      this.data = data as DataTypeMap[D];
+      return;
+    }
     if (!isDType(dtype)) throw new TypeError(`unknown dtype '${String(dtype)}' (expected one of ${DTYPES.join(", ")})`);
     const size = shapeSize(shape);
     this.dtype = dtype;
