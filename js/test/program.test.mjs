@@ -38,6 +38,8 @@ test("run: Tensor, {dtype, shape, data} and bare typed arrays give the same outp
     const c = p.run("Classifier", { images: x });
     assert.deepEqual([...a.probs.shape], [2, 10]);
     assert.ok(a.probs.data instanceof Float32Array);
+    assert.ok(a.probs instanceof Tensor && Object.isFrozen(a.probs.shape) && a.probs.dtype === "f32" && a.probs.size === 20);
+    assert.throws(() => { a.probs.shape[0] = 3; }, TypeError);  // shared by every run's output: frozen
     assert.deepEqual(a.probs.data, b.probs.data);
     assert.deepEqual(a.probs.data, c.probs.data);
     const row = a.probs.data.slice(0, 10).reduce((s, v) => s + v, 0);
