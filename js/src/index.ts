@@ -8,7 +8,8 @@ import type { CompileOptions } from "./signature.js";
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
 export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData } from "./tensor.js";
 export { readNpy, writeNpy, NpyError } from "./npy.js";
-export { Program, type Feeds, type Outputs, type RunOptions, type TensorLike, type IrDump } from "./program.js";
+export { Program, type Feeds, type Outputs, type TensorLike, type IrDump } from "./program.js";
+export type { RunOptions } from "./outputs.js";
 export type {
   CompileOptions, CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";

@@ -70,3 +70,10 @@ export function sourceBytes(source: unknown): Uint8Array {
 export function wellFormed(s: string): string {
   return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
+
+// "a, b, c"; past 20 names "a, b, …, t, … (N in all)", as the C++ messages
+// list them.
+export function joinNames(names: readonly string[]): string {
+  const shown = names.slice(0, 20).join(", ");
+  return names.length > 20 ? `${shown}, … (${names.length} in all)` : shown;
+}

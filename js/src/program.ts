@@ -11,30 +11,18 @@
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
-import { Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
+import { type Destinations, type RunOptions, checkDestination, deliver, destinations, tensorFromRaw, wrapped } from "./outputs.js";
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { plainBytes, plainDims, setOwn, typeName } from "./plain.js";
+import { joinNames, plainBytes, plainDims, setOwn, typeName } from "./plain.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
 export type Feeds = Record<string, TensorLike>;
 export type Outputs = Record<string, Tensor>;
-
-/** Options of `run` and `interpret`. */
-export interface RunOptions {
-  /**
-   * Where outputs go, by output name: a Tensor of the output's dtype and
-   * shape, or a typed array of its dtype (Uint8Array for u8 and bool) and
-   * element count. The run fills it in place and returns it (a typed array
-   * wrapped in a new Tensor), so repeated runs need no new output memory.
-   * Outputs not named get fresh arrays. Every destination is checked before
-   * any is written; on an error none is.
-   */
-  outputs?: Record<string, Tensor | TensorData>;
-}
 
 export interface IrDump {
   /** The §7.7 text dump. */
@@ -61,25 +49,6 @@ function bytesOf(data: ArrayBufferView): Uint8Array {
   // A detached (transferred) buffer reads as empty: no view of it can be made,
   // and the size check then names the input.
   return data.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
-const CTORS = {
-  f32: Float32Array, f64: Float64Array, i32: Int32Array, i64: BigInt64Array, u8: Uint8Array, bool: Uint8Array,
-} as const;
-
-/** The output's dtype, or an error when its values cannot cross to JS. */
-function crossingDType(raw: RawTensorOut): DType {
-  if (!isDType(raw.dtype)) throw new ShrewRuntimeError("unimplemented", `output '${raw.name}' has dtype ${raw.declaredDtype}, which cannot cross to JS`);
-  return raw.dtype;
-}
-
-/** Wraps an output's fresh byte copy (offset 0, own buffer) in its typed array without copying again. */
-export function tensorFromRaw(raw: RawTensorOut): Tensor {
-  const dtype = crossingDType(raw);
-  const ctor = CTORS[dtype];
-  const b = raw.bytes;
-  const data = new ctor(b.buffer as ArrayBuffer, b.byteOffset, b.byteLength / ctor.BYTES_PER_ELEMENT) as TensorData;
-  return new Tensor(dtype, raw.shape, data as never);
 }
 
 /** Embind would throw its own BindingError, naming neither the argument nor the method. */
@@ -112,13 +81,6 @@ function signatureFrom(raw: RawSignature): Signature {
   return Object.freeze({ name: raw.name, inputs: Object.freeze(raw.inputs.map(spec)), outputs: Object.freeze(raw.outputs.map(spec)) });
 }
 
-// "a, b, c"; past 20 names "a, b, …, t, … (N in all)", as the C++ messages
-// list them.
-function joinNames(names: readonly string[]): string {
-  const shown = names.slice(0, 20).join(", ");
-  return names.length > 20 ? `${shown}, … (${names.length} in all)` : shown;
-}
-
 // Each signature's inputs by name, built on first use: looking an input up
 // by scanning the list made a call with n inputs cost O(n²).
 const inputsByName = new WeakMap<Signature, ReadonlyMap<string, TensorSpec>>();
@@ -139,109 +101,6 @@ function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
     for (let d = 0; d < a.shape.length; d++) if (a.shape[d] !== b.shape[d]) return false;
   }
   return true;
-}
-
-/**
- * RunOptions.outputs once checked: names of the graph's outputs, each a
- * Tensor or a typed array. A copy, read once before the run: a getter or
- * Proxy cannot hand over another value afterwards.
- */
-type Destinations = ReadonlyMap<string, Tensor | TensorData>;
-
-// Each signature's output names, built on first use.
-const outputNames = new WeakMap<Signature, ReadonlySet<string>>();
-
-/** Checks the option's names and value kinds (not yet dtypes and shapes: those need the run). */
-function destinations(options: RunOptions, sig: Signature): Destinations | undefined {
-  if (options === null || typeof options !== "object") throw new TypeError("run options must be an object");
-  const outputs = options.outputs;
-  if (outputs === undefined) return undefined;
-  if (outputs === null || typeof outputs !== "object" || ArrayBuffer.isView(outputs)) {
-    throw new TypeError("run option 'outputs' must be an object {name: Tensor or typed array}");
-  }
-  let names = outputNames.get(sig);
-  if (names === undefined) {
-    names = new Set(sig.outputs.map((o) => o.name));
-    outputNames.set(sig, names);
-  }
-  const seen: ArrayBufferView[] = [];
-  const taken = new Map<string, Tensor | TensorData>();
-  for (const name of Object.keys(outputs)) {
-    if (!names.has(name)) {
-      throw new ShrewRuntimeError("invalid_argument",
-        `graph '${sig.name}' has no output named '${name}'; its outputs are: ${joinNames([...names])}`, { output: name });
-    }
-    const value = outputs[name];
-    const data = value instanceof Tensor ? value.data : value;
-    if (!ArrayBuffer.isView(data) || dtypeOfArray(data) === undefined) {
-      throw new TypeError(`output '${name}': the destination must be a Tensor or a typed array, got ${typeName(value)}`);
-    }
-    // Two outputs written into one array would leave only the last.
-    if (seen.includes(data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
-    seen.push(data);
-    taken.set(name, value);
-  }
-  return taken;
-}
-
-function describe(dtype: string, shape: readonly number[]): string {
-  return `${dtype}[${shape.join(", ")}]`;
-}
-
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return false;
-  return true;
-}
-
-/** Throws unless `dest` can take an output of this dtype, shape and byte size. */
-function checkDestination(graph: string, name: string, dtype: DType, shape: readonly number[], bytes: number,
-                          dest: Tensor | TensorData): void {
-  // byteLength also catches a Tensor whose buffer was transferred (detached: 0 bytes).
-  if (dest instanceof Tensor ? dest.dtype === dtype && sameShape(dest.shape, shape) && dest.data.byteLength === bytes
-    : dest instanceof CTORS[dtype] && dest.byteLength === bytes) return;
-  const expected = describe(dtype, shape);
-  let actual = dest instanceof Tensor ? describe(dest.dtype, dest.shape) : `a ${typeName(dest)} of ${dest.length} elements`;
-  if (actual === expected) actual += ` whose data has ${(dest as Tensor).data.byteLength} bytes`;
-  throw new ShrewRuntimeError("invalid_argument",
-    `output '${name}' of graph '${graph}': expected a destination of ${expected}, got ${actual}`,
-    { output: name, expected, actual });
-}
-
-// The Tensor a bare destination array comes back in, kept while the array
-// lives: a loop that passes the same arrays allocates no wrappers.
-const wrappers = new WeakMap<TensorData, Tensor>();
-function wrapped(dtype: DType, shape: readonly number[], data: TensorData): Tensor {
-  const t = wrappers.get(data);
-  if (t !== undefined && t.dtype === dtype && sameShape(t.shape, shape)) return t;
-  const fresh = new Tensor(dtype, shape, data as never);
-  wrappers.set(data, fresh);
-  return fresh;
-}
-
-/**
- * The value path's outputs as Tensors: into their destinations where `into`
- * names one (all checked first, so that an error writes none), the fresh
- * copies otherwise.
- */
-function deliver(graph: string, outputs: readonly RawTensorOut[], into: Destinations): Outputs {
-  for (const o of outputs) {
-    const dest = into.get(o.name);
-    if (dest === undefined) continue;
-    checkDestination(graph, o.name, crossingDType(o), o.shape, o.bytes.byteLength, dest);
-  }
-  const out: Outputs = {};
-  for (const o of outputs) {
-    const dest = into.get(o.name);
-    if (dest === undefined) {
-      setOwn(out, o.name, tensorFromRaw(o));
-      continue;
-    }
-    const data = dest instanceof Tensor ? dest.data : dest;
-    new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(o.bytes);
-    setOwn(out, o.name, dest instanceof Tensor ? dest : wrapped(o.dtype as DType, o.shape, dest));
-  }
-  return out;
 }
 
 const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {

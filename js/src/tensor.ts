@@ -16,7 +16,8 @@ export type TensorData = DataTypeMap[DType];
 
 export const DTYPES: readonly DType[] = ["f32", "f64", "i32", "i64", "u8", "bool"];
 
-const CTORS = {
+/** The typed array constructor of each dtype. */
+export const ARRAY_CTORS = {
   f32: Float32Array,
   f64: Float64Array,
   i32: Int32Array,
@@ -31,7 +32,7 @@ export function isDType(x: unknown): x is DType {
 
 /** Bytes per element of a dtype. */
 export function byteSize(dtype: DType): number {
-  return CTORS[dtype].BYTES_PER_ELEMENT;
+  return ARRAY_CTORS[dtype].BYTES_PER_ELEMENT;
 }
 
 /** Number of elements of a shape (1 for rank 0). Throws on a bad shape. */
@@ -56,7 +57,7 @@ export function dtypeOfArray(data: ArrayBufferView): DType | undefined {
 }
 
 export function allocate<D extends DType>(dtype: D, length: number): DataTypeMap[D] {
-  return new CTORS[dtype](length) as DataTypeMap[D];
+  return new ARRAY_CTORS[dtype](length) as DataTypeMap[D];
 }
 
 /** Internal (not exported by the package): see the Tensor constructor. */
@@ -93,7 +94,7 @@ export class Tensor<D extends DType = DType> {
     if (data === undefined) {
       this.data = allocate(dtype, size);
     } else if (ArrayBuffer.isView(data)) {
-      const ctor = CTORS[dtype];
+      const ctor = ARRAY_CTORS[dtype];
       if (!(data instanceof ctor)) {
         throw new TypeError(`${dtype} tensor needs a ${ctor.name}, got ${(data as object).constructor.name}`);
       }
@@ -101,7 +102,7 @@ export class Tensor<D extends DType = DType> {
     } else {
       this.data = (dtype === "i64"
         ? BigInt64Array.from(data as ArrayLike<bigint>, (v) => BigInt(v))
-        : (CTORS[dtype] as Float64ArrayConstructor).from(data as ArrayLike<number>)) as DataTypeMap[D];
+        : (ARRAY_CTORS[dtype] as Float64ArrayConstructor).from(data as ArrayLike<number>)) as DataTypeMap[D];
     }
     if (this.data.length !== size) {
       throw new RangeError(`shape [${shape.join(", ")}] needs ${size} elements, data has ${this.data.length}`);
