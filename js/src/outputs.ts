@@ -120,15 +120,15 @@ export function wrapped(dtype: DType, shape: readonly number[], data: TensorData
  * names one (all checked first, so that an error writes none), the fresh
  * copies otherwise.
  */
-export function deliver(graph: string, outputs: readonly RawTensorOut[], into: Destinations): Outputs {
+export function deliver(graph: string, outputs: readonly RawTensorOut[], into: Destinations | undefined): Outputs {
   for (const o of outputs) {
-    const dest = into.get(o.name);
+    const dest = into?.get(o.name);
     if (dest === undefined) continue;
     checkDestination(graph, o.name, crossingDType(o), o.shape, o.bytes.byteLength, dest);
   }
   const out: Outputs = {};
   for (const o of outputs) {
-    const dest = into.get(o.name);
+    const dest = into?.get(o.name);
     if (dest === undefined) {
       setOwn(out, o.name, tensorFromRaw(o));
       continue;

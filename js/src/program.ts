@@ -243,11 +243,6 @@ export class Program {
       if (out !== undefined) return out;
     }
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
-    if (into === undefined) {
-      const out: Outputs = {};
-      for (const o of r.outputs) setOwn(out, o.name, tensorFromRaw(o));
-      return out;
-    }
     return deliver(graph, r.outputs, into);
   }
 
@@ -288,19 +283,13 @@ export class Program {
       const ctor = CTORS[spec.dtype];
       const n = spec.bytes / ctor.BYTES_PER_ELEMENT;
       const dest = into?.get(spec.name);
-      if (dest !== undefined) {
-        const data = dest instanceof Tensor ? dest.data : dest;
-        if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
-        else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
-        setOwn(out, spec.name, dest instanceof Tensor ? dest : wrapped(spec.dtype, spec.shape, dest));
-        continue;
-      }
-      // new ctor(n) then set(): small arrays stay on V8's heap (no ArrayBuffer
-      // materialised per call, unlike slice().buffer).
-      const data = new ctor(n) as TensorData;
+      // Without a destination, new ctor(n) then set(): small arrays stay on
+      // V8's heap (no ArrayBuffer materialised per call, unlike slice().buffer).
+      const data = dest === undefined ? new ctor(n) as TensorData : dest instanceof Tensor ? dest.data : dest;
       if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
       else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
-      setOwn(out, spec.name, new Tensor(spec.dtype, spec.shape, data as never, TRUSTED));
+      setOwn(out, spec.name, dest === undefined ? new Tensor(spec.dtype, spec.shape, data as never, TRUSTED)
+        : dest instanceof Tensor ? dest : wrapped(spec.dtype, spec.shape, dest));
     }
     return out;
   }
