@@ -5,8 +5,9 @@
 // Why: on some VMs a Node process's wasm code runs at one of two speeds for
 // its whole life (mlp/64: 1.8 or 2.8 ms for Shrew, 2.6 or 5.4 ms for TF.js),
 // independent of the core it is pinned to, of V8's tiers and threads, and
-// of which runtime it is; interleaving inside one process cannot even that
-// out. Noise only ever adds, so each runtime's best process is its figure.
+// of which runtime it is (native 128-bit SIMD code shows it too: a state of
+// the host's core, bench/README.md); interleaving inside one process cannot
+// even that out. Noise only ever adds, so each runtime's best process is its figure.
 import { rankAgainstPeers } from "./rank.mjs";
 
 /** A WRONG or failed row in any process stays: one wrong result is a wrong runtime. */
