@@ -9,6 +9,7 @@ import { build } from "rolldown";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
+const KEEP_CLASS_NAMES = { function: false, class: true };
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 for (const [file, how] of [["index.js", "tsc -p js/tsconfig.json"], ["wasm/shrew.mjs", "npm run build:wasm"]]) {
   if (!existsSync(dist + file)) {
@@ -23,5 +24,11 @@ await build({
   external: [/^node:/, "fs", "path"],
   platform: "neutral",
   logLevel: "warn",
-  output: { file: `${dist}shrew.min.js`, format: "esm", minify: true, sourcemap: true },
+  output: {
+    file: `${dist}shrew.min.js`, format: "esm", sourcemap: true,
+    // Classes keep their names (Node prints an uncaught error as
+    // `ShrewCompileError: …`, not `r [ShrewCompileError]: …`, and a logged
+    // tensor as `Tensor {…}`): 0.5 KB raw, nothing gzipped.
+    minify: { compress: { keepNames: KEEP_CLASS_NAMES }, mangle: { keepNames: KEEP_CLASS_NAMES } },
+  },
 });

@@ -48,3 +48,15 @@ test("the bundle's errors are its own classes, with codes and locations", async 
   assert.deepEqual(program.run("Net", { x: new Float32Array(6) }).y.shape, [2, 4]);
   program.dispose();
 });
+
+test("the bundle's classes keep their names (what Node prints for an uncaught error or a logged tensor)", async () => {
+  const { inspect } = await import("node:util");
+  for (const name of ["Shrew", "Program", "Tensor", "ShrewCompileError", "ShrewRuntimeError", "NpyError", "Rng"]) {
+    assert.equal(bundled[name].name, name);
+  }
+  const shrew = await bundled.Shrew.load();
+  let error;
+  try { shrew.compile("@graph G {", { filename: "cut.sw" }); } catch (e) { error = e; }
+  assert.match(inspect(error).split("\n")[0], /^ShrewCompileError: cut\.sw:1:11: error\[E020\]/);
+  assert.match(inspect(new bundled.Tensor("f32", [1], new Float32Array(1))), /^Tensor \{/);
+});
