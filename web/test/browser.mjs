@@ -10,9 +10,11 @@ const CHROMIUM = process.env.SHREW_CHROMIUM ?? "/usr/bin/chromium";
 /**
  * Launches Chromium with a new profile directory; `close()` closes it and
  * deletes the profile. `options` are extra launchPersistentContext options.
+ * With `profileDir`, that directory is the profile and outlives `close()`
+ * (a later launch sees its HTTP and code caches: a repeat visit).
  */
-export async function launchBrowser(options = {}) {
-  const profile = mkdtempSync(join(tmpdir(), "shrew-browser-profile-"));
+export async function launchBrowser(options = {}, { profileDir } = {}) {
+  const profile = profileDir ?? mkdtempSync(join(tmpdir(), "shrew-browser-profile-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
@@ -25,7 +27,7 @@ export async function launchBrowser(options = {}) {
     context,
     async close() {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      if (profileDir === undefined) rmSync(profile, { recursive: true, force: true });
     },
   };
 }

@@ -10,8 +10,11 @@ const TYPES = {
   ".map": "application/json", ".sw": "text/plain",
 };
 
-/** Serves `root` on 127.0.0.1 (a free port); resolves to { url, close }. */
-export async function serve(root) {
+/**
+ * Serves `root` on 127.0.0.1 (a free port); resolves to { url, close }.
+ * `headers` go on every file response (e.g. Cache-Control).
+ */
+export async function serve(root, headers = {}) {
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
@@ -19,7 +22,7 @@ export async function serve(root) {
       if (!file.startsWith(normalize(root) + sep) && file !== normalize(root)) throw new Error("outside root");
       if ((await stat(file)).isDirectory()) file = join(file, "index.html");
       const body = await readFile(file);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      res.writeHead(200, { ...headers, "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
       res.end(body);
     } catch {
       res.writeHead(404, { "content-type": "text/plain" });
