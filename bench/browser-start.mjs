@@ -32,7 +32,8 @@ const lingerMs = arg("--linger", 3000);
 const page = `<!doctype html><meta charset="utf-8"><title>Shrew start-up</title>
 <script type="module">
 const SRC = ${JSON.stringify(mlp.sw)};
-const x = new Float32Array(${JSON.stringify(Array.from(mlp.input(1)))});
+const GRAPH = ${JSON.stringify(mlp.graph)};
+const feeds = { ${JSON.stringify(mlp.inputName)}: new Float32Array(${JSON.stringify(Array.from(mlp.input(1)))}) };
 const t0 = performance.now();
 const { Shrew } = await import("./dist/shrew.min.js");
 const tImport = performance.now();
@@ -40,15 +41,15 @@ const shrew = await Shrew.load();
 const t1 = performance.now();
 const program = shrew.compile(SRC, { filename: "mlp.sw", dims: { Batch: 1 } });
 const t2 = performance.now();
-const first = program.run(${JSON.stringify(mlp.graph)}, { ${mlp.inputName}: x });
+const first = program.run(GRAPH, feeds);
 const t3 = performance.now();
 const warmEnd = performance.now() + 1000;
-while (performance.now() < warmEnd) program.run(${JSON.stringify(mlp.graph)}, { ${mlp.inputName}: x });
+while (performance.now() < warmEnd) program.run(GRAPH, feeds);
 // Bursts of 20 calls: a page's clock is coarse (5 µs cross-origin isolated).
 const times = [];
 for (let i = 0; i < 25; i++) {
   const s = performance.now();
-  for (let j = 0; j < 20; j++) program.run(${JSON.stringify(mlp.graph)}, { ${mlp.inputName}: x });
+  for (let j = 0; j < 20; j++) program.run(GRAPH, feeds);
   times.push((performance.now() - s) * 1000 / 20);
 }
 times.sort((a, b) => a - b);
@@ -81,16 +82,14 @@ try {
     const browser = await launchBrowser({}, { profileDir });
     try {
       const tab = browser.context.pages()[0] ?? await browser.context.newPage();
-      const errors = [];
-      tab.on("pageerror", (e) => errors.push(e.message));
+      const failed = new Promise((_, reject) => tab.on("pageerror", (e) => reject(new Error(`visit ${v}: ${e.message}`))));
+      failed.catch(() => {});  // an error after the result is not this visit's
       // A blank page of the same site first: the browser's own start-up
       // (network service, disk cache) is not the page's.
       await tab.goto(server.url + "blank.html");
       await tab.goto(server.url);
-      await tab.waitForFunction(() => window.__result !== undefined || document.title === "failed",
-        undefined, { timeout: 60_000 }).catch(() => {});
+      await Promise.race([tab.waitForFunction(() => window.__result !== undefined, undefined, { timeout: 60_000 }), failed]);
       const r = await tab.evaluate(() => window.__result);
-      if (!r) throw new Error(`visit ${v}: the page did not finish: ${errors.join("; ") || "timeout"}`);
       const version = browser.context.browser()?.version() ?? "chromium";
       rows.push({ visit: v, browser: version, ...r });
       console.log(JSON.stringify(rows.at(-1)));
