@@ -3,7 +3,7 @@
 //   params            "seeded", or "blob" with --params FILE: the workload's weights as a
 //                     saveParams() blob (read before the clock starts), given to compile —
 //                     what the peers' start-up includes (their sessions are built from the model's weights)
-//   loadMs            import of the package entry (js/dist/shrew.min.js) + Shrew.load() (read + compile + instantiate the .wasm)
+//   loadMs            import of the package entry as Node resolves it (js/dist/shrew.node.js) + Shrew.load() (read + compile + instantiate the .wasm)
 //   compileMs         shrew.compile of the mlp workload (Batch = 1, seeded params or the blob)
 //   firstRunUs        its first run; setParamsMs (seeded): the six weights set by name afterwards
 //   totalMs           load + compile + first run (target ≤ 50 ms)
@@ -22,7 +22,7 @@ const arg = (name) => {
 // `--write-params FILE`: writes the blob for --params and exits (run.mjs does this once).
 const writeTo = arg("--write-params");
 if (writeTo !== undefined) {
-  const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.min.js", import.meta.url).href);
+  const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.node.js", import.meta.url).href);
   const p = (await Shrew.load()).compile(mlp.sw, { filename: "mlp.sw", dims: { Batch: 1 } });
   for (const w of mlp.weights()) p.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
   writeFileSync(writeTo, p.saveParams());
@@ -39,7 +39,7 @@ const cpuMs = () => {
 };
 const c0 = cpuMs();
 const t0 = performance.now();
-const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.min.js", import.meta.url).href);
+const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.node.js", import.meta.url).href);
 const shrew = await Shrew.load();
 const t1 = performance.now();
 const c1 = cpuMs();

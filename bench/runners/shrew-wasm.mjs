@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { SkipRunner } from "./runner.mjs";
 
-/** The package entry (js/package.json "exports"): the single-file bundle `npm run build:js` writes. */
-const JS_DIST = new URL("../../js/dist/shrew.min.js", import.meta.url);
+/** The package entry as Node resolves it (js/package.json "exports", "node"): the bundle `npm run build:js` writes. */
+const JS_DIST = new URL("../../js/dist/shrew.node.js", import.meta.url);
 
 /**
  * @param {"jit" | "interpreter"} mode
@@ -25,7 +25,7 @@ export function shrewWasmRunner(mode) {
     // The interpreter is the oracle, not a target: 10 timed runs suffice on the big cells.
     minRunsIfSlow: mode === "jit" ? undefined : 10,
     async init() {
-      if (!existsSync(JS_DIST)) throw new SkipRunner("js/dist/shrew.min.js not built (npm run build:js)");
+      if (!existsSync(JS_DIST)) throw new SkipRunner("js/dist/shrew.node.js not built (npm run build:js)");
       const t0 = performance.now();
       const mod = await import(JS_DIST.href);
       shrew = await mod.Shrew.load();

@@ -51,10 +51,12 @@ export interface RuntimeErrorDetails {
  */
 export class ShrewRuntimeError extends Error {
   readonly code: string;
-  readonly input?: string;
-  readonly output?: string;
-  readonly expected?: string;
-  readonly actual?: string;
+  // Declared, not defined: a detail is an own property only when known, so
+  // Node's inspect of the error does not list `output: undefined` and the like.
+  declare readonly input?: string;
+  declare readonly output?: string;
+  declare readonly expected?: string;
+  declare readonly actual?: string;
   constructor(code: string, message: string, details: RuntimeErrorDetails = {}) {
     super(message);
     this.name = "ShrewRuntimeError";

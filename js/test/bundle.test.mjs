@@ -1,14 +1,19 @@
-// The package entry (js/package.json "exports") is the single-file bundle
-// dist/shrew.min.js: it must export what dist/index.js exports and behave the
-// same — same outputs bit for bit, same error classes and codes.
+// The package entry (js/package.json "exports") is a single-file bundle:
+// dist/shrew.node.js in Node, the minified dist/shrew.min.js elsewhere. Each
+// must export what dist/index.js exports and behave the same — same outputs
+// bit for bit, same error classes and codes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import * as unbundled from "../dist/index.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const entry = pkg.exports["."].import;
-const bundled = await import(new URL(`../${entry}`, import.meta.url).href);
+const entries = { node: pkg.exports["."].node, import: pkg.exports["."].import };
+const bundles = {};
+for (const [condition, file] of Object.entries(entries)) bundles[condition] = await import(new URL(`../${file}`, import.meta.url).href);
+const bundled = bundles.import;
 
 const SOURCE = `@graph Net {
   input x: Tensor<[Batch, 3], f32>;
@@ -16,16 +21,22 @@ const SOURCE = `@graph Net {
   output y: softmax(tanh(matmul(x, w)), dim: -1);
 }`;
 
-test("the package entry is the bundle and exports what index.js exports", () => {
-  assert.equal(entry, "./dist/shrew.min.js");
-  assert.equal(pkg.main, entry);
-  assert.deepEqual(Object.keys(bundled).sort(), Object.keys(unbundled).sort());
+test("the package entry is a bundle per platform, each exporting what index.js exports", () => {
+  assert.deepEqual(entries, { node: "./dist/shrew.node.js", import: "./dist/shrew.min.js" });
+  assert.equal(pkg.main, entries.import);
+  for (const mod of Object.values(bundles)) assert.deepEqual(Object.keys(mod).sort(), Object.keys(unbundled).sort());
+  // Node takes the "node" condition: importing the package by name from inside it gives that bundle.
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e",
+    'import * as m from "shrew-wasm"; console.log(import.meta.resolve("shrew-wasm"), typeof m.Shrew.load);'],
+  { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stdout, /\/dist\/shrew\.node\.js function\n$/);
 });
 
 test("the bundle compiles and runs like index.js, bit for bit", async () => {
   const x = new Float32Array([0.5, -1, 2, 0.25, 3, -0.75]);
   const results = [];
-  for (const mod of [bundled, unbundled]) {
+  for (const mod of [...Object.values(bundles), unbundled]) {
     const shrew = await mod.Shrew.load();
     const program = shrew.compile(SOURCE, { seed: 11, dims: { Batch: 2 } });
     const y = program.run("Net", { x }).y;
@@ -33,11 +44,12 @@ test("the bundle compiles and runs like index.js, bit for bit", async () => {
     results.push({ shape: y.shape, data: Array.from(y.data), checksum: program.paramsChecksum() });
     program.dispose();
   }
-  assert.deepEqual(results[0], results[1]);
+  assert.deepEqual(results[0], results[2]);
+  assert.deepEqual(results[1], results[2]);
   assert.deepEqual(results[0].shape, [2, 4]);
 });
 
-test("the bundle's errors are its own classes, with codes and locations", async () => {
+for (const [condition, bundled] of Object.entries(bundles)) test(`the ${condition} bundle's errors are its own classes, with codes and locations`, async () => {
   const shrew = await bundled.Shrew.load();
   assert.throws(() => shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: relu(z);\n}", { filename: "bad.sw" }),
     (e) => e instanceof bundled.ShrewCompileError && e.name === "ShrewCompileError" && /bad\.sw:3:\d+/.test(e.message));
@@ -49,7 +61,7 @@ test("the bundle's errors are its own classes, with codes and locations", async 
   program.dispose();
 });
 
-test("the bundle's classes keep their names (what Node prints for an uncaught error or a logged tensor)", async () => {
+for (const [condition, bundled] of Object.entries(bundles)) test(`the ${condition} bundle's classes keep their names (what Node prints for an uncaught error or a logged tensor)`, async () => {
   const { inspect } = await import("node:util");
   for (const name of ["Shrew", "Program", "Tensor", "ShrewCompileError", "ShrewRuntimeError", "NpyError", "Rng"]) {
     assert.equal(bundled[name].name, name);
@@ -59,4 +71,33 @@ test("the bundle's classes keep their names (what Node prints for an uncaught er
   try { shrew.compile("@graph G {", { filename: "cut.sw" }); } catch (e) { error = e; }
   assert.match(inspect(error).split("\n")[0], /^ShrewCompileError: cut\.sw:1:11: error\[E020\]/);
   assert.match(inspect(new bundled.Tensor("f32", [1], new Float32Array(1))), /^Tensor \{/);
+});
+
+test("a runtime error lists only the details it has", async () => {
+  const shrew = await bundled.Shrew.load();
+  const program = shrew.compile(SOURCE, { dims: { Batch: 2 } });
+  let error;
+  try { program.run("Net", { x: new Float32Array(5) }); } catch (e) { error = e; }
+  assert.ok(error instanceof bundled.ShrewRuntimeError, String(error));
+  assert.deepEqual(["input", "output", "expected", "actual"].filter((k) => Object.hasOwn(error, k)), ["input", "expected", "actual"]);
+  assert.equal(error.output, undefined);
+  const { inspect } = await import("node:util");
+  assert.doesNotMatch(inspect(error), /undefined/);
+  program.dispose();
+});
+
+// Node prints an uncaught error with the source line it was thrown from: in
+// the minified bundle that line is the whole 50 KB file.
+test("an uncaught error in a Node script prints its message and short source lines", () => {
+  const script = `import { Shrew } from "shrew-wasm";
+const shrew = await Shrew.load();
+shrew.compile("@graph G {\\n  input x: Tensor<[2], f32>;\\n  output y: relu(zz);\\n}", { filename: "bad.sw" });`;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script],
+    { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  assert.equal(child.status, 1);
+  assert.match(child.stderr, /^ShrewCompileError: bad\.sw:3:18: error\[E040\]: undefined name 'zz'$/m);
+  assert.match(child.stderr, /^ {4}output y: relu\(zz\);$/m);
+  assert.match(child.stderr, /at Shrew\.compile \(file:.*\/dist\/shrew\.node\.js:\d+:\d+\)/);
+  const longest = Math.max(...child.stderr.split("\n").map((l) => l.length));
+  assert.ok(longest < 200, `longest stderr line: ${longest} characters`);
 });
