@@ -47,7 +47,7 @@ export function downloadSizes() {
     sets.push({
       id: "shrew",
       label: "Shrew wasm (current build)",
-      note: "js/dist/shrew.min.js (the package entry: wrapper + Emscripten glue, one minified file) + shrew.wasm",
+      note: "js/dist/shrew.min.js (the browser entry: wrapper + Emscripten glue, one minified file) + shrew.wasm",
       wasm: [path.join(shrewDist, "wasm", "shrew.wasm")],
       js: [path.join(shrewDist, "shrew.min.js")],
     });

@@ -86,6 +86,21 @@ test("a runtime error lists only the details it has", async () => {
   program.dispose();
 });
 
+// Node 20.19 and later load an ES module from require() when it has no
+// top-level await; the "node" condition is what require() resolves too.
+test("CommonJS code can require() the package (Node >= 20.19)", () => {
+  const script = `const { Shrew, Tensor } = require("shrew-wasm");
+Shrew.load().then((shrew) => {
+  const p = shrew.compile("@graph G { input x: Tensor<[3], f32>; output y: relu(x); }");
+  const y = p.run("G", { x: new Float32Array([-1, 2, -3]) }).y;
+  console.log(y instanceof Tensor, Array.from(y.data).join(","), require.resolve("shrew-wasm"));
+});`;
+  const child = spawnSync(process.execPath, ["--input-type=commonjs", "-e", script],
+    { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stdout, /^true 0,2,0 .*\/dist\/shrew\.node\.js\n$/);
+});
+
 // Node prints an uncaught error with the source line it was thrown from: in
 // the minified bundle that line is the whole 50 KB file.
 test("an uncaught error in a Node script prints its message and short source lines", () => {
