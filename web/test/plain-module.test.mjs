@@ -80,3 +80,37 @@ for (const entry of ["shrew.min.js", "index.js"]) test(`a plain <script type=mod
     assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-6);  // softmax rows
   }
 });
+
+// js/README.md advises a page to start downloading the wasm while the JS
+// loads: <link rel="preload" as="fetch" crossorigin>. The glue's streaming
+// fetch must take that response rather than download the file again (a
+// preload whose mode or credentials differ from the fetch is not reused).
+test("a page that preloads shrew.wasm as the README says downloads it once", async () => {
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.route("**/preload.html", (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: `<!doctype html>
+        <link rel="modulepreload" href="/js/dist/shrew.min.js">
+        <link rel="preload" href="/js/dist/wasm/shrew.wasm" as="fetch" crossorigin>
+        <script type="module">
+        import { Shrew } from "/js/dist/shrew.min.js";
+        const shrew = await Shrew.load();
+        const program = shrew.compile(${JSON.stringify(SOURCE)}, { seed: 5 });
+        const y = program.run("Net", { x: new Float32Array(${JSON.stringify(X)}) }).y;
+        window.result = {
+          sum: y.data.reduce((a, b) => a + b, 0),
+          wasm: performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/shrew.wasm")).map((e) => e.initiatorType),
+        };
+      </script>`,
+    }));
+  await page.goto(`${server.url}preload.html`);
+  await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30000 });
+  const result = await page.evaluate(() => window.result);
+  await page.close();
+  assert.deepEqual(errors, []);
+  assert.ok(Math.abs(result.sum - 2) < 1e-6, `two softmax rows sum to 2, got ${result.sum}`);
+  assert.deepEqual(result.wasm, ["link"]);  // one download, the preload's
+});
