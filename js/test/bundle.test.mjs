@@ -15,6 +15,10 @@ const bundles = {};
 for (const [condition, file] of Object.entries(entries)) bundles[condition] = await import(new URL(`../${file}`, import.meta.url).href);
 const bundled = bundles.import;
 
+/** Runs `script` in a child Node whose working directory is the package, so "shrew-wasm" names it. */
+const nodeInPackage = (inputType, script) => spawnSync(process.execPath, [`--input-type=${inputType}`, "-e", script],
+  { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+
 const SOURCE = `@graph Net {
   input x: Tensor<[Batch, 3], f32>;
   param w: Tensor<[3, 4], f32> { init: "xavier_uniform"; };
@@ -26,9 +30,8 @@ test("the package entry is a bundle per platform, each exporting what index.js e
   assert.equal(pkg.main, entries.import);
   for (const mod of Object.values(bundles)) assert.deepEqual(Object.keys(mod).sort(), Object.keys(unbundled).sort());
   // Node takes the "node" condition: importing the package by name from inside it gives that bundle.
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e",
-    'import * as m from "shrew-wasm"; console.log(import.meta.resolve("shrew-wasm"), typeof m.Shrew.load);'],
-  { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  const child = nodeInPackage("module",
+    'import * as m from "shrew-wasm"; console.log(import.meta.resolve("shrew-wasm"), typeof m.Shrew.load);');
   assert.equal(child.status, 0, child.stderr);
   assert.match(child.stdout, /\/dist\/shrew\.node\.js function\n$/);
 });
@@ -95,8 +98,7 @@ Shrew.load().then((shrew) => {
   const y = p.run("G", { x: new Float32Array([-1, 2, -3]) }).y;
   console.log(y instanceof Tensor, Array.from(y.data).join(","), require.resolve("shrew-wasm"));
 });`;
-  const child = spawnSync(process.execPath, ["--input-type=commonjs", "-e", script],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  const child = nodeInPackage("commonjs", script);
   assert.equal(child.status, 0, child.stderr);
   assert.match(child.stdout, /^true 0,2,0 .*\/dist\/shrew\.node\.js\n$/);
 });
@@ -107,8 +109,7 @@ test("an uncaught error in a Node script prints its message and short source lin
   const script = `import { Shrew } from "shrew-wasm";
 const shrew = await Shrew.load();
 shrew.compile("@graph G {\\n  input x: Tensor<[2], f32>;\\n  output y: relu(zz);\\n}", { filename: "bad.sw" });`;
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script],
-    { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  const child = nodeInPackage("module", script);
   assert.equal(child.status, 1);
   assert.match(child.stderr, /^ShrewCompileError: bad\.sw:3:18: error\[E040\]: undefined name 'zz'$/m);
   assert.match(child.stderr, /^ {4}output y: relu\(zz\);$/m);
