@@ -1,95 +1,42 @@
 #include "api/param_blob.h"
 
-#include <bit>
 #include <cstring>
 #include <optional>
+
+#include "base/byte_io.h"
 
 namespace shrew {
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "the parameter blob stores values in host layout, which must be little-endian");
-
 // Bound on a shape's rank in a blob: far above any real tensor, small enough
 // that a corrupt rank cannot make the reader allocate much.
 constexpr uint32_t kMaxRank = 64;
-
-void PutU32(std::vector<uint8_t>* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void PutU64(std::vector<uint8_t>* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void PutBytes(std::vector<uint8_t>* out, const void* p, size_t n) {
-  if (n == 0) return;
-  const size_t at = out->size();
-  out->resize(at + n);
-  std::memcpy(out->data() + at, p, n);
-}
-
-// A cursor that never reads past the end.
-class Reader {
- public:
-  explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
-  size_t remaining() const { return bytes_.size() - pos_; }
-  size_t position() const { return pos_; }
-  bool U8(uint8_t* v) {
-    if (remaining() < 1) return false;
-    *v = bytes_[pos_++];
-    return true;
-  }
-  bool U32(uint32_t* v) {
-    if (remaining() < 4) return false;
-    *v = 0;
-    for (int i = 0; i < 4; ++i) *v |= static_cast<uint32_t>(bytes_[pos_ + static_cast<size_t>(i)]) << (8 * i);
-    pos_ += 4;
-    return true;
-  }
-  bool U64(uint64_t* v) {
-    if (remaining() < 8) return false;
-    *v = 0;
-    for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(bytes_[pos_ + static_cast<size_t>(i)]) << (8 * i);
-    pos_ += 8;
-    return true;
-  }
-  bool Bytes(uint64_t n, std::span<const uint8_t>* out) {
-    if (n > remaining()) return false;
-    *out = bytes_.subspan(pos_, static_cast<size_t>(n));
-    pos_ += static_cast<size_t>(n);
-    return true;
-  }
-
- private:
-  std::span<const uint8_t> bytes_;
-  size_t pos_ = 0;
-};
 
 Status Corrupt(const std::string& what) { return InvalidArgument("parameter blob: " + what); }
 
 }  // namespace
 
 std::vector<uint8_t> EncodeParamBlob(std::span<const std::pair<std::string, const runtime::Tensor*>> params) {
-  std::vector<uint8_t> out;
-  PutBytes(&out, kParamBlobMagic, sizeof kParamBlobMagic);
-  PutU32(&out, kParamBlobVersion);
-  PutU32(&out, static_cast<uint32_t>(params.size()));
+  ByteWriter out;
+  out.Bytes(kParamBlobMagic, sizeof kParamBlobMagic);
+  out.U32(kParamBlobVersion);
+  out.U32(static_cast<uint32_t>(params.size()));
   for (const auto& [key, t] : params) {
-    PutU32(&out, static_cast<uint32_t>(key.size()));
-    PutBytes(&out, key.data(), key.size());
+    out.String(key);
     const char* dtype = ir::DTypeName(t->dtype());
     const size_t dl = std::strlen(dtype);
-    out.push_back(static_cast<uint8_t>(dl));
-    PutBytes(&out, dtype, dl);
-    PutU32(&out, static_cast<uint32_t>(t->rank()));
-    for (int64_t d : t->shape()) PutU64(&out, static_cast<uint64_t>(d));
-    PutU64(&out, t->byte_size());
-    if (t->byte_size() > 0) PutBytes(&out, t->raw_data(), t->byte_size());
+    out.U8(static_cast<uint8_t>(dl));
+    out.Bytes(dtype, dl);
+    out.U32(static_cast<uint32_t>(t->rank()));
+    for (int64_t d : t->shape()) out.I64(d);
+    out.U64(t->byte_size());
+    out.Bytes(t->raw_data(), t->byte_size());
   }
-  return out;
+  return out.Take();
 }
 
 Result<std::vector<ParamRecord>> DecodeParamBlob(std::span<const uint8_t> blob) {
-  Reader r(blob);
+  ByteReader r(blob);
   std::span<const uint8_t> magic;
   if (!r.Bytes(sizeof kParamBlobMagic, &magic) || std::memcmp(magic.data(), kParamBlobMagic, sizeof kParamBlobMagic) != 0) {
     return Corrupt("not a Shrew parameter blob (bad magic; " + std::to_string(blob.size()) + " bytes)");

@@ -71,10 +71,15 @@ bool StaticInputShapes(const ir::Graph& g, const ir::DimBindings& dims, std::vec
   return true;
 }
 
+Status BlobMismatch(const ParamRecord& rec, const std::string& expected) {
+  return InvalidArgument("parameter '" + rec.key + "': expected " + expected + ", the blob has " +
+                         ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
+}
+
 }  // namespace
 
 Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
-    : program_(std::move(program)), options_(std::move(options)), rng_(seed) {
+    : program_(std::move(program)), options_(std::move(options)), seed_(seed), rng_(seed) {
   for (const ir::Graph& g : program_.graphs) assertions_.emplace_back(g, program_.config);
 }
 
@@ -120,15 +125,27 @@ Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& comp
                                                        const ParamSource& source) {
   if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
   const uint64_t seed = options.seed.value_or(compiled.seed);
-  std::unique_ptr<Program> p(new Program(compiled.program, std::move(options), seed));
+  return FromIr(compiled.program, compiled.source.get(), seed, std::move(options), source);
+}
+
+Result<std::unique_ptr<Program>> Program::CreateWithParams(ir::Program program, ProgramOptions options,
+                                                           std::span<const uint8_t> blob,
+                                                           const diag::SourceFile* source) {
+  const uint64_t seed = options.seed.value_or(0);
+  return FromIr(std::move(program), source, seed, std::move(options), {.blob = &blob});
+}
+
+Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag::SourceFile* text, uint64_t seed,
+                                                 ProgramOptions options, const ParamSource& source) {
+  std::unique_ptr<Program> p(new Program(std::move(program), std::move(options), seed));
   Status init = p->Init(source);
   if (!init.ok()) {
     // A .sw error names file, line and column, also when it is found only
     // while the executors are built (a parameter's init or size, an
     // operation without a kernel).
-    if (p->init_error_span_.valid() && compiled.source != nullptr) {
+    if (p->init_error_span_.valid() && text != nullptr) {
       const diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
-      std::string rendered = diag::Render(d, *compiled.source);
+      std::string rendered = diag::Render(d, *text);
       while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
       return Status(init.code(), std::move(rendered));
     }
@@ -153,6 +170,10 @@ Status Program::Init(const ParamSource& source) {
       }
     }
   }
+  // A blob must fit before anything is allocated: a parameter declared
+  // with a huge shape and a blob that does not have it fails here, without
+  // allocating (and zeroing) the declared size first.
+  if (source.blob != nullptr) SHREW_RETURN_IF_ERROR(CheckBlobShapes(*source.blob));
   const runtime::InitMode mode = source.blob != nullptr ? runtime::InitMode::kAllocate : runtime::InitMode::kFill;
   const ir::Param* failed = nullptr;
   Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_, mode, &failed);
@@ -631,6 +652,27 @@ Status Program::LoadParams(std::span<const uint8_t> blob) {
   return RefreshKernelsFor(*written);
 }
 
+Status Program::CheckBlobShapes(std::span<const uint8_t> blob) const {
+  Result<std::vector<ParamRecord>> records = DecodeParamBlob(blob);
+  if (!records.ok()) return records.status();
+  std::unordered_map<std::string, const ir::Param*> declared;
+  for (const ir::Graph& g : program_.graphs) {
+    for (const ir::Param& p : g.params()) declared.emplace(runtime::ParamKey(g.name(), p.name), &p);
+  }
+  // In blob order, as WriteParamBlob reports.
+  for (const ParamRecord& rec : *records) {
+    auto it = declared.find(rec.key);
+    if (it == declared.end()) continue;  // reported by WriteParamBlob
+    const ir::Param& p = *it->second;
+    Result<runtime::Shape> shape = runtime::ResolveParamShape(p, options_.dims);
+    if (!shape.ok()) continue;  // reported with its context by the initialisation
+    if (rec.dtype != p.type.dtype() || rec.shape != *shape) {
+      return BlobMismatch(rec, std::string(ir::DTypeName(p.type.dtype())) + runtime::ShapeToString(*shape));
+    }
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t> blob) {
   Result<std::vector<ParamRecord>> records = DecodeParamBlob(blob);
   if (!records.ok()) return records.status();
@@ -646,10 +688,7 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
                              JoinNames(keys));
     }
     Tensor& p = it->second;
-    if (rec.dtype != p.dtype() || rec.shape != p.shape()) {
-      return InvalidArgument("parameter '" + rec.key + "': expected " + p.TypeString() + ", the blob has " +
-                             ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
-    }
+    if (rec.dtype != p.dtype() || rec.shape != p.shape()) return BlobMismatch(rec, p.TypeString());
     if (!seen.emplace(it->first, 0).second) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
     targets.push_back(&p);
   }

@@ -107,6 +107,14 @@ class Program {
   static Result<std::unique_ptr<Program>> CreateWithParams(const CompileResult& compiled, ProgramOptions options,
                                                            std::span<const uint8_t> blob,
                                                            const std::function<void()>& blob_read = {});
+  // A program from an IR program that has been checked like a compiled one
+  // (LoadBundle), with every parameter value from `blob` as in
+  // CreateWithParams; the seed is options.seed, else 0. Errors found while
+  // the executors are built name file, line and column when `source` (the
+  // text the IR's spans refer to) is given.
+  static Result<std::unique_ptr<Program>> CreateWithParams(ir::Program program, ProgramOptions options,
+                                                           std::span<const uint8_t> blob,
+                                                           const diag::SourceFile* source);
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -120,6 +128,8 @@ class Program {
   std::optional<std::vector<InputSpec>> StaticInputs(std::string_view graph) const;
   const ir::Program& ir() const { return program_; }
   const ProgramOptions& options() const { return options_; }
+  // The generator's seed (ProgramOptions::seed, else the compile result's).
+  uint64_t seed() const { return seed_; }
 
   // The tape executor; outputs by name. On an input error `issue` (if
   // given) receives the input's name and expected/actual type as fields.
@@ -224,10 +234,15 @@ class Program {
   };
   static Result<std::unique_ptr<Program>> FromCompiled(const CompileResult& compiled, ProgramOptions options,
                                                        const ParamSource& source);
+  static Result<std::unique_ptr<Program>> FromIr(ir::Program program, const diag::SourceFile* text, uint64_t seed,
+                                                 ProgramOptions options, const ParamSource& source);
   Status Init(const ParamSource& source);
   // Checks a parameter blob against params_ and writes it (LoadParams
   // without re-creating kernels); returns the keys written.
   Result<std::vector<std::string>> WriteParamBlob(std::span<const uint8_t> blob);
+  // Before Init allocates: each record of `blob` that names a declared
+  // parameter has its dtype and shape (the errors of WriteParamBlob).
+  Status CheckBlobShapes(std::span<const uint8_t> blob) const;
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   // The part of MakeCompileOptions that re-creating kernels reads.
   jit::CompileOptions MakeKernelOptions() const;
@@ -241,6 +256,7 @@ class Program {
 
   ir::Program program_;
   ProgramOptions options_;
+  uint64_t seed_;
   runtime::Rng rng_;
   runtime::ParamMap params_;
   // Where each key of params_ is declared: program_.graphs[graph].params()[param].

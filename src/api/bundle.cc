@@ -1,0 +1,738 @@
+#include "api/bundle.h"
+
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "api/param_blob.h"
+#include "base/byte_io.h"
+#include "diag/diagnostic.h"
+#include "ir/graph.h"
+#include "ir/shapes.h"
+#include "ir/validate.h"
+
+namespace shrew {
+namespace {
+
+using ir::AttrKind;
+using ir::AttrValue;
+using ir::Attrs;
+using ir::ConfigValue;
+using ir::Dim;
+using ir::Type;
+
+// Nesting of @config lists: far beyond what a source writes, small enough for the stack.
+constexpr int kMaxConfigDepth = 32;
+constexpr uint32_t kMaxRank = 64;
+
+// ---- writing
+
+class Encoder {
+ public:
+  ByteWriter& out() { return w_; }
+
+  void Span(const diag::Span& s) {
+    w_.U8(s.valid() ? 1 : 0);
+    if (!s.valid()) return;
+    w_.U32(s.offset);
+    w_.U32(s.length);
+  }
+  void OptString(const std::optional<std::string>& s) {
+    w_.U8(s ? 1 : 0);
+    if (s) w_.String(*s);
+  }
+  void DType(ir::DType d) { w_.String(ir::DTypeName(d)); }
+  void DimValue(const Dim& d) {
+    w_.U8(static_cast<uint8_t>(d.kind()));
+    if (d.is_fixed()) w_.I64(d.size());
+    if (d.is_symbolic()) w_.String(d.name());
+  }
+  void Dims(const std::vector<Dim>& dims) {
+    w_.U32(static_cast<uint32_t>(dims.size()));
+    for (const Dim& d : dims) DimValue(d);
+  }
+  void TypeValue(const Type& t) {
+    w_.U8(t.is_tensor() ? 1 : 0);
+    if (!t.is_tensor()) return;
+    DType(t.dtype());
+    Dims(t.dims());
+  }
+  void OptType(const std::optional<Type>& t) {
+    w_.U8(t ? 1 : 0);
+    if (t) TypeValue(*t);
+  }
+  void Attr(const AttrValue& v) {
+    w_.U8(static_cast<uint8_t>(v.kind()));
+    switch (v.kind()) {
+      case AttrKind::kInt: w_.I64(v.as_int()); break;
+      case AttrKind::kFloat: w_.F64(v.as_float()); break;
+      case AttrKind::kBool: w_.U8(v.as_bool() ? 1 : 0); break;
+      case AttrKind::kString: w_.String(v.as_string()); break;
+      case AttrKind::kIntList:
+        w_.U32(static_cast<uint32_t>(v.as_int_list().size()));
+        for (int64_t x : v.as_int_list()) w_.I64(x);
+        break;
+      case AttrKind::kFloatList:
+        w_.U32(static_cast<uint32_t>(v.as_float_list().size()));
+        for (double x : v.as_float_list()) w_.F64(x);
+        break;
+      case AttrKind::kShape: Dims(v.as_shape()); break;
+      case AttrKind::kAll: break;
+    }
+  }
+  void AttrList(const Attrs& attrs) {
+    w_.U32(static_cast<uint32_t>(attrs.size()));
+    for (const auto& [name, value] : attrs.entries()) {
+      w_.String(name);
+      Attr(value);
+    }
+  }
+  void Config(const ConfigValue& v) {
+    w_.U8(static_cast<uint8_t>(v.kind));
+    switch (v.kind) {
+      case ConfigValue::Kind::kInt: w_.I64(v.i); break;
+      case ConfigValue::Kind::kFloat: w_.F64(v.f); break;
+      case ConfigValue::Kind::kBool: w_.U8(v.b ? 1 : 0); break;
+      case ConfigValue::Kind::kString:
+      case ConfigValue::Kind::kOpaque: w_.String(v.s); break;
+      case ConfigValue::Kind::kList:
+        w_.U32(static_cast<uint32_t>(v.list.size()));
+        for (const ConfigValue& e : v.list) Config(e);
+        break;
+    }
+  }
+  template <typename Map>
+  void Settings(const Map& m) {
+    w_.U32(static_cast<uint32_t>(m.size()));
+    for (const auto& [k, v] : m) {
+      w_.String(k);
+      Config(v);
+    }
+  }
+  void Graph(const ir::Graph& g) {
+    w_.String(g.name());
+    Span(g.span());
+    OptType(g.return_type());
+    w_.U32(static_cast<uint32_t>(g.num_nodes()));
+    for (const ir::Node& n : g.nodes()) {
+      w_.String(n.name);
+      w_.String(ir::OpName(n.op));
+      w_.U8(static_cast<uint8_t>(n.role));
+      w_.U32(static_cast<uint32_t>(n.operands.size()));
+      for (ir::NodeId o : n.operands) w_.U32(static_cast<uint32_t>(o));
+      TypeValue(n.type);
+      OptType(n.declared_type);
+      AttrList(n.attrs);
+      AttrList(n.annotations);
+      w_.U32(static_cast<uint32_t>(n.hints.size()));
+      for (const std::string& h : n.hints) w_.String(h);
+      w_.String(n.callee);
+      w_.U8(n.repeat_body ? 1 : 0);
+      if (n.repeat_body) {
+        w_.String(ir::OpName(n.repeat_body->op));
+        AttrList(n.repeat_body->attrs);
+        w_.String(n.repeat_body->callee);
+      }
+      Span(n.span);
+    }
+    w_.U32(static_cast<uint32_t>(g.inputs().size()));
+    for (const ir::GraphInput& in : g.inputs()) {
+      w_.U32(static_cast<uint32_t>(in.node));
+      w_.U8(in.optional ? 1 : 0);
+    }
+    w_.U32(static_cast<uint32_t>(g.outputs().size()));
+    for (const ir::GraphOutput& out : g.outputs()) {
+      w_.String(out.name);
+      w_.U32(static_cast<uint32_t>(out.node));
+      Span(out.span);
+    }
+    w_.U32(static_cast<uint32_t>(g.params().size()));
+    for (const ir::Param& p : g.params()) {
+      w_.U32(static_cast<uint32_t>(p.node));
+      w_.String(p.name);
+      TypeValue(p.type);
+      w_.U8(static_cast<uint8_t>(p.init.kind));
+      w_.F64(p.init.a);
+      w_.F64(p.init.b);
+      w_.String(p.init.text);
+      w_.U8(p.frozen ? 1 : 0);
+      w_.U8(p.implicit ? 1 : 0);
+    }
+    w_.U32(static_cast<uint32_t>(g.assertions().size()));
+    for (const ir::Assertion& a : g.assertions()) {
+      w_.String(a.message);
+      w_.String(a.source_text);
+      Span(a.span);
+    }
+  }
+  void Program(const ir::Program& p) {
+    w_.U32(static_cast<uint32_t>(p.metadata.size()));
+    for (const auto& [k, v] : p.metadata) {
+      w_.String(k);
+      w_.String(v);
+    }
+    Settings(p.config);
+    w_.U32(static_cast<uint32_t>(p.type_aliases.size()));
+    for (const auto& [name, t] : p.type_aliases) {
+      w_.String(name);
+      TypeValue(t);
+    }
+    w_.U32(static_cast<uint32_t>(p.custom_ops.size()));
+    for (const std::string& op : p.custom_ops) w_.String(op);
+    w_.U8(p.training ? 1 : 0);
+    if (p.training) {
+      const ir::TrainingSettings& t = *p.training;
+      OptString(t.model);
+      Span(t.model_span);
+      OptString(t.loss);
+      w_.String(t.optimizer_type);
+      w_.F64(t.lr);
+      Settings(t.optimizer_extra);
+      OptString(t.lr_schedule_kind);
+      Settings(t.lr_schedule);
+      OptString(t.grad_clip_kind);
+      Settings(t.grad_clip);
+      w_.String(t.precision);
+      w_.I64(t.epochs);
+      w_.I64(t.batch_size);
+      w_.I64(t.accumulation_steps);
+      Span(t.span);
+    }
+    w_.U8(p.inference ? 1 : 0);
+    if (p.inference) {
+      const ir::InferenceSettings& s = *p.inference;
+      OptString(s.model);
+      Span(s.model_span);
+      Settings(s.quantization);
+      Settings(s.generation);
+      Span(s.span);
+    }
+    w_.U32(static_cast<uint32_t>(p.graphs.size()));
+    for (const ir::Graph& g : p.graphs) Graph(g);
+  }
+
+ private:
+  ByteWriter w_;
+};
+
+// ---- reading
+
+// Thrown-free decoding: every method returns false after recording what was
+// wrong (the first problem only) and where.
+class Decoder {
+ public:
+  Decoder(std::span<const uint8_t> bytes) : r_(bytes) {}
+
+  bool Fail(std::string what) {
+    if (error_.empty()) error_ = std::move(what) + " (at byte " + std::to_string(r_.position()) + ")";
+    return false;
+  }
+  const std::string& error() const { return error_; }
+  ByteReader& in() { return r_; }
+  void set_source(const diag::SourceFile* s) { source_ = s; }
+  void set_where(std::string where) { where_ = std::move(where); }
+
+  bool U8(uint8_t* v, const char* what) { return r_.U8(v) || Fail(Truncated(what)); }
+  bool U32(uint32_t* v, const char* what) { return r_.U32(v) || Fail(Truncated(what)); }
+  bool U64(uint64_t* v, const char* what) { return r_.U64(v) || Fail(Truncated(what)); }
+  bool I64(int64_t* v, const char* what) { return r_.I64(v) || Fail(Truncated(what)); }
+  bool F64(double* v, const char* what) { return r_.F64(v) || Fail(Truncated(what)); }
+  bool String(std::string* s, const char* what) { return r_.String(s) || Fail(Truncated(what)); }
+  bool Flag(bool* b, const char* what) {
+    uint8_t v = 0;
+    if (!U8(&v, what)) return false;
+    if (v > 1) return Fail(where_ + what + " is " + std::to_string(v) + ", not 0 or 1");
+    *b = v == 1;
+    return true;
+  }
+  bool Index(int32_t* v, const char* what) {
+    uint32_t u = 0;
+    if (!U32(&u, what)) return false;
+    if (u > static_cast<uint32_t>(INT32_MAX)) return Fail(where_ + what + " " + std::to_string(u) + " is out of range");
+    *v = static_cast<int32_t>(u);
+    return true;
+  }
+
+  bool Span(diag::Span* s) {
+    bool valid = false;
+    if (!Flag(&valid, "span flag")) return false;
+    *s = {};
+    if (!valid) return true;
+    uint32_t offset = 0, length = 0;
+    if (!U32(&offset, "span") || !U32(&length, "span")) return false;
+    // Without the source a position cannot be shown; spans then stay unset.
+    if (source_ == nullptr) return true;
+    const uint64_t end = uint64_t{offset} + length;
+    if (end > source_->text().size()) {
+      return Fail(where_ + "span " + std::to_string(offset) + "+" + std::to_string(length) + " is past the end of the " +
+                  std::to_string(source_->text().size()) + "-byte source");
+    }
+    *s = source_->MakeSpan(offset, length);
+    return true;
+  }
+  bool OptString(std::optional<std::string>* s, const char* what) {
+    bool present = false;
+    if (!Flag(&present, what)) return false;
+    if (!present) return true;
+    s->emplace();
+    return String(&**s, what);
+  }
+  bool DType(ir::DType* d) {
+    std::string name;
+    if (!String(&name, "dtype")) return false;
+    std::optional<ir::DType> dt = ir::DTypeFromName(name);
+    if (!dt) return Fail(where_ + "unknown dtype '" + name + "'");
+    *d = *dt;
+    return true;
+  }
+  bool DimValue(Dim* d) {
+    uint8_t kind = 0;
+    if (!U8(&kind, "dimension kind")) return false;
+    switch (static_cast<Dim::Kind>(kind)) {
+      case Dim::Kind::kFixed: {
+        int64_t size = 0;
+        if (!I64(&size, "dimension")) return false;
+        if (size < 0) return Fail(where_ + "negative dimension " + std::to_string(size));
+        *d = Dim::Fixed(size);
+        return true;
+      }
+      case Dim::Kind::kSymbolic: {
+        std::string name;
+        if (!String(&name, "dimension name")) return false;
+        if (name.empty()) return Fail(where_ + "empty dimension name");
+        *d = Dim::Symbolic(std::move(name));
+        return true;
+      }
+      case Dim::Kind::kDynamic: *d = Dim::Dynamic(); return true;
+    }
+    return Fail(where_ + "unknown dimension kind " + std::to_string(kind));
+  }
+  bool Dims(std::vector<Dim>* dims) {
+    uint32_t rank = 0;
+    if (!U32(&rank, "rank")) return false;
+    if (rank > kMaxRank) return Fail(where_ + "rank " + std::to_string(rank) + " is over " + std::to_string(kMaxRank));
+    dims->resize(rank);
+    for (Dim& d : *dims) {
+      if (!DimValue(&d)) return false;
+    }
+    return true;
+  }
+  bool TypeValue(Type* t) {
+    bool known = false;
+    if (!Flag(&known, "type flag")) return false;
+    if (!known) {
+      *t = Type::Unknown();
+      return true;
+    }
+    ir::DType dtype = ir::DType::kF32;
+    std::vector<Dim> dims;
+    if (!DType(&dtype) || !Dims(&dims)) return false;
+    *t = Type::Tensor(std::move(dims), dtype);
+    return true;
+  }
+  bool OptType(std::optional<Type>* t) {
+    bool present = false;
+    if (!Flag(&present, "type flag")) return false;
+    if (!present) return true;
+    t->emplace();
+    return TypeValue(&**t);
+  }
+  bool Attr(AttrValue* v) {
+    uint8_t kind = 0;
+    if (!U8(&kind, "attribute kind")) return false;
+    switch (static_cast<AttrKind>(kind)) {
+      case AttrKind::kInt: {
+        int64_t x = 0;
+        if (!I64(&x, "attribute")) return false;
+        *v = AttrValue::Int(x);
+        return true;
+      }
+      case AttrKind::kFloat: {
+        double x = 0;
+        if (!F64(&x, "attribute")) return false;
+        *v = AttrValue::Float(x);
+        return true;
+      }
+      case AttrKind::kBool: {
+        bool x = false;
+        if (!Flag(&x, "attribute")) return false;
+        *v = AttrValue::Bool(x);
+        return true;
+      }
+      case AttrKind::kString: {
+        std::string x;
+        if (!String(&x, "attribute")) return false;
+        *v = AttrValue::String(std::move(x));
+        return true;
+      }
+      case AttrKind::kIntList: {
+        uint32_t n = 0;
+        if (!U32(&n, "attribute list")) return false;
+        std::vector<int64_t> x;
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!I64(&x.emplace_back(), "attribute list")) return false;
+        }
+        *v = AttrValue::IntList(std::move(x));
+        return true;
+      }
+      case AttrKind::kFloatList: {
+        uint32_t n = 0;
+        if (!U32(&n, "attribute list")) return false;
+        std::vector<double> x;
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!F64(&x.emplace_back(), "attribute list")) return false;
+        }
+        *v = AttrValue::FloatList(std::move(x));
+        return true;
+      }
+      case AttrKind::kShape: {
+        std::vector<Dim> x;
+        if (!Dims(&x)) return false;
+        *v = AttrValue::Shape(std::move(x));
+        return true;
+      }
+      case AttrKind::kAll: *v = AttrValue::All(); return true;
+    }
+    return Fail(where_ + "unknown attribute kind " + std::to_string(kind));
+  }
+  bool AttrList(Attrs* attrs) {
+    uint32_t n = 0;
+    if (!U32(&n, "attribute count")) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string name;
+      AttrValue v;
+      if (!String(&name, "attribute name") || !Attr(&v)) return false;
+      if (attrs->Has(name)) return Fail(where_ + "attribute '" + name + "' twice");
+      attrs->Set(name, std::move(v));
+    }
+    return true;
+  }
+  bool Config(ConfigValue* v, int depth) {
+    if (depth > kMaxConfigDepth) return Fail(where_ + "config lists nested deeper than " + std::to_string(kMaxConfigDepth));
+    uint8_t kind = 0;
+    if (!U8(&kind, "config value kind")) return false;
+    v->kind = static_cast<ConfigValue::Kind>(kind);
+    switch (v->kind) {
+      case ConfigValue::Kind::kInt: return I64(&v->i, "config value");
+      case ConfigValue::Kind::kFloat: return F64(&v->f, "config value");
+      case ConfigValue::Kind::kBool: return Flag(&v->b, "config value");
+      case ConfigValue::Kind::kString:
+      case ConfigValue::Kind::kOpaque: return String(&v->s, "config value");
+      case ConfigValue::Kind::kList: {
+        uint32_t n = 0;
+        if (!U32(&n, "config list")) return false;
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!Config(&v->list.emplace_back(), depth + 1)) return false;
+        }
+        return true;
+      }
+    }
+    return Fail(where_ + "unknown config value kind " + std::to_string(kind));
+  }
+  template <typename Map>
+  bool Settings(Map* m) {
+    uint32_t n = 0;
+    if (!U32(&n, "settings count")) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string key;
+      ConfigValue v;
+      if (!String(&key, "settings key") || !Config(&v, 0)) return false;
+      if (!m->emplace(std::move(key), std::move(v)).second) return Fail(where_ + "a settings key twice");
+    }
+    return true;
+  }
+  bool Op(ir::OpKind* op) {
+    std::string name;
+    if (!String(&name, "operation")) return false;
+    std::optional<ir::OpKind> kind = ir::OpKindFromName(name);
+    if (!kind) return Fail(where_ + "operation '" + name + "' is not known to this runtime");
+    *op = *kind;
+    return true;
+  }
+  bool NodeAt(const ir::Graph& g, int32_t id, ir::NodeRole role, const char* what) {
+    if (!g.HasNode(id)) return Fail(where_ + what + " names node " + std::to_string(id) + " of " + std::to_string(g.num_nodes()));
+    if (g.node(id).role != role) return Fail(where_ + what + " names node '" + g.node(id).name + "', which is not one");
+    return true;
+  }
+
+  bool Graph(ir::Graph* g) {
+    std::string name;
+    if (!String(&name, "graph name")) return false;
+    g->set_name(name);
+    set_where("graph '" + name + "': ");
+    diag::Span span;
+    std::optional<Type> ret;
+    if (!Span(&span) || !OptType(&ret)) return false;
+    g->set_span(span);
+    g->set_return_type(std::move(ret));
+    uint32_t num_nodes = 0;
+    if (!U32(&num_nodes, "node count")) return false;
+    std::vector<ir::Node>& nodes = g->mutable_nodes();
+    for (uint32_t i = 0; i < num_nodes; ++i) {
+      ir::Node& n = nodes.emplace_back();
+      n.id = static_cast<ir::NodeId>(i);
+      if (!String(&n.name, "node name")) return false;
+      set_where("graph '" + name + "' node '" + n.name + "': ");
+      if (!Op(&n.op)) return false;
+      uint8_t role = 0;
+      if (!U8(&role, "node role")) return false;
+      if (role > static_cast<uint8_t>(ir::NodeRole::kParam)) return Fail(where_ + "unknown role " + std::to_string(role));
+      n.role = static_cast<ir::NodeRole>(role);
+      uint32_t num_operands = 0;
+      if (!U32(&num_operands, "operand count")) return false;
+      for (uint32_t k = 0; k < num_operands; ++k) {
+        if (!Index(&n.operands.emplace_back(), "operand")) return false;
+      }
+      if (!TypeValue(&n.type) || !OptType(&n.declared_type) || !AttrList(&n.attrs) || !AttrList(&n.annotations)) {
+        return false;
+      }
+      uint32_t num_hints = 0;
+      if (!U32(&num_hints, "hint count")) return false;
+      for (uint32_t k = 0; k < num_hints; ++k) {
+        if (!String(&n.hints.emplace_back(), "hint")) return false;
+      }
+      bool repeat = false;
+      if (!String(&n.callee, "callee") || !Flag(&repeat, "repeat flag")) return false;
+      if (repeat) {
+        ir::RepeatBody& body = n.repeat_body.emplace();
+        if (!Op(&body.op) || !AttrList(&body.attrs) || !String(&body.callee, "repeat callee")) return false;
+      }
+      if (!Span(&n.span)) return false;
+    }
+    set_where("graph '" + name + "': ");
+    uint32_t count = 0;
+    if (!U32(&count, "input count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      ir::GraphInput& in = g->mutable_inputs().emplace_back();
+      if (!Index(&in.node, "input") || !NodeAt(*g, in.node, ir::NodeRole::kInput, "an input") ||
+          !Flag(&in.optional, "optional flag")) {
+        return false;
+      }
+    }
+    if (!U32(&count, "output count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      ir::GraphOutput& out = g->mutable_outputs().emplace_back();
+      if (!String(&out.name, "output name") || !Index(&out.node, "output")) return false;
+      if (!g->HasNode(out.node)) return Fail(where_ + "output '" + out.name + "' names node " + std::to_string(out.node));
+      if (!Span(&out.span)) return false;
+    }
+    if (!U32(&count, "parameter count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      ir::Param& p = g->mutable_params().emplace_back();
+      uint8_t init = 0;
+      if (!Index(&p.node, "parameter") || !NodeAt(*g, p.node, ir::NodeRole::kParam, "a parameter") ||
+          !String(&p.name, "parameter name") || !TypeValue(&p.type) || !U8(&init, "init kind")) {
+        return false;
+      }
+      if (init > static_cast<uint8_t>(ir::InitSpec::Kind::kKaimingNormal)) {
+        return Fail(where_ + "parameter '" + p.name + "': unknown init kind " + std::to_string(init));
+      }
+      p.init.kind = static_cast<ir::InitSpec::Kind>(init);
+      if (!F64(&p.init.a, "init") || !F64(&p.init.b, "init") || !String(&p.init.text, "init") ||
+          !Flag(&p.frozen, "frozen flag") || !Flag(&p.implicit, "implicit flag")) {
+        return false;
+      }
+    }
+    // Each input and parameter node is listed exactly once (the executors
+    // index them by that list).
+    std::vector<int> listed(nodes.size(), 0);
+    for (const ir::GraphInput& in : g->inputs()) ++listed[static_cast<size_t>(in.node)];
+    for (const ir::Param& p : g->params()) ++listed[static_cast<size_t>(p.node)];
+    for (const ir::Node& n : nodes) {
+      if (n.is_source() && listed[static_cast<size_t>(n.id)] != 1) {
+        return Fail(where_ + "node '" + n.name + "' is listed " + std::to_string(listed[static_cast<size_t>(n.id)]) +
+                    " times as an input or parameter");
+      }
+    }
+    if (!U32(&count, "assertion count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      ir::Assertion& a = g->mutable_assertions().emplace_back();
+      if (!String(&a.message, "assertion") || !String(&a.source_text, "assertion") || !Span(&a.span)) return false;
+    }
+    g->RebuildNameMap();
+    return true;
+  }
+
+  bool Program(ir::Program* p) {
+    set_where("program: ");
+    uint32_t count = 0;
+    if (!U32(&count, "metadata count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      std::string k, v;
+      if (!String(&k, "metadata key") || !String(&v, "metadata value")) return false;
+      if (!p->metadata.emplace(std::move(k), std::move(v)).second) return Fail(where_ + "a metadata key twice");
+    }
+    if (!Settings(&p->config)) return false;
+    if (!U32(&count, "type alias count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      auto& [name, t] = p->type_aliases.emplace_back();
+      if (!String(&name, "type alias") || !TypeValue(&t)) return false;
+    }
+    if (!U32(&count, "custom op count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!String(&p->custom_ops.emplace_back(), "custom op")) return false;
+    }
+    bool present = false;
+    if (!Flag(&present, "training flag")) return false;
+    if (present) {
+      ir::TrainingSettings& t = p->training.emplace();
+      if (!OptString(&t.model, "training model") || !Span(&t.model_span) || !OptString(&t.loss, "loss") ||
+          !String(&t.optimizer_type, "optimizer") || !F64(&t.lr, "lr") || !Settings(&t.optimizer_extra) ||
+          !OptString(&t.lr_schedule_kind, "lr schedule") || !Settings(&t.lr_schedule) ||
+          !OptString(&t.grad_clip_kind, "grad clip") || !Settings(&t.grad_clip) || !String(&t.precision, "precision") ||
+          !I64(&t.epochs, "epochs") || !I64(&t.batch_size, "batch size") ||
+          !I64(&t.accumulation_steps, "accumulation steps") || !Span(&t.span)) {
+        return false;
+      }
+    }
+    if (!Flag(&present, "inference flag")) return false;
+    if (present) {
+      ir::InferenceSettings& s = p->inference.emplace();
+      if (!OptString(&s.model, "inference model") || !Span(&s.model_span) || !Settings(&s.quantization) ||
+          !Settings(&s.generation) || !Span(&s.span)) {
+        return false;
+      }
+    }
+    if (!U32(&count, "graph count")) return false;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!Graph(&p->graphs.emplace_back())) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::string Truncated(const char* what) { return where_ + "truncated " + what; }
+
+  ByteReader r_;
+  const diag::SourceFile* source_ = nullptr;
+  std::string where_;
+  std::string error_;
+};
+
+Status Corrupt(const std::string& what) { return InvalidArgument("bundle: " + what); }
+
+// The first error of a check of the decoded program, with its line and
+// column when the bundle holds the source.
+Status FirstError(const char* stage, const diag::DiagnosticBag& bag) {
+  for (const diag::Diagnostic& d : bag.all()) {
+    if (d.severity != diag::Severity::Error) continue;
+    const std::string at = d.span.valid() ? std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + ": " : "";
+    return Corrupt(std::string(stage) + ": " + at + d.message);
+  }
+  return Corrupt(std::string(stage) + " failed");
+}
+
+}  // namespace
+
+std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile* source,
+                                  const opt::OptStats& opt_stats) {
+  Encoder e;
+  ByteWriter& w = e.out();
+  w.Bytes(kBundleMagic, sizeof kBundleMagic);
+  w.U32(kBundleVersion);
+  w.U64(program.seed());
+  e.DType(program.options().default_dtype);
+  w.U32(static_cast<uint32_t>(program.options().dims.size()));
+  for (const auto& [name, value] : program.options().dims) {
+    w.String(name);
+    w.I64(value);
+  }
+  for (int v : {opt_stats.dead_code_removed, opt_stats.identities_removed, opt_stats.constants_folded,
+                opt_stats.cse_eliminated, opt_stats.ops_fused, opt_stats.rounds}) {
+    w.U32(static_cast<uint32_t>(v));
+  }
+  w.U8(source != nullptr ? 1 : 0);
+  if (source != nullptr) {
+    w.String(source->name());
+    w.String(source->text());
+  }
+  e.Program(program.ir());
+  const std::vector<uint8_t> params = program.SaveParams();
+  w.U64(params.size());
+  w.Bytes(params.data(), params.size());
+  return w.Take();
+}
+
+Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, ProgramOptions options,
+                                            BundleInfo* info) {
+  Decoder d(bytes);
+  ByteReader& r = d.in();
+  std::span<const uint8_t> magic;
+  if (!r.Bytes(sizeof kBundleMagic, &magic) || std::memcmp(magic.data(), kBundleMagic, sizeof kBundleMagic) != 0) {
+    return Corrupt("not a Shrew bundle (bad magic; " + std::to_string(bytes.size()) + " bytes)");
+  }
+  uint32_t version = 0;
+  if (!r.U32(&version)) return Corrupt("truncated header");
+  if (version != kBundleVersion) {
+    return Corrupt("unsupported version " + std::to_string(version) + " (this build reads version " +
+                   std::to_string(kBundleVersion) + ")");
+  }
+  uint64_t seed = 0;
+  uint32_t num_dims = 0;
+  ir::DimBindings dims;
+  if (!d.U64(&seed, "seed") || !d.DType(&options.default_dtype) || !d.U32(&num_dims, "dims")) return Corrupt(d.error());
+  for (uint32_t i = 0; i < num_dims; ++i) {
+    std::string name;
+    int64_t value = 0;
+    if (!d.String(&name, "dim name") || !d.I64(&value, "dim value")) return Corrupt(d.error());
+    if (value < 0 || !dims.emplace(name, value).second) return Corrupt("configured dim '" + name + "' is invalid");
+  }
+  opt::OptStats stats;
+  for (int* v : {&stats.dead_code_removed, &stats.identities_removed, &stats.constants_folded, &stats.cse_eliminated,
+                 &stats.ops_fused, &stats.rounds}) {
+    uint32_t u = 0;
+    if (!d.U32(&u, "optimiser counters")) return Corrupt(d.error());
+    if (u > static_cast<uint32_t>(INT32_MAX)) return Corrupt("optimiser counter " + std::to_string(u) + " is out of range");
+    *v = static_cast<int>(u);
+  }
+  bool has_source = false;
+  std::unique_ptr<diag::SourceFile> source;
+  if (!d.Flag(&has_source, "source flag")) return Corrupt(d.error());
+  if (has_source) {
+    std::string name, text;
+    if (!d.String(&name, "source name") || !d.String(&text, "source text")) return Corrupt(d.error());
+    source = std::make_unique<diag::SourceFile>(std::move(name), std::move(text));
+    d.set_source(source.get());
+  }
+  ir::Program program;
+  if (!d.Program(&program)) return Corrupt(d.error());
+  uint64_t params_size = 0;
+  std::span<const uint8_t> params;
+  if (!d.U64(&params_size, "parameter size") || !r.Bytes(params_size, &params)) {
+    return Corrupt("truncated parameters");
+  }
+  if (r.remaining() != 0) return Corrupt(std::to_string(r.remaining()) + " unexpected bytes after the parameters");
+
+  // The checks a compiled program passed, on what was read.
+  diag::DiagnosticBag bag(8);
+  if (!ir::ValidateProgram(program, &bag)) return FirstError("invalid program", bag);
+  ir::Program inferred = program;
+  ir::InferOptions io;
+  io.default_float = options.default_dtype;
+  io.bindings = dims.empty() ? nullptr : &dims;
+  if (!ir::InferProgramTypes(&inferred, &bag, io)) return FirstError("invalid types", bag);
+  for (size_t gi = 0; gi < program.graphs.size(); ++gi) {
+    const ir::Graph& stored = program.graphs[gi];
+    const ir::Graph& checked = inferred.graphs[gi];
+    for (int i = 0; i < stored.num_nodes(); ++i) {
+      const ir::Type& a = stored.node(i).type;
+      const ir::Type& b = checked.node(i).type;
+      if (a != b) {
+        return Corrupt("graph '" + stored.name() + "' node '" + stored.node(i).name + "': stored type " + a.ToString() +
+                       ", but its operands give " + b.ToString());
+      }
+    }
+  }
+  options.dims = std::move(dims);
+  options.seed = seed;
+  Result<std::unique_ptr<Program>> p =
+      Program::CreateWithParams(std::move(program), std::move(options), params, source.get());
+  if (p.ok() && info != nullptr) {
+    info->source = std::move(source);
+    info->opt_stats = stats;
+  }
+  return p;
+}
+
+}  // namespace shrew

@@ -1,0 +1,67 @@
+// The program bundle: a compiled program in one file, so that an application
+// can ship a model and run it without the compiler (`shrew build`, and the
+// run-only wasm module). It holds the optimised IR program, the options its
+// types were specialised with (configured dims, default float dtype, seed),
+// every parameter value (a parameter blob, api/param_blob.h) and, when known,
+// the source text, so that errors found while loading or running still name
+// file, line and column.
+//
+// Format, version 1 (little-endian, no padding; base/byte_io.h):
+//   magic "SHRWBND1", version u32,
+//   settings: seed u64, default dtype, configured dims, optimiser counters,
+//   source: present u8 [filename, text],
+//   program: @model metadata, @config values, type aliases, @custom_op
+//            names, @training and @inference settings, then every graph
+//            (nodes with op names, operands, types, attributes, spans;
+//            inputs, outputs, parameters with their init specs, assertions),
+//   params: u64 length + a parameter blob.
+// Strings are u32 length + bytes; ops and dtypes are stored by name, so a
+// runtime that lacks one says which.
+//
+// LoadBundle trusts nothing: every length is checked against the bytes that
+// remain and every index against its table (lists are read item by item, so
+// a hostile count cannot reserve memory), then the program goes through the
+// same checks as a compiled one — structural validation and shape inference
+// with the stored dims — and every node's inferred type must equal its
+// stored type; only then are parameters written and kernels created.
+// Any failure is an InvalidArgument "bundle: …" naming the graph and node;
+// it never aborts.
+//
+//   std::vector<uint8_t> bytes = EncodeBundle(*program, compiled.source.get());
+//   Result<std::unique_ptr<Program>> p = LoadBundle(bytes);   // no compiler involved
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "api/program.h"
+#include "base/status.h"
+#include "diag/source.h"
+#include "opt/pipeline.h"
+
+namespace shrew {
+
+inline constexpr char kBundleMagic[8] = {'S', 'H', 'R', 'W', 'B', 'N', 'D', '1'};
+inline constexpr uint32_t kBundleVersion = 1;
+
+// The program's IR, configured dims, default dtype and seed, its current
+// parameter values, `source` (may be null) and the optimiser's counters.
+std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile* source,
+                                  const opt::OptStats& opt_stats = {});
+
+// What a bundle holds besides the program.
+struct BundleInfo {
+  std::unique_ptr<diag::SourceFile> source;  // null when the bundle has none
+  opt::OptStats opt_stats;
+};
+
+// A runnable program from a bundle. `options` gives what the loader chooses
+// (training, max_tensor_bytes, kernels, checks); dims, default_dtype and seed
+// come from the bundle and override options'. `info` (optional) receives
+// the source and counters.
+Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, ProgramOptions options = {},
+                                            BundleInfo* info = nullptr);
+
+}  // namespace shrew

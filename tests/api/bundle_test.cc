@@ -1,0 +1,367 @@
+// The program bundle (api/bundle.h): a loaded bundle is the program it was
+// made from — for every conformance example the tape dump, the parameter
+// checksum and the outputs are bit for bit those of the compiled program —
+// and every truncation, stray byte and tampered field is a clean error.
+#include "api/bundle.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "api/compile.h"
+#include "api/param_blob.h"
+#include "jit/jit_test_util.h"
+#include "support/sanitizer.h"
+
+namespace shrew {
+namespace {
+
+using jit::testing::F32;
+using jit::testing::ReadTestdata;
+using runtime::Tensor;
+using runtime::TensorMap;
+
+struct Built {
+  CompileResult compiled;
+  std::unique_ptr<Program> program;
+};
+
+Built Build(const std::string& source, const ir::DimBindings& dims = {}, ProgramOptions o = {},
+            const std::string& filename = "model.sw") {
+  Built b;
+  CompileOptions copts;
+  copts.filename = filename;
+  copts.dims = dims;
+  copts.seed = 77;
+  b.compiled = Compile(source, copts);
+  EXPECT_TRUE(b.compiled.ok) << b.compiled.RenderDiagnostics();
+  if (!b.compiled.ok) return b;
+  o.dims = dims;
+  Result<std::unique_ptr<Program>> p = Program::Create(b.compiled, o);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  if (p.ok()) b.program = std::move(p).value();
+  return b;
+}
+
+std::vector<uint8_t> BundleOf(const Built& b) {
+  return EncodeBundle(*b.program, b.compiled.source.get(), b.compiled.stats);
+}
+
+std::unique_ptr<Program> Load(const std::vector<uint8_t>& bytes, ProgramOptions o = {}) {
+  Result<std::unique_ptr<Program>> p = LoadBundle(bytes, o);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  return p.ok() ? std::move(p).value() : nullptr;
+}
+
+// Element i of input k: deterministic values of the input's dtype.
+TensorMap Inputs(const ir::Graph& g, const ir::DimBindings& dims) {
+  TensorMap in;
+  int k = 0;
+  for (const ir::GraphInput& gi : g.inputs()) {
+    const ir::Node& node = g.node(gi.node);
+    runtime::Shape shape;
+    for (const ir::Dim& d : node.type.dims()) shape.push_back(d.is_fixed() ? d.size() : dims.at(d.name()));
+    Tensor t = Tensor::Zeros(node.type.dtype(), shape).value();
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      double v = static_cast<double>((i * 7 + k) % 16);
+      if (ir::IsFloat(node.type.dtype())) v = static_cast<double>((i * 37 + k * 11) % 101) / 50.0 - 1.0;
+      if (ir::IsBool(node.type.dtype())) v = static_cast<double>((i * 3 + k) % 2);
+      t.SetDouble(i, v);
+    }
+    in.emplace(node.name, std::move(t));
+    ++k;
+  }
+  return in;
+}
+
+void ExpectBitEqual(const TensorMap& a, const TensorMap& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, t] : a) {
+    ASSERT_TRUE(b.count(name)) << name;
+    std::string why;
+    EXPECT_TRUE(runtime::BitwiseEqual(t, b.at(name), &why)) << name << ": " << why;
+  }
+}
+
+// A dump without its one varying field (compile_us=N).
+std::string WithoutCompileTime(std::string dump) {
+  const size_t at = dump.find("compile_us=");
+  if (at == std::string::npos) return dump;
+  size_t end = at + 11;
+  while (end < dump.size() && std::isdigit(static_cast<unsigned char>(dump[end]))) ++end;
+  return dump.erase(at, end - at);
+}
+
+struct Example {
+  const char* file;
+  const char* graph;
+  ir::DimBindings dims;  // given to the compiler (and so stored in the bundle)
+  ir::DimBindings run;   // the run's sizes of the dims left symbolic
+};
+
+TEST(Bundle, EveryExampleLoadsAsTheProgramItWasMadeFrom) {
+  const std::vector<Example> examples = {
+      {"mlp_classifier.sw", "Classifier", {{"Batch", 3}}, {{"Batch", 3}}},
+      {"mlp_classifier.sw", "Classifier", {}, {{"Batch", 5}}},
+      {"logistic_regression.sw", "Train", {{"N", 5}}, {{"N", 5}}},
+      {"patch_mixer.sw", "Forward", {}, {{"Batch", 2}}},
+      {"transformer_block.sw", "Block", {{"Batch", 2}, {"Seq", 5}}, {{"Batch", 2}, {"Seq", 5}}},
+      {"config_dims.sw", "Regressor", {}, {}},
+      {"graph_calls.sw", "Model", {{"Rows", 3}}, {{"Rows", 3}}},
+      {"logic_reductions.sw", "Stats", {}, {{"Time", 7}}},
+      {"fusion_showcase.sw", "Fusions", {{"Rows", 4}}, {{"Rows", 4}}},
+      {"tiny_gpt.sw", "LanguageModel", {{"Batch", 2}}, {{"Batch", 2}}},
+  };
+  for (const Example& e : examples) {
+    SCOPED_TRACE(std::string(e.file) + (e.dims.empty() ? " (symbolic)" : ""));
+    Built b = Build(ReadTestdata(std::string("examples/") + e.file), e.dims, {}, e.file);
+    ASSERT_NE(b.program, nullptr);
+    const std::vector<uint8_t> bytes = BundleOf(b);
+    BundleInfo info;
+    Result<std::unique_ptr<Program>> r = LoadBundle(bytes, {}, &info);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::unique_ptr<Program> loaded = std::move(r).value();
+    ASSERT_NE(info.source, nullptr);
+    EXPECT_EQ(info.source->name(), e.file);
+    EXPECT_EQ(info.source->text(), b.compiled.source->text());
+    EXPECT_EQ(info.opt_stats.ToString(), b.compiled.stats.ToString());
+    EXPECT_EQ(info.opt_stats.rounds, b.compiled.stats.rounds);
+    EXPECT_EQ(loaded->GraphNames(), b.program->GraphNames());
+    EXPECT_EQ(loaded->seed(), b.program->seed());
+    EXPECT_EQ(loaded->options().dims, e.dims);
+    EXPECT_EQ(loaded->ParamsChecksum(), b.program->ParamsChecksum());
+    EXPECT_EQ(loaded->ir().metadata, b.program->ir().metadata);
+    EXPECT_EQ(loaded->ir().custom_ops, b.program->ir().custom_ops);
+    EXPECT_EQ(loaded->ir().config.size(), b.program->ir().config.size());
+
+    const TensorMap in = Inputs(*b.program->ir().FindGraph(e.graph), e.run);
+    Result<TensorMap> want = b.program->Run(e.graph, in);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    Result<TensorMap> got = loaded->Run(e.graph, in);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ExpectBitEqual(*got, *want);
+    // The same tape, plan and statistics, not just the same numbers.
+    for (const std::string& g : b.program->GraphNames()) {
+      Result<std::string> a = b.program->Dump(g), c = loaded->Dump(g);
+      if (a.ok()) {
+        ASSERT_TRUE(c.ok()) << c.status().ToString();
+        EXPECT_EQ(WithoutCompileTime(*c), WithoutCompileTime(*a)) << "graph " << g;
+      }
+    }
+    // The reference interpreter agrees too (it runs on the loaded IR).
+    Result<TensorMap> ref = loaded->Interpret(e.graph, in);
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+    jit::testing::ExpectAgree(*got, *ref, 4.0);
+    // Encoding the loaded program again gives the same bytes.
+    EXPECT_EQ(EncodeBundle(*loaded, info.source.get(), info.opt_stats), bytes);
+  }
+}
+
+constexpr char kSmall[] = R"SW(@graph G {
+  input x: Tensor<[B, 4], f32>;
+  param w: Tensor<[4, 3], f32> { init: "xavier_uniform"; };
+  param b: Tensor<[3], f32> { init: "normal(0, 0.5)"; };
+  @assert B <= 8, "batch too large";
+  output y: relu(matmul(x, w) + b);
+}
+)SW";
+
+TEST(Bundle, ParametersAsSetAreWhatLoads) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  Tensor w = F32({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  ASSERT_TRUE(b.program->SetParam("G/w", w).ok());
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_TRUE(runtime::BitwiseEqual(loaded->GetParam("G/w").value(), w));
+  // Hand-computed: x = [1, 0, 0, 0] picks w's first row, plus b, through relu.
+  const Tensor bias = loaded->GetParam("G/b").value();
+  TensorMap in;
+  in.emplace("x", F32({1, 4}, {1, 0, 0, 0}));
+  Result<TensorMap> y = loaded->Run("G", in);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int j = 0; j < 3; ++j) {
+    const float expect = std::max(0.0f, static_cast<float>(j + 1) + bias.values<float>()[j]);
+    EXPECT_EQ(y->at("y").values<float>()[j], expect) << j;
+  }
+  // A loaded program takes new parameters like any other.
+  ASSERT_TRUE(loaded->SetParam("G/w", F32({4, 3}, std::vector<float>(12, 0.0f))).ok());
+  y = loaded->Run("G", in);
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->at("y").values<float>()[0], std::max(0.0f, bias.values<float>()[0]));
+}
+
+TEST(Bundle, AssertionsAndRunErrorsStillNameLineAndColumn) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  TensorMap big;
+  big.emplace("x", Tensor::Zeros(ir::DType::kF32, {9, 4}).value());
+  Result<TensorMap> want = b.program->Run("G", big);
+  Result<TensorMap> got = loaded->Run("G", big);
+  ASSERT_FALSE(got.ok());
+  ASSERT_FALSE(want.ok());
+  EXPECT_EQ(got.status().message(), want.status().message());
+  EXPECT_NE(got.status().message().find("at 5:3"), std::string::npos) << got.status().message();
+  EXPECT_NE(got.status().message().find("batch too large"), std::string::npos);
+  // A wrong input names it, with the expected and actual shape; the program stays usable.
+  TensorMap wrong;
+  wrong.emplace("x", Tensor::Zeros(ir::DType::kF32, {2, 5}).value());
+  jit::InputIssue issue;
+  Result<TensorMap> bad = loaded->Run("G", wrong, &issue);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(issue.input, "x");
+  TensorMap ok;
+  ok.emplace("x", Tensor::Zeros(ir::DType::kF32, {2, 4}).value());
+  EXPECT_TRUE(loaded->Run("G", ok).ok());
+}
+
+TEST(Bundle, GraphsOfUnknownInputTypesAndTrainingDropoutWork) {
+  Built dyn = Build("@graph B { input x: ?; output y: relu(x) * 2; }");
+  ASSERT_NE(dyn.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(dyn));
+  ASSERT_NE(loaded, nullptr);
+  TensorMap in;
+  in.emplace("x", F32({3}, {-1, 0.5, 2}));
+  Result<TensorMap> y = loaded->Run("B", in);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(y->at("y"), F32({3}, {0, 1, 4})));
+
+  // Training-mode dropout draws from the stored seed exactly as the
+  // compiled program does.
+  const char* source = "@graph D { input x: Tensor<[64], f32>; output y: dropout(x, p: 0.5); }";
+  ProgramOptions training;
+  training.training = true;
+  Built d = Build(source, {}, training);
+  ASSERT_NE(d.program, nullptr);
+  std::unique_ptr<Program> ld = Load(BundleOf(d), training);
+  ASSERT_NE(ld, nullptr);
+  TensorMap ones;
+  ones.emplace("x", F32({64}, std::vector<float>(64, 1.0f)));
+  for (int run = 0; run < 3; ++run) {
+    Result<TensorMap> a = d.program->Run("D", ones), c = ld->Run("D", ones);
+    ASSERT_TRUE(a.ok() && c.ok());
+    ExpectBitEqual(*c, *a);
+  }
+}
+
+TEST(Bundle, LayoutStartsWithMagicAndVersion) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  const std::vector<uint8_t> bytes = BundleOf(b);
+  ASSERT_GT(bytes.size(), 12u);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "SHRWBND1");
+  EXPECT_EQ(bytes[8], 1);
+  EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
+  // The parameter blob is the last part, whole.
+  const std::vector<uint8_t> params = b.program->SaveParams();
+  ASSERT_GE(bytes.size(), params.size());
+  EXPECT_TRUE(std::equal(params.begin(), params.end(), bytes.end() - static_cast<std::ptrdiff_t>(params.size())));
+
+  std::vector<uint8_t> v2 = bytes;
+  v2[8] = 2;
+  EXPECT_NE(LoadBundle(v2).status().message().find("unsupported version 2"), std::string::npos);
+  std::vector<uint8_t> other = bytes;
+  other[0] = 'X';
+  EXPECT_NE(LoadBundle(other).status().message().find("not a Shrew bundle"), std::string::npos);
+  // A parameter blob is not a bundle.
+  EXPECT_NE(LoadBundle(params).status().message().find("not a Shrew bundle"), std::string::npos);
+}
+
+TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  const std::vector<uint8_t> bytes = BundleOf(b);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    Result<std::unique_ptr<Program>> r = LoadBundle(std::span<const uint8_t>(bytes.data(), n));
+    ASSERT_FALSE(r.ok()) << "prefix of " << n << " bytes accepted";
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().message().rfind("bundle: ", 0), 0u) << r.status().message();
+  }
+  std::vector<uint8_t> longer = bytes;
+  longer.push_back(0);
+  EXPECT_NE(LoadBundle(longer).status().message().find("unexpected bytes"), std::string::npos);
+}
+
+TEST(Bundle, EveryCorruptedByteIsRejectedOrLoadsAConsistentProgram) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  const std::vector<uint8_t> bytes = BundleOf(b);
+  const size_t params = b.program->SaveParams().size();
+  TensorMap in;
+  in.emplace("x", F32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  int rejected = 0, loaded = 0;
+  // Every byte before the parameter values (those may be any float at all)
+  // and the blob's first records.
+  const size_t end = std::min(bytes.size(), bytes.size() - params + 64);
+  for (size_t i = 0; i < end; ++i) {
+    for (uint8_t flip : {uint8_t{0x01}, uint8_t{0xff}}) {
+      std::vector<uint8_t> bad = bytes;
+      bad[i] ^= flip;
+      Result<std::unique_ptr<Program>> r = LoadBundle(bad);
+      if (!r.ok()) {
+        ++rejected;
+        EXPECT_NE(r.status().code(), StatusCode::kInternal) << r.status().ToString();
+        continue;
+      }
+      // Whatever loaded is checked like a compiled program: running it
+      // either works or is a clean error, never a crash (ASan/UBSan build).
+      ++loaded;
+      Result<TensorMap> y = (*r)->Run((*r)->GraphNames().empty() ? "G" : (*r)->GraphNames()[0], in);
+      (void)y;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  SUCCEED() << rejected << " rejected, " << loaded << " loaded";
+}
+
+// Replaces the n-th occurrence of `from` (a length-prefixed string) by `to`
+// (same length). False when there is no n-th occurrence.
+bool ReplaceString(std::vector<uint8_t>* bytes, const std::string& from, const std::string& to, int n) {
+  std::vector<uint8_t> pattern = {static_cast<uint8_t>(from.size()), 0, 0, 0};
+  pattern.insert(pattern.end(), from.begin(), from.end());
+  auto it = bytes->begin();
+  for (int k = 0;; ++k) {
+    it = std::search(it, bytes->end(), pattern.begin(), pattern.end());
+    if (it == bytes->end()) return false;
+    if (k == n) {
+      std::copy(to.begin(), to.end(), it + 4);
+      return true;
+    }
+    ++it;
+  }
+}
+
+TEST(Bundle, TamperedTypesAndUnknownOpsAreNamed) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  const std::vector<uint8_t> bytes = BundleOf(b);
+  // Change each stored f32 to f64 in turn: every change is caught (a type
+  // no longer follows from the operands, or a parameter blob no longer
+  // matches), and at least one by the type check.
+  int type_errors = 0;
+  for (int n = 0;; ++n) {
+    std::vector<uint8_t> bad = bytes;
+    if (!ReplaceString(&bad, "f32", "f64", n)) break;
+    Result<std::unique_ptr<Program>> r = LoadBundle(bad);
+    if (r.ok()) continue;  // e.g. the dtype of the param blob's record, checked when it loads
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
+    if (r.status().message().find("stored type") != std::string::npos) ++type_errors;
+  }
+  EXPECT_GT(type_errors, 0);
+
+  std::vector<uint8_t> op = bytes;
+  ASSERT_TRUE(ReplaceString(&op, "relu", "reLU", 0));
+  Result<std::unique_ptr<Program>> r = LoadBundle(op);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("operation 'reLU' is not known to this runtime"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("graph 'G'"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace shrew
