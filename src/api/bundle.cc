@@ -655,7 +655,7 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
 }
 
 Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, ProgramOptions options,
-                                            BundleInfo* info) {
+                                            BundleInfo* info, const std::function<void()>& bytes_read) {
   Decoder d(bytes);
   ByteReader& r = d.in();
   std::span<const uint8_t> magic;
@@ -727,7 +727,7 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   options.dims = std::move(dims);
   options.seed = seed;
   Result<std::unique_ptr<Program>> p =
-      Program::CreateWithParams(std::move(program), std::move(options), params, source.get());
+      Program::CreateWithParams(std::move(program), std::move(options), params, source.get(), bytes_read);
   if (p.ok() && info != nullptr) {
     info->source = std::move(source);
     info->opt_stats = stats;

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -60,8 +61,12 @@ struct BundleInfo {
 // A runnable program from a bundle. `options` gives what the loader chooses
 // (training, max_tensor_bytes, kernels, checks); dims, default_dtype and seed
 // come from the bundle and override options'. `info` (optional) receives
-// the source and counters.
+// the source and counters. `bytes_read`, if given, is called once nothing
+// reads `bytes` any more (the parameters are written, no weight is packed
+// yet): a caller that owns the bytes frees them there, so the packed copies
+// reuse that memory instead of touching fresh pages.
 Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, ProgramOptions options = {},
-                                            BundleInfo* info = nullptr);
+                                            BundleInfo* info = nullptr,
+                                            const std::function<void()>& bytes_read = {});
 
 }  // namespace shrew

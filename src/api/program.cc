@@ -130,9 +130,11 @@ Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& comp
 
 Result<std::unique_ptr<Program>> Program::CreateWithParams(ir::Program program, ProgramOptions options,
                                                            std::span<const uint8_t> blob,
-                                                           const diag::SourceFile* source) {
+                                                           const diag::SourceFile* source,
+                                                           const std::function<void()>& blob_read) {
   const uint64_t seed = options.seed.value_or(0);
-  return FromIr(std::move(program), source, seed, std::move(options), {.blob = &blob});
+  return FromIr(std::move(program), source, seed, std::move(options),
+                {.blob = &blob, .blob_read = blob_read ? &blob_read : nullptr});
 }
 
 Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag::SourceFile* text, uint64_t seed,

@@ -109,12 +109,13 @@ class Program {
                                                            const std::function<void()>& blob_read = {});
   // A program from an IR program that has been checked like a compiled one
   // (LoadBundle), with every parameter value from `blob` as in
-  // CreateWithParams; the seed is options.seed, else 0. Errors found while
+  // CreateWithParams (`blob_read` as there); the seed is options.seed, else 0. Errors found while
   // the executors are built name file, line and column when `source` (the
   // text the IR's spans refer to) is given.
   static Result<std::unique_ptr<Program>> CreateWithParams(ir::Program program, ProgramOptions options,
                                                            std::span<const uint8_t> blob,
-                                                           const diag::SourceFile* source);
+                                                           const diag::SourceFile* source,
+                                                           const std::function<void()>& blob_read = {});
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;

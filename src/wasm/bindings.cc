@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "api/bundle.h"
 #include "api/compile.h"
 #include "api/param_blob.h"
 #include "api/prepared_run.h"
@@ -136,6 +137,52 @@ struct CompileSettings {
   std::optional<shrew::runtime::Tensor> params;  // a saveParams blob (u8): the values instead of the initialisers
 };
 
+// The options a compiled and a loaded program share: training, maxTensorBytes.
+shrew::Status RunSettingsFrom(val options, shrew::ProgramOptions* out) {
+  if (!options["training"].isUndefined()) {
+    if (options["training"].typeOf().as<std::string>() != "boolean") {
+      return shrew::InvalidArgument("training must be true or false, got " + Show(options["training"]));
+    }
+    out->training = options["training"].as<bool>();
+  }
+  if (!options["maxTensorBytes"].isUndefined()) {
+    if (!IsCount(options["maxTensorBytes"])) {
+      return shrew::InvalidArgument(std::string("maxTensorBytes ") + kCountRule + Show(options["maxTensorBytes"]));
+    }
+    out->max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
+  }
+  return shrew::Status::Ok();
+}
+
+// Every key of `options` is one of `known` (a misspelt key would otherwise
+// be ignored without a word).
+shrew::Status KnownKeys(val options, std::span<const char* const> known, const char* what) {
+  val keys = val::global("Object").call<val>("keys", options);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    bool found = false;
+    for (const char* k : known) found |= key == k;
+    if (!found) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      return shrew::InvalidArgument("unknown " + std::string(what) + " option '" + key + "'; options: " + list);
+    }
+  }
+  return shrew::Status::Ok();
+}
+
+// loadBundle(bytes, {training, maxTensorBytes}).
+shrew::Result<shrew::ProgramOptions> LoadSettingsFrom(val options) {
+  shrew::ProgramOptions out;
+  if (options.isUndefined() || options.isNull()) return out;
+  if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("load options must be an object");
+  static const char* const kKnown[] = {"training", "maxTensorBytes"};
+  SHREW_RETURN_IF_ERROR(KnownKeys(options, kKnown, "load"));
+  SHREW_RETURN_IF_ERROR(RunSettingsFrom(options, &out));
+  return out;
+}
+
 // compile(source, options): every key known and every value of its type — a
 // misspelt key, a string seed or a fractional byte cap would otherwise be
 // ignored or truncated without a word. Absent (undefined) values keep their
@@ -145,18 +192,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   if (options.isUndefined() || options.isNull()) return out;
   if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("compile options must be an object");
   static const char* const kKnown[] = {"filename", "dims", "seed", "optimize", "training", "maxTensorBytes", "params"};
-  val keys = val::global("Object").call<val>("keys", options);
-  const int n = keys["length"].as<int>();
-  for (int i = 0; i < n; ++i) {
-    const std::string key = keys[i].as<std::string>();
-    bool known = false;
-    for (const char* k : kKnown) known |= key == k;
-    if (!known) {
-      std::string list;
-      for (const char* k : kKnown) list += (list.empty() ? "" : ", ") + std::string(k);
-      return shrew::InvalidArgument("unknown compile option '" + key + "'; options: " + list);
-    }
-  }
+  SHREW_RETURN_IF_ERROR(KnownKeys(options, kKnown, "compile"));
   auto present = [&](const char* key) { return !options[key].isUndefined(); };
   if (present("filename")) {
     if (!options["filename"].isString()) return shrew::InvalidArgument("filename must be a string, got " + Show(options["filename"]));
@@ -178,13 +214,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     }
   }
   if (present("optimize")) out.compile.optimize = options["optimize"].as<bool>();
-  if (present("training")) out.program.training = options["training"].as<bool>();
-  if (present("maxTensorBytes")) {
-    if (!IsCount(options["maxTensorBytes"])) {
-      return shrew::InvalidArgument(std::string("maxTensorBytes ") + kCountRule + Show(options["maxTensorBytes"]));
-    }
-    out.program.max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
-  }
+  SHREW_RETURN_IF_ERROR(RunSettingsFrom(options, &out.program));
   if (present("params")) {
     if (!options["params"].instanceof(val::global("Uint8Array"))) {
       return shrew::InvalidArgument("params must be a Uint8Array (a saveParams() blob), got " + TypeName(options["params"]));
@@ -210,6 +240,7 @@ class ProgramHandle {
     prepared_.clear();
     program_.reset();
     compiled_.reset();
+    bundle_ = {};
     shrew::CompileOptions opts = std::move(settings->compile);
     shrew::ProgramOptions popts = std::move(settings->program);
     compiled_ = std::make_unique<shrew::CompileResult>(shrew::Compile(source, opts));
@@ -237,11 +268,64 @@ class ProgramHandle {
     return out;
   }
 
+  // loadBundle(bytes, {training, maxTensorBytes}) -> {ok, seed, dims, optStats, graphs}
+  // or an error value: the program of a bundle (api/bundle.h), no compiler
+  // involved. The copy of the bundle is freed once read, so the packed
+  // weights reuse its pages (as compile's params).
+  val LoadBundle(val bytes, val options) {
+    shrew::Result<shrew::ProgramOptions> popts = LoadSettingsFrom(options);
+    if (!popts.ok()) return Error(popts.status());
+    if (!bytes.instanceof(val::global("Uint8Array"))) {
+      return Error(shrew::InvalidArgument("a bundle must be a Uint8Array (a saveBundle() result), got " + TypeName(bytes)));
+    }
+    shrew::Result<shrew::runtime::Tensor> blob = shrew::wasm::BytesIn(bytes, "loadBundle");
+    if (!blob.ok()) return Error(blob.status());
+    prepared_.clear();
+    program_.reset();
+    compiled_.reset();
+    bundle_ = {};
+    std::optional<shrew::runtime::Tensor> held(std::move(blob).value());
+    shrew::Result<std::unique_ptr<shrew::Program>> program =
+        shrew::LoadBundle(held->values<uint8_t>(), *popts, &bundle_, [&held] { held.reset(); });
+    if (!program.ok()) return Error(program.status());
+    program_ = std::move(program).value();
+    popts_ = program_->options();
+    val out = val::object();
+    out.set("ok", true);
+    out.set("seed", static_cast<double>(program_->seed()));
+    val dims = val::object();
+    for (const auto& [name, value] : popts_.dims) shrew::wasm::SetOwn(dims, name, val(static_cast<double>(value)));
+    out.set("dims", dims);
+    out.set("optStats", shrew::wasm::OptStatsValue(bundle_.opt_stats));
+    out.set("graphs", GraphsValue());
+    return out;
+  }
+
+  // saveBundle() -> {ok, bytes: Uint8Array}: this program as a bundle, with
+  // its current parameter values.
+  val SaveBundle() const {
+    if (!program_) return NotReady();
+    const std::vector<uint8_t> b =
+        compiled_ ? shrew::EncodeBundle(*program_, compiled_->source.get(), compiled_->stats)
+                  : shrew::EncodeBundle(*program_, bundle_.source.get(), bundle_.opt_stats);
+    val bytes = val::global("Uint8Array").new_(b.size());
+    bytes.call<void>("set", val(emscripten::typed_memory_view(b.size(), b.data())));
+    val out = val::object();
+    out.set("ok", true);
+    out.set("bytes", bytes);
+    return out;
+  }
+
   // setDims({name: size}) -> {ok, dims, carried, initialised, seed, optStats, diagnostics}:
   // compiles the same source with the changed dims and swaps in the new
   // program (api/reconfigure.h); on error the current program stays.
   val SetDims(val dims) {
     if (!program_) return NotReady();
+    if (!compiled_) {
+      return Error(shrew::FailedPrecondition(
+          "setDims compiles the source again, and a program loaded from a bundle is not compiled: build the bundle "
+          "with these dims, or leave them symbolic so that each run's inputs bind them"));
+    }
     shrew::Result<shrew::ir::DimBindings> change = DimsFrom(dims);
     if (!change.ok()) return Error(change.status());
     shrew::Result<shrew::Reconfigured> r =
@@ -489,8 +573,11 @@ class ProgramHandle {
   }
   // ir(graph, optimized) -> {ok, text, json}
   val Ir(const std::string& graph, bool optimized) const {
-    if (!compiled_ || !compiled_->ok) return NotReady();
-    const shrew::ir::Program& p = optimized ? compiled_->program : compiled_->unoptimized;
+    if (!program_) return NotReady();
+    if (!compiled_ && !optimized) {
+      return Error(shrew::FailedPrecondition("a program loaded from a bundle has only its optimised IR"));
+    }
+    const shrew::ir::Program& p = !compiled_ ? program_->ir() : optimized ? compiled_->program : compiled_->unoptimized;
     const shrew::ir::Graph* g = p.FindGraph(graph);
     if (g == nullptr) return NoGraph(graph);
     val out = val::object();
@@ -527,8 +614,8 @@ class ProgramHandle {
   }
 
   val Metadata() const {
-    if (!compiled_ || !compiled_->ok) return val::null();
-    return shrew::wasm::MetadataValue(compiled_->program);
+    if (!program_) return val::null();
+    return shrew::wasm::MetadataValue(program_->ir());
   }
 
   // Params blob (api/param_blob.h): {ok, bytes: Uint8Array} / {ok} / {ok, checksum: "16 hex digits"}.
@@ -638,7 +725,8 @@ class ProgramHandle {
     return prepared_[static_cast<size_t>(id)].get();
   }
 
-  std::unique_ptr<shrew::CompileResult> compiled_;
+  std::unique_ptr<shrew::CompileResult> compiled_;  // null for a program loaded from a bundle
+  shrew::BundleInfo bundle_;                          // its source and optimiser counters
   shrew::CompileOptions copts_;  // what program_ was built with (setDims)
   shrew::ProgramOptions popts_;
   // Declared after program_: destroyed first (a PreparedRun must not outlive its program).
@@ -656,6 +744,8 @@ EMSCRIPTEN_BINDINGS(shrew) {
   emscripten::class_<ProgramHandle>("ProgramHandle")
       .constructor<>()
       .function("compile", &ProgramHandle::Compile)
+      .function("loadBundle", &ProgramHandle::LoadBundle)
+      .function("saveBundle", &ProgramHandle::SaveBundle)
       .function("graphs", &ProgramHandle::Graphs)
       .function("signature", &ProgramHandle::Signature)
       .function("run", &ProgramHandle::Run)

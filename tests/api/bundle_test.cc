@@ -194,6 +194,27 @@ TEST(Bundle, ParametersAsSetAreWhatLoads) {
   EXPECT_EQ(y->at("y").values<float>()[0], std::max(0.0f, bias.values<float>()[0]));
 }
 
+TEST(Bundle, TheBytesCanBeFreedOnceRead) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  // A heap copy freed in the callback: a later read of it is a
+  // use-after-free that the sanitized build reports.
+  auto copy = std::make_unique<std::vector<uint8_t>>(BundleOf(b));
+  int calls = 0;
+  Result<std::unique_ptr<Program>> p = LoadBundle(*copy, {}, nullptr, [&] {
+    ++calls;
+    copy.reset();
+  });
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ((*p)->ParamsChecksum(), b.program->ParamsChecksum());
+  TensorMap in;
+  in.emplace("x", F32({1, 4}, {1, 2, 3, 4}));
+  Result<TensorMap> want = b.program->Run("G", in), got = (*p)->Run("G", in);
+  ASSERT_TRUE(want.ok() && got.ok());
+  ExpectBitEqual(*got, *want);
+}
+
 TEST(Bundle, AssertionsAndRunErrorsStillNameLineAndColumn) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
