@@ -1,10 +1,13 @@
 // Shrew start-up figures, in a fresh Node process (run by bench/run.mjs, or
-// alone: `node bench/cold-start.mjs [--params FILE]`), printed as one JSON line:
+// alone: `node bench/cold-start.mjs [--params FILE | --bundle FILE]`), printed as one JSON line:
 //   params            "seeded", or "blob" with --params FILE: the workload's weights as a
 //                     saveParams() blob (read before the clock starts), given to compile —
-//                     what the peers' start-up includes (their sessions are built from the model's weights)
+//                     what the peers' start-up includes (their sessions are built from the model's weights);
+//                     or "bundle" with --bundle FILE: the program with those weights as a
+//                     saveBundle() file, given to loadBundle (no source is compiled)
 //   loadMs            import of the package entry as Node resolves it (js/dist/shrew.node.js) + Shrew.load() (read + compile + instantiate the .wasm)
-//   compileMs         shrew.compile of the mlp workload (Batch = 1, seeded params or the blob)
+//   compileMs         shrew.compile of the mlp workload (Batch = 1, seeded params or the blob),
+//                     or shrew.loadBundle of its bundle
 //   firstRunUs        its first run; setParamsMs (seeded): the six weights set by name afterwards
 //   totalMs           load + compile + first run (target ≤ 50 ms)
 //   steadyUs          median of 200 runs after ≥ 1 s of warm-up; firstRunRatio = firstRunUs / steadyUs
@@ -19,17 +22,21 @@ const arg = (name) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-// `--write-params FILE`: writes the blob for --params and exits (run.mjs does this once).
-const writeTo = arg("--write-params");
+// `--write-params FILE` / `--write-bundle FILE`: writes the blob for --params
+// or the bundle for --bundle and exits (run.mjs does this once).
+const writeTo = arg("--write-params") ?? arg("--write-bundle");
 if (writeTo !== undefined) {
   const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.node.js", import.meta.url).href);
   const p = (await Shrew.load()).compile(mlp.sw, { filename: "mlp.sw", dims: { Batch: 1 } });
   for (const w of mlp.weights()) p.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
-  writeFileSync(writeTo, p.saveParams());
+  writeFileSync(writeTo, arg("--write-bundle") !== undefined ? p.saveBundle() : p.saveParams());
   process.exit(0);
 }
 const paramsFile = arg("--params");
 const blob = paramsFile === undefined ? undefined : new Uint8Array(readFileSync(paramsFile));
+const bundleFile = arg("--bundle");
+const bundle = bundleFile === undefined ? undefined : new Uint8Array(readFileSync(bundleFile));
+const weighted = blob !== undefined || bundle !== undefined;
 
 const x = mlp.input(1);
 const feeds = { [mlp.inputName]: x };
@@ -43,13 +50,14 @@ const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.node.js", impor
 const shrew = await Shrew.load();
 const t1 = performance.now();
 const c1 = cpuMs();
-const program = shrew.compile(mlp.sw, { filename: "mlp.sw", dims: { Batch: 1 }, ...(blob ? { params: blob } : {}) });
+const program = bundle ? shrew.loadBundle(bundle)
+  : shrew.compile(mlp.sw, { filename: "mlp.sw", dims: { Batch: 1 }, ...(blob ? { params: blob } : {}) });
 const t2 = performance.now();
 const c2 = cpuMs();
 program.run(mlp.graph, feeds);
 const t3 = performance.now();
 const c3 = cpuMs();
-if (!blob) for (const w of mlp.weights()) program.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
+if (!weighted) for (const w of mlp.weights()) program.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
 const t4 = performance.now();
 
 function median(xs) {
@@ -93,11 +101,11 @@ for (let i = 0; i < 12; i++) {
 }
 
 console.log(JSON.stringify({
-  params: blob ? "blob" : "seeded",
+  params: bundle ? "bundle" : blob ? "blob" : "seeded",
   loadMs: t1 - t0,
   compileMs: t2 - t1,
   firstRunUs: (t3 - t2) * 1000,
-  setParamsMs: blob ? null : t4 - t3,
+  setParamsMs: weighted ? null : t4 - t3,
   totalMs: t3 - t0,
   steadyUs,
   firstRunRatio: ((t3 - t2) * 1000) / steadyUs,

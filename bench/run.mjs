@@ -324,7 +324,7 @@ const cells = PROCESSES > 1 ? await measureCellsInProcesses() : await measureCel
 /** @type {any} */
 let shrewStartup = null;
 if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
-  log("\nShrew start-up (fresh process each: load + compile + first run of mlp/1, seeded and with its weights as a params blob, interleaved; 1,000-node compile)");
+  log("\nShrew start-up (fresh process each: load + compile + first run of mlp/1, seeded, with its weights as a params blob and as a bundle, interleaved; 1,000-node compile)");
   const exec = promisify(execFile);
   const coldStart = async (/** @type {string[]} */ args) => {
     const { stdout } = await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), ...args], { timeout: 300_000 });
@@ -332,11 +332,14 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
   };
   const blobDir = mkdtempSync(path.join(os.tmpdir(), "shrew-cold-"));
   const blobFile = path.join(blobDir, "mlp.params");
-  const runs = [], blobRuns = [];
+  const bundleFile = path.join(blobDir, "mlp.swb");
+  const runs = [], blobRuns = [], bundleRuns = [];
   try {
     await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-params", blobFile], { timeout: 300_000 });
+    await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-bundle", bundleFile], { timeout: 300_000 });
     for (let i = 0; i < (QUICK ? 1 : 3); i++) {
-      for (const [list, args] of /** @type {const} */ ([[runs, []], [blobRuns, ["--params", blobFile]]])) {
+      for (const [list, args] of /** @type {const} */ ([[runs, []], [blobRuns, ["--params", blobFile]],
+                                                        [bundleRuns, ["--bundle", bundleFile]]])) {
         try {
           list.push(await coldStart(args));
         } catch (e) {
@@ -363,8 +366,12 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
     };
   };
   if (runs.length) {
-    shrewStartup = { runs, best: bestOf(runs), ...(blobRuns.length ? { blobRuns, withParams: bestOf(blobRuns) } : {}) };
-    for (const [what, b] of [["seeded", shrewStartup.best], ["with its weights", shrewStartup.withParams]]) {
+    shrewStartup = {
+      runs, best: bestOf(runs), ...(blobRuns.length ? { blobRuns, withParams: bestOf(blobRuns) } : {}),
+      ...(bundleRuns.length ? { bundleRuns, fromBundle: bestOf(bundleRuns) } : {}),
+    };
+    for (const [what, b] of [["seeded", shrewStartup.best], ["with its weights", shrewStartup.withParams],
+                             ["from a bundle", shrewStartup.fromBundle]]) {
       if (!b) continue;
       log(`  ${what}: load ${b.loadMs.toFixed(1)} ms + compile ${b.compileMs.toFixed(1)} ms + first run ${(b.firstRunUs / 1000).toFixed(1)} ms = ${b.totalMs.toFixed(1)} ms ` +
           `(cpu ${b.cpuTotalMs.toFixed(1)} ms); first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs; ` +

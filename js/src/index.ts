@@ -3,7 +3,7 @@ import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } f
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
 import { plainBytes, plainDims, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
-import type { CompileOptions } from "./signature.js";
+import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
 export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData } from "./tensor.js";
@@ -11,7 +11,7 @@ export { readNpy, writeNpy, NpyError } from "./npy.js";
 export { Program, type Feeds, type Outputs, type TensorLike, type IrDump } from "./program.js";
 export type { RunOptions } from "./outputs.js";
 export type {
-  CompileOptions, CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
+  CompileOptions, CompileStats, Dim, LoadBundleOptions, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 export type { LoadOptions } from "./module.js";
 export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
@@ -83,6 +83,38 @@ export class Shrew {
         return new Program(Program.internal, this.#module, handle, opts.dims as Record<string, number>, {
           optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
           graphs: r.graphs!,
+        });
+      } finally {
+        if (owned && this.#module.dead === undefined) handle.delete();
+      }
+    });
+  }
+
+  /**
+   * A runnable program from a bundle (`Program.saveBundle()`, or
+   * `shrew build` on the command line): the optimised program, its dims,
+   * seed and parameter values, loaded without compiling any source. The
+   * bundle is checked through (lengths, indices, then the same validation and
+   * shape inference as a compile, every stored type against its operands);
+   * a corrupt or foreign one throws ShrewRuntimeError ("invalid_argument")
+   * saying what and where. The bytes are read, not kept.
+   */
+  loadBundle(bundle: Uint8Array, options: LoadBundleOptions = {}): Program {
+    const bytes = plainBytes(bundle);  // a Proxy's traps run now, not while wasm copies it
+    if (bytes === undefined) {
+      throw new ShrewRuntimeError("invalid_argument", `a bundle must be a Uint8Array (a saveBundle() result), got ${typeName(bundle)}`);
+    }
+    if (options === null || typeof options !== "object") throw new TypeError("loadBundle options must be an object");
+    const opts = { ...options } as Record<string, unknown>;
+    return this.#module.call((raw) => {
+      const handle = new raw.ProgramHandle();
+      let owned = true;
+      try {
+        const r = handle.loadBundle(bytes, opts);
+        if (r.ok === false) throw runtimeErrorFrom(r);
+        owned = false;
+        return new Program(Program.internal, this.#module, handle, r.dims, {
+          optStats: r.optStats, seed: r.seed, warnings: [], graphs: r.graphs, bundled: true,
         });
       } finally {
         if (owned && this.#module.dead === undefined) handle.delete();

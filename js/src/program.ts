@@ -124,11 +124,14 @@ export class Program {
   #optStats: OptStats;
   #warnings: readonly import("./errors.js").Diagnostic[];
   readonly #seed: number;
+  readonly #bundled: boolean;
 
   /** @internal Use `Shrew.compile`. */
   constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
-              info: { optStats: OptStats; seed: number; warnings: import("./errors.js").Diagnostic[]; graphs: RawGraphValue[] }) {
+              info: { optStats: OptStats; seed: number; warnings: import("./errors.js").Diagnostic[]; graphs: RawGraphValue[];
+                      bundled?: boolean }) {
     if (token !== INTERNAL) throw new TypeError("Program cannot be constructed directly; use Shrew.compile()");
+    this.#bundled = info.bundled ?? false;
     this.#module = module;
     this.#handle = handle;
     this.#dims = Object.freeze({ ...dims });
@@ -203,6 +206,12 @@ export class Program {
   get metadata(): ProgramMetadata {
     this.#live();
     return this.#metadata;
+  }
+
+  /** True for a program loaded from a bundle (it has no source to compile again: no setDims, only the optimised IR). */
+  get fromBundle(): boolean {
+    this.#live();
+    return this.#bundled;
   }
 
   get disposed(): boolean {
@@ -441,6 +450,16 @@ export class Program {
    */
   saveParams(): Uint8Array {
     return unwrap(this.#call((h) => h.saveParams())).bytes;
+  }
+
+  /**
+   * This program as a bundle, for `Shrew.loadBundle` (format documented in
+   * src/api/bundle.h: magic "SHRWBND1", version, the optimised program with
+   * its dims, seed and source, then the parameters as saveParams() writes
+   * them, current values included).
+   */
+  saveBundle(): Uint8Array {
+    return unwrap(this.#call((h) => h.saveBundle())).bytes;
   }
 
   /**

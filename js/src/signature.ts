@@ -44,6 +44,14 @@ export interface CompileOptions {
   params?: Uint8Array;
 }
 
+/** Options of `Shrew.loadBundle`: what the loader chooses (the rest comes from the bundle). */
+export interface LoadBundleOptions {
+  /** Training mode (dropout active). */
+  training?: boolean;
+  /** Largest tensor in bytes, as for `compile`. Default 1 GiB. */
+  maxTensorBytes?: number;
+}
+
 /** JIT statistics of one graph (PIPELINE.md §7.6). */
 export interface CompileStats {
   numInstructions: number;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
-// info, run and bench a .sw file on the wasm runtime.
-import { readFileSync, realpathSync } from "node:fs";
+// info, run and bench a .sw file or a bundle on the wasm runtime, and build
+// a .sw file into a bundle.
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs } from "../index.js";
@@ -151,6 +152,27 @@ function cmdInfo(ctx: Context): number {
   return 0;
 }
 
+function cmdBuild(ctx: Context): number {
+  // The default output sits next to the source: model.sw -> model.swb.
+  const target = ctx.values.out ?? `${ctx.file.replace(/\.sw$/, "")}.swb`;
+  const bytes = ctx.program.saveBundle();
+  try {
+    writeFileSync(target, bytes);
+  } catch (e) {
+    throw new FileError(`cannot write ${target}: ${(e as Error).message}`);
+  }
+  const params = ctx.program.params();
+  const info = { file: ctx.file, bundle: target, bytes: bytes.byteLength, graphs: ctx.program.graphs,
+                 dims: ctx.program.dims, seed: ctx.program.seed, paramBytes: params.reduce((a, q) => a + q.bytes, 0) };
+  if (ctx.values.json) {
+    ctx.out(JSON.stringify(info));
+    return 0;
+  }
+  ctx.out(`wrote ${target}: ${formatBytes(info.bytes)} (${info.graphs.length} graph${info.graphs.length === 1 ? "" : "s"}: ` +
+          `${info.graphs.join(", ")}; parameters ${formatBytes(info.paramBytes)})`);
+  return 0;
+}
+
 function cmdRun(ctx: Context): number {
   const outputs = execute(ctx, feedsFor(ctx));
   if (ctx.values.out) {
@@ -203,8 +225,16 @@ function cmdBench(ctx: Context): number {
 }
 
 const COMMANDS: Record<string, (ctx: Context) => number> = {
-  check: cmdCheck, dump: cmdDump, stats: cmdStats, info: cmdInfo, run: cmdRun, bench: cmdBench,
+  check: cmdCheck, dump: cmdDump, stats: cmdStats, info: cmdInfo, run: cmdRun, bench: cmdBench, build: cmdBuild,
 };
+
+/** A bundle (Program.saveBundle, `shrew build`) starts with these 8 bytes. */
+const BUNDLE_MAGIC = "SHRWBND1";
+function isBundle(bytes: Uint8Array): boolean {
+  if (bytes.byteLength < BUNDLE_MAGIC.length) return false;
+  for (let i = 0; i < BUNDLE_MAGIC.length; i++) if (bytes[i] !== BUNDLE_MAGIC.charCodeAt(i)) return false;
+  return true;
+}
 
 export async function main(argv: string[], out = (s: string) => console.log(s),
                            err = (s: string) => console.error(s)): Promise<number> {
@@ -231,7 +261,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     return 2;
   }
   if (!file || rest.length > 0) {
-    err(`Error: ${command} takes exactly one FILE.sw\n\n${USAGE}`);
+    err(`Error: ${command} takes exactly one FILE (.sw source or .swb bundle)\n\n${USAGE}`);
     return 2;
   }
   try {
@@ -242,13 +272,30 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       err(`Error: cannot read ${file}: ${(e as Error).message}`);
       return 1;
     }
-    const dims = parseDims(values.dims ?? []);
+    const bundled = isBundle(source);
+    let dims = parseDims(values.dims ?? []);
     const seed = intOption(values.seed, "seed", 0);
-    if (values.out === "") throw new UsageError("--out expects a directory, got ''");
+    if (values.out === "") throw new UsageError(`--out expects a ${command === "build" ? "file" : "directory"}, got ''`);
+    if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
+    if (bundled && Object.keys(dims).length > 0) {
+      throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
+    }
     const params = values.params === undefined ? undefined : readBytes(values.params, "--params");
     const shrew = await Shrew.load();
     const t0 = performance.now();
-    const program = shrew.compile(source, { filename: file, dims, seed, ...(params ? { params } : {}) });
+    let program: Program;
+    if (bundled) {
+      program = shrew.loadBundle(source);
+      try {
+        if (params) program.loadParams(params);
+      } catch (e) {
+        program.dispose();
+        throw e;
+      }
+      dims = { ...program.dims };
+    } else {
+      program = shrew.compile(source, { filename: file, dims, seed, ...(params ? { params } : {}) });
+    }
     const compileMs = performance.now() - t0;
     try {
       const graph = values.graph ?? program.graphs[0];

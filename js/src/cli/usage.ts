@@ -8,7 +8,10 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `Usage: shrew <command> FILE.sw [options]
+export const USAGE = `Usage: shrew <command> FILE [options]
+
+FILE is a .sw source or a bundle that \`shrew build\` wrote (.swb); a bundle
+runs without compiling, with the dims, seed and parameters it was built with.
 
 Commands:
   check FILE                 compile and print diagnostics (exit 1 on error)
@@ -17,6 +20,7 @@ Commands:
   info FILE                  metadata, graphs, inputs/outputs, parameter count and bytes
   run FILE                   run a graph on seeded random or given inputs
   bench FILE                 time runs: median, p10, p90 µs per run
+  build FILE.sw              compile and write a bundle (--out FILE.swb; default: next to FILE)
 
 Options:
   --graph G                  graph to use (default: the first)
@@ -27,7 +31,7 @@ Options:
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable)
   --executor jit|interp      executor for run/bench (default jit)
   --runs N                   timed runs for bench (default 100)
-  --out DIR                  run: write each output to DIR/NAME.npy
+  --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
   --json                     machine-readable output
   -h, --help                 this text
   -V, --version              version`;

@@ -124,9 +124,19 @@ export interface SetDimsValue {
   diagnostics: RawDiagnostic[];
   graphs: RawGraphValue[];
 }
+/** A program loaded from a bundle. */
+export interface LoadBundleValue {
+  ok: true;
+  seed: number;
+  dims: Record<string, number>;
+  optStats: RawOptStats;
+  graphs: RawGraphValue[];
+}
 export interface RawProgramHandle {
   /** source: UTF-8 bytes (Embind copies a Uint8Array into the std::string as is). */
   compile(source: string | Uint8Array, options: object): CompileValue | ErrorValue;
+  loadBundle(bytes: Uint8Array, options: object): LoadBundleValue | ErrorValue;
+  saveBundle(): { ok: true; bytes: Uint8Array } | ErrorValue;
   graphs(): string[];
   signature(graph: string): RawSignature | ErrorValue;
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
