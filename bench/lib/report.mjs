@@ -135,15 +135,20 @@ export function renderMarkdown(results) {
   }
   const st = results.shrewStartup?.best;
   const wp = results.shrewStartup?.withParams;
+  const fb = results.shrewStartup?.fromBundle;
   if (st) {
-    // The peers' start-up builds their sessions from the model's weights: Shrew's like-for-like path.
-    const wpRows = wp ? [
-      ["with its weights (`compile(…, { params })`, 2.7 MB blob): load", fmtMs(wp.loadMs), fmtMs(wp.cpuLoadMs)],
-      ["… compile mlp with the weights", fmtMs(wp.compileMs), fmtMs(wp.cpuCompileMs)],
-      ["… first run", fmtTime(wp.firstRunUs), fmtMs(wp.cpuFirstRunMs)],
-      ["… load + compile + first run", fmtMs(wp.totalMs), fmtMs(wp.cpuTotalMs)],
-      ["… first run ÷ steady state", `${wp.firstRunRatio.toFixed(1)}× (steady ${fmtTime(wp.steadyUs)})`, "—"],
+    // The peers' start-up builds their sessions from the model's weights: Shrew's like-for-like paths.
+    const weighted = (/** @type {any} */ w, /** @type {string} */ how, /** @type {string} */ step) => w ? [
+      [`${how}: load`, fmtMs(w.loadMs), fmtMs(w.cpuLoadMs)],
+      [`… ${step}`, fmtMs(w.compileMs), fmtMs(w.cpuCompileMs)],
+      ["… first run", fmtTime(w.firstRunUs), fmtMs(w.cpuFirstRunMs)],
+      ["… load + compile + first run", fmtMs(w.totalMs), fmtMs(w.cpuTotalMs)],
+      ["… first run ÷ steady state", `${w.firstRunRatio.toFixed(1)}× (steady ${fmtTime(w.steadyUs)})`, "—"],
     ] : [];
+    const wpRows = [
+      ...weighted(wp, "with its weights (`compile(…, { params })`, 2.7 MB blob)", "compile mlp with the weights"),
+      ...weighted(fb, "from a bundle (`loadBundle`, 2.7 MB: the program and its weights)", "loadBundle"),
+    ];
     out.push(table(["Shrew start-up (fresh Node process, best of runs)", "wall", "CPU"], [
       ["load (import + Shrew.load)", fmtMs(st.loadMs), fmtMs(st.cpuLoadMs)],
       ["compile mlp (Batch 1), seeded parameters", fmtMs(st.compileMs), fmtMs(st.cpuCompileMs)],

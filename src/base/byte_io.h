@@ -33,11 +33,10 @@ class ByteWriter {
     std::memcpy(&u, &v, sizeof u);
     U64(u);
   }
+  // insert, not resize + memcpy: at -Os libc++'s resize zero-fills byte by byte.
   void Bytes(const void* p, size_t n) {
-    if (n == 0) return;
-    const size_t at = out_.size();
-    out_.resize(at + n);
-    std::memcpy(out_.data() + at, p, n);
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    if (n > 0) out_.insert(out_.end(), b, b + n);
   }
   // u32 length, then the bytes.
   void String(std::string_view s) {
