@@ -305,15 +305,8 @@ class ProgramHandle {
   // its current parameter values.
   val SaveBundle() const {
     if (!program_) return NotReady();
-    const std::vector<uint8_t> b =
-        compiled_ ? shrew::EncodeBundle(*program_, compiled_->source.get(), compiled_->stats)
-                  : shrew::EncodeBundle(*program_, bundle_.source.get(), bundle_.opt_stats);
-    val bytes = val::global("Uint8Array").new_(b.size());
-    bytes.call<void>("set", val(emscripten::typed_memory_view(b.size(), b.data())));
-    val out = val::object();
-    out.set("ok", true);
-    out.set("bytes", bytes);
-    return out;
+    return BytesValue(compiled_ ? shrew::EncodeBundle(*program_, compiled_->source.get(), compiled_->stats)
+                                : shrew::EncodeBundle(*program_, bundle_.source.get(), bundle_.opt_stats));
   }
 
   // setDims({name: size}) -> {ok, dims, carried, initialised, seed, optStats, diagnostics}:
@@ -621,13 +614,7 @@ class ProgramHandle {
   // Params blob (api/param_blob.h): {ok, bytes: Uint8Array} / {ok} / {ok, checksum: "16 hex digits"}.
   val SaveParams() const {
     if (!program_) return NotReady();
-    const std::vector<uint8_t> blob = program_->SaveParams();
-    val bytes = val::global("Uint8Array").new_(blob.size());
-    bytes.call<void>("set", val(emscripten::typed_memory_view(blob.size(), blob.data())));
-    val out = val::object();
-    out.set("ok", true);
-    out.set("bytes", bytes);
-    return out;
+    return BytesValue(program_->SaveParams());
   }
   val LoadParams(val bytes) {
     if (!program_) return NotReady();
@@ -678,6 +665,15 @@ class ProgramHandle {
       e.set("actual", given.TypeString());
     }
     return e;
+  }
+  // {ok: true, bytes}: a fresh Uint8Array the caller owns.
+  static val BytesValue(const std::vector<uint8_t>& b) {
+    val bytes = val::global("Uint8Array").new_(b.size());
+    bytes.call<void>("set", val(emscripten::typed_memory_view(b.size(), b.data())));
+    val out = val::object();
+    out.set("ok", true);
+    out.set("bytes", bytes);
+    return out;
   }
   static val NotReady() {
     return Error(shrew::Status(shrew::StatusCode::kFailedPrecondition, "no compiled program"));

@@ -56,27 +56,6 @@ std::unique_ptr<Program> Load(const std::vector<uint8_t>& bytes, ProgramOptions 
   return p.ok() ? std::move(p).value() : nullptr;
 }
 
-// Element i of input k: deterministic values of the input's dtype.
-TensorMap Inputs(const ir::Graph& g, const ir::DimBindings& dims) {
-  TensorMap in;
-  int k = 0;
-  for (const ir::GraphInput& gi : g.inputs()) {
-    const ir::Node& node = g.node(gi.node);
-    runtime::Shape shape;
-    for (const ir::Dim& d : node.type.dims()) shape.push_back(d.is_fixed() ? d.size() : dims.at(d.name()));
-    Tensor t = Tensor::Zeros(node.type.dtype(), shape).value();
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
-      double v = static_cast<double>((i * 7 + k) % 16);
-      if (ir::IsFloat(node.type.dtype())) v = static_cast<double>((i * 37 + k * 11) % 101) / 50.0 - 1.0;
-      if (ir::IsBool(node.type.dtype())) v = static_cast<double>((i * 3 + k) % 2);
-      t.SetDouble(i, v);
-    }
-    in.emplace(node.name, std::move(t));
-    ++k;
-  }
-  return in;
-}
-
 void ExpectBitEqual(const TensorMap& a, const TensorMap& b) {
   ASSERT_EQ(a.size(), b.size());
   for (const auto& [name, t] : a) {
@@ -137,7 +116,7 @@ TEST(Bundle, EveryExampleLoadsAsTheProgramItWasMadeFrom) {
     EXPECT_EQ(loaded->ir().custom_ops, b.program->ir().custom_ops);
     EXPECT_EQ(loaded->ir().config.size(), b.program->ir().config.size());
 
-    const TensorMap in = Inputs(*b.program->ir().FindGraph(e.graph), e.run);
+    const TensorMap in = jit::testing::FormulaInputs(*b.program->ir().FindGraph(e.graph), e.run);
     Result<TensorMap> want = b.program->Run(e.graph, in);
     ASSERT_TRUE(want.ok()) << want.status().ToString();
     Result<TensorMap> got = loaded->Run(e.graph, in);

@@ -9,7 +9,7 @@
 // compared within a platform: XNNPACK picks other micro-kernels (other
 // summation orders) per CPU and on wasm SIMD.
 //
-// Inputs are a formula both this file and the JS test implement, so no
+// Inputs are a formula (jit::testing::FormulaInputs) the JS test implements too, so no
 // input data is checked in: element i of input k (declaration order) is
 //   float: ((i * 37 + k * 11) % 101) / 50 - 1
 //   int:   (i * 7 + k) % 16
@@ -31,6 +31,7 @@
 namespace shrew {
 namespace {
 
+using jit::testing::FormulaInputs;
 using jit::testing::ReadTestdata;
 using runtime::Tensor;
 using runtime::TensorMap;
@@ -58,28 +59,6 @@ const std::vector<Example>& Examples() {
 }
 
 constexpr uint64_t kSeed = 1234;
-
-TensorMap FormulaInputs(const ir::Graph& g, const ir::DimBindings& dims) {
-  TensorMap in;
-  int k = 0;
-  for (const ir::GraphInput& gi : g.inputs()) {
-    const ir::Node& node = g.node(gi.node);
-    runtime::Shape shape;
-    for (const ir::Dim& d : node.type.dims()) shape.push_back(d.is_fixed() ? d.size() : dims.at(d.name()));
-    Result<Tensor> t = Tensor::Zeros(node.type.dtype(), shape);
-    EXPECT_TRUE(t.ok()) << t.status().ToString();
-    for (int64_t i = 0; i < t->num_elements(); ++i) {
-      double v = 0;
-      if (ir::IsFloat(node.type.dtype())) v = static_cast<double>((i * 37 + k * 11) % 101) / 50.0 - 1.0;
-      else if (ir::IsBool(node.type.dtype())) v = static_cast<double>((i * 3 + k) % 2);
-      else v = static_cast<double>((i * 7 + k) % 16);
-      t->SetDouble(i, v);
-    }
-    in.emplace(node.name, std::move(t).value());
-    ++k;
-  }
-  return in;
-}
 
 // FNV-1a 64 of the storage bytes, as 16 hex digits.
 std::string Checksum(const Tensor& t) {

@@ -56,6 +56,35 @@ inline runtime::Tensor RandomTensor(ir::DType dtype, runtime::Shape shape, uint3
   return std::move(t).value();
 }
 
+// Inputs of graph `g` by a formula that js/test implements too, so no input
+// data is checked in: element i of input k (declaration order) is
+//   float: ((i * 37 + k * 11) % 101) / 50 - 1
+//   int:   (i * 7 + k) % 16
+//   bool:  (i * 3 + k) % 2
+// Symbolic dims take their sizes from `dims`.
+inline runtime::TensorMap FormulaInputs(const ir::Graph& g, const ir::DimBindings& dims) {
+  runtime::TensorMap in;
+  int k = 0;
+  for (const ir::GraphInput& gi : g.inputs()) {
+    const ir::Node& node = g.node(gi.node);
+    runtime::Shape shape;
+    for (const ir::Dim& d : node.type.dims()) shape.push_back(d.is_fixed() ? d.size() : dims.at(d.name()));
+    Result<runtime::Tensor> t = runtime::Tensor::Zeros(node.type.dtype(), shape);
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    if (!t.ok()) continue;
+    for (int64_t i = 0; i < t->num_elements(); ++i) {
+      double v = 0;
+      if (ir::IsFloat(node.type.dtype())) v = static_cast<double>((i * 37 + k * 11) % 101) / 50.0 - 1.0;
+      else if (ir::IsBool(node.type.dtype())) v = static_cast<double>((i * 3 + k) % 2);
+      else v = static_cast<double>((i * 7 + k) % 16);
+      t->SetDouble(i, v);
+    }
+    in.emplace(node.name, std::move(t).value());
+    ++k;
+  }
+  return in;
+}
+
 inline runtime::Tensor F32(runtime::Shape shape, std::vector<float> values) {
   Result<runtime::Tensor> t = runtime::Tensor::FromVector<float>(ir::DType::kF32, std::move(shape), values);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
