@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Shrew, Tensor, ShrewRuntimeError, ShrewCompileError } from "../dist/index.js";
-import { CASES, ROOT, readExample } from "./helpers.mjs";
+import { CASES, ROOT, formulaInputs, readExample } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
 const MLP = readExample("mlp_classifier.sw");
@@ -202,22 +202,6 @@ test("an input whose arena fits but whose staging copy does not is an error, not
 });
 
 // ---- determinism (the input formula of tests/api/determinism_test.cc)
-
-function formulaInputs(sig, dims) {
-  const feeds = {};
-  sig.inputs.forEach((spec, k) => {
-    const shape = spec.shape.map((d) => (typeof d === "number" ? d : dims[d]));
-    const n = shape.reduce((a, b) => a * b, 1);
-    const dtype = spec.dtype;
-    let data;
-    if (dtype === "f32") data = Float32Array.from({ length: n }, (_, i) => ((i * 37 + k * 11) % 101) / 50 - 1);
-    else if (dtype === "bool") data = Uint8Array.from({ length: n }, (_, i) => (i * 3 + k) % 2);
-    else if (dtype === "i64") data = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7 + k) % 16));
-    else throw new Error(`no formula for ${dtype}`);
-    feeds[spec.name] = new Tensor(dtype, shape, data);
-  });
-  return feeds;
-}
 
 function fnv1a64(data) {
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

@@ -2,6 +2,7 @@
 // binding, input specs and expected output types (tests/testdata/examples/README.md).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Tensor } from "../dist/index.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const EXAMPLES = `${ROOT}tests/testdata/examples/`;
@@ -47,4 +48,26 @@ export function allClose(assert, actual, expected, rtol = 1e-5, atol = 1e-6, wha
       assert.equal(a[i], e[i], `${what}[${i}]`);
     }
   }
+}
+
+/**
+ * Inputs of a signature by the formula of tests/api/determinism_test.cc
+ * (jit::testing::FormulaInputs), so native and wasm runs see the same values:
+ * element i of input k is ((i·37 + k·11) mod 101)/50 − 1 for floats,
+ * (i·7 + k) mod 16 for integers, (i·3 + k) mod 2 for bools.
+ */
+export function formulaInputs(sig, dims) {
+  const feeds = {};
+  sig.inputs.forEach((spec, k) => {
+    const shape = spec.shape.map((d) => (typeof d === "number" ? d : dims[d]));
+    const n = shape.reduce((a, b) => a * b, 1);
+    const dtype = spec.dtype;
+    let data;
+    if (dtype === "f32") data = Float32Array.from({ length: n }, (_, i) => ((i * 37 + k * 11) % 101) / 50 - 1);
+    else if (dtype === "bool") data = Uint8Array.from({ length: n }, (_, i) => (i * 3 + k) % 2);
+    else if (dtype === "i64") data = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7 + k) % 16));
+    else throw new Error(`no formula for ${dtype}`);
+    feeds[spec.name] = new Tensor(dtype, shape, data);
+  });
+  return feeds;
 }

@@ -10,27 +10,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Shrew, ShrewRuntimeError, Tensor } from "../dist/index.js";
-import { CASES, EXAMPLES, ROOT, readExample } from "./helpers.mjs";
+import { CASES, EXAMPLES, ROOT, formulaInputs, readExample } from "./helpers.mjs";
 
 const shrewP = Shrew.load();
-
-/** Deterministic inputs of a graph's signature (dims bound from `dims`). */
-function inputsFor(sig, dims) {
-  const feeds = {};
-  sig.inputs.forEach((spec, k) => {
-    const shape = spec.shape.map((d) => (typeof d === "number" ? d : dims[d]));
-    const n = shape.reduce((a, b) => a * b, 1);
-    const t = new Tensor(spec.dtype, shape);
-    for (let i = 0; i < n; i++) {
-      if (spec.dtype === "f32" || spec.dtype === "f64") t.data[i] = ((i * 37 + k * 11) % 101) / 50 - 1;
-      else if (spec.dtype === "bool") t.data[i] = (i * 3 + k) % 2;
-      else if (spec.dtype === "i64") t.data[i] = BigInt((i * 7 + k) % 16);
-      else t.data[i] = (i * 7 + k) % 16;
-    }
-    feeds[spec.name] = t;
-  });
-  return feeds;
-}
 
 function bitEqual(a, b, what) {
   assert.equal(a.dtype, b.dtype, `${what}: dtype`);
@@ -57,7 +39,7 @@ test("every example: the loaded bundle runs bit for bit like the compiled progra
     assert.deepEqual(loaded.metadata, compiled.metadata, c.file);
     assert.equal(loaded.paramsChecksum(), compiled.paramsChecksum(), c.file);
     assert.deepEqual(loaded.signature(c.graph), compiled.signature(c.graph), c.file);
-    const feeds = inputsFor(compiled.signature(c.graph), c.dims);
+    const feeds = formulaInputs(compiled.signature(c.graph), c.dims);
     const want = compiled.run(c.graph, feeds), got = loaded.run(c.graph, feeds);
     assert.deepEqual(Object.keys(got), Object.keys(want), c.file);
     for (const name of Object.keys(want)) bitEqual(got[name], want[name], `${c.file} ${name}`);
