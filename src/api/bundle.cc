@@ -30,11 +30,14 @@ constexpr uint32_t kMaxRank = 64;
 
 class Encoder {
  public:
+  // Spans point into the source: without it they are written as unset.
+  explicit Encoder(bool spans) : spans_(spans) {}
   ByteWriter& out() { return w_; }
 
   void Span(const diag::Span& s) {
-    w_.U8(s.valid() ? 1 : 0);
-    if (!s.valid()) return;
+    const bool write = spans_ && s.valid();
+    w_.U8(write ? 1 : 0);
+    if (!write) return;
     w_.U32(s.offset);
     w_.U32(s.length);
   }
@@ -213,6 +216,7 @@ class Encoder {
   }
 
  private:
+  bool spans_;
   ByteWriter w_;
 };
 
@@ -627,7 +631,7 @@ Status FirstError(const char* stage, const diag::DiagnosticBag& bag) {
 
 std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile* source,
                                   const opt::OptStats& opt_stats) {
-  Encoder e;
+  Encoder e(source != nullptr);
   ByteWriter& w = e.out();
   w.Bytes(kBundleMagic, sizeof kBundleMagic);
   w.U32(kBundleVersion);

@@ -134,8 +134,16 @@ TEST(Bundle, EveryExampleLoadsAsTheProgramItWasMadeFrom) {
     Result<TensorMap> ref = loaded->Interpret(e.graph, in);
     ASSERT_TRUE(ref.ok()) << ref.status().ToString();
     jit::testing::ExpectAgree(*got, *ref, 4.0);
-    // Encoding the loaded program again gives the same bytes.
+    // Encoding the loaded program again gives the same bytes; without the
+    // source, the same bytes as a loaded source-less bundle gives.
     EXPECT_EQ(EncodeBundle(*loaded, info.source.get(), info.opt_stats), bytes);
+    const std::vector<uint8_t> bare = EncodeBundle(*loaded, nullptr, info.opt_stats);
+    std::unique_ptr<Program> bare_loaded = Load(bare);
+    ASSERT_NE(bare_loaded, nullptr);
+    EXPECT_EQ(EncodeBundle(*bare_loaded, nullptr, info.opt_stats), bare);
+    Result<TensorMap> bare_out = bare_loaded->Run(e.graph, in);
+    ASSERT_TRUE(bare_out.ok()) << bare_out.status().ToString();
+    ExpectBitEqual(*bare_out, *want);
   }
 }
 
