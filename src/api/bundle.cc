@@ -537,6 +537,14 @@ class Decoder {
           !Flag(&p.frozen, "frozen flag") || !Flag(&p.implicit, "implicit flag")) {
         return false;
       }
+      // The parameter's tensor is allocated with p.type and its node's type
+      // is inferred from the node's declared type: the two must agree, or
+      // kernels would read past the tensor.
+      const ir::Node& node = g->node(p.node);
+      if (!node.declared_type || *node.declared_type != p.type) {
+        return Fail(where_ + "parameter '" + p.name + "' is " + p.type.ToString() + " but its node is declared " +
+                    (node.declared_type ? node.declared_type->ToString() : std::string("without a type")));
+      }
     }
     // Each input and parameter node is listed exactly once (the executors
     // index them by that list).

@@ -344,6 +344,63 @@ bool ReplaceString(std::vector<uint8_t>* bytes, const std::string& from, const s
   }
 }
 
+// Little-endian pieces of the format, to forge bundles byte by byte.
+std::vector<uint8_t> Le(uint64_t v, int bytes) {
+  std::vector<uint8_t> out;
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  return out;
+}
+std::vector<uint8_t> Str(const std::string& s) {
+  std::vector<uint8_t> out = Le(s.size(), 4);
+  out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts) {
+  std::vector<uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+// Replaces the one occurrence of `from` by `to`; false unless there is exactly one.
+bool ReplaceOnce(std::vector<uint8_t>* bytes, const std::vector<uint8_t>& from, const std::vector<uint8_t>& to) {
+  auto it = std::search(bytes->begin(), bytes->end(), from.begin(), from.end());
+  if (it == bytes->end() || std::search(it + 1, bytes->end(), from.begin(), from.end()) != bytes->end()) return false;
+  const auto at = it - bytes->begin();
+  bytes->erase(it, it + static_cast<std::ptrdiff_t>(from.size()));
+  bytes->insert(bytes->begin() + at, to.begin(), to.end());
+  return true;
+}
+
+TEST(Bundle, AParameterSmallerThanItsNodeIsRejected) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  std::vector<uint8_t> bytes = BundleOf(b);
+  // Forge a consistent-looking bundle: parameter w's record and its blob
+  // values say f32[4, 2] while its node stays f32[4, 3], so the kernels
+  // would read 16 bytes past the tensor.
+  auto type = [](int64_t rows, int64_t cols) {
+    return Cat({{1}, Str("f32"), Le(2, 4), {0}, Le(static_cast<uint64_t>(rows), 8), {0}, Le(static_cast<uint64_t>(cols), 8)});
+  };
+  ASSERT_TRUE(ReplaceOnce(&bytes, Cat({Str("w"), type(4, 3)}), Cat({Str("w"), type(4, 2)})));
+  const std::vector<uint8_t> record = Cat({Str("G/w"), {3, 'f', '3', '2'}, Le(2, 4), Le(4, 8), Le(3, 8), Le(48, 8)});
+  auto at = std::search(bytes.begin(), bytes.end(), record.begin(), record.end());
+  ASSERT_NE(at, bytes.end());
+  const auto values = at - bytes.begin() + static_cast<std::ptrdiff_t>(record.size());
+  bytes.erase(bytes.begin() + values, bytes.begin() + values + 16);
+  ASSERT_TRUE(ReplaceOnce(&bytes, record, Cat({Str("G/w"), {3, 'f', '3', '2'}, Le(2, 4), Le(4, 8), Le(2, 8), Le(32, 8)})));
+  const std::vector<uint8_t> magic = {'S', 'H', 'R', 'W', 'P', 'R', 'M', '1'};
+  auto blob = std::search(bytes.begin(), bytes.end(), magic.begin(), magic.end());
+  ASSERT_NE(blob, bytes.end());
+  const size_t blob_size = static_cast<size_t>(bytes.end() - blob);
+  const std::vector<uint8_t> size = Le(blob_size, 8);
+  std::copy(size.begin(), size.end(), blob - 8);
+
+  Result<std::unique_ptr<Program>> r = LoadBundle(bytes);
+  ASSERT_FALSE(r.ok()) << "a forged parameter loaded";
+  EXPECT_NE(r.status().message().find("parameter 'w' is Tensor<[4, 2], f32> but its node is declared Tensor<[4, 3], f32>"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(Bundle, TamperedTypesAndUnknownOpsAreNamed) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
