@@ -4,7 +4,7 @@ import type { Diagnostic } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { SourceEditor } from "./editor.js";
 import { EXAMPLES, findExample } from "./examples.js";
-import { formatMs } from "./format.js";
+import { formatBytes, formatMs } from "./format.js";
 import { GraphView } from "./graph-view.js";
 import { renderPlan } from "./plan-chart.js";
 import type { CompileOk, GraphReport } from "./protocol.js";
@@ -154,9 +154,11 @@ async function compile(): Promise<void> {
     showDiagnostics(r.diagnostics, source, r.message);
     views.classList.add("stale");
     compiledSource = "";
+    downloadBundle.disabled = true;
     return;
   }
   current = r;
+  downloadBundle.disabled = false;
   compiledSource = source;
   views.classList.remove("stale");
   setStatus(`compiled in ${formatMs(r.compileMs)}`, "ok");
@@ -258,6 +260,26 @@ $("tablist").addEventListener("keydown", (ev) => {
   next.focus();
 });
 showTab(state.tab);
+
+// ---- bundle ----
+// The program as compiled now (dims, seed and parameters included), as a
+// file that Shrew.loadBundle and the CLI run without compiling.
+const downloadBundle = $<HTMLButtonElement>("download-bundle");
+downloadBundle.addEventListener("click", async () => {
+  const r = await worker.bundle();
+  if (!r.ok) {
+    setStatus(`no bundle: ${r.message.split("\n")[0]}`, "error");
+    return;
+  }
+  const name = `${findExample(state.example)?.id ?? "program"}${edited() ? "-edited" : ""}.swb`;
+  const url = URL.createObjectURL(new Blob([r.bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" }));
+  const a = h("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  setStatus(`bundle ${name}: ${formatBytes(r.bytes.byteLength)}`, "ok");
+});
 
 // ---- stop ----
 // A wasm call cannot be interrupted, and the first runs of a huge graph are

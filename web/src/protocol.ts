@@ -110,7 +110,13 @@ export interface RunRequest {
   inputs: Record<string, InputSource>;
 }
 
-export type Request = CompileRequest | RunRequest;
+/** The compiled program as a bundle (`Program.saveBundle`), for the page to download. */
+export interface BundleRequest {
+  type: "bundle";
+  id: number;
+}
+
+export type Request = CompileRequest | RunRequest | BundleRequest;
 
 export interface CompileOk {
   type: "compiled";
@@ -173,4 +179,8 @@ export interface RunFailed {
   message: string;
 }
 
-export type Response = CompileOk | CompileFailed | RunOk | RunFailed | { type: "ready" } | { type: "fatal"; message: string };
+export type BundleResponse = { type: "bundled"; id: number; ok: true; bytes: Uint8Array } |
+  { type: "bundled"; id: number; ok: false; message: string };
+
+export type Response = CompileOk | CompileFailed | RunOk | RunFailed | BundleResponse | { type: "ready" } |
+  { type: "fatal"; message: string };

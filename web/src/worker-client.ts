@@ -2,7 +2,7 @@
 // A newer compile supersedes an older one still queued (its answer is dropped).
 // restart() stops a request that runs too long: the worker is terminated
 // (a wasm call cannot be interrupted) and a fresh one started.
-import type { CompileFailed, CompileOk, Request, Response, RunFailed, RunOk } from "./protocol.js";
+import type { BundleResponse, CompileFailed, CompileOk, Request, Response, RunFailed, RunOk } from "./protocol.js";
 
 type Pending = { type: Request["type"]; resolve: (r: Response) => void };
 type Payload<T> = T extends unknown ? Omit<T, "id"> : never;
@@ -51,7 +51,8 @@ export class WorkerClient {
     const message = "stopped: the worker was restarted";
     for (const [id, p] of pending) {
       p.resolve(p.type === "run" ? { type: "ran", id, ok: false, message }
-                                 : { type: "compiled", id, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
+                : p.type === "bundle" ? { type: "bundled", id, ok: false, message }
+                : { type: "compiled", id, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
     }
   }
 
@@ -70,5 +71,10 @@ export class WorkerClient {
 
   run(req: Payload<Extract<Request, { type: "run" }>>): Promise<RunOk | RunFailed> {
     return this.#send(req);
+  }
+
+  /** The compiled program as a bundle. */
+  bundle(): Promise<BundleResponse> {
+    return this.#send({ type: "bundle" });
   }
 }

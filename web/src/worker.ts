@@ -224,14 +224,27 @@ function run(req: RunRequest): void {
        [...jit, ...inputs].flatMap((o) => (o.exact ? [o.data.buffer, o.exact.buffer] : [o.data.buffer])));
 }
 
+/** The current program as a bundle; its bytes are transferred, not copied. */
+function bundle(id: number): void {
+  if (!program) {
+    post({ type: "bundled", id, ok: false, message: "nothing is compiled" });
+    return;
+  }
+  const bytes = program.saveBundle();
+  post({ type: "bundled", id, ok: true, bytes }, [bytes.buffer]);
+}
+
 self.onmessage = async (ev: MessageEvent<Request>) => {
   const req = ev.data;
   try {
     if (req.type === "compile") await compile(req);
+    else if (req.type === "bundle") bundle(req.id);
     else run(req);
   } catch (e) {
     if (req.type === "compile") {
       post({ type: "compiled", id: req.id, ok: false, compileMs: 0, stage: "runtime", diagnostics: [], message: message(e) });
+    } else if (req.type === "bundle") {
+      post({ type: "bundled", id: req.id, ok: false, message: message(e) });
     } else if (shrew?.aborted && lastCompile) {
       // A wasm abort leaves the module and the program unusable (every later
       // Run failed until an edit): load a new module and compile the same

@@ -12,7 +12,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchBrowser } from "./browser.mjs";
 import { serve } from "./static-server.mjs";
-import { Tensor, writeNpy } from "../../js/dist/index.js";
+import { Shrew, Tensor, writeNpy } from "../../js/dist/index.js";
+import { formulaInputs } from "../../js/test/helpers.mjs";
 
 const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ROOT = join(WEB, "..");
@@ -346,6 +347,36 @@ test("running a model gives the CLI's output shapes and values", async () => {
   const z = await page.$$eval('[data-output="z"] tbody tr:nth-child(33) td', (tds) => tds.map((td) => Number(td.dataset.v)));
   assert.equal(a.length, 32);
   assert.deepEqual(z, a);
+  assert.deepEqual(page.errors, []);
+});
+
+test("the compiled program downloads as a bundle that loads in Node as the same program", async () => {
+  const { source, graph } = await loadExample("mlp-classifier.sw");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-bundle")]);
+  assert.equal(download.suggestedFilename(), "mlp-classifier.swb");
+  const file = join(scratch, "page.swb");
+  await download.saveAs(file);
+  assert.match(await page.textContent("#status"), /^bundle mlp-classifier\.swb: /);
+  const shrew = await Shrew.load();
+  const loaded = shrew.loadBundle(new Uint8Array(readFileSync(file)));
+  // The dims the page shows and its seed are in the bundle; compiled here
+  // with those, the same source gives the same parameters and outputs.
+  assert.deepEqual({ ...loaded.dims }, await pageDims());
+  const ref = shrew.compile(source, { dims: { ...loaded.dims }, seed: loaded.seed });
+  assert.equal(loaded.paramsChecksum(), ref.paramsChecksum());
+  const feeds = formulaInputs(ref.signature(graph), loaded.dims);
+  const want = ref.run(graph, feeds), got = loaded.run(graph, feeds);
+  for (const name of Object.keys(want)) assert.deepEqual([...got[name].data], [...want[name].data], name);
+  loaded.dispose();
+  ref.dispose();
+  // The button is off while the source does not compile.
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(`${source}\n@graph Broken { output y: nope; }\n`);
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
+  assert.equal(await page.isDisabled("#download-bundle"), true);
+  await loadExample("mlp-classifier.sw");
+  assert.equal(await page.isDisabled("#download-bundle"), false);
   assert.deepEqual(page.errors, []);
 });
 
