@@ -226,7 +226,7 @@ class Encoder {
 // wrong (the first problem only) and where.
 class Decoder {
  public:
-  Decoder(std::span<const uint8_t> bytes) : r_(bytes) {}
+  explicit Decoder(std::span<const uint8_t> bytes) : r_(bytes) {}
 
   bool Fail(std::string what) {
     if (error_.empty()) error_ = std::move(what) + " (at byte " + std::to_string(r_.position()) + ")";
@@ -255,6 +255,18 @@ class Decoder {
     if (!U32(&u, what)) return false;
     if (u > static_cast<uint32_t>(INT32_MAX)) return Fail(where_ + what + " " + std::to_string(u) + " is out of range");
     *v = static_cast<int32_t>(u);
+    return true;
+  }
+
+  // A u32 count, then that many items, each read by `read(T*)`. Items are
+  // appended one by one: a hostile count runs out of bytes, not memory.
+  template <typename T, typename Read>
+  bool List(std::vector<T>* out, const char* what, Read read) {
+    uint32_t n = 0;
+    if (!U32(&n, what)) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!read(&out->emplace_back())) return false;
+    }
     return true;
   }
 
@@ -371,22 +383,14 @@ class Decoder {
         return true;
       }
       case AttrKind::kIntList: {
-        uint32_t n = 0;
-        if (!U32(&n, "attribute list")) return false;
         std::vector<int64_t> x;
-        for (uint32_t i = 0; i < n; ++i) {
-          if (!I64(&x.emplace_back(), "attribute list")) return false;
-        }
+        if (!List(&x, "attribute list", [&](int64_t* e) { return I64(e, "attribute list"); })) return false;
         *v = AttrValue::IntList(std::move(x));
         return true;
       }
       case AttrKind::kFloatList: {
-        uint32_t n = 0;
-        if (!U32(&n, "attribute list")) return false;
         std::vector<double> x;
-        for (uint32_t i = 0; i < n; ++i) {
-          if (!F64(&x.emplace_back(), "attribute list")) return false;
-        }
+        if (!List(&x, "attribute list", [&](double* e) { return F64(e, "attribute list"); })) return false;
         *v = AttrValue::FloatList(std::move(x));
         return true;
       }
@@ -423,14 +427,8 @@ class Decoder {
       case ConfigValue::Kind::kBool: return Flag(&v->b, "config value");
       case ConfigValue::Kind::kString:
       case ConfigValue::Kind::kOpaque: return String(&v->s, "config value");
-      case ConfigValue::Kind::kList: {
-        uint32_t n = 0;
-        if (!U32(&n, "config list")) return false;
-        for (uint32_t i = 0; i < n; ++i) {
-          if (!Config(&v->list.emplace_back(), depth + 1)) return false;
-        }
-        return true;
-      }
+      case ConfigValue::Kind::kList:
+        return List(&v->list, "config list", [&](ConfigValue* e) { return Config(e, depth + 1); });
     }
     return Fail(where_ + "unknown config value kind " + std::to_string(kind));
   }
@@ -483,18 +481,10 @@ class Decoder {
       if (!U8(&role, "node role")) return false;
       if (role > static_cast<uint8_t>(ir::NodeRole::kParam)) return Fail(where_ + "unknown role " + std::to_string(role));
       n.role = static_cast<ir::NodeRole>(role);
-      uint32_t num_operands = 0;
-      if (!U32(&num_operands, "operand count")) return false;
-      for (uint32_t k = 0; k < num_operands; ++k) {
-        if (!Index(&n.operands.emplace_back(), "operand")) return false;
-      }
-      if (!TypeValue(&n.type) || !OptType(&n.declared_type) || !AttrList(&n.attrs) || !AttrList(&n.annotations)) {
+      if (!List(&n.operands, "operand count", [&](ir::NodeId* o) { return Index(o, "operand"); }) ||
+          !TypeValue(&n.type) || !OptType(&n.declared_type) || !AttrList(&n.attrs) || !AttrList(&n.annotations) ||
+          !List(&n.hints, "hint count", [&](std::string* h) { return String(h, "hint"); })) {
         return false;
-      }
-      uint32_t num_hints = 0;
-      if (!U32(&num_hints, "hint count")) return false;
-      for (uint32_t k = 0; k < num_hints; ++k) {
-        if (!String(&n.hints.emplace_back(), "hint")) return false;
       }
       bool repeat = false;
       if (!String(&n.callee, "callee") || !Flag(&repeat, "repeat flag")) return false;
@@ -557,11 +547,10 @@ class Decoder {
                     " times as an input or parameter");
       }
     }
-    if (!U32(&count, "assertion count")) return false;
-    for (uint32_t i = 0; i < count; ++i) {
-      ir::Assertion& a = g->mutable_assertions().emplace_back();
-      if (!String(&a.message, "assertion") || !String(&a.source_text, "assertion") || !Span(&a.span)) return false;
-    }
+    const bool assertions = List(&g->mutable_assertions(), "assertion count", [&](ir::Assertion* a) {
+      return String(&a->message, "assertion") && String(&a->source_text, "assertion") && Span(&a->span);
+    });
+    if (!assertions) return false;
     g->RebuildNameMap();
     return true;
   }
@@ -576,14 +565,11 @@ class Decoder {
       if (!p->metadata.emplace(std::move(k), std::move(v)).second) return Fail(where_ + "a metadata key twice");
     }
     if (!Settings(&p->config)) return false;
-    if (!U32(&count, "type alias count")) return false;
-    for (uint32_t i = 0; i < count; ++i) {
-      auto& [name, t] = p->type_aliases.emplace_back();
-      if (!String(&name, "type alias") || !TypeValue(&t)) return false;
-    }
-    if (!U32(&count, "custom op count")) return false;
-    for (uint32_t i = 0; i < count; ++i) {
-      if (!String(&p->custom_ops.emplace_back(), "custom op")) return false;
+    const bool aliases = List(&p->type_aliases, "type alias count", [&](std::pair<std::string, Type>* a) {
+      return String(&a->first, "type alias") && TypeValue(&a->second);
+    });
+    if (!aliases || !List(&p->custom_ops, "custom op count", [&](std::string* op) { return String(op, "custom op"); })) {
+      return false;
     }
     bool present = false;
     if (!Flag(&present, "training flag")) return false;
@@ -606,11 +592,7 @@ class Decoder {
         return false;
       }
     }
-    if (!U32(&count, "graph count")) return false;
-    for (uint32_t i = 0; i < count; ++i) {
-      if (!Graph(&p->graphs.emplace_back())) return false;
-    }
-    return true;
+    return List(&p->graphs, "graph count", [&](ir::Graph* g) { return Graph(g); });
   }
 
  private:

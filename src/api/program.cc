@@ -175,7 +175,14 @@ Status Program::Init(const ParamSource& source) {
   // A blob must fit before anything is allocated: a parameter declared
   // with a huge shape and a blob that does not have it fails here, without
   // allocating (and zeroing) the declared size first.
-  if (source.blob != nullptr) SHREW_RETURN_IF_ERROR(CheckBlobShapes(*source.blob));
+  // Decoded once here; the records view the blob until blob_read.
+  std::vector<ParamRecord> records;
+  if (source.blob != nullptr) {
+    Result<std::vector<ParamRecord>> decoded = DecodeParamBlob(*source.blob);
+    if (!decoded.ok()) return decoded.status();
+    records = std::move(decoded).value();
+    SHREW_RETURN_IF_ERROR(CheckRecordShapes(records));
+  }
   const runtime::InitMode mode = source.blob != nullptr ? runtime::InitMode::kAllocate : runtime::InitMode::kFill;
   const ir::Param* failed = nullptr;
   Result<runtime::ParamMap> params = runtime::InitProgramParams(program_, options_.dims, rng_, mode, &failed);
@@ -197,8 +204,9 @@ Status Program::Init(const ParamSource& source) {
   }
   // Before any kernel packs a weight: given values are packed once.
   if (source.blob != nullptr) {
-    Result<std::vector<std::string>> written = WriteParamBlob(*source.blob);
+    Result<std::vector<std::string>> written = WriteParamRecords(records);
     if (!written.ok()) return written.status();
+    records.clear();  // they view the blob
     if (source.blob_read != nullptr) (*source.blob_read)();
   }
   if (source.previous != nullptr) {
@@ -654,17 +662,15 @@ Status Program::LoadParams(std::span<const uint8_t> blob) {
   return RefreshKernelsFor(*written);
 }
 
-Status Program::CheckBlobShapes(std::span<const uint8_t> blob) const {
-  Result<std::vector<ParamRecord>> records = DecodeParamBlob(blob);
-  if (!records.ok()) return records.status();
+Status Program::CheckRecordShapes(std::span<const ParamRecord> records) const {
   std::unordered_map<std::string, const ir::Param*> declared;
   for (const ir::Graph& g : program_.graphs) {
     for (const ir::Param& p : g.params()) declared.emplace(runtime::ParamKey(g.name(), p.name), &p);
   }
-  // In blob order, as WriteParamBlob reports.
-  for (const ParamRecord& rec : *records) {
+  // In blob order, as WriteParamRecords reports.
+  for (const ParamRecord& rec : records) {
     auto it = declared.find(rec.key);
-    if (it == declared.end()) continue;  // reported by WriteParamBlob
+    if (it == declared.end()) continue;  // reported by WriteParamRecords
     const ir::Param& p = *it->second;
     Result<runtime::Shape> shape = runtime::ResolveParamShape(p, options_.dims);
     if (!shape.ok()) continue;  // reported with its context by the initialisation
@@ -678,10 +684,14 @@ Status Program::CheckBlobShapes(std::span<const uint8_t> blob) const {
 Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t> blob) {
   Result<std::vector<ParamRecord>> records = DecodeParamBlob(blob);
   if (!records.ok()) return records.status();
+  return WriteParamRecords(*records);
+}
+
+Result<std::vector<std::string>> Program::WriteParamRecords(std::span<const ParamRecord> records) {
   // Validate everything before writing anything (all-or-nothing).
   std::vector<Tensor*> targets;
   std::unordered_map<std::string_view, size_t> seen;  // keys, as CheckInputs' map
-  for (const ParamRecord& rec : *records) {
+  for (const ParamRecord& rec : records) {
     auto it = params_.find(rec.key);
     if (it == params_.end()) {
       std::vector<std::string> keys;
@@ -704,7 +714,7 @@ Result<std::vector<std::string>> Program::WriteParamBlob(std::span<const uint8_t
   }
   std::vector<std::string> keys;
   for (size_t i = 0; i < targets.size(); ++i) {
-    const ParamRecord& rec = (*records)[i];
+    const ParamRecord& rec = records[i];
     if (!rec.data.empty()) std::memcpy(targets[i]->mutable_raw_data(), rec.data.data(), rec.data.size());
     keys.push_back(rec.key);
   }

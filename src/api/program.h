@@ -47,6 +47,7 @@
 
 #include "api/assertions.h"
 #include "api/compile.h"
+#include "api/param_blob.h"
 #include "api/prepared_run.h"
 #include "base/status.h"
 #include "ir/graph.h"
@@ -241,9 +242,10 @@ class Program {
   // Checks a parameter blob against params_ and writes it (LoadParams
   // without re-creating kernels); returns the keys written.
   Result<std::vector<std::string>> WriteParamBlob(std::span<const uint8_t> blob);
-  // Before Init allocates: each record of `blob` that names a declared
-  // parameter has its dtype and shape (the errors of WriteParamBlob).
-  Status CheckBlobShapes(std::span<const uint8_t> blob) const;
+  Result<std::vector<std::string>> WriteParamRecords(std::span<const ParamRecord> records);
+  // Before Init allocates: each record that names a declared parameter has
+  // its dtype and shape (the errors of WriteParamRecords).
+  Status CheckRecordShapes(std::span<const ParamRecord> records) const;
   jit::CompileOptions MakeCompileOptions(const ir::Graph& graph);
   // The part of MakeCompileOptions that re-creating kernels reads.
   jit::CompileOptions MakeKernelOptions() const;
