@@ -156,6 +156,8 @@ TEST(JitCatalog, ComparisonsGiveBoolWithBroadcasting) {
     CheckOp(e, {{"a", {}}, {"b", {}}});
     CheckOp(e, {{"a", {0, 3}}, {"b", {3}}});
     CheckOp(std::string("a ") + op + " 0.5", {{"a", {2, 3}}});
+    CheckOp(std::string("0.5 ") + op + " a", {{"a", {2, 3}}});  // the scalar on the left
+    CheckOp(e, {{"a", {2, 1, 5}, kI64, -3, 3}, {"b", {4, 1}, kI64, -3, 3}});
   }
   CheckOp("a == b", {{"a", {4}, kBool}, {"b", {2, 1}, kBool}});
 }
@@ -175,6 +177,31 @@ TEST(JitCatalog, WhereAndCast) {
   CheckOp("where(c, a, b)", {{"c", {4}}, {"a", {}}, {"b", {2, 4}}});  // float condition
   CheckOp("where(a > b, a, b)", {{"a", {2, 3}, kI64}, {"b", {3}, kI64}});
   CheckOp("where(c, a, 0.0)", {{"c", {5}, kBool}, {"a", {5}, kF64}});
+  // Every value size (1, 4, 8 bytes) and condition type.
+  CheckOp("where(c, a, b)", {{"c", {2, 3}, kBool}, {"a", {2, 3}, kU8, 0, 9}, {"b", {3}, kU8, 0, 9}});
+  CheckOp("where(c, a, b)", {{"c", {6}, kI64, -1, 2}, {"a", {6}, kBool}, {"b", {6}, kBool}});
+  CheckOp("where(c, a, b)", {{"c", {2, 1}, kF64}, {"a", {1, 7}, kI64}, {"b", {2, 7}, kI64}});
+  CheckOp("where(c, a, b)", {{"c", {9}, kU8, 0, 2}, {"a", {9}}, {"b", {9}}});
+}
+
+// A float condition is false only for ±0 (NaN is true), and the chosen
+// values are copied bit for bit: −0.0 and NaN stay what they were.
+TEST(JitCatalog, WhereTestsTheConditionAsItsTypeAndCopiesValuesExactly) {
+  const std::string src = "@graph G {\n  input c: Tensor<[5], f32>;\n  input a: Tensor<[5], f32>;\n"
+                          "  input b: Tensor<[5], f32>;\n  output y: where(c, a, b);\n}\n";
+  const float nan = std::nanf("");
+  TensorMap feed;
+  feed.emplace("c", testing::F32({5}, {-0.0f, nan, 0.0f, 2.0f, -1e-30f}));
+  feed.emplace("a", testing::F32({5}, {1, -0.0f, 3, nan, 5}));
+  feed.emplace("b", testing::F32({5}, {-0.0f, 7, nan, 9, 10}));
+  TensorMap out;
+  ASSERT_TRUE(RunTape(src, feed, &out).ok());
+  std::span<const float> y = out.at("y").values<float>();
+  EXPECT_TRUE(y[0] == 0.0f && std::signbit(y[0]));  // b's −0.0
+  EXPECT_TRUE(y[1] == 0.0f && std::signbit(y[1]));  // NaN is true: a's −0.0
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_EQ(y[4], 5.0f);
   for (const char* to : {"f32", "f64", "i32", "i64", "u8", "bool"}) {
     SCOPED_TRACE(to);
     const std::string e = std::string("cast(x, dtype: \"") + to + "\")";
@@ -218,6 +245,20 @@ TEST(JitCatalog, ModAndPowFollowTheSpec) {
   EXPECT_EQ(p[1], 4.0f);
   EXPECT_TRUE(std::isinf(p[2]) && p[2] > 0);
   EXPECT_TRUE(std::isnan(p[3]));
+}
+
+// Integer and f64 arithmetic on the tape, including in place (the output
+// takes an operand's buffer) and with either operand broadcast.
+TEST(JitCatalog, RefArithmeticBroadcastsAndRunsInPlace) {
+  for (const char* op : {"+", "-", "*", "/", "%"}) {
+    SCOPED_TRACE(op);
+    const std::string e = std::string("(a ") + op + " b) " + op + " c";
+    CheckOp(e, {{"a", {3, 4}, kI64, -50, 50}, {"b", {4}, kI64, 1, 9}, {"c", {3, 1}, kI64, 1, 9}});
+    CheckOp(e, {{"a", {5}, kU8, 0, 255}, {"b", {}, kU8, 1, 9}, {"c", {5}, kU8, 1, 9}});
+    CheckOp(e, {{"a", {2, 3}, kF64}, {"b", {2, 3}, kF64, 0.5, 2}, {"c", {3}, kF64, 0.5, 2}});
+  }
+  CheckOp("relu(a + b)", {{"a", {4, 4}, kF64}, {"b", {4}, kF64}});
+  CheckOp("relu(a - b)", {{"a", {4, 4}, kF64}, {"b", {4, 1}, kF64}});
 }
 
 TEST(JitCatalog, IntegerModByZeroAndNegativeExponentAreErrors) {

@@ -20,8 +20,8 @@ namespace shrew::runtime::kernels {
 Result<KernelPtr> CreateUnaryKernel(const KernelSpec& spec);
 Result<KernelPtr> CreateRefUnaryKernel(const KernelSpec& spec);
 
-// add sub mul div fused_add_relu fused_sub_relu with broadcasting. f32:
-// xnn_binary.cc; f64, integers: ref_binary.cc.
+// add sub mul div mod pow fused_add_relu fused_sub_relu with broadcasting.
+// f32 add sub mul div (and relu): xnn_binary.cc; the rest: ref_binary.cc.
 Result<KernelPtr> CreateBinaryKernel(const KernelSpec& spec);
 Result<KernelPtr> CreateRefBinaryKernel(const KernelSpec& spec);
 
@@ -56,7 +56,7 @@ Result<KernelPtr> CreateReduceKernel(const KernelSpec& spec);
 // storage, bool output (ref_compare.cc).
 Result<KernelPtr> CreateCompareKernel(const KernelSpec& spec);
 
-// cast and where, any storage (ref_cast_where.cc).
+// cast (ref_cast.cc) and where (ref_where.cc), any storage.
 Result<KernelPtr> CreateCastKernel(const KernelSpec& spec);
 Result<KernelPtr> CreateWhereKernel(const KernelSpec& spec);
 

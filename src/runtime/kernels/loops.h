@@ -4,11 +4,8 @@
 // which restrict would otherwise make undefined.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-
-#include "runtime/kernels/broadcast.h"
 
 namespace shrew::runtime::kernels {
 
@@ -51,14 +48,23 @@ inline void BinaryRow(const T* a, int64_t sa, const T* b, int64_t sb, U* out, si
   }
 }
 
-// out = f(a, b) over a BroadcastLoop<2> whose input 0 is a and input 1 is b.
+// BinaryRow for an output of another type than the operands, which
+// therefore never overlaps them: one loop per step combination.
 template <typename T, typename U, typename F>
-inline void BroadcastBinary(const BroadcastLoop<2>& loop, const T* a, const T* b, U* out, F f) {
-  const int64_t sa = loop.inner_stride(0), sb = loop.inner_stride(1);
-  const size_t n = static_cast<size_t>(loop.inner());
-  loop.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
-    BinaryRow(a + off[0], sa, b + off[1], sb, out + out_off, n, f);
-  });
+inline void DisjointBinaryRow(const T* __restrict a, int64_t sa, const T* __restrict b, int64_t sb,
+                              U* __restrict out, size_t n, F f) {
+  if (sa != 0 && sb != 0) {
+    for (size_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+  } else if (sa != 0) {
+    const T bv = b[0];
+    for (size_t i = 0; i < n; ++i) out[i] = f(a[i], bv);
+  } else if (sb != 0) {
+    const T av = a[0];
+    for (size_t i = 0; i < n; ++i) out[i] = f(av, b[i]);
+  } else {
+    const U v = f(a[0], b[0]);
+    for (size_t i = 0; i < n; ++i) out[i] = v;
+  }
 }
 
 }  // namespace shrew::runtime::kernels

@@ -2,11 +2,12 @@
 // logical and/or/not (OPS.md §3.5, §3.6), our own C++ for every storage type,
 // with broadcasting; the output is bool (one byte, 0 or 1). NaN compares
 // false except `!=`; for and/or/not an element is true when non-zero (NaN
-// is true).
+// is true). The binary ones run binary_rows.h's comparison rows.
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
+#include "runtime/kernels/binary_rows.h"
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -17,10 +18,9 @@ namespace {
 
 using K = ir::OpKind;
 
-template <typename T>
 class CompareKernel final : public Kernel {
  public:
-  explicit CompareKernel(K op) : op_(op) {}
+  CompareKernel(K op, BinaryRows rows) : op_(op), rows_(rows) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const char* name = ir::OpName(op_);
@@ -33,41 +33,24 @@ class CompareKernel final : public Kernel {
   }
   Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
     if (operands.size() != 2) return InvalidArgument(std::string(ir::OpName(op_)) + ": expected 2 operands");
-    a_ = static_cast<const T*>(operands[0]);
-    b_ = static_cast<const T*>(operands[1]);
-    out_ = static_cast<bool*>(output);
+    a_ = operands[0];
+    b_ = operands[1];
+    out_ = output;
     return Status::Ok();
   }
   Status Run() override {
-    switch (op_) {
-      case K::kEqual: Apply([](T x, T y) { return x == y; }); break;
-      case K::kNotEqual: Apply([](T x, T y) { return x != y; }); break;
-      case K::kLess: Apply([](T x, T y) { return x < y; }); break;
-      case K::kGreater: Apply([](T x, T y) { return x > y; }); break;
-      case K::kLessEqual: Apply([](T x, T y) { return x <= y; }); break;
-      case K::kGreaterEqual: Apply([](T x, T y) { return x >= y; }); break;
-      case K::kAnd: Apply([](T x, T y) { return x != T(0) && y != T(0); }); break;
-      case K::kOr: Apply([](T x, T y) { return x != T(0) || y != T(0); }); break;
-      default: return Internal(std::string("compare kernel created for ") + ir::OpName(op_));
-    }
+    rows_.Run(loop_, a_, b_, out_);
     return Status::Ok();
   }
   const char* impl_name() const override { return "ref"; }
 
  private:
-  // Written as uint8_t 0/1 (the bool storage): compilers vectorise byte
-  // stores of a comparison, not bool stores.
-  template <typename F>
-  void Apply(F f) {
-    BroadcastBinary(loop_, a_, b_, reinterpret_cast<uint8_t*>(out_),
-                    [f](T x, T y) { return static_cast<uint8_t>(f(x, y) ? 1 : 0); });
-  }
-
   K op_;
+  BinaryRows rows_;
   BroadcastLoop<2> loop_;
-  const T* a_ = nullptr;
-  const T* b_ = nullptr;
-  bool* out_ = nullptr;
+  const void* a_ = nullptr;
+  const void* b_ = nullptr;
+  void* out_ = nullptr;
 };
 
 template <typename T>
@@ -89,8 +72,8 @@ class NotKernel final : public Kernel {
     MapUnary(x_, reinterpret_cast<uint8_t*>(out_), n_, [](T v) { return static_cast<uint8_t>(v == T(0) ? 1 : 0); });
     return Status::Ok();
   }
-  // A bool input has the output's layout.
-  bool CanRunInPlace(size_t i) const override { return i == 0 && std::is_same_v<T, bool>; }
+  // A bool or u8 input (both read as bytes) has the output's layout.
+  bool CanRunInPlace(size_t i) const override { return i == 0 && std::is_same_v<T, uint8_t>; }
   const char* impl_name() const override { return "ref"; }
 
  private:
@@ -122,15 +105,18 @@ Result<KernelPtr> CreateCompareKernel(const KernelSpec& spec) {
     return InvalidArgument(std::string(ir::OpName(op)) + " requires numeric or bool operands, got " +
                            ir::DTypeName(spec.operand_dtypes[0]));
   }
-  switch (storage) {
-    case ir::StorageType::kF32: return is_not ? KernelPtr(new NotKernel<float>()) : KernelPtr(new CompareKernel<float>(op));
-    case ir::StorageType::kF64: return is_not ? KernelPtr(new NotKernel<double>()) : KernelPtr(new CompareKernel<double>(op));
-    case ir::StorageType::kI64:
-      return is_not ? KernelPtr(new NotKernel<int64_t>()) : KernelPtr(new CompareKernel<int64_t>(op));
-    case ir::StorageType::kU8:
-      return is_not ? KernelPtr(new NotKernel<uint8_t>()) : KernelPtr(new CompareKernel<uint8_t>(op));
-    case ir::StorageType::kBool: return is_not ? KernelPtr(new NotKernel<bool>()) : KernelPtr(new CompareKernel<bool>(op));
-    default: break;
+  if (!is_not) {
+    const BinaryRows rows = ComparisonRows(op, storage);
+    if (rows) return KernelPtr(new CompareKernel(op, rows));
+  } else {
+    switch (storage) {
+      case ir::StorageType::kF32: return KernelPtr(new NotKernel<float>());
+      case ir::StorageType::kF64: return KernelPtr(new NotKernel<double>());
+      case ir::StorageType::kI64: return KernelPtr(new NotKernel<int64_t>());
+      case ir::StorageType::kU8:
+      case ir::StorageType::kBool: return KernelPtr(new NotKernel<uint8_t>());
+      default: break;
+    }
   }
   return InvalidArgument(std::string(ir::OpName(op)) + ": dtype " + ir::DTypeName(spec.operand_dtypes[0]) +
                          " is not supported for execution");

@@ -1,11 +1,13 @@
 // matmul, fused_matmul_add, fused_matmul_relu and linear in our own C++ for
-// f64 and integer storage (XNNPACK's dense operators are f32 only). The
+// f64 and integer storage (XNNPACK's dense operators are f32 only; f32 never
+// comes here). The
 // product uses RefMatmul (matmul_shapes.h); "+ c" is a broadcast add and
 // relu a final pass. Integer arithmetic wraps.
 #include <cstdint>
 #include <string>
 #include <type_traits>
 
+#include "runtime/kernels/binary_rows.h"
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
@@ -24,8 +26,8 @@ using AccOf = std::conditional_t<std::is_same_v<T, int64_t>, uint64_t, T>;
 template <typename T>
 class RefMatmulKernel final : public Kernel {
  public:
-  RefMatmulKernel(ir::OpKind op, bool linear, bool has_add, bool relu)
-      : op_(op), linear_(linear), has_add_(has_add), relu_(relu) {}
+  RefMatmulKernel(ir::OpKind op, bool linear, bool has_add, bool relu, BinaryRows add)
+      : op_(op), linear_(linear), has_add_(has_add), relu_(relu), add_(add) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const char* name = ir::OpName(op_);
@@ -73,10 +75,7 @@ class RefMatmulKernel final : public Kernel {
   Status Run() override {
     if (empty_) return Status::Ok();
     RefMatmul<T, AccOf<T>>(dims_, batch_loop_, a_, b_, product_);
-    if (has_add_) {
-      BroadcastBinary(add_loop_, static_cast<const T*>(product_), c_, out_,
-                      [](T x, T y) { return static_cast<T>(static_cast<AccOf<T>>(x) + static_cast<AccOf<T>>(y)); });
-    }
+    if (has_add_) add_.Run(add_loop_, product_, c_, out_);
     if (relu_) MapUnary(out_, out_, out_elements_, [](T x) { return x > T(0) ? x : T(0); });
     return Status::Ok();
   }
@@ -86,6 +85,7 @@ class RefMatmulKernel final : public Kernel {
  private:
   ir::OpKind op_;
   bool linear_, has_add_, relu_;
+  BinaryRows add_;  // "+ c", wrapping for integers
   MatmulDims dims_;
   BroadcastLoop<2> batch_loop_;
   BroadcastLoop<2> add_loop_;
@@ -131,15 +131,14 @@ Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec) {
   }
   Result<ir::StorageType> storage = CommonStorage(spec);
   if (!storage.ok()) return storage.status();
+  const BinaryRows add = ArithmeticRows(K::kAdd, *storage);
   switch (*storage) {
-    case ir::StorageType::kF32:
-      return KernelPtr(new RefMatmulKernel<float>(op, linear, has_add, relu));
     case ir::StorageType::kF64:
-      return KernelPtr(new RefMatmulKernel<double>(op, linear, has_add, relu));
+      return KernelPtr(new RefMatmulKernel<double>(op, linear, has_add, relu, add));
     case ir::StorageType::kI64:
-      return KernelPtr(new RefMatmulKernel<int64_t>(op, linear, has_add, relu));
+      return KernelPtr(new RefMatmulKernel<int64_t>(op, linear, has_add, relu, add));
     case ir::StorageType::kU8:
-      return KernelPtr(new RefMatmulKernel<uint8_t>(op, linear, has_add, relu));
+      return KernelPtr(new RefMatmulKernel<uint8_t>(op, linear, has_add, relu, add));
     default:
       break;
   }

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/loops.h"
 #include "runtime/kernels/xnn_unary.h"
 #include "runtime/xnn_init.h"
 
@@ -32,7 +31,7 @@ Result<BinaryStage> BinaryStage::Create(ir::OpKind op) {
   SHREW_RETURN_IF_ERROR(
       XnnCheck(xnn_create_binary_elementwise_nd(type, xnn_datatype_fp32, nullptr, nullptr, nullptr, /*flags=*/0, &raw),
                ir::OpName(op), "create"));
-  return BinaryStage(op, AdoptXnnOperator(raw));
+  return BinaryStage(op, AdoptXnnOperator(raw), ArithmeticRows(op, ir::StorageType::kF32));
 }
 
 Status BinaryStage::Reshape(const Shape& a, const Shape& b, const Shape& out) {
@@ -59,21 +58,7 @@ Status BinaryStage::Setup(const float* a, const float* b, float* out) {
 Status BinaryStage::Run() {
   if (loop_.empty()) return Status::Ok();
   if (use_xnn_) return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
-  using K = ir::OpKind;
-  switch (op_) {
-    case K::kAdd:
-      BroadcastBinary(loop_, a_, b_, out_, [](float x, float y) { return x + y; });
-      break;
-    case K::kSub:
-      BroadcastBinary(loop_, a_, b_, out_, [](float x, float y) { return x - y; });
-      break;
-    case K::kMul:
-      BroadcastBinary(loop_, a_, b_, out_, [](float x, float y) { return x * y; });
-      break;
-    default:
-      BroadcastBinary(loop_, a_, b_, out_, [](float x, float y) { return x / y; });
-      break;
-  }
+  rows_.Run(loop_, a_, b_, out_);
   return Status::Ok();
 }
 

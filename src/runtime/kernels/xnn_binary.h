@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "ir/op.h"
+#include "runtime/kernels/binary_rows.h"
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -34,10 +35,12 @@ class BinaryStage {
   bool uses_xnn() const { return use_xnn_; }
 
  private:
-  BinaryStage(ir::OpKind op, XnnOperatorPtr xnn_op) : op_(op), xnn_op_(std::move(xnn_op)) {}
+  BinaryStage(ir::OpKind op, XnnOperatorPtr xnn_op, BinaryRows rows)
+      : op_(op), xnn_op_(std::move(xnn_op)), rows_(rows) {}
 
   ir::OpKind op_;
   XnnOperatorPtr xnn_op_;
+  BinaryRows rows_;  // the strided loop
   BroadcastLoop<2> loop_;
   bool use_xnn_ = true;
   const float* a_ = nullptr;

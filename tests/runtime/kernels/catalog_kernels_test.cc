@@ -1,4 +1,4 @@
-// The catalog kernels (ref_reduce, ref_compare, ref_cast_where,
+// The catalog kernels (ref_reduce, ref_compare, ref_cast, ref_where,
 // ref_concat_split, ref_embedding, ref_batch_norm, ref_loss, ref_range,
 // attention) at the kernel interface: bad shapes and attributes are
 // InvalidArgument naming the op at Reshape (never a crash), and a few values

@@ -1,0 +1,242 @@
+#include "runtime/kernels/binary_rows.h"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "runtime/kernels/loops.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using K = ir::OpKind;
+using S = ir::StorageType;
+
+// ---- arithmetic, exact and never undefined behaviour
+
+template <typename T>
+using Wide = std::conditional_t<std::is_same_v<T, int64_t>, uint64_t, T>;
+
+template <typename T>
+T WrapAdd(T a, T b) {
+  return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
+}
+template <typename T>
+T WrapSub(T a, T b) {
+  return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
+}
+template <typename T>
+T Relu(T x) {
+  return x > T(0) ? x : T(0);
+}
+
+template <typename T>
+struct Add {
+  T operator()(T a, T b) const { return WrapAdd(a, b); }
+};
+template <typename T>
+struct Sub {
+  T operator()(T a, T b) const { return WrapSub(a, b); }
+};
+template <typename T>
+struct Mul {
+  T operator()(T a, T b) const { return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b)); }
+};
+template <typename T>
+struct AddRelu {
+  T operator()(T a, T b) const { return Relu(WrapAdd(a, b)); }
+};
+template <typename T>
+struct SubRelu {
+  T operator()(T a, T b) const { return Relu(WrapSub(a, b)); }
+};
+template <typename T>
+struct Div {
+  T operator()(T a, T b) const {
+    // b != 0 was checked; INT64_MIN / −1 overflows in C++.
+    if constexpr (std::is_same_v<T, int64_t>) {
+      if (b == -1) return WrapSub<int64_t>(0, a);
+    }
+    return static_cast<T>(a / b);
+  }
+};
+template <typename T>
+struct Mod {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      // fmod then a sign correction avoids the rounding of floor(a/b).
+      T r = std::fmod(a, b);
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return r;
+    } else if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return 0;  // INT64_MIN % −1 is undefined in C++; floored result 0
+      T r = static_cast<T>(a % b);
+      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      return r;
+    } else {
+      return static_cast<T>(a % b);
+    }
+  }
+};
+template <typename T>
+struct Pow {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(std::pow(a, b));
+    } else {
+      // Exponentiation by squaring modulo 2^bits (= repeated multiplication);
+      // b >= 0 was checked.
+      using U = std::make_unsigned_t<T>;
+      U result = 1;
+      U base = static_cast<U>(a);
+      uint64_t e = static_cast<uint64_t>(b);
+      while (e != 0) {
+        if (e & 1) result = static_cast<U>(result * base);
+        base = static_cast<U>(base * base);
+        e >>= 1;
+      }
+      return static_cast<T>(result);
+    }
+  }
+};
+
+// ---- comparisons, as bytes (compilers vectorise byte stores, not bool)
+
+template <typename T>
+struct Equal {
+  uint8_t operator()(T a, T b) const { return a == b; }
+};
+template <typename T>
+struct NotEqual {
+  uint8_t operator()(T a, T b) const { return a != b; }
+};
+template <typename T>
+struct Less {
+  uint8_t operator()(T a, T b) const { return a < b; }
+};
+template <typename T>
+struct LessEqual {
+  uint8_t operator()(T a, T b) const { return a <= b; }
+};
+template <typename T>
+struct And {
+  uint8_t operator()(T a, T b) const { return a != T(0) && b != T(0); }
+};
+template <typename T>
+struct Or {
+  uint8_t operator()(T a, T b) const { return a != T(0) || b != T(0); }
+};
+
+template <typename T, template <typename> class F>
+void ArithmeticRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+  BinaryRow(static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, static_cast<T*>(out), n, F<T>{});
+}
+
+template <typename T, template <typename> class F>
+void ComparisonRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+  DisjointBinaryRow(static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, static_cast<uint8_t*>(out), n,
+                    F<T>{});
+}
+
+template <template <typename> class F>
+BinaryRows Arithmetic(S s) {
+  switch (s) {
+    case S::kF32: return {&ArithmeticRow<float, F>, 4, 4};
+    case S::kF64: return {&ArithmeticRow<double, F>, 8, 8};
+    case S::kI64: return {&ArithmeticRow<int64_t, F>, 8, 8};
+    case S::kU8: return {&ArithmeticRow<uint8_t, F>, 1, 1};
+    default: return {};
+  }
+}
+
+// bool is stored as bytes 0/1, which compare and combine like u8.
+template <template <typename> class F>
+BinaryRows Comparison(S s, bool swap = false) {
+  switch (s) {
+    case S::kF32: return {&ComparisonRow<float, F>, 4, 1, swap};
+    case S::kF64: return {&ComparisonRow<double, F>, 8, 1, swap};
+    case S::kI64: return {&ComparisonRow<int64_t, F>, 8, 1, swap};
+    case S::kU8:
+    case S::kBool: return {&ComparisonRow<uint8_t, F>, 1, 1, swap};
+    default: return {};
+  }
+}
+
+template <typename T>
+bool AnyZero(const void* b, size_t n) {
+  const T* p = static_cast<const T*>(b);
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] == T(0)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void BinaryRows::Run(const BroadcastLoop<2>& loop, const void* a, const void* b, void* out) const {
+  const int64_t sa = loop.inner_stride(0), sb = loop.inner_stride(1);
+  const size_t n = static_cast<size_t>(loop.inner());
+  const auto* pa = static_cast<const uint8_t*>(a);
+  const auto* pb = static_cast<const uint8_t*>(b);
+  auto* po = static_cast<uint8_t*>(out);
+  const int64_t ia = static_cast<int64_t>(in_bytes), io = static_cast<int64_t>(out_bytes);
+  loop.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
+    const uint8_t* ra = pa + off[0] * ia;
+    const uint8_t* rb = pb + off[1] * ia;
+    if (swap) {
+      fn(rb, sb, ra, sa, po + out_off * io, n);
+    } else {
+      fn(ra, sa, rb, sb, po + out_off * io, n);
+    }
+  });
+}
+
+BinaryRows ArithmeticRows(ir::OpKind op, ir::StorageType storage) {
+  switch (op) {
+    case K::kAdd: return Arithmetic<Add>(storage);
+    case K::kSub: return Arithmetic<Sub>(storage);
+    case K::kMul: return Arithmetic<Mul>(storage);
+    case K::kDiv: return Arithmetic<Div>(storage);
+    case K::kMod: return Arithmetic<Mod>(storage);
+    case K::kPow: return Arithmetic<Pow>(storage);
+    // relu takes floats only, and f32's is an XNNPACK stage.
+    case K::kFusedAddRelu:
+      if (storage == S::kF64) return {&ArithmeticRow<double, AddRelu>, 8, 8};
+      return {};
+    case K::kFusedSubRelu:
+      if (storage == S::kF64) return {&ArithmeticRow<double, SubRelu>, 8, 8};
+      return {};
+    default: return {};
+  }
+}
+
+Status CheckRightOperand(ir::OpKind op, ir::StorageType storage, const void* b, size_t n) {
+  if (op == K::kDiv || op == K::kMod) {
+    if ((storage == S::kI64 && AnyZero<int64_t>(b, n)) || (storage == S::kU8 && AnyZero<uint8_t>(b, n))) {
+      return InvalidArgument("integer division by zero");
+    }
+  } else if (op == K::kPow && storage == S::kI64) {
+    const auto* p = static_cast<const int64_t*>(b);
+    for (size_t i = 0; i < n; ++i) {
+      if (p[i] < 0) return InvalidArgument("negative integer exponent in pow");
+    }
+  }
+  return Status::Ok();
+}
+
+BinaryRows ComparisonRows(ir::OpKind op, ir::StorageType storage) {
+  switch (op) {
+    case K::kEqual: return Comparison<Equal>(storage);
+    case K::kNotEqual: return Comparison<NotEqual>(storage);
+    case K::kLess: return Comparison<Less>(storage);
+    case K::kGreater: return Comparison<Less>(storage, /*swap=*/true);
+    case K::kLessEqual: return Comparison<LessEqual>(storage);
+    case K::kGreaterEqual: return Comparison<LessEqual>(storage, /*swap=*/true);
+    case K::kAnd: return Comparison<And>(storage);
+    case K::kOr: return Comparison<Or>(storage);
+    default: return {};
+  }
+}
+
+}  // namespace shrew::runtime::kernels
