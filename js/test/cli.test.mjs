@@ -212,6 +212,12 @@ test("--input randint:LO:HI: malformed, or drawing values the input's dtype cann
   for (const spec of ["randint::5", "randint:0:5:9", "randint:1:", "randint:a:b"]) {
     expectError(2, /needs integers with LO < HI/, "run", ints, "--input", `k=${spec}`);
   }
+  // bench writes every output (u8, bool, i32) into the warm-up's arrays, on both executors.
+  for (const executor of ["jit", "interp"]) {
+    const b = shrew("bench", ints, ...inputs("u", full.u), "--runs", "3", "--executor", executor, "--json");
+    assert.equal(b.code, 0, b.err);
+    assert.equal(JSON.parse(b.out).runs, 3);
+  }
 });
 
 test("stats reports bad options and inputs like run (it used to drop them and print the stats of no run)", () => {

@@ -19,7 +19,7 @@ Commands:
   stats FILE                 JIT and optimiser statistics (--json)
   info FILE                  metadata, graphs, inputs/outputs, parameter count and bytes
   run FILE                   run a graph on seeded random or given inputs
-  bench FILE                 time runs: median, p10, p90 µs per run
+  bench FILE                 time runs: median, p10, p90 µs per run (outputs reused)
   build FILE.sw              compile and write a bundle (--out FILE.swb; default: next to FILE)
 
 Options:
