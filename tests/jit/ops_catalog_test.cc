@@ -169,6 +169,10 @@ TEST(JitCatalog, LogicalOpsAnyDtypeBroadcast) {
   CheckOp("a || b", {{"a", {6}, kI64}, {"b", {6}, kI64}});
   CheckOp("!a", {{"a", {2, 3}, kBool}});
   CheckOp("!a", {{"a", {2, 3}}});
+  CheckOp("!a", {{"a", {2, 3}, kU8, 0, 3}});  // u8 reads as bytes, like bool, and may run in place
+  CheckOp("!a", {{"a", {7}, kI64, -2, 2}});
+  CheckOp("!a", {{"a", {7}, kF64, -1, 1}});
+  CheckOp("!(!(a < b))", {{"a", {4, 5}}, {"b", {5}}});
   CheckOp("!(a < b)", {{"a", {2, 3}}, {"b", {3}}});
 }
 
