@@ -1,8 +1,8 @@
 // matmul, fused_matmul_add, fused_matmul_relu and linear in our own C++ for
-// f64 and integer storage (XNNPACK's dense operators are f32 only; f32 never
-// comes here). The
-// product uses RefMatmul (matmul_shapes.h); "+ c" is a broadcast add and
-// relu a final pass. Integer arithmetic wraps.
+// f64 and integer storage (XNNPACK's dense operators take f32, which never
+// comes here). The product uses RefMatmul (matmul_shapes.h); "+ c" is a
+// broadcast add (binary_rows.h) and relu a final pass. Integer arithmetic
+// wraps.
 #include <cstdint>
 #include <string>
 #include <type_traits>
