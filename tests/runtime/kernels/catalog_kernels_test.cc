@@ -3,6 +3,9 @@
 // attention) at the kernel interface: bad shapes and attributes are
 // InvalidArgument naming the op at Reshape (never a crash), and a few values
 // against hand-written loops, including in-place and workspace use.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "runtime/kernels/kernel_test_util.h"
@@ -88,6 +91,53 @@ TEST(CatalogKernels, MaxPropagatesNaN) {
   ASSERT_TRUE(y.ok());
   EXPECT_EQ(y->values<float>()[0], 9.0f);
   EXPECT_TRUE(std::isnan(y->values<float>()[1]));
+}
+
+// Long rows go through the blocked path (64 running extremes, then the
+// tail): every row is checked against a plain loop, with the extreme and
+// a NaN placed inside a block, at a block's edge and in the tail.
+template <typename T>
+void CheckLongRowExtremes(ir::DType dt) {
+  const int64_t n = 200;  // three blocks of 64 and a tail of 8
+  const std::vector<int64_t> spots = {0, 63, 64, 130, 191, 192, 199};
+  std::vector<T> v;
+  for (size_t r = 0; r < 2 * spots.size(); ++r) {
+    for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<T>(std::sin(0.37 * static_cast<double>(i + 11 * r)) * 50));
+  }
+  for (size_t k = 0; k < spots.size(); ++k) {
+    v[k * n + static_cast<size_t>(spots[k])] = static_cast<T>(1000);                         // row k: the maximum here
+    v[(spots.size() + k) * n + static_cast<size_t>(spots[k])] = std::numeric_limits<T>::quiet_NaN();  // row 7 + k: NaN here
+  }
+  v[3 * n + 5] = static_cast<T>(-1000);  // row 3: the minimum in the first block
+  v[4 * n + 197] = static_cast<T>(-1000);  // row 4: the minimum in the tail
+  const int64_t rows = static_cast<int64_t>(2 * spots.size());
+  Tensor x = Tensor::FromVector<T>(dt, {rows, n}, v).value();
+  for (K op : {K::kMax, K::kMin}) {
+    auto spec = MakeSpec(op, {dt}, dt, Attr("dims", ir::AttrValue::Int(1)));
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {rows});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    for (int64_t r = 0; r < rows; ++r) {
+      bool nan = false;
+      T m = v[static_cast<size_t>(r * n)];
+      for (int64_t i = 0; i < n; ++i) {
+        const T e = v[static_cast<size_t>(r * n + i)];
+        nan |= std::isnan(e);
+        m = op == K::kMax ? std::max(m, e) : std::min(m, e);
+      }
+      const T got = y->values<T>()[static_cast<size_t>(r)];
+      SCOPED_TRACE(std::string(ir::OpName(op)) + " row " + std::to_string(r));
+      if (nan) {
+        EXPECT_TRUE(std::isnan(got)) << got;
+      } else {
+        EXPECT_EQ(got, m);
+      }
+    }
+  }
+}
+
+TEST(CatalogKernels, MaxAndMinOfLongRowsMatchALoop) {
+  CheckLongRowExtremes<float>(F);
+  CheckLongRowExtremes<double>(ir::DType::kF64);
 }
 
 TEST(CatalogKernels, CastWrapsAndTruncatesAsTheSpecSays) {
