@@ -165,9 +165,13 @@ test("stats, info, bench (--json)", () => {
   assert.equal(info.paramBytes, info.paramCount * 4);
   assert.match(shrew("info", MLP).out, /DigitMLP/);
   const b = JSON.parse(shrew("bench", MLP, "--runs", "20", "--json").out);
-  for (const k of ["medianUs", "p10Us", "p90Us", "compileMs", "arenaBytes"]) assert.equal(typeof b[k], "number", k);
+  for (const k of ["medianUs", "p10Us", "p90Us", "tapeUs", "compileMs", "arenaBytes"]) assert.equal(typeof b[k], "number", k);
   assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
-  assert.equal(shrew("bench", MLP, "--runs", "5", "--executor", "interp").code, 0);
+  assert.ok(b.tapeUs > 0, `tapeUs ${b.tapeUs}`);
+  assert.match(shrew("bench", MLP, "--runs", "5").out, /tape inside wasm \d+\.\d µs per run \(mean of 5;/);
+  const interp = shrew("bench", MLP, "--runs", "5", "--executor", "interp", "--json");
+  assert.equal(interp.code, 0, interp.err);
+  assert.equal(JSON.parse(interp.out).tapeUs, null);  // the interpreter has no tape
 });
 
 test("run: an input or output named __proto__ is fed, printed in --json and written by --out", () => {

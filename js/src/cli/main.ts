@@ -214,10 +214,13 @@ function cmdBench(ctx: Context): number {
     times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
   times.sort((a, b) => a - b);
+  // The tape alone, looped inside wasm on the same inputs (no JS, no
+  // copies): what a run costs on top of it is the JS call.
+  const tapeUs = executor(ctx) === "jit" ? ctx.program.benchRun(ctx.graph, runs) / 1000 : null;
   const s = ctx.program.stats(ctx.graph);
   const r = {
     graph: ctx.graph, executor: ctx.values.executor ?? "jit", runs,
-    medianUs: percentile(times, 0.5), p10Us: percentile(times, 0.1), p90Us: percentile(times, 0.9),
+    medianUs: percentile(times, 0.5), p10Us: percentile(times, 0.1), p90Us: percentile(times, 0.9), tapeUs,
     compileMs: ctx.compileMs, jitCompileUs: s.compileTimeUs, arenaBytes: s.arenaBytes,
   };
   if (ctx.values.json) {
@@ -226,6 +229,7 @@ function cmdBench(ctx: Context): number {
   }
   ctx.out(`graph ${r.graph} (${r.executor}), ${runs} runs`);
   ctx.out(`  median ${r.medianUs.toFixed(1)} µs   p10 ${r.p10Us.toFixed(1)} µs   p90 ${r.p90Us.toFixed(1)} µs`);
+  if (r.tapeUs !== null) ctx.out(`  tape inside wasm ${r.tapeUs.toFixed(1)} µs per run (mean of ${runs}; the rest is the JS call)`);
   ctx.out(`  compile ${r.compileMs.toFixed(2)} ms (JIT ${r.jitCompileUs} µs), arena ${formatBytes(r.arenaBytes)}`);
   return 0;
 }
