@@ -14,6 +14,13 @@
 //   gen1000           compile of a generated 1,000-node graph: first, warm median and best (ms, wall),
 //                     warm median CPU time, tape length
 //   cpu               the same phases in process CPU time (ms): on a busy machine wall times inflate
+//   faults            minor page faults of each phase: first touches of memory, ours (weights, packed
+//                     copies) and V8's (code it compiles on first call, its compilers' zones)
+//   warmCompileMs     the same compile (or loadBundle) again in this process, median of 5: what our own
+//                     code spends once V8 has compiled it and the pages are touched; the rest of
+//                     compileMs is first-use cost
+//   freshPageUs       what a first touch of a 4 KiB page costs in this process (median of 3 fresh
+//                     16 MiB buffers, measured last): start-up figures scale with it across machines
 import { readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import mlp from "./workloads/mlp.mjs";  // (imports protobufjs: before the clock starts)
@@ -44,19 +51,25 @@ const cpuMs = () => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
 };
+const faults = () => process.resourceUsage().minorPageFault;
+const f0 = faults();
 const c0 = cpuMs();
 const t0 = performance.now();
 const { Shrew, Tensor } = await import(new URL("../js/dist/shrew.node.js", import.meta.url).href);
 const shrew = await Shrew.load();
 const t1 = performance.now();
 const c1 = cpuMs();
-const program = bundle ? shrew.loadBundle(bundle)
+const f1 = faults();
+const start = () => bundle ? shrew.loadBundle(bundle)
   : shrew.compile(mlp.sw, { filename: "mlp.sw", dims: { Batch: 1 }, ...(blob ? { params: blob } : {}) });
+const program = start();
 const t2 = performance.now();
 const c2 = cpuMs();
+const f2 = faults();
 program.run(mlp.graph, feeds);
 const t3 = performance.now();
 const c3 = cpuMs();
+const f3 = faults();
 if (!weighted) for (const w of mlp.weights()) program.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
 const t4 = performance.now();
 
@@ -74,6 +87,13 @@ for (let i = 0; i < 200; i++) {
 }
 const steadyUs = median(times);
 program.dispose();
+
+const warmCompiles = [];
+for (let i = 0; i < 5; i++) {
+  const s = performance.now();
+  start().dispose();
+  warmCompiles.push(performance.now() - s);
+}
 
 // A generated graph of 1,000 nodes: a chain cycling through element-wise ops
 // and small matmuls, each reading the input so nothing folds away.
@@ -100,6 +120,15 @@ for (let i = 0; i < 12; i++) {
   p.dispose();
 }
 
+// First touches of fresh memory: 16 MiB buffers, one write per 4 KiB page.
+const pageUs = [];
+for (let i = 0; i < 3; i++) {
+  const b = new Uint8Array(16 << 20);
+  const s = performance.now();
+  for (let j = 0; j < b.length; j += 4096) b[j] = 1;
+  pageUs.push(((performance.now() - s) * 1000) / (b.length / 4096));
+}
+
 console.log(JSON.stringify({
   params: bundle ? "bundle" : blob ? "blob" : "seeded",
   loadMs: t1 - t0,
@@ -110,6 +139,9 @@ console.log(JSON.stringify({
   steadyUs,
   firstRunRatio: ((t3 - t2) * 1000) / steadyUs,
   cpu: { loadMs: c1 - c0, compileMs: c2 - c1, firstRunMs: c3 - c2, totalMs: c3 - c0 },
+  faults: { load: f1 - f0, compile: f2 - f1, firstRun: f3 - f2, total: f3 - f0 },
+  warmCompileMs: median(warmCompiles),
+  freshPageUs: median(pageUs),
   gen1000: {
     nodes: 1000, instructions, firstMs: compiles[0], warmMedianMs: median(compiles.slice(2)),
     warmBestMs: Math.min(...compiles.slice(2)), warmMedianCpuMs: median(compilesCpu.slice(2)),

@@ -363,6 +363,9 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
       gen1000FirstMs: best((r) => r.gen1000.firstMs), gen1000WarmMs: best((r) => r.gen1000.warmMedianMs),
       gen1000BestMs: best((r) => r.gen1000.warmBestMs), gen1000CpuMs: best((r) => r.gen1000.warmMedianCpuMs),
       gen1000Instructions: rs[0].gen1000.instructions,
+      faultsLoad: best((r) => r.faults.load), faultsCompile: best((r) => r.faults.compile),
+      faultsFirstRun: best((r) => r.faults.firstRun), faultsTotal: best((r) => r.faults.total),
+      warmCompileMs: best((r) => r.warmCompileMs), freshPageUs: best((r) => r.freshPageUs),
     };
   };
   if (runs.length) {
@@ -374,7 +377,9 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
                              ["from a bundle", shrewStartup.fromBundle]]) {
       if (!b) continue;
       log(`  ${what}: load ${b.loadMs.toFixed(1)} ms + compile ${b.compileMs.toFixed(1)} ms + first run ${(b.firstRunUs / 1000).toFixed(1)} ms = ${b.totalMs.toFixed(1)} ms ` +
-          `(cpu ${b.cpuTotalMs.toFixed(1)} ms); first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs; ` +
+          `(cpu ${b.cpuTotalMs.toFixed(1)} ms, ${b.faultsTotal} page faults at ${b.freshPageUs.toFixed(1)} µs); ` +
+          `the same ${what === "from a bundle" ? "loadBundle" : "compile"} warm ${b.warmCompileMs.toFixed(1)} ms; ` +
+          `first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs; ` +
           `1,000-node compile ${b.gen1000WarmMs.toFixed(1)} ms warm (${b.gen1000FirstMs.toFixed(1)} ms first)`);
     }
   }
