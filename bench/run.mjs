@@ -20,6 +20,7 @@ import { timeCall, timedRounds, warmup } from "./lib/measure.mjs";
 import { rankAgainstPeers } from "./lib/rank.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 import { downloadSizes } from "./lib/sizes.mjs";
+import { measureXnnAlone } from "./lib/xnn-alone.mjs";
 import { summarize } from "./lib/stats.mjs";
 import { numel } from "./lib/rng.mjs";
 import { allRunners, REFERENCE_RUNNER } from "./runners/index.mjs";
@@ -320,6 +321,18 @@ async function measureCellsInProcesses() {
 
 const cells = PROCESSES > 1 ? await measureCellsInProcesses() : await measureCellsHere();
 
+// ---------------------------------------------------------------- XNNPACK alone
+/** @type {any} */
+let xnnAlone = null;
+if (!CELLS_ONLY && runners.some((r) => r.id === "shrew-jit" || r.id === "shrew-native")) {
+  log("\nXNNPACK alone (mlp's three fully-connected layers as bare XNNPACK operators; native and wasm processes in turns)");
+  xnnAlone = await measureXnnAlone({ rounds: QUICK ? 1 : 3, quick: QUICK, log });
+  for (const b of xnnAlone?.best ?? []) {
+    log(`  B=${b.batch}: wasm ${b.wasm.medianUs.toFixed(1)} µs (${b.wasm.gflops.toFixed(1)} GFLOP/s), native ${b.native.medianUs.toFixed(1)} µs ` +
+        `(${b.native.gflops.toFixed(1)} GFLOP/s): wasm ÷ native ${b.ratio.toFixed(2)}×`);
+  }
+}
+
 // ---------------------------------------------------------------- Shrew start-up
 /** @type {any} */
 let shrewStartup = null;
@@ -438,6 +451,7 @@ const results = {
   runtimes,
   cells,
   shrewStartup,
+  xnnAlone,
   sizes: downloadSizes(),
 };
 writeFileSync(args.out, JSON.stringify(results, null, 2) + "\n");

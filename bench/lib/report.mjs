@@ -133,6 +133,27 @@ export function renderMarkdown(results) {
       "native: the same loop in `build/native/bench_peer_native`. wasm ÷ native: the two rows' cpu/call (else wall medians).");
     out.push("");
   }
+  // XNNPACK alone against Shrew's tape loop on the same layers: whether Shrew keeps the kernel library's own wasm ÷ native ratio.
+  if (results.xnnAlone?.best?.length) {
+    const xa = results.xnnAlone;
+    const rows = xa.best.map((/** @type {any} */ b) => {
+      const c = results.cells.find((/** @type {any} */ x) => x.workload === "mlp" && x.batch === b.batch);
+      const e = c?.results.find((/** @type {any} */ r) => r.runtime === "shrew-jit" && r.extra)?.extra;
+      const n = c?.results.find((/** @type {any} */ r) => r.runtime === "shrew-native" && r.extra)?.extra;
+      const shrew = e && n && e.inWasmNsPerRun > 0 && n.execNsPerRun > 0 ? e.inWasmNsPerRun / n.execNsPerRun : NaN;
+      return [String(b.batch),
+        `${fmtTime(b.wasm.medianUs)} (${b.wasm.gflops.toFixed(1)} GFLOP/s)`, `${fmtTime(b.native.medianUs)} (${b.native.gflops.toFixed(1)} GFLOP/s)`,
+        `${b.ratio.toFixed(2)}×`,
+        e ? fmtTime(e.inWasmNsPerRun / 1000) : "—", n ? fmtTime(n.execNsPerRun / 1000) : "—",
+        Number.isFinite(shrew) ? `${shrew.toFixed(2)}×` : "—"];
+    });
+    out.push(table(["B", "XNNPACK alone, wasm", "XNNPACK alone, native", "XNNPACK wasm ÷ native", "Shrew mlp, wasm Executor::Run", "Shrew mlp, native Executor::Run", "Shrew wasm ÷ native"], rows));
+    out.push("");
+    out.push(`XNNPACK alone: the mlp's three fully-connected layers (${xa.layers}) as bare XNNPACK operators, created once and run in a loop ` +
+      "(`tools/xnn_fc_probe.cc`, built natively and for wasm from the same source and XNNPACK version): median wall time per pass over bursts, " +
+      `best of ${xa.rounds} fresh processes per side taken in turns. Shrew: the tape loops of the table above (mlp adds the softmax).`);
+    out.push("");
+  }
   const st = results.shrewStartup?.best;
   const wp = results.shrewStartup?.withParams;
   const fb = results.shrewStartup?.fromBundle;
