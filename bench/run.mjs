@@ -347,6 +347,14 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
   const blobFile = path.join(blobDir, "mlp.params");
   const bundleFile = path.join(blobDir, "mlp.swb");
   const runs = [], blobRuns = [], bundleRuns = [];
+  // The peers' start-up on the same model, in processes taken in turns with Shrew's (bench/peer-start.mjs).
+  const peerIds = ready.filter((r) => r.peer).map((r) => r.id);
+  /** @type {Record<string, any[]>} */
+  const peerRuns = Object.fromEntries(peerIds.map((id) => [id, []]));
+  const peerStart = async (/** @type {string} */ id) => {
+    const { stdout } = await exec(process.execPath, [path.join(HERE, "peer-start.mjs"), id], { timeout: 300_000 });
+    return JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
+  };
   try {
     await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-params", blobFile], { timeout: 300_000 });
     await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-bundle", bundleFile], { timeout: 300_000 });
@@ -357,6 +365,13 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
           list.push(await coldStart(args));
         } catch (e) {
           log(`  cold start failed: ${errText(e)}`);
+        }
+      }
+      for (const id of peerIds) {
+        try {
+          peerRuns[id].push(await peerStart(id));
+        } catch (e) {
+          log(`  ${id} start-up failed: ${errText(e)}`);
         }
       }
     }
@@ -393,6 +408,11 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
       runs, best: { ...bestOf(runs), ...gen1000Of([...runs, ...blobRuns, ...bundleRuns]) },
       ...(blobRuns.length ? { blobRuns, withParams: bestOf(blobRuns) } : {}),
       ...(bundleRuns.length ? { bundleRuns, fromBundle: bestOf(bundleRuns) } : {}),
+      peers: Object.fromEntries(Object.entries(peerRuns).filter(([, rs]) => rs.length).map(([id, rs]) => {
+        const best = (/** @type {string} */ k) => Math.min(...rs.map((r) => r[k]));
+        const keys = ["importMs", "initMs", "loadMs", "sessionMs", "firstRunUs", "totalMs", "steadyUs", "firstRunRatio"];
+        return [id, { runs: rs, best: Object.fromEntries(keys.map((k) => [k, best(k)])) }];
+      })),
     };
     for (const [what, b] of [["seeded", shrewStartup.best], ["with its weights", shrewStartup.withParams],
                              ["from a bundle", shrewStartup.fromBundle]]) {
@@ -401,6 +421,10 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
           `(cpu ${b.cpuTotalMs.toFixed(1)} ms, ${b.faultsTotal} page faults at ${b.freshPageUs.toFixed(1)} µs); ` +
           `the same ${what === "from a bundle" ? "loadBundle" : "compile"} warm ${b.warmCompileMs.toFixed(1)} ms; ` +
           `first run ${b.firstRunRatio.toFixed(1)}× steady ${b.steadyUs.toFixed(0)} µs`);
+    }
+    for (const [id, { best: p }] of Object.entries(shrewStartup.peers)) {
+      log(`  ${id}: import ${p.importMs.toFixed(1)} ms + init ${p.initMs.toFixed(1)} ms + session ${p.sessionMs.toFixed(1)} ms + ` +
+          `first run ${(p.firstRunUs / 1000).toFixed(1)} ms = ${p.totalMs.toFixed(1)} ms; first run ${p.firstRunRatio.toFixed(1)}× steady ${p.steadyUs.toFixed(0)} µs`);
     }
     const g = shrewStartup.best;
     log(`  1,000-node compile ${g.gen1000WarmMs.toFixed(1)} ms warm (${g.gen1000FirstMs.toFixed(1)} ms first), best of ${g.gen1000Processes} processes`);

@@ -190,6 +190,24 @@ export function renderMarkdown(results) {
         `The warm row is the same call repeated once V8 has compiled our code: what Shrew's own work costs; the rest of the first is first use.`);
     }
     out.push("");
+    const peers = Object.entries(results.shrewStartup.peers ?? {});
+    if (peers.length) {
+      const label = (/** @type {string} */ id) => results.runtimes.find((/** @type {any} */ r) => r.id === id)?.label ?? id;
+      const shrewRow = (/** @type {any} */ w, /** @type {string} */ how) => [how, fmtMs(w.loadMs), fmtMs(w.compileMs), fmtTime(w.firstRunUs),
+        fmtMs(w.totalMs), fmtTime(w.steadyUs), `${w.firstRunRatio.toFixed(1)}×`];
+      out.push(table(["start-up side by side (fresh Node process, mlp/1, best of runs)", "load", "model ready", "first run", "load → first result", "steady run", "first run ÷ steady"], [
+        ...peers.map(([id, { best: p }]) => [`${label(id)} (${id === "ort" ? "session from the ONNX bytes" : "tensors from the weights"})`,
+          `${fmtMs(p.loadMs)} (import ${fmtMs(p.importMs)})`, fmtMs(p.sessionMs), fmtTime(p.firstRunUs), fmtMs(p.totalMs),
+          fmtTime(p.steadyUs), `${p.firstRunRatio.toFixed(1)}×`]),
+        shrewRow(st, "Shrew, compile (seeded parameters)"),
+        ...(wp ? [shrewRow(wp, "Shrew, compile with the weights (`params` blob)")] : []),
+        ...(fb ? [shrewRow(fb, "Shrew, `loadBundle` (program and weights)")] : []),
+      ]));
+      out.push("");
+      out.push("load: import of the library and its initialisation (wasm loaded and instantiated; onnxruntime-web's includes one tiny-model session, which is what instantiates its wasm). " +
+        "model ready: the mlp session, compile or bundle load. Each figure is its best over the processes (`bench/peer-start.mjs`, `bench/cold-start.mjs`), taken in turns.");
+      out.push("");
+    }
   }
 
   const sz = results.sizes.map((/** @type {any} */ s) => {
