@@ -326,7 +326,7 @@ const cells = PROCESSES > 1 ? await measureCellsInProcesses() : await measureCel
 let xnnAlone = null;
 if (!CELLS_ONLY && runners.some((r) => r.id === "shrew-jit" || r.id === "shrew-native")) {
   log("\nXNNPACK alone (mlp's three fully-connected layers as bare XNNPACK operators; native and wasm processes in turns)");
-  xnnAlone = await measureXnnAlone({ rounds: QUICK ? 1 : 3, quick: QUICK, log });
+  xnnAlone = await measureXnnAlone({ rounds: QUICK ? 1 : 5, quick: QUICK, log });
   for (const b of xnnAlone?.best ?? []) {
     log(`  B=${b.batch}: wasm ${b.wasm.medianUs.toFixed(1)} µs (${b.wasm.gflops.toFixed(1)} GFLOP/s), native ${b.native.medianUs.toFixed(1)} µs ` +
         `(${b.native.gflops.toFixed(1)} GFLOP/s): wasm ÷ native ${b.ratio.toFixed(2)}×`);

@@ -46,7 +46,7 @@ export async function measureXnnAlone({ rounds, quick, log }) {
     }
   }
   const exec = promisify(execFile);
-  const times = quick ? ["--warmup-ms", "300", "--time-ms", "300"] : ["--warmup-ms", "1000", "--time-ms", "2000"];
+  const times = quick ? ["--warmup-ms", "300", "--time-ms", "300"] : ["--warmup-ms", "1000", "--time-ms", "1500"];
   /** @type {{ native: any[], wasm: any[] }} */
   const all = { native: [], wasm: [] };
   try {
