@@ -63,7 +63,11 @@ Options ParseArgs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "--batch") o.batches.push_back(static_cast<size_t>(Number("--batch", v)));
+    if (a == "--batch") {
+      const double b = Number("--batch", v);
+      if (b > 4096 || b != static_cast<double>(static_cast<size_t>(b))) Fail("--batch expects an integer from 1 to 4096");
+      o.batches.push_back(static_cast<size_t>(b));
+    }
     else if (a == "--warmup-ms") o.warmup_ms = Number("--warmup-ms", v);
     else if (a == "--time-ms") o.time_ms = Number("--time-ms", v);
     else if (a == "--burst-ms") o.burst_ms = Number("--burst-ms", v);
