@@ -24,6 +24,7 @@
 //                     16 MiB buffers, measured last): start-up figures scale with it across machines
 import { readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { median } from "./lib/stats.mjs";
 import mlp from "./workloads/mlp.mjs";  // (imports protobufjs: before the clock starts)
 
 const arg = (name) => {
@@ -74,10 +75,6 @@ const f3 = faults();
 if (!weighted) for (const w of mlp.weights()) program.setParam(`${mlp.graph}/${w.name}`, new Tensor("f32", w.shape, w.data));
 const t4 = performance.now();
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 const warmEnd = performance.now() + 1000;
 while (performance.now() < warmEnd) program.run(mlp.graph, feeds);
 const times = [];

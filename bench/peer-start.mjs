@@ -1,6 +1,7 @@
 // A peer's start-up in a fresh Node process, the phases cold-start.mjs times
 // for Shrew, on the same mlp/1 model (run by bench/run.mjs, or alone:
 // `node bench/peer-start.mjs ort|tfjs`), printed as one JSON line:
+//   model         how the peer's mlp is built (for the report)
 //   importMs      import of the library (its JS, as the runner imports it)
 //   initMs        the runner's init: the wasm backend loaded and instantiated
 //                 (onnxruntime-web's includes one session of the tiny model, which
@@ -12,15 +13,17 @@
 import { performance } from "node:perf_hooks";
 
 import { makeCell } from "./lib/cell.mjs";
+import { median } from "./lib/stats.mjs";
 import mlp from "./workloads/mlp.mjs";
 
-const RUNNERS = {
-  ort: async () => (await import("./runners/ort.mjs")).ortRunner(),
-  tfjs: async () => (await import("./runners/tfjs.mjs")).tfjsRunner(),
+// Per peer: its runner (imported after the clock starts) and how its model is built.
+const PEERS = {
+  ort: { runner: async () => (await import("./runners/ort.mjs")).ortRunner(), model: "session from the ONNX bytes" },
+  tfjs: { runner: async () => (await import("./runners/tfjs.mjs")).tfjsRunner(), model: "tensors from the weights" },
 };
 const id = process.argv[2];
-if (!(id in RUNNERS)) {
-  process.stderr.write(`usage: node bench/peer-start.mjs ${Object.keys(RUNNERS).join("|")}\n`);
+if (!(id in PEERS)) {
+  process.stderr.write(`usage: node bench/peer-start.mjs ${Object.keys(PEERS).join("|")}\n`);
   process.exit(2);
 }
 
@@ -28,7 +31,8 @@ const cell = makeCell(mlp, 1);
 mlp.onnx(); // the model bytes, cached: building them is the harness's work, not the library's
 
 const t0 = performance.now();
-const runner = await RUNNERS[/** @type {keyof typeof RUNNERS} */ (id)]();
+const peer = PEERS[/** @type {keyof typeof PEERS} */ (id)];
+const runner = await peer.runner();
 const t1 = performance.now();
 await runner.init();
 const t2 = performance.now();
@@ -45,12 +49,12 @@ for (let i = 0; i < 200; i++) {
   await session.run(cell.input);
   times.push((performance.now() - s) * 1000);
 }
-times.sort((a, b) => a - b);
-const steadyUs = times[Math.floor(times.length / 2)];
+const steadyUs = median(times);
 await session.dispose();
 
 console.log(JSON.stringify({
   runtime: id,
+  model: peer.model,
   importMs: t1 - t0,
   initMs: t2 - t1,
   loadMs: t2 - t0,

@@ -21,7 +21,7 @@ import { rankAgainstPeers } from "./lib/rank.mjs";
 import { renderMarkdown } from "./lib/report.mjs";
 import { downloadSizes } from "./lib/sizes.mjs";
 import { measureXnnAlone } from "./lib/xnn-alone.mjs";
-import { summarize } from "./lib/stats.mjs";
+import { bestPerField, summarize } from "./lib/stats.mjs";
 import { numel } from "./lib/rng.mjs";
 import { allRunners, REFERENCE_RUNNER } from "./runners/index.mjs";
 import { SkipRunner } from "./runners/runner.mjs";
@@ -339,8 +339,9 @@ let shrewStartup = null;
 if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
   log("\nShrew start-up (fresh process each: load + compile + first run of mlp/1, seeded, with its weights as a params blob and as a bundle, interleaved; 1,000-node compile)");
   const exec = promisify(execFile);
-  const coldStart = async (/** @type {string[]} */ args) => {
-    const { stdout } = await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), ...args], { timeout: 300_000 });
+  // A start-up script in a fresh process; its result is the last line of its stdout, as JSON.
+  const freshProcess = async (/** @type {string} */ script, /** @type {string[]} */ args) => {
+    const { stdout } = await exec(process.execPath, [path.join(HERE, script), ...args], { timeout: 300_000 });
     return JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
   };
   const blobDir = mkdtempSync(path.join(os.tmpdir(), "shrew-cold-"));
@@ -351,10 +352,6 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
   const peerIds = ready.filter((r) => r.peer).map((r) => r.id);
   /** @type {Record<string, any[]>} */
   const peerRuns = Object.fromEntries(peerIds.map((id) => [id, []]));
-  const peerStart = async (/** @type {string} */ id) => {
-    const { stdout } = await exec(process.execPath, [path.join(HERE, "peer-start.mjs"), id], { timeout: 300_000 });
-    return JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
-  };
   try {
     await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-params", blobFile], { timeout: 300_000 });
     await exec(process.execPath, [path.join(HERE, "cold-start.mjs"), "--write-bundle", bundleFile], { timeout: 300_000 });
@@ -362,14 +359,14 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
       for (const [list, args] of /** @type {const} */ ([[runs, []], [blobRuns, ["--params", blobFile]],
                                                         [bundleRuns, ["--bundle", bundleFile]]])) {
         try {
-          list.push(await coldStart(args));
+          list.push(await freshProcess("cold-start.mjs", args));
         } catch (e) {
           log(`  cold start failed: ${errText(e)}`);
         }
       }
       for (const id of peerIds) {
         try {
-          peerRuns[id].push(await peerStart(id));
+          peerRuns[id].push(await freshProcess("peer-start.mjs", [id]));
         } catch (e) {
           log(`  ${id} start-up failed: ${errText(e)}`);
         }
@@ -380,39 +377,35 @@ if (!CELLS_ONLY && ready.some((r) => r.id === "shrew-jit")) {
   } finally {
     rmSync(blobDir, { recursive: true, force: true });
   }
-  // Best of the runs per figure: noise from other processes only ever adds.
-  const bestOf = (/** @type {any[]} */ rs) => {
-    const best = (/** @type {(r: any) => number} */ f) => Math.min(...rs.map(f));
-    return {
-      loadMs: best((r) => r.loadMs), compileMs: best((r) => r.compileMs), firstRunUs: best((r) => r.firstRunUs),
-      totalMs: best((r) => r.totalMs), steadyUs: best((r) => r.steadyUs), firstRunRatio: best((r) => r.firstRunRatio),
-      cpuTotalMs: best((r) => r.cpu.totalMs), cpuLoadMs: best((r) => r.cpu.loadMs), cpuCompileMs: best((r) => r.cpu.compileMs),
-      cpuFirstRunMs: best((r) => r.cpu.firstRunMs),
-      faultsLoad: best((r) => r.faults.load), faultsCompile: best((r) => r.faults.compile),
-      faultsFirstRun: best((r) => r.faults.firstRun), faultsTotal: best((r) => r.faults.total),
-      warmCompileMs: best((r) => r.warmCompileMs), freshPageUs: best((r) => r.freshPageUs),
-    };
-  };
+  // Best of the runs per figure (bestPerField).
+  const bestOf = (/** @type {any[]} */ rs) => bestPerField(rs, {
+    loadMs: (r) => r.loadMs, compileMs: (r) => r.compileMs, firstRunUs: (r) => r.firstRunUs,
+    totalMs: (r) => r.totalMs, steadyUs: (r) => r.steadyUs, firstRunRatio: (r) => r.firstRunRatio,
+    cpuTotalMs: (r) => r.cpu.totalMs, cpuLoadMs: (r) => r.cpu.loadMs, cpuCompileMs: (r) => r.cpu.compileMs,
+    cpuFirstRunMs: (r) => r.cpu.firstRunMs,
+    faultsLoad: (r) => r.faults.load, faultsCompile: (r) => r.faults.compile,
+    faultsFirstRun: (r) => r.faults.firstRun, faultsTotal: (r) => r.faults.total,
+    warmCompileMs: (r) => r.warmCompileMs, freshPageUs: (r) => r.freshPageUs,
+  });
   // The 1,000-node compile is the same measurement in every start-up process,
   // whichever way it loaded mlp: the best over all of them.
-  const gen1000Of = (/** @type {any[]} */ rs) => {
-    const best = (/** @type {(r: any) => number} */ f) => Math.min(...rs.map(f));
-    return {
-      gen1000FirstMs: best((r) => r.gen1000.firstMs), gen1000WarmMs: best((r) => r.gen1000.warmMedianMs),
-      gen1000BestMs: best((r) => r.gen1000.warmBestMs), gen1000CpuMs: best((r) => r.gen1000.warmMedianCpuMs),
-      gen1000Instructions: rs[0].gen1000.instructions, gen1000Processes: rs.length,
-    };
-  };
+  const gen1000Of = (/** @type {any[]} */ rs) => ({
+    ...bestPerField(rs, {
+      gen1000FirstMs: (r) => r.gen1000.firstMs, gen1000WarmMs: (r) => r.gen1000.warmMedianMs,
+      gen1000BestMs: (r) => r.gen1000.warmBestMs, gen1000CpuMs: (r) => r.gen1000.warmMedianCpuMs,
+    }),
+    gen1000Instructions: rs[0].gen1000.instructions, gen1000Processes: rs.length,
+  });
+  const PEER_FIGURES = ["importMs", "initMs", "loadMs", "sessionMs", "firstRunUs", "totalMs", "steadyUs", "firstRunRatio"];
   if (runs.length) {
     shrewStartup = {
       runs, best: { ...bestOf(runs), ...gen1000Of([...runs, ...blobRuns, ...bundleRuns]) },
       ...(blobRuns.length ? { blobRuns, withParams: bestOf(blobRuns) } : {}),
       ...(bundleRuns.length ? { bundleRuns, fromBundle: bestOf(bundleRuns) } : {}),
-      peers: Object.fromEntries(Object.entries(peerRuns).filter(([, rs]) => rs.length).map(([id, rs]) => {
-        const best = (/** @type {string} */ k) => Math.min(...rs.map((r) => r[k]));
-        const keys = ["importMs", "initMs", "loadMs", "sessionMs", "firstRunUs", "totalMs", "steadyUs", "firstRunRatio"];
-        return [id, { runs: rs, best: Object.fromEntries(keys.map((k) => [k, best(k)])) }];
-      })),
+      peers: Object.fromEntries(Object.entries(peerRuns).filter(([, rs]) => rs.length).map(([id, rs]) => [id, {
+        model: rs[0].model, runs: rs,
+        best: bestPerField(rs, Object.fromEntries(PEER_FIGURES.map((k) => [k, (/** @type {any} */ r) => r[k]]))),
+      }])),
     };
     for (const [what, b] of [["seeded", shrewStartup.best], ["with its weights", shrewStartup.withParams],
                              ["from a bundle", shrewStartup.fromBundle]]) {

@@ -196,7 +196,7 @@ export function renderMarkdown(results) {
       const shrewRow = (/** @type {any} */ w, /** @type {string} */ how) => [how, fmtMs(w.loadMs), fmtMs(w.compileMs), fmtTime(w.firstRunUs),
         fmtMs(w.totalMs), fmtTime(w.steadyUs), `${w.firstRunRatio.toFixed(1)}×`];
       out.push(table(["start-up side by side (fresh Node process, mlp/1, best of runs)", "load", "model ready", "first run", "load → first result", "steady run", "first run ÷ steady"], [
-        ...peers.map(([id, { best: p }]) => [`${label(id)} (${id === "ort" ? "session from the ONNX bytes" : "tensors from the weights"})`,
+        ...peers.map(([id, { model, best: p }]) => [model ? `${label(id)} (${model})` : label(id),
           `${fmtMs(p.loadMs)} (import ${fmtMs(p.importMs)})`, fmtMs(p.sessionMs), fmtTime(p.firstRunUs), fmtMs(p.totalMs),
           fmtTime(p.steadyUs), `${p.firstRunRatio.toFixed(1)}×`]),
         shrewRow(st, "Shrew, compile (seeded parameters)"),

@@ -29,3 +29,13 @@ export function summarize(timesUs) {
     meanUs: s.reduce((a, b) => a + b, 0) / (s.length || 1),
   };
 }
+
+/**
+ * Each figure's best (lowest) value over repeated runs, figure by figure:
+ * noise from other processes only ever adds.
+ * @param {any[]} runs @param {Record<string, (r: any) => number>} figures name → how to read it from a run
+ * @returns {Record<string, number>}
+ */
+export function bestPerField(runs, figures) {
+  return Object.fromEntries(Object.entries(figures).map(([name, read]) => [name, Math.min(...runs.map(read))]));
+}
