@@ -133,7 +133,11 @@ extract() {  # extract NAME DEST: DEST gets the tarball's contents at top level
 }
 
 # ---------------------------------------------------------------- 3. build
-PATCH="$ROOT/third_party/patches/xnnpack-emscripten.patch"
+# Both flavours: the Emscripten build fixes, and fp32 GEMM remainders that keep
+# NaN * 0 = NaN; native only: SSE clamps that keep a NaN sum (see each patch).
+PATCHES=("$ROOT/third_party/patches/xnnpack-emscripten.patch"
+  "$ROOT/third_party/patches/xnnpack-gemm-kc-remainder-nan.patch")
+NATIVE_PATCHES=("$ROOT/third_party/patches/xnnpack-sse-clamp-nan.patch")
 # wasm only, in this order: fp32-only element-wise operators (smaller module),
 # weight packing without a memcpy call per row (faster compile), load-splat
 # 4x8 GEMM tiles on x86 whatever the core count (faster GEMM) and one-row GEMMs
@@ -158,10 +162,10 @@ WASM_FLAGS=("-DCMAKE_TOOLCHAIN_FILE=$ROOT/wasm-toolchain.cmake" -DXNNPACK_ENABLE
 build_key() {  # everything that changes the built libraries
   local flavour=$1
   {
-    cat "$ROOT/third_party/deps.lock" "$PATCH"
+    cat "$ROOT/third_party/deps.lock" "${PATCHES[@]}"
     # Paths inside the clone are left out: every clone shares the cache.
     echo "$flavour ${COMMON_FLAGS[*]}"
-    if [ "$flavour" = native ]; then echo "${NATIVE_FLAGS[*]}"; cat "$CPUINFO_SHIM/CMakeLists.txt"; g++ --version | head -1
+    if [ "$flavour" = native ]; then echo "${NATIVE_FLAGS[*]}"; cat "$CPUINFO_SHIM/CMakeLists.txt" "${NATIVE_PATCHES[@]}"; g++ --version | head -1
     else echo "${WASM_FLAGS[*]//$ROOT/}"; cat "$ROOT/wasm-toolchain.cmake" "${WASM_PATCHES[@]}"; emcc --version 2>/dev/null | head -1; fi
     echo "layout-v1"
   } | sha256sum | cut -c1-16
@@ -181,9 +185,11 @@ build_flavour() {
   extract xnnpack "$work/xnnpack"
   extract pthreadpool "$work/pthreadpool"
   extract fxdiv "$work/fxdiv"
-  patch -p1 -s -d "$work/xnnpack" < "$PATCH"
-  if [ "$flavour" != native ]; then
-    local p
+  local p
+  for p in "${PATCHES[@]}"; do patch -p1 -s -d "$work/xnnpack" < "$p"; done
+  if [ "$flavour" = native ]; then
+    for p in "${NATIVE_PATCHES[@]}"; do patch -p1 -s -d "$work/xnnpack" < "$p"; done
+  else
     for p in "${WASM_PATCHES[@]}"; do patch -p1 -s -d "$work/xnnpack" < "$p"; done
   fi
   local flags=("${COMMON_FLAGS[@]}" -DPTHREADPOOL_SOURCE_DIR="$work/pthreadpool" -DFXDIV_SOURCE_DIR="$work/fxdiv")

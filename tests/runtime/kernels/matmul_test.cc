@@ -11,6 +11,7 @@
 // XNNPACK activation approximations).
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -265,6 +266,53 @@ TEST(MatmulKernelTest, RandomShapes) {
     MatmulTester().Shapes(a, b).ConstantWeight(constant).Test();
     if (rb >= 2) {
       MatmulTester().Op(K::kFusedMatmulAdd).Shapes(a, b).ConstantWeight(constant).Addend({n}, rng() % 2 == 0).Test();
+    }
+  }
+}
+
+// NaN·0 and Inf·0 are NaN (OPS.md §3.7: Σ a·b), also where a weight is 0.
+// XNNPACK's kernels for narrow N (4x2c4) zeroed A in the k remainder wherever
+// the weight was 0, so matmul([NaN, 1, 1], [[0, 1], [1, 1], [1, 1]]) gave
+// [2, NaN]; every K remainder and N around the panel widths, both weights.
+TEST(MatmulKernelTest, NaNAndInfTimesZeroWeightPropagate) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (bool constant : {true, false}) {
+    for (int64_t m : {1, 3, 5}) {
+      for (int64_t k : {1, 2, 3, 5, 6, 7, 9}) {
+        for (int64_t n : {1, 2, 3, 5, 9, 17, 33}) {
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+                       (constant ? " const weight" : " dynamic weight"));
+          std::vector<float> av(static_cast<size_t>(m * k)), bv(static_cast<size_t>(k * n));
+          for (size_t i = 0; i < av.size(); ++i) av[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+          for (size_t i = 0; i < bv.size(); ++i) bv[i] = 0.125f * static_cast<float>(i % 5) + 0.25f;
+          // Row r's last element is NaN (odd r) or Inf (even r); the weight
+          // row it meets is 0 in every other column.
+          for (int64_t r = 0; r < m; ++r) av[static_cast<size_t>(r * k + k - 1)] = r % 2 ? nan : inf;
+          for (int64_t j = 0; j < n; j += 2) bv[static_cast<size_t>((k - 1) * n + j)] = 0;
+          Tensor a = Tensor::FromVector<float>(ir::DType::kF32, {m, k}, av).value();
+          Tensor b = Tensor::FromVector<float>(ir::DType::kF32, {k, n}, bv).value();
+          auto spec = MakeSpec(K::kMatmul, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32, {},
+                               {nullptr, constant ? &b : nullptr});
+          Result<KernelPtr> kernel = CreateKernel(spec->spec);
+          ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+          Result<Tensor> y = testing::RunKernel(**kernel, {&a, &b}, {m, n}, ir::DType::kF32, {});
+          ASSERT_TRUE(y.ok()) << y.status().ToString();
+          for (int64_t r = 0; r < m; ++r) {
+            for (int64_t j = 0; j < n; ++j) {
+              double want = 0;
+              for (int64_t q = 0; q < k; ++q) {
+                want += static_cast<double>(av[static_cast<size_t>(r * k + q)]) * bv[static_cast<size_t>(q * n + j)];
+              }
+              const double got = y->GetDouble(r * n + j);
+              if (std::isnan(want)) {
+                EXPECT_TRUE(std::isnan(got)) << "row " << r << " column " << j << ": " << got;
+              } else {
+                EXPECT_EQ(got, want) << "row " << r << " column " << j;  // ±inf, exactly
+              }
+            }
+          }
+        }
+      }
     }
   }
 }
