@@ -72,12 +72,15 @@ class CrossEntropyKernel final : public Kernel {
       // than exp), accumulated in double.
       double sum = 0;
       for (size_t j = 0; j < c; ++j) sum += static_cast<double>(std::exp(x[j] - m));
-      const double lse = static_cast<double>(m) + std::log(sum);
+      // (x − m) − log Σ, in this order: folding m into the log-sum first
+      // (x − (m + log Σ)) loses log Σ against a large m (logits of 1e30).
+      const double md = static_cast<double>(m);
+      const double log_sum = std::log(sum);
       if (distribution_) {
         const I* t = t_ + r * c_;
-        for (size_t j = 0; j < c; ++j) total += static_cast<double>(t[j]) * (static_cast<double>(x[j]) - lse);
+        for (size_t j = 0; j < c; ++j) total += static_cast<double>(t[j]) * ((static_cast<double>(x[j]) - md) - log_sum);
       } else {
-        total += static_cast<double>(x[static_cast<size_t>(t_[r])]) - lse;
+        total += (static_cast<double>(x[static_cast<size_t>(t_[r])]) - md) - log_sum;
       }
     }
     y_[0] = static_cast<T>(-total / static_cast<double>(n_));

@@ -84,6 +84,24 @@ TEST(CatalogKernels, ReduceMiddleAxesMatchesLoop) {
   }
 }
 
+// The log-softmax is (x − m) − log Σ exp(x − m): with logits of 1e30 the
+// max cancels exactly and the loss is log 2 (or log 3), not −0 as when m is
+// added to log Σ first; 1e12 shows the rounding of that sum (4.6e-5 before).
+TEST(CatalogKernels, CrossEntropyLargeLogitsKeepsLogSum) {
+  auto ce = MakeSpec(K::kCrossEntropy, {F, ir::DType::kI64}, F);
+  const struct {
+    std::vector<float> logits;
+    double want;
+  } cases[] = {{{1e30f, 1e30f, 0}, std::log(2.0)}, {{1e12f, 1e12f, 0}, std::log(2.0)}, {{-1e20f, -1e20f, -1e20f}, std::log(3.0)}};
+  for (const auto& c : cases) {
+    Tensor x = Tensor::FromVector<float>(F, {1, 3}, c.logits).value();
+    Tensor t = Tensor::FromVector<int64_t>(ir::DType::kI64, {1}, {0}).value();
+    Result<Tensor> y = testing::CreateAndRun(ce->spec, {&x, &t}, {});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    EXPECT_NEAR(y->values<float>()[0], c.want, 1e-6 * c.want) << c.logits[0];
+  }
+}
+
 TEST(CatalogKernels, MaxPropagatesNaN) {
   Tensor x = Tensor::FromVector<float>(F, {2, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, NAN, 4, 5, 6, 7, 8, 0}).value();
   auto spec = MakeSpec(K::kMax, {F}, F, Attr("dims", ir::AttrValue::Int(-1)));
