@@ -107,6 +107,15 @@ constexpr float kSigmoidArgLimit = 128.0f;
 inline float ClampSigmoidArg(float v) {
   return v < -kSigmoidArgLimit ? -kSigmoidArgLimit : (v > kSigmoidArgLimit ? kSigmoidArgLimit : v);
 }
+// XNNPACK's sigmoid returns 0 wherever the result would be subnormal
+// (arguments below −87.34), although x·sigmoid is a normal number there:
+// silu(−87.5) = −8.7e-37, gelu(−10) = −1.2e-37. Elements whose argument is
+// below kSigmoidFlushBelow (rare) are recomputed in double. gelu's argument
+// t(x) = x·(kA + kB·x²) is above −86 for x >= kGeluFlushBelow.
+constexpr float kSigmoidFlushBelow = -87.0f;
+constexpr float kGeluFlushBelow = -9.9f;
+inline double SigmoidD(double t) { return 1.0 / (1.0 + std::exp(-t)); }
+
 // y[i] = ClampSigmoidArg(x[i]) (y may be x). In wasm clang turns the
 // ternaries into f32x4.min/max, whose NaN rules cost V8 about eight x64
 // instructions each; pmin/pmax (one minps/maxps) give the same result here.
@@ -136,6 +145,28 @@ inline uint32_t Below16Mask(const float* x, float limit) {
   for (uint32_t i = 0; i < 16; ++i) mask |= static_cast<uint32_t>(x[i] < limit) << i;
   return mask;
 #endif
+}
+
+// masks[g] bit b = (x[16g + b] < limit), for n <= kUnaryChunk: one
+// vectorisable test per group of 16. Returns whether any bit is set.
+bool BelowMasks(const float* x, size_t n, float limit, uint32_t* masks) {
+  uint32_t any = 0;
+  size_t g = 0;
+  for (; g + 16 <= n; g += 16) any |= masks[g / 16] = Below16Mask(x + g, limit);
+  if (g < n) {
+    uint32_t m = 0;
+    for (size_t i = g; i < n; ++i) m |= static_cast<uint32_t>(x[i] < limit) << (i - g);
+    any |= masks[g / 16] = m;
+  }
+  return any != 0;
+}
+constexpr size_t kMaskWords = (kUnaryChunk + 15) / 16;
+// Calls f(i) for every bit set in masks (the rare hits).
+template <typename F>
+void ForEachSet(const uint32_t* masks, size_t n, F&& f) {
+  for (size_t w = 0; w < (n + 15) / 16; ++w) {
+    for (uint32_t m = masks[w]; m != 0; m &= m - 1) f(16 * w + static_cast<size_t>(__builtin_ctz(m)));
+  }
 }
 
 }  // namespace
@@ -257,6 +288,7 @@ Status UnaryStage::RunChunkedSigmoid() {
   float* scratch = scratch_.get();
   const bool gelu = op_ == ir::OpKind::kGelu;
   const bool product = op_ != ir::OpKind::kSigmoid;
+  uint32_t hits[kMaskWords];
   for (size_t start = 0; start < n_; start += kUnaryChunk) {
     const size_t len = n_ - start < kUnaryChunk ? n_ - start : kUnaryChunk;
     const float* x = in_ + start;
@@ -274,7 +306,13 @@ Status UnaryStage::RunChunkedSigmoid() {
     SHREW_RETURN_IF_ERROR(XnnCheck(xnn_setup_unary_elementwise_nc(xnn_op_.get(), scratch, product ? scratch : y),
                                    ir::OpName(op_), "setup"));
     SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run"));
-    if (!product) continue;
+    if (!product) {
+      // scratch still holds the (clamped) arguments.
+      if (BelowMasks(scratch, len, kSigmoidFlushBelow, hits)) {
+        ForEachSet(hits, len, [&](size_t i) { y[i] = static_cast<float>(SigmoidD(scratch[i])); });
+      }
+      continue;
+    }
     if (gelu) {
       // sigmoid(hi + lo) = s·(1 + (1 − s)·lo) to first order (|lo| is a few
       // ulp of hi, the second-order term below 1e-11 relative). Such x are
@@ -284,17 +322,19 @@ Status UnaryStage::RunChunkedSigmoid() {
         const float si = scratch[i];
         scratch[i] = si + si * (1.0f - si) * lo;
       };
-      size_t g = 0;
-      for (; g + 16 <= len; g += 16) {
-        for (uint32_t m = Below16Mask(xr + g, kGeluExactBelow); m != 0; m &= m - 1) {
-          correct(g + static_cast<size_t>(__builtin_ctz(m)));
-        }
-      }
-      for (; g < len; ++g) {
-        if (xr[g] < kGeluExactBelow) correct(g);
-      }
+      if (BelowMasks(xr, len, kGeluExactBelow, hits)) ForEachSet(hits, len, correct);
+    }
+    // Flushed products, found while x is intact (y may be x): the exact
+    // value goes into scratch[i] now and over y[i] after the multiplication.
+    const bool flushed = BelowMasks(xr, len, gelu ? kGeluFlushBelow : kSigmoidFlushBelow, hits);
+    if (flushed) {
+      ForEachSet(hits, len, [&](size_t i) {
+        const double xd = xr[i];
+        scratch[i] = static_cast<float>(xd * SigmoidD(gelu ? GeluArg(xr[i]) : xd));
+      });
     }
     MultiplyBy(x, scratch, y, len);
+    if (flushed) ForEachSet(hits, len, [&](size_t i) { y[i] = scratch[i]; });
   }
   return Status::Ok();
 }
