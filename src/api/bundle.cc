@@ -8,6 +8,7 @@
 #include "api/param_blob.h"
 #include "base/byte_io.h"
 #include "diag/diagnostic.h"
+#include "diag/utf8.h"
 #include "ir/graph.h"
 #include "ir/shapes.h"
 #include "ir/validate.h"
@@ -243,6 +244,19 @@ class Decoder {
   bool I64(int64_t* v, const char* what) { return r_.I64(v) || Fail(Truncated(what)); }
   bool F64(double* v, const char* what) { return r_.F64(v) || Fail(Truncated(what)); }
   bool String(std::string* s, const char* what) { return r_.String(s) || Fail(Truncated(what)); }
+  // Names (graphs, nodes, dims, keys) come from identifiers, which the lexer
+  // only takes as well-formed UTF-8 without control characters: one that
+  // breaks this was altered, and would reach JS as replacement characters.
+  bool Name(std::string* s, const char* what) {
+    if (!String(s, what)) return false;
+    for (size_t i = 0; i < s->size();) {
+      uint32_t cp = 0;
+      const size_t len = diag::DecodeUtf8(*s, i, &cp);
+      if (len == 0 || cp < 0x20 || cp == 0x7f) return Fail(where_ + what + " is not a well-formed name");
+      i += len;
+    }
+    return true;
+  }
   bool Flag(bool* b, const char* what) {
     uint8_t v = 0;
     if (!U8(&v, what)) return false;
@@ -315,7 +329,7 @@ class Decoder {
       }
       case Dim::Kind::kSymbolic: {
         std::string name;
-        if (!String(&name, "dimension name")) return false;
+        if (!Name(&name, "dimension name")) return false;
         if (name.empty()) return Fail(where_ + "empty dimension name");
         *d = Dim::Symbolic(std::move(name));
         return true;
@@ -410,7 +424,7 @@ class Decoder {
     for (uint32_t i = 0; i < n; ++i) {
       std::string name;
       AttrValue v;
-      if (!String(&name, "attribute name") || !Attr(&v)) return false;
+      if (!Name(&name, "attribute name") || !Attr(&v)) return false;
       if (attrs->Has(name)) return Fail(where_ + "attribute '" + name + "' twice");
       attrs->Set(name, std::move(v));
     }
@@ -439,7 +453,7 @@ class Decoder {
     for (uint32_t i = 0; i < n; ++i) {
       std::string key;
       ConfigValue v;
-      if (!String(&key, "settings key") || !Config(&v, 0)) return false;
+      if (!Name(&key, "settings key") || !Config(&v, 0)) return false;
       if (!m->emplace(std::move(key), std::move(v)).second) return Fail(where_ + "a settings key twice");
     }
     return true;
@@ -460,7 +474,7 @@ class Decoder {
 
   bool Graph(ir::Graph* g) {
     std::string name;
-    if (!String(&name, "graph name")) return false;
+    if (!Name(&name, "graph name")) return false;
     g->set_name(name);
     set_where("graph '" + name + "': ");
     diag::Span span;
@@ -474,7 +488,7 @@ class Decoder {
     for (uint32_t i = 0; i < num_nodes; ++i) {
       ir::Node& n = nodes.emplace_back();
       n.id = static_cast<ir::NodeId>(i);
-      if (!String(&n.name, "node name")) return false;
+      if (!Name(&n.name, "node name")) return false;
       set_where("graph '" + name + "' node '" + n.name + "': ");
       if (!Op(&n.op)) return false;
       uint8_t role = 0;
@@ -487,10 +501,10 @@ class Decoder {
         return false;
       }
       bool repeat = false;
-      if (!String(&n.callee, "callee") || !Flag(&repeat, "repeat flag")) return false;
+      if (!Name(&n.callee, "callee") || !Flag(&repeat, "repeat flag")) return false;
       if (repeat) {
         ir::RepeatBody& body = n.repeat_body.emplace();
-        if (!Op(&body.op) || !AttrList(&body.attrs) || !String(&body.callee, "repeat callee")) return false;
+        if (!Op(&body.op) || !AttrList(&body.attrs) || !Name(&body.callee, "repeat callee")) return false;
       }
       if (!Span(&n.span)) return false;
     }
@@ -507,7 +521,7 @@ class Decoder {
     if (!U32(&count, "output count")) return false;
     for (uint32_t i = 0; i < count; ++i) {
       ir::GraphOutput& out = g->mutable_outputs().emplace_back();
-      if (!String(&out.name, "output name") || !Index(&out.node, "output")) return false;
+      if (!Name(&out.name, "output name") || !Index(&out.node, "output")) return false;
       if (!g->HasNode(out.node)) return Fail(where_ + "output '" + out.name + "' names node " + std::to_string(out.node));
       if (!Span(&out.span)) return false;
     }
@@ -516,7 +530,7 @@ class Decoder {
       ir::Param& p = g->mutable_params().emplace_back();
       uint8_t init = 0;
       if (!Index(&p.node, "parameter") || !NodeAt(*g, p.node, ir::NodeRole::kParam, "a parameter") ||
-          !String(&p.name, "parameter name") || !TypeValue(&p.type) || !U8(&init, "init kind")) {
+          !Name(&p.name, "parameter name") || !TypeValue(&p.type) || !U8(&init, "init kind")) {
         return false;
       }
       if (init > static_cast<uint8_t>(ir::InitSpec::Kind::kKaimingNormal)) {
@@ -561,12 +575,12 @@ class Decoder {
     if (!U32(&count, "metadata count")) return false;
     for (uint32_t i = 0; i < count; ++i) {
       std::string k, v;
-      if (!String(&k, "metadata key") || !String(&v, "metadata value")) return false;
+      if (!Name(&k, "metadata key") || !String(&v, "metadata value")) return false;
       if (!p->metadata.emplace(std::move(k), std::move(v)).second) return Fail(where_ + "a metadata key twice");
     }
     if (!Settings(&p->config)) return false;
     const bool aliases = List(&p->type_aliases, "type alias count", [&](std::pair<std::string, Type>* a) {
-      return String(&a->first, "type alias") && TypeValue(&a->second);
+      return Name(&a->first, "type alias") && TypeValue(&a->second);
     });
     if (!aliases || !List(&p->custom_ops, "custom op count", [&](std::string* op) { return String(op, "custom op"); })) {
       return false;
@@ -669,7 +683,7 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   for (uint32_t i = 0; i < num_dims; ++i) {
     std::string name;
     int64_t value = 0;
-    if (!d.String(&name, "dim name") || !d.I64(&value, "dim value")) return Corrupt(d.error());
+    if (!d.Name(&name, "dim name") || !d.I64(&value, "dim value")) return Corrupt(d.error());
     if (value < 0 || !dims.emplace(name, value).second) return Corrupt("configured dim '" + name + "' is invalid");
   }
   opt::OptStats stats;

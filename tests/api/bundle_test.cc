@@ -428,5 +428,24 @@ TEST(Bundle, TamperedTypesAndUnknownOpsAreNamed) {
   EXPECT_NE(r.status().message().find("graph 'G'"), std::string::npos) << r.status().message();
 }
 
+// Names come from identifiers: well-formed UTF-8 without control bytes. A
+// name with a broken byte loaded before, and reached JS as different
+// characters on each call.
+TEST(Bundle, NamesThatNoIdentifierGivesAreRejected) {
+  Built b = Build(kSmall);
+  ASSERT_NE(b.program, nullptr);
+  const std::vector<uint8_t> bytes = BundleOf(b);
+  for (const char* bad_name : {"\xC3", "\xFF", "\x01"}) {
+    for (const char* name : {"G", "y", "w"}) {
+      std::vector<uint8_t> bad = bytes;
+      ASSERT_TRUE(ReplaceString(&bad, name, bad_name, 0)) << name;
+      Result<std::unique_ptr<Program>> r = LoadBundle(bad);
+      ASSERT_FALSE(r.ok()) << name;
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(r.status().message().find("is not a well-formed name"), std::string::npos) << r.status().message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shrew
