@@ -69,6 +69,8 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
       if (n.repeat_body) AddSymbolic(n.repeat_body->attrs, &names);
     }
     for (const ir::Param& p : g.params()) AddSymbolic(p.type, &names);
+    // A name may appear only in `-> Tensor<[M], …>`, which is checked too.
+    if (g.return_type()) AddSymbolic(*g.return_type(), &names);
   }
   return names;
 }

@@ -338,6 +338,18 @@ TEST(CompileTest, CheckDimsRejectsUnusedAndConfigNames) {
             "dimension 'N' is not used by this program; its dimensions: (none)");
 }
 
+TEST(CompileTest, DimNamesIncludeThoseOnlyInAReturnType) {
+  // M appears only after `->`; the return type is checked against it, so
+  // configuring it is not an unused dim.
+  const char* text = "@graph G(x: Tensor<[N], f32>) -> Tensor<[M], f32> {\n  output y: relu(x);\n}\n";
+  CompileOptions options;
+  options.dims = {{"N", 2}, {"M", 2}};
+  CompileResult r = Compile(text, options);
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.dim_names, (std::set<std::string, std::less<>>{"M", "N"}));
+  EXPECT_TRUE(CheckDims(r, options.dims).ok());
+}
+
 TEST(CompileTest, SeedPrecedence) {
   const char* text = "@config { seed: 42; }\n@graph G { input x: f32; output x; }\n";
   EXPECT_EQ(Compile(text).seed, 42u);
