@@ -26,8 +26,21 @@ test("gelu, sigmoid and silu stay within 1e-6 relative over [-10, 10], tails inc
     const y = runUnary(op, xs);
     for (let i = 0; i < xs.length; i++) {
       const want = f(xs[i]);
-      if (Math.abs(want) < 1e-37) continue;  // subnormal results may flush to 0
-      assert.ok(Math.abs(y[i] - want) <= 1e-6 * Math.abs(want), `${op}(${xs[i]}) = ${y[i]}, want ${want}`);
+      assert.ok(Math.abs(y[i] - want) <= 1e-6 * Math.abs(want) + 0.71e-45, `${op}(${xs[i]}) = ${y[i]}, want ${want}`);
+    }
+  }
+});
+
+test("below XNNPACK's flush to zero, sigmoid, silu and gelu are still within 1e-6 (or half a subnormal ulp)", () => {
+  // XNNPACK's sigmoid gives 0 for arguments below -87.34 (subnormal results),
+  // which made silu(-87.5) = -8.7e-37 and gelu(-10) = -1.2e-37 come out 0.
+  const sweep = (lo, hi) => Array.from({ length: 2100 }, (_, i) => Math.fround(lo + (i * (hi - lo)) / 2099));
+  for (const [op, f, xs] of [["sigmoid", sigmoid, sweep(-110, -80)], ["silu", (x) => x * sigmoid(x), sweep(-110, -80)],
+    ["gelu", gelu, sweep(-10.8, -9.5)]]) {
+    const y = runUnary(op, xs);
+    for (let i = 0; i < xs.length; i++) {
+      const want = f(xs[i]);
+      assert.ok(Math.abs(y[i] - want) <= 1e-6 * Math.abs(want) + 0.71e-45, `${op}(${xs[i]}) = ${y[i]}, want ${want}`);
     }
   }
 });
@@ -88,4 +101,36 @@ test("one-row matmuls of 8 or more columns give the bits of a plain f32 loop, an
     }
   }
   assert.equal(checked, 2 * (11 * 7 + 2));
+});
+
+test("NaN and Inf times a zero weight stay NaN in matmul with a parameter (XNNPACK's narrow-N kernels)", () => {
+  // K = 3 is all remainder for the 4x2c4 kernel that N < 8 selects.
+  const p = shrew.compile(`@graph P { input a: Tensor<[2, 3], f32>; param w: Tensor<[3, 2], f32> { init: "ones"; }; output y: matmul(a, w); }`);
+  try {
+    p.setParam("P/w", new Tensor("f32", [3, 2], [0, 1, 1, 1, 1, 1]));
+    const y = p.run("P", { a: new Tensor("f32", [2, 3], [NaN, 1, 1, Infinity, 1, 1]) }).y.data;
+    assert.ok(Number.isNaN(y[0]) && Number.isNaN(y[1]), `NaN row: ${[...y.slice(0, 2)]}`);
+    assert.ok(Number.isNaN(y[2]), `Inf * 0: ${y[2]}`);
+    assert.equal(y[3], Infinity);
+    assert.deepEqual([...p.interpret("P", { a: new Tensor("f32", [2, 3], [NaN, 1, 1, Infinity, 1, 1]) }).y.data].map(String),
+      [...y].map(String));
+  } finally {
+    p.dispose();
+  }
+});
+
+test("a string literal's broken UTF-8 reaches JS as U+FFFD, the same on every call", () => {
+  // Strings of 16 bytes or less went through the glue's own decoder, which
+  // completed a truncated sequence with the bytes after the string.
+  const enc = new TextEncoder();
+  const src = (bytes) => new Uint8Array([...enc.encode('@model { name: "ok'), ...bytes,
+    ...enc.encode('"; } @graph G { input x: Tensor<[2], f32>; output y: x; }')]);
+  for (const [bytes, want] of [[[0xf0, 0x9f, 0x98], "ok\uFFFD"], [[0x8c], "ok\uFFFD"], [[0xf0, 0x9f, 0x98, 0x80], "ok\u{1F600}"]]) {
+    const p = shrew.compile(src(bytes));
+    try {
+      for (let i = 0; i < 3; i++) assert.equal(p.metadata.model.name, want);
+    } finally {
+      p.dispose();
+    }
+  }
 });
