@@ -108,13 +108,23 @@ Type InferWhere(ShapeContext& ctx) {
   const Type& c = ctx.operand(0);
   const Type& a = ctx.operand(1);
   const Type& b = ctx.operand(2);
-  if (c.is_unknown() || a.is_unknown() || b.is_unknown()) return Type::Unknown();
-  ctx.SameDType(a, b);
-  auto ab = ctx.Broadcast(a.dims(), b.dims());
-  if (!ab) return Type::Unknown();
-  auto all = ctx.Broadcast(c.dims(), *ab);
-  if (!all) return Type::Unknown();
-  return Type::Tensor(std::move(*all), a.dtype());
+  // Whatever is known is checked, whatever is not (OPS.md §1.3, §1.4): the
+  // branches' dtypes and shapes conflict or not whatever the condition is,
+  // and two known shapes that cannot broadcast fail for any third one (each
+  // aligned position needs all sizes other than 1 equal). Only the result
+  // needs all three.
+  if (a.is_tensor() && b.is_tensor()) {
+    ctx.SameDType(a, b);
+    auto ab = ctx.Broadcast(a.dims(), b.dims());
+    if (!ab || c.is_unknown()) return Type::Unknown();
+    auto all = ctx.Broadcast(c.dims(), *ab);
+    if (!all) return Type::Unknown();
+    return Type::Tensor(std::move(*all), a.dtype());
+  }
+  if (c.is_tensor() && (a.is_tensor() || b.is_tensor())) {
+    ctx.Broadcast(c.dims(), a.is_tensor() ? a.dims() : b.dims());
+  }
+  return Type::Unknown();
 }
 
 Type InferFusedAddSubRelu(ShapeContext& ctx) {

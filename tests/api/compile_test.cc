@@ -240,6 +240,44 @@ TEST(CompileTest, ShapeErrorsStopBeforeMaterialisation) {
   EXPECT_EQ(r.diagnostics[0].span.line, 2u);
 }
 
+// A `where` condition of unknown type (`input c: ?`) deferred the branches'
+// dtype and broadcast errors to run time ("dtype mismatch: f32 and f64" from
+// both executors); they are compile errors at the where, as with a known
+// condition and as for `a + b` (OPS.md §1.3, §1.4).
+TEST(CompileTest, WhereBranchConflictsAreStaticWithAnUnknownCondition) {
+  struct Case {
+    std::string cond, a, b;
+    std::string rendered_first_line;
+  };
+  const std::vector<Case> cases = {
+      {"?", "Tensor<[?], f32>", "Tensor<[?], f64>",
+       "<input>:5:3: error[E100]: [G::y] dtype mismatch: f32 and f64"},
+      {"Tensor<[?], bool>", "Tensor<[?], f32>", "Tensor<[?], f64>",
+       "<input>:5:3: error[E100]: [G::y] dtype mismatch: f32 and f64"},
+      {"?", "Tensor<[2], f32>", "Tensor<[3], f32>",
+       "<input>:5:3: error[E102]: [G::y] shapes [2] and [3] cannot be broadcast"},
+      {"?", "Tensor<[N, 4], f32>", "Tensor<[3], f32>",
+       "<input>:5:3: error[E102]: [G::y] shapes [N, 4] and [3] cannot be broadcast"},
+  };
+  for (const Case& c : cases) {
+    const std::string src = "@graph G {\n  input c: " + c.cond + ";\n  input a: " + c.a + ";\n  input b: " + c.b +
+                            ";\n  output y: where(c, a, b);\n}\n";
+    CompileResult r = Compile(src);
+    ASSERT_FALSE(r.ok) << src;
+    EXPECT_EQ(r.stage, CompileStage::kInferShapes) << src;
+    ASSERT_EQ(r.diagnostics.size(), 1u) << r.RenderDiagnostics();
+    EXPECT_EQ(r.diagnostics[0].span.line, 5u);
+    EXPECT_EQ(r.diagnostics[0].span.column, 3u);  // the `output y: …` statement
+    const std::string rendered = r.RenderDiagnostics();
+    EXPECT_EQ(rendered.substr(0, rendered.find('\n')), c.rendered_first_line) << rendered;
+  }
+  // Branches that agree still compile; the condition is checked when it runs.
+  CompileResult ok = Compile(
+      "@graph G { input c: ?; input a: Tensor<[2, 1], f32>; input b: Tensor<[3], f32>;\n"
+      "  output y: where(c, a, b); }\n");
+  EXPECT_TRUE(ok.ok) << ok.RenderDiagnostics();
+}
+
 TEST(CompileTest, RecursiveGraphCallsAreDiagnosed) {
   CompileResult r = Compile(
       "@graph A { input x: f32; output y: B(x); }\n"

@@ -2,6 +2,9 @@
 // cast, where, weak constants.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <vector>
+
 #include "ir/shapes.h"
 #include "ir_test_util.h"
 
@@ -189,6 +192,85 @@ TEST(ShapesElementwiseTest, WhereBranchesMustShareDtype) {
   f.Op(OpKind::kWhere, {f.In("c", "[2] bool"), f.In("a", "[2] f32"), f.In("b", "[2] i64")});
   EXPECT_FALSE(f.Infer());
   EXPECT_EQ(f.OnlyError(), "E100");
+}
+
+// A condition of unknown type (`input c: ?`) leaves the result unknown, but
+// the branches' dtype and shape conflicts are static errors at the where node
+// all the same (OPS.md §1.3, §1.4); they used to surface only at run time.
+struct WhereCase : GraphFixture {
+  NodeId n;
+  WhereCase(std::string_view c, std::string_view a, std::string_view b) {
+    NodeId nc = In("c", c);
+    NodeId na = In("a", a);
+    NodeId nb = In("b", b);
+    n = Op(OpKind::kWhere, {nc, na, nb}, "w");
+    Infer();
+  }
+  // The only error's code, checked to point at the where node.
+  std::string ErrorAtWhere() const {
+    std::string code = OnlyError();
+    if (code.size() == 4) {
+      EXPECT_EQ(diags.all()[0].span.line, g.node(n).span.line);
+      EXPECT_EQ(diags.all()[0].span.line, 4u);  // inputs c, a, b are lines 1-3
+      EXPECT_EQ(diags.all()[0].span.column, 3u);
+    }
+    return code;
+  }
+  std::string Msg() const { return diags.all().empty() ? "" : diags.all()[0].message; }
+};
+
+TEST(ShapesElementwiseTest, WhereWithUnknownConditionChecksBranchDtypes) {
+  WhereCase w("?", "[?] f32", "[?] f64");
+  EXPECT_EQ(w.ErrorAtWhere(), "E100");
+  EXPECT_EQ(w.Msg(), "[G::w] dtype mismatch: f32 and f64");
+  // The same message as with a known condition.
+  WhereCase known("[?] bool", "[?] f32", "[?] f64");
+  EXPECT_EQ(known.ErrorAtWhere(), "E100");
+  EXPECT_EQ(known.Msg(), w.Msg());
+}
+
+TEST(ShapesElementwiseTest, WhereWithUnknownConditionChecksBranchShapes) {
+  WhereCase fixed("?", "[2] f32", "[3] f32");
+  EXPECT_EQ(fixed.ErrorAtWhere(), "E102");
+  EXPECT_EQ(fixed.Msg(), "[G::w] shapes [2] and [3] cannot be broadcast");
+  // Only some dims known: the fixed ones that meet still conflict.
+  WhereCase partial("?", "[?, 4] f32", "[B, 3] f32");
+  EXPECT_EQ(partial.ErrorAtWhere(), "E102");
+  EXPECT_EQ(partial.Msg(), "[G::w] shapes [?, 4] and [B, 3] cannot be broadcast");
+  WhereCase ranks("?", "[5, ?] f32", "[2, 3, ?] f32");
+  EXPECT_EQ(ranks.ErrorAtWhere(), "E102");
+}
+
+TEST(ShapesElementwiseTest, WhereWithOneUnknownBranchChecksTheConditionAgainstTheOther) {
+  // c and b cannot broadcast whatever a is.
+  WhereCase b_known("[2] bool", "?", "[3] f32");
+  EXPECT_EQ(b_known.ErrorAtWhere(), "E102");
+  EXPECT_EQ(b_known.Msg(), "[G::w] shapes [2] and [3] cannot be broadcast");
+  WhereCase a_known("[4, 2] bool", "[3, 1] f32", "?");
+  EXPECT_EQ(a_known.ErrorAtWhere(), "E102");
+}
+
+TEST(ShapesElementwiseTest, WhereWithUnknownOperandsStillAcceptsValidGraphs) {
+  for (auto [c, a, b] : std::vector<std::array<const char*, 3>>{
+           {"?", "[?] f32", "[?] f32"},
+           {"?", "[2, 1] f32", "[3] f32"},
+           {"?", "[B, 3] f32", "[?, 1] f32"},
+           {"?", "[2] f32", "?"},
+           {"[2] bool", "?", "[1] f32"},
+           {"[B] bool", "[5, 1] i64", "?"},
+           {"?", "?", "?"}}) {
+    WhereCase w(c, a, b);
+    EXPECT_EQ(w.OnlyError(), "") << c << " " << a << " " << b << ": " << w.Messages();
+    EXPECT_EQ(w.TypeOf(w.n), "?");
+  }
+  // A weak literal branch adopts the other branch's dtype, condition unknown or not.
+  GraphFixture f;
+  NodeId c = f.In("c", "?");
+  NodeId x = f.In("x", "[3] i64");
+  NodeId zero = f.Const(AttrValue::Int(0));
+  f.Op(OpKind::kWhere, {c, x, zero});
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(zero), "Tensor<[], i64>");
 }
 
 // ---- weak constants (OPS.md §1.3)
