@@ -213,17 +213,30 @@ Type InferExpand(ShapeContext& ctx) {
 Type InferConcat(ShapeContext& ctx) {
   std::optional<int64_t> dim = ctx.IntAttr("dim");
   if (!dim || ctx.num_operands() < 1) return Type::Unknown();
-  for (const Type& t : ctx.in) {
-    if (t.is_unknown()) return Type::Unknown();
+  // An operand of unknown type leaves the result unknown, but the known ones
+  // must still agree among themselves (dtype, rank, sizes off the axis) and
+  // with the axis whatever the unknown one is: they are checked against the
+  // first known operand, as all of them are against the first when all are
+  // known.
+  int first_known = -1;
+  bool any_unknown = false;
+  for (int k = 0; k < ctx.num_operands(); ++k) {
+    if (ctx.operand(k).is_unknown()) {
+      any_unknown = true;
+    } else if (first_known < 0) {
+      first_known = k;
+    }
   }
-  const Type& first = ctx.operand(0);
+  if (first_known < 0) return Type::Unknown();
+  const Type& first = ctx.operand(first_known);
   auto axis = ctx.Axis(*dim, first.rank());
   if (!axis) return Type::Unknown();
   std::vector<Dim> out = first.dims();
   bool all_fixed = first.dim(*axis).is_fixed();
   int64_t total = all_fixed ? first.dim(*axis).size() : 0;
-  for (int k = 1; k < ctx.num_operands(); ++k) {
+  for (int k = first_known + 1; k < ctx.num_operands(); ++k) {
     const Type& t = ctx.operand(k);
+    if (t.is_unknown()) continue;
     if (!ctx.SameDType(first, t)) return Type::Unknown();
     if (!ctx.RequireRank(t, first.rank())) return Type::Unknown();
     for (int i = 0; i < first.rank(); ++i) {
@@ -247,6 +260,7 @@ Type InferConcat(ShapeContext& ctx) {
       all_fixed = false;
     }
   }
+  if (any_unknown) return Type::Unknown();
   if (ctx.num_operands() > 1) {
     out[static_cast<size_t>(*axis)] = all_fixed ? Dim::Fixed(total) : Dim::Dynamic();
   }

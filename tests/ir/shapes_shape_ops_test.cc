@@ -185,6 +185,41 @@ TEST(ConcatShapeTest, Errors) {
   EXPECT_EQ(overflow->OnlyError(), "E113");
 }
 
+// An operand of unknown type leaves the result unknown; the known operands
+// must still agree among themselves and with the axis (OPS.md §1.3, §3.10.5).
+TEST(ConcatShapeTest, KnownOperandsAgreeWhenOneIsUnknown) {
+  auto run = [](std::vector<std::string_view> types, int64_t dim) {
+    auto f = std::make_unique<GraphFixture>();
+    std::vector<NodeId> ins;
+    for (size_t i = 0; i < types.size(); ++i) ins.push_back(f->In("in" + std::to_string(i), types[i]));
+    NodeId n = f->Op(OpKind::kConcat, ins, "n", A({{"dim", AttrValue::Int(dim)}}));
+    f->Infer();
+    if (!f->diags.all().empty()) {
+      EXPECT_EQ(f->diags.all()[0].span.line, f->g.node(n).span.line);
+      EXPECT_EQ(f->diags.all()[0].span.line, static_cast<uint32_t>(types.size() + 1));
+      EXPECT_EQ(f->diags.all()[0].span.column, 3u);
+    }
+    return f;
+  };
+  auto dtype = run({"?", "[2, 3] f32", "[2, 3] f64"}, 0);
+  EXPECT_EQ(dtype->OnlyError(), "E100");
+  ASSERT_FALSE(dtype->diags.all().empty());
+  EXPECT_EQ(dtype->diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64");
+  auto size = run({"[2, 3] f32", "?", "[4, 4] f32"}, 0);
+  EXPECT_EQ(size->OnlyError(), "E112");
+  ASSERT_FALSE(size->diags.all().empty());
+  EXPECT_EQ(size->diags.all()[0].message, "[G::n] concat operands have sizes 3 and 4 on axis 1");
+  EXPECT_EQ(run({"?", "[2, 3] f32", "[2, 3, 1] f32"}, 0)->OnlyError(), "E107");
+  EXPECT_EQ(run({"?", "[2, 3] f32"}, 2)->OnlyError(), "E101");
+  EXPECT_EQ(run({"[9223372036854775807] f32", "?", "[1] f32"}, 0)->OnlyError(), "E113");
+  for (auto types : std::vector<std::vector<std::string_view>>{
+           {"?", "[2, 3] f32", "[5, 3] f32"}, {"[2, ?] f32", "?", "[5, 3] f32"}, {"?", "?"}, {"?"}}) {
+    auto ok = run(types, 0);
+    EXPECT_EQ(ok->OnlyError(), "") << ok->Messages();
+    EXPECT_EQ(ok->TypeOf(ok->g.num_nodes() - 1), "?");
+  }
+}
+
 TEST(SplitShapeTest, ChunkSizes) {
   EXPECT_EQ(SplitChunkSize(5, 4, 0), 2);
   EXPECT_EQ(SplitChunkSize(5, 4, 2), 1);
