@@ -42,8 +42,17 @@ Type InferMatmul(ShapeContext& ctx) {
 
 Type InferFusedMatmulAdd(ShapeContext& ctx) {
   if (ctx.num_operands() != 3) return Type::Unknown();
-  Type m = MatmulType(ctx, ctx.operand(0), ctx.operand(1));
-  return ArithmeticType(ctx, m, ctx.operand(2));
+  const Type& a = ctx.operand(0);
+  const Type& b = ctx.operand(1);
+  const Type& c = ctx.operand(2);
+  Type m = MatmulType(ctx, a, b);
+  if (a.is_unknown() != b.is_unknown() && c.is_tensor()) {
+    // One matmul operand unknown: the product has the other's dtype
+    // (same-dtype rule), so a c of another dtype is an error already.
+    ctx.SameDType(a.is_tensor() ? a : b, c);
+    return Type::Unknown();
+  }
+  return ArithmeticType(ctx, m, c);
 }
 
 Type InferFusedMatmulRelu(ShapeContext& ctx) {

@@ -81,7 +81,29 @@ Type InferLinear(ShapeContext& ctx) {
   }
   const Type& x = ctx.operand(0);
   const Type& w = ctx.operand(1);
-  if (x.is_unknown() || w.is_unknown()) return Type::Unknown();
+  const Type* b = n == 3 && ctx.operand(2).is_tensor() ? &ctx.operand(2) : nullptr;
+  // The bias against a rank-2 weight [out, in] (dtype already checked).
+  auto bias_fits = [&] {
+    bool ok = (b->rank() == 1 || (b->rank() == 2 && !DimsDiffer(b->dim(0), Dim::Fixed(1)))) &&
+              !DimsDiffer(b->dim(b->rank() - 1), w.dim(0));
+    if (!ok) {
+      ctx.Error(diag::Kind::ShapeMismatch, "linear bias has shape " + DimsToString(b->dims()) +
+                                               ", expected [" + w.dim(0).ToString() + "]");
+    }
+    return ok;
+  };
+  if (x.is_unknown() || w.is_unknown()) {
+    // The result needs both, but the known operands must still agree among
+    // themselves: an unknown x cannot reconcile a weight and a bias of
+    // different dtypes or sizes (OPS.md §1.3: validation errors whenever
+    // the types are known).
+    const Type& known = x.is_tensor() ? x : w;
+    if (known.is_tensor() && b && ctx.SameDType(known, *b) && w.is_tensor() &&
+        ctx.RequireRank(w, 2, "a weight of")) {
+      bias_fits();
+    }
+    return Type::Unknown();
+  }
   ctx.RequireFloat(x);
   if (!ctx.SameDType(x, w)) return Type::Unknown();
   if (!ctx.RequireRankAtLeast(x, 1) || !ctx.RequireRank(w, 2, "a weight of")) return Type::Unknown();
@@ -92,19 +114,7 @@ Type InferLinear(ShapeContext& ctx) {
                                              DimsToString(w.dims()) + " ([out, in])");
     return Type::Unknown();
   }
-  if (n == 3) {
-    const Type& b = ctx.operand(2);
-    if (b.is_tensor()) {
-      if (!ctx.SameDType(x, b)) return Type::Unknown();
-      bool ok = (b.rank() == 1 || (b.rank() == 2 && !DimsDiffer(b.dim(0), Dim::Fixed(1)))) &&
-                !DimsDiffer(b.dim(b.rank() - 1), w.dim(0));
-      if (!ok) {
-        ctx.Error(diag::Kind::ShapeMismatch, "linear bias has shape " + DimsToString(b.dims()) +
-                                                 ", expected [" + w.dim(0).ToString() + "]");
-        return Type::Unknown();
-      }
-    }
-  }
+  if (b && (!ctx.SameDType(x, *b) || !bias_fits())) return Type::Unknown();
   std::vector<Dim> out(x.dims().begin(), x.dims().end() - 1);
   out.push_back(w.dim(0));
   return Type::Tensor(std::move(out), x.dtype());
@@ -114,7 +124,16 @@ Type InferLayerNorm(ShapeContext& ctx) {
   std::optional<double> eps = ctx.FloatAttr("eps");
   if (!eps || ctx.num_operands() < 1 || ctx.num_operands() > 3) return Type::Unknown();
   const Type& x = ctx.operand(0);
-  if (x.is_unknown()) return x;
+  if (x.is_unknown()) {
+    // Weight and bias both scale x elementwise: whatever x is, they must
+    // share its dtype and broadcast to its shape, so two known ones that
+    // differ in dtype or cannot broadcast together are an error now.
+    if (ctx.num_operands() == 3 && ctx.operand(1).is_tensor() && ctx.operand(2).is_tensor() &&
+        ctx.SameDType(ctx.operand(1), ctx.operand(2))) {
+      ctx.Broadcast(ctx.operand(1).dims(), ctx.operand(2).dims());
+    }
+    return x;
+  }
   ctx.RequireFloat(x);
   // It normalises over the last axis: a rank-0 x has none.
   if (!ctx.RequireRankAtLeast(x, 1)) return Type::Unknown();
@@ -142,7 +161,21 @@ Type InferBatchNorm(ShapeContext& ctx) {
   std::optional<double> eps = ctx.FloatAttr("eps");
   if (!eps || (ctx.num_operands() != 1 && ctx.num_operands() != 3)) return Type::Unknown();
   const Type& x = ctx.operand(0);
-  if (x.is_unknown()) return x;
+  if (x.is_unknown()) {
+    // Weight and bias are both [C] of x's dtype whatever x is: the known
+    // ones are checked against each other (the first known one against
+    // rank 1, the other against it).
+    if (ctx.num_operands() == 3) {
+      const Type& w = ctx.operand(1);
+      const Type& b = ctx.operand(2);
+      if (w.is_tensor()) {
+        if (CheckWeight(ctx, 1, w, {Dim::Dynamic()}, "weight")) CheckWeight(ctx, 2, w, {w.dim(0)}, "bias");
+      } else if (b.is_tensor()) {
+        CheckWeight(ctx, 2, b, {Dim::Dynamic()}, "bias");
+      }
+    }
+    return x;
+  }
   ctx.RequireFloat(x);
   if (!ctx.RequireRankAtLeast(x, 2)) return Type::Unknown();
   if (ctx.num_operands() == 3) {
@@ -152,16 +185,66 @@ Type InferBatchNorm(ShapeContext& ctx) {
   return x;
 }
 
+namespace {
+
+// The weights of multi_head_attention against a rank-3 x.
+void CheckAttentionWeights(ShapeContext& ctx, const Type& x) {
+  const Dim& d = x.dim(2);
+  static const char* kRoles[] = {"w_q", "w_k", "w_v", "w_o"};
+  for (int i = 1; i < 5; ++i) CheckWeight(ctx, i, x, {d, d}, kRoles[i - 1]);
+}
+
+// The weights of transformer_block against a rank-3 x.
+void CheckBlockWeights(ShapeContext& ctx, const Type& x) {
+  Dim d = x.dim(2);
+  Dim d4 = Dim::Dynamic();
+  int64_t four_d = 0;
+  if (d.is_fixed() && CheckedMul(d.size(), 4, &four_d)) d4 = Dim::Fixed(four_d);
+  struct Expect {
+    std::vector<Dim> shape;
+    const char* role;
+  };
+  const Expect kExpect[12] = {
+      {{d}, "ln1_w"},     {{d}, "ln1_b"},     {{d, d}, "w_q"},   {{d, d}, "w_k"},
+      {{d, d}, "w_v"},    {{d, d}, "w_o"},    {{d}, "ln2_w"},    {{d}, "ln2_b"},
+      {{d, d4}, "ff1_w"}, {{d4}, "ff1_b"},    {{d4, d}, "ff2_w"}, {{d}, "ff2_b"},
+  };
+  for (int i = 1; i < 13; ++i) CheckWeight(ctx, i, x, kExpect[i - 1].shape, kExpect[i - 1].role);
+}
+
+// For an x of unknown type: what the known weights say x must be, so they
+// can be checked against each other (OPS.md §1.3: dtype conflicts among
+// known operands are validation errors). Rank 3, the dtype of the first known
+// weight, and the model dim d of the first known weight whose rank is its
+// role's; `roles` gives per weight operand (1, 2, …) that rank and where d
+// sits in it (-1: nowhere). Nullopt when no weight is known.
+std::optional<Type> InputFromWeights(const ShapeContext& ctx, const std::vector<std::pair<int, int>>& roles) {
+  std::optional<DType> dtype;
+  std::optional<Dim> d;
+  for (size_t i = 0; i < roles.size() && i + 1 < ctx.in.size(); ++i) {
+    const Type& w = ctx.in[i + 1];
+    if (w.is_unknown()) continue;
+    if (!dtype) dtype = w.dtype();
+    if (!d && roles[i].second >= 0 && w.rank() == roles[i].first) d = w.dim(roles[i].second);
+  }
+  if (!dtype) return std::nullopt;
+  return Type::Tensor({Dim::Dynamic(), Dim::Dynamic(), d.value_or(Dim::Dynamic())}, *dtype);
+}
+
+}  // namespace
+
 Type InferAttention(ShapeContext& ctx) {
   int n = ctx.num_operands();
   if (n != 1 && n != 5) return Type::Unknown();
   const Type& x = ctx.operand(0);
-  if (!CheckAttentionInput(ctx, x)) return x.is_tensor() && x.rank() == 3 ? x : Type::Unknown();
-  if (n == 5) {
-    const Dim& d = x.dim(2);
-    static const char* kRoles[] = {"w_q", "w_k", "w_v", "w_o"};
-    for (int i = 1; i < 5; ++i) CheckWeight(ctx, i, x, {d, d}, kRoles[i - 1]);
+  if (!CheckAttentionInput(ctx, x)) {
+    // x unknown (and the attributes fine): the known weights still agree.
+    if (x.is_unknown() && n == 5 && !ctx.had_error) {
+      if (auto like_x = InputFromWeights(ctx, {{2, 0}, {2, 0}, {2, 0}, {2, 0}})) CheckAttentionWeights(ctx, *like_x);
+    }
+    return x.is_tensor() && x.rank() == 3 ? x : Type::Unknown();
   }
+  if (n == 5) CheckAttentionWeights(ctx, x);
   return x;
 }
 
@@ -169,23 +252,16 @@ Type InferTransformerBlock(ShapeContext& ctx) {
   int n = ctx.num_operands();
   if (n != 1 && n != 13) return Type::Unknown();
   const Type& x = ctx.operand(0);
-  if (!CheckAttentionInput(ctx, x)) return x.is_tensor() && x.rank() == 3 ? x : Type::Unknown();
-  if (n == 13) {
-    Dim d = x.dim(2);
-    Dim d4 = Dim::Dynamic();
-    int64_t four_d = 0;
-    if (d.is_fixed() && CheckedMul(d.size(), 4, &four_d)) d4 = Dim::Fixed(four_d);
-    struct Expect {
-      std::vector<Dim> shape;
-      const char* role;
-    };
-    const Expect kExpect[12] = {
-        {{d}, "ln1_w"},     {{d}, "ln1_b"},     {{d, d}, "w_q"},   {{d, d}, "w_k"},
-        {{d, d}, "w_v"},    {{d, d}, "w_o"},    {{d}, "ln2_w"},    {{d}, "ln2_b"},
-        {{d, d4}, "ff1_w"}, {{d4}, "ff1_b"},    {{d4, d}, "ff2_w"}, {{d}, "ff2_b"},
-    };
-    for (int i = 1; i < 13; ++i) CheckWeight(ctx, i, x, kExpect[i - 1].shape, kExpect[i - 1].role);
+  if (!CheckAttentionInput(ctx, x)) {
+    if (x.is_unknown() && n == 13 && !ctx.had_error) {
+      // Roles as in CheckBlockWeights: ff1_b ([4d]) alone does not give d.
+      auto like_x = InputFromWeights(ctx, {{1, 0}, {1, 0}, {2, 0}, {2, 0}, {2, 0}, {2, 0},
+                                           {1, 0}, {1, 0}, {2, 0}, {1, -1}, {2, 1}, {1, 0}});
+      if (like_x) CheckBlockWeights(ctx, *like_x);
+    }
+    return x.is_tensor() && x.rank() == 3 ? x : Type::Unknown();
   }
+  if (n == 13) CheckBlockWeights(ctx, x);
   return x;
 }
 

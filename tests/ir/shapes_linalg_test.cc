@@ -84,6 +84,27 @@ TEST(MatmulShapeTest, FusedKinds) {
   EXPECT_EQ(bad.OnlyError(), "E102");
 }
 
+// One matmul operand of unknown type: the product still has the other's
+// dtype, so the addend must have it too (OPS.md §1.3, §3.18).
+TEST(MatmulShapeTest, FusedMatmulAddWithAnUnknownFactor) {
+  for (bool left_unknown : {true, false}) {
+    GraphFixture f;
+    NodeId x = f.In("x", left_unknown ? "?" : "[2, 3] f32");
+    NodeId w = f.In("w", left_unknown ? "[3, 4] f32" : "?");
+    NodeId n = f.Op(OpKind::kFusedMatmulAdd, {x, w, f.In("b", "[4] f64")}, "n");
+    EXPECT_FALSE(f.Infer());
+    ASSERT_EQ(f.OnlyError(), "E100");
+    EXPECT_EQ(f.diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64");
+    EXPECT_EQ(f.diags.all()[0].span.line, f.g.node(n).span.line);
+    EXPECT_EQ(f.diags.all()[0].span.line, 4u);
+    EXPECT_EQ(f.diags.all()[0].span.column, 3u);
+  }
+  GraphFixture ok;
+  NodeId n = ok.Op(OpKind::kFusedMatmulAdd, {ok.In("x", "?"), ok.In("w", "[3, 4] f32"), ok.In("b", "[4] f32")});
+  EXPECT_TRUE(ok.Infer()) << ok.Messages();
+  EXPECT_EQ(ok.TypeOf(n), "?");
+}
+
 TEST(ReduceShapeTest, AllAxesAndKeepdim) {
   EXPECT_EQ(One(OpKind::kSum, "[Time, 6] f32").Type(), "Tensor<[], f32>");
   EXPECT_EQ(One(OpKind::kMean, "[Time, 6] f32", A({{"keepdim", AttrValue::Bool(true)}})).Type(),

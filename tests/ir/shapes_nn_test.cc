@@ -22,6 +22,17 @@ struct Nary : GraphFixture {
   }
   std::string Type() const { return TypeOf(n); }
   std::string Msg() const { return diags.all().empty() ? "" : diags.all()[0].message; }
+  // The only error's code, checked to point at the op: its node follows the
+  // inputs, so its line is their count + 1 (ir_test_util.h's spans).
+  std::string ErrorAtOp() const {
+    std::string code = OnlyError();
+    if (code.size() == 4) {
+      EXPECT_EQ(diags.all()[0].span.line, g.node(n).span.line);
+      EXPECT_EQ(diags.all()[0].span.line, static_cast<uint32_t>(n + 1));
+      EXPECT_EQ(diags.all()[0].span.column, 3u);
+    }
+    return code;
+  }
 };
 
 TEST(EmbeddingShapeTest, IndicesThenTable) {
@@ -154,6 +165,83 @@ TEST(AttentionShapeTest, TransformerBlockExplicitForm) {
   EXPECT_EQ(bad.Msg(), "[G::n] transformer_block ff1_b has shape [8], expected [32]");
   EXPECT_EQ(Nary(OpKind::kTransformerBlock, {"[B, S, 64] f32"}, A({{"n_heads", AttrValue::Int(4)}})).Type(),
             "Tensor<[B, S, 64], f32>");
+}
+
+// An operand of unknown type (`input x: ?`) leaves the result unknown, but
+// the known operands that conflict among themselves are static errors at the
+// op (OPS.md §1.3), with the code and message of the all-known case.
+TEST(UnknownOperandShapeTest, LinearWeightAndBiasAgree) {
+  Nary dtype(OpKind::kLinear, {"?", "[32, 20] f32", "[32] f64"});
+  EXPECT_EQ(dtype.ErrorAtOp(), "E100");
+  EXPECT_EQ(dtype.Msg(), "[G::n] dtype mismatch: f32 and f64");
+  Nary size(OpKind::kLinear, {"?", "[32, 20] f32", "[31] f32"});
+  EXPECT_EQ(size.ErrorAtOp(), "E112");
+  EXPECT_EQ(size.Msg(), "[G::n] linear bias has shape [31], expected [32]");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"?", "[20] f32", "[20] f32"}).ErrorAtOp(), "E107");
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "?", "[32] f64"}).ErrorAtOp(), "E100");
+  for (auto types : std::vector<std::vector<std::string_view>>{{"?", "[32, 20] f32", "[32] f32"},
+                                                               {"?", "[O, 20] f32", "[1, 7] f32"},
+                                                               {"[4, 20] f32", "?", "[32] f32"},
+                                                               {"?", "?", "[32] f32"},
+                                                               {"?", "[32, 20] f32"}}) {
+    Nary ok(OpKind::kLinear, types);
+    EXPECT_EQ(ok.OnlyError(), "") << ok.Messages();
+    EXPECT_EQ(ok.Type(), "?");
+  }
+}
+
+TEST(UnknownOperandShapeTest, NormWeightAndBiasAgree) {
+  Nary ln_dtype(OpKind::kLayerNorm, {"?", "[32] f32", "[32] f16"});
+  EXPECT_EQ(ln_dtype.ErrorAtOp(), "E100");
+  EXPECT_EQ(ln_dtype.Msg(), "[G::n] dtype mismatch: f32 and f16");
+  Nary ln_shape(OpKind::kLayerNorm, {"?", "[32] f32", "[16] f32"});
+  EXPECT_EQ(ln_shape.ErrorAtOp(), "E102");
+  EXPECT_EQ(ln_shape.Msg(), "[G::n] shapes [32] and [16] cannot be broadcast");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"?", "[32] f32", "[1] f32"}).OnlyError(), "");
+  EXPECT_EQ(Nary(OpKind::kLayerNorm, {"?", "[32] f32", "?"}).OnlyError(), "");
+
+  Nary bn_dtype(OpKind::kBatchNorm, {"?", "[3] f32", "[3] f64"});
+  EXPECT_EQ(bn_dtype.ErrorAtOp(), "E100");
+  EXPECT_EQ(bn_dtype.Msg(), "[G::n] dtype mismatch: f32 and f64");
+  Nary bn_size(OpKind::kBatchNorm, {"?", "[3] f32", "[4] f32"});
+  EXPECT_EQ(bn_size.ErrorAtOp(), "E112");
+  EXPECT_EQ(bn_size.Msg(), "[G::n] batch_norm bias has shape [4], expected [3]");
+  Nary bn_rank(OpKind::kBatchNorm, {"?", "?", "[3, 3] f32"});
+  EXPECT_EQ(bn_rank.ErrorAtOp(), "E112");
+  EXPECT_EQ(bn_rank.Msg(), "[G::n] batch_norm bias has shape [3, 3], expected [?]");
+  EXPECT_EQ(Nary(OpKind::kBatchNorm, {"?", "[C] f32", "[C] f32"}).OnlyError(), "");
+  EXPECT_EQ(Nary(OpKind::kBatchNorm, {"?", "?", "[3] f32"}).OnlyError(), "");
+}
+
+TEST(UnknownOperandShapeTest, AttentionWeightsAgree) {
+  Nary size(OpKind::kMultiHeadAttention, {"?", "[8, 8] f32", "[8, 4] f32", "?", "[8, 8] f32"});
+  EXPECT_EQ(size.ErrorAtOp(), "E112");
+  EXPECT_EQ(size.Msg(), "[G::n] multi_head_attention w_k has shape [8, 4], expected [8, 8]");
+  Nary dtype(OpKind::kMultiHeadAttention, {"?", "[8, 8] f32", "[8, 8] f32", "[8, 8] f64", "[8, 8] f32"});
+  EXPECT_EQ(dtype.ErrorAtOp(), "E100");
+  EXPECT_EQ(dtype.Msg(), "[G::n] dtype mismatch: f32 and f64");
+  EXPECT_EQ(Nary(OpKind::kMultiHeadAttention, {"?", "[8, 8] f32", "?", "[8, 8] f32", "[D, D] f32"}).OnlyError(),
+            "");
+
+  std::vector<std::string_view> ok = {"?",           "[8] f32",     "[8] f32",    "[8, 8] f32", "[8, 8] f32",
+                                      "[8, 8] f32",  "[8, 8] f32",  "[8] f32",    "[8] f32",    "[8, 32] f32",
+                                      "[32] f32",    "[32, 8] f32", "[8] f32"};
+  Nary good(OpKind::kTransformerBlock, ok, A({{"n_heads", AttrValue::Int(2)}}));
+  EXPECT_EQ(good.OnlyError(), "") << good.Messages();
+  EXPECT_EQ(good.Type(), "?");
+  auto bad_types = ok;
+  bad_types[10] = "[8] f32";  // ff1_b must be [4D]
+  Nary bad(OpKind::kTransformerBlock, bad_types, A({{"n_heads", AttrValue::Int(2)}}));
+  EXPECT_EQ(bad.ErrorAtOp(), "E112");
+  EXPECT_EQ(bad.Msg(), "[G::n] transformer_block ff1_b has shape [8], expected [32]");
+  // d comes from the first weight whose rank fits its role (ff2_w here).
+  std::vector<std::string_view> few(13, "?");
+  few[10] = "[16] f32";
+  few[11] = "[16, 4] f32";
+  few[12] = "[8] f32";
+  Nary ff(OpKind::kTransformerBlock, few, A({{"n_heads", AttrValue::Int(2)}}));
+  EXPECT_EQ(ff.ErrorAtOp(), "E112");
+  EXPECT_EQ(ff.Msg(), "[G::n] transformer_block ff2_b has shape [8], expected [4]");
 }
 
 TEST(DropoutShapeTest, KeepsTypeAndChecksP) {
