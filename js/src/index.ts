@@ -2,7 +2,8 @@
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
-import { plainBytes, plainDims, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
+import { plainBytes, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
+import { BOOLEAN, COUNT, DIMS, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -17,17 +18,26 @@ export type { LoadOptions } from "./module.js";
 export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
 export { Rng } from "./rng.js";
 
-/**
- * The options as plain data: getters run here, dims and params are copied,
- * a filename's lone surrogates become U+FFFD. The module checks the values.
- */
-function plainOptions(options: CompileOptions): Record<string, unknown> {
-  const opts: Record<string, unknown> = { ...options };
-  opts.dims = plainDims(opts.dims ?? {});
-  if (opts.params instanceof Uint8Array) opts.params = plainBytes(opts.params);
-  if (typeof opts.filename === "string") opts.filename = wellFormed(opts.filename);
-  return opts;
-}
+// Each call's options, checked before any call into wasm (the module checks
+// compile and loadBundle options again, but its messages cannot show a
+// value's type) and made plain data: getters run once, dims and params are
+// copied, a filename's lone surrogates become U+FFFD.
+const LOAD_OPTIONS: Record<string, Rule> = {
+  wasmBinary: rule("must be an ArrayBuffer or a Uint8Array", (v) => v instanceof ArrayBuffer || v instanceof Uint8Array),
+  // "" would be taken as no URL at all.
+  wasmUrl: rule("must be a URL or a non-empty string", (v) => (typeof v === "string" && v !== "") || v instanceof URL),
+};
+const PARAMS: Rule = (value, name) => {
+  const bytes = plainBytes(value);  // a Proxy's traps run now, not while wasm copies it
+  if (bytes === undefined) throw invalid(name, "must be a Uint8Array (a saveParams() blob)", value);
+  return bytes;
+};
+// In the module's order, which its messages list.
+const COMPILE_OPTIONS: Record<string, Rule> = {
+  filename: rule("must be a string", (v) => typeof v === "string", wellFormed),
+  dims: DIMS, seed: COUNT, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: COUNT, params: PARAMS,
+};
+const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: COUNT };
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {
@@ -41,8 +51,9 @@ export class Shrew {
    * Loads the wasm module. Node: reads shrew.wasm next to the package; browser: fetches it.
    * Without options the instance is created once and shared (re-created if it aborted).
    */
-  static async load(opts: LoadOptions = {}): Promise<Shrew> {
-    if (opts.wasmBinary || opts.wasmUrl) return new Shrew(await instantiate(opts));
+  static async load(options: LoadOptions = {}): Promise<Shrew> {
+    const opts = checkOptions(options, "load", LOAD_OPTIONS) as LoadOptions;
+    if (opts.wasmBinary !== undefined || opts.wasmUrl !== undefined) return new Shrew(await instantiate(opts));
     return new Shrew(await instantiateDefault());
   }
 
@@ -67,10 +78,8 @@ export class Shrew {
    * source has errors.
    */
   compile(source: string | Uint8Array, options: CompileOptions = {}): Program {
-    // Every option is checked by the module (unknown keys, types, ranges).
     const text = sourceBytes(source);
-    if (options === null || typeof options !== "object") throw new TypeError("compile options must be an object");
-    const opts = plainOptions(options);
+    const opts = checkOptions(options, "compile", COMPILE_OPTIONS);
     return this.#module.call((raw) => {
       const handle = new raw.ProgramHandle();
       let owned = true;
@@ -80,7 +89,7 @@ export class Shrew {
         const diagnostics = (r.diagnostics ?? []) as unknown as Diagnostic[];
         if (!r.ok) throw new ShrewCompileError(r.stage, diagnostics, r.rendered);
         owned = false;
-        return new Program(Program.internal, this.#module, handle, opts.dims as Record<string, number>, {
+        return new Program(Program.internal, this.#module, handle, (opts.dims ?? {}) as Record<string, number>, {
           optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
           graphs: r.graphs!,
         });
@@ -104,8 +113,7 @@ export class Shrew {
     if (bytes === undefined) {
       throw new ShrewRuntimeError("invalid_argument", `a bundle must be a Uint8Array (a saveBundle() result), got ${typeName(bundle)}`);
     }
-    if (options === null || typeof options !== "object") throw new TypeError("loadBundle options must be an object");
-    const opts = { ...options } as Record<string, unknown>;
+    const opts = checkOptions(options, "loadBundle", LOAD_BUNDLE_OPTIONS);
     return this.#module.call((raw) => {
       const handle = new raw.ProgramHandle();
       let owned = true;

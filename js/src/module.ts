@@ -3,12 +3,12 @@
 // unknown state, so the module is marked dead and later calls throw.
 import createShrewModule, { type RawModule } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
-import { typeName } from "./plain.js";
 
+/** Options of `Shrew.load` (checked: an unknown key or a value of another type is an error). */
 export interface LoadOptions {
   /** The bytes of shrew.wasm; skips any file or network access. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where to fetch shrew.wasm from (browser); defaults to next to this file. */
+  /** Where to fetch shrew.wasm from (browser); defaults to next to this file. A URL or a non-empty string. */
   wasmUrl?: string | URL;
 }
 
@@ -66,10 +66,8 @@ function wholeBuffer(bytes: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array 
 }
 
 export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
+  // The options are Shrew.load's, checked there.
   let wasmBinary = opts.wasmBinary;
-  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer || wasmBinary instanceof Uint8Array)) {
-    throw new ShrewRuntimeError("invalid_argument", `wasmBinary must be an ArrayBuffer or a Uint8Array, got ${typeName(wasmBinary)}`);
-  }
   // Resolved against this file, not against the glue: in the single-file
   // bundle (dist/shrew.min.js) the glue's own import.meta.url is the bundle's.
   const defaultUrl = new URL("./wasm/shrew.wasm", import.meta.url);

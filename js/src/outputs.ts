@@ -6,6 +6,7 @@ import { ShrewRuntimeError } from "./errors.js";
 import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDType } from "./tensor.js";
 import type { Signature } from "./signature.js";
 import { joinNames, setOwn, typeName } from "./plain.js";
+import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
 
 /** Options of `run` and `interpret`. */
@@ -47,14 +48,19 @@ export type Destinations = ReadonlyMap<string, Tensor | TensorData>;
 // Each signature's output names, built on first use.
 const outputNames = new WeakMap<Signature, ReadonlySet<string>>();
 
-/** Checks the option's names and value kinds (not yet dtypes and shapes: those need the run). */
-export function destinations(options: RunOptions, sig: Signature): Destinations | undefined {
-  if (options === null || typeof options !== "object") throw new TypeError("run options must be an object");
-  const outputs = options.outputs;
+const RUN_OPTIONS: Record<string, Rule> = {
+  outputs: rule("must be an object {name: Tensor or typed array}",
+    (v) => v !== null && typeof v === "object" && !ArrayBuffer.isView(v) && !Array.isArray(v)),
+};
+
+/**
+ * Checks the options of a run (`what`: "run" or "interpret"), then the
+ * destinations' names and value kinds (not yet dtypes and shapes: those need
+ * the run).
+ */
+export function destinations(options: RunOptions, sig: Signature, what: string): Destinations | undefined {
+  const { outputs } = checkOptions(options, what, RUN_OPTIONS) as RunOptions;
   if (outputs === undefined) return undefined;
-  if (outputs === null || typeof outputs !== "object" || ArrayBuffer.isView(outputs)) {
-    throw new TypeError("run option 'outputs' must be an object {name: Tensor or typed array}");
-  }
   let names = outputNames.get(sig);
   if (names === undefined) {
     names = new Set(sig.outputs.map((o) => o.name));

@@ -38,14 +38,25 @@ export function plainView<T>(v: unknown, ctor: ViewCtor<T>): T | undefined {
 
 export const plainBytes = (v: unknown): Uint8Array | undefined => plainView(v, Uint8Array);
 
-/** Own enumerable entries of a dims object; values that are objects become their text (the module only shows them). */
-export function plainDims(dims: unknown): unknown {
-  if (dims === null || typeof dims !== "object") return dims;
-  const value = (v: unknown) => (v !== null && (typeof v === "object" || typeof v === "function") ? String(v) : v);
-  if (Array.isArray(dims)) return Array.from(dims, value);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(dims)) setOwn(out, key, value((dims as Record<string, unknown>)[key]));
-  return out;
+/**
+ * A value for an error message, its type shown wherever the text alone would
+ * hide it: 1.5, NaN, `"2" (a string)`, `2n (a bigint)`, `true (a boolean)`,
+ * null, undefined, an array, a Float32Array, an object.
+ */
+export function describe(v: unknown): string {
+  switch (typeof v) {
+    case "number": return String(v);
+    case "string": return `${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)} (a string)`;
+    case "bigint": return `${v}n (a bigint)`;
+    case "boolean": return `${v} (a boolean)`;
+    case "undefined": return "undefined";
+    case "symbol": return "a symbol";
+    case "function": return "a function";
+  }
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  const name = typeName(v);
+  return name === "object" ? "an object" : `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
 }
 
 /** "null", "string", "Float32Array", …: what a value is, for messages. */

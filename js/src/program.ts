@@ -17,7 +17,8 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { joinNames, plainBytes, plainDims, setOwn, typeName } from "./plain.js";
+import { describe, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
+import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -32,6 +33,8 @@ export interface IrDump {
 }
 
 const INTERNAL = Symbol("shrew.internal");
+
+const IR_OPTIONS: Record<string, Rule> = { optimized: BOOLEAN };
 
 /** The most runs one benchRun call makes (its count crosses into wasm as an int32). */
 const MAX_BENCH_RUNS = 2 ** 31 - 1;
@@ -244,7 +247,7 @@ export class Program {
     if (inputs === null || typeof inputs !== "object") throw new TypeError("inputs must be an object {name: tensor}");
     this.#live();
     const sig = this.signature(graph);
-    const into = destinations(options, sig);
+    const into = destinations(options, sig, interpret ? "interpret" : "run");
     const raw: RawTensorIn[] = [];
     for (const [name, value] of Object.entries(inputs)) raw.push(this.#toRaw(name, value, sig));
     if (!interpret) {
@@ -312,7 +315,7 @@ export class Program {
    */
   benchRun(graph: string, n: number): number {
     checkString(graph, "graph");
-    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${String(n)}`);
+    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${describe(n)}`);
     if (n > MAX_BENCH_RUNS) throw new RangeError(`benchRun: n must be at most 2^31 - 1, got ${n}`);
     if (!this.graphs.includes(graph)) {
       throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${joinNames(this.#graphs)}`);
@@ -401,8 +404,9 @@ export class Program {
   }
 
   /** The IR of a graph, optimised (default) or as materialised. */
-  ir(graph: string, opts: { optimized?: boolean } = {}): IrDump {
+  ir(graph: string, options: { optimized?: boolean } = {}): IrDump {
     checkString(graph, "graph");
+    const opts = checkOptions(options, "ir", IR_OPTIONS) as { optimized?: boolean };
     const r = unwrap(this.#call((h) => h.ir(graph, opts.optimized ?? true)));
     return { text: r.text, json: JSON.parse(r.json) };
   }
@@ -498,8 +502,8 @@ export class Program {
    * program is unchanged.
    */
   setDims(dims: Record<string, number>): { carried: string[]; initialized: string[] } {
-    if (dims === null || typeof dims !== "object") throw new TypeError("setDims expects an object {name: size}");
-    const change = plainDims(dims);  // getters run before the call (they may dispose this program)
+    // compile's rule for its dims option; getters run before the call (they may dispose this program).
+    const change = DIMS(dims, "dims");
     const r = unwrap(this.#call((h) => h.setDims(change)));
     // The C++ side dropped its prepared runs with the old program.
     this.#prepared.clear();

@@ -64,7 +64,7 @@ test("after the default instance aborts, load() re-creates it once and shares th
 test("a wasmBinary that is not the module is a ShrewRuntimeError, not an abort printed to stderr", async () => {
   for (const [binary, pattern] of [
     [new Uint8Array([0, 1, 2]), /cannot instantiate the Shrew wasm module from wasmBinary: CompileError/],
-    ["abc", /wasmBinary must be an ArrayBuffer or a Uint8Array, got string/],
+    ["abc", /wasmBinary must be an ArrayBuffer or a Uint8Array, got "abc" \(a string\)$/],
   ]) {
     await assert.rejects(Shrew.load({ wasmBinary: binary }),
       (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && pattern.test(e.message));

@@ -86,8 +86,8 @@ test("compile({params}) with a blob that does not fit fails like loadParams; Shr
       (e) => e instanceof ShrewRuntimeError && /bad magic/.test(e.message));
     assert.throws(() => shrew.compile(MLP, { params: new Float32Array(4) }),
       (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
-        e.message === "params must be a Uint8Array (a saveParams() blob), got Float32Array");
-    assert.throws(() => shrew.compile(MLP, { params: "blob" }), (e) => /got string/.test(e.message));
+        e.message === "params must be a Uint8Array (a saveParams() blob), got a Float32Array");
+    assert.throws(() => shrew.compile(MLP, { params: "blob" }), (e) => /got "blob" \(a string\)$/.test(e.message));
     // More bytes than the wasm heap can hold (2 GiB): an error, not an abort (the array is
     // never touched, so its pages are not committed).
     const huge = new Uint8Array(2_200_000_000);

@@ -111,7 +111,7 @@ test("bad bundles and options are typed errors; the module stays usable", async 
   const v2 = bytes.slice();
   v2[8] = 2;
   invalid(() => shrew.loadBundle(v2), /unsupported version 2/);
-  invalid(() => shrew.loadBundle(bytes, { dims: { N: 3 } }), /unknown load option 'dims'; options: training, maxTensorBytes/);
+  invalid(() => shrew.loadBundle(bytes, { dims: { N: 3 } }), /unknown loadBundle option 'dims'; options: training, maxTensorBytes/);
   invalid(() => shrew.loadBundle(bytes, { training: "yes" }), /training must be true or false/);
   // Every truncation fails cleanly.
   for (let n = 0; n < bytes.length; n += 97) invalid(() => shrew.loadBundle(bytes.subarray(0, n)), /^bundle: /);

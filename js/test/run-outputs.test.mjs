@@ -91,8 +91,10 @@ test("a bad destination is an error naming the output, and no destination is wri
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: good, logits: good } }),
       (e) => e instanceof ShrewRuntimeError && e.output === "logits" && /also another output's/.test(e.message));
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: [0, 1] } }), TypeError);
-    assert.throws(() => p.run("Classifier", { images: x }, { outputs: new Float32Array(20) }), TypeError);
-    assert.throws(() => p.run("Classifier", { images: x }, null), TypeError);
+    assert.throws(() => p.run("Classifier", { images: x }, { outputs: new Float32Array(20) }),
+      (e) => e instanceof ShrewRuntimeError && e.message === "outputs must be an object {name: Tensor or typed array}, got a Float32Array");
+    assert.throws(() => p.run("Classifier", { images: x }, null),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.message === "run options must be an object, got null");
     assert.ok(good.every((v) => v === 7));
     // Still usable, on the lean path and with destinations.
     const probs = new Float32Array(20);

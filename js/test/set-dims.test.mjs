@@ -60,7 +60,7 @@ test("bad dims are typed errors and change nothing", (t) => {
     [{ D: -4 }, /dims\.D must be a non-negative integer/],
     [{ D: NaN }, /got NaN/],
     [{ D: 2 ** 60 }, /non-negative integer/],
-    [{ D: "16" }, /got 16/],
+    [{ D: "16" }, /got "16" \(a string\)$/],
     [{ Fixed: 5 }, /'Fixed' is set by @config/],
     [{ D: 7 }, /with D = 7 the program does not compile/],
     [{ d: 16 }, /dimension 'd' is not used by this program; its dimensions: D, H, N, T/],
@@ -68,7 +68,10 @@ test("bad dims are typed errors and change nothing", (t) => {
     assert.throws(() => p.setDims(dims), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
       pattern.test(e.message), JSON.stringify(dims));
   }
-  assert.throws(() => p.setDims(null), TypeError);
+  for (const [dims, shown] of [[null, "null"], [[], "an array"], [[16], "an array"], ["D=16", '"D=16" (a string)']]) {
+    assert.throws(() => p.setDims(dims), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+      e.message === `dims must be an object {name: size}, got ${shown}`);
+  }
   assert.equal(p.paramsChecksum(), before);
   assert.deepEqual(p.dims, { D: 8, H: 4 });
   assert.deepEqual(bytes(p.run("Net", { x: x(1, 2, 8) }).y), bytes(y));

@@ -1,0 +1,61 @@
+// The option objects of the public API (load, compile, loadBundle, run,
+// interpret, ir, setDims' dims), checked in one place: every key known and
+// every value of its documented type. A misspelt key, or "no" where a boolean
+// belongs, would otherwise be ignored or coerced without a word.
+import { ShrewRuntimeError } from "./errors.js";
+import { describe, setOwn } from "./plain.js";
+
+/** Checks one option value and returns it as plain data, or throws naming the option. */
+export type Rule = (value: unknown, name: string) => unknown;
+
+export function invalid(name: string, must: string, value: unknown): ShrewRuntimeError {
+  return new ShrewRuntimeError("invalid_argument", `${name} ${must}, got ${describe(value)}`);
+}
+
+/** A rule from a test; `plain` makes the accepted value plain data (a copy, a view). */
+export function rule(must: string, test: (v: unknown) => boolean, plain: (v: never) => unknown = (v) => v): Rule {
+  return (value, name) => {
+    if (!test(value)) throw invalid(name, must, value);
+    return plain(value as never);
+  };
+}
+
+export const BOOLEAN = rule("must be true or false", (v) => typeof v === "boolean");
+
+// JS numbers are exact integers only up to 2^53 - 1: a larger seed or size
+// would not be the one the caller wrote.
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+export const COUNT = rule("must be a non-negative integer (at most 2^53 - 1)", isCount);
+
+/** `dims`, {name: size}: an own copy whose sizes are counts (a getter runs once). */
+export const DIMS: Rule = (value, name) => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid(name, "must be an object {name: size}", value);
+  const out: Record<string, number> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, COUNT((value as Record<string, unknown>)[key], `${name}.${key}`) as number);
+  return out;
+};
+
+/**
+ * The options of `what` (a call: "compile", "run", …) as a plain object:
+ * `options` must be an object (undefined: none), each own key one of
+ * `rules` (the error lists them), each value that is not undefined accepted
+ * by its rule. Known options are read once each, inherited ones included,
+ * before any call into wasm; undefined values are left out (defaults).
+ */
+export function checkOptions(options: unknown, what: string, rules: Readonly<Record<string, Rule>>): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw invalid(`${what} options`, "must be an object", options);
+  }
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(rules, key)) {
+      throw new ShrewRuntimeError("invalid_argument", `unknown ${what} option '${key}'; options: ${Object.keys(rules).join(", ")}`);
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(rules)) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = check(value, key);
+  }
+  return out;
+}
