@@ -3,7 +3,7 @@ import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } f
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
 import { plainBytes, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
-import { BOOLEAN, COUNT, DIMS, checkOptions, invalid, rule, type Rule } from "./options.js";
+import { BOOLEAN, COUNT, DIMS, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -35,9 +35,9 @@ const PARAMS: Rule = (value, name) => {
 // In the module's order, which its messages list.
 const COMPILE_OPTIONS: Record<string, Rule> = {
   filename: rule("must be a string", (v) => typeof v === "string", wellFormed),
-  dims: DIMS, seed: COUNT, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: COUNT, params: PARAMS,
+  dims: DIMS, seed: COUNT, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, params: PARAMS,
 };
-const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: COUNT };
+const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: TENSOR_BYTES };
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {

@@ -5,6 +5,14 @@
 import { ShrewRuntimeError } from "./errors.js";
 import { describe, setOwn } from "./plain.js";
 
+/**
+ * The largest `maxTensorBytes` (2^50 bytes): the JIT executor caps every
+ * tensor there whatever the option says (src/jit/executor.cc) while the
+ * interpreter takes the option as is, so a larger value would make the two
+ * report different limits for the same tensor.
+ */
+export const MAX_TENSOR_BYTES_LIMIT = 2 ** 50;
+
 /** Checks one option value and returns it as plain data, or throws naming the option. */
 export type Rule = (value: unknown, name: string) => unknown;
 
@@ -26,6 +34,8 @@ export const BOOLEAN = rule("must be true or false", (v) => typeof v === "boolea
 // would not be the one the caller wrote.
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 export const COUNT = rule("must be a non-negative integer (at most 2^53 - 1)", isCount);
+export const TENSOR_BYTES = rule("must be a non-negative integer (at most 2^50 = 1125899906842624)",
+  (v) => isCount(v) && v <= MAX_TENSOR_BYTES_LIMIT);
 
 /** `dims`, {name: size}: an own copy whose sizes are counts (a getter runs once). */
 export const DIMS: Rule = (value, name) => {

@@ -33,7 +33,8 @@ export interface CompileOptions {
   /**
    * Largest tensor (input, parameter or intermediate value) in bytes; bigger
    * ones are a `resource_exhausted` error before anything is allocated.
-   * Default 1 GiB.
+   * Default 1 GiB; at most 2^50 (1125899906842624, the JIT executor's own
+   * cap): a larger value is an `invalid_argument` error.
    */
   maxTensorBytes?: number;
   /**
@@ -48,7 +49,7 @@ export interface CompileOptions {
 export interface LoadBundleOptions {
   /** Training mode (dropout active). */
   training?: boolean;
-  /** Largest tensor in bytes, as for `compile`. Default 1 GiB. */
+  /** Largest tensor in bytes, as for `compile`. Default 1 GiB, at most 2^50. */
   maxTensorBytes?: number;
 }
 

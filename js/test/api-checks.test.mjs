@@ -64,3 +64,17 @@ test("setDims takes compile's dims rule: null, an array or a string size are typ
   assert.deepEqual(p.setDims({ H: 3 }), { carried: [], initialized: [] });
   assert.deepEqual(p.dims, { H: 3 });
 });
+
+test("maxTensorBytes is at most 2^50: above, an option error; at 2^50, run and interpret report the same limit", (t) => {
+  const src = "@graph G { input x: Tensor<[2], f32>; output y: expand(x, shape: [2305843009213693952, 2]); }";
+  const over = invalid("maxTensorBytes must be a non-negative integer (at most 2^50 = 1125899906842624), got 9007199254740991");
+  assert.throws(() => shrew.compile(src, { maxTensorBytes: 2 ** 53 - 1 }), over);
+  const p = shrew.compile(src, { maxTensorBytes: 2 ** 50 });
+  t.after(() => p.dispose());
+  assert.throws(() => shrew.loadBundle(p.saveBundle(), { maxTensorBytes: 2 ** 53 - 1 }), over);
+  const x = { x: new Float32Array(2) };
+  for (const call of [() => p.run("G", x), () => p.interpret("G", x)]) {
+    assert.throws(call, (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted" &&
+      /over the limit of 1125899906842624 bytes per tensor$/.test(e.message));
+  }
+});

@@ -20,7 +20,7 @@ test("bad compile options are typed errors naming the option", () => {
     [{ seed: 2 ** 60 }, /seed must be .*at most 2\^53/],
     [{ seed: "7" }, /seed must be .*got "7" \(a string\)$/],
     [{ seed: NaN }, /got NaN/],
-    [{ maxTensorBytes: -5 }, /maxTensorBytes must be a non-negative integer \(at most 2\^53 - 1\), got -5/],
+    [{ maxTensorBytes: -5 }, /maxTensorBytes must be a non-negative integer \(at most 2\^50 = 1125899906842624\), got -5/],
     [{ maxTensorBytes: 1.5 }, /maxTensorBytes must be .*got 1\.5/],
     [{ filename: 42 }, /filename must be a string, got 42/],
     [{ training: "yes" }, /training must be true or false, got "yes" \(a string\)$/],
