@@ -1,4 +1,5 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
+import { describe, typeName } from "./plain.js";
 
 /** Element types that cross the boundary. */
 export type DType = "f32" | "f64" | "i32" | "i64" | "u8" | "bool";
@@ -35,15 +36,63 @@ export function byteSize(dtype: DType): number {
   return ARRAY_CTORS[dtype].BYTES_PER_ELEMENT;
 }
 
+/** A shape for messages, its dimensions as written in JS (`["2", 3]` and `[2n, 3]` are not `[2, 3]`). */
+function shapeText(shape: readonly unknown[]): string {
+  const dim = (d: unknown) => typeof d === "string" ? JSON.stringify(d) : typeof d === "bigint" ? `${d}n`
+    : typeof d === "number" ? String(d) : describe(d);
+  return `[${Array.from(shape, dim).join(", ")}]`;
+}
+
 /** Number of elements of a shape (1 for rank 0). Throws on a bad shape. */
 export function shapeSize(shape: readonly number[]): number {
+  if (!Array.isArray(shape)) throw new TypeError(`a shape must be an array of non-negative integers, got ${describe(shape)}`);
   let n = 1;
   for (const d of shape) {
-    if (!Number.isSafeInteger(d) || d < 0) throw new RangeError(`invalid dimension ${d} in shape [${shape.join(", ")}]`);
+    if (!Number.isSafeInteger(d) || d < 0) {
+      throw new RangeError(`invalid dimension ${describe(d)} in shape ${shapeText(shape)}: dimensions are non-negative integers`);
+    }
     n *= d;
   }
-  if (!Number.isSafeInteger(n)) throw new RangeError(`shape [${shape.join(", ")}] has too many elements`);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`shape ${shapeText(shape)} has too many elements`);
   return n;
+}
+
+/**
+ * The values each dtype holds exactly, and the JS types they come as. A typed
+ * array's own conversion would wrap 300 to 44 in a u8, keep 2 in a bool,
+ * truncate 1.5 and make NaN 0: such values are refused instead.
+ */
+const ELEMENTS: Record<DType, { readonly types: readonly string[]; readonly holds: string; exact(v: never): boolean }> = {
+  f32: { types: ["number"], holds: "numbers", exact: () => true },
+  f64: { types: ["number"], holds: "numbers", exact: () => true },
+  i32: { types: ["number"], holds: "integers from -2147483648 to 2147483647",
+         exact: (v: number) => Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 },
+  u8: { types: ["number"], holds: "integers from 0 to 255", exact: (v: number) => Number.isInteger(v) && v >= 0 && v <= 255 },
+  bool: { types: ["number", "boolean"], holds: "0, 1, true or false", exact: (v: number | boolean) => typeof v === "boolean" || v === 0 || v === 1 },
+  // A number past 2^53 may already have been rounded: only safe integers say what was meant.
+  i64: { types: ["number", "bigint"], holds: "bigints from -2^63 to 2^63 - 1, or integers of at most 2^53 - 1 in magnitude",
+         exact: (v: number | bigint) => typeof v === "bigint" ? BigInt.asIntN(64, v) === v : Number.isSafeInteger(v) },
+};
+
+/** The dtype's typed array of plain values (an array or array-like), each checked to be held exactly. */
+function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly number[], size: number): DataTypeMap[D] {
+  if (values === null || typeof values !== "object") {
+    throw new TypeError(`${dtype} tensor data must be a ${ARRAY_CTORS[dtype].name} or an array, got ${describe(values)}`);
+  }
+  const list = Array.from(values as ArrayLike<unknown>);  // a getter or Proxy trap runs once per element
+  if (list.length !== size) throw new RangeError(`shape ${shapeText(shape)} needs ${size} elements, data has ${list.length}`);
+  const { types, holds, exact } = ELEMENTS[dtype];
+  const out = allocate(dtype, size);
+  for (let i = 0; i < size; i++) {
+    const v = list[i];
+    const typed = types.includes(typeof v);
+    if (!typed || !exact(v as never)) {
+      // A value of the right type out of range is a RangeError; a string, a bigint for i32, … a TypeError.
+      throw new (typed ? RangeError : TypeError)(`${dtype} tensor: element ${i} is ${describe(v)}, which ${dtype} cannot hold (${holds})`);
+    }
+    (out as unknown as unknown[])[i] = dtype === "i64" ? BigInt(v as number | bigint) : Number(v);
+  }
+  return out;
 }
 
 /** The dtype a typed array holds by default (Uint8Array -> u8). */
@@ -60,6 +109,9 @@ export function allocate<D extends DType>(dtype: D, length: number): DataTypeMap
   return new ARRAY_CTORS[dtype](length) as DataTypeMap[D];
 }
 
+/** %TypedArray%, the constructor every typed array class extends. */
+const TypedArray = Object.getPrototypeOf(Uint8Array) as abstract new () => ArrayBufferView;
+
 /** Internal (not exported by the package): see the Tensor constructor. */
 export const TRUSTED: unique symbol = Symbol("shrew.trustedTensor");
 
@@ -74,8 +126,10 @@ export class Tensor<D extends DType = DType> {
 
   /**
    * Checks the dtype, copies and freezes the shape, and takes `data` when it
-   * is the dtype's typed array of the shape's size (else copies plain
-   * numbers; undefined: zeros). `trusted` is the package's own, not exported.
+   * is the dtype's typed array of the shape's size (another typed array is a
+   * TypeError); plain values are copied, each one the dtype must hold
+   * exactly (ELEMENTS); undefined: zeros. `trusted` is the package's own,
+   * not exported.
    */
   constructor(dtype: D, shape: readonly number[], data?: DataTypeMap[D] | ArrayLike<number> | ArrayLike<bigint>,
               trusted?: typeof TRUSTED) {
@@ -91,21 +145,21 @@ export class Tensor<D extends DType = DType> {
     const size = shapeSize(shape);
     this.dtype = dtype;
     this.shape = Object.freeze([...shape]);
+    const ctor = ARRAY_CTORS[dtype];
     if (data === undefined) {
       this.data = allocate(dtype, size);
-    } else if (ArrayBuffer.isView(data)) {
-      const ctor = ARRAY_CTORS[dtype];
-      if (!(data instanceof ctor)) {
-        throw new TypeError(`${dtype} tensor needs a ${ctor.name}, got ${(data as object).constructor.name}`);
-      }
-      this.data = data as DataTypeMap[D];
+    } else if (ArrayBuffer.isView(data) || data instanceof TypedArray) {
+      // Another typed array is refused, not converted: its values may not fit
+      // (a Float64Array's in f32, an Int32Array's in u8). instanceof also
+      // sees through a Proxy of a typed array, which has no buffer to view
+      // and is copied (same type: exact).
+      if (!(data instanceof ctor)) throw new TypeError(`${dtype} tensor needs a ${ctor.name}, got ${typeName(data)}`);
+      this.data = (ArrayBuffer.isView(data) ? data : (ctor as Uint8ArrayConstructor).from(data as Uint8Array)) as DataTypeMap[D];
     } else {
-      this.data = (dtype === "i64"
-        ? BigInt64Array.from(data as ArrayLike<bigint>, (v) => BigInt(v))
-        : (ARRAY_CTORS[dtype] as Float64ArrayConstructor).from(data as ArrayLike<number>)) as DataTypeMap[D];
+      this.data = fromValues(dtype, data, shape, size);
     }
     if (this.data.length !== size) {
-      throw new RangeError(`shape [${shape.join(", ")}] needs ${size} elements, data has ${this.data.length}`);
+      throw new RangeError(`shape ${shapeText(shape)} needs ${size} elements, data has ${this.data.length}`);
     }
   }
 

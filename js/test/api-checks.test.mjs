@@ -1,8 +1,10 @@
 // Every option object of the public API is checked by one rule set (unknown
-// keys, value types), its errors ShrewRuntimeErrors that show a value's type.
+// keys, value types), its errors ShrewRuntimeErrors that show a value's type;
+// Tensor data that its dtype cannot hold exactly is refused, never wrapped,
+// truncated or kept out of range.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Shrew, ShrewRuntimeError } from "../dist/index.js";
+import { Shrew, ShrewRuntimeError, Tensor } from "../dist/index.js";
 
 const shrew = await Shrew.load();
 const invalid = (message) => (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
@@ -63,6 +65,72 @@ test("setDims takes compile's dims rule: null, an array or a string size are typ
   assert.deepEqual(p.dims, { H: 2 });
   assert.deepEqual(p.setDims({ H: 3 }), { carried: [], initialized: [] });
   assert.deepEqual(p.dims, { H: 3 });
+});
+
+test("a shape dimension that is a string or a bigint is shown as one", (t) => {
+  const p = shrew.compile("@graph G { input x: Tensor<[N, 3], f32>; output y: x * 2; }");
+  t.after(() => p.dispose());
+  for (const [shape, message] of [
+    [["2", 3], 'input \'x\': invalid dimension "2" (a string) in shape ["2", 3]: dimensions are non-negative integers'],
+    [[2n, 3], "input 'x': invalid dimension 2n (a bigint) in shape [2n, 3]: dimensions are non-negative integers"],
+  ]) {
+    assert.throws(() => p.run("G", { x: { dtype: "f32", shape, data: new Float32Array(6) } }),
+      (e) => e instanceof RangeError && e.message === message);
+  }
+  assert.throws(() => new Tensor("f32", [2, -1]), { name: "RangeError", message: "invalid dimension -1 in shape [2, -1]: dimensions are non-negative integers" });
+  assert.throws(() => new Tensor("f32", 6), { name: "TypeError", message: "a shape must be an array of non-negative integers, got 6" });
+});
+
+test("Tensor values the dtype cannot hold exactly are refused, naming the element, the value and the dtype", () => {
+  for (const [dtype, data, name, message] of [
+    ["bool", [1, 2], "RangeError", "bool tensor: element 1 is 2, which bool cannot hold (0, 1, true or false)"],
+    ["bool", ["1"], "TypeError", 'bool tensor: element 0 is "1" (a string), which bool cannot hold (0, 1, true or false)'],
+    ["u8", [300], "RangeError", "u8 tensor: element 0 is 300, which u8 cannot hold (integers from 0 to 255)"],
+    ["u8", [-1], "RangeError", "u8 tensor: element 0 is -1, which u8 cannot hold (integers from 0 to 255)"],
+    ["u8", [true], "TypeError", "u8 tensor: element 0 is true (a boolean), which u8 cannot hold (integers from 0 to 255)"],
+    ["i32", [0, 1.5], "RangeError", "i32 tensor: element 1 is 1.5, which i32 cannot hold (integers from -2147483648 to 2147483647)"],
+    ["i32", [NaN], "RangeError", "i32 tensor: element 0 is NaN, which i32 cannot hold (integers from -2147483648 to 2147483647)"],
+    ["i32", [2 ** 31], "RangeError", "i32 tensor: element 0 is 2147483648, which i32 cannot hold (integers from -2147483648 to 2147483647)"],
+    ["i32", [5n], "TypeError", "i32 tensor: element 0 is 5n (a bigint), which i32 cannot hold (integers from -2147483648 to 2147483647)"],
+    ["i64", [1.5], "RangeError", "i64 tensor: element 0 is 1.5, which i64 cannot hold (bigints from -2^63 to 2^63 - 1, or integers of at most 2^53 - 1 in magnitude)"],
+    ["i64", [2 ** 53], "RangeError", "i64 tensor: element 0 is 9007199254740992, which i64 cannot hold (bigints from -2^63 to 2^63 - 1, or integers of at most 2^53 - 1 in magnitude)"],
+    ["i64", [2n ** 63n], "RangeError", "i64 tensor: element 0 is 9223372036854775808n (a bigint), which i64 cannot hold (bigints from -2^63 to 2^63 - 1, or integers of at most 2^53 - 1 in magnitude)"],
+    ["i64", [NaN], "RangeError", "i64 tensor: element 0 is NaN, which i64 cannot hold (bigints from -2^63 to 2^63 - 1, or integers of at most 2^53 - 1 in magnitude)"],
+    ["f32", ["1"], "TypeError", 'f32 tensor: element 0 is "1" (a string), which f32 cannot hold (numbers)'],
+    ["f64", [1n], "TypeError", "f64 tensor: element 0 is 1n (a bigint), which f64 cannot hold (numbers)"],
+  ]) {
+    assert.throws(() => new Tensor(dtype, [data.length], data), { name, message }, `${dtype} ${message}`);
+  }
+  assert.throws(() => new Tensor("f32", [1], null), { name: "TypeError", message: "f32 tensor data must be a Float32Array or an array, got null" });
+  // What each dtype holds is taken as before.
+  assert.deepEqual([...new Tensor("bool", [4], [0, 1, true, false]).data], [0, 1, 1, 0]);
+  assert.deepEqual([...new Tensor("u8", [2], [0, 255]).data], [0, 255]);
+  assert.deepEqual([...new Tensor("i32", [2], [-(2 ** 31), 2 ** 31 - 1]).data], [-(2 ** 31), 2 ** 31 - 1]);
+  assert.deepEqual([...new Tensor("i64", [4], [5, -(2 ** 53 - 1), 2n ** 63n - 1n, -(2n ** 63n)]).data],
+    [5n, -(2n ** 53n - 1n), 2n ** 63n - 1n, -(2n ** 63n)]);
+  assert.deepEqual([...new Tensor("f32", [3], [0.5, NaN, -Infinity]).data], [0.5, NaN, -Infinity]);
+  // setParam's {dtype, shape, data} goes through the same constructor.
+  const p = shrew.compile('@graph G { input x: Tensor<[2], u8>; param w: Tensor<[2], u8> { init: "zeros"; }; output y: x + w; }');
+  try {
+    assert.throws(() => p.setParam("G/w", { dtype: "u8", shape: [2], data: [1, 256] }), { name: "RangeError", message: /element 1 is 256/ });
+    assert.deepEqual([...p.getParam("G/w").data], [0, 0]);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("Tensor typed-array data of another type is refused, never converted (a Proxy of one too)", () => {
+  // A Proxy whose functions run on the target, as a wrapper library would make.
+  const proxy = (a) => new Proxy(a, { get(t, k) { const v = Reflect.get(t, k); return typeof v === "function" ? v.bind(t) : v; } });
+  assert.throws(() => new Tensor("f32", [1], new Float64Array([0.1])), { name: "TypeError", message: "f32 tensor needs a Float32Array, got Float64Array" });
+  assert.throws(() => new Tensor("u8", [1], new Uint8ClampedArray([3])), { name: "TypeError", message: /u8 tensor needs a Uint8Array, got Uint8ClampedArray/ });
+  assert.throws(() => new Tensor("f32", [1], proxy(new Float64Array([0.1]))), { name: "TypeError", message: /f32 tensor needs a Float32Array/ });
+  assert.throws(() => new Tensor("u8", [1], proxy(new Int32Array([300]))), { name: "TypeError", message: /u8 tensor needs a Uint8Array/ });
+  // The dtype's own array is taken as is; a Proxy of one is copied (same type: exact).
+  const own = new Float32Array([0.1]);
+  assert.equal(new Tensor("f32", [1], own).data, own);
+  const copied = new Tensor("f32", [1], proxy(own)).data;
+  assert.ok(copied instanceof Float32Array && copied !== own && copied[0] === own[0]);
 });
 
 test("maxTensorBytes is at most 2^50: above, an option error; at 2^50, run and interpret report the same limit", (t) => {
