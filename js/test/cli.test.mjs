@@ -256,3 +256,35 @@ test("run: a graph with an input of unknown type (input x: ?) runs on the .npy i
   assert.equal(none.code, 2);
   assert.match(none.err, /input 'x' has an unknown type \(\?\): give its values with --input x=PATH\.npy/);
 });
+
+// OPS.md §5: without a host seed the program's @config seed initialises the
+// parameters. The CLI used to pass seed 0 whenever --seed was absent.
+const SEEDED = "@config { seed: 7; }\n@graph G {\n    input x: Tensor<[2], f32>;\n" +
+  "    param w: Tensor<[2], f32> { init: \"normal(0, 1)\"; };\n    output y: w + 0;\n}\n";
+
+test("without --seed the program's @config seed is used by run, info and build; --seed overrides it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "seeded.sw");
+  writeFileSync(src, SEEDED);
+  const y = (...args) => {
+    const r = shrew("run", src, "--json", ...args);
+    assert.equal(r.code, 0, r.err);
+    return JSON.parse(r.out).outputs.y.data;
+  };
+  const plain = y();
+  assert.deepEqual(plain, y("--seed", "7"));
+  assert.notDeepEqual(plain, y("--seed", "0"));
+  const info = shrew("info", src, "--json");
+  assert.equal(info.code, 0, info.err);
+  assert.equal(JSON.parse(info.out).seed, 7);
+  assert.match(shrew("info", src).out, /^ {2}seed: 7$/m);
+  assert.equal(JSON.parse(shrew("info", src, "--seed", "3", "--json").out).seed, 3);
+  const swb = join(dir, "seeded.swb");
+  const b = shrew("build", src, "--out", swb, "--json");
+  assert.equal(b.code, 0, b.err);
+  assert.equal(JSON.parse(b.out).seed, 7);
+  assert.equal(JSON.parse(shrew("info", swb, "--json").out).seed, 7);
+  const fromBundle = shrew("run", swb, "--json");
+  assert.equal(fromBundle.code, 0, fromBundle.err);
+  assert.deepEqual(JSON.parse(fromBundle.out).outputs.y.data, plain);
+});

@@ -123,6 +123,7 @@ function cmdInfo(ctx: Context): number {
   const params = p.params();
   const info = {
     file: ctx.file,
+    seed: p.seed,
     metadata: p.metadata,
     graphs: p.graphs.map((g) => {
       const s = p.signature(g);
@@ -140,6 +141,7 @@ function cmdInfo(ctx: Context): number {
   const model = p.metadata.model;
   ctx.out(`${ctx.file}${model.name ? `: ${model.name}${model.version ? ` v${model.version}` : ""}` : ""}`);
   for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${val}`);
+  ctx.out(`  seed: ${info.seed}`);
   if (Object.keys(p.metadata.config).length) ctx.out(`  config: ${JSON.stringify(p.metadata.config)}`);
   if (p.metadata.training) ctx.out(`  training: ${JSON.stringify(p.metadata.training)}`);
   if (p.metadata.inference) ctx.out(`  inference: ${JSON.stringify(p.metadata.inference)}`);
@@ -284,7 +286,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     const bundled = isBundle(source);
     let dims = parseDims(values.dims ?? []);
-    const seed = intOption(values.seed, "seed", 0);
+    // No --seed: none is passed, so the program's @config seed (else 0) applies
+    // (OPS.md §5); passing 0 here overrode it.
+    const givenSeed = values.seed === undefined ? undefined : intOption(values.seed, "seed", 0);
     if (values.out === "") throw new UsageError(`--out expects a ${command === "build" ? "file" : "directory"}, got ''`);
     if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
     if (bundled && Object.keys(dims).length > 0) {
@@ -304,7 +308,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       }
       dims = { ...program.dims };
     } else {
-      program = shrew.compile(source, { filename: file, dims, seed, ...(params ? { params } : {}) });
+      program = shrew.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
+                                        ...(params ? { params } : {}) });
     }
     const compileMs = performance.now() - t0;
     try {
@@ -313,6 +318,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       if (!program.graphs.includes(graph)) {
         throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${program.graphs.join(", ")}`);
       }
+      // Generated inputs take the same seed as the parameters: --seed, else the
+      // program's effective one (@config, or the bundle's).
+      const seed = givenSeed ?? program.seed;
       return run({ file, values, program, graph, dims, seed, compileMs, out });
     } finally {
       program.dispose();

@@ -26,7 +26,8 @@ Options:
   --graph G                  graph to use (default: the first)
   --dims K=V,...             symbolic dimension values (e.g. Batch=8); generated inputs
                              take 1 for a dimension left unbound
-  --seed S                   parameter and random-input seed (default 0)
+  --seed S                   parameter and random-input seed (default: the program's
+                             @config seed, else 0; a bundle's: the one it was built with)
   --params FILE              parameter values saved by saveParams() instead of the seeded ones
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable)
   --executor jit|interp      executor for run/bench (default jit)
