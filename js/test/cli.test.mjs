@@ -288,3 +288,22 @@ test("without --seed the program's @config seed is used by run, info and build; 
   assert.equal(fromBundle.code, 0, fromBundle.err);
   assert.deepEqual(JSON.parse(fromBundle.out).outputs.y.data, plain);
 });
+
+test("run prints 64-bit integers exactly: text, and --json as decimal strings", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "i64.sw");
+  writeFileSync(src, "@graph G {\n    input x: Tensor<[3], i64>;\n    output y: x + 0;\n}\n");
+  const x = join(dir, "x.npy");
+  const values = [2n ** 53n + 1n, -(2n ** 63n) + 1n, 5n];
+  writeFileSync(x, writeNpy(new Tensor("i64", [3], new BigInt64Array(values))));
+  for (const executor of ["jit", "interp"]) {
+    const t = shrew("run", src, "--input", `x=${x}`, "--executor", executor);
+    assert.equal(t.code, 0, t.err);
+    assert.match(t.out, /y: i64\[3\] = \[9007199254740993, -9223372036854775807, 5\]/);
+    const j = shrew("run", src, "--input", `x=${x}`, "--executor", executor, "--json");
+    assert.equal(j.code, 0, j.err);
+    const y = JSON.parse(j.out).outputs.y;
+    assert.equal(y.dtype, "i64");
+    assert.deepEqual(y.data, values.map(String));
+  }
+});

@@ -1,8 +1,15 @@
 // Printing tensors and tables for the `shrew` CLI.
 import type { Tensor } from "../index.js";
 
-/** Plain numbers for JSON (i64 via Number; NaN/Infinity become null in JSON.stringify). */
-export function tensorValues(t: Tensor): number[] {
+/**
+ * Values for JSON. 64-bit integers (i64 tensors) are exact decimal strings,
+ * as in protobuf's JSON mapping: a JSON number beyond ±2^53 is rounded by
+ * JSON.parse (and Number() rounded them here). Every value of an i64 tensor
+ * is a string, whatever its size, so a reader need not guess. Other dtypes
+ * are numbers (NaN/Infinity become null in JSON.stringify).
+ */
+export function tensorValues(t: Tensor): (number | string)[] {
+  if (t.dtype === "i64") return Array.from(t.data as BigInt64Array, (v) => v.toString());
   return t.toArray();
 }
 
@@ -14,9 +21,11 @@ function fmt(v: number, dtype: string): string {
 
 /** `probs: f32[8, 10] = [0.1, 0.2, …] (80 values)`. */
 export function describeTensor(name: string, t: Tensor, max = 8): string {
-  const vals = t.toArray();
-  const shown = vals.slice(0, max).map((v) => fmt(v, t.dtype)).join(", ");
-  const more = vals.length > max ? `, … (${vals.length} values)` : "";
+  const n = t.size;
+  // i64 values print from their BigInts: exact, where Number() would round past 2^53.
+  const shown = (t.dtype === "i64" ? Array.from((t.data as BigInt64Array).subarray(0, max), (v) => v.toString())
+    : t.toArray().slice(0, max).map((v) => fmt(v, t.dtype))).join(", ");
+  const more = n > max ? `, … (${n} values)` : "";
   return `${name}: ${t.dtype}[${t.shape.join(", ")}] = [${shown}${more}]`;
 }
 

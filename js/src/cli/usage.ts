@@ -33,6 +33,7 @@ Options:
   --executor jit|interp      executor for run/bench (default jit)
   --runs N                   timed runs for bench (default 100)
   --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
-  --json                     machine-readable output
+  --json                     machine-readable output; run: the values of an i64 output
+                             (64-bit integers) are exact decimal strings, e.g. ["-9223372036854775807"]
   -h, --help                 this text
   -V, --version              version`;
