@@ -307,3 +307,15 @@ test("run prints 64-bit integers exactly: text, and --json as decimal strings", 
     assert.deepEqual(y.data, values.map(String));
   }
 });
+
+test("info marks optional inputs", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "opt.sw");
+  writeFileSync(src, "@graph G {\n    input x: Tensor<[2], f32>;\n    input m: Tensor<[2], f32>?;\n    output y: x + 0;\n}\n");
+  const r = shrew("info", src);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^ {2}input {2}x: Tensor<\[2\], f32>$/m);
+  assert.match(r.out, /^ {2}input {2}m: Tensor<\[2\], f32> \(optional\)$/m);
+  const j = JSON.parse(shrew("info", src, "--json").out);
+  assert.deepEqual(j.graphs[0].inputs.map((i) => [i.name, i.optional]), [["x", false], ["m", true]]);
+});

@@ -147,7 +147,8 @@ function cmdInfo(ctx: Context): number {
   if (p.metadata.inference) ctx.out(`  inference: ${JSON.stringify(p.metadata.inference)}`);
   for (const g of info.graphs) {
     ctx.out(`graph ${g.name}`);
-    for (const i of g.inputs) ctx.out(`  input  ${i.name}: ${i.type}`);
+    // An optional input (`input m: T?;`) may be left out of a run.
+    for (const i of g.inputs) ctx.out(`  input  ${i.name}: ${i.type}${i.optional ? " (optional)" : ""}`);
     for (const o of g.outputs) ctx.out(`  output ${o.name}: ${o.type}`);
     ctx.out(`  params: ${g.params} tensors, ${g.paramElements} values, ${formatBytes(g.paramBytes)}`);
   }

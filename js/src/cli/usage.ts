@@ -17,7 +17,8 @@ Commands:
   check FILE                 compile and print diagnostics (exit 1 on error)
   dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan; --json
   stats FILE                 JIT and optimiser statistics (--json)
-  info FILE                  metadata, graphs, inputs/outputs, parameter count and bytes
+  info FILE                  metadata, seed, graphs, inputs (optional ones marked)/outputs,
+                             parameter count and bytes
   run FILE                   run a graph on seeded random or given inputs
   bench FILE                 time runs: median, p10, p90 µs per run (outputs reused)
   build FILE.sw              compile and write a bundle (--out FILE.swb; default: next to FILE)
