@@ -50,6 +50,12 @@ struct Node {
   Type type;
   // The type written in source (`node h: T { … }`), if any; checked by T6.
   std::optional<Type> declared_type;
+  // Set by shape inference: declared_type states something inference did
+  // not find (ir::DeclaredTypeAddsFacts), or it chose the dtype of a weak
+  // sub-expression that a run re-types (a graph whose types depend on its
+  // inputs). Such a node carries a check or a dtype of its own, so the
+  // optimiser neither bypasses, merges nor fuses it away.
+  bool declared_adds_facts = false;
   // Operation attributes (schema in op.h; constants hold `value`).
   Attrs attrs;
   // Other `key: value;` lines of the node body (recorded, no effect).

@@ -309,6 +309,13 @@ class GraphInferrer {
   void Run() {
     for (NodeId id = 0; id < graph_.num_nodes(); ++id) InferOne(id);
     CheckReturnType();
+    // A declaration that gave a weak sub-expression its dtype is that dtype's
+    // only source when a run re-types the literals (WithInputTypes), so it
+    // must survive optimisation then. Otherwise the adopted dtype stays on
+    // the constants and the declaration states nothing more.
+    if (!weak_declared_.empty() && TypesDependOnInputs(graph_)) {
+      for (NodeId id : weak_declared_) graph_.node(id).declared_adds_facts = true;
+    }
   }
 
  private:
@@ -422,6 +429,7 @@ class GraphInferrer {
 
   void InferOne(NodeId id) {
     Node& n = graph_.node(id);
+    n.declared_adds_facts = false;  // recomputed below: a previous result is never trusted
     if (n.is_source()) {
       if (n.declared_type) n.type = Bound(*n.declared_type);
       CheckOverflow(id);
@@ -454,10 +462,16 @@ class GraphInferrer {
 
     if (node.declared_type && node.declared_type->is_tensor()) {
       Type declared = Bound(*node.declared_type);
-      if (IsWeak(id)) {
+      const bool adopted = IsWeak(id);
+      if (adopted) {
         SetWeakDType(id, declared.dtype(), false, WeakKind::kBool);
         inferred = node.type;
       }
+      // Compared with what inference found (after a weak adoption, which the
+      // declaration decided); bound, so a name fixed by the compile's dims
+      // is a fact inference has too.
+      node.declared_adds_facts = DeclaredTypeAddsFacts(declared, inferred);
+      if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
       if (!TypesCompatible(declared, inferred)) {
         diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
                     NodePrefix(graph_, node) + "declared type " + declared.ToString() +
@@ -568,6 +582,8 @@ class GraphInferrer {
   std::vector<bool> walked_;
   std::vector<uint32_t> settled_;
   uint32_t epoch_ = 1;
+  // Nodes whose declared type adds nothing but a weak sub-expression's dtype.
+  std::vector<NodeId> weak_declared_;
 };
 
 void CollectCallees(const Graph& g, const Program& p, std::vector<int>* out) {

@@ -139,4 +139,15 @@ bool TypesCompatible(const Type& declared, const Type& actual) {
   return true;
 }
 
+bool DeclaredTypeAddsFacts(const Type& declared, const Type& actual) {
+  if (declared.is_unknown()) return false;
+  if (actual.is_unknown()) return true;
+  if (declared.dtype() != actual.dtype() || declared.rank() != actual.rank()) return true;
+  for (int i = 0; i < declared.rank(); ++i) {
+    const Dim& d = declared.dim(i);
+    if (!d.is_dynamic() && d != actual.dim(i)) return true;
+  }
+  return false;
+}
+
 }  // namespace shrew::ir

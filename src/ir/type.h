@@ -116,4 +116,12 @@ class Type {
 // a fixed size (only a run-time binding can tell).
 bool TypesCompatible(const Type& declared, const Type& actual);
 
+// Whether a `declared` type states a fact that the inferred type `actual`
+// does not: a dtype, rank, fixed size or dimension name that `actual`
+// lacks (a declared `?` states nothing). Such a declaration can still fail
+// at run time (T6 on the specialised graph), so it must not be optimised
+// away (PIPELINE.md §4.1, §6). A declared name is not implied by a fixed
+// size: a run-time binding of the name may differ from it.
+bool DeclaredTypeAddsFacts(const Type& declared, const Type& actual);
+
 }  // namespace shrew::ir

@@ -73,6 +73,55 @@ TEST(ShapesTest, DeclaredNameYieldsToAnInferredFixedSize) {
   EXPECT_EQ(f.TypeOf(y), "Tensor<[4, 5], f32>");
 }
 
+// Node::declared_adds_facts tells the optimiser which declarations still
+// carry a check (or a dimension name) that inference does not have.
+TEST(ShapesTest, DeclaredTypesThatStateMoreThanInferenceAreFlagged) {
+  GraphFixture f;
+  NodeId x = f.In("x", "?");
+  NodeId s = f.In("s", "[?, 4] f32");
+  NodeId a = f.Op(OpKind::kIdentity, {x}, "a");
+  f.g.node(a).declared_type = T("[2] f32");
+  NodeId b = f.Op(OpKind::kIdentity, {s}, "b");
+  f.g.node(b).declared_type = T("[B, 4] f32");
+  NodeId c = f.Op(OpKind::kRelu, {s}, "c");
+  f.g.node(c).declared_type = T("[?, 4] f32");
+  NodeId d = f.Op(OpKind::kRelu, {s}, "d");
+  for (NodeId id : {a, b, c, d}) f.Out(id);
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_TRUE(f.g.node(a).declared_adds_facts);   // x is `?`
+  EXPECT_TRUE(f.g.node(b).declared_adds_facts);   // the name B
+  EXPECT_FALSE(f.g.node(c).declared_adds_facts);  // what inference found
+  EXPECT_FALSE(f.g.node(d).declared_adds_facts);  // no declaration
+  EXPECT_EQ(f.TypeOf(b), "Tensor<[B, 4], f32>");
+
+  // Recomputed on every inference: with B bound, b states nothing more.
+  DimBindings dims{{"B", 3}};
+  f.g.node(s).declared_type = T("[3, 4] f32");
+  InferOptions o;
+  o.bindings = &dims;
+  EXPECT_TRUE(f.Infer(o)) << f.Messages();
+  EXPECT_FALSE(f.g.node(b).declared_adds_facts);
+  EXPECT_TRUE(f.g.node(a).declared_adds_facts);
+}
+
+// A declaration that gives a weak literal its dtype (`node k { op: 2; };
+// node y: Tensor<[], f64> { op: k; };`) is the dtype's only source when a
+// run re-types the literals, i.e. when types depend on the inputs.
+TEST(ShapesTest, DeclaredDtypeOfAWeakExpressionIsAFactOnlyWhenRunsRetypeIt) {
+  for (bool untyped : {false, true}) {
+    GraphFixture f;
+    NodeId x = f.In("x", untyped ? "?" : "[2] f32");
+    NodeId k = f.Const(AttrValue::Int(2), "k");
+    NodeId y = f.Op(OpKind::kIdentity, {k}, "y");
+    f.g.node(y).declared_type = T("[] f64");
+    f.Out(x);
+    f.Out(y);
+    EXPECT_TRUE(f.Infer()) << f.Messages();
+    EXPECT_EQ(f.TypeOf(k), "Tensor<[], f64>");
+    EXPECT_EQ(f.g.node(y).declared_adds_facts, untyped) << untyped;
+  }
+}
+
 TEST(ShapesTest, T6GraphReturnType) {
   GraphFixture f;
   NodeId x = f.In("x", "[4, 20] f32");

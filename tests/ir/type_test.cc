@@ -100,6 +100,25 @@ TEST(TypeTest, Compatibility) {
   EXPECT_TRUE(TypesCompatible(t({}), Type::Unknown()));
 }
 
+// What a declared type states beyond an inferred one: the facts a run-time
+// T6 check can still fail on, so the optimiser must keep the node.
+TEST(TypeTest, DeclaredTypeAddsFacts) {
+  auto t = [](std::vector<Dim> d, DType dt = DType::kF32) { return Type::Tensor(std::move(d), dt); };
+  EXPECT_FALSE(DeclaredTypeAddsFacts(Type::Unknown(), Type::Unknown()));
+  EXPECT_FALSE(DeclaredTypeAddsFacts(Type::Unknown(), t({Dim::Fixed(2)})));
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Fixed(2)}), Type::Unknown()));
+  EXPECT_FALSE(DeclaredTypeAddsFacts(t({Dim::Fixed(2)}), t({Dim::Fixed(2)})));
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Fixed(2)}), t({Dim::Fixed(2)}, DType::kF64)));
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Fixed(2)}), t({Dim::Fixed(2), Dim::Fixed(1)})));
+  EXPECT_FALSE(DeclaredTypeAddsFacts(t({Dim::Dynamic()}), t({Dim::Fixed(2)})));
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Fixed(2)}), t({Dim::Dynamic()})));
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Symbolic("B"), Dim::Fixed(4)}), t({Dim::Dynamic(), Dim::Fixed(4)})));
+  EXPECT_FALSE(DeclaredTypeAddsFacts(t({Dim::Symbolic("B")}), t({Dim::Symbolic("B")})));
+  // A name is not implied by a size: a run may bind it to another one.
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Symbolic("B")}), t({Dim::Fixed(3)})));
+  EXPECT_TRUE(DeclaredTypeAddsFacts(t({Dim::Fixed(3)}), t({Dim::Symbolic("B")})));
+}
+
 TEST(DimTest, ToStringAndBind) {
   EXPECT_EQ(Dim::Fixed(7).ToString(), "7");
   EXPECT_EQ(Dim::Symbolic("N").ToString(), "N");
