@@ -21,6 +21,22 @@ int DTypeTag(const ir::Node& node) {
 // attribute, so `range()` of [3] and of [5] are different values.
 bool TypeInKey(const ir::Node& node) { return node.op == ir::OpKind::kRange && node.operands.empty(); }
 
+// A declared type that states more than inference found (Node::
+// declared_adds_facts) is checked at run time on the node that carries it,
+// so it is part of what the node is: `node a: Tensor<[2], f64> { op: relu(x); }`
+// and `node b: Tensor<[3], f64> { op: relu(x); }` must both stay, or one of
+// the checks is lost and b would report a's type. Nodes whose declarations
+// add nothing key as before.
+const ir::Type* CheckedDeclaredType(const ir::Node& node) {
+  return node.declared_adds_facts && node.declared_type ? &*node.declared_type : nullptr;
+}
+
+bool SameCheckedDeclaredType(const ir::Node& x, const ir::Node& y) {
+  const ir::Type* a = CheckedDeclaredType(x);
+  const ir::Type* b = CheckedDeclaredType(y);
+  return a == nullptr ? b == nullptr : b != nullptr && *a == *b;
+}
+
 uint64_t Mix(uint64_t h, uint64_t v) {
   // boost::hash_combine's mixer: cheap and good enough for a hash table key.
   return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
@@ -63,7 +79,8 @@ bool IsCseEligible(const ir::Node& node, bool provisional) {
 // Same key (§6.5): everything but the node's identity.
 bool SameCseKey(const ir::Node& x, const ir::Node& y) {
   return x.op == y.op && DTypeTag(x) == DTypeTag(y) && x.operands == y.operands &&
-         x.callee == y.callee && AttrsEqual(x.attrs, y.attrs) && (!TypeInKey(x) || x.type == y.type);
+         x.callee == y.callee && AttrsEqual(x.attrs, y.attrs) && (!TypeInKey(x) || x.type == y.type) &&
+         SameCheckedDeclaredType(x, y);
 }
 
 uint64_t CseHash(const ir::Node& node) {
@@ -71,6 +88,7 @@ uint64_t CseHash(const ir::Node& node) {
   for (ir::NodeId op : node.operands) h = Mix(h, static_cast<uint32_t>(op));
   h = Mix(h, std::hash<std::string>()(node.callee));
   if (TypeInKey(node)) h = Mix(h, std::hash<std::string>()(node.type.ToString()));
+  if (const ir::Type* t = CheckedDeclaredType(node)) h = Mix(h, std::hash<std::string>()(t->ToString()));
   return Mix(h, HashAttrs(node.attrs));
 }
 

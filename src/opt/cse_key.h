@@ -4,7 +4,10 @@
 // A key is everything but the node's identity: canonical operation, all
 // attributes (kind-aware, in any order), the callee, for constants the
 // resolved dtype (or "still weak"), for an operand-less `range` its type,
-// and the operand ids in order. Equal keys give equal hashes.
+// the operand ids in order, and a declared type that states more than
+// inference found (it is checked at run time on that node, so merging two
+// nodes with different ones would drop a check). Equal keys give equal
+// hashes.
 #pragma once
 
 #include <cstdint>

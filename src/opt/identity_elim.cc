@@ -8,9 +8,14 @@
 namespace shrew::opt {
 namespace {
 
+// An identity whose declared type states more than its operand's type
+// (`node y: Tensor<[2], f32> { op: x; }` with `x: ?`) is the only place that
+// type is checked at run time (T6 when the graph is specialised), or the
+// only source of a dimension name or dtype; bypassing it would silently drop
+// that check or type, and optimisation must not change results (§4.1, §6).
 bool IsBypassable(const ir::Node& node) {
   return node.role == ir::NodeRole::kCompute && node.op == ir::OpKind::kIdentity &&
-         node.operands.size() == 1;
+         node.operands.size() == 1 && !node.declared_adds_facts;
 }
 
 }  // namespace

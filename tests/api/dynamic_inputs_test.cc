@@ -100,6 +100,56 @@ TEST(DynamicInputs, ShapeErrorsAtTheFirstRunNameTheirPosition) {
       << out.status().message();
 }
 
+// Both executors fail a run whose specialised types contradict a node's
+// declared type (T6, checked at run time because x is `?`), with the node
+// and both types in the message.
+void ExpectDeclaredTypeError(Program& p, const TensorMap& in, const std::string& message) {
+  Result<TensorMap> jit = p.Run("G", in);
+  ASSERT_FALSE(jit.ok()) << "tape run succeeded";
+  EXPECT_NE(jit.status().message().find(message), std::string::npos) << jit.status().message();
+  Result<TensorMap> ref = p.Interpret("G", in);
+  ASSERT_FALSE(ref.ok()) << "interpreter run succeeded";
+  EXPECT_NE(ref.status().message().find(message), std::string::npos) << ref.status().message();
+}
+
+// QA A1: identity elimination bypassed `y`, and with it the only check of
+// its declared type; an i64[3] input came out as `y: i64[3]`. Written
+// `relu(x)` it failed as it should: both spellings fail alike now.
+TEST(DynamicInputs, DeclaredTypeOfAnAliasIsCheckedAtRunTime) {
+  for (const char* op : {"x", "relu(x)"}) {
+    SCOPED_TRACE(op);
+    std::unique_ptr<Program> p = MakeProgram(std::string("@graph G {\n  input x: ?;\n  node y: Tensor<[2], f32> { op: ") +
+                                             op + "; };\n  output y;\n}\n");
+    ASSERT_NE(p, nullptr);
+    ExpectDeclaredTypeError(*p, One("x", Tensor::FromVector<double>(ir::DType::kF64, {3}, {1, 2, 3}).value()),
+                            "[G::y] declared type Tensor<[2], f32> does not match inferred type Tensor<[3], f64>");
+    if (std::string(op) == "x") {  // QA's input (relu rejects integers before T6)
+      ExpectDeclaredTypeError(*p, One("x", Tensor::FromVector<int64_t>(ir::DType::kI64, {3}, {1, 2, 3}).value()),
+                              "[G::y] declared type Tensor<[2], f32> does not match inferred type Tensor<[3], i64>");
+    }
+    const TensorMap ok = One("x", F32({2}, {0.5, 2}));
+    jit::testing::RunBoth(*p, "G", ok);
+  }
+}
+
+// QA A2: CSE merged b into a, so b's check was lost and the run returned
+// `b: f64[2]` for a node declared Tensor<[3], f64>.
+TEST(DynamicInputs, DuplicatesWithDifferentDeclaredTypesAreEachChecked) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G {\n"
+      "  input x: ?;\n"
+      "  node a: Tensor<[2], f64> { op: relu(x); };\n"
+      "  node b: Tensor<[3], f64> { op: relu(x); };\n"
+      "  output a;\n"
+      "  output b;\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  ExpectDeclaredTypeError(*p, One("x", Tensor::FromVector<double>(ir::DType::kF64, {2}, {-1, 2}).value()),
+                          "[G::b] declared type Tensor<[3], f64> does not match inferred type Tensor<[2], f64>");
+  ExpectDeclaredTypeError(*p, One("x", Tensor::FromVector<double>(ir::DType::kF64, {3}, {-1, 2, 3}).value()),
+                          "[G::a] declared type Tensor<[2], f64> does not match inferred type Tensor<[3], f64>");
+}
+
 TEST(DynamicInputs, LiteralsTakeTheInputsDtypesAfterOptimisation) {
   // The optimiser must leave the literals of such a graph alone: folded,
   // 1 / 2 was the i64 0 (y was 0); merged, the `1` of a and of b was one

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "diag/diagnostic.h"
+#include "ir/shapes.h"
 #include "opt_test_util.h"
 
 namespace shrew::opt {
@@ -217,6 +219,55 @@ TEST(CseTest, RangesWithoutOperandsOfDifferentLengthsAreNotMerged) {
             "%3 m = range\n"
             "outputs: a=%0, b=%1, c=%0, n=%2, m=%3\n");
   ExpectInvariants(g);
+}
+
+// `input x: ?; node a: Tensor<[2], f64> { op: relu(x); }; node b:
+// Tensor<[3], f64> { op: relu(x); };`: each declaration is checked at run
+// time on its own node. Merged, b's check was gone and b reported a's type
+// (`output b: Tensor<[2], f64>`). Equal declarations are one check; plain
+// duplicates merge as before.
+TEST(CseTest, NodesWithDifferentCheckedDeclaredTypesAreNotMerged) {
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", ir::Type::Unknown());
+  auto relu = [&](const char* name, int64_t n) {
+    ir::NodeId id = g.AddNode(name, OpKind::kRelu, {x});
+    g.node(id).declared_type = ir::Type::Tensor({ir::Dim::Fixed(n)}, DType::kF64);
+    g.AddOutput(name, id);
+  };
+  relu("a", 2);
+  relu("b", 3);
+  relu("c", 2);
+  g.AddOutput("e", g.AddNode("e", OpKind::kExp, {x}));
+  g.AddOutput("f", g.AddNode("f", OpKind::kExp, {x}));
+  diag::DiagnosticBag diags;
+  ASSERT_TRUE(ir::InferGraphTypes(&g, nullptr, &diags));
+
+  EXPECT_EQ(RunCse(g), 2);
+  EXPECT_EQ(Render(g),
+            "%0 x = input\n"
+            "%1 a = relu(%0)\n"
+            "%2 b = relu(%0)\n"
+            "%3 e = exp(%0)\n"
+            "outputs: a=%1, b=%2, c=%1, e=%3, f=%3\n");
+  ASSERT_EQ(g.num_nodes(), 4);
+  EXPECT_EQ(g.node(2).type.ToString(), "Tensor<[3], f64>");
+  ExpectInvariants(g);
+}
+
+// A declaration that says no more than inference found is no reason to
+// keep a duplicate.
+TEST(CseTest, DeclaredTypesThatRepeatTheInferredOneDoNotBlockMerging) {
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", F32({2}));
+  ir::NodeId a = g.AddNode("a", OpKind::kRelu, {x});
+  ir::NodeId b = g.AddNode("b", OpKind::kRelu, {x});
+  g.node(b).declared_type = F32({2});
+  g.AddOutput("a", a);
+  g.AddOutput("b", b);
+  diag::DiagnosticBag diags;
+  ASSERT_TRUE(ir::InferGraphTypes(&g, nullptr, &diags));
+  EXPECT_EQ(RunCse(g), 1);
+  EXPECT_EQ(g.num_nodes(), 2);
 }
 
 TEST(CseTest, LargeGraphIsLinear) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "diag/diagnostic.h"
+#include "ir/shapes.h"
 #include "opt_test_util.h"
 
 namespace shrew::opt {
@@ -47,6 +49,63 @@ TEST(IdentityElimTest, ChainsResolveToTheFinalSourceInOnePass) {
             "outputs: y=%2, last=%1\n");
   ExpectInvariants(g);
   EXPECT_EQ(RunIdentityElim(g), 0);
+}
+
+ir::Type Tensor(std::vector<ir::Dim> dims, ir::DType dtype = ir::DType::kF32) {
+  return ir::Type::Tensor(std::move(dims), dtype);
+}
+
+void Infer(ir::Graph& g) {
+  diag::DiagnosticBag diags;
+  ASSERT_TRUE(ir::InferGraphTypes(&g, nullptr, &diags)) << (diags.all().empty() ? "" : diags.all()[0].message);
+}
+
+// `input x: ?; node y: Tensor<[2], f32> { op: x; };`: y's declaration is
+// checked when a run specialises the graph (T6), on y. Bypassed, y's output
+// was x itself and an i64[3] input came out as `y: i64[3]` with no error.
+TEST(IdentityElimTest, IdentityWhoseDeclaredTypeStatesMoreIsKept) {
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", ir::Type::Unknown());
+  ir::NodeId y = g.AddNode("y", OpKind::kIdentity, {x});
+  g.node(y).declared_type = Tensor({ir::Dim::Fixed(2)});
+  ir::NodeId z = g.AddNode("z", OpKind::kIdentity, {y});  // no declaration: bypassed
+  g.AddOutput("y", y);
+  g.AddOutput("z", z);
+  Infer(g);
+
+  EXPECT_EQ(RunIdentityElim(g), 1);
+  EXPECT_EQ(Render(g),
+            "%0 x = input\n"
+            "%1 y = identity(%0)\n"
+            "outputs: y=%1, z=%1\n");
+  ASSERT_EQ(g.num_nodes(), 2);
+  ASSERT_TRUE(g.node(1).declared_type.has_value());
+  EXPECT_EQ(g.node(1).declared_type->ToString(), "Tensor<[2], f32>");
+  ExpectInvariants(g);
+}
+
+// `input x: Tensor<[?, 4], f32>; node y: Tensor<[B, 4], f32> { op: x; };`:
+// the name B is y's alone (`info` showed `output y: Tensor<[?, 4], f32>`).
+// A declaration that repeats what x has says nothing more and goes.
+TEST(IdentityElimTest, DeclaredDimensionNamesSurviveAndRepeatedTypesDoNot) {
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", Tensor({ir::Dim::Dynamic(), ir::Dim::Fixed(4)}));
+  ir::NodeId y = g.AddNode("y", OpKind::kIdentity, {x});
+  g.node(y).declared_type = Tensor({ir::Dim::Symbolic("B"), ir::Dim::Fixed(4)});
+  ir::NodeId same = g.AddNode("same", OpKind::kIdentity, {x});
+  g.node(same).declared_type = Tensor({ir::Dim::Dynamic(), ir::Dim::Fixed(4)});
+  g.AddOutput("y", y);
+  g.AddOutput("same", same);
+  Infer(g);
+
+  EXPECT_EQ(RunIdentityElim(g), 1);
+  EXPECT_EQ(Render(g),
+            "%0 x = input\n"
+            "%1 y = identity(%0)\n"
+            "outputs: y=%1, same=%0\n");
+  ASSERT_EQ(g.num_nodes(), 2);
+  EXPECT_EQ(g.node(1).type.ToString(), "Tensor<[B, 4], f32>");
+  ExpectInvariants(g);
 }
 
 TEST(IdentityElimTest, InputsAndParamsAreNeverBypassed) {

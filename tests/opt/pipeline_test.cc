@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "support/sanitizer.h"
+#include "api/compile.h"
 #include "diag/diagnostic.h"
 #include "ir/dump.h"
 #include "ir/shapes.h"
@@ -73,6 +74,40 @@ TEST(OptStatsTest, DisplayForm) {
   EXPECT_EQ(s.dead_code_removed, 3);
   EXPECT_EQ(s.rounds, 2);
   EXPECT_EQ(s.total(), 7);
+}
+
+// The QA reproductions (A2, A3) through the front end: declared types that
+// state more than inference found survive optimisation, on the node that
+// declares them, with the type `info` shows; the other rewrites still run.
+TEST(PipelineTest, DeclaredTypesSurviveOptimisation) {
+  CompileResult r = Compile(
+      "@graph G {\n"
+      "  input x: Tensor<[?, 4], f32>;\n"
+      "  node y: Tensor<[B, 4], f32> { op: x; };\n"
+      "  output y;\n"
+      "  node z: Tensor<[B, 4], f32> { op: relu(x); };\n"
+      "  output z;\n"
+      "  node p { op: x; };\n"
+      "  output p;\n"
+      "}\n"
+      "@graph H {\n"
+      "  input x: ?;\n"
+      "  node a: Tensor<[2], f64> { op: relu(x); };\n"
+      "  node b: Tensor<[3], f64> { op: relu(x); };\n"
+      "  output a;\n"
+      "  output b;\n"
+      "}\n");
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  EXPECT_EQ(r.stats.ToString(), "OptStats { dce: 0, identity: 1, const_fold: 0, cse: 0, fusion: 0 }");
+  auto output_type = [&](const char* graph, const char* name) {
+    const ir::Graph& g = *r.program.FindGraph(graph);
+    return g.node(g.outputs()[static_cast<size_t>(g.FindOutput(name))].node).type.ToString();
+  };
+  EXPECT_EQ(output_type("G", "y"), "Tensor<[B, 4], f32>");
+  EXPECT_EQ(output_type("G", "z"), "Tensor<[B, 4], f32>");
+  EXPECT_EQ(output_type("G", "p"), "Tensor<[?, 4], f32>");
+  EXPECT_EQ(output_type("H", "a"), "Tensor<[2], f64>");
+  EXPECT_EQ(output_type("H", "b"), "Tensor<[3], f64>");
 }
 
 TEST(PipelineTest, RoundOrderIsTheSpecOrder) {

@@ -211,6 +211,30 @@ TEST(QuietRoundsTest, TwinChainsMergeOneLevelPerRound) {
   EXPECT_EQ(Render(h), Render(g));
 }
 
+// The replay keys nodes as CSE does: a declared type checked at run time is
+// part of the key (the table holds one node per key, so it must be).
+TEST(QuietRoundsTest, CheckedDeclaredTypesKeepNodesApart) {
+  ir::Graph g("G");
+  NodeId x = g.AddInput("x", ir::Type::Unknown());
+  const int64_t sizes[] = {2, 3, 2};
+  const char* names[] = {"a", "b", "c"};
+  for (int k = 0; k < 3; ++k) {
+    NodeId id = g.AddNode(names[k], OpKind::kRelu, {x});
+    g.node(id).declared_type = ir::Type::Tensor({ir::Dim::Fixed(sizes[k])}, ir::DType::kF64);
+    g.AddOutput(names[k], id);
+  }
+  diag::DiagnosticBag diags;
+  ASSERT_TRUE(ir::InferGraphTypes(&g, nullptr, &diags));
+  QuietRounds r = RunQuietRounds(g, {});
+  EXPECT_EQ(r.merged, 1);
+  EXPECT_EQ(Render(g),
+            "%0 x = input\n"
+            "%1 a = relu(%0)\n"
+            "%2 b = relu(%0)\n"
+            "outputs: a=%1, b=%2, c=%1\n");
+  ExpectInvariants(g);
+}
+
 TEST(QuietRoundsTest, StopsWhereAMergeMakesAPairFusable) {
   // relu(x + y) twice: round 1 merges the adds (the add then has two
   // readers, so nothing fuses), round 2 the relus, which leaves the add
