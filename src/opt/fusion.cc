@@ -91,6 +91,10 @@ std::optional<OpKind> FusedOpFor(const ir::Graph& graph, const Pattern& pattern,
   const ir::Node& prod = graph.node(p);
   if (prod.is_source() || prod.operands.size() != 2) return std::nullopt;
   if (consumers[static_cast<size_t>(p)] != 1 || is_output[static_cast<size_t>(p)]) return std::nullopt;
+  // The producer disappears into the fused node, and with it the run-time
+  // check of a declared type that states more than inference found (§4.1):
+  // such a producer stays, as an output would.
+  if (prod.declared_adds_facts) return std::nullopt;
   for (int k = 0; k < pattern.num_producers; ++k) {
     if (prod.op == pattern.producers[k].producer) return pattern.producers[k].fused;
   }

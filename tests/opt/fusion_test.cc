@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "diag/diagnostic.h"
+#include "ir/shapes.h"
 #include "opt/cse.h"
 #include "opt_test_util.h"
 
@@ -79,6 +81,32 @@ TEST(FusionTest, FusedNodeKeepsTypeAndId) {
             "outputs: out=%2\n");
   EXPECT_EQ(g.node(2).type, F32({2, 4}));
   EXPECT_EQ(g.node(2).hints, std::vector<std::string>{"fast"});
+}
+
+// `node m: Tensor<[B, 4], f32> { op: matmul(x, w); }` with x: [?, 3]: m's
+// declaration is checked (and names B) on m alone, so m is not absorbed.
+// One that repeats the inferred type fuses as before.
+TEST(FusionTest, ProducerWithACheckedDeclaredTypeIsNotFused) {
+  ir::Graph g("G");
+  ir::NodeId x = g.AddInput("x", ir::Type::Tensor({ir::Dim::Dynamic(), ir::Dim::Fixed(3)}, ir::DType::kF32));
+  ir::NodeId w = g.AddParam("w", F32({3, 4}));
+  ir::NodeId m = g.AddNode("m", OpKind::kMatmul, {x, w});
+  g.node(m).declared_type = ir::Type::Tensor({ir::Dim::Symbolic("B"), ir::Dim::Fixed(4)}, ir::DType::kF32);
+  g.AddOutput("r", g.AddNode("r", OpKind::kRelu, {m}));
+  ir::NodeId n = g.AddNode("n", OpKind::kMatmul, {x, w});
+  g.node(n).declared_type = ir::Type::Tensor({ir::Dim::Dynamic(), ir::Dim::Fixed(4)}, ir::DType::kF32);
+  g.AddOutput("s", g.AddNode("s", OpKind::kRelu, {n}));
+  diag::DiagnosticBag diags;
+  ASSERT_TRUE(ir::InferGraphTypes(&g, nullptr, &diags));
+  EXPECT_EQ(RunFusion(g), 1);
+  EXPECT_EQ(Render(g),
+            "%0 x = input\n"
+            "%1 w = param\n"
+            "%2 m = matmul(%0, %1)\n"
+            "%3 r = relu(%2)\n"
+            "%4 s_fused = fused_matmul_relu(%0, %1)\n"
+            "outputs: r=%3, s=%4\n");
+  ExpectInvariants(g);
 }
 
 TEST(FusionTest, MatmulWithTwoConsumersIsNotFused) {
