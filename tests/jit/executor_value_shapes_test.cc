@@ -143,6 +143,16 @@ TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   EXPECT_NE(huge.status().message().find("node 'r' (range) would be Tensor<[1999999973982208], i64>, over the limit of"),
             std::string::npos)
       << huge.status().ToString();
+  // A bound that is no int64 at all is invalid, on both executors (the
+  // tape called inf a length over the cap).
+  for (float bad : {INFINITY, 1e19f}) {
+    Result<TensorMap> tape = p->Run("G", Feed("x", F32({2}, {bad, 0})));
+    Result<TensorMap> interp = p->Interpret("G", Feed("x", F32({2}, {bad, 0})));
+    ASSERT_FALSE(tape.ok());
+    ASSERT_FALSE(interp.ok());
+    EXPECT_EQ(tape.status().code(), StatusCode::kInvalidArgument) << tape.status().ToString();
+    EXPECT_EQ(interp.status().code(), StatusCode::kInvalidArgument) << interp.status().ToString();
+  }
   Result<TensorMap> ok = p->Run("G", Feed("x", F32({2}, {1, 2})));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(I64Values(ok->at("r")), (std::vector<int64_t>{0, 1, 2}));
