@@ -310,7 +310,7 @@ test("an @assert over the run's dims fails the run with its message; the program
   try {
     assert.throws(() => p.run("G", { x: new Tensor("f32", [1, 2], new Float32Array(2)) }),
       (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition" &&
-        e.message.includes("graph 'G': assertion failed at 3:3: need two rows (N >= 2, with N = 1)"));
+        e.message.includes("graph 'G': assertion failed at <input>:3:3: need two rows (N >= 2, with N = 1)"));
     assert.throws(() => p.interpret("G", { x: new Tensor("f32", [1, 2], new Float32Array(2)) }), /need two rows/);
     assert.deepEqual([...p.run("G", { x: new Tensor("f32", [2, 2], new Float32Array(4)) }).y.data], [1, 1, 1, 1]);
   } finally {

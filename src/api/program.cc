@@ -140,6 +140,7 @@ Result<std::unique_ptr<Program>> Program::CreateWithParams(ir::Program program, 
 Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag::SourceFile* text, uint64_t seed,
                                                  ProgramOptions options, const ParamSource& source) {
   std::unique_ptr<Program> p(new Program(std::move(program), std::move(options), seed));
+  if (text != nullptr) p->source_name_ = text->name();
   Status init = p->Init(source);
   if (!init.ok()) {
     // A .sw error names file, line and column, also when it is found only
@@ -293,6 +294,7 @@ jit::ExecutorOptions Program::MakeExecutorOptions() const {
   eo.verify_plans = options_.verify_plans;
   eo.check_slots = options_.check_slots;
   eo.max_tensor_bytes = options_.max_tensor_bytes;
+  eo.source_name = source_name_;
   return eo;
 }
 
@@ -330,7 +332,7 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   const std::string where = "graph '" + g.name() + "' with inputs (" + described + ")";
   ir::InferOptions io;
   io.default_float = options_.default_dtype;
-  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io);
+  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_);
   if (!typed.ok()) return Status(typed.code(), where + ": " + typed.message());
   Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(sg, MakeCompileOptions(sg));
   if (!cg.ok()) return Status(cg.status().code(), where + ": " + cg.status().message());

@@ -31,7 +31,8 @@ using ir::kMaxCallDepth;
 // dims are the runtime configuration's, then those its inputs bind: a
 // caller's own names do not reach it (as in the interpreter).
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
-                                const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
+                                const ir::DimBindings& config_dims, const ir::InferOptions& io,
+                                std::string_view file, int depth) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
   const std::vector<int> indices = ir::CallInputIndices(node);
   if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices)) {
@@ -52,7 +53,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
   ir::Graph g = ir::WithInputTypes(*callee, types);
   Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
   if (!dims.ok()) return dims.status();
-  SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, config_dims, io, depth + 1));
+  SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, config_dims, io, file, depth + 1));
   return g.node(g.outputs().front().node).type;
 }
 
@@ -99,7 +100,8 @@ bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
 // pin it (as a declared type) to the callee's specialised output and re-infer.
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
+                           int depth) {
   // Literals left weak (ir::WithInputTypes) stay weak in every round, so that
   // they adopt a call's result type once it is pinned.
   const std::vector<ir::NodeId> weak = ir::WeakConstants(*g);
@@ -110,7 +112,8 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
       for (const diag::Diagnostic& d : diags.all()) {
         if (d.severity != diag::Severity::Error) continue;
         // The node's source position: these errors surface at run time, away from the source.
-        const std::string at = d.span.valid() ? "at " + std::to_string(d.span.line) + ":" +
+        const std::string at = d.span.valid() ? "at " + (file.empty() ? "" : std::string(file) + ":") +
+                                                    std::to_string(d.span.line) + ":" +
                                                     std::to_string(d.span.column) + ": "
                                               : "";
         return InvalidArgument(at + d.message);
@@ -125,7 +128,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
       }
     }
     if (pending == nullptr) return Status::Ok();
-    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, depth);
+    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, file, depth);
     if (!t.ok()) return t.status();
     pending->declared_type = *t;
     pending->type = *t;
@@ -172,7 +175,7 @@ Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, cons
   }
   ir::InferOptions io;
   io.default_float = options_.default_float;
-  Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, 0);
+  Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name);
   if (!specialized.ok()) {
     return Status(specialized.code(),
                   "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());

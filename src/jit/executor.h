@@ -63,14 +63,19 @@ struct ExecutorOptions {
   // Largest value (slot) a binding may hold: planning a bigger one is a
   // ResourceExhausted error naming the node, before the arena grows.
   uint64_t max_tensor_bytes = uint64_t{1} << 50;
+  // The .sw file's name: a run-time shape error reads "at FILE:LINE:COL:"
+  // (empty: "at LINE:COL:").
+  std::string source_name;
 };
 
 // Re-infers the types of `g`, whose inputs already have their concrete
 // types, with `dims` bound; a call's result type comes from its callee
 // specialised the same way (`depth` counts nested calls). Errors: the first
-// shape-inference error, calls nested deeper than ir::kMaxCallDepth.
+// shape-inference error at its source position (in `file`, when named),
+// calls nested deeper than ir::kMaxCallDepth.
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth = 0);
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file = {},
+                           int depth = 0);
 
 // Everything that depends on one binding of the input shapes.
 struct BindingPlan {

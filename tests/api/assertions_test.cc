@@ -40,11 +40,11 @@ TEST(Assertions, AFalseConditionFailsTheRunWithItsMessageOnBothExecutors) {
     ASSERT_FALSE(one.ok());
     EXPECT_EQ(one.status().code(), StatusCode::kFailedPrecondition);
     EXPECT_EQ(one.status().message(),
-              "graph 'G': assertion failed at 4:3: need at least two rows (N > 1, with N = 1)");
+              "graph 'G': assertion failed at <input>:4:3: need at least two rows (N > 1, with N = 1)");
     Result<TensorMap> odd = interp ? p->Interpret("G", X(3)) : p->Run("G", X(3));
     ASSERT_FALSE(odd.ok());
     EXPECT_EQ(odd.status().message(),
-              "graph 'G': assertion failed at 6:5: an even batch of at most 2H (N % 2 == 0 && N <= H * 2, with H = 4, "
+              "graph 'G': assertion failed at <input>:6:5: an even batch of at most 2H (N % 2 == 0 && N <= H * 2, with H = 4, "
               "N = 3)");
     Result<TensorMap> big = interp ? p->Interpret("G", X(10)) : p->Run("G", X(10));
     ASSERT_FALSE(big.ok());
@@ -90,7 +90,7 @@ TEST(Assertions, ConfigOnlyConditionsAndFloats) {
   Result<TensorMap> out = p->Run("G", X(2));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().message(),
-            "graph 'G': assertion failed at 4:3: rate too small for H (rate * H >= 2.5, with H = 4, rate = 0.5)");
+            "graph 'G': assertion failed at <input>:4:3: rate too small for H (rate * H >= 2.5, with H = 4, rate = 0.5)");
 }
 
 }  // namespace

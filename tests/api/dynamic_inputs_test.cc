@@ -84,6 +84,24 @@ TEST(DynamicInputs, DumpsFollowTheLastRun) {
   EXPECT_FALSE(dumped(2));
 }
 
+// Run-time shape errors and failed assertions name the file as compile
+// diagnostics do (they said only "at 4:3").
+TEST(DynamicInputs, RunTimeErrorsNameTheSourceFile) {
+  CompileOptions copts;
+  copts.filename = "model.sw";
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph U {\n"
+      "  input x: ?;\n"
+      "  param w: Tensor<[2, 4], f32> { init: \"zeros\"; };\n"
+      "  output y: matmul(x, w);\n"
+      "}\n",
+      {}, copts);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> shape = p->Run("U", One("x", Tensor::Zeros(ir::DType::kF32, {2, 3}).value()));
+  ASSERT_FALSE(shape.ok());
+  EXPECT_NE(shape.status().message().find(": at model.sw:4:3: "), std::string::npos) << shape.status().message();
+}
+
 TEST(DynamicInputs, ShapeErrorsAtTheFirstRunNameTheirPosition) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph U {\n"
@@ -94,7 +112,7 @@ TEST(DynamicInputs, ShapeErrorsAtTheFirstRunNameTheirPosition) {
   ASSERT_NE(p, nullptr);
   Result<TensorMap> out = p->Run("U", One("x", Tensor::Zeros(ir::DType::kF32, {2, 3}).value()));
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("graph 'U' with inputs (x: Tensor<[2, 3], f32>): at 4:3: "), std::string::npos)
+  EXPECT_NE(out.status().message().find("graph 'U' with inputs (x: Tensor<[2, 3], f32>): at <input>:4:3: "), std::string::npos)
       << out.status().message();
   EXPECT_NE(out.status().message().find("matmul inner dimensions 3 and 2 differ"), std::string::npos)
       << out.status().message();
