@@ -206,15 +206,25 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
   // the JIT compiles it per input signature).
   ir::Graph typed;
   const bool retype = ir::TypesDependOnInputs(declared);
+  // Dims: the configuration's, then those the inputs' declared types bind
+  // (the typed copy below has fixed sizes only, so binding from it would
+  // lose `N` of `n: Tensor<[N], f32>` and leave `expand(x, shape: [N])`
+  // unresolved, where the tape binds it).
+  ir::DimBindings bound = options_.dims;
+  for (size_t i = 0; i < inputs.size() && i < declared.inputs().size(); ++i) {
+    if (inputs[i] != nullptr) BindFrom(declared.node(declared.inputs()[i].node).type, *inputs[i], &bound);
+  }
   std::vector<ir::NodeId> weak;  // literal constants left weak: weak in every re-inference
   auto infer = [&]() -> Status {
     for (ir::NodeId id : weak) typed.node(id).type = ir::Type::Unknown();
     diag::DiagnosticBag diags;
     ir::InferOptions io;
     io.default_float = options_.default_float_dtype;
-    if (ir::SpecializeGraphTypes(&typed, program_, options_.dims, &diags, io)) return Status::Ok();
+    if (ir::SpecializeGraphTypes(&typed, program_, bound, &diags, io)) return Status::Ok();
     for (const diag::Diagnostic& d : diags.all()) {
-      if (d.severity == diag::Severity::Error) return InvalidArgument(d.message);
+      if (d.severity != diag::Severity::Error) continue;
+      // A shape too large to count is a resource limit (as CheckTypeFits says).
+      return d.kind == diag::Kind::ShapeOverflow ? ResourceExhausted(d.message) : InvalidArgument(d.message);
     }
     return InvalidArgument("shape inference failed for these inputs");
   };
@@ -235,7 +245,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
   std::vector<const Tensor*> value(static_cast<size_t>(n), nullptr);
   std::vector<std::optional<Tensor>> owned(static_cast<size_t>(n));
   RunResult result;
-  result.dims = options_.dims;
+  result.dims = std::move(bound);
   ir::DimBindings& dims = result.dims;
 
   // Binds a caller's tensor to a source node, re-tagging it (one copy) when

@@ -116,6 +116,8 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
                                                     std::to_string(d.span.line) + ":" +
                                                     std::to_string(d.span.column) + ": "
                                               : "";
+        // A shape too large to count is a resource limit, as the interpreter says.
+        if (d.kind == diag::Kind::ShapeOverflow) return ResourceExhausted(at + d.message);
         return InvalidArgument(at + d.message);
       }
       return InvalidArgument("shape inference failed");

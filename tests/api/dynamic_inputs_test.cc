@@ -102,6 +102,41 @@ TEST(DynamicInputs, RunTimeErrorsNameTheSourceFile) {
   EXPECT_NE(shape.status().message().find(": at model.sw:4:3: "), std::string::npos) << shape.status().message();
 }
 
+// In a graph with an untyped input, a dim the other inputs' declared types
+// bind is bound for the interpreter too (it re-typed every input with fixed
+// sizes and lost N: "unresolved symbolic dimension 'N'", where the tape ran).
+TEST(DynamicInputs, DimsOfTypedInputsBindInAGraphWithAnUntypedOne) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G { input x: ?; input n: Tensor<[N], f32>; output y: expand(x, shape: [N, 3]); }");
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", F32({1, 1}, {5}));
+  in.emplace("n", Tensor::Zeros(ir::DType::kF32, {2}).value());
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? p->Interpret("G", in) : p->Run("G", in);
+    ASSERT_TRUE(out.ok()) << (interpret ? "interpreter: " : "tape: ") << out.status().ToString();
+    EXPECT_EQ(out->at("y").shape(), (runtime::Shape{2, 3}));
+    EXPECT_EQ(out->at("y").GetDouble(5), 5.0);
+  }
+}
+
+// A shape too large to count, found at run time, is the same resource limit
+// on both executors (the tape said invalid_argument).
+TEST(DynamicInputs, AShapeTooLargeToCountIsResourceExhaustedOnBothExecutors) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G { input x: ?; input n: Tensor<[N], f32>; output y: expand(x, shape: [N, N, N]); }");
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", Tensor::Zeros(ir::DType::kF32, {1, 1, 1}).value());
+  in.emplace("n", Tensor::Zeros(ir::DType::kF32, {int64_t{1} << 22}).value());  // 2^66 elements
+  Result<TensorMap> tape = p->Run("G", in);
+  Result<TensorMap> interp = p->Interpret("G", in);
+  ASSERT_FALSE(tape.ok());
+  ASSERT_FALSE(interp.ok());
+  EXPECT_EQ(tape.status().code(), StatusCode::kResourceExhausted) << tape.status().ToString();
+  EXPECT_EQ(interp.status().code(), StatusCode::kResourceExhausted) << interp.status().ToString();
+}
+
 TEST(DynamicInputs, ShapeErrorsAtTheFirstRunNameTheirPosition) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph U {\n"
