@@ -12,11 +12,17 @@ export function formatShape(shape: readonly (number | string)[] | null): string 
 
 /** A value for a table cell: 4 significant digits, integers as they are. */
 export function formatValue(v: number): string {
+  if (Object.is(v, -0)) return "-0";  // String(-0) is "0"
   if (Number.isInteger(v) && Math.abs(v) < 1e9) return String(v);
   if (!Number.isFinite(v)) return String(v);
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(3);
   return v.toPrecision(4);
+}
+
+/** A number exactly as JS round-trips it, keeping the sign of -0. */
+export function exactText(v: number): string {
+  return Object.is(v, -0) ? "-0" : String(v);
 }
 
 export function formatMs(ms: number): string {

@@ -5,10 +5,11 @@
 import { Graph, layout } from "@dagrejs/dagre";
 import type { LayoutRequest, LayoutResult } from "./layout-client.js";
 
-self.onmessage = (ev: MessageEvent<LayoutRequest>) => {
-  const req = ev.data;
+const SPACING = { nodesep: 18, ranksep: 28, margin: 8 };
+
+function dagreLayout(req: LayoutRequest): LayoutResult {
   const g = new Graph();
-  g.setGraph({ rankdir: "TB", nodesep: 18, ranksep: 28, marginx: 8, marginy: 8 });
+  g.setGraph({ rankdir: "TB", nodesep: SPACING.nodesep, ranksep: SPACING.ranksep, marginx: SPACING.margin, marginy: SPACING.margin });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of req.nodes) g.setNode(n.id, { width: n.width, height: n.height });
   for (const [a, b] of req.edges) g.setEdge(a, b);
@@ -20,6 +21,56 @@ self.onmessage = (ev: MessageEvent<LayoutRequest>) => {
     nodes[id] = { x: n.x, y: n.y, width: n.width, height: n.height };
   }
   const edges = g.edges().map((e) => (g.edge(e).points ?? []).map((p: { x: number; y: number }) => ({ x: p.x, y: p.y })));
-  const result: LayoutResult = { id: req.id, width, height, nodes, edges };
+  return { id: req.id, width, height, nodes, edges };
+}
+
+/**
+ * Layers without crossing reduction, for graphs dagre cannot take: its
+ * recursion overflows the stack on long chains (a 400-node chain). A node's
+ * layer is its longest path from a source (nodes arrive in execution order,
+ * so every edge points forward); a layer's nodes sit side by side, in order.
+ */
+function layeredLayout(req: LayoutRequest): LayoutResult {
+  const index = new Map(req.nodes.map((n, i) => [n.id, i]));
+  const layer = new Array<number>(req.nodes.length).fill(0);
+  const preds: number[][] = req.nodes.map(() => []);
+  for (const [a, b] of req.edges) {
+    const ia = index.get(a), ib = index.get(b);
+    if (ia !== undefined && ib !== undefined) preds[ib].push(ia);
+  }
+  for (let i = 0; i < req.nodes.length; i++) {
+    for (const p of preds[i]) if (p < i) layer[i] = Math.max(layer[i], layer[p] + 1);
+  }
+  const rows: number[][] = [];
+  req.nodes.forEach((_, i) => (rows[layer[i]] ??= []).push(i));
+  const nodes: LayoutResult["nodes"] = {};
+  let y = SPACING.margin, width = 0;
+  for (const row of rows) {
+    if (!row) continue;
+    const tallest = Math.max(...row.map((i) => req.nodes[i].height));
+    let x = SPACING.margin;
+    for (const i of row) {
+      const n = req.nodes[i];
+      nodes[n.id] = { x: x + n.width / 2, y: y + tallest / 2, width: n.width, height: n.height };
+      x += n.width + SPACING.nodesep;
+    }
+    width = Math.max(width, x - SPACING.nodesep + SPACING.margin);
+    y += tallest + SPACING.ranksep;
+  }
+  const edges = req.edges.flatMap(([a, b]) => {
+    const s = nodes[a], t = nodes[b];
+    return s && t ? [[{ x: s.x, y: s.y + s.height / 2 }, { x: t.x, y: t.y - t.height / 2 }]] : [];
+  });
+  return { id: req.id, width, height: y - SPACING.ranksep + SPACING.margin, nodes, edges };
+}
+
+self.onmessage = (ev: MessageEvent<LayoutRequest>) => {
+  let result: LayoutResult;
+  try {
+    result = dagreLayout(ev.data);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;  // only the stack overflow has a fallback
+    result = layeredLayout(ev.data);
+  }
   (self as unknown as Worker).postMessage(result);
 };

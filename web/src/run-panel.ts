@@ -3,7 +3,7 @@
 // as tables with a heatmap for 2-D results.
 import type { DType, Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
-import { formatMs, formatShape, formatValue } from "./format.js";
+import { exactText, formatMs, formatShape, formatValue } from "./format.js";
 import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor, type RunFailed, type RunOk } from "./protocol.js";
 
 export interface RunSettings {
@@ -165,7 +165,7 @@ function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
       // Integers as they are (an i64 from its exact value: doubles round beyond 2^53).
       const exact = t.exact ? String(t.exact[r * cols + c]) : INTEGER_DTYPES.has(t.dtype) ? String(t.data[r * cols + c]) : undefined;
       const v = t.data[r * cols + c];
-      tr.append(h("td", { "data-v": exact ?? String(v) }, exact ?? formatValue(v)));
+      tr.append(h("td", { "data-v": exact ?? exactText(v) }, exact ?? formatValue(v)));
     }
     body.append(tr);
   }
@@ -178,18 +178,44 @@ function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
   return block;
 }
 
+// The heatmap is at most this many pixels a side (its display size): a
+// larger tensor is drawn from the mean of each block of cells. One pixel per
+// cell took the page two seconds for a 4000 x 4000 output.
+const HEATMAP_PX = 360;
+
+/** Means of the finite values in step x step blocks (NaN where a block has none). */
+function blockMeans(data: Float64Array, rows: number, cols: number, step: number): Float64Array {
+  const pr = Math.ceil(rows / step), pc = Math.ceil(cols / step);
+  const sum = new Float64Array(pr * pc), count = new Uint32Array(pr * pc);
+  for (let r = 0; r < rows; r++) {
+    const base = Math.floor(r / step) * pc;
+    for (let c = 0; c < cols; c++) {
+      const v = data[r * cols + c];
+      if (Number.isFinite(v)) {
+        sum[base + Math.floor(c / step)] += v;
+        count[base + Math.floor(c / step)]++;
+      }
+    }
+  }
+  for (let i = 0; i < sum.length; i++) sum[i] = count[i] > 0 ? sum[i] / count[i] : NaN;
+  return sum;
+}
+
 function heatmap(data: Float64Array, rows: number, cols: number): HTMLElement {
-  const canvas = h("canvas", { width: cols, height: rows, class: "heatmap", "aria-label": "heatmap" });
+  const step = Math.max(1, Math.ceil(Math.max(rows, cols) / HEATMAP_PX));
+  const cells = step === 1 ? data : blockMeans(data, rows, cols, step);
+  const pr = Math.ceil(rows / step), pc = Math.ceil(cols / step);
+  const canvas = h("canvas", { width: pc, height: pr, class: "heatmap", "aria-label": "heatmap" });
   const ctx = canvas.getContext("2d");
   let lo = Infinity, hi = -Infinity;
-  for (const v of data) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  for (let i = 0; i < data.length; i++) if (Number.isFinite(data[i])) { lo = Math.min(lo, data[i]); hi = Math.max(hi, data[i]); }
   if (ctx) {
     // One colour per 1/255 of the range (a lookup: millions of cells take milliseconds).
     const lut = Array.from({ length: 256 }, (_, k) => viridis(k / 255));
-    const img = ctx.createImageData(cols, rows);
+    const img = ctx.createImageData(pc, pr);
     const px = img.data;
-    for (let i = 0; i < rows * cols; i++) {
-      const u = hi > lo ? (data[i] - lo) / (hi - lo) : 0.5;
+    for (let i = 0; i < pr * pc; i++) {
+      const u = hi > lo ? (cells[i] - lo) / (hi - lo) : 0.5;
       const [r, g, b] = lut[Number.isFinite(u) ? Math.round(Math.min(1, Math.max(0, u)) * 255) : 0];
       px[i * 4] = r;
       px[i * 4 + 1] = g;

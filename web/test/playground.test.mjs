@@ -288,6 +288,8 @@ test("running a model gives the CLI's output shapes and values", async () => {
   await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
   const box = await page.$eval('[data-output="y"] canvas.heatmap', (c) => ({ w: c.getBoundingClientRect().width, h: c.getBoundingClientRect().height }));
   assert.deepEqual(box, { w: 180, h: 360 });
+  // Drawn from 3 x 3 blocks: at most 360 pixels a side (one pixel per cell froze the page for seconds at 4000 x 4000).
+  assert.deepEqual(await page.$eval('[data-output="y"] canvas.heatmap', (c) => [c.width, c.height]), [171, 342]);
   const x = await page.$$eval('.inputs-used [data-input="x"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
   const y = await page.$$eval('[data-output="y"] tbody tr:first-child td', (tds) => tds.map((td) => Number(td.dataset.v)));
   assert.equal(y.length, 32);
@@ -413,12 +415,13 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await page.click('[data-testid="run-button"]');
   const err = await page.textContent('[data-testid="run-error"]');
   assert.match(err, /features.*needs 16 values.*got 3/);
-  // A trailing comma adds no value; inf and -inf are infinities (they were 0 and NaN).
-  await page.fill('[data-input="features"] textarea', ["-inf", "inf", ...values.slice(2)].join(", ") + ",");
+  // A trailing comma adds no value; inf and -inf are infinities (they were 0 and NaN); -0 shows as -0 (it showed 0).
+  await page.fill('[data-input="features"] textarea', ["-inf", "inf", "-0", ...values.slice(3)].join(", ") + ",");
   await page.click('[data-testid="run-button"]');
   await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
   const used = await page.$$eval('.inputs-used [data-input="features"] td', (tds) => tds.map((td) => Number(td.dataset.v)));
-  assert.deepEqual(used, [-Infinity, Infinity, ...values.slice(2)].map((v) => Math.fround(v)));
+  assert.deepEqual(used, [-Infinity, Infinity, -0, ...values.slice(3)].map((v) => Math.fround(v)));
+  assert.equal(await page.textContent('.inputs-used [data-input="features"] tbody tr:first-child td:nth-of-type(3)'), "-0");
   // Malformed text is an error that names the input.
   await page.fill('[data-input="features"] textarea', "[1, 2");
   await page.click('[data-testid="run-button"]');
@@ -642,6 +645,10 @@ test("hundreds of graph nodes and thousands of tape rows do not freeze the page"
   assert.equal(await rows(), 1000);
   await page.click('[data-testid="tape-more"]');
   assert.equal(await rows(), chainStats.numInstructions);
+  // dagre overflows its stack on a chain this long; the graph is drawn in plain layers instead.
+  await tab("graph");
+  await graphDrawn();
+  assert.equal(await page.$$eval(".graph-svg .node", (n) => n.length), chainStats.numSourceNodes);
 });
 
 test("each recompile frees the previous program (wasm heap stays flat)", async () => {
