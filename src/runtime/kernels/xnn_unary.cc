@@ -168,6 +168,20 @@ void ForEachSet(const uint32_t* masks, size_t n, F&& f) {
     for (uint32_t m = masks[w]; m != 0; m &= m - 1) f(16 * w + static_cast<size_t>(__builtin_ctz(m)));
   }
 }
+// Clears the bits whose index fails `keep` (visiting only set bits);
+// returns whether any bit is left.
+template <typename F>
+bool KeepSet(uint32_t* masks, size_t n, F&& keep) {
+  uint32_t any = 0;
+  for (size_t w = 0; w < (n + 15) / 16; ++w) {
+    for (uint32_t m = masks[w]; m != 0; m &= m - 1) {
+      const uint32_t bit = m & (~m + 1);
+      if (!keep(16 * w + static_cast<size_t>(__builtin_ctz(m)))) masks[w] &= ~bit;
+    }
+    any |= masks[w];
+  }
+  return any != 0;
+}
 
 }  // namespace
 
@@ -313,20 +327,23 @@ Status UnaryStage::RunChunkedSigmoid() {
       }
       continue;
     }
+    // Flushed products, found while x is intact (y may be x): the exact
+    // value goes into scratch[i] now and over y[i] after the multiplication.
+    bool flushed;
     if (gelu) {
       // sigmoid(hi + lo) = s·(1 + (1 − s)·lo) to first order (|lo| is a few
       // ulp of hi, the second-order term below 1e-11 relative). Such x are
-      // rare: groups of 16 without one cost one vectorisable test.
-      auto correct = [&](size_t i) {
-        const float lo = GeluArgLow(GeluArg(xr[i]), ClampSigmoidArg(GeluArgF32(xr[i])));
-        const float si = scratch[i];
-        scratch[i] = si + si * (1.0f - si) * lo;
-      };
-      if (BelowMasks(xr, len, kGeluExactBelow, hits)) ForEachSet(hits, len, correct);
+      // rare: groups of 16 without one cost one vectorisable test, which
+      // also finds the flushed ones (a subset).
+      flushed = BelowMasks(xr, len, kGeluExactBelow, hits) && KeepSet(hits, len, [&](size_t i) {
+                  const float lo = GeluArgLow(GeluArg(xr[i]), ClampSigmoidArg(GeluArgF32(xr[i])));
+                  const float si = scratch[i];
+                  scratch[i] = si + si * (1.0f - si) * lo;
+                  return xr[i] < kGeluFlushBelow;
+                });
+    } else {
+      flushed = BelowMasks(xr, len, kSigmoidFlushBelow, hits);
     }
-    // Flushed products, found while x is intact (y may be x): the exact
-    // value goes into scratch[i] now and over y[i] after the multiplication.
-    const bool flushed = BelowMasks(xr, len, gelu ? kGeluFlushBelow : kSigmoidFlushBelow, hits);
     if (flushed) {
       ForEachSet(hits, len, [&](size_t i) {
         const double xd = xr[i];
