@@ -261,10 +261,8 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     return Status::Ok();
   };
 
-  // 1–2. Inputs: bind dims in declaration order, then check each.
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i] != nullptr) BindFrom(graph.node(graph.inputs()[i].node).type, *inputs[i], &dims);
-  }
+  // 1–2. Inputs: their dims are bound above (from the declared types, in
+  // declaration order); check each.
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i] == nullptr) continue;
     const ir::Node& node = graph.node(graph.inputs()[i].node);
