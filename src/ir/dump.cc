@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "ir/shapes.h"
+
 namespace shrew::ir {
 namespace {
 
@@ -47,6 +49,18 @@ std::string OpText(OpKind op, const Attrs& attrs, const std::string& callee,
   std::string out = OpName(op);
   if (!inner.empty()) out += "[" + inner + "]";
   return out;
+}
+
+// The type a dump shows for `node`. In a graph whose types depend on its
+// inputs, a literal's dtype is provisional (each run re-types it, OPS.md
+// §1.3), so the dump prints it as still weak: `constant[2] : ?`.
+const Type& ShownType(const Node& node, bool retyped_per_run) {
+  static const Type kUnknown;
+  return retyped_per_run && IsRetypedLiteral(node) ? kUnknown : node.type;
+}
+
+std::string NodeOpText(const Node& node, const Type& shown) {
+  return OpText(node.op, node.attrs, node.callee, node.repeat_body, shown);
 }
 
 void JsonString(std::string* out, std::string_view s) {
@@ -176,6 +190,7 @@ const char* RoleName(NodeRole r) {
 }
 
 void GraphJson(std::string* out, const Graph& g) {
+  const bool retyped_per_run = TypesDependOnInputs(g);
   *out += "{\"name\":";
   JsonString(out, g.name());
   *out += ",\"inputs\":[";
@@ -222,8 +237,9 @@ void GraphJson(std::string* out, const Graph& g) {
     JsonString(out, n.name);
     *out += ",\"op\":";
     JsonString(out, OpName(n.op));
+    const Type& shown = ShownType(n, retyped_per_run);
     *out += ",\"label\":";
-    JsonString(out, DumpOpWithAttrs(n));
+    JsonString(out, NodeOpText(n, shown));
     *out += ",\"role\":";
     JsonString(out, RoleName(n.role));
     *out += ",\"operands\":[";
@@ -236,7 +252,7 @@ void GraphJson(std::string* out, const Graph& g) {
     *out += ",\"annotations\":";
     JsonAttrs(out, n.annotations);
     *out += ",\"type\":";
-    JsonType(out, n.type);
+    JsonType(out, shown);
     *out += ",\"declared_type\":";
     JsonType(out, n.declared_type ? *n.declared_type : Type());
     *out += ",\"hints\":[";
@@ -268,9 +284,7 @@ void GraphJson(std::string* out, const Graph& g) {
 
 }  // namespace
 
-std::string DumpOpWithAttrs(const Node& node) {
-  return OpText(node.op, node.attrs, node.callee, node.repeat_body, node.type);
-}
+std::string DumpOpWithAttrs(const Node& node) { return NodeOpText(node, node.type); }
 
 namespace {
 
@@ -284,7 +298,8 @@ std::vector<const Param*> ParamsByNode(const Graph& graph) {
   return by_node;
 }
 
-std::string DumpNodeLine(const Node& node, const Param* param, const DumpOptions& options) {
+std::string DumpNodeLine(const Node& node, const Param* param, bool retyped_per_run, const DumpOptions& options) {
+  const Type& shown = ShownType(node, retyped_per_run);
   std::string out = "%";
   out += std::to_string(node.id);
   out += ' ';
@@ -297,7 +312,7 @@ std::string DumpNodeLine(const Node& node, const Param* param, const DumpOptions
     if (param && param->frozen) out += ", frozen=true";
     out += "]";
   } else {
-    out += DumpOpWithAttrs(node);
+    out += NodeOpText(node, shown);
     if (!node.operands.empty()) {
       out += "(";
       for (size_t i = 0; i < node.operands.size(); ++i) {
@@ -308,7 +323,7 @@ std::string DumpNodeLine(const Node& node, const Param* param, const DumpOptions
       out += ")";
     }
   }
-  if (options.types) out += " : " + node.type.ToString();
+  if (options.types) out += " : " + shown.ToString();
   if (!node.hints.empty()) {
     out += "  # hints: ";
     for (size_t i = 0; i < node.hints.size(); ++i) {
@@ -326,7 +341,7 @@ std::string DumpNode(const Graph& graph, const Node& node, const DumpOptions& op
   for (const Param& p : graph.params()) {
     if (p.node == node.id) param = &p;
   }
-  return DumpNodeLine(node, param, options);
+  return DumpNodeLine(node, param, TypesDependOnInputs(graph), options);
 }
 
 std::string DumpGraph(const Graph& graph, const DumpOptions& options) {
@@ -335,8 +350,9 @@ std::string DumpGraph(const Graph& graph, const DumpOptions& options) {
                     std::to_string(graph.outputs().size()) + " outputs, " +
                     std::to_string(graph.params().size()) + " params\n";
   const std::vector<const Param*> params = ParamsByNode(graph);
+  const bool retyped_per_run = TypesDependOnInputs(graph);
   for (const Node& n : graph.nodes()) {
-    out += "  " + DumpNodeLine(n, params[static_cast<size_t>(n.id)], options) + "\n";
+    out += "  " + DumpNodeLine(n, params[static_cast<size_t>(n.id)], retyped_per_run, options) + "\n";
   }
   out += "  outputs: ";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {

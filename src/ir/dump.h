@@ -10,7 +10,9 @@
 // Attributes print in schema order (op.h) with defaults filled in
 // (`softmax[dim=-1]`, `sum[dims=all, keepdim=false]`); a constant prints its
 // value and, once its type is known, `:DTYPE` (`constant[2]`,
-// `constant[2.5:f32]`); `call[G]`; `custom[NAME, k=v…]`;
+// `constant[2.5:f32]`; in a graph whose types depend on its inputs, a literal
+// prints as weak, `constant[2] : ?`, because each run re-types it);
+// `call[G]`; `custom[NAME, k=v…]`;
 // `repeat[count=N, body=OP[ATTRS]]`.
 #pragma once
 

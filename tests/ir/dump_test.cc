@@ -62,6 +62,36 @@ TEST(DumpTest, GoldenAfterInference) {
   EXPECT_EQ(DumpNode(f.g, f.g.node(5), no_types), "%5 h = relu(%4)");
 }
 
+// With an input of unknown type each run re-types the literals (OPS.md
+// §1.3): the dtype inference gave them here is provisional, so they print as
+// weak, in the text and the JSON alike; a declared literal keeps its type.
+TEST(DumpTest, LiteralsOfAGraphTypedPerRunPrintAsWeak) {
+  GraphFixture f;
+  NodeId x = f.In("x", "?");
+  NodeId two = f.Const(AttrValue::Int(2));
+  NodeId y = f.Op(OpKind::kMul, {x, two}, "y");
+  NodeId half = f.Const(AttrValue::Float(0.5), "half");
+  f.g.node(half).declared_type = T("[] f64");
+  f.Out(y);
+  f.Out(half);
+  ASSERT_TRUE(f.Infer()) << f.Messages();
+  ASSERT_TRUE(f.g.node(two).type.is_tensor());  // inference gave it a provisional dtype
+  EXPECT_EQ(DumpGraph(f.g),
+            "graph G: 4 nodes, 1 inputs, 2 outputs, 0 params\n"
+            "  %0 x = input : ?\n"
+            "  %1 __anon_1 = constant[2] : ?\n"
+            "  %2 y = mul(%0, %1) : ?\n"
+            "  %3 half = constant[0.5:f64] : Tensor<[], f64>\n"
+            "  outputs: y=%2, half=%3\n");
+  EXPECT_EQ(DumpNode(f.g, f.g.node(two)), "%1 __anon_1 = constant[2] : ?");
+  const std::string json = DumpGraphJson(f.g);
+  EXPECT_NE(json.find("\"label\":\"constant[2]\",\"role\":\"compute\",\"operands\":[],\"attrs\":{\"value\":2},"
+                      "\"annotations\":{},\"type\":null"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"label\":\"constant[0.5:f64]\""), std::string::npos) << json;
+}
+
 TEST(DumpTest, AttributesInSchemaOrderWithDefaults) {
   GraphFixture f;
   NodeId x = f.In("x", "[2, 3] f32");
