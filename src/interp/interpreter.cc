@@ -94,7 +94,7 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
 Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
   if (Fits(node.type, t, dims)) return Status::Ok();
   return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
-                         " does not match its type " + node.type.ToString());
+                         " does not match its type " + node.type.Bind(dims).ToString());
 }
 
 // The type in a graph's header (`-> Tensor<…>`) is its first output's, as

@@ -134,7 +134,6 @@ bool TypesCompatible(const Type& declared, const Type& actual) {
     const Dim& a = declared.dim(i);
     const Dim& b = actual.dim(i);
     if (a.is_fixed() && b.is_fixed() && a.size() != b.size()) return false;
-    if (a.is_symbolic() && b.is_symbolic() && a.name() != b.name()) return false;
   }
   return true;
 }

@@ -111,9 +111,10 @@ class Type {
 
 // Whether an inferred type `actual` agrees with a `declared` one (T6).
 // Unknown on either side agrees. Otherwise rank and dtype must be equal and,
-// per position, two fixed sizes must be equal and two symbolic names must be
-// equal; a dynamic dim agrees with anything, and a symbolic name agrees with
-// a fixed size (only a run-time binding can tell).
+// per position, two fixed sizes must be equal; a dynamic dim agrees with
+// anything, and a symbolic name agrees with a fixed size or with another
+// name: only a run-time binding can tell (two names may bind to one size, as
+// in OPS.md §1.4's broadcast table), and the executors check it then.
 bool TypesCompatible(const Type& declared, const Type& actual);
 
 // Whether a `declared` type states a fact that the inferred type `actual`

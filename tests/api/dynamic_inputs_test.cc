@@ -185,6 +185,33 @@ TEST(DynamicInputs, DeclaredTypeOfAnAliasIsCheckedAtRunTime) {
   }
 }
 
+// A node declared [M] whose operand is [N] compiles (M and N may be one
+// size) and is checked on every run, by both executors.
+TEST(DynamicInputs, DeclaredNameAgainstAnotherNameIsCheckedAtRunTime) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G(a: Tensor<[M], f32>, b: Tensor<[N], f32>) {\n"
+      "  node s: Tensor<[M], f32> { op: relu(b); };\n"
+      "  output y: a + s;\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  TensorMap same = One("a", F32({3}, {1, 2, 3}));
+  same.emplace("b", F32({3}, {-1, 5, 0.5}));
+  Result<TensorMap> out = p->Run("G", same);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("y"), F32({3}, {1, 7, 3.5})));
+  jit::testing::RunBoth(*p, "G", same);
+
+  TensorMap other = One("a", F32({3}, {1, 2, 3}));
+  other.emplace("b", F32({4}, {-1, 5, 0.5, 2}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> bad = interpret ? p->Interpret("G", other) : p->Run("G", other);
+    ASSERT_FALSE(bad.ok()) << (interpret ? "interpreter" : "tape") << " run succeeded";
+    EXPECT_NE(bad.status().message().find("Tensor<[3], f32>"), std::string::npos) << bad.status().message();
+  }
+  // The program is still usable after the failed runs.
+  jit::testing::RunBoth(*p, "G", same);
+}
+
 // QA A2: CSE merged b into a, so b's check was lost and the run returned
 // `b: f64[2]` for a node declared Tensor<[3], f64>.
 TEST(DynamicInputs, DuplicatesWithDifferentDeclaredTypesAreEachChecked) {

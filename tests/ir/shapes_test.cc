@@ -73,6 +73,31 @@ TEST(ShapesTest, DeclaredNameYieldsToAnInferredFixedSize) {
   EXPECT_EQ(f.TypeOf(y), "Tensor<[4, 5], f32>");
 }
 
+// A declared name against another inferred name is a run-time check, like
+// a name against a fixed size: M and N may be bound to one size (OPS.md §1.4
+// gives `?` for two names, not an error). The declaration is kept, with the
+// fact it adds.
+TEST(ShapesTest, DeclaredNameAgainstAnotherNameIsLeftToTheRun) {
+  GraphFixture f;
+  NodeId a = f.In("a", "[M] f32");
+  NodeId b = f.In("b", "[N] f32");
+  NodeId s = f.Op(OpKind::kRelu, {b}, "s");
+  f.g.node(s).declared_type = T("[M] f32");
+  NodeId y = f.Op(OpKind::kAdd, {a, s}, "y");
+  f.Out(y);
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(s), "Tensor<[M], f32>");
+  EXPECT_EQ(f.TypeOf(y), "Tensor<[M], f32>");
+  EXPECT_TRUE(f.g.node(s).declared_adds_facts);
+
+  // Still an error where the sizes are known to differ.
+  DimBindings dims{{"M", 3}, {"N", 4}};
+  InferOptions o;
+  o.bindings = &dims;
+  EXPECT_FALSE(f.Infer(o));
+  EXPECT_EQ(f.OnlyError(), "E105");
+}
+
 // Node::declared_adds_facts tells the optimiser which declarations still
 // carry a check (or a dimension name) that inference does not have.
 TEST(ShapesTest, DeclaredTypesThatStateMoreThanInferenceAreFlagged) {
