@@ -1,5 +1,7 @@
 // Typed errors thrown by the wrapper. The C++ side returns errors as values
 // ({ok:false, code, message}); the wrapper turns them into these.
+import type { SourceSpan } from "./tape.js";
+import type { ErrorValue } from "./wasm/shrew.mjs";
 
 /** One compile diagnostic (LANGUAGE.md §10), positions 1-based (0: none). */
 export interface Diagnostic {
@@ -42,6 +44,12 @@ export interface RuntimeErrorDetails {
   expected?: string;
   /** What was given, when known. */
   actual?: string;
+  /**
+   * Where in the .sw source the failure is (a node, a parameter, an
+   * `@assert`), when it is about a place there; positions 1-based, column
+   * and length in UTF-8 bytes, as a Diagnostic's.
+   */
+  span?: SourceSpan;
 }
 
 /**
@@ -57,6 +65,7 @@ export class ShrewRuntimeError extends Error {
   declare readonly output?: string;
   declare readonly expected?: string;
   declare readonly actual?: string;
+  declare readonly span?: SourceSpan;
   constructor(code: string, message: string, details: RuntimeErrorDetails = {}) {
     super(message);
     this.name = "ShrewRuntimeError";
@@ -65,14 +74,16 @@ export class ShrewRuntimeError extends Error {
     if (details.output !== undefined) this.output = details.output;
     if (details.expected !== undefined) this.expected = details.expected;
     if (details.actual !== undefined) this.actual = details.actual;
+    if (details.span !== undefined) this.span = details.span;
   }
 }
 
 /** Builds a ShrewRuntimeError from a C++ error value (its input/expected/actual fields come from C++). */
-export function runtimeErrorFrom(e: { code: string; message: string; input?: string; expected?: string; actual?: string }): ShrewRuntimeError {
+export function runtimeErrorFrom(e: ErrorValue): ShrewRuntimeError {
   const details: RuntimeErrorDetails = {};
   if (e.input !== undefined) details.input = e.input;
   if (e.expected !== undefined) details.expected = e.expected;
   if (e.actual !== undefined) details.actual = e.actual;
+  if (e.span !== undefined) details.span = e.span;
   return new ShrewRuntimeError(e.code, e.message, details);
 }

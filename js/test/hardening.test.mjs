@@ -99,6 +99,9 @@ test("embedding indices out of range or negative are errors; the next run works"
     for (const bad of [96n, -1n, 1n << 40n]) {
       for (const exec of ["run", "interpret"]) {
         throwsRuntime(() => p[exec]("LanguageModel", feeds(bad)), "out_of_range", ["embedding", "out of range"]);
+        // Where: the embedding call on tiny_gpt.sw's line 34 (the run path's
+        // second call with these types takes the prepared run and its lastError).
+        assert.throws(() => p[exec]("LanguageModel", feeds(bad)), (e) => e.span?.line === 34 && e.span.column === 26);
       }
       assert.deepEqual(p.run("LanguageModel", feeds()).logits.data, good);
     }
@@ -151,6 +154,8 @@ test("maxTensorBytes caps inputs and parameters; the program keeps running", () 
   // w1 is f32[784, 128] = 401408 bytes.
   throwsRuntime(() => shrew.compile(MLP, { maxTensorBytes: 100000 }), "resource_exhausted",
     ["parameter 'w1'", "limit of 100000 bytes"]);
+  // It points at w1's declaration (mlp_classifier.sw line 22), for tools.
+  assert.throws(() => shrew.compile(MLP, { maxTensorBytes: 100000 }), (e) => e.span?.line === 22 && e.span.column === 5);
   const p = shrew.compile(MLP, { maxTensorBytes: 500000 });
   try {
     for (const exec of ["run", "interpret"]) {

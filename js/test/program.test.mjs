@@ -312,6 +312,14 @@ test("an @assert over the run's dims fails the run with its message; the program
       (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition" &&
         e.message.includes("graph 'G': assertion failed at <input>:3:3: need two rows (N >= 2, with N = 1)"));
     assert.throws(() => p.interpret("G", { x: new Tensor("f32", [1, 2], new Float32Array(2)) }), /need two rows/);
+    // The @assert's position, for tools (the playground marks it).
+    for (const exec of ["run", "interpret"]) {
+      assert.throws(() => p[exec]("G", { x: new Tensor("f32", [1, 2], new Float32Array(2)) }),
+        (e) => e.span?.line === 3 && e.span.column === 3 && e.span.length > 0);
+    }
+    // An error about the caller's input has none.
+    assert.throws(() => p.run("G", { x: new Tensor("f32", [2, 3], new Float32Array(6)) }),
+      (e) => e instanceof ShrewRuntimeError && e.input === "x" && !("span" in e));
     assert.deepEqual([...p.run("G", { x: new Tensor("f32", [2, 2], new Float32Array(4)) }).y.data], [1, 1, 1, 1]);
   } finally {
     p.dispose();

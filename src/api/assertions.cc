@@ -170,7 +170,8 @@ Status GraphAssertions::Check(const ir::DimBindings& dims) const {
         c.span.valid() ? " at " + file + std::to_string(c.span.line) + ":" + std::to_string(c.span.column) : "";
     const std::string message = c.message.empty() ? "" : ": " + c.message;
     return FailedPrecondition("graph '" + graph_ + "': assertion failed" + at + message + " (" + c.source->text() +
-                              bound + ")");
+                              bound + ")")
+        .At(c.span);
   }
   return Status::Ok();
 }

@@ -150,7 +150,7 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
       const diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
       std::string rendered = diag::Render(d, *text);
       while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
-      return Status(init.code(), std::move(rendered));
+      return Status(init.code(), std::move(rendered)).At(p->init_error_span_);
     }
     return init;
   }
@@ -273,7 +273,7 @@ Status Program::CompileOne(size_t index) {
   Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(g, MakeCompileOptions(g), &failed);
   if (!cg.ok()) {
     if (g.HasNode(failed)) init_error_span_ = g.node(failed).span;
-    return Status(cg.status().code(), "graph '" + g.name() + "': " + cg.status().message());
+    return cg.status().Prefixed("graph '" + g.name() + "': ");
   }
   e.compiled = std::move(cg).value();
   e.executor = std::make_unique<jit::Executor>(e.compiled.get(), MakeExecutorOptions());
@@ -333,9 +333,9 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   ir::InferOptions io;
   io.default_float = options_.default_dtype;
   Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_);
-  if (!typed.ok()) return Status(typed.code(), where + ": " + typed.message());
+  if (!typed.ok()) return typed.Prefixed(where + ": ");
   Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(sg, MakeCompileOptions(sg));
-  if (!cg.ok()) return Status(cg.status().code(), where + ": " + cg.status().message());
+  if (!cg.ok()) return cg.status().Prefixed(where + ": ");
   auto s = std::make_shared<Specialized>();
   s->signature = std::move(signature);
   s->compiled = std::move(cg).value();

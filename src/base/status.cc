@@ -16,6 +16,19 @@ const char* StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+Status Status::At(const SourceSpan& span) const& { return Status(*this).At(span); }
+
+Status Status::At(const SourceSpan& span) && {
+  if (!span_.valid() && !ok()) span_ = span;
+  return std::move(*this);
+}
+
+Status Status::Prefixed(std::string_view prefix) const {
+  Status s(code_, std::string(prefix) + message_);
+  s.span_ = span_;
+  return s;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "ok";
   return std::string(StatusCodeName(code_)) + ": " + message_;

@@ -6,7 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+
+#include "base/source_span.h"
 
 namespace shrew {
 
@@ -32,11 +35,23 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // Where in the .sw source the failure is (a node, a parameter, an
+  // @assert), when it is about one; invalid otherwise. The message says it
+  // too, for people; this is for tools (the playground marks it).
+  const SourceSpan& span() const { return span_; }
   std::string ToString() const;
+
+  // This status pointing at `span`, unless it already points somewhere:
+  // the innermost position (the node inside a called graph) is the precise one.
+  Status At(const SourceSpan& span) const&;
+  Status At(const SourceSpan& span) &&;
+  // The same failure (code and span) with context before its message.
+  Status Prefixed(std::string_view prefix) const;
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  SourceSpan span_;
 };
 
 inline Status InvalidArgument(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }

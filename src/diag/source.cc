@@ -4,16 +4,6 @@
 
 namespace shrew::diag {
 
-Span Span::Cover(const Span& a, const Span& b) {
-  if (!a.valid()) return b;
-  if (!b.valid()) return a;
-  const Span& first = a.offset <= b.offset ? a : b;
-  uint32_t end = std::max(a.offset + a.length, b.offset + b.length);
-  Span s = first;
-  s.length = end - first.offset;
-  return s;
-}
-
 SourceFile::SourceFile(std::string name, std::string text)
     : name_(name.empty() ? "<input>" : std::move(name)), text_(std::move(text)) {
   line_starts_.push_back(0);

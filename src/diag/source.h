@@ -6,20 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "base/source_span.h"
+
 namespace shrew::diag {
 
-// A byte range of the source. Line and column are 1-based (column counts
-// bytes, as LANGUAGE.md §2.1 says); line 0 means "no position".
-struct Span {
-  uint32_t offset = 0;
-  uint32_t length = 0;
-  uint32_t line = 0;
-  uint32_t column = 0;
-
-  bool valid() const { return line != 0; }
-  // The smallest span covering both (either may be invalid).
-  static Span Cover(const Span& a, const Span& b);
-};
+// A byte range of the source (base/source_span.h).
+using Span = SourceSpan;
 
 class SourceFile {
  public:

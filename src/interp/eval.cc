@@ -28,6 +28,10 @@ std::string DisplayName(const ir::Node& node) {
 
 }  // namespace
 
+Status NodeFailure(const ir::Node& node, const Status& s) {
+  return s.Prefixed("node '" + node.name + "' (" + DisplayName(node) + "): ").At(node.span);
+}
+
 Result<Tensor> MaterializeConstant(const ir::AttrValue& value, ir::DType dtype, Shape shape) {
   SHREW_TRY_ASSIGN(Tensor t, Tensor::Zeros(dtype, std::move(shape)));
   const ir::StorageType st = t.storage();
@@ -117,7 +121,7 @@ Result<Tensor> RefRepeat(const KernelArgs& args) {
     ops[0] = &carried;
     Result<Tensor> next = EvalNode(args.graph, step, ops, args.ctx);
     if (!next.ok()) {
-      return Status(next.status().code(), "iteration " + std::to_string(i) + ": " + next.status().message());
+      return next.status().Prefixed("iteration " + std::to_string(i) + ": ");
     }
     carried = std::move(next).value();
   }
@@ -144,9 +148,7 @@ Result<Tensor> RefCustom(const KernelArgs& args) {
 
 Result<Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node, std::span<const Tensor* const> operands,
                         const EvalContext& ctx) {
-  auto fail = [&](const Status& s) {
-    return Status(s.code(), "node '" + node.name + "' (" + DisplayName(node) + "): " + s.message());
-  };
+  auto fail = [&](const Status& s) { return NodeFailure(node, s); };
   if (static_cast<int>(node.op) >= ir::kNumOpKinds) {
     return fail(Internal("unknown operation kind " + std::to_string(static_cast<int>(node.op))));
   }

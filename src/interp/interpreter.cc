@@ -13,7 +13,7 @@ namespace {
 
 using runtime::Tensor;
 
-Status Prefixed(const std::string& prefix, const Status& s) { return Status(s.code(), prefix + s.message()); }
+Status Prefixed(const std::string& prefix, const Status& s) { return s.Prefixed(prefix); }
 
 // Binds the symbolic dims of `type` that are still unbound from `t`'s shape
 // (ranks must already agree).
@@ -94,7 +94,8 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
 Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
   if (Fits(node.type, t, dims)) return Status::Ok();
   return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
-                         " does not match its type " + node.type.Bind(dims).ToString());
+                         " does not match its type " + node.type.Bind(dims).ToString())
+      .At(node.span);
 }
 
 // The type in a graph's header (`-> Tensor<…>`) is its first output's, as

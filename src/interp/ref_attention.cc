@@ -12,7 +12,7 @@ namespace {
 
 using K = ir::OpKind;
 
-Status Prefix(const char* step, const Status& s) { return Status(s.code(), std::string(step) + ": " + s.message()); }
+Status Prefix(const char* step, const Status& s) { return s.Prefixed(std::string(step) + ": "); }
 
 #define SHREW_STEP(step, lhs, expr)                                 \
   auto SHREW_INTERP_CONCAT(step_, __LINE__) = (expr);               \

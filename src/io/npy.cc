@@ -255,7 +255,7 @@ Result<Tensor> ReadNpyFile(const std::string& path) {
   std::vector<char> buf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) return Internal("cannot read '" + path + "'");
   Result<Tensor> t = ParseNpy(std::as_bytes(std::span<const char>(buf.data(), buf.size())));
-  if (!t.ok()) return Status(t.status().code(), path + ": " + t.status().message());
+  if (!t.ok()) return t.status().Prefixed(path + ": ");
   return t;
 }
 

@@ -117,8 +117,8 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
                                                     std::to_string(d.span.column) + ": "
                                               : "";
         // A shape too large to count is a resource limit, as the interpreter says.
-        if (d.kind == diag::Kind::ShapeOverflow) return ResourceExhausted(at + d.message);
-        return InvalidArgument(at + d.message);
+        if (d.kind == diag::Kind::ShapeOverflow) return ResourceExhausted(at + d.message).At(d.span);
+        return InvalidArgument(at + d.message).At(d.span);
       }
       return InvalidArgument("shape inference failed");
     }
@@ -179,8 +179,7 @@ Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, cons
   io.default_float = options_.default_float;
   Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name);
   if (!specialized.ok()) {
-    return Status(specialized.code(),
-                  "graph '" + cg.name + "' cannot run with these input shapes: " + specialized.message());
+    return specialized.Prefixed("graph '" + cg.name + "' cannot run with these input shapes: ");
   }
   return sg;
 }
@@ -221,7 +220,7 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
     Shape shape;
     for (const ir::Dim& d : node.type.dims()) shape.push_back(d.size());
     Result<int64_t> count = runtime::CountElements(shape);
-    if (!count.ok()) return Status(count.status().code(), "node '" + node.name + "': " + count.status().message());
+    if (!count.ok()) return count.status().Prefixed("node '" + node.name + "': ").At(node.span);
     const size_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
     if (elem == 0) return InvalidArgument("node '" + node.name + "': dtype " + ir::DTypeName(node.type.dtype()) +
                                           " is not supported for execution");
@@ -266,8 +265,7 @@ Status Executor::ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* 
     if (!ws.ok()) {
       const ir::Node& node = cg.graph.node(in.node);
       if (ck.ref) return ws.status();
-      return Status(ws.status().code(),
-                    "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + ws.status().message());
+      return interp::NodeFailure(node, ws.status());
     }
     (*workspace_bytes)[i] = *ws;
   }
@@ -341,8 +339,7 @@ Status Executor::Activate(int index) {
     const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
     Status s = ck.kernel->Setup(operand_ptrs, slot_ptrs_[static_cast<size_t>(in.dst)], ws);
     if (!s.ok()) {
-      const ir::Node& node = cg.graph.node(in.node);
-      return Status(s.code(), "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + s.message());
+      return interp::NodeFailure(cg.graph.node(in.node), s);
     }
   }
   kernels_ready_ = true;
@@ -535,8 +532,7 @@ Status Executor::Run() {
     Status s = ck.kernel->Run();
     if (!s.ok()) {
       if (ck.ref) return s;
-      const ir::Node& node = cg.graph.node(in.node);
-      return Status(s.code(), "node '" + node.name + "' (" + ir::OpName(node.op) + "): " + s.message());
+      return interp::NodeFailure(cg.graph.node(in.node), s);
     }
   }
   ran_ = true;

@@ -170,7 +170,7 @@ Result<Tensor> InitParam(const ir::Param& param, const ir::DimBindings& dims, Rn
   Result<Shape> shape = ResolveParamShape(param, dims);
   if (!shape.ok()) return shape.status();
   Result<Tensor> t = InitTensor(param.init, param.type.dtype(), std::move(shape).value(), rng, mode);
-  if (!t.ok()) return Status(t.status().code(), "parameter '" + param.name + "': " + t.status().message());
+  if (!t.ok()) return t.status().Prefixed("parameter '" + param.name + "': ");
   return t;
 }
 
@@ -189,7 +189,7 @@ Result<ParamMap> InitProgramParams(const ir::Program& program, const ir::DimBind
       Result<Tensor> t = InitParam(p, dims, rng, mode);
       if (!t.ok()) {
         if (failed != nullptr) *failed = &p;
-        return Status(t.status().code(), "graph '" + g.name() + "': " + t.status().message());
+        return t.status().Prefixed("graph '" + g.name() + "': ");
       }
       out.insert_or_assign(ParamKey(g.name(), p.name), std::move(t).value());
     }

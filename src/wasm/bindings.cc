@@ -445,7 +445,7 @@ class ProgramHandle {
       spec.dtype = *dtype;
       auto shape = shrew::wasm::ShapeIn(item["shape"]);
       if (!shape.ok()) {
-        val e = Error(shrew::Status(shape.status().code(), "input '" + spec.name + "': " + shape.status().message()));
+        val e = Error(shape.status().Prefixed("input '" + spec.name + "': "));
         e.set("input", spec.name);
         return e;
       }
@@ -690,7 +690,7 @@ class ProgramHandle {
       std::string name = item["name"].as<std::string>();
       auto t = shrew::wasm::TensorIn(item);
       if (!t.ok()) {
-        val e = Error(shrew::Status(t.status().code(), "input '" + name + "': " + t.status().message()));
+        val e = Error(t.status().Prefixed("input '" + name + "': "));
         e.set("input", name);
         return e;
       }

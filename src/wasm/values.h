@@ -54,11 +54,24 @@ inline void SetOwn(val obj, const std::string& key, val value) {
   val::global("Object").call<void>("defineProperty", obj, key, desc);
 }
 
+// {line, column, length, offset}, as js/src/tape.ts's SourceSpan.
+inline val SpanValue(const SourceSpan& span) {
+  val o = val::object();
+  o.set("line", span.line);
+  o.set("column", span.column);
+  o.set("length", span.length);
+  o.set("offset", span.offset);
+  return o;
+}
+
+// {ok: false, code, message, span?}: `span` when the failure is about a
+// place in the source (Status::span).
 inline val Error(const Status& status) {
   val out = val::object();
   out.set("ok", false);
   out.set("code", std::string(StatusCodeName(status.code())));
   out.set("message", status.message());
+  if (status.span().valid()) out.set("span", SpanValue(status.span()));
   return out;
 }
 

@@ -41,6 +41,8 @@ TEST(Assertions, AFalseConditionFailsTheRunWithItsMessageOnBothExecutors) {
     EXPECT_EQ(one.status().code(), StatusCode::kFailedPrecondition);
     EXPECT_EQ(one.status().message(),
               "graph 'G': assertion failed at <input>:4:3: need at least two rows (N > 1, with N = 1)");
+    EXPECT_EQ(one.status().span().line, 4u);
+    EXPECT_EQ(one.status().span().column, 3u);
     Result<TensorMap> odd = interp ? p->Interpret("G", X(3)) : p->Run("G", X(3));
     ASSERT_FALSE(odd.ok());
     EXPECT_EQ(odd.status().message(),

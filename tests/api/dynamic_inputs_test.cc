@@ -207,6 +207,8 @@ TEST(DynamicInputs, DeclaredNameAgainstAnotherNameIsCheckedAtRunTime) {
     Result<TensorMap> bad = interpret ? p->Interpret("G", other) : p->Run("G", other);
     ASSERT_FALSE(bad.ok()) << (interpret ? "interpreter" : "tape") << " run succeeded";
     EXPECT_NE(bad.status().message().find("Tensor<[3], f32>"), std::string::npos) << bad.status().message();
+    EXPECT_EQ(bad.status().span().line, 2u) << "the node's position: " << bad.status().message();
+    EXPECT_EQ(bad.status().span().column, 3u);
   }
   // The program is still usable after the failed runs.
   jit::testing::RunBoth(*p, "G", same);

@@ -281,6 +281,12 @@ TEST_F(GptHostile, EmbeddingIndexOutOfRangeOrNegative) {
     SCOPED_TRACE(bad);
     ExpectBothFail(*p_, "LanguageModel", Tokens(bad, 17), StatusCode::kOutOfRange,
                    {"embedding", "out of range", "table of 96"});
+    // Both point at the embedding in the source (tiny_gpt.sw line 34), for tools.
+    for (bool interpret : {false, true}) {
+      const Status s = interpret ? p_->Interpret("LanguageModel", Tokens(bad, 17)).status()
+                                 : p_->Run("LanguageModel", Tokens(bad, 17)).status();
+      EXPECT_EQ(s.span().line, 34u) << (interpret ? "interpreter: " : "tape: ") << s.ToString();
+    }
     ExpectStillRuns(*p_, "LanguageModel", good, *tape, *ref);
   }
 }
@@ -562,6 +568,10 @@ TEST(ProgramSetupErrors, NameTheDeclarationsPosition) {
     EXPECT_NE(m.find(c.fragment), std::string::npos) << m;
     EXPECT_NE(m.find("\n"), std::string::npos) << "no source line: " << m;
     EXPECT_NE(m.find('^'), std::string::npos) << "no caret: " << m;
+    // The position is also the status's span, for tools (the playground's marker).
+    const SourceSpan& at = p.status().span();
+    EXPECT_EQ(std::to_string(at.line) + ":" + std::to_string(at.column), c.where) << m;
+    EXPECT_GT(at.length, 0u);
   }
 }
 

@@ -80,6 +80,11 @@ const runPanel = new RunPanel($("run-panel"), {
       Object.assign(g, r.views, { pending: undefined });
       if (selectedGraph() === g) renderCompiledViews();
     }
+    // A failure at a place in the source is marked there, like a compile
+    // error, until the next run or compile.
+    if (current && editor.text === compiledSource) {
+      showDiagnostics(!r.ok && r.diagnostic ? [...current.warnings, r.diagnostic] : current.warnings, compiledSource);
+    }
     return r;
   },
   onSeed(seed) {

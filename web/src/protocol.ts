@@ -177,6 +177,8 @@ export interface RunFailed {
   id: number;
   ok: false;
   message: string;
+  /** The failure as a diagnostic, when it points into the source (a node, an `@assert`): the editor marks it. */
+  diagnostic?: Diagnostic;
 }
 
 export type BundleResponse = { type: "bundled"; id: number; ok: true; bytes: Uint8Array } |

@@ -2,7 +2,7 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, ShrewRuntimeError, type Program, type Signature } from "../../js/dist/index.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorForPage } from "./inputs.js";
 import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
@@ -24,6 +24,18 @@ async function runtime(): Promise<Shrew> {
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A run-time error about a place in the source (a parameter too large, a
+ * node whose shapes fail, an `@assert`) as a diagnostic the editor can mark;
+ * [] for any other error.
+ */
+function spanDiagnostics(e: unknown): Diagnostic[] {
+  if (!(e instanceof ShrewRuntimeError) || !e.span) return [];
+  const { line, column, length } = e.span;
+  // Its first line: a setup error's message is rendered, with the source line and a caret after it.
+  return [{ code: e.code, severity: "error", message: e.message.split("\n")[0], line, column, length, rendered: e.message }];
 }
 
 /**
@@ -133,7 +145,7 @@ async function compile(req: CompileRequest): Promise<void> {
     if (e instanceof ShrewCompileError) {
       post({ type: "compiled", id: req.id, ok: false, compileMs, stage: e.stage, diagnostics: [...e.diagnostics], message: e.message });
     } else {
-      post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: [], message: message(e) });
+      post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: spanDiagnostics(e), message: message(e) });
     }
     return;
   }
@@ -255,7 +267,8 @@ self.onmessage = async (ev: MessageEvent<Request>) => {
       post({ type: "ran", id: req.id, ok: false,
              message: `${reason}\nThe runtime was reloaded and the program compiled again: Run works again.` });
     } else {
-      post({ type: "ran", id: req.id, ok: false, message: message(e) });
+      const [diagnostic] = spanDiagnostics(e);
+      post({ type: "ran", id: req.id, ok: false, message: message(e), ...(diagnostic && { diagnostic }) });
     }
   }
 };

@@ -268,6 +268,37 @@ async function runAndCompare(file, shotName) {
   await page.screenshot({ path: join(ARTIFACTS, shotName) });
 }
 
+test("errors found at setup or at run time are marked at their place in the source", async () => {
+  const typeIn = async (text) => {
+    await page.click(".cm-content");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.insertText(text);
+  };
+  const listed = () => page.$eval("#diagnostics li.diag.error", (li) => ({ line: Number(li.dataset.line), column: Number(li.dataset.column), text: li.textContent }));
+  // A parameter over the 1 GiB tensor cap: found while the executors are built, on w's line.
+  await typeIn("@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[20000, 20000], f32>;\n  output y: x;\n}\n");
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "error", null, { timeout: 30_000 });
+  const setup = await listed();
+  assert.deepEqual([setup.line, setup.column], [3, 3]);
+  assert.match(setup.text, /parameter 'w'.*over the limit/);
+  await page.waitForSelector(".cm-lintRange-error");
+
+  // A node whose declared type this run's input contradicts (x is `?`, run as f32[2, 3]): the
+  // run fails, and the node's line is marked.
+  await typeIn("@graph G {\n  input x: ?;\n  node y: Tensor<[3], f32> { op: relu(x); };\n  output y;\n}\n");
+  await waitCompiled("G");
+  assert.equal(await page.$("#diagnostics li.diag.error"), null);
+  await tab("run");
+  await page.fill("#run-count", "1");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="run-error"]', { timeout: 30_000 });
+  assert.match(await page.textContent('[data-testid="run-error"]'), /declared type Tensor<\[3\], f32> does not match/);
+  const run = await listed();
+  assert.deepEqual([run.line, run.column], [3, 3]);
+  const inline = await page.$eval(".cm-lintRange-error", (el) => [...document.querySelectorAll(".cm-content .cm-line")].indexOf(el.closest(".cm-line")) + 1);
+  assert.equal(inline, 3);
+});
+
 test("running a model gives the CLI's output shapes and values", async () => {
   await runAndCompare("mlp-classifier.sw", "run-mlp-1280x800.png");
   await runAndCompare("self-attention.sw", "run-attention-1280x800.png");

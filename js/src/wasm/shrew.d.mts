@@ -9,6 +9,8 @@ export interface ErrorValue {
   input?: string;
   expected?: string;
   actual?: string;
+  /** Where in the source the failure is, when it is about a place there (C++ Status::span). */
+  span?: { line: number; column: number; length: number; offset: number };
 }
 export interface DenseValue {
   ok: true;

@@ -52,7 +52,7 @@ Result<std::unique_ptr<Stage>> MakeStage(K op, ir::DType dtype, std::vector<cons
 Status StageReshape(Stage& st, std::initializer_list<Shape> in, const Shape& out, WorkspaceLayout* layout) {
   std::vector<Shape> shapes(in);
   Result<size_t> ws = st.kernel->Reshape(shapes, out);
-  if (!ws.ok()) return Status(ws.status().code(), st.node.name + " step: " + ws.status().message());
+  if (!ws.ok()) return ws.status().Prefixed(st.node.name + " step: ");
   st.ws_offset = layout->Add(*ws);
   return Status::Ok();
 }
