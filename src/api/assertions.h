@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -29,9 +30,10 @@ class GraphAssertions {
   GraphAssertions(GraphAssertions&&) = default;
   GraphAssertions& operator=(GraphAssertions&&) = default;
 
-  // Ok, or FailedPrecondition "graph 'G': assertion failed at 4:5: MESSAGE
-  // (N > 2, with N = 1)" for the first false condition.
-  Status Check(const ir::DimBindings& dims) const;
+  // Ok, or FailedPrecondition "graph 'G': assertion failed at FILE:4:5:
+  // MESSAGE (N > 2, with N = 1)" for the first false condition, pointing at
+  // it (Status::span). `file` names the program's source ("" : none).
+  Status Check(const ir::DimBindings& dims, std::string_view file) const;
 
  private:
   struct Condition {

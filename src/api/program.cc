@@ -456,7 +456,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
                                               : jit::ConcreteShape(g.node(g.inputs()[i].node).type, out.dims, 0));
   }
   // 4. The graph's @assert / @check conditions on those dims.
-  SHREW_RETURN_IF_ERROR(assertions_[gi].Check(out.dims));
+  SHREW_RETURN_IF_ERROR(assertions_[gi].Check(out.dims, source_name_));
   return out;
 }
 

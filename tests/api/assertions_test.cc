@@ -61,6 +61,21 @@ TEST(Assertions, AFalseConditionFailsTheRunWithItsMessageOnBothExecutors) {
   EXPECT_NE(prep.status().message().find("an even batch"), std::string::npos) << prep.status().ToString();
 }
 
+// The position names the program's file (it said `<input>`, the name of the
+// condition's own re-parsed text, whatever the file).
+TEST(Assertions, TheFailureNamesTheProgramsFile) {
+  CompileOptions copts;
+  copts.filename = "model.sw";
+  auto p = jit::testing::MakeProgram(kProgram, {}, copts);
+  ASSERT_NE(p, nullptr);
+  for (bool interp : {false, true}) {
+    Result<TensorMap> one = interp ? p->Interpret("G", X(1)) : p->Run("G", X(1));
+    ASSERT_FALSE(one.ok());
+    EXPECT_NE(one.status().message().find("assertion failed at model.sw:4:3: need at least two rows"), std::string::npos)
+        << one.status().message();
+  }
+}
+
 TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
   // A tensor, a dimension no input binds, a number instead of a bool, a
   // division by zero, a string: none can be decided from config and dims.
