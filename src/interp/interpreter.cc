@@ -13,8 +13,6 @@ namespace {
 
 using runtime::Tensor;
 
-Status Prefixed(const std::string& prefix, const Status& s) { return s.Prefixed(prefix); }
-
 // Binds the symbolic dims of `type` that are still unbound from `t`'s shape
 // (ranks must already agree).
 void BindFrom(const ir::Type& type, const Tensor& t, ir::DimBindings* dims) {
@@ -171,7 +169,7 @@ Result<RunResult> Interpreter::RunNamedInputs(const ir::Graph& graph, const runt
     }
   }
   Result<RunResult> r = RunGraph(graph, ordered, params, 0, options_.keep_intermediates);
-  if (!r.ok()) return Prefixed(where, r.status());
+  if (!r.ok()) return r.status().Prefixed(where);
   return r;
 }
 
@@ -196,7 +194,7 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   params.by_key = params_;
   params.graph = g->name();
   Result<RunResult> r = RunGraph(*g, all, params, depth, /*keep_intermediates=*/false);
-  if (!r.ok()) return Prefixed("in graph '" + g->name() + "': ", r.status());
+  if (!r.ok()) return r.status().Prefixed("in graph '" + g->name() + "': ");
   if (r->outputs.empty()) return InvalidArgument("graph '" + g->name() + "' has no output");
   return std::move(r->outputs.front().second);
 }

@@ -12,12 +12,10 @@ namespace {
 
 using K = ir::OpKind;
 
-Status Prefix(const char* step, const Status& s) { return s.Prefixed(std::string(step) + ": "); }
-
-#define SHREW_STEP(step, lhs, expr)                                 \
-  auto SHREW_INTERP_CONCAT(step_, __LINE__) = (expr);               \
-  if (!SHREW_INTERP_CONCAT(step_, __LINE__).ok())                   \
-    return Prefix(step, SHREW_INTERP_CONCAT(step_, __LINE__).status()); \
+#define SHREW_STEP(step, lhs, expr)                                                     \
+  auto SHREW_INTERP_CONCAT(step_, __LINE__) = (expr);                                   \
+  if (!SHREW_INTERP_CONCAT(step_, __LINE__).ok())                                       \
+    return SHREW_INTERP_CONCAT(step_, __LINE__).status().Prefixed(std::string(step) + ": "); \
   lhs = std::move(SHREW_INTERP_CONCAT(step_, __LINE__)).value()
 
 // y = x·w, split into heads: [B, S, D] -> [B, h, S, Dh].
