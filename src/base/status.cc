@@ -16,22 +16,55 @@ const char* StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+struct Status::Rep {
+  StatusCode code;
+  std::string message;
+  SourceSpan span;
+};
+
+void Status::RepDeleter::operator()(Rep* rep) const { delete rep; }
+
+Status::Status(StatusCode code, std::string message) {
+  if (code != StatusCode::kOk) rep_.reset(new Rep{code, std::move(message), {}});
+}
+
+Status::Status(const Status& other) {
+  if (other.rep_) rep_.reset(new Rep(*other.rep_));
+}
+
+Status& Status::operator=(const Status& other) {
+  if (this != &other) rep_.reset(other.rep_ ? new Rep(*other.rep_) : nullptr);
+  return *this;
+}
+
+StatusCode Status::code() const { return rep_ ? rep_->code : StatusCode::kOk; }
+
+const std::string& Status::message() const {
+  static const std::string kNone;
+  return rep_ ? rep_->message : kNone;
+}
+
+const SourceSpan& Status::span() const {
+  static const SourceSpan kNowhere;
+  return rep_ ? rep_->span : kNowhere;
+}
+
 Status Status::At(const SourceSpan& span) const& { return Status(*this).At(span); }
 
 Status Status::At(const SourceSpan& span) && {
-  if (!span_.valid() && !ok()) span_ = span;
+  if (rep_ && !rep_->span.valid()) rep_->span = span;
   return std::move(*this);
 }
 
 Status Status::Prefixed(std::string_view prefix) const {
-  Status s(code_, std::string(prefix) + message_);
-  s.span_ = span_;
+  Status s(*this);
+  if (s.rep_) s.rep_->message.insert(0, prefix);
   return s;
 }
 
 std::string Status::ToString() const {
   if (ok()) return "ok";
-  return std::string(StatusCodeName(code_)) + ": " + message_;
+  return std::string(StatusCodeName(rep_->code)) + ": " + rep_->message;
 }
 
 }  // namespace shrew

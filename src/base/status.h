@@ -4,6 +4,7 @@
 // with a clear message; bugs trip SHREW_CHECK (base/check.h).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,19 +27,29 @@ enum class StatusCode {
 
 const char* StatusCodeName(StatusCode code);
 
+// One pointer: null when ok, else the failure on the heap. Success costs
+// nothing to make, move or test (every kernel run returns one), and the
+// failure's details (message, source position) cost no code where a Status
+// is only passed along.
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // A failure; StatusCode::kOk gives success (the message is dropped).
+  Status(StatusCode code, std::string message);
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
   static Status Ok() { return Status(); }
 
-  bool ok() const { return code_ == StatusCode::kOk; }
-  StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  StatusCode code() const;
+  const std::string& message() const;  // "" when ok
   // Where in the .sw source the failure is (a node, a parameter, an
   // @assert), when it is about one; invalid otherwise. The message says it
   // too, for people; this is for tools (the playground marks it).
-  const SourceSpan& span() const { return span_; }
+  const SourceSpan& span() const;
   std::string ToString() const;
 
   // This status pointing at `span`, unless it already points somewhere:
@@ -49,9 +60,11 @@ class [[nodiscard]] Status {
   Status Prefixed(std::string_view prefix) const;
 
  private:
-  StatusCode code_ = StatusCode::kOk;
-  std::string message_;
-  SourceSpan span_;
+  struct Rep;
+  struct RepDeleter {
+    void operator()(Rep* rep) const;
+  };
+  std::unique_ptr<Rep, RepDeleter> rep_;
 };
 
 inline Status InvalidArgument(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
