@@ -78,7 +78,7 @@ export class ShrewRuntimeError extends Error {
   }
 }
 
-/** Builds a ShrewRuntimeError from a C++ error value (its input/expected/actual fields come from C++). */
+/** Builds a ShrewRuntimeError from a C++ error value (its input/expected/actual and span fields come from C++). */
 export function runtimeErrorFrom(e: ErrorValue): ShrewRuntimeError {
   const details: RuntimeErrorDetails = {};
   if (e.input !== undefined) details.input = e.input;

@@ -327,3 +327,24 @@ test("--dims accepts a name used only in a graph's -> return type", () => {
   const r = shrew("run", src, "--dims", "N=2,M=2");
   assert.equal(r.code, 0, r.err);
 });
+
+test("run: a failure at a place in the source shows it with the source line and a caret, as a diagnostic", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  // Multi-byte text before the span: the caret counts characters, the span UTF-8 bytes.
+  const file = join(dir, "gather.sw");
+  writeFileSync(file, "@graph G {\n  input ids: Tensor<[3], i64>;\n  param table: Tensor<[2, 4], f32>;\n" +
+    "  /* é */ output e: embedding(ids, table);\n}\n");
+  const r = shrew("run", file, "--input", "ids=randint:5:9");
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /embedding index \d out of range for a table of 2 rows/);
+  const excerpt = r.err.slice(r.err.indexOf("  --> "));
+  const before = "  /* é */ ", statement = "output e: embedding(ids, table);";
+  assert.equal(excerpt, `  --> ${file}:4:${Buffer.byteLength(before) + 1}\n  ${before}${statement}\n` +
+    `  ${" ".repeat(before.length)}^${"~".repeat(statement.length - 1)}\n`);
+  // A bundle does not carry its file's text to the CLI: the message alone.
+  const bundle = join(dir, "gather.swb");
+  assert.equal(shrew("build", file, "--out", bundle).code, 0);
+  const b = shrew("run", bundle, "--input", "ids=randint:5:9");
+  assert.equal(b.code, 1);
+  assert.doesNotMatch(b.err, /-->/);
+});

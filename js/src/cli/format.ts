@@ -1,5 +1,5 @@
 // Printing tensors and tables for the `shrew` CLI.
-import type { Tensor } from "../index.js";
+import type { SourceSpan, Tensor } from "../index.js";
 
 /**
  * Values for JSON. 64-bit integers (i64 tensors) are exact decimal strings,
@@ -33,4 +33,25 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+/**
+ * Where a run-time error points in a .sw file, as the compiler shows a
+ * diagnostic: `FILE:LINE:COL`, the source line, a caret under the span
+ * (within that line). Columns and lengths count UTF-8 bytes, as the span's.
+ */
+export function sourceExcerpt(file: string, source: Uint8Array, span: SourceSpan): string {
+  let start = 0;
+  for (let line = 1; line < span.line && start < source.length; line++) {
+    const nl = source.indexOf(0x0a, start);
+    start = nl < 0 ? source.length : nl + 1;
+  }
+  const nl = source.indexOf(0x0a, start);
+  const bytes = source.subarray(start, nl < 0 ? source.length : nl);
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b).replace(/\r$/, "");
+  const text = decode(bytes);
+  const from = Math.min(span.column - 1, bytes.length);
+  const lead = [...decode(bytes.subarray(0, from))].map((c) => (c === "\t" ? "\t" : " ")).join("");
+  const width = Math.max(1, [...decode(bytes.subarray(from, Math.min(bytes.length, from + span.length)))].length);
+  return `${file}:${span.line}:${span.column}\n  ${text}\n  ${lead}^${"~".repeat(width - 1)}`;
 }

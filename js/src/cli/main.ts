@@ -11,7 +11,7 @@ import { USAGE, UsageError } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { setOwn } from "../plain.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
-import { describeTensor, formatBytes, tensorValues } from "./format.js";
+import { describeTensor, formatBytes, sourceExcerpt, tensorValues } from "./format.js";
 
 const OPTIONS = {
   graph: { type: "string" },
@@ -277,8 +277,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     err(`Error: ${command} takes exactly one FILE (.sw source or .swb bundle)\n\n${USAGE}`);
     return 2;
   }
+  let source: Uint8Array | undefined;
   try {
-    let source: Uint8Array;
     try {
       source = readFileSync(file);  // bytes as they are: decoding would shift columns after an invalid byte
     } catch (e) {
@@ -339,6 +339,11 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     if (e instanceof ShrewRuntimeError || e instanceof NpyError || e instanceof FileError) {
       err(`Error: ${e.message}`);
+      // A failure at a place in a .sw file (not a bundle, whose source is
+      // not at hand) shows it, unless the message shows it already (a setup error).
+      if (e instanceof ShrewRuntimeError && e.span && source && !isBundle(source) && !e.message.includes("\n")) {
+        err(`  --> ${sourceExcerpt(file, source, e.span)}`);
+      }
       return 1;
     }
     throw e;
