@@ -223,7 +223,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     for (const diag::Diagnostic& d : diags.all()) {
       if (d.severity != diag::Severity::Error) continue;
       // A shape too large to count is a resource limit (as CheckTypeFits says).
-      return d.kind == diag::Kind::ShapeOverflow ? ResourceExhausted(d.message) : InvalidArgument(d.message);
+      return (d.kind == diag::Kind::ShapeOverflow ? ResourceExhausted(d.message) : InvalidArgument(d.message)).At(d.span);
     }
     return InvalidArgument("shape inference failed for these inputs");
   };
