@@ -49,8 +49,6 @@ const SourceSpan& Status::span() const {
   return rep_ ? rep_->span : kNowhere;
 }
 
-Status Status::At(const SourceSpan& span) const& { return Status(*this).At(span); }
-
 Status Status::At(const SourceSpan& span) && {
   if (rep_ && !rep_->span.valid()) rep_->span = span;
   return std::move(*this);

@@ -54,7 +54,6 @@ class [[nodiscard]] Status {
 
   // This status pointing at `span`, unless it already points somewhere:
   // the innermost position (the node inside a called graph) is the precise one.
-  Status At(const SourceSpan& span) const&;
   Status At(const SourceSpan& span) &&;
   // The same failure (code and span) with context before its message.
   Status Prefixed(std::string_view prefix) const;
