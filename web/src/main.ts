@@ -28,6 +28,7 @@ const views = document.querySelector(".views-pane") as HTMLElement;
 
 let current: CompileOk | undefined;
 let compiledSource = "";
+let runMarked = false;  // the editor shows a run's failure (cleared by the next run or compile)
 let compileSeq = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -82,9 +83,11 @@ const runPanel = new RunPanel($("run-panel"), {
     }
     // A failure at a place in the source is marked there, like a compile
     // error, until the next run or compile.
-    if (current && editor.text === compiledSource) {
-      showDiagnostics(!r.ok && r.diagnostic ? [...current.warnings, r.diagnostic] : current.warnings, compiledSource);
+    const marked = r.ok ? undefined : r.diagnostic;
+    if (current && editor.text === compiledSource && (marked || runMarked)) {
+      showDiagnostics(marked ? [...current.warnings, marked] : current.warnings, compiledSource);
     }
+    runMarked = marked !== undefined;
     return r;
   },
   onSeed(seed) {
@@ -153,6 +156,7 @@ async function compile(): Promise<void> {
   setStatus("compiling…", "busy");
   const r = await worker.compile(source, state.dims, state.seed);
   if (seq !== compileSeq) return;  // a newer edit is on its way
+  runMarked = false;
   if (!r.ok) {
     const errors = r.diagnostics.filter((d) => d.severity === "error").length;
     setStatus(errors ? `${errors} error${errors > 1 ? "s" : ""} (${r.stage})` : r.message.split("\n")[0], "error");
