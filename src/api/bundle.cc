@@ -719,6 +719,7 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   ir::InferOptions io;
   io.default_float = options.default_dtype;
   io.bindings = dims.empty() ? nullptr : &dims;
+  io.callee_bindings = io.bindings;  // the configuration's: shared by every graph
   if (!ir::InferProgramTypes(&inferred, &bag, io)) return FirstError("invalid types", bag);
   for (size_t gi = 0; gi < program.graphs.size(); ++gi) {
     const ir::Graph& stored = program.graphs[gi];

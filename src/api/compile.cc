@@ -133,6 +133,7 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
   ir::InferOptions infer;
   infer.default_float = options.default_float;
   infer.bindings = options.dims.empty() ? nullptr : &options.dims;
+  infer.callee_bindings = infer.bindings;  // the configuration's: shared by every graph
   if (!ir::InferProgramTypes(&program, &diags, infer)) return stop(CompileStage::kInferShapes);
 
   lower::MaterializeOptions mat;

@@ -219,6 +219,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     diag::DiagnosticBag diags;
     ir::InferOptions io;
     io.default_float = options_.default_float_dtype;
+    io.callee_bindings = &options_.dims;  // `bound` also holds the names this graph's inputs bound
     if (ir::SpecializeGraphTypes(&typed, program_, bound, &diags, io)) return Status::Ok();
     for (const diag::Diagnostic& d : diags.all()) {
       if (d.severity != diag::Severity::Error) continue;

@@ -38,6 +38,11 @@ struct InferOptions {
   // declared types and to reshape/expand targets, so a graph can be
   // specialised per binding. Null: keep symbolic names.
   const DimBindings* bindings = nullptr;
+  // The dims applied to a callee's declared input types when a call is
+  // typed: the runtime configuration's only. A callee's other names are its
+  // own (LANGUAGE.md §4.1), unified with the call's operands, so a caller's
+  // `N` bound to 3 must not reach a callee whose `N` is 6. Null: none.
+  const DimBindings* callee_bindings = nullptr;
 };
 
 // Infers every graph, callees before callers (call-dependency order; source

@@ -335,7 +335,7 @@ Type InferCall(ShapeContext& ctx) {
     if (!callee->HasNode(in_id)) continue;
     const Node& in = callee->node(in_id);
     Type declared = in.declared_type ? *in.declared_type : in.type;
-    if (ctx.options->bindings) declared = declared.Bind(*ctx.options->bindings);
+    if (ctx.options->callee_bindings) declared = declared.Bind(*ctx.options->callee_bindings);
     const Type& actual = ctx.in[k];
     if (declared.is_unknown() || actual.is_unknown()) continue;
     // The callee's names are its own (LANGUAGE.md §4.1): `K` declared there

@@ -105,10 +105,12 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
   // Literals left weak (ir::WithInputTypes) stay weak in every round, so that
   // they adopt a call's result type once it is pinned.
   const std::vector<ir::NodeId> weak = ir::WeakConstants(*g);
+  ir::InferOptions options = io;
+  options.callee_bindings = &config_dims;  // `dims` also holds the names g's own inputs bound
   for (int iter = 0; iter <= g->num_nodes(); ++iter) {
     for (ir::NodeId id : weak) g->node(id).type = ir::Type::Unknown();
     diag::DiagnosticBag diags;
-    if (!ir::SpecializeGraphTypes(g, program, dims, &diags, io)) {
+    if (!ir::SpecializeGraphTypes(g, program, dims, &diags, options)) {
       for (const diag::Diagnostic& d : diags.all()) {
         if (d.severity != diag::Severity::Error) continue;
         // The node's source position: these errors surface at run time, away from the source.

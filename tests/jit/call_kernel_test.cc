@@ -108,5 +108,46 @@ TEST(CallKernel, ErrorsInsideTheCalleeReachTheCaller) {
   EXPECT_FLOAT_EQ(out->at("y").values<float>()[0], 2.0f);
 }
 
+// LANGUAGE.md §4.1: a callee's names are its own. The caller's R=2, C=3 (or
+// N=3) bound from its inputs must not be applied to the callee's declared
+// types, where R, C (N) stand for other sizes: the tape failed with
+// "declared type Tensor<[3, 2], f32> does not match inferred type
+// Tensor<[2, 3], f32>" while the interpreter ran. Also through a caller
+// typed per run (`?`), which both executors re-infer.
+TEST(CallKernel, CallerDimsDoNotBindTheCalleesNames) {
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph Same { input a: Tensor<[C, R], f32>; output o: a * 2.0; }
+@graph Swapped { input x: Tensor<[R, C], f32>; output z: Same(x); }
+@graph Flat { input a: Tensor<[N], f32>; output o: a + 1.0; }
+@graph Reshaped { input x: Tensor<[N, 2], f32>; output o: Flat(reshape(x, shape: [-1])); }
+@graph Untyped { input x: ?; input y: Tensor<[N, 2], f32>; output o: Flat(reshape(y, shape: [-1])) * x; }
+)SW");
+  ASSERT_NE(p, nullptr);
+  const std::vector<float> v = {1, 2, 3, 4, 5, 6};
+  TensorMap in;
+  in.emplace("x", testing::F32({2, 3}, v));
+  Result<TensorMap> out = p->Run("Swapped", in);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("z").shape(), (runtime::Shape{2, 3}));
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(out->at("z").values<float>()[i], 2 * v[i]);
+  testing::RunBoth(*p, "Swapped", in);
+
+  in.insert_or_assign("x", testing::F32({3, 2}, v));
+  out = p->Run("Reshaped", in);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("o").shape(), (runtime::Shape{6}));
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(out->at("o").values<float>()[i], v[i] + 1);
+  testing::RunBoth(*p, "Reshaped", in);
+
+  TensorMap untyped;
+  untyped.emplace("x", testing::F32({}, {3}));
+  untyped.emplace("y", testing::F32({3, 2}, v));
+  out = p->Run("Untyped", untyped);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->at("o").shape(), (runtime::Shape{6}));
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(out->at("o").values<float>()[i], 3 * (v[i] + 1));
+  testing::RunBoth(*p, "Untyped", untyped);
+}
+
 }  // namespace
 }  // namespace shrew::jit
