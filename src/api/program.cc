@@ -48,6 +48,14 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return NotFound(msg);
 }
 
+// Input i of g is required (not supplied, or left out while the graph reads it).
+[[gnu::noinline, gnu::cold]] Status MissingInput(const ir::Graph& g, size_t i, jit::InputIssue* issue) {
+  const ir::Node& node = g.node(g.inputs()[i].node);
+  if (issue != nullptr) *issue = {node.name, node.type.ToString(), ""};
+  return InvalidArgument("missing input '" + node.name + "' for graph '" + g.name() + "' (expected " +
+                         node.type.ToString() + ")");
+}
+
 Result<runtime::KernelPtr> FusedFactory(const runtime::KernelSpec& dense, ir::OpKind activation) {
   if (!runtime::CanFuseDenseActivation(dense.node->op, activation)) return runtime::KernelPtr();
   return runtime::CreateFusedDenseActivation(dense, activation);
@@ -298,9 +306,24 @@ jit::ExecutorOptions Program::MakeExecutorOptions() const {
   return eo;
 }
 
-Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked) {
+Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked,
+                                           jit::InputIssue* issue) {
   Entry& e = graphs_[gi];
   if (!e.deferred) return Runner{e.compiled.get(), e.executor.get(), nullptr};
+  Result<Runner> r = SpecializedRunner(gi, inputs, checked);
+  if (!r.ok()) return r;
+  // Whether a left-out optional input is read is known only now, from the
+  // graph compiled for these input types (CheckInputs checks the others).
+  const ir::Graph& g = program_.graphs[gi];
+  for (size_t i = 0; i < checked.supplied.size(); ++i) {
+    if (checked.supplied[i] < 0 && r->compiled->input_read[i]) return MissingInput(g, i, issue);
+  }
+  return r;
+}
+
+Result<Program::Runner> Program::SpecializedRunner(size_t gi, std::span<const InputSpec> inputs,
+                                                   const CheckedInputs& checked) {
+  Entry& e = graphs_[gi];
   const ir::Graph& g = program_.graphs[gi];
   InputSignature signature(g.inputs().size());
   for (size_t i = 0; i < g.inputs().size() && i < checked.supplied.size(); ++i) {
@@ -420,11 +443,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const ir::Node& node = g.node(g.inputs()[i].node);
     if (out.supplied[i] < 0) {
-      if (!g.inputs()[i].optional || (e.compiled != nullptr && e.compiled->input_read[i])) {
-        report(node.name, node.type.ToString(), "");
-        return InvalidArgument("missing input '" + node.name + "' for " + where + " (expected " + node.type.ToString() +
-                               ")");
-      }
+      if (!g.inputs()[i].optional || (e.compiled != nullptr && e.compiled->input_read[i])) return MissingInput(g, i, issue);
       continue;
     }
     const InputSpec& spec = inputs[static_cast<size_t>(out.supplied[i])];
@@ -480,7 +499,7 @@ Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inp
   const std::vector<InputSpec> specs = SpecsOf(inputs, &tensors);
   Result<CheckedInputs> checked = CheckInputs(*gi, specs, issue);
   if (!checked.ok()) return checked.status();
-  Result<Runner> runner = RunnerFor(*gi, specs, *checked);
+  Result<Runner> runner = RunnerFor(*gi, specs, *checked, issue);
   if (!runner.ok()) return runner.status();
   jit::Executor& ex = *runner->executor;
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
@@ -505,7 +524,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   if (!gi.ok()) return gi.status();
   Result<CheckedInputs> checked = CheckInputs(*gi, inputs, issue);
   if (!checked.ok()) return checked.status();
-  Result<Runner> runner = RunnerFor(*gi, inputs, *checked);
+  Result<Runner> runner = RunnerFor(*gi, inputs, *checked, issue);
   if (!runner.ok()) return runner.status();
   jit::Executor& ex = *runner->executor;
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));

@@ -319,5 +319,42 @@ TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
   EXPECT_EQ(std::vector<float>(y, y + 6), (std::vector<float>{2, 0, -3, 8, 0, -6}));
 }
 
+// PIPELINE.md §8 step 2: a left-out optional input is an error when the
+// graph reads it. In a graph compiled per input signature that is known
+// only once it is compiled for the supplied inputs: the tape used to run
+// with the input's buffer left as zeros (y = [1, 1]).
+TEST(DynamicInputs, ALeftOutOptionalInputThatIsReadIsMissing) {
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph G { input x: Tensor<[2], f32>?; input z: ?; output y: x * 2 + 1; output w: z; }
+@graph H { input x: Tensor<[2], f32>?; input z: ?; output w: z * 2; }
+)SW");
+  ASSERT_NE(p, nullptr);
+  const TensorMap z = One("z", F32({1}, {5}));
+  for (bool interpret : {false, true}) {
+    jit::InputIssue issue;
+    Result<TensorMap> out = interpret ? p->Interpret("G", z, &issue) : p->Run("G", z, &issue);
+    ASSERT_FALSE(out.ok()) << (interpret ? "interpreter" : "tape");
+    EXPECT_NE(out.status().message().find("'x'"), std::string::npos) << out.status().ToString();
+    if (!interpret) {
+      EXPECT_EQ(out.status().message(), "missing input 'x' for graph 'G' (expected Tensor<[2], f32>)");
+      EXPECT_EQ(issue.input, "x");
+      EXPECT_EQ(issue.expected, "Tensor<[2], f32>");
+    }
+  }
+  // The same signature again (its compile is cached): still missing.
+  EXPECT_FALSE(p->Run("G", z).ok());
+  const std::vector<InputSpec> specs = {{"z", ir::DType::kF32, {1}}};
+  EXPECT_FALSE(p->Prepare("G", specs).ok());
+  // Supplied, it runs; a graph that does not read it runs without it.
+  TensorMap both = z;
+  both.emplace("x", F32({2}, {1, -1}));
+  Result<TensorMap> out = p->Run("G", both);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("y"), F32({2}, {3, -1})));
+  out = p->Run("H", z);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("w"), F32({1}, {10})));
+}
+
 }  // namespace
 }  // namespace shrew
