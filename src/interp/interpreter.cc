@@ -88,11 +88,16 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
   return ok;
 }
 
-// Checks a computed value against its node's IR type.
+// Checks a computed value against its node's IR type and its declared one:
+// inference refines a declared `[N]` to the `[3]` it infers, and only this
+// run's binding of N (from another input) can contradict the declaration,
+// as the tape's specialisation finds (T6).
 Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
-  if (Fits(node.type, t, dims)) return Status::Ok();
+  const bool declared = node.declared_type.has_value() && Fits(node.type, t, dims);
+  const ir::Type& type = declared ? *node.declared_type : node.type;
+  if (Fits(type, t, dims)) return Status::Ok();
   return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
-                         " does not match its type " + node.type.Bind(dims).ToString())
+                         " does not match its " + (declared ? "declared " : "") + "type " + type.Bind(dims).ToString())
       .At(node.span);
 }
 

@@ -213,6 +213,27 @@ TEST(DynamicInputs, DeclaredNameAgainstAnotherNameIsCheckedAtRunTime) {
   jit::testing::RunBoth(*p, "G", same);
 }
 
+// Session 27 QA: inference refines h's declared [N] to the [3] it infers
+// from x, so the interpreter checked h against [3] and returned it, while
+// the tape (y binds N = 1) failed. Both fail now; N = 3 runs.
+TEST(DynamicInputs, DeclaredNameBoundByAnotherInputIsCheckedOnBothExecutors) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G(x: Tensor<[3], f32>, y: Tensor<[N], f32>) {\n"
+      "  node h: Tensor<[N], f32> { op: relu(x); };\n"
+      "  output h;\n"
+      "  output y;\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("x", F32({3}, {-1, 2, 3}));
+  in.emplace("y", F32({1}, {10}));
+  ExpectDeclaredTypeError(*p, in, "Tensor<[1], f32>", 2);
+  in.insert_or_assign("y", F32({3}, {1, 2, 3}));
+  Result<TensorMap> out = p->Run("G", in);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("h"), F32({3}, {0, 2, 3})));
+  jit::testing::RunBoth(*p, "G", in);
+}
+
 // QA A2: CSE merged b into a, so b's check was lost and the run returned
 // `b: f64[2]` for a node declared Tensor<[3], f64>.
 TEST(DynamicInputs, DuplicatesWithDifferentDeclaredTypesAreEachChecked) {
