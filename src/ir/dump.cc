@@ -52,11 +52,12 @@ std::string OpText(OpKind op, const Attrs& attrs, const std::string& callee,
 }
 
 // The type a dump shows for `node`. In a graph whose types depend on its
-// inputs, a literal's dtype is provisional (each run re-types it, OPS.md
-// §1.3), so the dump prints it as still weak: `constant[2] : ?`.
-const Type& ShownType(const Node& node, bool retyped_per_run) {
+// inputs, a literal's dtype and that of a weak expression of literals are
+// provisional (each run re-types them, OPS.md §1.3), so the dump prints
+// them as still weak: `constant[2] : ?`, `div(%1, %2) : ?`.
+const Type& ShownType(const Node& node, const std::vector<bool>& provisional) {
   static const Type kUnknown;
-  return retyped_per_run && IsRetypedLiteral(node) ? kUnknown : node.type;
+  return provisional[static_cast<size_t>(node.id)] ? kUnknown : node.type;
 }
 
 std::string NodeOpText(const Node& node, const Type& shown) {
@@ -190,7 +191,7 @@ const char* RoleName(NodeRole r) {
 }
 
 void GraphJson(std::string* out, const Graph& g) {
-  const bool retyped_per_run = TypesDependOnInputs(g);
+  const std::vector<bool> provisional = ProvisionalTypes(g);
   *out += "{\"name\":";
   JsonString(out, g.name());
   *out += ",\"inputs\":[";
@@ -237,7 +238,7 @@ void GraphJson(std::string* out, const Graph& g) {
     JsonString(out, n.name);
     *out += ",\"op\":";
     JsonString(out, OpName(n.op));
-    const Type& shown = ShownType(n, retyped_per_run);
+    const Type& shown = ShownType(n, provisional);
     *out += ",\"label\":";
     JsonString(out, NodeOpText(n, shown));
     *out += ",\"role\":";
@@ -298,8 +299,9 @@ std::vector<const Param*> ParamsByNode(const Graph& graph) {
   return by_node;
 }
 
-std::string DumpNodeLine(const Node& node, const Param* param, bool retyped_per_run, const DumpOptions& options) {
-  const Type& shown = ShownType(node, retyped_per_run);
+std::string DumpNodeLine(const Node& node, const Param* param, const std::vector<bool>& provisional,
+                         const DumpOptions& options) {
+  const Type& shown = ShownType(node, provisional);
   std::string out = "%";
   out += std::to_string(node.id);
   out += ' ';
@@ -341,7 +343,7 @@ std::string DumpNode(const Graph& graph, const Node& node, const DumpOptions& op
   for (const Param& p : graph.params()) {
     if (p.node == node.id) param = &p;
   }
-  return DumpNodeLine(node, param, TypesDependOnInputs(graph), options);
+  return DumpNodeLine(node, param, ProvisionalTypes(graph), options);
 }
 
 std::string DumpGraph(const Graph& graph, const DumpOptions& options) {
@@ -350,9 +352,9 @@ std::string DumpGraph(const Graph& graph, const DumpOptions& options) {
                     std::to_string(graph.outputs().size()) + " outputs, " +
                     std::to_string(graph.params().size()) + " params\n";
   const std::vector<const Param*> params = ParamsByNode(graph);
-  const bool retyped_per_run = TypesDependOnInputs(graph);
+  const std::vector<bool> provisional = ProvisionalTypes(graph);
   for (const Node& n : graph.nodes()) {
-    out += "  " + DumpNodeLine(n, params[static_cast<size_t>(n.id)], retyped_per_run, options) + "\n";
+    out += "  " + DumpNodeLine(n, params[static_cast<size_t>(n.id)], provisional, options) + "\n";
   }
   out += "  outputs: ";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {

@@ -290,6 +290,28 @@ bool PreservesWeak(const Node& n) {
          n.op == OpKind::kIdentity || n.op == OpKind::kNeg;
 }
 
+}  // namespace
+
+std::vector<bool> ProvisionalTypes(const Graph& graph) {
+  std::vector<bool> provisional(static_cast<size_t>(graph.num_nodes()), false);
+  if (!TypesDependOnInputs(graph)) return provisional;
+  for (const Node& n : graph.nodes()) {  // operands before their users (id order)
+    bool p = IsRetypedLiteral(n);
+    if (!p && !n.declared_type && PreservesWeak(n)) {
+      const auto [first, last] = WeakGroup(n);
+      p = first < last;
+      for (int k = first; p && k < last; ++k) {
+        const NodeId op = n.operands[static_cast<size_t>(k)];
+        p = graph.HasNode(op) && provisional[static_cast<size_t>(op)];
+      }
+    }
+    provisional[static_cast<size_t>(n.id)] = p;
+  }
+  return provisional;
+}
+
+namespace {
+
 std::optional<WeakKind> WeakKindOfValue(const AttrValue* v) {
   if (!v) return std::nullopt;
   if (v->is_bool()) return WeakKind::kBool;

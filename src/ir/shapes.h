@@ -78,6 +78,12 @@ Graph WithInputTypes(const Graph& graph, const std::vector<std::optional<Type>>&
 // their dtype is provisional until a run re-infers it, so the optimiser
 // must neither fold nor merge them on the dtype they have now.
 bool IsRetypedLiteral(const Node& node);
+// Per node id: whether its type is provisional, in a graph whose types
+// depend on its inputs (all false in any other): the retyped literals and
+// the weak expressions made of them only (`c = 1 / 2` is i64 here, and f32
+// in a run where it meets an f32 input; OPS.md §1.3). Dumps and signatures
+// show these types as `?`.
+std::vector<bool> ProvisionalTypes(const Graph& graph);
 // The constants WithInputTypes left untyped: a re-inference after pinning
 // more types (a call's result) must see them weak again.
 std::vector<NodeId> WeakConstants(const Graph& graph);

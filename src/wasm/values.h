@@ -13,6 +13,7 @@
 #include "api/compile.h"
 #include "ir/dtype.h"
 #include "ir/graph.h"
+#include "ir/shapes.h"
 #include "jit/binding.h"
 #include "jit/compiled_graph.h"
 #include "runtime/tensor.h"
@@ -179,9 +180,11 @@ inline val SignatureValue(const ir::Graph& g) {
     inputs.set(i, t);
   }
   val outputs = val::array();
+  const std::vector<bool> provisional = ir::ProvisionalTypes(g);
   for (size_t i = 0; i < g.outputs().size(); ++i) {
     const ir::GraphOutput& out = g.outputs()[i];
-    outputs.set(i, TypeValue(out.name, out.node == ir::kNoNode ? ir::Type() : g.node(out.node).type));
+    const bool known = g.HasNode(out.node) && !provisional[static_cast<size_t>(out.node)];
+    outputs.set(i, TypeValue(out.name, known ? g.node(out.node).type : ir::Type()));
   }
   val o = val::object();
   o.set("ok", true);

@@ -92,6 +92,27 @@ TEST(DumpTest, LiteralsOfAGraphTypedPerRunPrintAsWeak) {
   EXPECT_NE(json.find("\"label\":\"constant[0.5:f64]\""), std::string::npos) << json;
 }
 
+// So does an expression of literals only (`c = 1 / 2`: i64 here, f32 in a
+// run with an f32 x), unless a declaration fixed its dtype.
+TEST(DumpTest, WeakExpressionsOfAGraphTypedPerRunPrintAsWeak) {
+  GraphFixture f;
+  NodeId x = f.In("x", "?");
+  NodeId c = f.Op(OpKind::kDiv, {f.Const(AttrValue::Int(1)), f.Const(AttrValue::Int(2))}, "c");
+  NodeId y = f.Op(OpKind::kMul, {x, c}, "y");
+  NodeId d = f.Op(OpKind::kNeg, {c}, "d");
+  f.g.node(d).declared_type = T("[] f64");
+  f.Out(y);
+  f.Out(c);
+  f.Out(d);
+  ASSERT_TRUE(f.Infer()) << f.Messages();
+  ASSERT_TRUE(f.g.node(c).type.is_tensor());  // provisionally i64
+  EXPECT_EQ(DumpNode(f.g, f.g.node(c)), "%3 c = div(%1, %2) : ?");
+  EXPECT_EQ(DumpNode(f.g, f.g.node(d)), "%5 d = neg(%3) : Tensor<[], f64>");
+  EXPECT_EQ(ProvisionalTypes(f.g), (std::vector<bool>{false, true, true, true, false, false}));
+  f.g.node(x).type = T("[2] f32");  // typed: nothing is provisional
+  EXPECT_EQ(ProvisionalTypes(f.g), std::vector<bool>(6, false));
+}
+
 TEST(DumpTest, AttributesInSchemaOrderWithDefaults) {
   GraphFixture f;
   NodeId x = f.In("x", "[2, 3] f32");
