@@ -57,7 +57,8 @@ Status CheckBound(const std::string& what, const ir::Type& type, const Tensor& t
 
 Status OverCap(const ir::Node& node, const std::string& type, uint64_t cap) {
   return ResourceExhausted("node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " + type +
-                           ", over the limit of " + std::to_string(cap) + " bytes per tensor");
+                           ", over the limit of " + std::to_string(cap) + " bytes per tensor")
+      .At(node.span);
 }
 
 // The byte cap on a node whose type is known before evaluating it.

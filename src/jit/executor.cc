@@ -216,21 +216,35 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
     if (cg.lifetimes[s].produced_at < 0) continue;
     const ir::Node& node = g.node(cg.slot_node[s]);
     if (!node.type.is_tensor() || !node.type.IsStatic()) {
+      // A name no input or configuration binds (`reshape(x, shape: [M, 2])`)
+      // is the program's error; the interpreter finds it as it evaluates.
+      if (node.type.is_tensor()) {
+        for (const ir::Dim& d : node.type.dims()) {
+          if (d.is_symbolic()) {
+            return interp::NodeFailure(node, InvalidArgument("unresolved symbolic dimension '" + d.name() + "'"));
+          }
+        }
+      }
       return Unimplemented("graph '" + cg.name + "': the shape of node '" + node.name + "' (" + node.type.ToString() +
-                           ") cannot be determined before running");
+                           ") cannot be determined before running")
+          .At(node.span);
     }
     Shape shape;
     for (const ir::Dim& d : node.type.dims()) shape.push_back(d.size());
     Result<int64_t> count = runtime::CountElements(shape);
     if (!count.ok()) return count.status().Prefixed("node '" + node.name + "': ").At(node.span);
     const size_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
-    if (elem == 0) return InvalidArgument("node '" + node.name + "': dtype " + ir::DTypeName(node.type.dtype()) +
-                                          " is not supported for execution");
+    if (elem == 0) {
+      return InvalidArgument("node '" + node.name + "': dtype " + ir::DTypeName(node.type.dtype()) +
+                             " is not supported for execution")
+          .At(node.span);
+    }
     const uint64_t cap = std::min<uint64_t>(options_.max_tensor_bytes, uint64_t{1} << 50);
     if (static_cast<uint64_t>(*count) > cap / elem) {
       return ResourceExhausted("graph '" + cg.name + "': node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " +
                                node.type.ToString() + ", over the limit of " + std::to_string(cap) +
-                               " bytes per tensor");
+                               " bytes per tensor")
+          .At(node.span);
     }
     plan->slot_shapes[s] = std::move(shape);
     plan->slot_dtypes[s] = node.type.dtype();

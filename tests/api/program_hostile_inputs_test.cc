@@ -575,5 +575,40 @@ TEST(ProgramSetupErrors, NameTheDeclarationsPosition) {
   }
 }
 
+// Errors found when a run's shapes are planned point at the node (its span),
+// on both executors: a node over the byte cap for this run's dims, and a
+// dimension nothing binds (the tape said "the shape of node 'y' cannot be
+// determined before running", without a position).
+TEST(ProgramRunErrors, PlanningErrorsNameTheNodesPosition) {
+  ProgramOptions small;
+  small.max_tensor_bytes = 4096;
+  std::unique_ptr<Program> big = jit::testing::MakeProgram(
+      "@graph G {\n  input a: Tensor<[N, 1], f32>;\n  input b: Tensor<[1, N], f32>;\n"
+      "  node p { op: matmul(a, b); };\n  output y: p * 2.0;\n}\n",
+      small);
+  ASSERT_NE(big, nullptr);
+  TensorMap in;
+  in.emplace("a", Tensor::Zeros(ir::DType::kF32, {64, 1}).value());
+  in.emplace("b", Tensor::Zeros(ir::DType::kF32, {1, 64}).value());
+  std::unique_ptr<Program> unbound = jit::testing::MakeProgram(
+      "@graph G {\n  input x: Tensor<[N, 2], f32>;\n  output y: reshape(x, shape: [M, 2]);\n}\n");
+  ASSERT_NE(unbound, nullptr);
+  TensorMap x;
+  x.emplace("x", Tensor::Zeros(ir::DType::kF32, {3, 2}).value());
+  for (bool interpret : {false, true}) {
+    SCOPED_TRACE(interpret ? "interpreter" : "tape");
+    Result<TensorMap> out = interpret ? big->Interpret("G", in) : big->Run("G", in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(out.status().message().find("over the limit of 4096 bytes"), std::string::npos) << out.status().message();
+    EXPECT_EQ(out.status().span().line, 4u) << out.status().message();  // p, which the tape fuses with y
+    out = interpret ? unbound->Interpret("G", x) : unbound->Run("G", x);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("unresolved symbolic dimension 'M'"), std::string::npos)
+        << out.status().message();
+    EXPECT_EQ(out.status().span().line, 3u) << out.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace shrew
