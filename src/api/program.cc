@@ -181,6 +181,18 @@ Status Program::Init(const ParamSource& source) {
       }
     }
   }
+  // An input no run could supply (complex dtypes are not executed, OPS.md
+  // §1.3): said now, where the declaration is, not as a dtype mismatch
+  // ("expected complex64, got f32") at every run.
+  for (const ir::Graph& g : program_.graphs) {
+    for (const ir::GraphInput& in : g.inputs()) {
+      const ir::Node& n = g.node(in.node);
+      if (!n.type.is_tensor() || ir::IsExecutable(n.type.dtype())) continue;
+      init_error_span_ = n.span;
+      return InvalidArgument("input '" + n.name + "' of graph '" + g.name() + "': dtype " +
+                             ir::DTypeName(n.type.dtype()) + " is not supported for execution");
+    }
+  }
   // A blob must fit before anything is allocated: a parameter declared
   // with a huge shape and a blob that does not have it fails here, without
   // allocating (and zeroing) the declared size first.

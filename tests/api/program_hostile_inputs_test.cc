@@ -552,6 +552,8 @@ TEST(ProgramSetupErrors, NameTheDeclarationsPosition) {
        "unresolved symbolic dimension 'N'"},
       {"@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[1000], f32>;\n  output y: x;\n}\n", "3:3",
        "over the limit of 1024 bytes", small},
+      {"@graph G {\n  input x: Tensor<[2], complex64>;\n  output y: x;\n}\n", "2:3",
+       "input 'x' of graph 'G': dtype complex64 is not supported for execution"},
       {"@custom_op rope { signature: (x: Tensor<[2], f32>) -> Tensor<[2], f32>; }\n"
        "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: rope(x);\n}\n",
        "4:3", "rope"},
