@@ -71,22 +71,22 @@ class Evaluator {
       auto it = ctx_.config->find(n.name);
       if (it != ctx_.config->end()) return it->second;
     }
-    if (!ctx_.defining_key.empty() && n.name == ctx_.defining_key) {
-      diags_.Add(diag::Kind::ConfigReference, span,
-                 "config key '" + n.name + "' refers to itself");
-      return std::nullopt;
+    // Bare words are strings (`act: gelu;`), also those naming a key defined
+    // here or later; in arithmetic that makes the result opaque, so say so.
+    if (arithmetic_operand_) {
+      const bool self = !ctx_.defining_key.empty() && n.name == ctx_.defining_key;
+      if (self || (ctx_.later_keys != nullptr && ctx_.later_keys->count(n.name) > 0)) {
+        diags_.Add(diag::Kind::ConfigForwardReference, span,
+                   "config key '" + n.name + "' " + (self ? "refers to itself" : "is defined later") +
+                       ": here it is the string \"" + n.name + "\", and the arithmetic on it is opaque");
+      }
     }
-    if (ctx_.later_keys != nullptr && ctx_.later_keys->count(n.name) > 0) {
-      diags_.Add(diag::Kind::ConfigReference, span,
-                 "config key '" + n.name + "' is used before its definition");
-      return std::nullopt;
-    }
-    return ConfigValue::String(n.name);  // bare words are strings (`act: gelu;`)
+    return ConfigValue::String(n.name);
   }
 
   std::optional<ConfigValue> Unary(const ast::UnaryExpr& u, const ast::Expr& e) {
     if (u.op != ast::UnaryOp::Neg || u.operand == nullptr) return Opaque(e);
-    std::optional<ConfigValue> v = Eval(*u.operand);
+    std::optional<ConfigValue> v = Operand(*u.operand);
     if (!v) return std::nullopt;
     if (v->kind == ConfigValue::Kind::kInt) {
       if (v->i == std::numeric_limits<int64_t>::min()) {
@@ -120,11 +120,20 @@ class Evaluator {
     return ConfigArithmetic(op, l, r, text, op_span, diags_);
   }
 
+  // An operand of arithmetic or negation (for W003).
+  std::optional<ConfigValue> Operand(const ast::Expr& e) {
+    const bool outer = arithmetic_operand_;
+    arithmetic_operand_ = true;
+    std::optional<ConfigValue> v = Eval(e);
+    arithmetic_operand_ = outer;
+    return v;
+  }
+
   std::optional<ConfigValue> Binary(const ast::BinaryExpr& b, const ast::Expr& e) {
     if (!IsArithmetic(b.op) || b.lhs == nullptr || b.rhs == nullptr) return Opaque(e);
-    std::optional<ConfigValue> l = Eval(*b.lhs);
+    std::optional<ConfigValue> l = Operand(*b.lhs);
     if (!l) return std::nullopt;
-    std::optional<ConfigValue> r = Eval(*b.rhs);
+    std::optional<ConfigValue> r = Operand(*b.rhs);
     if (!r) return std::nullopt;
     return Arithmetic(b.op, b.op_span, *l, *r, e.span);
   }
@@ -143,10 +152,10 @@ class Evaluator {
     }
     if (!acc) {
       if (c.first == nullptr) return ConfigValue::Opaque("");  // no links either
-      acc = Eval(*c.first);
+      acc = Operand(*c.first);
     }
     for (size_t i = begin; i < c.links.size() && acc; ++i) {
-      std::optional<ConfigValue> r = Eval(*c.links[i].rhs);
+      std::optional<ConfigValue> r = Operand(*c.links[i].rhs);
       if (!r) return std::nullopt;
       acc = Arithmetic(c.links[i].op, c.links[i].op_span, *acc, *r, c.links[i].span);
     }
@@ -155,6 +164,7 @@ class Evaluator {
 
   const ConfigEvalContext& ctx_;
   diag::DiagnosticBag& diags_;
+  bool arithmetic_operand_ = false;
 };
 
 }  // namespace
@@ -239,12 +249,8 @@ bool EvaluateConfig(const ast::Program& program, const diag::SourceFile& source,
   for (const ast::ConfigBlock* block : program.All<ast::ConfigBlock>()) {
     for (const ast::Field& f : block->fields) {
       if (f.value == nullptr) return false;  // only after parse errors
-      // A key not yet in `out` but in `all_keys` is defined here or later:
-      // used in arithmetic that is a mistake (E062). A bare word is the
-      // string LANGUAGE.md §5.1 says it is (`act: gelu; gelu: 1;`).
-      const bool bare_word = f.value->Is<ast::NameExpr>();
-      const std::string_view defining = bare_word ? std::string_view() : std::string_view(f.key.name);
-      ConfigEvalContext ctx{out, &source, defining, bare_word ? nullptr : &all_keys};
+      // A key not yet in `out` but in `all_keys` is defined here or later.
+      ConfigEvalContext ctx{out, &source, f.key.name, &all_keys};
       std::optional<ConfigValue> v = EvalConfigExpr(*f.value, ctx, diags);
       if (!v) return false;
       (*out)[f.key.name] = std::move(*v);

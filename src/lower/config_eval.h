@@ -16,9 +16,11 @@
 //   is fmod, `**` is pow). Arithmetic with a non-number gives opaque.
 // - Errors, reported with the span of the offending construct and returned as
 //   nullopt / false: division or `%` by integer zero (E052), 64-bit overflow
-//   (E060), negating a non-number (E053), and in @config blocks a bare word
-//   naming the key being defined (self-reference) or a key first defined
-//   later (forward reference), E062.
+//   (E060), negating a non-number (E053).
+// - In @config blocks a name of the key being defined (self-reference) or of
+//   a key first defined later (forward reference) is the string it spells,
+//   as any other bare word (LANGUAGE.md §5.1); as an operand of arithmetic
+//   it also gets warning W003, since the result is then opaque.
 // - Recursion depth is the expression height, which the parser bounds; an
 //   expression taller than kMaxEvalHeight is rejected (E065) rather than
 //   walked, so no input can exhaust the stack.
@@ -52,7 +54,7 @@ struct ConfigEvalContext {
   const ConfigMap* config = nullptr;
   const diag::SourceFile* source = nullptr;
   // @config only: the key being defined, and every key first defined later.
-  // A bare word naming one of them is a reference error instead of a string.
+  // An arithmetic operand naming one of them gets warning W003.
   std::string_view defining_key;
   const std::set<std::string, std::less<>>* later_keys = nullptr;
 };

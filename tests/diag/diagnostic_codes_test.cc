@@ -74,7 +74,6 @@ std::vector<Case> Cases() {
       {"E061",
        "@graph G {\n  input x: Tensor<[2, 5, D], f32>;\n  ⟦node h { op: multi_head_attention(x, n_heads: 1); };\n"
        "  output h;\n}\n"},
-      {"E062", "@config {\n  A: ⟦A + 1;\n}\n"},
       {"E063",
        "@graph G {\n  input x: Tensor<[2], f32>;\n  node h: Tensor<[2], f32> { op: relu(x); output: ⟦Tensor<[3], f32>; };\n"
        "  output h;\n}\n"},
@@ -127,6 +126,7 @@ std::vector<Case> Cases() {
       {"W001", "⟦@import \"layers.sw\" as layers;\n@graph G {\n  input x: Tensor<[2], f32>;\n  output x;\n}\n"},
       {"W002", "@graph G {\n  input ids: Tensor<[3], i64>;\n  param table: Tensor<[10, 4], f32>;\n"
                "  ⟦node e { op: embedding(table, ids); };\n  output e;\n}\n"},
+      {"W003", "@config {\n  A: 2 * ⟦B;\n  B: 3;\n}\n"},
   };
   // E021: 300 parentheses; the parser stops at the 201st (nesting limit 200).
   {

@@ -156,8 +156,6 @@ TEST(LowerErrorsTest, ConfigErrorsInGraphsAndSettings) {
             "E053 3:32 cannot negate a non-number");
   EXPECT_EQ(LowerError(G("  node h { op: sum(x, dim: 4611686018427387904 * 2); };")),
             "E060 3:48 integer overflow in '*'");
-  EXPECT_EQ(LowerError("@config {\n  a: 1;\n  b: c * 2;\n  c: 2;\n}"),
-            "E062 3:6 config key 'c' is used before its definition");
 }
 
 TEST(LowerErrorsTest, InvalidInit) {
