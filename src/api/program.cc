@@ -815,12 +815,18 @@ int Program::num_live_xnn_operators() const {
 
 jit::Executor* Program::executor(std::string_view graph) {
   Result<size_t> gi = FindGraph(graph);
-  return gi.ok() ? graphs_[*gi].executor.get() : nullptr;
+  if (!gi.ok()) return nullptr;
+  const Entry& e = graphs_[*gi];
+  if (!e.deferred) return e.executor.get();
+  return e.specialized.empty() ? nullptr : e.specialized.back()->executor.get();
 }
 
 const jit::CompiledGraph* Program::compiled(std::string_view graph) const {
   Result<size_t> gi = FindGraph(graph);
-  return gi.ok() ? graphs_[*gi].compiled.get() : nullptr;
+  if (!gi.ok()) return nullptr;
+  const Entry& e = graphs_[*gi];
+  if (!e.deferred) return e.compiled.get();
+  return e.specialized.empty() ? nullptr : e.specialized.back()->compiled.get();
 }
 
 }  // namespace shrew

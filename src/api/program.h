@@ -183,7 +183,8 @@ class Program {
   int num_live_xnn_operators() const;
 
   // Low-level access (bindings, benchmarks): the compiled graph and its
-  // executor, nullptr for an unknown name.
+  // executor, nullptr for an unknown name. A graph compiled per input
+  // signature has them once it ran: those of its most recent signature.
   jit::Executor* executor(std::string_view graph);
   const jit::CompiledGraph* compiled(std::string_view graph) const;
 

@@ -30,6 +30,7 @@ TEST(DynamicInputs, CompiledPerInputSignature) {
   // Nothing is compiled before a run, so there is no tape to show yet.
   EXPECT_EQ(p->Stats("B").status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(p->Dump("B").status().message().find("unknown type"), std::string::npos);
+  EXPECT_EQ(p->executor("B"), nullptr);
 
   const TensorMap a = One("x", F32({3}, {-1, 0.5, 2}));
   jit::testing::RunBoth(*p, "B", a);
@@ -38,6 +39,11 @@ TEST(DynamicInputs, CompiledPerInputSignature) {
   EXPECT_TRUE(runtime::BitwiseEqual(ya->at("y"), F32({3}, {0, 1, 4})));
   EXPECT_TRUE(p->Dump("B").ok());
   EXPECT_TRUE(p->Stats("B").ok());
+  // Low-level access (benchRun) reaches the last signature's executor.
+  ASSERT_NE(p->executor("B"), nullptr);
+  ASSERT_NE(p->executor("B")->plan(), nullptr);
+  EXPECT_TRUE(p->executor("B")->Run().ok());
+  EXPECT_EQ(p->compiled("B")->input_read, std::vector<uint8_t>{1});
 
   // Another dtype and rank: another specialisation; the first still works.
   TensorMap b;
