@@ -252,9 +252,10 @@ ast::ExprPtr Parser::ParsePrimary() {
     case TokenKind::Pipe: return ParseClosureExpr();
     default:
       if (AtKey()) return ParseNameOrCall();
-      // `cast(x, dtype: f64)`: a dtype in an expression is a string.
-      ErrorExpected("expression", IsDtype(Kind()) ? "a dtype as a value is written as a string, \"" +
-                                                       std::string(Text(Cur())) + "\""
+      // `cast(x, f64)`: a dtype in an expression is an attribute's string
+      // (a positional "f64" is a tensor operand, E059).
+      ErrorExpected("expression", IsDtype(Kind()) ? "a dtype is an attribute written as a string: cast(x, dtype: \"" +
+                                                       std::string(Text(Cur())) + "\")"
                                                  : std::string());
       return ErrorExpr();
   }

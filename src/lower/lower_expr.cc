@@ -95,8 +95,11 @@ std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
   if (const auto* i = e->As<ast::IntLiteral>()) return Constant(ir::AttrValue::Int(i->value));
   if (const auto* f = e->As<ast::FloatLiteral>()) return Constant(ir::AttrValue::Float(f->value));
   if (const auto* b = e->As<ast::BoolLiteral>()) return Constant(ir::AttrValue::Bool(b->value));
-  if (e->Is<ast::StringLiteral>()) {
-    Error(diag::Kind::NotATensor, e->span, "a string cannot be used as a tensor value");
+  if (const auto* str = e->As<ast::StringLiteral>()) {
+    // `cast(x, "i64")`: the dtype is the `dtype` attribute, not an operand.
+    const std::string hint =
+        ir::DTypeFromName(str->value) ? "; a dtype is an attribute: dtype: \"" + str->value + "\"" : "";
+    Error(diag::Kind::NotATensor, e->span, "a string cannot be used as a tensor value" + hint);
     return std::nullopt;
   }
   if (e->Is<ast::NullLiteral>()) {

@@ -209,7 +209,8 @@ TEST(ParserExprTest, ExpressionErrors) {
   EXPECT_EQ(errors("f(x y)"), "5 E020 expected ')', got 'y'\n");
   EXPECT_EQ(errors("[1, 2"), "6 E020 expected ']', got end of input\n");
   EXPECT_EQ(errors(".5"), "1 E020 expected expression, got '.'\n");
-  EXPECT_EQ(errors("f32(x)"), "1 E020 expected expression, got 'f32'; a dtype as a value is written as a string, \"f32\"\n");
+  EXPECT_EQ(errors("f32(x)"),
+            "1 E020 expected expression, got 'f32'; a dtype is an attribute written as a string: cast(x, dtype: \"f32\")\n");
   EXPECT_EQ(errors("_"), "1 E020 expected expression, got '_'\n");
   EXPECT_EQ(errors("{a: 1; b: 2}"), "6 E020 expected '}', got ';'\n");
   EXPECT_EQ(errors("x[1:]"), "5 E020 expected expression, got ']'\n");

@@ -232,6 +232,8 @@ TEST(LowerErrorsTest, BadRepeat) {
 TEST(LowerErrorsTest, NotATensor) {
   EXPECT_EQ(LowerError(G("  node h { op: x + \"s\"; };")),
             "E059 3:20 a string cannot be used as a tensor value");
+  EXPECT_EQ(LowerError(G("  node h { op: cast(x, \"i64\"); };")),
+            "E059 3:24 a string cannot be used as a tensor value; a dtype is an attribute: dtype: \"i64\"");
   EXPECT_EQ(LowerError(G("  node h { op: relu(null); };")),
             "E059 3:21 null cannot be used as a tensor value");
   EXPECT_EQ(LowerError("@config { act: gelu; }\n" + G("  node h { op: x * act; };")),
