@@ -348,3 +348,21 @@ test("run: a failure at a place in the source shows it with the source line and 
   assert.equal(b.code, 1);
   assert.doesNotMatch(b.err, /-->/);
 });
+
+/** A .npy file with this header dict (padded as numpy pads it) and these data bytes. */
+function npyBytes(header, data = new Uint8Array(0)) {
+  const len = Math.ceil((10 + header.length + 1) / 64) * 64 - 10;
+  const h = Buffer.from(header.padEnd(len - 1, " ") + "\n", "latin1");
+  const prefix = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, len & 0xff, len >> 8]);
+  return Buffer.concat([prefix, h, Buffer.from(data)]);
+}
+
+test("a .npy whose shape has more than 2^53 - 1 elements is one line naming the file and the option", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const huge = join(dir, "huge.npy");
+  writeFileSync(huge, npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 100000000000), }", new Uint8Array(48)));
+  for (const cmd of ["run", "stats", "bench"]) {
+    expectError(1, /^Error: .*huge\.npy \(--input images\): shape \[100000000000, 100000000000\] has too many elements\n$/,
+      cmd, MLP, "--input", `images=${huge}`);
+  }
+});

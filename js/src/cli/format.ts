@@ -23,8 +23,9 @@ function fmt(v: number, dtype: string): string {
 export function describeTensor(name: string, t: Tensor, max = 8): string {
   const n = t.size;
   // i64 values print from their BigInts: exact, where Number() would round past 2^53.
+  // Only the values shown are converted: toArray() of a 1 GiB output is a 2 GiB JS array.
   const shown = (t.dtype === "i64" ? Array.from((t.data as BigInt64Array).subarray(0, max), (v) => v.toString())
-    : t.toArray().slice(0, max).map((v) => fmt(v, t.dtype))).join(", ");
+    : Array.from((t.data as Float32Array).subarray(0, max), (v) => fmt(v, t.dtype))).join(", ");
   const more = n > max ? `, … (${n} values)` : "";
   return `${name}: ${t.dtype}[${t.shape.join(", ")}] = [${shown}${more}]`;
 }

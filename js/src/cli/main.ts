@@ -185,8 +185,16 @@ function cmdRun(ctx: Context): number {
   }
   if (ctx.values.json) {
     const o: Record<string, unknown> = {};
-    for (const [name, t] of Object.entries(outputs)) setOwn(o, name, { dtype: t.dtype, shape: t.shape, data: tensorValues(t) });
-    ctx.out(JSON.stringify({ graph: ctx.graph, outputs: o }));
+    let text;
+    try {
+      for (const [name, t] of Object.entries(outputs)) setOwn(o, name, { dtype: t.dtype, shape: t.shape, data: tensorValues(t) });
+      text = JSON.stringify({ graph: ctx.graph, outputs: o });
+    } catch (e) {
+      // JS strings hold at most 2^29 - 24 characters: some 30 million values.
+      if (!(e instanceof RangeError)) throw e;
+      throw new ShrewRuntimeError("resource_exhausted", `the outputs are too large to print as JSON (${e.message}); write them with --out DIR`);
+    }
+    ctx.out(text);
     return 0;
   }
   ctx.out(`graph ${ctx.graph} (${ctx.values.executor ?? "jit"})`);
@@ -344,6 +352,12 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       if (e instanceof ShrewRuntimeError && e.span && source && !isBundle(source) && !e.message.includes("\n")) {
         err(`  --> ${sourceExcerpt(file, source, e.span)}`);
       }
+      return 1;
+    }
+    if (e instanceof RangeError) {
+      // A limit of JS itself (a shape of more than 2^53 - 1 elements, a string
+      // or array too long, an allocation that failed): one line, as a run error.
+      err(`Error: ${e.message}`);
       return 1;
     }
     throw e;
