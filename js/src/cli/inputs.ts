@@ -101,6 +101,9 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
   const feeds: Record<string, Tensor> = {};
   const feed = (name: string, t: Tensor) => setOwn(feeds, name, t);
   for (const input of sig.inputs) {
+    // An optional input (`input m: T?;`) without --input is left out, as a
+    // caller of run() may: a graph that reads it fails naming it.
+    if (input.optional && !specs.has(input.name)) continue;
     const spec = specs.get(input.name) ?? { kind: "random" };
     if (spec.kind === "npy") {
       const what = `--input ${input.name}`;

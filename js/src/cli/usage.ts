@@ -30,7 +30,8 @@ Options:
   --seed S                   parameter and random-input seed (default: the program's
                              @config seed, else 0; a bundle's: the one it was built with)
   --params FILE              parameter values saved by saveParams() instead of the seeded ones
-  --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable)
+  --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable); an
+                             optional input without one is left out of the run
   --executor jit|interp      executor for run/bench (default jit)
   --runs N                   timed runs for bench (default 100)
   --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
