@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Tensor } from "../dist/index.js";
@@ -395,4 +395,30 @@ test("an optional input without --input is left out: run, stats and bench work u
   assert.equal(fed.code, 0, fed.err);
   assert.deepEqual(JSON.parse(fed.out).outputs.y.data, [11, 18]);
   expectError(1, /^Error: missing input 'm' for graph 'G' \(expected Tensor<\[2\], f32>\)\n$/, "run", read, "--input", `x=${z}`);
+});
+
+test("a failed write to stdout is one line on stderr, exit 1; a reader that stops early (EPIPE) is not an error", () => {
+  const full = openSync("/dev/full", "w");
+  try {
+    for (const args of [["run", MLP, "--json"], ["dump", `${EXAMPLES}tiny_gpt.sw`], ["--help"]]) {
+      const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", stdio: ["ignore", full, "pipe"] });
+      assert.equal(r.status, 1, `${args.join(" ")}: ${r.stderr}`);
+      assert.equal(r.stderr, "Error: cannot write to stdout: ENOSPC: no space left on device, write\n");
+    }
+    // An error that printed nothing on stdout is that error alone.
+    const missing = spawnSync(process.execPath, [CLI, "check", "/nonexistent.sw"], { encoding: "utf8", stdio: ["ignore", full, "pipe"] });
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /^Error: cannot read \/nonexistent\.sw: ENOENT[^\n]*\n$/);
+  } finally {
+    closeSync(full);
+  }
+  // 7 MB of --json through `head -c 10`: the CLI's writes after head exits fail with EPIPE.
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "big.sw");
+  writeFileSync(src, "@graph G {\n    input x: Tensor<[N], f32>;\n    output y: x * 2.0;\n}\n");
+  const r = spawnSync("bash", ["-c", '"$0" "$1" run "$2" --dims N=400000 --json | head -c 10; exit "${PIPESTATUS[0]}"',
+    process.execPath, CLI, src], { encoding: "utf8" });
+  assert.equal(r.stdout, '{"graph":"');
+  assert.equal(r.stderr, "");
+  assert.equal(r.status, 0);
 });

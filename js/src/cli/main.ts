@@ -372,5 +372,24 @@ function isMainModule(): boolean {
     return false;
   }
 }
+/**
+ * `main` on the command line, stdout watched: console.log drops write errors,
+ * so output lost to a full disk (ENOSPC) or an I/O error exited 0. EPIPE (the
+ * reader stopped early, as `| head -1` does) is not a failure.
+ */
+async function mainWithStdout(argv: string[]): Promise<number> {
+  let failed: NodeJS.ErrnoException | undefined;
+  process.stdout.on("error", (e) => { failed ??= e; });
+  // Writes finish in order: once the last one's callback ran, all are done (or failed).
+  let written = Promise.resolve();
+  const code = await main(argv, (s) => {
+    if (!failed) written = new Promise((done) => process.stdout.write(`${s}\n`, () => done()));
+  });
+  await written;
+  if (failed === undefined || failed.code === "EPIPE") return code;
+  console.error(`Error: cannot write to stdout: ${failed.message}`);
+  return 1;
+}
+
 const isMain = isMainModule();
-if (isMain) process.exitCode = await main(process.argv.slice(2));
+if (isMain) process.exitCode = await mainWithStdout(process.argv.slice(2));
