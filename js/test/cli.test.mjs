@@ -422,3 +422,24 @@ test("a failed write to stdout is one line on stderr, exit 1; a reader that stop
   assert.equal(r.stderr, "");
   assert.equal(r.status, 0);
 });
+
+test("run: -0 keeps its sign; --json tells NaN, Infinity and -Infinity apart (as strings) and writes -0", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "special.sw");
+  writeFileSync(src, "@graph G {\n    input x: Tensor<[4], f32>;\n    output y: x * -0.0;\n    output z: x / 0.0;\n}\n");
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f32", [4], [1, -2, 0, NaN])));
+  for (const executor of ["jit", "interp"]) {
+    const t = shrew("run", src, "--input", `x=${x}`, "--executor", executor);
+    assert.equal(t.code, 0, t.err);
+    assert.match(t.out, /^ {2}y: f32\[4\] = \[-0\.0, 0\.0, -0\.0, NaN\]$/m);
+    assert.match(t.out, /^ {2}z: f32\[4\] = \[Infinity, -Infinity, NaN, NaN\]$/m);
+    const j = shrew("run", src, "--input", `x=${x}`, "--executor", executor, "--json");
+    assert.equal(j.code, 0, j.err);
+    assert.match(j.out, /"data":\[-0,0,-0,"NaN"\]/);
+    const { y, z } = JSON.parse(j.out).outputs;
+    assert.deepEqual(y.data.map((v) => Object.is(v, -0) ? "-0" : v), ["-0", 0, "-0", "NaN"]);
+    assert.deepEqual(z.data, ["Infinity", "-Infinity", "NaN", "NaN"]);
+    assert.deepEqual(y.shape, [4]);
+  }
+});

@@ -2,19 +2,31 @@
 import type { SourceSpan, Tensor } from "../index.js";
 
 /**
- * Values for JSON. 64-bit integers (i64 tensors) are exact decimal strings,
- * as in protobuf's JSON mapping: a JSON number beyond ±2^53 is rounded by
- * JSON.parse (and Number() rounded them here). Every value of an i64 tensor
- * is a string, whatever its size, so a reader need not guess. Other dtypes
- * are numbers (NaN/Infinity become null in JSON.stringify).
+ * A float as JSON: JSON has no NaN or infinities (JSON.stringify makes them
+ * all null), so they are the strings "NaN", "Infinity" and "-Infinity", as in
+ * protobuf's JSON mapping; -0 is the JSON number -0 (JSON.stringify drops the sign).
  */
-export function tensorValues(t: Tensor): (number | string)[] {
-  if (t.dtype === "i64") return Array.from(t.data as BigInt64Array, (v) => v.toString());
-  return t.toArray();
+function jsonFloat(v: number): string {
+  if (Number.isFinite(v)) return Object.is(v, -0) ? "-0" : String(v);
+  return Number.isNaN(v) ? '"NaN"' : v > 0 ? '"Infinity"' : '"-Infinity"';
+}
+
+/**
+ * `{"dtype":…,"shape":[…],"data":[…]}` as JSON text. 64-bit integers (i64
+ * tensors) are exact decimal strings, as in protobuf's JSON mapping: a JSON
+ * number beyond ±2^53 is rounded by JSON.parse (and Number() rounded them
+ * here). Every value of an i64 tensor is a string, whatever its size, so a
+ * reader need not guess. Floats are numbers but NaN and ±Infinity (jsonFloat).
+ */
+export function tensorJson(t: Tensor): string {
+  const data = (t.dtype === "i64" ? Array.from(t.data as BigInt64Array, (v) => `"${v}"`)
+    : Array.from(t.data as Float32Array, t.dtype === "f32" || t.dtype === "f64" ? jsonFloat : String)).join(",");
+  return `{"dtype":${JSON.stringify(t.dtype)},"shape":${JSON.stringify(t.shape)},"data":[${data}]}`;
 }
 
 function fmt(v: number, dtype: string): string {
   if (dtype === "bool") return v ? "true" : "false";
+  if (Object.is(v, -0)) return "-0.0";  // toFixed drops the sign
   if (dtype === "f32" || dtype === "f64") return Number.isInteger(v) && Math.abs(v) < 1e6 ? v.toFixed(1) : v.toPrecision(5);
   return String(v);
 }

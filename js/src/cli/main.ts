@@ -9,9 +9,8 @@ import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, ty
 import { NpyError } from "../npy.js";
 import { USAGE, UsageError } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
-import { setOwn } from "../plain.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
-import { describeTensor, formatBytes, sourceExcerpt, tensorValues } from "./format.js";
+import { describeTensor, formatBytes, sourceExcerpt, tensorJson } from "./format.js";
 
 const OPTIONS = {
   graph: { type: "string" },
@@ -184,11 +183,11 @@ function cmdRun(ctx: Context): number {
     for (const [name, t] of Object.entries(outputs)) writeInto(ctx.values.out, `${name}.npy`, writeNpy(t));
   }
   if (ctx.values.json) {
-    const o: Record<string, unknown> = {};
+    // Written as text: JSON.stringify would make NaN and ±Infinity null and -0 0 (tensorJson).
     let text;
     try {
-      for (const [name, t] of Object.entries(outputs)) setOwn(o, name, { dtype: t.dtype, shape: t.shape, data: tensorValues(t) });
-      text = JSON.stringify({ graph: ctx.graph, outputs: o });
+      const o = Object.entries(outputs).map(([name, t]) => `${JSON.stringify(name)}:${tensorJson(t)}`);
+      text = `{"graph":${JSON.stringify(ctx.graph)},"outputs":{${o.join(",")}}}`;
     } catch (e) {
       // JS strings hold at most 2^29 - 24 characters: some 30 million values.
       if (!(e instanceof RangeError)) throw e;

@@ -36,6 +36,8 @@ Options:
   --runs N                   timed runs for bench (default 100)
   --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
   --json                     machine-readable output; run: the values of an i64 output
-                             (64-bit integers) are exact decimal strings, e.g. ["-9223372036854775807"]
+                             (64-bit integers) are exact decimal strings, e.g. ["-9223372036854775807"];
+                             float NaN, Infinity, -Infinity are the strings "NaN", "Infinity",
+                             "-Infinity" (JSON has no such numbers); -0 is -0
   -h, --help                 this text
   -V, --version              version`;
