@@ -443,3 +443,25 @@ test("run: -0 keeps its sign; --json tells NaN, Infinity and -Infinity apart (as
     assert.deepEqual(y.shape, [4]);
   }
 });
+
+test("a program without graphs: check and info report it (exit 0), build writes it, graph commands say they need one", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "meta.sw");
+  writeFileSync(src, '@model { name: "only metadata"; version: "1"; }\n');
+  const c = shrew("check", src);
+  assert.equal(c.code, 0, c.err);
+  assert.equal(c.out, `${src}: ok (no graphs)\n`);
+  const i = shrew("info", src);
+  assert.equal(i.code, 0, i.err);
+  assert.equal(i.out, `${src}: only metadata v1\n  seed: 0\nno graphs\nparameters: 0 values, 0 B\n`);
+  const j = JSON.parse(shrew("info", src, "--json").out);
+  assert.deepEqual([j.metadata.model, j.graphs], [{ name: "only metadata", version: "1" }, []]);
+  const swb = join(dir, "meta.swb");
+  const b = shrew("build", src, "--out", swb);
+  assert.equal(b.code, 0, b.err);
+  assert.match(b.out, /\(no graphs; parameters 0 B\)/);
+  assert.equal(shrew("check", swb).code, 0);
+  for (const cmd of ["run", "dump", "stats", "bench"]) {
+    expectError(1, new RegExp(`^Error: .*meta\\.sw has no graphs: ${cmd} needs one\\n$`), cmd, src);
+  }
+});

@@ -150,7 +150,7 @@ async function compile(req: CompileRequest): Promise<void> {
     return;
   }
   if (p.graphs.length === 0) {
-    // Nothing to show or run: an error, as for `shrew check`.
+    // Nothing to show or run: an error, as for `shrew run` (`shrew check` says "ok (no graphs)").
     p.dispose();
     post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: [],
            message: "this program declares no @graph: there is nothing to compile or run" });

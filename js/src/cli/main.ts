@@ -36,6 +36,7 @@ interface Context {
   file: string;
   values: Values;
   program: Program;
+  /** The graph of dump, stats, run and bench; "" for check, info and build, which take the whole program. */
   graph: string;
   dims: Record<string, number>;
   seed: number;
@@ -67,9 +68,14 @@ function feedsFor(ctx: Context) {
   return makeInputs(ctx.program.signature(ctx.graph), parseInputSpecs(ctx.values.input ?? []), ctx.dims, ctx.seed);
 }
 
+/** `1 graph: G`, `2 graphs: A, B`, `no graphs` (a program of @model or @config only is valid). */
+function graphList(graphs: readonly string[]): string {
+  return graphs.length === 0 ? "no graphs" : `${graphs.length} graph${graphs.length === 1 ? "" : "s"}: ${graphs.join(", ")}`;
+}
+
 function cmdCheck(ctx: Context): number {
   for (const w of ctx.program.warnings) ctx.out(w.rendered);
-  ctx.out(`${ctx.file}: ok (${ctx.program.graphs.length} graph${ctx.program.graphs.length === 1 ? "" : "s"}: ${ctx.program.graphs.join(", ")})`);
+  ctx.out(`${ctx.file}: ok (${graphList(ctx.program.graphs)})`);
   return 0;
 }
 
@@ -151,6 +157,7 @@ function cmdInfo(ctx: Context): number {
     for (const o of g.outputs) ctx.out(`  output ${o.name}: ${o.type}`);
     ctx.out(`  params: ${g.params} tensors, ${g.paramElements} values, ${formatBytes(g.paramBytes)}`);
   }
+  if (info.graphs.length === 0) ctx.out("no graphs");
   ctx.out(`parameters: ${info.paramCount} values, ${formatBytes(info.paramBytes)}`);
   return 0;
 }
@@ -171,8 +178,7 @@ function cmdBuild(ctx: Context): number {
     ctx.out(JSON.stringify(info));
     return 0;
   }
-  ctx.out(`wrote ${target}: ${formatBytes(info.bytes)} (${info.graphs.length} graph${info.graphs.length === 1 ? "" : "s"}: ` +
-          `${info.graphs.join(", ")}; parameters ${formatBytes(info.paramBytes)})`);
+  ctx.out(`wrote ${target}: ${formatBytes(info.bytes)} (${graphList(info.graphs)}; parameters ${formatBytes(info.paramBytes)})`);
   return 0;
 }
 
@@ -248,6 +254,19 @@ const COMMANDS: Record<string, (ctx: Context) => number> = {
   check: cmdCheck, dump: cmdDump, stats: cmdStats, info: cmdInfo, run: cmdRun, bench: cmdBench, build: cmdBuild,
 };
 
+/** The graph a command works on: --graph, else the first; "" for the commands that take the whole program. */
+function graphFor(command: string, file: string, program: Program, given: string | undefined): string {
+  if (given !== undefined) {
+    if (!program.graphs.includes(given)) {
+      throw new ShrewRuntimeError("not_found", `no graph named '${given}'; graphs: ${program.graphs.join(", ")}`);
+    }
+    return given;
+  }
+  if (!["dump", "stats", "run", "bench"].includes(command)) return "";
+  if (program.graphs.length === 0) throw new ShrewRuntimeError("not_found", `${file} has no graphs: ${command} needs one`);
+  return program.graphs[0];
+}
+
 /** A bundle (Program.saveBundle, `shrew build`) starts with these 8 bytes. */
 const BUNDLE_MAGIC = "SHRWBND1";
 function isBundle(bytes: Uint8Array): boolean {
@@ -321,11 +340,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     const compileMs = performance.now() - t0;
     try {
-      const graph = values.graph ?? program.graphs[0];
-      if (graph === undefined) throw new ShrewRuntimeError("not_found", `${file} has no graphs`);
-      if (!program.graphs.includes(graph)) {
-        throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${program.graphs.join(", ")}`);
-      }
+      const graph = graphFor(command, file, program, values.graph);
       // Generated inputs take the same seed as the parameters: --seed, else the
       // program's effective one (@config, or the bundle's).
       const seed = givenSeed ?? program.seed;
