@@ -465,3 +465,37 @@ test("a program without graphs: check and info report it (exit 0), build writes 
     expectError(1, new RegExp(`^Error: .*meta\\.sw has no graphs: ${cmd} needs one\\n$`), cmd, src);
   }
 });
+
+test("options: repeated single values, options a command does not take, bad --runs are usage errors; stats checks inputs as run", () => {
+  expectError(2, /^Error: --runs expects a non-negative integer, got 'abc'\n$/, "bench", MLP, "--runs", "abc");
+  for (const [opt, a, b] of [["seed", "1", "2"], ["graph", "Classifier", "Classifier"], ["out", "a", "b"], ["executor", "jit", "interp"]]) {
+    expectError(2, new RegExp(`^Error: --${opt} is given twice\\n$`), "run", MLP, `--${opt}`, a, `--${opt}`, b);
+  }
+  expectError(2, /^Error: --runs is given twice\n$/, "bench", MLP, "--runs", "3", "--runs", "4");
+  expectError(2, /^Error: --out does not apply to check \(its options: --dims, --seed, --params\)\n$/,
+    "check", MLP, "--out", "/tmp/x", "--executor", "interp");
+  expectError(2, /^Error: --executor does not apply to check /, "check", MLP, "--executor", "interp");
+  expectError(2, /^Error: --runs does not apply to run /, "run", MLP, "--runs", "abc");
+  expectError(2, /^Error: --runs does not apply to stats /, "stats", MLP, "--runs", "5");
+  expectError(2, /^Error: --graph does not apply to info /, "info", MLP, "--graph", "Classifier");
+  expectError(2, /^Error: --tape does not apply to run /, "run", MLP, "--tape");
+  expectError(2, /^Error: --input does not apply to build /, "build", MLP, "--input", "images=random");
+  // The options each command does take still work (dims, seed and params apply to every command).
+  assert.equal(shrew("dump", MLP, "--dims", "Batch=2", "--seed", "3", "--plan", "--json").code, 0);
+  assert.equal(shrew("check", MLP, "--dims", "Batch=2", "--seed", "3").code, 0);
+  // An explicit `random` for an integer input is wrong for stats as for run; left out, stats does without a run.
+  const gpt = `${EXAMPLES}tiny_gpt.sw`;
+  for (const cmd of ["run", "stats"]) {
+    expectError(2, /^Error: integer input 'tokens' \(Tensor<\[Batch, 16\], i64>\) needs --input tokens=randint:LO:HI or a \.npy file, not random\n$/,
+      cmd, gpt, "--input", "tokens=random", "--input", "targets=randint:0:96");
+  }
+  assert.equal(shrew("stats", gpt).code, 0);
+  // An input file run rejects, stats rejects too (it printed the stats of no run).
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const v4 = join(dir, "v4.npy");
+  writeFileSync(v4, writeNpy(new Tensor("f32", [4])));
+  for (const cmd of ["run", "stats"]) {
+    expectError(1, /^Error: input 'images' of graph 'Classifier': expected rank 2, got rank 1: expected \[Batch, 784\], got \[4\]\n$/,
+      cmd, MLP, "--input", `images=${v4}`);
+  }
+});

@@ -103,8 +103,9 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
   for (const input of sig.inputs) {
     // An optional input (`input m: T?;`) without --input is left out, as a
     // caller of run() may: a graph that reads it fails naming it.
-    if (input.optional && !specs.has(input.name)) continue;
-    const spec = specs.get(input.name) ?? { kind: "random" };
+    const given = specs.get(input.name);
+    if (input.optional && given === undefined) continue;
+    const spec = given ?? { kind: "random" };
     if (spec.kind === "npy") {
       const what = `--input ${input.name}`;
       try {
@@ -123,7 +124,9 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     if (!dtype) throw new UsageError(`input '${input.name}' has dtype ${input.dtype}, which the CLI cannot generate`);
     if (spec.kind === "randint") checkRandint(input, spec.lo, spec.hi);
     else if (!isFloat(dtype) && dtype !== "bool") {
-      throw new NoDefaultInput(`integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`);
+      const needs = `integer input '${input.name}' (${input.type}) needs --input ${input.name}=randint:LO:HI or a .npy file`;
+      // Left out, stats does without a run; given as `random`, it is as wrong for stats as for run.
+      throw given ? new UsageError(`${needs}, not random`) : new NoDefaultInput(needs);
     }
     const t = allocateInput(input, dtype, concreteShape(input, dims));
     const n = t.size;

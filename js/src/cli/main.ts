@@ -7,30 +7,10 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs, type RunOptions } from "../index.js";
 import { NpyError } from "../npy.js";
-import { USAGE, UsageError } from "./usage.js";
+import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
 import { describeTensor, formatBytes, sourceExcerpt, tensorJson } from "./format.js";
-
-const OPTIONS = {
-  graph: { type: "string" },
-  dims: { type: "string", multiple: true },
-  seed: { type: "string" },
-  params: { type: "string" },
-  input: { type: "string", multiple: true },
-  executor: { type: "string" },
-  runs: { type: "string" },
-  out: { type: "string" },
-  json: { type: "boolean" },
-  ir: { type: "boolean" },
-  "optimized-ir": { type: "boolean" },
-  tape: { type: "boolean" },
-  plan: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "V" },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
 
 interface Context {
   file: string;
@@ -108,8 +88,10 @@ function cmdStats(ctx: Context): number {
   try {
     if (feeds) execute(ctx, feeds);
   } catch (e) {
-    // A failed run leaves the stats of no binding (arena fields 0 for symbolic graphs).
+    // A failed run leaves the stats of no binding (arena fields 0 for symbolic
+    // graphs), but an input given with --input that run rejects is an error.
     if (!(e instanceof ShrewRuntimeError)) throw e;
+    if (e.input !== undefined && parseInputSpecs(ctx.values.input ?? []).has(e.input)) throw e;
   }
   const s = ctx.program.stats(ctx.graph);
   const opt = ctx.program.optStats;
@@ -279,12 +261,12 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
                            err = (s: string) => console.error(s)): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
     err(`Error: ${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
   if (values.version) {
     out("shrew 0.1.0");
     return 0;
@@ -305,6 +287,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   }
   let source: Uint8Array | undefined;
   try {
+    checkCommandOptions(command, tokens);
     try {
       source = readFileSync(file);  // bytes as they are: decoding would shift columns after an invalid byte
     } catch (e) {

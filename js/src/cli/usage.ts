@@ -1,5 +1,61 @@
 // Usage text and usage errors of the `shrew` CLI.
 
+import type { parseArgs } from "node:util";
+
+export const OPTIONS = {
+  graph: { type: "string" },
+  dims: { type: "string", multiple: true },
+  seed: { type: "string" },
+  params: { type: "string" },
+  input: { type: "string", multiple: true },
+  executor: { type: "string" },
+  runs: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  ir: { type: "boolean" },
+  "optimized-ir": { type: "boolean" },
+  tape: { type: "boolean" },
+  plan: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+type Parsed = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; tokens: true }>>;
+export type Values = Parsed["values"];
+export type Tokens = Parsed["tokens"];
+
+// Every command compiles (or loads) FILE: --dims, --seed and --params apply to all.
+const COMPILE = ["dims", "seed", "params"];
+
+/** The options of each command; any other one is a usage error rather than silently ignored. */
+const COMMAND_OPTIONS: Record<string, readonly string[]> = {
+  check: COMPILE,
+  dump: [...COMPILE, "graph", "tape", "ir", "optimized-ir", "plan", "json"],
+  stats: [...COMPILE, "graph", "input", "executor", "json"],
+  info: [...COMPILE, "json"],
+  run: [...COMPILE, "graph", "input", "executor", "json", "out"],
+  bench: [...COMPILE, "graph", "input", "executor", "runs", "json"],
+  build: [...COMPILE, "out", "json"],
+};
+
+/**
+ * Each option given to `command` applies to it, and one that takes a single
+ * value is given once: parseArgs keeps the last of `--seed 1 --seed 2`.
+ */
+export function checkCommandOptions(command: string, tokens: Tokens): void {
+  const allowed = COMMAND_OPTIONS[command];
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== "option" || t.name === "help" || t.name === "version") continue;
+    if (!allowed.includes(t.name)) {
+      throw new UsageError(`${t.rawName} does not apply to ${command} (its options: ${allowed.map((o) => `--${o}`).join(", ")})`);
+    }
+    const spec: { type: string; multiple?: boolean } = OPTIONS[t.name as keyof typeof OPTIONS];
+    if (spec.type === "string" && !spec.multiple && seen.has(t.name)) throw new UsageError(`--${t.name} is given twice`);
+    seen.add(t.name);
+  }
+}
+
 /** A bad command line: printed with a hint, exit status 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -13,15 +69,20 @@ export const USAGE = `Usage: shrew <command> FILE [options]
 FILE is a .sw source or a bundle that \`shrew build\` wrote (.swb); a bundle
 runs without compiling, with the dims, seed and parameters it was built with.
 
-Commands:
+Commands, with the options each takes besides --dims, --seed and --params (all do):
   check FILE                 compile and print diagnostics (exit 1 on error)
-  dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan; --json
-  stats FILE                 JIT and optimiser statistics (--json)
+  dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan;
+                             --graph, --json
+  stats FILE                 JIT and optimiser statistics; --graph, --input, --executor, --json
   info FILE                  metadata, seed, graphs, inputs (optional ones marked)/outputs,
-                             parameter count and bytes
-  run FILE                   run a graph on seeded random or given inputs
-  bench FILE                 time runs: median, p10, p90 µs per run (outputs reused)
-  build FILE.sw              compile and write a bundle (--out FILE.swb; default: next to FILE)
+                             parameter count and bytes; --json
+  run FILE                   run a graph on seeded random or given inputs; --graph, --input,
+                             --executor, --json, --out
+  bench FILE                 time runs: median, p10, p90 µs per run (outputs reused); --graph,
+                             --input, --executor, --runs, --json
+  build FILE.sw              compile and write a bundle; --out FILE.swb (default: next to
+                             FILE), --json
+An option the command does not take, or a single-valued one given twice, is a usage error.
 
 Options:
   --graph G                  graph to use (default: the first)
@@ -32,7 +93,7 @@ Options:
   --params FILE              parameter values saved by saveParams() instead of the seeded ones
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable); an
                              optional input without one is left out of the run
-  --executor jit|interp      executor for run/bench (default jit)
+  --executor jit|interp      executor for run/bench/stats (default jit)
   --runs N                   timed runs for bench (default 100)
   --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
   --json                     machine-readable output; run: the values of an i64 output
