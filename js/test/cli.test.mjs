@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Tensor } from "../dist/index.js";
@@ -498,4 +498,22 @@ test("options: repeated single values, options a command does not take, bad --ru
     expectError(1, /^Error: input 'images' of graph 'Classifier': expected rank 2, got rank 1: expected \[Batch, 784\], got \[4\]\n$/,
       cmd, MLP, "--input", `images=${v4}`);
   }
+});
+
+test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT[^\n]*\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));
+  const src = join(dir, "victim.sw");
+  const text = readFileSync(MLP, "utf8");
+  writeFileSync(src, text);
+  symlinkSync(src, join(dir, "link.sw"));
+  for (const out of [src, join(dir, ".", "victim.sw"), join(dir, "link.sw")]) {
+    expectError(2, /^Error: --out .* is the source file: build would overwrite it\n$/, "build", src, "--out", out);
+  }
+  expectError(2, /is the source file/, "build", join(dir, "link.sw"), "--out", src);
+  assert.equal(readFileSync(src, "utf8"), text);
+  // The default output is next to the source.
+  const ok = shrew("build", src);
+  assert.equal(ok.code, 0, ok.err);
+  assert.equal(readFileSync(join(dir, "victim.swb")).subarray(0, 8).toString(), "SHRWBND1");
 });

@@ -2,7 +2,8 @@
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
 // info, run and bench a .sw file or a bundle on the wasm runtime, and build
 // a .sw file into a bundle.
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs, type RunOptions } from "../index.js";
@@ -144,14 +145,22 @@ function cmdInfo(ctx: Context): number {
   return 0;
 }
 
+/** Whether two paths name one file (a symlink or hard link to it too). */
+function sameFile(a: string, b: string): boolean {
+  const sa = statSync(a, { throwIfNoEntry: false }), sb = statSync(b, { throwIfNoEntry: false });
+  return resolve(a) === resolve(b) || (!!sa && !!sb && sa.dev === sb.dev && sa.ino === sb.ino);
+}
+
 function cmdBuild(ctx: Context): number {
   // The default output sits next to the source: model.sw -> model.swb.
   const target = ctx.values.out ?? `${ctx.file.replace(/\.sw$/, "")}.swb`;
+  const what = ctx.values.out === undefined ? "" : " (--out)";
+  if (sameFile(target, ctx.file)) throw new UsageError(`--out ${target} is the source file: build would overwrite it`);
   const bytes = ctx.program.saveBundle();
   try {
     writeFileSync(target, bytes);
   } catch (e) {
-    throw new FileError(`cannot write ${target}: ${(e as Error).message}`);
+    throw new FileError(`cannot write ${target}${what}: ${(e as Error).message}`);
   }
   const params = ctx.program.params();
   const info = { file: ctx.file, bundle: target, bytes: bytes.byteLength, graphs: ctx.program.graphs,
