@@ -517,3 +517,13 @@ test("build: a failed write names --out; --out naming the source (or a link to i
   assert.equal(ok.code, 0, ok.err);
   assert.equal(readFileSync(join(dir, "victim.swb")).subarray(0, 8).toString(), "SHRWBND1");
 });
+
+test("check: warnings go to stderr, without a blank line; stdout is the ok line alone", () => {
+  const src = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "imp.sw");
+  writeFileSync(src, '@import "foo.sw";\n@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * 2;\n}\n');
+  const r = shrew("check", src);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, `${src}: ok (1 graph: G)\n`);
+  assert.equal(r.err, `${src}:1:1: warning[W001]: @import "foo.sw" is parsed and ignored: no file is read\n` +
+    '  @import "foo.sw";\n  ^~~~~~~\n');
+});

@@ -23,6 +23,8 @@ interface Context {
   seed: number;
   compileMs: number;
   out: (s: string) => void;
+  /** Diagnostics (warnings too) and errors: stdout holds only the result. */
+  err: (s: string) => void;
 }
 
 function intOption(v: string | undefined, name: string, dflt: number): number {
@@ -55,7 +57,7 @@ function graphList(graphs: readonly string[]): string {
 }
 
 function cmdCheck(ctx: Context): number {
-  for (const w of ctx.program.warnings) ctx.out(w.rendered);
+  for (const w of ctx.program.warnings) ctx.err(w.rendered.trimEnd());
   ctx.out(`${ctx.file}: ok (${graphList(ctx.program.graphs)})`);
   return 0;
 }
@@ -336,7 +338,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       // Generated inputs take the same seed as the parameters: --seed, else the
       // program's effective one (@config, or the bundle's).
       const seed = givenSeed ?? program.seed;
-      return run({ file, values, program, graph, dims, seed, compileMs, out });
+      return run({ file, values, program, graph, dims, seed, compileMs, out, err });
     } finally {
       program.dispose();
     }

@@ -70,7 +70,8 @@ FILE is a .sw source or a bundle that \`shrew build\` wrote (.swb); a bundle
 runs without compiling, with the dims, seed and parameters it was built with.
 
 Commands, with the options each takes besides --dims, --seed and --params (all do):
-  check FILE                 compile and print diagnostics (exit 1 on error)
+  check FILE                 compile and print diagnostics, warnings too, on stderr (exit 1
+                             on error)
   dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan;
                              --graph, --json
   stats FILE                 JIT and optimiser statistics; --graph, --input, --executor, --json
