@@ -527,3 +527,35 @@ test("check: warnings go to stderr, without a blank line; stdout is the ok line 
   assert.equal(r.err, `${src}:1:1: warning[W001]: @import "foo.sw" is parsed and ignored: no file is read\n` +
     '  @import "foo.sw";\n  ^~~~~~~\n');
 });
+
+test("errors escape control characters and cap very long lines from files (a parameter blob's names, a .npy header)", async () => {
+  const { Shrew } = await import("../dist/index.js");
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "affine.sw");
+  writeFileSync(src, "@graph G {\n    input x: Tensor<[3], f32>;\n    param w: Tensor<[3], f32>;\n    output y: x + w;\n}\n");
+  const program = (await Shrew.load()).compile(readFileSync(src, "utf8"));
+  const blob = Buffer.from(program.saveParams());
+  program.dispose();
+  // The blob's first record is its name's u32 length, then the name: give it another name.
+  const at = blob.indexOf("G/w");
+  const renamed = (name) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(Buffer.byteLength(name, "latin1"));
+    return Buffer.concat([blob.subarray(0, at - 4), len, Buffer.from(name, "latin1"), blob.subarray(at + 3)]);
+  };
+  const esc = join(dir, "esc.params");
+  writeFileSync(esc, renamed("G/\x1b[2J\x07\x7f"));
+  const r = shrew("run", src, "--params", esc);
+  assert.equal(r.code, 1);
+  assert.equal(r.err, "Error: parameter blob has 'G/\\x1b[2J\\x07\\x7f', which this program does not have; its parameters: G/w\n");
+  const long = join(dir, "long.params");
+  writeFileSync(long, renamed(`G/${"A".repeat(100_000)}`));
+  const l = shrew("run", src, "--params", long);
+  assert.equal(l.code, 1);
+  assert.ok(l.err.length < 1100, `${l.err.length} characters`);
+  assert.match(l.err, /^Error: parameter blob has 'G\/A+ … \[\d+ characters left out\] … A+', which this program does not have; its parameters: G\/w\n$/);
+  // A .npy dtype is echoed too.
+  const npy = join(dir, "x.npy");
+  writeFileSync(npy, npyBytes("{'descr': '\x1b[31m', 'fortran_order': False, 'shape': (3,), }"));
+  expectError(1, /^Error: .*x\.npy \(--input x\): unsupported \.npy dtype '\\x1b\[31m' /, "run", src, "--input", `x=${npy}`);
+});

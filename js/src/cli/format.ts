@@ -68,3 +68,25 @@ export function sourceExcerpt(file: string, source: Uint8Array, span: SourceSpan
   const width = Math.max(1, [...decode(bytes.subarray(from, Math.min(bytes.length, from + span.length)))].length);
   return `${file}:${span.line}:${span.column}\n  ${text}\n  ${lead}^${"~".repeat(width - 1)}`;
 }
+
+/**
+ * Text from files (parameter names in a blob, a bundle's contents, a .npy
+ * header, the source) made safe for a terminal: control characters but tab
+ * and newline, DEL, C1 controls and bidirectional overrides are escaped
+ * (`\x1b`, `\u{9b}`, `\u{202e}`), so an error cannot clear the screen or
+ * reorder what it shows; a line longer than `maxLine` characters (an echoed
+ * 100 KB name) keeps its start and end.
+ */
+export function printable(text: string, maxLine = 1000): string {
+  const escaped = text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const n = c.codePointAt(0)!;
+    return n < 0x80 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u{${n.toString(16)}}`;
+  });
+  return escaped.split("\n").map((line) => {
+    if (line.length <= maxLine) return line;
+    const chars = Array.from(line);  // cut between code points, not inside a surrogate pair
+    if (chars.length <= maxLine) return line;
+    const head = Math.floor(maxLine * 0.6), tail = Math.floor(maxLine * 0.3);
+    return `${chars.slice(0, head).join("")} … [${chars.length - head - tail} characters left out] … ${chars.slice(-tail).join("")}`;
+  }).join("\n");
+}

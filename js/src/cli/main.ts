@@ -11,7 +11,7 @@ import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
-import { describeTensor, formatBytes, sourceExcerpt, tensorJson } from "./format.js";
+import { describeTensor, formatBytes, printable, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
   file: string;
@@ -269,7 +269,9 @@ function isBundle(bytes: Uint8Array): boolean {
 }
 
 export async function main(argv: string[], out = (s: string) => console.log(s),
-                           err = (s: string) => console.error(s)): Promise<number> {
+                           printErr = (s: string) => console.error(s)): Promise<number> {
+  // Errors echo names and text from files: escaped and capped for the terminal.
+  const err = (s: string) => printErr(printable(s));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
