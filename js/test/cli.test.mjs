@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Tensor } from "../dist/index.js";
@@ -558,4 +558,29 @@ test("errors escape control characters and cap very long lines from files (a par
   const npy = join(dir, "x.npy");
   writeFileSync(npy, npyBytes("{'descr': '\x1b[31m', 'fortran_order': False, 'shape': (3,), }"));
   expectError(1, /^Error: .*x\.npy \(--input x\): unsupported \.npy dtype '\\x1b\[31m' /, "run", src, "--input", `x=${npy}`);
+});
+
+test("reading stops at a documented limit: /dev/zero as a source or an input is an error, not a hang", () => {
+  expectError(1, /^Error: cannot read \/dev\/zero: over 64 MiB, the largest source the compiler takes\n$/, "check", "/dev/zero");
+  expectError(1, /^Error: cannot read \/dev\/zero \(--input images\): over 1 GiB \+ 1 MiB, more than an input tensor holds \(1 GiB\)\n$/,
+    "run", MLP, "--input", "images=/dev/zero");
+  // A regular file's size is known before it is read (sparse files: no disk used).
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const big = join(dir, "big.npy");
+  writeFileSync(big, npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 784), }"));
+  truncateSync(big, 2 ** 31);
+  expectError(1, /^Error: cannot read .*big\.npy \(--input images\): over 1 GiB \+ 1 MiB/, "run", MLP, "--input", `images=${big}`);
+  expectError(1, /^Error: cannot read .*big\.npy \(--params\): over 1 GiB, more than the wasm heap can load\n$/, "run", MLP, "--params", big);
+  const bundle = join(dir, "big.swb");
+  writeFileSync(bundle, "SHRWBND1");
+  truncateSync(bundle, 2 ** 31);
+  expectError(1, /^Error: cannot read .*big\.swb: over 1 GiB, more than the wasm heap can load\n$/, "info", bundle);
+  const src = join(dir, "big.sw");
+  writeFileSync(src, "@graph G {}\n");
+  truncateSync(src, 2 ** 26 + 1);
+  expectError(1, /^Error: cannot read .*big\.sw: over 64 MiB/, "check", src);
+  // Below the limits files read as before, a pipe included (read in pieces).
+  const piped = spawnSync("bash", ["-c", 'cat "$2" | "$0" "$1" check /dev/stdin', process.execPath, CLI, MLP], { encoding: "utf8" });
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal(piped.stdout, "/dev/stdin: ok (1 graph: Classifier)\n");
 });

@@ -2,7 +2,7 @@
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
 // info, run and bench a .sw file or a bundle on the wasm runtime, and build
 // a .sw file into a bundle.
-import { readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { realpathSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -10,7 +10,7 @@ import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, ty
 import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
-import { FileError, ensureDir, readBytes, writeInto } from "./files.js";
+import { BLOB_LIMIT, FileError, SOURCE_LIMIT, ensureDir, readBytes, writeInto } from "./files.js";
 import { describeTensor, formatBytes, printable, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
@@ -301,12 +301,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   let source: Uint8Array | undefined;
   try {
     checkCommandOptions(command, tokens);
-    try {
-      source = readFileSync(file);  // bytes as they are: decoding would shift columns after an invalid byte
-    } catch (e) {
-      err(`Error: cannot read ${file}: ${(e as Error).message}`);
-      return 1;
-    }
+    // Bytes as they are: decoding would shift columns after an invalid byte.
+    source = readBytes(file, undefined, (head) => (isBundle(head) ? BLOB_LIMIT : SOURCE_LIMIT));
     const bundled = isBundle(source);
     let dims = parseDims(values.dims ?? []);
     // No --seed: none is passed, so the program's @config seed (else 0) applies
@@ -317,7 +313,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     if (bundled && Object.keys(dims).length > 0) {
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
     }
-    const params = values.params === undefined ? undefined : readBytes(values.params, "--params");
+    const params = values.params === undefined ? undefined : readBytes(values.params, "--params", BLOB_LIMIT);
     const shrew = await Shrew.load();
     const t0 = performance.now();
     let program: Program;
