@@ -78,6 +78,7 @@ export class Shrew {
    * source has errors.
    */
   compile(source: string | Uint8Array, options: CompileOptions = {}): Program {
+    this.#module.checkLive();  // an unusable module says so whatever the arguments
     const text = sourceBytes(source);
     const opts = checkOptions(options, "compile", COMPILE_OPTIONS);
     return this.#module.call((raw) => {
@@ -109,6 +110,7 @@ export class Shrew {
    * saying what and where. The bytes are read, not kept.
    */
   loadBundle(bundle: Uint8Array, options: LoadBundleOptions = {}): Program {
+    this.#module.checkLive();
     const bytes = plainBytes(bundle);  // a Proxy's traps run now, not while wasm copies it
     if (bytes === undefined) {
       throw new ShrewRuntimeError("invalid_argument", `a bundle must be a Uint8Array (a saveBundle() result), got ${typeName(bundle)}`);
@@ -136,6 +138,7 @@ export class Shrew {
    */
   dense(batch: number, inFeatures: number, outFeatures: number, x: Float32Array, w: Float32Array,
         bias: Float32Array = new Float32Array(0)): Float32Array {
+    this.#module.checkLive();
     for (const n of [batch, inFeatures, outFeatures]) {
       if (typeof n !== "number") throw new ShrewRuntimeError("invalid_argument", `dense: sizes must be non-negative integers, got ${typeName(n)}`);
     }

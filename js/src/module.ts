@@ -36,11 +36,16 @@ export class ModuleState {
     return this.raw.HEAPU8.byteLength;
   }
 
-  /** Runs fn against the module; a wasm trap marks the module unusable. */
-  call<T>(fn: (raw: RawModule) => T): T {
+  /** Throws `aborted` once the module is unusable; callers check this before their arguments. */
+  checkLive(): void {
     if (this.#dead !== undefined) {
       throw new ShrewRuntimeError("aborted", `the Shrew wasm module is unusable after an earlier abort (${this.#dead}); load a new one`);
     }
+  }
+
+  /** Runs fn against the module; a wasm trap marks the module unusable. */
+  call<T>(fn: (raw: RawModule) => T): T {
+    this.checkLive();
     try {
       return fn(this.raw);
     } catch (e) {

@@ -165,8 +165,12 @@ export class Program {
     return INTERNAL;
   }
 
+  // Every public member starts here, before it reads its arguments: a
+  // disposed program throws `disposed` (and one whose module aborted,
+  // `aborted`) whatever it is passed.
   #live(): RawProgramHandle {
     if (this.#handle === undefined) throw new ShrewRuntimeError("disposed", "this Program has been disposed");
+    this.#module.checkLive();
     return this.#handle;
   }
 
@@ -222,8 +226,8 @@ export class Program {
   }
 
   signature(graph: string): Signature {
-    checkString(graph, "graph");
     this.#live();
+    checkString(graph, "graph");
     let s = this.#signatures.get(graph);
     if (!s) {
       s = signatureFrom(unwrap(this.#call((h) => h.signature(graph))));
@@ -243,9 +247,9 @@ export class Program {
   }
 
   #execute(graph: string, inputs: Feeds, interpret: boolean, options: RunOptions): Outputs {
+    this.#live();
     checkString(graph, "graph");
     if (inputs === null || typeof inputs !== "object") throw new TypeError("inputs must be an object {name: tensor}");
-    this.#live();
     const sig = this.signature(graph);
     const into = destinations(options, sig, interpret ? "interpret" : "run");
     const raw: RawTensorIn[] = [];
@@ -314,6 +318,7 @@ export class Program {
    * MAX_BENCH_RUNS (2^31 - 1: it crosses as a 32-bit integer).
    */
   benchRun(graph: string, n: number): number {
+    this.#live();
     checkString(graph, "graph");
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${describe(n)}`);
     if (n > MAX_BENCH_RUNS) throw new RangeError(`benchRun: n must be at most 2^31 - 1, got ${n}`);
@@ -380,12 +385,14 @@ export class Program {
 
   /** The JIT dump of a graph: tape, values and memory plan (text). */
   dump(graph: string): string {
+    this.#live();
     checkString(graph, "graph");
     return unwrap(this.#call((h) => h.dump(graph))).text;
   }
 
   /** JIT statistics of a graph (arena fields 0 before the first run of a symbolic graph). */
   stats(graph: string): CompileStats {
+    this.#live();
     checkString(graph, "graph");
     const { ok: _ok, ...s } = unwrap(this.#call((h) => h.stats(graph)));
     return s;
@@ -393,18 +400,21 @@ export class Program {
 
   /** The memory plan as a JSON string. */
   plan(graph: string): string {
+    this.#live();
     checkString(graph, "graph");
     return unwrap(this.#call((h) => h.plan(graph))).text;
   }
 
   /** The compiled tape, one entry per instruction (arena fields null before the first run of a symbolic graph). */
   tape(graph: string): TapeDump {
+    this.#live();
     checkString(graph, "graph");
     return JSON.parse(unwrap(this.#call((h) => h.tape(graph))).text) as TapeDump;
   }
 
   /** The IR of a graph, optimised (default) or as materialised. */
   ir(graph: string, options: { optimized?: boolean } = {}): IrDump {
+    this.#live();
     checkString(graph, "graph");
     const opts = checkOptions(options, "ir", IR_OPTIONS) as { optimized?: boolean };
     const r = unwrap(this.#call((h) => h.ir(graph, opts.optimized ?? true)));
@@ -417,6 +427,7 @@ export class Program {
   }
 
   getParam(name: string): Tensor {
+    this.#live();
     checkString(name, "parameter name");
     return tensorFromRaw(unwrap(this.#call((h) => h.getParam(name))));
   }
@@ -427,6 +438,7 @@ export class Program {
    * or the declared one, taken as is like an input's.
    */
   setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
+    this.#live();
     checkString(name, "parameter name");
     const raw = this.#paramValue(name, value);
     const r = this.#call((h) => h.setParam(name, raw));
@@ -472,6 +484,7 @@ export class Program {
    * throws a ShrewRuntimeError ("invalid_argument") and changes nothing.
    */
   loadParams(bytes: Uint8Array): void {
+    this.#live();
     const blob = plainBytes(bytes);  // a Proxy's traps run now, not while wasm copies it
     if (blob === undefined) throw new TypeError("loadParams expects a Uint8Array");
     unwrap(this.#call((h) => h.loadParams(blob)));
@@ -484,6 +497,7 @@ export class Program {
 
   /** Rebuilds one graph's tape, kernels and memory plans (same parameters). */
   recompile(graph: string): void {
+    this.#live();
     checkString(graph, "graph");
     unwrap(this.#call((h) => h.recompile(graph)));
   }
@@ -502,6 +516,7 @@ export class Program {
    * program is unchanged.
    */
   setDims(dims: Record<string, number>): { carried: string[]; initialized: string[] } {
+    this.#live();
     // compile's rule for its dims option; getters run before the call (they may dispose this program).
     const change = DIMS(dims, "dims");
     const r = unwrap(this.#call((h) => h.setDims(change)));

@@ -61,6 +61,24 @@ test("after the default instance aborts, load() re-creates it once and shares th
   p.dispose();
 });
 
+test("once the module aborted, Shrew and Program members throw 'aborted' before they look at their arguments", async () => {
+  const shrew = await Shrew.load();
+  const state = await instantiateDefault();  // the module `shrew` uses
+  const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x;\n}");
+  assert.throws(() => state.call(() => { throw new WebAssembly.RuntimeError("unreachable"); }), ShrewRuntimeError);
+  assert.equal(shrew.aborted, true);
+  const aborted = (e) => e instanceof ShrewRuntimeError && e.code === "aborted" && /unusable after an earlier abort \(unreachable\)/.test(e.message);
+  for (const call of [() => shrew.compile(42), () => shrew.compile("", { foo: 1 }), () => shrew.loadBundle("x"),
+    () => shrew.dense("1", 1, 1, null, null), () => shrew.heapStats(), () => shrew.simd128,
+    () => p.signature(5), () => p.run(5, null), () => p.ir("G", { optimized: 1 }), () => p.benchRun("G", 0),
+    () => p.loadParams("x"), () => p.graphs, () => p.dims]) {
+    assert.throws(call, aborted, String(call));
+  }
+  p.dispose();  // nothing to free in a dead module, and no error
+  assert.throws(() => p.signature(5), (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
+  assert.equal((await Shrew.load()).aborted, false);  // the default module is re-created
+});
+
 test("a wasmBinary that is not the module is a ShrewRuntimeError, not an abort printed to stderr", async () => {
   for (const [binary, pattern] of [
     [new Uint8Array([0, 1, 2]), /cannot instantiate the Shrew wasm module from wasmBinary: CompileError/],

@@ -201,6 +201,29 @@ test("dispose: idempotent, use after dispose throws, Symbol.dispose", () => {
   assert.throws(() => new Program(Symbol("x")), TypeError);
 });
 
+test("every member of a disposed program throws 'disposed' before it looks at its arguments", () => {
+  const p = shrew.compile(MLP, { dims: { Batch: 1 } });
+  p.dispose();
+  const disposed = (e) => e instanceof ShrewRuntimeError && e.code === "disposed" && e.message === "this Program has been disposed";
+  // Arguments each member would otherwise reject (TypeError, RangeError, invalid_argument).
+  const bad = [5, { foo: 1 }, -1];
+  const members = Object.getOwnPropertyNames(Program.prototype).filter((n) => !["constructor", "dispose", "disposed"].includes(n));
+  assert.ok(members.length >= 25, members.join());  // all 25 today, none left out
+  for (const name of members) {
+    const getter = Object.getOwnPropertyDescriptor(Program.prototype, name).get !== undefined;
+    assert.throws(() => (getter ? p[name] : p[name](...bad)), disposed, name);
+  }
+  // The calls that validated first, with the arguments that showed it.
+  for (const call of [() => p.ir("Classifier", { foo: 1 }), () => p.ir("Classifier", { optimized: 1 }), () => p.signature(5),
+    () => p.getParam(5), () => p.benchRun("Classifier", 0), () => p.setDims({ H: -1 }), () => p.loadParams("x"),
+    () => p.run(5, null), () => p.setParam(5, null), () => p.stats(1), () => p.recompile(null)]) {
+    assert.throws(call, disposed, String(call));
+  }
+  assert.equal(p.disposed, true);
+  p.dispose();  // still idempotent
+  p[Symbol.dispose]();
+});
+
 test("arguments of the wrong type are TypeError/RangeError naming the argument, and the program stays usable", () => {
   const p = shrew.compile(MLP, { dims: { Batch: 1 } });
   try {
