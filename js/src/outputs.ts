@@ -3,9 +3,9 @@
 // checked before any is written.
 import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
-import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDType } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
-import { joinNames, setOwn, typeName } from "./plain.js";
+import { describe as describeValue, joinNames, setOwn, typeName } from "./plain.js";
 import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
 
@@ -39,11 +39,39 @@ export function tensorFromRaw(raw: RawTensorOut): Tensor {
 }
 
 /**
- * RunOptions.outputs once checked: names of the graph's outputs, each a
- * Tensor or a typed array. A copy, read once before the run: a getter or
- * Proxy cannot hand over another value afterwards.
+ * One destination, read once before the run: a Tensor's fields are
+ * readonly in TypeScript only, so its dtype, shape and data are taken here
+ * and what is checked is what is written.
  */
-export type Destinations = ReadonlyMap<string, Tensor | TensorData>;
+export interface Destination {
+  /** The caller's Tensor, returned as the output; undefined for a bare typed array. */
+  readonly tensor: Tensor | undefined;
+  /** A Tensor's dtype, shape and data as read (shape as plain data), checked by checkDestination. */
+  readonly dtype: unknown;
+  readonly shape: readonly unknown[];
+  readonly data: TensorData;
+}
+
+/**
+ * RunOptions.outputs once checked: names of the graph's outputs, each a
+ * Destination. A copy, read once before the run: a getter or Proxy cannot
+ * hand over another value afterwards.
+ */
+export type Destinations = ReadonlyMap<string, Destination>;
+
+/** A destination's fields, or the error for a value that is no Tensor or typed array of a dtype. */
+function destination(name: string, value: unknown): Destination {
+  if (value instanceof Tensor) {
+    // Any data is taken here: checkDestination names what it is.
+    const { dtype, shape, data } = value;
+    if (!Array.isArray(shape)) throw new TypeError(`output '${name}': the destination Tensor's shape must be an array, got ${describeValue(shape)}`);
+    // Its constructor's shape is frozen numbers; any other is copied now, so
+    // that no getter or trap runs once the outputs wait in wasm memory.
+    return { tensor: value, dtype, shape: shape === madeShape(value) ? shape : Array.from(shape), data: data as TensorData };
+  }
+  if (ArrayBuffer.isView(value) && dtypeOfArray(value) !== undefined) return { tensor: undefined, dtype: undefined, shape: [], data: value as TensorData };
+  throw new TypeError(`output '${name}': the destination must be a Tensor or a typed array, got ${typeName(value)}`);
+}
 
 // Each signature's output names, built on first use.
 const outputNames = new WeakMap<Signature, ReadonlySet<string>>();
@@ -67,30 +95,26 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
     outputNames.set(sig, names);
   }
   const seen: ArrayBufferView[] = [];
-  const taken = new Map<string, Tensor | TensorData>();
+  const taken = new Map<string, Destination>();
   for (const name of Object.keys(outputs)) {
     if (!names.has(name)) {
       throw new ShrewRuntimeError("invalid_argument",
         `graph '${sig.name}' has no output named '${name}'; its outputs are: ${joinNames([...names])}`, { output: name });
     }
-    const value = outputs[name];
-    const data = value instanceof Tensor ? value.data : value;
-    if (!ArrayBuffer.isView(data) || dtypeOfArray(data) === undefined) {
-      throw new TypeError(`output '${name}': the destination must be a Tensor or a typed array, got ${typeName(value)}`);
-    }
+    const dest = destination(name, outputs[name]);
     // Two outputs written into one array would leave only the last.
-    if (seen.includes(data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
-    seen.push(data);
-    taken.set(name, value);
+    if (seen.includes(dest.data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
+    seen.push(dest.data);
+    taken.set(name, dest);
   }
   return taken;
 }
 
-function describe(dtype: string, shape: readonly number[]): string {
-  return `${dtype}[${shape.join(", ")}]`;
+function describe(dtype: unknown, shape: readonly unknown[]): string {
+  return `${String(dtype)}[${shape.join(", ")}]`;
 }
 
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
+function sameShape(a: readonly unknown[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return false;
   return true;
@@ -98,13 +122,17 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
 
 /** Throws unless `dest` can take an output of this dtype, shape and byte size. */
 export function checkDestination(graph: string, name: string, dtype: DType, shape: readonly number[], bytes: number,
-                          dest: Tensor | TensorData): void {
-  // byteLength also catches a Tensor whose buffer was transferred (detached: 0 bytes).
-  if (dest instanceof Tensor ? dest.dtype === dtype && sameShape(dest.shape, shape) && dest.data.byteLength === bytes
-    : dest instanceof CTORS[dtype] && dest.byteLength === bytes) return;
+                          dest: Destination): void {
+  // The data's class is checked for a Tensor too: its data may have been
+  // replaced by another typed array. byteLength also catches a buffer that
+  // was transferred (detached: 0 bytes).
+  const { tensor, data } = dest;
+  const fits = isDataOf(dtype, data) && data.byteLength === bytes;
+  if (fits && (tensor === undefined || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
   const expected = describe(dtype, shape);
-  let actual = dest instanceof Tensor ? describe(dest.dtype, dest.shape) : `a ${typeName(dest)} of ${dest.length} elements`;
-  if (actual === expected) actual += ` whose data has ${(dest as Tensor).data.byteLength} bytes`;
+  let actual = tensor === undefined ? `a ${typeName(data)} of ${data.length} elements` : describe(dest.dtype, dest.shape);
+  if (tensor !== undefined && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
+  else if (actual === expected) actual += ` whose data has ${data.byteLength} bytes`;
   throw new ShrewRuntimeError("invalid_argument",
     `output '${name}' of graph '${graph}': expected a destination of ${expected}, got ${actual}`,
     { output: name, expected, actual });
@@ -115,7 +143,7 @@ export function checkDestination(graph: string, name: string, dtype: DType, shap
 const wrappers = new WeakMap<TensorData, Tensor>();
 export function wrapped(dtype: DType, shape: readonly number[], data: TensorData): Tensor {
   const t = wrappers.get(data);
-  if (t !== undefined && t.dtype === dtype && sameShape(t.shape, shape)) return t;
+  if (t !== undefined && t.dtype === dtype && sameShape(t.shape, shape) && t.data === data) return t;
   const fresh = new Tensor(dtype, shape, data as never);
   wrappers.set(data, fresh);
   return fresh;
@@ -139,9 +167,9 @@ export function deliver(graph: string, outputs: readonly RawTensorOut[], into: D
       setOwn(out, o.name, tensorFromRaw(o));
       continue;
     }
-    const data = dest instanceof Tensor ? dest.data : dest;
+    const data = dest.data;
     new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(o.bytes);
-    setOwn(out, o.name, dest instanceof Tensor ? dest : wrapped(o.dtype as DType, o.shape, dest));
+    setOwn(out, o.name, dest.tensor ?? wrapped(o.dtype as DType, o.shape, data));
   }
   return out;
 }

@@ -11,7 +11,7 @@
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
-import { ARRAY_CTORS as CTORS, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDType, shapeSize } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize } from "./tensor.js";
 import { type Destinations, type RunOptions, checkDestination, deliver, destinations, tensorFromRaw, wrapped } from "./outputs.js";
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
@@ -52,6 +52,17 @@ function bytesOf(data: ArrayBufferView): Uint8Array {
   // A detached (transferred) buffer reads as empty: no view of it can be made,
   // and the size check then names the input.
   return data.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * A Tensor as it crosses, its fields read once, when they are still what its
+ * constructor checked: its own frozen shape, and data of the dtype's typed
+ * array. Undefined otherwise (a field reassigned, Object.create(Tensor.prototype),
+ * a Proxy): the caller checks it like a {dtype, shape, data} object.
+ */
+function rawTensor(name: string, t: Tensor): RawTensorIn | undefined {
+  const { dtype, shape, data } = t;
+  return shape === madeShape(t) && isDataOf(dtype, data) ? { name, dtype, shape, bytes: bytesOf(data) } : undefined;
 }
 
 /** Embind would throw its own BindingError, naming neither the argument nor the method. */
@@ -301,11 +312,11 @@ export class Program {
       const dest = into?.get(spec.name);
       // Without a destination, new ctor(n) then set(): small arrays stay on
       // V8's heap (no ArrayBuffer materialised per call, unlike slice().buffer).
-      const data = dest === undefined ? new ctor(n) as TensorData : dest instanceof Tensor ? dest.data : dest;
+      const data = dest === undefined ? new ctor(n) as TensorData : dest.data;
       if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
       else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
       setOwn(out, spec.name, dest === undefined ? new Tensor(spec.dtype, spec.shape, data as never, TRUSTED)
-        : dest instanceof Tensor ? dest : wrapped(spec.dtype, spec.shape, dest));
+        : dest.tensor ?? wrapped(spec.dtype, spec.shape, data));
     }
     return out;
   }
@@ -331,7 +342,12 @@ export class Program {
   }
 
   #toRaw(name: string, value: TensorLike, sig: Signature): RawTensorIn {
-    if (value instanceof Tensor) return { name, dtype: value.dtype, shape: value.shape, bytes: bytesOf(value.data) };
+    if (value instanceof Tensor) {
+      // Anything but a Tensor as its constructor left it is checked below,
+      // like {dtype, shape, data}.
+      const raw = rawTensor(name, value);
+      if (raw !== undefined) return raw;
+    }
     if (ArrayBuffer.isView(value)) {
       const spec = inputSpec(sig, name);
       if (!spec) {
@@ -455,8 +471,10 @@ export class Program {
         `parameter '${name}': expected a Tensor or {dtype, shape, data}${expected ? ` of ${expected}` : ""}, got ${typeName(value)}`,
         { input: name, ...(expected ? { expected } : {}), actual: typeName(value) });
     }
-    const t = v instanceof Tensor ? v : new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
-    return { name, dtype: t.dtype, shape: [...t.shape], bytes: bytesOf(t.data) };
+    const raw = v instanceof Tensor ? rawTensor(name, v) : undefined;
+    if (raw !== undefined) return raw;
+    const t = new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
+    return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
   }
 
   /**

@@ -95,13 +95,45 @@ function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly 
   return out;
 }
 
-/** The dtype a typed array holds by default (Uint8Array -> u8). */
+// A typed array's class as its internal slot names it ("Float32Array"):
+// undefined for anything else (a Proxy of one too), and no subclass,
+// prototype or constructor property can change it.
+const TYPED_ARRAY_NAME = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
+
+function arrayName(dtype: string): string | undefined {
+  switch (dtype) {
+    case "f32": return "Float32Array";
+    case "f64": return "Float64Array";
+    case "i32": return "Int32Array";
+    case "i64": return "BigInt64Array";
+    case "u8": case "bool": return "Uint8Array";
+  }
+  return undefined;
+}
+
+/**
+ * Whether `data` is the typed array `dtype` takes (Uint8Array for u8 and
+ * bool): what a Tensor's fields must still say where they are used, since
+ * they are readonly in TypeScript only. O(1).
+ */
+export function isDataOf(dtype: unknown, data: unknown): boolean {
+  if (typeof dtype !== "string") return false;
+  const name = arrayName(dtype);
+  return name !== undefined && TYPED_ARRAY_NAME.call(data) === name;
+}
+
+/**
+ * The dtype a typed array holds by default (Uint8Array -> u8), from its
+ * internal slot: an Int32Array given Float32Array.prototype is still i32.
+ */
 export function dtypeOfArray(data: ArrayBufferView): DType | undefined {
-  if (data instanceof Float32Array) return "f32";
-  if (data instanceof Float64Array) return "f64";
-  if (data instanceof Int32Array) return "i32";
-  if (data instanceof BigInt64Array) return "i64";
-  if (data instanceof Uint8Array) return "u8";
+  switch (TYPED_ARRAY_NAME.call(data)) {
+    case "Float32Array": return "f32";
+    case "Float64Array": return "f64";
+    case "Int32Array": return "i32";
+    case "BigInt64Array": return "i64";
+    case "Uint8Array": return "u8";
+  }
   return undefined;
 }
 
@@ -116,13 +148,31 @@ const TypedArray = Object.getPrototypeOf(Uint8Array) as abstract new () => Array
 export const TRUSTED: unique symbol = Symbol("shrew.trustedTensor");
 
 /**
+ * Internal (not exported by the package): the frozen shape a Tensor's
+ * constructor made, plain numbers; undefined for an object that only
+ * inherits from Tensor.prototype (Object.create, a Proxy of a Tensor).
+ * While `t.shape` is still this one it can cross into wasm as is: no getter
+ * or Proxy trap can run during the call.
+ */
+export let madeShape: (t: Tensor) => readonly number[] | undefined;
+
+/**
  * A tensor: dtype, shape (row-major) and data. The data array is the caller's:
  * Shrew copies it into wasm memory on run and never keeps or modifies it.
  */
 export class Tensor<D extends DType = DType> {
+  // Readonly in TypeScript only (freezing every tensor made each run
+  // measurably slower): where Shrew uses a Tensor it reads each field once,
+  // checks the data's class against the dtype (isDataOf) and the shape
+  // against madeShape, and checks anything else like {dtype, shape, data}.
   readonly dtype: D;
   readonly shape: readonly number[];
   readonly data: DataTypeMap[D];
+  readonly #shape: readonly number[];
+
+  static {
+    madeShape = (t) => (#shape in t ? t.#shape : undefined);
+  }
 
   /**
    * Checks the dtype, copies and freezes the shape, and takes `data` when it
@@ -137,14 +187,14 @@ export class Tensor<D extends DType = DType> {
       // The package's own outputs: a frozen shape and a matching array of the
       // dtype, made by the run path (per call, so no checks or shape copy).
       this.dtype = dtype;
-      this.shape = shape;
+      this.shape = this.#shape = shape;
       this.data = data as DataTypeMap[D];
       return;
     }
     if (!isDType(dtype)) throw new TypeError(`unknown dtype '${String(dtype)}' (expected one of ${DTYPES.join(", ")})`);
     const size = shapeSize(shape);
     this.dtype = dtype;
-    this.shape = Object.freeze([...shape]);
+    this.shape = this.#shape = Object.freeze([...shape]);
     const ctor = ARRAY_CTORS[dtype];
     if (data === undefined) {
       this.data = allocate(dtype, size);
@@ -152,9 +202,13 @@ export class Tensor<D extends DType = DType> {
       // Another typed array is refused, not converted: its values may not fit
       // (a Float64Array's in f32, an Int32Array's in u8). instanceof also
       // sees through a Proxy of a typed array, which has no buffer to view
-      // and is copied (same type: exact).
-      if (!(data instanceof ctor)) throw new TypeError(`${dtype} tensor needs a ${ctor.name}, got ${typeName(data)}`);
-      this.data = (ArrayBuffer.isView(data) ? data : (ctor as Uint8ArrayConstructor).from(data as Uint8Array)) as DataTypeMap[D];
+      // and is copied (same type: exact); a view's class is its internal
+      // slot's, whatever its prototype says.
+      const view = ArrayBuffer.isView(data);
+      if (view ? !isDataOf(dtype, data) : !((data as object) instanceof ctor)) {
+        throw new TypeError(`${dtype} tensor needs a ${ctor.name}, got ${(view && TYPED_ARRAY_NAME.call(data)) || typeName(data)}`);
+      }
+      this.data = (view ? data : (ctor as Uint8ArrayConstructor).from(data as Uint8Array)) as DataTypeMap[D];
     } else {
       this.data = fromValues(dtype, data, shape, size);
     }

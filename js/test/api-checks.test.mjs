@@ -133,6 +133,49 @@ test("Tensor typed-array data of another type is refused, never converted (a Pro
   assert.ok(copied instanceof Float32Array && copied !== own && copied[0] === own[0]);
 });
 
+test("a Tensor whose fields were reassigned, or a look-alike of one, is checked where it is used: bytes are never read as another type", () => {
+  const p = shrew.compile(`@graph G { input n: Tensor<[N], f32>; param w: Tensor<[2], f32> { init: "zeros"; }; output z: n + w; }`);
+  try {
+    const wrongType = (message) => ({ name: "TypeError", message });
+    // The fields are readonly in TypeScript only: plain JS can reassign them.
+    const swapped = new Tensor("f32", [2], [1, 2]);
+    swapped.data = new Int32Array([1, 2]);
+    const retyped = new Tensor("f32", [2], [1, 2]);
+    retyped.dtype = "i32";
+    // Object.create(Tensor.prototype) passes instanceof with any fields, and
+    // a Proxy of a Tensor can report any data.
+    const fake = (data, shape = [2]) => Object.assign(Object.create(Tensor.prototype), { dtype: "f32", shape, data });
+    const lying = new Proxy(new Tensor("f32", [2], [1, 2]), { get: (o, k) => (k === "data" ? new Int32Array([1, 2]) : Reflect.get(o, k)) });
+    for (const [n, message] of [[swapped, "f32 tensor needs a Float32Array, got Int32Array"],
+      [retyped, "i32 tensor needs a Int32Array, got Float32Array"], [fake(new Int32Array([1, 2])), "f32 tensor needs a Float32Array, got Int32Array"],
+      [lying, "f32 tensor needs a Float32Array, got Int32Array"]]) {
+      assert.ok(n instanceof Tensor);
+      assert.throws(() => p.run("G", { n }), wrongType(`input 'n': ${message}`));  // lean path
+      assert.throws(() => p.interpret("G", { n }), wrongType(`input 'n': ${message}`));  // value path
+      assert.throws(() => p.setParam("G/w", n), wrongType(message));
+    }
+    assert.deepEqual([...p.getParam("G/w").data], [0, 0]);
+    // An Int32Array given Float32Array.prototype is still an Int32Array.
+    const disguised = Object.setPrototypeOf(new Int32Array([1, 2]), Float32Array.prototype);
+    assert.throws(() => new Tensor("f32", [2], disguised), wrongType("f32 tensor needs a Float32Array, got Int32Array"));
+    assert.throws(() => p.run("G", { n: disguised }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.input === "n");
+    // What holds together is taken, checked like {dtype, shape, data}.
+    const replaced = new Tensor("f32", [2], [1, 2]);
+    replaced.data = new Float32Array([5, 6]);
+    assert.deepEqual([...p.run("G", { n: replaced }).z.data], [5, 6]);
+    assert.deepEqual([...p.run("G", { n: fake(new Float32Array([3, 4])) }).z.data], [3, 4]);
+    assert.throws(() => p.run("G", { n: fake(new Float32Array(3)) }), { name: "RangeError", message: "input 'n': shape [2] needs 2 elements, data has 3" });
+    // A shape that is not the constructor's is read before the call into wasm.
+    const q = shrew.compile(`@graph G { input n: Tensor<[N], f32>; output z: n + 0; }`);
+    const sneaky = new Tensor("f32", [2], [1, 2]);
+    sneaky.shape = [2];
+    Object.defineProperty(sneaky.shape, 0, { get() { q.dispose(); return 2; } });
+    assert.throws(() => q.run("G", { n: sneaky }), (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
+  } finally {
+    p.dispose();
+  }
+});
+
 test("maxTensorBytes is at most 2^50: above, an option error; at 2^50, run and interpret report the same limit", (t) => {
   const src = "@graph G { input x: Tensor<[2], f32>; output y: expand(x, shape: [2305843009213693952, 2]); }";
   const over = invalid("maxTensorBytes must be a non-negative integer (at most 2^50 = 1125899906842624), got 9007199254740991");

@@ -103,6 +103,37 @@ test("a bad destination is an error naming the output, and no destination is wri
   });
 });
 
+test("a destination Tensor whose data was replaced by another typed array, or a look-alike of one, is an error: no output is converted", () => {
+  withProgram(`@graph G { input n: Tensor<[N], f32>; output z: n + 0; }`, {}, (p) => {
+    const n = new Tensor("f32", [2], [1, 2]);
+    const swapped = new Tensor("f32", [2]);
+    swapped.data = new Int32Array([7, 7]);  // readonly in TypeScript only
+    const fake = Object.assign(Object.create(Tensor.prototype), { dtype: "f32", shape: [2], data: new Int32Array([7, 7]) });
+    for (const run of ["run", "interpret"]) {  // lean path, value path
+      for (const z of [swapped, fake]) {
+        assert.throws(() => p[run]("G", { n }, { outputs: { z } }), (e) => e instanceof ShrewRuntimeError &&
+          e.code === "invalid_argument" && e.output === "z" && e.expected === "f32[2]" && e.actual === "f32[2] whose data is an Int32Array" &&
+          e.message === "output 'z' of graph 'G': expected a destination of f32[2], got f32[2] whose data is an Int32Array");
+        assert.deepEqual(z.data, new Int32Array([7, 7]), "nothing written");
+      }
+      // Data replaced by the dtype's own array of the right size: written there.
+      const replaced = new Tensor("f32", [2]);
+      replaced.data = new Float32Array(2);
+      assert.equal(p[run]("G", { n }, { outputs: { z: replaced } }).z, replaced);
+      assert.deepEqual(replaced.data, new Float32Array([1, 2]));
+      const look = Object.assign(Object.create(Tensor.prototype), { dtype: "f32", shape: [2], data: new Float32Array(2) });
+      assert.equal(p[run]("G", { n }, { outputs: { z: look } }).z, look);
+      assert.deepEqual(look.data, new Float32Array([1, 2]));
+    }
+    const plain = Object.assign(Object.create(Tensor.prototype), { dtype: "f32", shape: [2], data: [0, 0] });
+    assert.throws(() => p.run("G", { n }, { outputs: { z: plain } }), (e) => e instanceof ShrewRuntimeError && e.actual === "f32[2] whose data is an array");
+    assert.deepEqual(plain.data, [0, 0]);
+    plain.shape = "2";
+    assert.throws(() => p.run("G", { n }, { outputs: { z: plain } }),
+      { name: "TypeError", message: "output 'z': the destination Tensor's shape must be an array, got \"2\" (a string)" });
+  });
+});
+
 test("value-shaped outputs: the destination must match this run's shape; i32 and bool outputs", () => {
   const src = "@graph R {\n  input n: Tensor<[1], f32>;\n  output y: range(sum(n)) * 2;\n}\n" +
     "@graph T {\n  input a: Tensor<[3], i32>;\n  input b: Tensor<[3], f32>;\n  output s: a + a;\n  output m: b > 0.0;\n}\n";
