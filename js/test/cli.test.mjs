@@ -172,6 +172,25 @@ test("stats, info, bench (--json)", () => {
   const interp = shrew("bench", MLP, "--runs", "5", "--executor", "interp", "--json");
   assert.equal(interp.code, 0, interp.err);
   assert.equal(JSON.parse(interp.out).tapeUs, null);  // the interpreter has no tape
+  assert.equal(JSON.parse(interp.out).arenaBytes, null);
+});
+
+// A graph typed per run (`input x: ?`) is compiled when it first runs: bench
+// times its tape after the warm-up (benchRun said "has not run yet"), and on
+// the interpreter it has no JIT statistics to ask for ("run it, then ask").
+test("bench on a graph with an input of unknown type, on both executors", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "any.sw"), x = join(dir, "x.npy");
+  writeFileSync(src, "@graph G {\n    input x: ?;\n    output y: relu(x) * 2;\n}\n");
+  writeFileSync(x, writeNpy(new Tensor("f32", [4], [-1, 2, 3, -4])));
+  const jit = shrew("bench", src, "--input", `x=${x}`, "--runs", "3", "--json");
+  assert.equal(jit.code, 0, jit.err);
+  assert.ok(JSON.parse(jit.out).tapeUs > 0, jit.out);
+  assert.ok(JSON.parse(jit.out).arenaBytes >= 0, jit.out);
+  const interp = shrew("bench", src, "--input", `x=${x}`, "--runs", "3", "--executor", "interp", "--json");
+  assert.equal(interp.code, 0, interp.err);
+  assert.equal(JSON.parse(interp.out).tapeUs, null);
+  assert.deepEqual(JSON.parse(shrew("run", src, "--input", `x=${x}`, "--json").out).outputs.y.data, [0, 4, 6, 0]);
 });
 
 test("run: an input or output named __proto__ is fed, printed in --json and written by --out", () => {
@@ -229,7 +248,8 @@ test("stats reports bad options and inputs like run (it used to drop them and pr
   writeFileSync(ints, INTS);
   expectError(1, /cannot read \/nonexistent\.npy \(--input images\)/, "stats", MLP, "--input", "images=/nonexistent.npy");
   expectError(2, /graph 'Classifier' has no input 'zz'/, "stats", MLP, "--input", "zz=random");
-  expectError(2, /--executor expects jit or interp, got 'foo'/, "stats", MLP, "--executor", "foo");
+  expectError(2, /--executor expects jit or interp, got 'foo'/, "bench", MLP, "--executor", "foo");
+  expectError(2, /--executor does not apply to stats/, "stats", MLP, "--executor", "interp");
   expectError(2, /needs integers with LO < HI/, "stats", ints, "--input", "k=randint:5:1");
   // Integer inputs without --input: no run, stats all the same.
   const plain = shrew("stats", ints, "--json");

@@ -208,6 +208,26 @@ test("benchRun times the tape inside wasm after a run", () => {
   }
 });
 
+// A graph typed per run (`input x: ?`), and one calling it, have no tape
+// until they run; then benchRun times the tape of the last run's types (it
+// answered "has not run yet" after a successful run).
+test("benchRun on graphs compiled per input types times their last run's tape", () => {
+  const p = shrew.compile(`@graph Any { input x: ?; output y: relu(x) * 2; }
+  @graph Calls { input v: Tensor<[3], f32>; output z: Any(v) + 1.0; }`);
+  try {
+    // (Calls, whose input type is fixed, is prepared, and so compiled, by compile.)
+    assert.throws(() => p.benchRun("Any", 3), (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition");
+    assert.deepEqual([...p.run("Any", { x: new Tensor("f32", [2], [-1, 3]) }).y.data], [0, 6]);
+    assert.deepEqual([...p.run("Calls", { v: new Tensor("f32", [3], [1, -2, 0.5]) }).z.data], [3, 1, 2]);
+    for (const g of ["Any", "Calls"]) {
+      const ns = p.benchRun(g, 20);
+      assert.ok(ns > 0 && ns < 1e9, `${g}: ns per run ${ns}`);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
 test("names such as __proto__ and constructor are own keys of plain objects: outputs, feeds, dims, metadata", () => {
   const p = shrew.compile(`@config { __proto__: 3; }
   @graph H {

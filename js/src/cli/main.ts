@@ -79,9 +79,8 @@ function cmdDump(ctx: Context): number {
 }
 
 function cmdStats(ctx: Context): number {
-  // Run once when inputs can be made, so the arena of this binding is known;
-  // bad options and input files are errors as in `run`.
-  executor(ctx);
+  // Run once on the tape when inputs can be made, so the arena of this
+  // binding is known; bad input files are errors as in `run`.
   let feeds;
   try {
     feeds = feedsFor(ctx);
@@ -225,12 +224,15 @@ function cmdBench(ctx: Context): number {
   times.sort((a, b) => a - b);
   // The tape alone, looped inside wasm on the same inputs (no JS, no
   // copies): what a run costs on top of it is the JS call.
-  const tapeUs = executor(ctx) === "jit" ? ctx.program.benchRun(ctx.graph, runs) / 1000 : null;
-  const s = ctx.program.stats(ctx.graph);
+  // The interpreter has no tape: no tape time, JIT compile or arena (a graph
+  // typed per run has none until the tape runs it).
+  const jit = executor(ctx) === "jit";
+  const tapeUs = jit ? ctx.program.benchRun(ctx.graph, runs) / 1000 : null;
+  const s = jit ? ctx.program.stats(ctx.graph) : null;
   const r = {
     graph: ctx.graph, executor: ctx.values.executor ?? "jit", runs,
     medianUs: percentile(times, 0.5), p10Us: percentile(times, 0.1), p90Us: percentile(times, 0.9), tapeUs,
-    compileMs: ctx.compileMs, jitCompileUs: s.compileTimeUs, arenaBytes: s.arenaBytes,
+    compileMs: ctx.compileMs, jitCompileUs: s?.compileTimeUs ?? null, arenaBytes: s?.arenaBytes ?? null,
   };
   if (ctx.values.json) {
     ctx.out(JSON.stringify(r));
@@ -239,7 +241,8 @@ function cmdBench(ctx: Context): number {
   ctx.out(`graph ${r.graph} (${r.executor}), ${runs} runs`);
   ctx.out(`  median ${r.medianUs.toFixed(1)} µs   p10 ${r.p10Us.toFixed(1)} µs   p90 ${r.p90Us.toFixed(1)} µs`);
   if (r.tapeUs !== null) ctx.out(`  tape inside wasm ${r.tapeUs.toFixed(1)} µs per run (mean of ${runs}; the rest is the JS call)`);
-  ctx.out(`  compile ${r.compileMs.toFixed(2)} ms (JIT ${r.jitCompileUs} µs), arena ${formatBytes(r.arenaBytes)}`);
+  ctx.out(`  compile ${r.compileMs.toFixed(2)} ms` +
+          (s === null ? "" : ` (JIT ${r.jitCompileUs} µs), arena ${formatBytes(s.arenaBytes)}`));
   return 0;
 }
 

@@ -31,7 +31,8 @@ const COMPILE = ["dims", "seed", "params"];
 const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   check: COMPILE,
   dump: [...COMPILE, "graph", "tape", "ir", "optimized-ir", "plan", "json"],
-  stats: [...COMPILE, "graph", "input", "executor", "json"],
+  // The JIT's statistics: stats runs the tape (with --executor interp it reported an empty arena).
+  stats: [...COMPILE, "graph", "input", "json"],
   info: [...COMPILE, "json"],
   run: [...COMPILE, "graph", "input", "executor", "json", "out"],
   bench: [...COMPILE, "graph", "input", "executor", "runs", "json"],
@@ -76,7 +77,7 @@ Commands, with the options each takes besides --dims, --seed and --params (all d
                              on error)
   dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan;
                              --graph, --json
-  stats FILE                 JIT and optimiser statistics; --graph, --input, --executor, --json
+  stats FILE                 JIT and optimiser statistics (after a tape run); --graph, --input, --json
   info FILE                  metadata, seed, graphs, inputs (optional ones marked)/outputs,
                              parameter count and bytes; --json
   run FILE                   run a graph on seeded random or given inputs; --graph, --input,
@@ -96,7 +97,7 @@ Options:
   --params FILE              parameter values saved by saveParams() instead of the seeded ones
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable); an
                              optional input without one is left out of the run
-  --executor jit|interp      executor for run/bench/stats (default jit)
+  --executor jit|interp      executor for run/bench (default jit)
   --runs N                   timed runs for bench (default 100)
   --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
   --json                     machine-readable output; run: the values of an i64 output
