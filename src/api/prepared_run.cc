@@ -28,7 +28,7 @@ Status PreparedRun::Run() {
     checked.dims = dims_;
     checked.shapes = shapes_;
     checked.supplied = supplied_;
-    Result<Program::Runner> runner = program_->RunnerFor(graph_, specs_, checked, nullptr);
+    Result<Program::Runner> runner = program_->RunnerFor(graph_, specs_, checked);
     if (!runner.ok()) return runner.status();
     keep_ = runner->keep;
     ran_ = executor = runner->executor;

@@ -48,6 +48,17 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return NotFound(msg);
 }
 
+// Whether some node of g reads node `id`, or an output is it.
+bool ReadsInput(const ir::Graph& g, ir::NodeId id) {
+  for (const ir::GraphOutput& out : g.outputs()) {
+    if (out.node == id) return true;
+  }
+  for (const ir::Node& n : g.nodes()) {
+    if (std::find(n.operands.begin(), n.operands.end(), id) != n.operands.end()) return true;
+  }
+  return false;
+}
+
 // Input i of g is required (not supplied, or left out while the graph reads it).
 [[gnu::noinline, gnu::cold]] Status MissingInput(const ir::Graph& g, size_t i, jit::InputIssue* issue) {
   const ir::Node& node = g.node(g.inputs()[i].node);
@@ -318,24 +329,9 @@ jit::ExecutorOptions Program::MakeExecutorOptions() const {
   return eo;
 }
 
-Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked,
-                                           jit::InputIssue* issue) {
+Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked) {
   Entry& e = graphs_[gi];
   if (!e.deferred) return Runner{e.compiled.get(), e.executor.get(), nullptr};
-  Result<Runner> r = SpecializedRunner(gi, inputs, checked);
-  if (!r.ok()) return r;
-  // Whether a left-out optional input is read is known only now, from the
-  // graph compiled for these input types (CheckInputs checks the others).
-  const ir::Graph& g = program_.graphs[gi];
-  for (size_t i = 0; i < checked.supplied.size(); ++i) {
-    if (checked.supplied[i] < 0 && r->compiled->input_read[i]) return MissingInput(g, i, issue);
-  }
-  return r;
-}
-
-Result<Program::Runner> Program::SpecializedRunner(size_t gi, std::span<const InputSpec> inputs,
-                                                   const CheckedInputs& checked) {
-  Entry& e = graphs_[gi];
   const ir::Graph& g = program_.graphs[gi];
   InputSignature signature(g.inputs().size());
   for (size_t i = 0; i < g.inputs().size() && i < checked.supplied.size(); ++i) {
@@ -455,7 +451,11 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const ir::Node& node = g.node(g.inputs()[i].node);
     if (out.supplied[i] < 0) {
-      if (!g.inputs()[i].optional || (e.compiled != nullptr && e.compiled->input_read[i])) return MissingInput(g, i, issue);
+      // A graph compiled per input signature has no tape yet to tell: its IR
+      // does (dead nodes are gone), and a failed specialisation must not
+      // hide the cause ("x + m: type unknown").
+      const bool read = e.compiled != nullptr ? e.compiled->input_read[i] != 0 : e.deferred && ReadsInput(g, node.id);
+      if (!g.inputs()[i].optional || read) return MissingInput(g, i, issue);
       continue;
     }
     const InputSpec& spec = inputs[static_cast<size_t>(out.supplied[i])];
@@ -511,7 +511,7 @@ Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inp
   const std::vector<InputSpec> specs = SpecsOf(inputs, &tensors);
   Result<CheckedInputs> checked = CheckInputs(*gi, specs, issue);
   if (!checked.ok()) return checked.status();
-  Result<Runner> runner = RunnerFor(*gi, specs, *checked, issue);
+  Result<Runner> runner = RunnerFor(*gi, specs, *checked);
   if (!runner.ok()) return runner.status();
   jit::Executor& ex = *runner->executor;
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));
@@ -536,7 +536,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   if (!gi.ok()) return gi.status();
   Result<CheckedInputs> checked = CheckInputs(*gi, inputs, issue);
   if (!checked.ok()) return checked.status();
-  Result<Runner> runner = RunnerFor(*gi, inputs, *checked, issue);
+  Result<Runner> runner = RunnerFor(*gi, inputs, *checked);
   if (!runner.ok()) return runner.status();
   jit::Executor& ex = *runner->executor;
   SHREW_RETURN_IF_ERROR(ex.Bind(checked->shapes, checked->dims));

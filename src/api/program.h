@@ -223,9 +223,7 @@ class Program {
     jit::Executor* executor = nullptr;
     std::shared_ptr<Specialized> keep;  // keeps a specialisation alive
   };
-  Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked,
-                           jit::InputIssue* issue);
-  Result<Runner> SpecializedRunner(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
+  Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
   jit::ExecutorOptions MakeExecutorOptions() const;
   // Deferred graphs: the most recently used specialisation, for dumps and stats.
   Result<const Specialized*> Latest(size_t gi) const;

@@ -277,7 +277,10 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
                                inputs[i]->TypeString() + "), over the limit of " +
                                std::to_string(options_.max_tensor_bytes) + " bytes");
     }
-    SHREW_RETURN_IF_ERROR(CheckBound("input '" + node.name + "'", node.type, *inputs[i], dims));
+    // Against the declared type: a retyped graph's input has the supplied
+    // one, which would hide a conflict of its names (P = 3, then 4).
+    const ir::Type& declared_type = declared.node(declared.inputs()[i].node).type;
+    SHREW_RETURN_IF_ERROR(CheckBound("input '" + node.name + "'", declared_type, *inputs[i], dims));
     SHREW_RETURN_IF_ERROR(bind(node.id, inputs[i], node.type));
   }
   for (const ir::Param& p : graph.params()) {
@@ -318,12 +321,16 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     return CallGraph(callee, ops, depth + 1);
   };
 
-  // The tape's order (not id order): training-mode dropouts draw from the
-  // generator in execution order, so the oracle must draw in the same one.
+  // A literal, or an expression of literals only (`1 + 2`), takes its dtype
+  // from what it meets (OPS.md §1.3), which may be a call's result known
+  // only once the call ran: in a graph with such a call it is evaluated when
+  // first needed, after that call has pinned its type, not in turn with a
+  // dtype it may not keep. (Dead ones and outputs run after the rest.)
+  const std::vector<bool> deferred = retype ? ir::ProvisionalTypes(typed) : std::vector<bool>();
+  auto is_deferred = [&](ir::NodeId id) { return !deferred.empty() && deferred[static_cast<size_t>(id)]; };
   std::vector<const Tensor*> operands;
-  for (ir::NodeId id : ir::ExecutionOrder(graph)) {
+  auto evaluate = [&](ir::NodeId id) -> Status {
     const ir::Node& node = graph.node(id);
-    if (node.is_source()) continue;
     operands.clear();
     for (ir::NodeId op : node.operands) {
       const Tensor* t = value[static_cast<size_t>(op)];
@@ -344,13 +351,6 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       call.type = ir::Type::Tensor(std::move(d), out.dtype());
       call.declared_type = call.type;
       SHREW_RETURN_IF_ERROR(infer());
-      // Weak literals already evaluated may have adopted another dtype.
-      for (ir::NodeId w : weak) {
-        if (!owned[static_cast<size_t>(w)].has_value()) continue;
-        SHREW_TRY_ASSIGN(Tensor v, EvalNode(graph, graph.node(w), {}, ctx));
-        owned[static_cast<size_t>(w)] = std::move(v);
-        value[static_cast<size_t>(w)] = &*owned[static_cast<size_t>(w)];
-      }
     }
     if (out.byte_size() > options_.max_tensor_bytes) return OverCap(node, out.TypeString(), options_.max_tensor_bytes);
     if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(node, out, dims));
@@ -366,6 +366,37 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
         value[o] = nullptr;
       }
     }
+    return Status::Ok();
+  };
+  // Evaluates `id` after the deferred operands it needs (post-order, with an
+  // explicit stack: a chain of literals can be as long as the program).
+  std::vector<std::pair<ir::NodeId, size_t>> pending;
+  auto evaluate_with_deferred = [&](ir::NodeId root) -> Status {
+    pending.assign(1, {root, 0});
+    while (!pending.empty()) {
+      auto& [id, next] = pending.back();
+      const ir::Node& node = graph.node(id);
+      if (next < node.operands.size()) {
+        const ir::NodeId op = node.operands[next++];
+        if (value[static_cast<size_t>(op)] == nullptr && is_deferred(op)) pending.push_back({op, 0});
+        continue;
+      }
+      const ir::NodeId done = id;
+      pending.pop_back();
+      SHREW_RETURN_IF_ERROR(evaluate(done));
+    }
+    return Status::Ok();
+  };
+
+  // The tape's order (not id order): training-mode dropouts draw from the
+  // generator in execution order, so the oracle must draw in the same one.
+  const std::vector<ir::NodeId> order = ir::ExecutionOrder(graph);
+  for (ir::NodeId id : order) {
+    if (graph.node(id).is_source() || is_deferred(id)) continue;
+    SHREW_RETURN_IF_ERROR(evaluate_with_deferred(id));
+  }
+  for (ir::NodeId id : order) {
+    if (is_deferred(id) && value[static_cast<size_t>(id)] == nullptr) SHREW_RETURN_IF_ERROR(evaluate_with_deferred(id));
   }
 
   if (!graph.outputs().empty() && value[static_cast<size_t>(graph.outputs().front().node)] != nullptr) {

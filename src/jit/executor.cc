@@ -95,6 +95,14 @@ bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
   return true;
 }
 
+// "at FILE:LINE:COL: ": the node's source position, in the message of an
+// error that surfaces at run time, away from the source.
+std::string At(std::string_view file, const diag::Span& span) {
+  if (!span.valid()) return "";
+  return "at " + (file.empty() ? "" : std::string(file) + ":") + std::to_string(span.line) + ":" +
+         std::to_string(span.column) + ": ";
+}
+
 }  // namespace
 
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
@@ -107,33 +115,47 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
   const std::vector<ir::NodeId> weak = ir::WeakConstants(*g);
   ir::InferOptions options = io;
   options.callee_bindings = &config_dims;  // `dims` also holds the names g's own inputs bound
+  std::vector<bool> pinned(static_cast<size_t>(g->num_nodes()), false);
   for (int iter = 0; iter <= g->num_nodes(); ++iter) {
     for (ir::NodeId id : weak) g->node(id).type = ir::Type::Unknown();
     diag::DiagnosticBag diags;
     if (!ir::SpecializeGraphTypes(g, program, dims, &diags, options)) {
       for (const diag::Diagnostic& d : diags.all()) {
         if (d.severity != diag::Severity::Error) continue;
-        // The node's source position: these errors surface at run time, away from the source.
-        const std::string at = d.span.valid() ? "at " + (file.empty() ? "" : std::string(file) + ":") +
-                                                    std::to_string(d.span.line) + ":" +
-                                                    std::to_string(d.span.column) + ": "
-                                              : "";
+        const std::string at = At(file, d.span);
         // A shape too large to count is a resource limit, as the interpreter says.
         if (d.kind == diag::Kind::ShapeOverflow) return ResourceExhausted(at + d.message).At(d.span);
         return InvalidArgument(at + d.message).At(d.span);
       }
       return InvalidArgument("shape inference failed");
     }
+    // A call whose result is not static yet; or one whose callee is typed
+    // per run, whose declared type inference had to take on trust.
     ir::Node* pending = nullptr;
     for (ir::Node& n : g->mutable_nodes()) {
-      if (n.op == ir::OpKind::kCall && !n.is_source() && (!n.type.is_tensor() || !n.type.IsStatic())) {
+      if (n.op != ir::OpKind::kCall || n.is_source() || pinned[static_cast<size_t>(n.id)]) continue;
+      const ir::Graph* callee = program != nullptr ? program->FindGraph(n.callee) : nullptr;
+      if (!n.type.is_tensor() || !n.type.IsStatic() ||
+          (n.declared_type && callee != nullptr && ir::TypesDependOnInputs(*callee))) {
         pending = &n;
         break;
       }
     }
     if (pending == nullptr) return Status::Ok();
+    pinned[static_cast<size_t>(pending->id)] = true;
     Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, file, depth);
     if (!t.ok()) return t.status();
+    // Pinned as a declared type, over the program's own declaration of the
+    // node, which must hold (T6; inference could not check it without the
+    // result's type).
+    if (pending->declared_type && pending->declared_type->is_tensor()) {
+      const ir::Type declared = pending->declared_type->Bind(dims);
+      if (!ir::TypesCompatible(declared, *t)) {
+        return InvalidArgument(At(file, pending->span) + "[" + g->name() + "::" + pending->name + "] declared type " +
+                               declared.ToString() + " does not match inferred type " + t->ToString())
+            .At(pending->span);
+      }
+    }
     pending->declared_type = *t;
     pending->type = *t;
   }

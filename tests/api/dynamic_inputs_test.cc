@@ -383,5 +383,96 @@ TEST(DynamicInputs, ALeftOutOptionalInputThatIsReadIsMissing) {
   EXPECT_TRUE(runtime::BitwiseEqual(out->at("w"), F32({1}, {10})));
 }
 
+// Session 27 differential QA (tape against interpreter over random programs
+// of calls, `?` inputs, optional inputs and declared types).
+TEST(DynamicInputs, ALeftOutInputReadByAGraphTypedPerRunIsMissingBeforeItIsTyped) {
+  // The specialisation of `x + m` failed first ("type unknown after shape
+  // inference"; through a call, "operand shapes of call[Inner] unknown").
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph Main { input x: Tensor<[3], f32>; input m: ? ?; output y: x + m; }
+@graph Inner { input u: Tensor<[K], f32>; output o: u * 2; }
+@graph Calls { input x: ?; input m: Tensor<[N], f32>?; node h { op: Inner(m); }; output r: h; output s: x; }
+)SW");
+  ASSERT_NE(p, nullptr);
+  const TensorMap x = One("x", F32({3}, {1, 2, 3}));
+  for (const char* g : {"Main", "Calls"}) {
+    jit::InputIssue issue;
+    Result<TensorMap> out = p->Run(g, x, &issue);
+    ASSERT_FALSE(out.ok()) << g;
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+    EXPECT_EQ(out.status().message().rfind("missing input 'm' for graph '" + std::string(g) + "'", 0), 0u)
+        << out.status().ToString();
+    EXPECT_EQ(issue.input, "m");
+    Result<TensorMap> ref = p->Interpret(g, x);
+    ASSERT_FALSE(ref.ok());
+    EXPECT_NE(ref.status().message().find("'m'"), std::string::npos) << ref.status().ToString();
+  }
+}
+
+TEST(DynamicInputs, ACalleeTypedPerRunChecksItsNamesOnBothExecutors) {
+  // Inner's P is 3 from a and 4 from b: the interpreter, which re-types a
+  // callee with a `?` input, checked b against its supplied type and summed it.
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph Inner { input d: ?; input a: Tensor<[P], f32>; input b: Tensor<[P], f32>; output o: sum(b); }
+@graph Main { input x: Tensor<[N], f32>; input y: Tensor<[?], f32>; output r: Inner(x, x, y); }
+)SW");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("x", F32({3}, {1, 2, 3}));
+  in.emplace("y", F32({4}, {1, 2, 3, 4}));
+  EXPECT_FALSE(p->Run("Main", in).ok());
+  Result<TensorMap> ref = p->Interpret("Main", in);
+  ASSERT_FALSE(ref.ok());
+  EXPECT_NE(ref.status().message().find("input 'b'"), std::string::npos) << ref.status().ToString();
+  in.insert_or_assign("y", F32({3}, {1, 2, 4}));
+  jit::testing::RunBoth(*p, "Main", in);
+}
+
+TEST(DynamicInputs, AnExpressionOfLiteralsAdoptsACallResultsDtypeOnBothExecutors) {
+  // `(1 + 2)` meets Inner's f64 result, known only once Inner ran: the
+  // interpreter had computed it as i64 before ("dtype mismatch: i64 and f64").
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph Inner { input u: ?; output o: u * 2; }
+@graph Main { input x: Tensor<[2], f64>; output r: (1 + 2) / Inner(x); output q: 1 / 2 + Inner(x); }
+)SW");
+  ASSERT_NE(p, nullptr);
+  const TensorMap in = One("x", Tensor::FromVector<double>(ir::DType::kF64, {2}, {1, 2}).value());
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? p->Interpret("Main", in) : p->Run("Main", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_TRUE(runtime::BitwiseEqual(out->at("r"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {1.5, 0.75}).value()));
+    EXPECT_TRUE(runtime::BitwiseEqual(out->at("q"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {2.5, 4.5}).value()));
+  }
+}
+
+TEST(DynamicInputs, TheDeclaredTypeOfACallTypedPerRunIsChecked) {
+  // The tape pinned the call's result over the declaration: an f32 result
+  // came out of a node declared f64, and a [4] one out of one declared [N]
+  // with N = 3 failed as an internal error.
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph G1 { input a: ?; output o: a * 2; }
+@graph Main { input x: ?; node h: Tensor<[N, 4], f64> { op: G1(x); }; output r: G1(h); }
+@graph Sized { input x: ?; node h: Tensor<[3], u8> { op: G1(x); }; output h; }
+)SW");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("x", F32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? p->Interpret("Main", in) : p->Run("Main", in);
+    ASSERT_FALSE(out.ok()) << (interpret ? "interpreter" : "tape");
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("f64"), std::string::npos) << out.status().ToString();
+    EXPECT_EQ(out.status().span().line, 3u) << out.status().ToString();
+  }
+  TensorMap bytes = One("x", Tensor::FromVector<uint8_t>(ir::DType::kU8, {4}, {1, 2, 3, 4}).value());
+  Result<TensorMap> out = p->Run("Sized", bytes);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("declared type Tensor<[3], u8> does not match inferred type Tensor<[4], u8>"),
+            std::string::npos) << out.status().ToString();
+  EXPECT_FALSE(p->Interpret("Sized", bytes).ok());
+  // f64 inputs run on both.
+  in.insert_or_assign("x", Tensor::FromVector<double>(ir::DType::kF64, {1, 4}, {1, -2, 3, 0.5}).value());
+  jit::testing::RunBoth(*p, "Main", in);
+}
+
 }  // namespace
 }  // namespace shrew
