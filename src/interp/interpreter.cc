@@ -328,9 +328,11 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
   // dtype it may not keep. (Dead ones and outputs run after the rest.)
   const std::vector<bool> deferred = retype ? ir::ProvisionalTypes(typed) : std::vector<bool>();
   auto is_deferred = [&](ir::NodeId id) { return !deferred.empty() && deferred[static_cast<size_t>(id)]; };
+  std::vector<bool> evaluated(static_cast<size_t>(n), false);  // a freed value is not evaluated again
   std::vector<const Tensor*> operands;
   auto evaluate = [&](ir::NodeId id) -> Status {
     const ir::Node& node = graph.node(id);
+    evaluated[static_cast<size_t>(id)] = true;
     operands.clear();
     for (ir::NodeId op : node.operands) {
       const Tensor* t = value[static_cast<size_t>(op)];
@@ -378,7 +380,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       const ir::Node& node = graph.node(id);
       if (next < node.operands.size()) {
         const ir::NodeId op = node.operands[next++];
-        if (value[static_cast<size_t>(op)] == nullptr && is_deferred(op)) pending.push_back({op, 0});
+        if (!evaluated[static_cast<size_t>(op)] && is_deferred(op)) pending.push_back({op, 0});
         continue;
       }
       const ir::NodeId done = id;
@@ -396,7 +398,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     SHREW_RETURN_IF_ERROR(evaluate_with_deferred(id));
   }
   for (ir::NodeId id : order) {
-    if (is_deferred(id) && value[static_cast<size_t>(id)] == nullptr) SHREW_RETURN_IF_ERROR(evaluate_with_deferred(id));
+    if (is_deferred(id) && !evaluated[static_cast<size_t>(id)]) SHREW_RETURN_IF_ERROR(evaluate_with_deferred(id));
   }
 
   if (!graph.outputs().empty() && value[static_cast<size_t>(graph.outputs().front().node)] != nullptr) {

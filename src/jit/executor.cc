@@ -134,9 +134,8 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
     ir::Node* pending = nullptr;
     for (ir::Node& n : g->mutable_nodes()) {
       if (n.op != ir::OpKind::kCall || n.is_source() || pinned[static_cast<size_t>(n.id)]) continue;
-      const ir::Graph* callee = program != nullptr ? program->FindGraph(n.callee) : nullptr;
-      if (!n.type.is_tensor() || !n.type.IsStatic() ||
-          (n.declared_type && callee != nullptr && ir::TypesDependOnInputs(*callee))) {
+      const ir::Graph* callee = n.declared_type && program != nullptr ? program->FindGraph(n.callee) : nullptr;
+      if (!n.type.is_tensor() || !n.type.IsStatic() || (callee != nullptr && ir::TypesDependOnInputs(*callee))) {
         pending = &n;
         break;
       }
