@@ -72,11 +72,16 @@ const graphView = new GraphView($("graph-view"), {
 });
 const runPanel = new RunPanel($("run-panel"), {
   async onRun(settings) {
+    // A seed or dim changed just before the click is being compiled: the run
+    // waits for that compile, so it runs with the new values.
+    await compileSettled();
     const g = selectedGraph();
     if (!g) return undefined;
+    if (compiledSource === "") return { type: "ran", id: 0, ok: false, message: notCompiled };
+    const program = current;
     const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
-    // A graph compiled per input types (`?` inputs): the views show this run's compile,
-    // unless the program was recompiled meanwhile.
+    if (current !== program) return undefined;  // recompiled meanwhile: these results are of the program before
+    // A graph compiled per input types (`?` inputs): the views show this run's compile.
     if (r.ok && r.views && current?.graphs.includes(g)) {
       Object.assign(g, r.views, { pending: undefined });
       if (selectedGraph() === g) renderCompiledViews();
@@ -144,13 +149,43 @@ function showDiagnostics(diags: readonly Diagnostic[], source: string, message?:
 }
 
 // ---- compile ----
+/** Why there is no program to run (the last compile failed or was stopped). */
+let notCompiled = "nothing is compiled yet";
+// Compiles scheduled or under way; a run waits until there are none.
+let compilesPending = 0;
+let settledWaiters: (() => void)[] = [];
+
+function compileSettled(): Promise<void> {
+  return compilesPending === 0 ? Promise.resolve() : new Promise((resolve) => settledWaiters.push(resolve));
+}
+
+function compileDone(): void {
+  if (--compilesPending > 0) return;
+  const waiters = settledWaiters;
+  settledWaiters = [];
+  for (const w of waiters) w();
+}
+
 function scheduleCompile(delay = DEBOUNCE_MS): void {
+  if (timer === undefined) compilesPending++;
   clearTimeout(timer);
   setStatus("editing…", "busy");
-  timer = setTimeout(compile, delay);
+  timer = setTimeout(() => {
+    timer = undefined;
+    void compile().finally(compileDone);
+  }, delay);
 }
 
 async function compile(): Promise<void> {
+  compilesPending++;
+  try {
+    await compileNow();
+  } finally {
+    compileDone();
+  }
+}
+
+async function compileNow(): Promise<void> {
   const seq = ++compileSeq;
   const source = editor.text;
   setStatus("compiling…", "busy");
@@ -163,6 +198,7 @@ async function compile(): Promise<void> {
     showDiagnostics(r.diagnostics, source, r.message);
     views.classList.add("stale");
     compiledSource = "";
+    notCompiled = errors ? "the source does not compile: fix the errors first" : `nothing is compiled: ${r.message.split("\n")[0]}`;
     downloadBundle.disabled = true;
     return;
   }
@@ -181,17 +217,27 @@ async function compile(): Promise<void> {
   renderViews();
 }
 
+/**
+ * One field per symbolic dim. The fields stay while the names do (a
+ * recompile after a change must not take the focus from the next field).
+ */
 function renderDims(dims: Record<string, number>): void {
+  const fields = [...dimsBox.querySelectorAll<HTMLInputElement>("input[data-dim]")];
+  if (fields.length === Object.keys(dims).length && fields.every((f) => f.dataset.dim! in dims)) {
+    for (const f of fields) if (document.activeElement !== f) f.value = String(dims[f.dataset.dim!]);
+    return;
+  }
   dimsBox.replaceChildren();
   for (const [name, value] of Object.entries(dims)) {
     const input = h("input", { type: "number", min: 1, max: 4096, step: 1, value, "aria-label": `dim ${name}`, "data-dim": name });
     input.addEventListener("change", () => {
       const v = Math.floor(Number(input.value));
       if (!Number.isSafeInteger(v) || v < 1 || v > 4096) {
-        input.value = String(dims[name]);
+        input.value = String(state.dims[name] ?? value);
         return;
       }
-      state.dims = { ...dims, [name]: v };
+      // From state.dims, not this compile's: another dim changed since must stay.
+      state.dims = { ...state.dims, [name]: v };
       saveState(state);
       scheduleCompile(0);
     });

@@ -1,10 +1,11 @@
 // The Run tab: inputs (seeded random, integer ranges, or pasted numbers),
 // N timed runs on the JIT and on the reference interpreter, and the outputs
 // as tables with a heatmap for 2-D results.
-import type { DType, Signature } from "../../js/dist/index.js";
+import type { Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { exactText, formatMs, formatShape, formatValue } from "./format.js";
-import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor, type RunFailed, type RunOk } from "./protocol.js";
+import { inputRow, rowKey, type InputRow } from "./input-row.js";
+import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
 
 export interface RunSettings {
   seed: number;
@@ -13,7 +14,11 @@ export interface RunSettings {
 }
 
 export interface RunCallbacks {
-  /** Runs the graph shown; undefined when there is nothing to run. */
+  /**
+   * Runs the graph shown, on the program as compiled after every change made
+   * before the click; undefined when there is nothing to run, or when the
+   * program was recompiled while it ran (the answer is not for it).
+   */
   onRun(settings: RunSettings): Promise<RunOk | RunFailed | undefined>;
   onSeed(seed: number): void;
 }
@@ -27,109 +32,100 @@ export class RunPanel {
   #seed: number;
   #runs: number;
   #result: HTMLElement = h("div", { class: "run-result" });
-  /** Counts renders: a run's answer is shown only if the form it was started from is still the one shown. */
-  #generation = 0;
+  // The controls are made once: a recompile (a new seed or dim commits on
+  // blur, when the mouse goes down on Run) must not replace the button
+  // under the mouse, or the click is lost.
+  readonly #controls: HTMLElement;
+  readonly #button: HTMLButtonElement;
+  readonly #notes = h("div", { class: "run-notes" });
+  /** The form's fields as built, per input (see rowKey): rebuilt only when they change. */
+  #formKey = "";
+  #rows: InputRow[] = [];
+  /** Counts runs and form rebuilds: a run's answer shows only if no newer run or other form came since. */
+  #token = 0;
+  #running = false;
 
   constructor(root: HTMLElement, cb: RunCallbacks, seed: number, runs: number) {
     this.#root = root;
     this.#cb = cb;
     this.#seed = seed;
     this.#runs = runs;
+    const seedField = h("input", { type: "number", value: seed, min: 0, step: 1, "aria-label": "seed", id: "run-seed" });
+    seedField.addEventListener("change", () => {
+      // Seeds are non-negative safe integers (the package rejects others); show what is used.
+      const v = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(Number(seedField.value) || 0)));
+      seedField.value = String(v);
+      this.#seed = v;
+      this.#cb.onSeed(v);
+    });
+    const runsField = h("input", { type: "number", value: runs, min: 1, max: 10000, step: 1, "aria-label": "timed runs", id: "run-count" });
+    runsField.addEventListener("change", () => {
+      this.#runs = Math.min(10000, Math.max(1, Math.floor(Number(runsField.value) || 1)));
+      runsField.value = String(this.#runs);
+    });
+    this.#button = h("button", { class: "primary", "data-testid": "run-button" });
+    this.#button.addEventListener("click", () => void this.#run());
+    this.#controls = h("div", { class: "run-controls" }, h("label", {}, "seed ", seedField), h("label", {}, "timed runs ", runsField), this.#button);
   }
 
   get seed(): number {
     return this.#seed;
   }
 
-  /** Rebuilds the input form for a graph (keeps pasted text per input name). */
+  async #run(): Promise<void> {
+    const token = ++this.#token;
+    this.#running = true;
+    this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
+    try {
+      const r = await this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+      if (token !== this.#token) return;  // another run, or another graph's form, came meanwhile
+      // undefined: it ran on a program recompiled since, whose results these are not.
+      if (!r) this.#result.replaceChildren();
+      else if (r.ok) this.#showResult(r);
+      else this.#showError(r.message);
+    } finally {
+      if (token === this.#token) this.#running = false;
+    }
+  }
+
+  /**
+   * Shows the input form for a graph. The same fields as shown (a recompile
+   * with another seed or dim) are kept and their types updated; other
+   * fields are built anew (pasted text is kept per input name).
+   */
   render(sig: Signature | undefined, dims: Record<string, number>, bindError?: string): void {
-    // Results belong to the program and graph they ran on: a new render drops them.
-    this.#generation++;
-    this.#result = h("div", { class: "run-result" });
-    this.#root.replaceChildren();
     if (!sig) {
-      this.#root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
+      this.#token++;
+      this.#formKey = "";
+      this.#root.replaceChildren(h("p", { class: "empty" }, "Nothing compiled yet."));
       return;
     }
-    const seed = h("input", { type: "number", value: this.#seed, min: 0, step: 1, "aria-label": "seed", id: "run-seed" });
-    seed.addEventListener("change", () => {
-      // Seeds are non-negative safe integers (the package rejects others); show what is used.
-      const v = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(Number(seed.value) || 0)));
-      seed.value = String(v);
-      this.#seed = v;
-      this.#cb.onSeed(v);
-    });
-    const runs = h("input", { type: "number", value: this.#runs, min: 1, max: 10000, step: 1, "aria-label": "timed runs", id: "run-count" });
-    runs.addEventListener("change", () => {
-      this.#runs = Math.min(10000, Math.max(1, Math.floor(Number(runs.value) || 1)));
-      runs.value = String(this.#runs);
-    });
-    const button = h("button", { class: "primary", "data-testid": "run-button" }, `Run ${sig.name}`);
-    button.addEventListener("click", async () => {
-      const generation = this.#generation;
-      this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
-      const r = await this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
-      if (generation !== this.#generation || !r) return;  // recompiled or another graph picked meanwhile
-      if (r.ok) this.#showResult(r);
-      else this.#showError(r.message);
-    });
-    const rows = sig.inputs.map((input) => {
-      const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${dims[d] ?? "?"}` : d ?? "?"));
-      const src = this.#sources.get(input.name) ?? { mode: "random" };
-      // An input of unknown type (`input x: ?`) runs with the dtype and shape chosen here:
-      // the graph is compiled for them.
-      const dtypeSelect = input.dtype === null
-        ? h("select", { "aria-label": `${input.name} dtype`, "data-run-dtype": "" }, ...RUN_DTYPES.map((d) => h("option", { value: d }, d)))
-        : null;
-      if (dtypeSelect) dtypeSelect.value = RUN_DTYPES.includes(src.dtype as DType) ? src.dtype! : UNKNOWN_DEFAULT.dtype;
-      const shapeField = input.shape === null
-        ? h("input", { type: "text", value: src.shape ?? UNKNOWN_DEFAULT.shape, size: 8, placeholder: "2,3 (empty: scalar)",
-                       "aria-label": `${input.name} shape`, "data-run-shape": "" })
-        : null;
-      const dtype = () => dtypeSelect?.value ?? input.dtype ?? "";
-      const isInt = () => /^(i|u)\d/.test(dtype());
-      const randomOption = h("option", { value: "random" });
-      const mode = h("select", { "aria-label": `${input.name} source` }, randomOption, h("option", { value: "paste" }, "paste values"));
-      mode.value = src.mode;
-      const paste = h("textarea", { rows: 3, placeholder: "numbers: 1 2 3 … or a JSON array [[1, 2], [3, 4]]", "aria-label": `${input.name} values` });
-      if (src.mode === "paste") paste.value = src.text;
-      const lo = h("input", { type: "number", value: src.mode === "random" ? src.lo ?? 0 : 0, step: 1, "aria-label": `${input.name} low` });
-      const hi = h("input", { type: "number", value: src.mode === "random" ? src.hi ?? 4 : 4, step: 1, "aria-label": `${input.name} high` });
-      const range = h("span", { class: "range" }, "in [", lo, ", ", hi, ")");
-      // The sizes of `?` dims are the user's to choose (they were always 1): one field per `?`.
-      const qdims = (input.shape ?? []).flatMap((d, i) => (d === null ? [i] : []));
-      const sizeFields = qdims.map((axis, k) => h("input", { type: "number", min: 0, step: 1, value: src.sizes?.[k] ?? 1,
-                                                           "aria-label": `${input.name} dim ${axis} size`, "data-qdim": axis }));
-      const sizes = (): number[] | undefined => (sizeFields.length ? sizeFields.map((f) => Number(f.value)) : undefined);
-      const sync = () => {
-        const m = mode.value as "random" | "paste";
-        const base: InputSource = m === "paste" ? { mode: "paste", text: paste.value } : { mode: "random", lo: Number(lo.value), hi: Number(hi.value) };
-        this.#sources.set(input.name, { ...base, sizes: sizes(),
-          ...(dtypeSelect ? { dtype: dtypeSelect.value } : {}), ...(shapeField ? { shape: shapeField.value } : {}) });
-        randomOption.textContent = isInt() ? "random integers" : dtype() === "bool" ? "random 0/1" : "random in [-1, 1)";
-        paste.hidden = m !== "paste";
-        range.hidden = m === "paste" || !isInt();
-      };
-      for (const el of [mode, paste, lo, hi, ...sizeFields, dtypeSelect, shapeField]) el?.addEventListener("input", sync);
-      sync();
-      const type = input.dtype === null && input.shape === null ? input.type : `${input.dtype ?? "?"}[${shape.join(", ")}]`;
-      return h("div", { class: "input-row", "data-input": input.name },
-        h("div", { class: "input-head" }, h("b", {}, input.name), h("code", {}, type),
-          dtypeSelect ? h("label", {}, "dtype ", dtypeSelect) : "", shapeField ? h("label", {}, "shape ", shapeField) : "",
-          ...sizeFields.map((f) => h("label", {}, `? (dim ${f.dataset.qdim}) `, f)), mode, range), paste);
-    });
+    this.#button.textContent = `Run ${sig.name}`;
+    const key = JSON.stringify([sig.name, ...sig.inputs.map(rowKey)]);
+    if (key !== this.#formKey) {
+      // Results belong to the graph they ran on: another form drops them.
+      this.#token++;
+      this.#running = false;
+      this.#formKey = key;
+      this.#result = h("div", { class: "run-result" });
+      this.#rows = sig.inputs.map((input) => inputRow(input, this.#sources.get(input.name) ?? { mode: "random" }, dims,
+                                                      (src) => this.#sources.set(input.name, src)));
+      this.#root.replaceChildren(this.#controls,
+        h("p", { class: "hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
+          h("code", {}, "shrew run --seed"), "."),
+        this.#notes, h("div", { class: "inputs" }, ...this.#rows.map((r) => r.el)), this.#result);
+    } else {
+      sig.inputs.forEach((input, i) => this.#rows[i].update(input, dims));
+      // A result shown is of the program before this compile; a run under way
+      // is answered for the program it ran on (onRun says when that is stale).
+      if (!this.#running) this.#result.replaceChildren();
+    }
     const unknown = sig.inputs.filter((i) => i.dtype === null || i.shape === null).map((i) => `'${i.name}'`);
-    this.#root.append(
-      h("div", { class: "run-controls" },
-        h("label", {}, "seed ", seed), h("label", {}, "timed runs ", runs), button),
-      h("p", { class: "hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
-        h("code", {}, "shrew run --seed"), "."),
+    this.#notes.replaceChildren(
       bindError ? h("p", { class: "warn" }, `Warm-up run with random inputs failed: ${bindError}`) : "",
       unknown.length ? h("p", { class: "hint", "data-testid": "unknown-inputs" },
         `${unknown.join(", ")} ${unknown.length > 1 ? "have" : "has"} an unknown type (?): choose a dtype and a shape (sizes such as 2,3; empty for a scalar). `,
-        `${sig.name} is compiled for them when it runs; the Tape, Memory and Stats tabs then show that compile.`) : "",
-      h("div", { class: "inputs" }, ...rows),
-      this.#result);
+        `${sig.name} is compiled for them when it runs; the Tape, Memory and Stats tabs then show that compile.`) : "");
   }
 
   #showError(message: string): void {

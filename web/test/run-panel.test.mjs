@@ -1,0 +1,100 @@
+// The Run tab in a real browser (web/test/browser.mjs: Debian's Chromium,
+// headless): runs started right after a change, optional inputs left out,
+// and Stop on a compile whose warm-up run is long. Expected values come from
+// the `shrew` CLI and the JS API on the same source.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchBrowser } from "./browser.mjs";
+import { serve } from "./static-server.mjs";
+
+const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
+const CLI = join(WEB, "../js/dist/cli/main.js");
+
+let server, browser, page, scratch;
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), "shrew-web-run-"));
+  server = await serve(join(WEB, "dist"));
+  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
+  await page.goto(server.url);
+  await waitCompiled();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+async function waitCompiled(graph, timeout = 30_000) {
+  await page.waitForFunction((g) => document.getElementById("status")?.dataset.state === "ok" &&
+    (!g || document.getElementById("graph-select")?.value === g), graph, { timeout });
+}
+
+async function typeSource(text) {
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(text);
+}
+
+/** `shrew run --json` on `source` with these extra arguments. */
+function cliRun(source, ...args) {
+  const file = join(scratch, "prog.sw");
+  writeFileSync(file, source);
+  return JSON.parse(execFileSync(process.execPath, [CLI, "run", file, "--json", ...args], { encoding: "utf8" }));
+}
+
+/** A tensor the Run tab shows: an output, or (kind "input") an input used. */
+function shown(kind, name) {
+  return page.$eval(`${kind === "input" ? ".inputs-used " : ""}[data-${kind}="${name}"]`, (el) => ({
+    shape: JSON.parse(el.dataset.shape), values: [...el.querySelectorAll("td")].map((td) => Number(td.dataset.v)) }));
+}
+
+function assertClose(actual, expected, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  actual.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) <= 1e-6 + 1e-5 * Math.abs(expected[i]), `${what}[${i}] = ${v}, expected ${expected[i]}`));
+}
+
+const MLP = join(WEB, "examples/mlp-classifier.sw");
+
+test("a Run clicked right after changing the seed or a dim runs with the new value", async () => {
+  await page.selectOption("#example-select", "mlp-classifier");
+  await waitCompiled("Classifier");
+  await page.click('[data-tab="run"]');
+  await page.fill("#run-count", "1");
+  const source = execFileSync("cat", [MLP], { encoding: "utf8" });
+  // The seed field commits on blur, as the mouse goes down on Run; the recompile it starts ends
+  // before the button is released (a click held a moment): the same button must take the click.
+  await page.fill("#run-seed", "5");
+  await page.hover('[data-testid="run-button"]');
+  await page.mouse.down();
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state !== "ok", null, { timeout: 5_000 }).catch(() => {});
+  await waitCompiled();
+  await page.mouse.up();
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const seeded = cliRun(source, "--seed", "5", "--dims", "Batch=4").outputs.probs;
+  const probs = await shown("output", "probs");
+  assert.deepEqual(probs.shape, seeded.shape);
+  assertClose(probs.values, seeded.data, "probs (seed 5)");
+  // A quick click after a dim change: the run waits for the recompile and runs with Batch = 3
+  // (its answer was dropped as belonging to the program before).
+  await page.fill('[data-dim="Batch"]', "3");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const batch3 = cliRun(source, "--seed", "5", "--dims", "Batch=3").outputs.probs;
+  const probs3 = await shown("output", "probs");
+  assert.deepEqual(probs3.shape, [3, 3]);
+  assertClose(probs3.values, batch3.data, "probs (Batch 3)");
+  // The form was kept over those recompiles, its type text updated.
+  assert.equal(await page.textContent('[data-input="features"] code'), "f32[3, 4]");
+  assert.deepEqual(page.errors, []);
+});
