@@ -56,21 +56,29 @@ export function inputRow(input: TensorSpec, src: InputSource, dims: Record<strin
   const sizeFields = qdims.map((axis, k) => h("input", { type: "number", min: 0, step: 1, value: src.sizes?.[k] ?? 1,
                                                        "aria-label": `${input.name} dim ${axis} size`, "data-qdim": axis }));
   const sizes = (): number[] | undefined => (sizeFields.length ? sizeFields.map((f) => Number(f.value)) : undefined);
+  // An optional input (`input m: T?;`) may be left out of the run, as run() allows.
+  const omit = input.optional ? h("input", { type: "checkbox", "aria-label": `leave ${input.name} out`, "data-omit": "" }) : null;
+  if (omit) omit.checked = src.omit === true;
+  const fields = h("span", { class: "input-fields" },
+    dtypeSelect ? h("label", {}, "dtype ", dtypeSelect) : "", shapeField ? h("label", {}, "shape ", shapeField) : "",
+    ...sizeFields.map((f) => h("label", {}, `? (dim ${f.dataset.qdim}) `, f)), mode, range);
   const sync = () => {
     const m = mode.value as "random" | "paste";
     const base: InputSource = m === "paste" ? { mode: "paste", text: paste.value } : { mode: "random", lo: Number(lo.value), hi: Number(hi.value) };
-    onSource({ ...base, sizes: sizes(), ...(dtypeSelect ? { dtype: dtypeSelect.value } : {}), ...(shapeField ? { shape: shapeField.value } : {}) });
+    onSource({ ...base, sizes: sizes(), ...(dtypeSelect ? { dtype: dtypeSelect.value } : {}), ...(shapeField ? { shape: shapeField.value } : {}),
+               ...(omit?.checked ? { omit: true } : {}) });
     randomOption.textContent = isInt() ? "random integers" : dtype() === "bool" ? "random 0/1" : "random in [-1, 1)";
-    paste.hidden = m !== "paste";
+    fields.hidden = omit?.checked === true;
+    paste.hidden = m !== "paste" || fields.hidden;
     range.hidden = m === "paste" || !isInt();
   };
-  for (const el of [mode, paste, lo, hi, ...sizeFields, dtypeSelect, shapeField]) el?.addEventListener("input", sync);
+  for (const el of [mode, paste, lo, hi, ...sizeFields, dtypeSelect, shapeField, omit]) el?.addEventListener("input", sync);
   sync();
   const type = h("code", {}, typeText(input, dims));
   const el = h("div", { class: "input-row", "data-input": input.name },
     h("div", { class: "input-head" }, h("b", {}, input.name), type,
-      dtypeSelect ? h("label", {}, "dtype ", dtypeSelect) : "", shapeField ? h("label", {}, "shape ", shapeField) : "",
-      ...sizeFields.map((f) => h("label", {}, `? (dim ${f.dataset.qdim}) `, f)), mode, range), paste);
+      input.optional ? h("span", { class: "optional", title: "an optional input (T?): the graph may run without it" }, "optional") : "",
+      omit ? h("label", { class: "omit" }, omit, " leave out") : "", fields), paste);
   return {
     el,
     update(next, nextDims) {

@@ -180,6 +180,9 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
   const feeds: Record<string, Tensor> = {};
   for (const declared of sig.inputs) {
     const src: InputSource = sources[declared.name] ?? { mode: "random" };
+    // Left out, as a caller of run() may leave an optional input out (and as
+    // `shrew run` does without --input): nothing is drawn for it.
+    if (declared.optional && src.omit) continue;
     const input = runSpec(declared, src);
     const dtype = JS_DTYPE[input.dtype ?? ""];
     if (!dtype) throw new Error(`input '${input.name}' has dtype ${input.dtype}, which the playground cannot make`);

@@ -97,9 +97,10 @@ export interface CompileRequest {
  * How to make one input: seeded random (ints in [lo, hi)) or pasted numbers;
  * `sizes` are the sizes of its `?` dims in order; for an input of unknown
  * type (`?`), `dtype` and `shape` (text such as "2,3") are the ones it runs with.
+ * `omit`: an optional input (`input m: T?;`) is left out of the run.
  */
 export type InputSource = ({ mode: "random"; lo?: number; hi?: number } | { mode: "paste"; text: string }) &
-  { sizes?: number[]; dtype?: string; shape?: string };
+  { sizes?: number[]; dtype?: string; shape?: string; omit?: boolean };
 
 export interface RunRequest {
   type: "run";

@@ -228,7 +228,7 @@ function run(req: RunRequest): void {
       if (d > maxAbsDiff || Number.isNaN(d)) maxAbsDiff = Number.isNaN(d) ? maxAbsDiff : d;
     }
   }
-  const inputs = sig.inputs.map((i) => tensorForPage(i.name, feeds[i.name]));
+  const inputs = sig.inputs.filter((i) => feeds[i.name]).map((i) => tensorForPage(i.name, feeds[i.name]));  // left-out ones not
   // A graph compiled per input types now holds this run's compile: the page shows it.
   const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
   const views = compiled && { ...compiled, compiledFor: inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ") };

@@ -98,3 +98,70 @@ test("a Run clicked right after changing the seed or a dim runs with the new val
   assert.equal(await page.textContent('[data-input="features"] code'), "f32[3, 4]");
   assert.deepEqual(page.errors, []);
 });
+
+test("optional inputs are marked and can be left out: the run is the JS API's without them", async () => {
+  const { Shrew, Tensor } = await import("../../js/dist/index.js");
+  const unread = "@graph G {\n  input x: Tensor<[2, 3], f32>;\n  input m: Tensor<[2, 3], f32>?;\n  input z: Tensor<[3], f32>;\n  output y: x * 2.0 + z;\n}\n\n" +
+    "@graph U {\n  input extra: ? ?;\n  input z: Tensor<[2], f32>;\n  output y: z * 2.0;\n}\n";
+  await typeSource(unread);
+  await waitCompiled("G");
+  await page.click('[data-tab="run"]');
+  await page.fill("#run-seed", "3");
+  await page.press("#run-seed", "Tab");
+  await waitCompiled("G");
+  await page.fill("#run-count", "1");
+  // Only m is marked optional and has a "leave out" box.
+  assert.deepEqual(await page.$$eval("[data-input]", (rows) => rows.map((r) => [r.dataset.input, r.querySelector(".optional") !== null,
+    r.querySelector("[data-omit]") !== null])), [["x", false, false], ["m", true, true], ["z", false, false]]);
+  assert.match(await page.textContent('[data-testid="optional-inputs"]'), /'m' is an optional input/);
+  // Left out, nothing is drawn for m: x and z are `shrew run --seed 3`'s (which leaves m out), and so is y.
+  await page.check('[data-input="m"] [data-omit]');
+  assert.equal(await page.isHidden('[data-input="m"] select'), true);
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const cli = cliRun(unread, "--seed", "3").outputs.y;
+  const y = await shown("output", "y");
+  assert.deepEqual(y.shape, [2, 3]);
+  assertClose(y.values, cli.data, "y with m left out");
+  assert.deepEqual(await page.$$eval(".inputs-used [data-input]", (els) => els.map((e) => e.dataset.input)), ["x", "z"]);
+  // Given again, m is drawn between x and z: z changes, and y = 2x + z from the inputs shown.
+  await page.uncheck('[data-input="m"] [data-omit]');
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  assert.deepEqual(await page.$$eval(".inputs-used [data-input]", (els) => els.map((e) => e.dataset.input)), ["x", "m", "z"]);
+  const [x, z, y2] = [await shown("input", "x"), await shown("input", "z"), await shown("output", "y")];
+  assertClose(y2.values, x.values.map((v, i) => Math.fround(Math.fround(v * 2) + z.values[i % 3])), "y with m given");
+  assert.notDeepEqual(y2.values, y.values);
+  // An optional input of unknown type (`? ?`) left out: no dtype or shape is asked for it.
+  await page.selectOption("#graph-select", "U");
+  await page.check('[data-input="extra"] [data-omit]');
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  assertClose((await shown("output", "y")).values, cliRun(unread, "--seed", "3", "--graph", "U").outputs.y.data, "U: y");
+
+  // A graph that reads m: left out, the run fails as run() does (naming m), and the page stays usable.
+  const read = "@graph R {\n  input x: Tensor<[2, 3], f32>;\n  input m: Tensor<[2, 3], f32>?;\n  output y: x + m;\n}\n";
+  const shrew = await Shrew.load();
+  const program = shrew.compile(read, { seed: 3 });
+  const apiError = (() => {
+    try {
+      program.run("R", { x: new Tensor("f32", [2, 3]) });
+    } catch (e) {
+      return e.message;
+    }
+  })();
+  program.dispose();
+  assert.match(apiError, /missing input 'm'/);
+  await typeSource(read);
+  await waitCompiled("R");
+  await page.check('[data-input="m"] [data-omit]');
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="run-error"]', { timeout: 30_000 });
+  assert.equal(await page.textContent('[data-testid="run-error"]'), apiError);
+  await page.uncheck('[data-input="m"] [data-omit]');
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"]', { timeout: 30_000 });
+  const [rx, rm, ry] = [await shown("input", "x"), await shown("input", "m"), await shown("output", "y")];
+  assertClose(ry.values, rx.values.map((v, i) => Math.fround(v + rm.values[i])), "R: y = x + m");
+  assert.deepEqual(page.errors, []);
+});
