@@ -42,6 +42,7 @@ const initial = state.source ?? findExample(state.example)?.source ?? EXAMPLES[0
 const editor = new SourceEditor($("editor"), initial, {
   onChange(text) {
     state.source = text;
+    state.stopped = null;  // an edit is a new try: compiled as usual, warm-up included
     saveState(state);
     syncExampleMenu();
     scheduleCompile();
@@ -97,6 +98,7 @@ const runPanel = new RunPanel($("run-panel"), {
   },
   onSeed(seed) {
     state.seed = seed;
+    state.stopped = null;  // asked for: a new compile, as after an edit
     saveState(state);
     scheduleCompile(0);  // the seed also initialises the parameters
   },
@@ -188,8 +190,10 @@ async function compile(): Promise<void> {
 async function compileNow(): Promise<void> {
   const seq = ++compileSeq;
   const source = editor.text;
+  const warmUp = state.stopped !== "warm-up";
+  compileAgain.hidden = true;
   setStatus("compiling…", "busy");
-  const r = await worker.compile(source, state.dims, state.seed);
+  const r = await worker.compile(source, state.dims, state.seed, warmUp);
   if (seq !== compileSeq) return;  // a newer edit is on its way
   runMarked = false;
   if (!r.ok) {
@@ -206,7 +210,9 @@ async function compileNow(): Promise<void> {
   downloadBundle.disabled = false;
   compiledSource = source;
   views.classList.remove("stale");
-  setStatus(`compiled in ${formatMs(r.compileMs)}`, "ok");
+  // The warm-up runs are part of the wait: reported, apart from the compile.
+  const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatMs(r.warmUpMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
+  setStatus(`compiled in ${formatMs(r.compileMs)}${warm}`, "ok");
   showDiagnostics(r.warnings, source);
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));
@@ -238,6 +244,7 @@ function renderDims(dims: Record<string, number>): void {
       }
       // From state.dims, not this compile's: another dim changed since must stay.
       state.dims = { ...state.dims, [name]: v };
+      state.stopped = null;  // asked for (maybe a smaller size, after a stopped warm-up): compiled as after an edit
       saveState(state);
       scheduleCompile(0);
     });
@@ -339,23 +346,54 @@ downloadBundle.addEventListener("click", async () => {
 // ---- stop ----
 // A wasm call cannot be interrupted, and the first runs of a huge graph are
 // not bounded by the timing budget: Stop terminates the worker and starts a
-// fresh one, which compiles the current source again. It shows only when a
-// request has taken a while (every compile would make it flicker).
+// fresh one. A stopped run's source is compiled again at once. A stopped
+// compile is not (it would run as long again, and so would a reload): the
+// source is compiled without its warm-up run if that was what Stop ended,
+// else not until an edit or "Compile again". Stop shows only when a request
+// has taken a while (every compile would make it flicker).
 const stop = $<HTMLButtonElement>("stop");
+const compileAgain = $<HTMLButtonElement>("compile-again");
 let stopTimer: ReturnType<typeof setTimeout> | undefined;
 worker.onBusy = (busy) => {
   clearTimeout(stopTimer);
   if (busy) stopTimer = setTimeout(() => (stop.hidden = false), 500);
   else stop.hidden = true;
 };
+worker.onWarming = () => {
+  if (status.dataset.state === "busy") setStatus("warm-up run…", "busy");
+};
 stop.addEventListener("click", () => {
-  worker.restart();
+  const stopped = worker.restart();
+  if (stopped?.type === "compile" && stopped.source === editor.text) {
+    state.stopped = stopped.warming ? "warm-up" : "compile";
+    saveState(state);
+  }
   start();
 });
+compileAgain.addEventListener("click", () => {
+  state.stopped = null;
+  saveState(state);
+  scheduleCompile(0);
+});
+
+/** The compile of this source was stopped: nothing compiled, and nothing started by itself. */
+function showCompileStopped(): void {
+  compileSeq++;  // an answer still on its way is not for this state
+  const message = "The compile of this source was stopped. It is not started again by itself (it would take as long again): " +
+    "edit the source, or press Compile again.";
+  setStatus("compile stopped", "error");
+  showDiagnostics([], editor.text, message);
+  views.classList.add("stale");
+  compiledSource = "";
+  notCompiled = "the compile was stopped: edit the source or press Compile again";
+  downloadBundle.disabled = true;
+  compileAgain.hidden = false;
+}
 
 function start(): void {
   setStatus("loading the wasm runtime…", "busy");
-  worker.ready.then(() => compile(), (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
+  worker.ready.then(() => (state.stopped === "compile" ? showCompileStopped() : compile()),
+                    (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
 }
 
 renderViews();

@@ -91,6 +91,12 @@ export interface CompileRequest {
   source: string;
   dims: Record<string, number>;
   seed: number;
+  /**
+   * Run each graph once with random inputs after compiling (binds the memory
+   * plan, so the tape, plan and stats show real sizes). Off after Stop ended
+   * a warm-up that ran too long.
+   */
+  warmUp: boolean;
 }
 
 /**
@@ -124,6 +130,8 @@ export interface CompileOk {
   id: number;
   ok: true;
   compileMs: number;
+  /** The warm-up runs, all graphs together; undefined when none ran. */
+  warmUpMs?: number;
   graphs: GraphReport[];
   optStats: OptStats;
   warnings: Diagnostic[];
@@ -185,5 +193,11 @@ export interface RunFailed {
 export type BundleResponse = { type: "bundled"; id: number; ok: true; bytes: Uint8Array } |
   { type: "bundled"; id: number; ok: false; message: string };
 
-export type Response = CompileOk | CompileFailed | RunOk | RunFailed | BundleResponse | { type: "ready" } |
+/** The compile `id` is done compiling and starts its warm-up runs (they can be long: Stop then says which was stopped). */
+export interface Warming {
+  type: "warming";
+  id: number;
+}
+
+export type Response = CompileOk | CompileFailed | RunOk | RunFailed | BundleResponse | Warming | { type: "ready" } |
   { type: "fatal"; message: string };

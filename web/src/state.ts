@@ -1,6 +1,6 @@
 // What survives a reload: the source, the selected example, graph, tab,
-// symbolic dims and seed (localStorage; a broken or missing entry falls
-// back to the defaults).
+// symbolic dims and seed, and whether Stop ended this source's compile
+// (localStorage; a broken or missing entry falls back to the defaults).
 export interface SavedState {
   source: string | null;
   example: string;
@@ -8,11 +8,17 @@ export interface SavedState {
   tab: string;
   dims: Record<string, number>;
   seed: number;
+  /**
+   * Stop ended the compile of this source ("compile") or its warm-up run
+   * ("warm-up"): it is compiled without a warm-up, or not at all until
+   * asked, so a reload does not hang as before. An edit clears it.
+   */
+  stopped: "compile" | "warm-up" | null;
 }
 
 const KEY = "shrew-playground/v1";
 
-export const DEFAULT_STATE: SavedState = { source: null, example: "mlp-classifier", graph: null, tab: "tape", dims: {}, seed: 0 };
+export const DEFAULT_STATE: SavedState = { source: null, example: "mlp-classifier", graph: null, tab: "tape", dims: {}, seed: 0, stopped: null };
 
 export function loadState(): SavedState {
   try {
@@ -28,6 +34,7 @@ export function loadState(): SavedState {
       tab: typeof v.tab === "string" ? v.tab : DEFAULT_STATE.tab,
       dims,
       seed: Number.isSafeInteger(v.seed) && (v.seed as number) >= 0 ? (v.seed as number) : 0,
+      stopped: v.stopped === "compile" || v.stopped === "warm-up" ? v.stopped : null,
     };
   } catch {
     return { ...DEFAULT_STATE };

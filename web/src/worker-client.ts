@@ -4,7 +4,16 @@
 // (a wasm call cannot be interrupted) and a fresh one started.
 import type { BundleResponse, CompileFailed, CompileOk, Request, Response, RunFailed, RunOk } from "./protocol.js";
 
-type Pending = { type: Request["type"]; resolve: (r: Response) => void };
+/** A request sent: for a compile, its source and whether its warm-up runs have started. */
+type Pending = { type: Request["type"]; resolve: (r: Response) => void; source?: string; warming: boolean };
+
+/** What restart() stopped: the request the worker was working on. */
+export interface Stopped {
+  type: Request["type"];
+  /** A compile: its source, and whether it was in its warm-up runs. */
+  source?: string;
+  warming: boolean;
+}
 type Payload<T> = T extends unknown ? Omit<T, "id"> : never;
 
 export class WorkerClient {
@@ -15,6 +24,8 @@ export class WorkerClient {
   ready!: Promise<void>;
   /** Called when the worker becomes busy (a request is pending) or idle. */
   onBusy: (busy: boolean) => void = () => {};
+  /** Called when a compile starts its warm-up runs. */
+  onWarming: () => void = () => {};
 
   constructor() {
     this.#start();
@@ -33,6 +44,11 @@ export class WorkerClient {
       const r = ev.data;
       if (r.type === "ready") return onReady();
       if (r.type === "fatal") return onFatal(new Error(r.message));
+      if (r.type === "warming") {
+        const p = this.#pending.get(r.id);
+        if (p) p.warming = true;
+        return this.onWarming();
+      }
       const p = this.#pending.get(r.id);
       this.#pending.delete(r.id);
       if (this.#pending.size === 0) this.onBusy(false);
@@ -41,10 +57,15 @@ export class WorkerClient {
     worker.onerror = (ev) => onFatal(new Error(ev.message || "the worker failed to start"));
   }
 
-  /** Terminates the worker, answers every pending request as stopped, and starts a fresh worker. */
-  restart(): void {
+  /**
+   * Terminates the worker, answers every pending request as stopped, and
+   * starts a fresh worker. Returns the request the worker was on (it takes
+   * them in order: the oldest pending), if any.
+   */
+  restart(): Stopped | undefined {
     this.#worker.terminate();
     const pending = [...this.#pending];
+    const oldest = pending[0]?.[1];
     this.#pending.clear();
     this.#start();
     this.onBusy(false);
@@ -54,19 +75,21 @@ export class WorkerClient {
                 : p.type === "bundle" ? { type: "bundled", id, ok: false, message }
                 : { type: "compiled", id, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
     }
+    return oldest && { type: oldest.type, source: oldest.source, warming: oldest.warming };
   }
 
   #send<R extends Response>(req: Payload<Request>): Promise<R> {
     const id = this.#next++;
     return new Promise((resolve) => {
-      this.#pending.set(id, { type: req.type, resolve: resolve as (r: Response) => void });
+      this.#pending.set(id, { type: req.type, resolve: resolve as (r: Response) => void, warming: false,
+                              source: req.type === "compile" ? req.source : undefined });
       if (this.#pending.size === 1) this.onBusy(true);
       this.#worker.postMessage({ ...req, id });
     });
   }
 
-  compile(source: string, dims: Record<string, number>, seed: number): Promise<CompileOk | CompileFailed> {
-    return this.#send({ type: "compile", source, dims, seed });
+  compile(source: string, dims: Record<string, number>, seed: number, warmUp: boolean): Promise<CompileOk | CompileFailed> {
+    return this.#send({ type: "compile", source, dims, seed, warmUp });
   }
 
   run(req: Payload<Extract<Request, { type: "run" }>>): Promise<RunOk | RunFailed> {

@@ -70,19 +70,26 @@ function compiledViews(p: Program, graph: string): CompiledViews | undefined {
   }
 }
 
-function report(p: Program, graph: string, seed: number): GraphReport {
+/** Time spent in warm-up runs by the compile under way. */
+let warmUpMs: number | undefined;
+
+/** `warmUp`: a warm-up run is wanted; `onWarmUp` is called before it. */
+function report(p: Program, graph: string, seed: number, warmUp: boolean, onWarmUp: () => void): GraphReport {
   const signature = p.signature(graph);
   const unknown = unknownInputs(signature);
   let bindError: string | undefined;
   // One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes.
   // Not for inputs of unknown type: any dtype and shape would be a guess, and the
   // views would show a compile the user never asked for.
-  if (unknown.length === 0) {
+  if (unknown.length === 0 && warmUp) {
+    onWarmUp();
+    const t0 = performance.now();
     try {
       p.run(graph, makeInputs(signature, {}, programDims, seed));
     } catch (e) {
       bindError = message(e);
     }
+    warmUpMs = (warmUpMs ?? 0) + performance.now() - t0;
   }
   const views = compiledViews(p, graph);
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
@@ -93,7 +100,8 @@ function report(p: Program, graph: string, seed: number): GraphReport {
       `${unknown.length > 1 ? `inputs ${list(unknown)} have` : `input ${list(unknown)} has`} an unknown type (?), ` +
       "so the graph is compiled for the dtype and shape of the tensors it runs with. Choose them in the Run tab and press Run."
     : `The tape, memory plan and compile stats of ${graph} appear after its first run: it is compiled for the tensors it runs with` +
-      (bindError ? `, and the warm-up run failed: ${bindError}` : ".");
+      (bindError ? `, and the warm-up run failed: ${bindError}`
+        : warmUp ? "." : ", and the warm-up run that shows them at once is off for this source: Stop ended one that ran too long (an edit turns it on again).");
   return {
     name: graph,
     signature,
@@ -159,8 +167,14 @@ async function compile(req: CompileRequest): Promise<void> {
   program = p;
   programDims = dims;
   perRunGraphs = new Set();
-  const graphs = p.graphs.map((g) => report(p, g, req.seed));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
+  warmUpMs = undefined;
+  let warming = false;
+  const onWarmUp = () => {
+    if (!warming) post({ type: "warming", id: req.id });
+    warming = true;
+  };
+  const graphs = p.graphs.map((g) => report(p, g, req.seed, req.warmUp, onWarmUp));
+  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
         heap: s.heapStats() });
 }
 

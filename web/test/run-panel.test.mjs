@@ -165,3 +165,63 @@ test("optional inputs are marked and can be left out: the run is the JS API's wi
   assertClose(ry.values, rx.values.map((v, i) => Math.fround(v + rm.values[i])), "R: y = x + m");
   assert.deepEqual(page.errors, []);
 });
+
+test("Stop ends a long warm-up run or compile for good: no recompile into the same hang, nor after a reload", async () => {
+  const status = () => page.textContent("#status");
+  // 24 chained 2048 x 2048 matmuls: the warm-up run after the compile takes half a minute or more.
+  const layers = Array.from({ length: 24 }, (_, i) => `  node h${i + 1} { op: matmul(h${i}, w); };`);
+  const long = "@graph Long {\n  input h0: Tensor<[2048, 2048], f32>;\n  param w: Tensor<[2048, 2048], f32> { init: \"ones\"; };\n" +
+    `${layers.join("\n")}\n  output y: h24;\n}\n`;
+  await typeSource(long);
+  await page.waitForSelector('[data-testid="stop"]', { state: "visible", timeout: 10_000 });
+  await page.waitForTimeout(1_500);  // the compile itself takes some 200 ms
+  const warming = await status();
+  await page.click('[data-testid="stop"]');
+  const stopped = Date.now();
+  // The source is compiled again without its warm-up (it ran the warm-up again, as long).
+  await waitCompiled("Long", 10_000);
+  assert.ok(Date.now() - stopped < 10_000, `recovered in ${Date.now() - stopped} ms`);
+  assert.match(await status(), /^compiled in [\d.]+ (ms|µs), warm-up run off \(stopped\)$/);
+  assert.equal(await page.isHidden('[data-testid="stop"]'), true);
+  assert.equal(warming, "warm-up run…");  // the status said what took so long
+  // A reload compiles it without the warm-up too (it hung as before).
+  await page.reload();
+  await waitCompiled("Long", 10_000);
+  assert.match(await status(), /warm-up run off \(stopped\)$/);
+  await page.click('[data-tab="run"]');
+  assert.equal(await page.textContent('[data-testid="run-button"]'), "Run Long");
+
+  // An edit turns the warm-up on again; the status gives its time apart from the compile's.
+  await typeSource("@graph Small {\n  input x: Tensor<[N, 3], f32>;\n  output y: x * 2.0;\n}\n");
+  await waitCompiled("Small");
+  assert.match(await status(), /^compiled in [\d.]+ (ms|µs), warm-up run [\d.]+ (ms|µs)$/);
+
+  // A compile that is long before any warm-up (made so here: the worker's clock, read as the
+  // compile starts, stalls for a minute once) is not started again by itself, nor by a reload.
+  const shrewWorker = page.workers().filter((w) => /\/worker-[^/]*\.js/.test(w.url())).at(-1);
+  await shrewWorker.evaluate(() => {
+    const now = performance.now.bind(performance);
+    performance.now = () => {
+      performance.now = now;
+      const until = now() + 60_000;
+      while (now() < until);
+      return now();
+    };
+  });
+  const slow = "@graph Slow {\n  input x: Tensor<[2], f32>;\n  output y: x + 1.0;\n}\n";
+  await typeSource(slow);
+  await page.click('[data-testid="stop"]', { timeout: 10_000 });
+  await page.waitForSelector('[data-testid="compile-again"]', { state: "visible", timeout: 10_000 });
+  await page.waitForTimeout(1_000);
+  assert.equal(await status(), "compile stopped");
+  assert.match(await page.textContent("#diagnostics"), /compile of this source was stopped/);
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /compile was stopped/);
+  await page.reload();
+  await page.waitForSelector('[data-testid="compile-again"]', { state: "visible", timeout: 10_000 });
+  assert.equal(await status(), "compile stopped");
+  await page.click('[data-testid="compile-again"]');
+  await waitCompiled("Slow");
+  assert.equal(await page.isHidden('[data-testid="compile-again"]'), true);
+  assert.deepEqual(page.errors, []);
+});
