@@ -328,6 +328,8 @@ showTab(state.tab);
 // file that Shrew.loadBundle and the CLI run without compiling.
 const downloadBundle = $<HTMLButtonElement>("download-bundle");
 downloadBundle.addEventListener("click", async () => {
+  await compileSettled();  // the program as the page will show it, not one an edit is replacing
+  if (compiledSource === "") return setStatus(`no bundle: ${notCompiled}`, "error");
   const r = await worker.bundle();
   if (!r.ok) {
     setStatus(`no bundle: ${r.message.split("\n")[0]}`, "error");

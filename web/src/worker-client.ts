@@ -1,8 +1,11 @@
 // The page's side of the worker: requests with ids, answers as promises.
-// A newer compile supersedes an older one still queued (its answer is dropped).
+// While the worker compiles, a new compile waits here, and a newer one
+// replaces it unsent (answered "superseded"): the worker compiles and warms
+// up each source it is sent, and one per edit made during a long warm-up
+// added up to minutes.
 // restart() stops a request that runs too long: the worker is terminated
 // (a wasm call cannot be interrupted) and a fresh one started.
-import type { BundleResponse, CompileFailed, CompileOk, Request, Response, RunFailed, RunOk } from "./protocol.js";
+import type { BundleResponse, CompileFailed, CompileOk, CompileRequest, Request, Response, RunFailed, RunOk } from "./protocol.js";
 
 /** A request sent: for a compile, its source and whether its warm-up runs have started. */
 type Pending = { type: Request["type"]; resolve: (r: Response) => void; source?: string; warming: boolean };
@@ -19,6 +22,8 @@ type Payload<T> = T extends unknown ? Omit<T, "id"> : never;
 export class WorkerClient {
   #worker!: Worker;
   readonly #pending = new Map<number, Pending>();
+  /** The compile waiting for the one in the worker. */
+  #held: { req: Payload<CompileRequest>; resolve: (r: CompileOk | CompileFailed) => void } | undefined;
   #next = 1;
   /** Settles when the current worker has loaded the wasm module (or failed to). */
   ready!: Promise<void>;
@@ -51,6 +56,11 @@ export class WorkerClient {
       }
       const p = this.#pending.get(r.id);
       this.#pending.delete(r.id);
+      const held = p?.type === "compile" ? this.#held : undefined;
+      if (held) {
+        this.#held = undefined;
+        this.#send<CompileOk | CompileFailed>(held.req).then(held.resolve);
+      }
       if (this.#pending.size === 0) this.onBusy(false);
       p?.resolve(r);
     };
@@ -70,6 +80,8 @@ export class WorkerClient {
     this.#start();
     this.onBusy(false);
     const message = "stopped: the worker was restarted";
+    this.#held?.resolve({ type: "compiled", id: 0, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
+    this.#held = undefined;
     for (const [id, p] of pending) {
       p.resolve(p.type === "run" ? { type: "ran", id, ok: false, message }
                 : p.type === "bundle" ? { type: "bundled", id, ok: false, message }
@@ -89,7 +101,11 @@ export class WorkerClient {
   }
 
   compile(source: string, dims: Record<string, number>, seed: number, warmUp: boolean): Promise<CompileOk | CompileFailed> {
-    return this.#send({ type: "compile", source, dims, seed, warmUp });
+    const req = { type: "compile", source, dims, seed, warmUp } as const;
+    if (![...this.#pending.values()].some((p) => p.type === "compile")) return this.#send(req);
+    this.#held?.resolve({ type: "compiled", id: 0, ok: false, compileMs: 0, stage: "superseded", diagnostics: [],
+                          message: "superseded by a newer compile" });
+    return new Promise((resolve) => (this.#held = { req, resolve }));
   }
 
   run(req: Payload<Extract<Request, { type: "run" }>>): Promise<RunOk | RunFailed> {

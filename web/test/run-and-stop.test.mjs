@@ -1,7 +1,8 @@
-// The Run tab in a real browser (web/test/browser.mjs: Debian's Chromium,
-// headless): runs started right after a change, optional inputs left out,
-// and Stop on a compile whose warm-up run is long. Expected values come from
-// the `shrew` CLI and the JS API on the same source.
+// Runs and compiles in a real browser (web/test/browser.mjs: Debian's
+// Chromium, headless): runs started right after a change, optional inputs
+// left out, Stop on a compile whose warm-up run is long, and edits made
+// during one. Expected values come from the `shrew` CLI and the JS API on
+// the same source.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -223,5 +224,34 @@ test("Stop ends a long warm-up run or compile for good: no recompile into the sa
   await page.click('[data-testid="compile-again"]');
   await waitCompiled("Slow");
   assert.equal(await page.isHidden('[data-testid="compile-again"]'), true);
+  assert.deepEqual(page.errors, []);
+});
+
+test("edits made during a long warm-up run wait: only the last source is compiled after it", async () => {
+  await typeSource("@graph Small {\n  input x: Tensor<[2], f32>;\n  output y: x + 1.0;\n}\n");
+  await waitCompiled("Small");
+  // The worker notes the source of each compile it is sent.
+  const shrewWorker = page.workers().filter((w) => /\/worker-[^/]*\.js/.test(w.url())).at(-1);
+  await shrewWorker.evaluate(() => {
+    const handle = self.onmessage;
+    self.sent = [];
+    self.onmessage = (ev) => {
+      if (ev.data.type === "compile") self.sent.push(ev.data.source);
+      return handle.call(self, ev);
+    };
+  });
+  // 4 chained 2048 x 2048 matmuls: a warm-up run of seconds.
+  const layers = Array.from({ length: 4 }, (_, i) => `  node h${i + 1} { op: matmul(h${i}, w); };`);
+  const long = "@graph Long {\n  input h0: Tensor<[2048, 2048], f32>;\n  param w: Tensor<[2048, 2048], f32> { init: \"ones\"; };\n" +
+    `${layers.join("\n")}\n  output y: h4;\n}\n`;
+  await typeSource(long);
+  await page.waitForFunction(() => document.getElementById("status")?.textContent === "warm-up run…", null, { timeout: 30_000 });
+  // Two edits, each compiled after the 300 ms pause: the first is superseded before the worker is free.
+  const edited = `// edited\n${long}`, last = "@graph Last {\n  input x: Tensor<[2], f32>;\n  output y: x * 3.0;\n}\n";
+  await typeSource(edited);
+  await page.waitForTimeout(600);
+  await typeSource(last);
+  await waitCompiled("Last", 120_000);
+  assert.deepEqual(await shrewWorker.evaluate(() => self.sent), [long, last]);
   assert.deepEqual(page.errors, []);
 });
