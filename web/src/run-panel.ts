@@ -124,9 +124,9 @@ export class RunPanel {
     const optional = sig.inputs.filter((i) => i.optional).map((i) => `'${i.name}'`);
     this.#notes.replaceChildren(
       optional.length ? h("p", { class: "hint", "data-testid": "optional-inputs" },
-        `${optional.join(", ")} ${optional.length > 1 ? "are optional inputs" : "is an optional input"}: "leave out" runs ${sig.name} without it, `,
+        `${optional.join(", ")} ${optional.length > 1 ? "are optional inputs" : "is an optional input"}: "leave out" runs ${sig.name} without one, `,
         "as run() may (a graph that reads it then fails naming it). ", h("code", {}, "shrew run"),
-        " leaves it out unless given: leave it out here too for the same random inputs.") : "",
+        " leaves one out unless given: leave it out here too for the same random inputs.") : "",
       bindError ? h("p", { class: "warn" }, `Warm-up run with random inputs failed: ${bindError}`) : "",
       unknown.length ? h("p", { class: "hint", "data-testid": "unknown-inputs" },
         `${unknown.join(", ")} ${unknown.length > 1 ? "have" : "has"} an unknown type (?): choose a dtype and a shape (sizes such as 2,3; empty for a scalar). `,
