@@ -70,26 +70,29 @@ function compiledViews(p: Program, graph: string): CompiledViews | undefined {
   }
 }
 
-/** Time spent in warm-up runs by the compile under way. */
-let warmUpMs: number | undefined;
+/** The warm-up runs of one compile: whether they are wanted, their time so far, and what to do before each. */
+interface WarmUp {
+  readonly wanted: boolean;
+  ms?: number;
+  before(): void;
+}
 
-/** `warmUp`: a warm-up run is wanted; `onWarmUp` is called before it. */
-function report(p: Program, graph: string, seed: number, warmUp: boolean, onWarmUp: () => void): GraphReport {
+function report(p: Program, graph: string, seed: number, warmUp: WarmUp): GraphReport {
   const signature = p.signature(graph);
   const unknown = unknownInputs(signature);
   let bindError: string | undefined;
   // One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes.
   // Not for inputs of unknown type: any dtype and shape would be a guess, and the
   // views would show a compile the user never asked for.
-  if (unknown.length === 0 && warmUp) {
-    onWarmUp();
+  if (unknown.length === 0 && warmUp.wanted) {
+    warmUp.before();
     const t0 = performance.now();
     try {
       p.run(graph, makeInputs(signature, {}, programDims, seed));
     } catch (e) {
       bindError = message(e);
     }
-    warmUpMs = (warmUpMs ?? 0) + performance.now() - t0;
+    warmUp.ms = (warmUp.ms ?? 0) + performance.now() - t0;
   }
   const views = compiledViews(p, graph);
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
@@ -101,7 +104,7 @@ function report(p: Program, graph: string, seed: number, warmUp: boolean, onWarm
       "so the graph is compiled for the dtype and shape of the tensors it runs with. Choose them in the Run tab and press Run."
     : `The tape, memory plan and compile stats of ${graph} appear after its first run: it is compiled for the tensors it runs with` +
       (bindError ? `, and the warm-up run failed: ${bindError}`
-        : warmUp ? "." : ", and the warm-up run that shows them at once is off for this source: Stop ended one that ran too long (an edit turns it on again).");
+        : warmUp.wanted ? "." : ", and the warm-up run that shows them at once is off for this source: Stop ended one that ran too long (an edit turns it on again).");
   return {
     name: graph,
     signature,
@@ -167,14 +170,10 @@ async function compile(req: CompileRequest): Promise<void> {
   program = p;
   programDims = dims;
   perRunGraphs = new Set();
-  warmUpMs = undefined;
-  let warming = false;
-  const onWarmUp = () => {
-    if (!warming) post({ type: "warming", id: req.id });
-    warming = true;
-  };
-  const graphs = p.graphs.map((g) => report(p, g, req.seed, req.warmUp, onWarmUp));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
+  // The page is told when the first warm-up starts: a Stop from then on ends a warm-up, not the compile.
+  const warmUp: WarmUp = { wanted: req.warmUp, before: () => warmUp.ms === undefined && post({ type: "warming", id: req.id }) };
+  const graphs = p.graphs.map((g) => report(p, g, req.seed, warmUp));
+  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
         heap: s.heapStats() });
 }
 
