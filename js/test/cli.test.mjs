@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Tensor } from "../dist/index.js";
@@ -603,4 +603,57 @@ test("reading stops at a documented limit: /dev/zero as a source or an input is 
   const piped = spawnSync("bash", ["-c", 'cat "$2" | "$0" "$1" check /dev/stdin', process.execPath, CLI, MLP], { encoding: "utf8" });
   assert.equal(piped.status, 0, piped.stderr);
   assert.equal(piped.stdout, "/dev/stdin: ok (1 graph: Classifier)\n");
+});
+
+/** What a terminal would act on: C0 controls but tab and newline, DEL, C1 controls, bidirectional overrides. */
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+test("stdout escapes control characters from the source, a bundle and paths as errors do; --json stays valid and exact", () => {
+  // Strings may hold any byte (LANGUAGE.md §2.7); paths are the user's.
+  const dir = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "d\x1b[2J");
+  mkdirSync(dir);
+  const src = join(dir, "m.sw");
+  const name = "evil\x1b[31mRED", description = "a\u009bb\u202eRTL", note = "\x1b]0;title\x07\x7f";
+  writeFileSync(src, `@model { name: "${name}"; description: "${description}"; }\n@config { note: "${note}"; }\n` +
+    "@graph G {\n  input x: Tensor<[2], f32>;\n  output qqqqqq: x * 2.0;\n}\n");
+  const esc = (s) => s.replace("\x1b", "\\x1b");
+  const c = shrew("check", src);
+  assert.equal(c.code, 0, c.err);
+  assert.equal(c.out, `${esc(src)}: ok (1 graph: G)\n`);
+  const i = shrew("info", src);
+  assert.equal(i.code, 0, i.err);
+  assert.doesNotMatch(i.out, RAW_CONTROL);
+  assert.match(i.out, /^.*m\.sw: evil\\x1b\[31mRED\n {2}description: a\\u\{9b\}b\\u\{202e\}RTL\n/);
+  assert.match(i.out, /^ {2}config: \{"note":"\\u001b\]0;title\\u0007\\u007f"\}$/m);
+  const j = shrew("info", src, "--json");
+  assert.equal(j.code, 0, j.err);
+  assert.doesNotMatch(j.out, RAW_CONTROL);
+  const info = JSON.parse(j.out);
+  assert.deepEqual([info.file, info.metadata.model.name, info.metadata.model.description, info.metadata.config.note],
+    [src, name, description, note]);
+  const out = join(dir, "out\x07");
+  const r = shrew("run", src, "--out", out);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /wrote 1 \.npy file\(s\) to .*d\\x1b\[2J\/out\\x07\n$/);
+  const swb = join(dir, "m.swb");
+  const b = shrew("build", src, "--out", swb);
+  assert.equal(b.code, 0, b.err);
+  assert.doesNotMatch(b.out, RAW_CONTROL);
+  // A bundle's names are not identifiers: here an output named CSI (U+009B) "31mA".
+  const bundle = join(dir, "c1.swb");
+  writeFileSync(bundle, Buffer.from(readFileSync(swb).toString("latin1").replaceAll("qqqqqq", "\xc2\x9b31mA"), "latin1"));
+  for (const args of [["info"], ["run"], ["dump", "--optimized-ir"]]) {
+    const t = shrew(args[0], bundle, ...args.slice(1));
+    assert.equal(t.code, 0, `${args}: ${t.err}`);
+    assert.doesNotMatch(t.out, RAW_CONTROL, args.join(" "));
+    assert.match(t.out, /\\u\{9b\}31mA/, args.join(" "));
+  }
+  for (const args of [["info"], ["run"], ["dump", "--plan"], ["dump", "--optimized-ir"]]) {
+    const t = shrew(args[0], bundle, ...args.slice(1), "--json");
+    assert.equal(t.code, 0, `${args}: ${t.err}`);
+    assert.doesNotMatch(t.out, RAW_CONTROL, args.join(" "));
+    assert.match(t.out, /\\u009b31mA/, args.join(" "));
+    JSON.parse(t.out);
+  }
+  assert.deepEqual(Object.keys(JSON.parse(shrew("run", bundle, "--json").out).outputs), ["\u009b31mA"]);
 });

@@ -69,6 +69,9 @@ export function sourceExcerpt(file: string, source: Uint8Array, span: SourceSpan
   return `${file}:${span.line}:${span.column}\n  ${text}\n  ${lead}^${"~".repeat(width - 1)}`;
 }
 
+/** What `printable` escapes: characters a terminal acts on or that reorder text. */
+const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+
 /**
  * Text from files (parameter names in a blob, a bundle's contents, a .npy
  * header, the source) made safe for a terminal: control characters but tab
@@ -78,7 +81,7 @@ export function sourceExcerpt(file: string, source: Uint8Array, span: SourceSpan
  * 100 KB name) keeps its start and end.
  */
 export function printable(text: string, maxLine = 1000): string {
-  const escaped = text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+  const escaped = text.replace(UNSAFE, (c) => {
     const n = c.codePointAt(0)!;
     return n < 0x80 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u{${n.toString(16)}}`;
   });
@@ -89,4 +92,13 @@ export function printable(text: string, maxLine = 1000): string {
     const head = Math.floor(maxLine * 0.6), tail = Math.floor(maxLine * 0.3);
     return `${chars.slice(0, head).join("")} … [${chars.length - head - tail} characters left out] … ${chars.slice(-tail).join("")}`;
   }).join("\n");
+}
+
+/**
+ * JSON text with the characters `printable` escapes written as `\uXXXX`:
+ * the same JSON value, but JSON.stringify leaves DEL, C1 controls and
+ * bidirectional overrides raw, and `printable`'s `\x1b` is not JSON.
+ */
+export function printableJson(json: string): string {
+  return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

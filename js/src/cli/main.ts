@@ -11,7 +11,7 @@ import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, ensureDir, readBytes, writeInto } from "./files.js";
-import { describeTensor, formatBytes, printable, sourceExcerpt, tensorJson } from "./format.js";
+import { describeTensor, formatBytes, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
   file: string;
@@ -22,7 +22,10 @@ interface Context {
   dims: Record<string, number>;
   seed: number;
   compileMs: number;
+  /** The result, on stdout: text escaped as errors are (names and metadata come from files). */
   out: (s: string) => void;
+  /** A result as JSON text, escaped as JSON (printableJson). */
+  json: (s: string) => void;
   /** Diagnostics (warnings too) and errors: stdout holds only the result. */
   err: (s: string) => void;
 }
@@ -68,12 +71,15 @@ function cmdDump(ctx: Context): number {
   if (modes > 1) throw new UsageError("dump takes one of --ir, --optimized-ir, --tape, --plan");
   if (v.ir || v["optimized-ir"]) {
     const ir = p.ir(g, { optimized: !!v["optimized-ir"] });
-    ctx.out(v.json ? JSON.stringify(ir.json, null, 2) : ir.text.trimEnd());
+    if (v.json) ctx.json(JSON.stringify(ir.json, null, 2));
+    else ctx.out(ir.text.trimEnd());
   } else if (v.plan) {
-    ctx.out(v.json ? JSON.stringify(JSON.parse(p.plan(g)), null, 2) : p.plan(g));
+    // JSON either way: escaped as JSON, so that it still parses.
+    ctx.json(v.json ? JSON.stringify(JSON.parse(p.plan(g)), null, 2) : p.plan(g));
   } else {
     const text = p.dump(g);
-    ctx.out(v.json ? JSON.stringify({ graph: g, tape: text }) : text.trimEnd());
+    if (v.json) ctx.json(JSON.stringify({ graph: g, tape: text }));
+    else ctx.out(text.trimEnd());
   }
   return 0;
 }
@@ -98,7 +104,7 @@ function cmdStats(ctx: Context): number {
   const s = ctx.program.stats(ctx.graph);
   const opt = ctx.program.optStats;
   if (ctx.values.json) {
-    ctx.out(JSON.stringify({ graph: ctx.graph, stats: s, optimizer: { ...opt, text: undefined } }));
+    ctx.json(JSON.stringify({ graph: ctx.graph, stats: s, optimizer: { ...opt, text: undefined } }));
     return 0;
   }
   ctx.out(`graph ${ctx.graph}`);
@@ -124,16 +130,18 @@ function cmdInfo(ctx: Context): number {
     paramBytes: params.reduce((a, q) => a + q.bytes, 0),
   };
   if (ctx.values.json) {
-    ctx.out(JSON.stringify(info));
+    ctx.json(JSON.stringify(info));
     return 0;
   }
   const model = p.metadata.model;
   ctx.out(`${ctx.file}${model.name ? `: ${model.name}${model.version ? ` v${model.version}` : ""}` : ""}`);
   for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${val}`);
   ctx.out(`  seed: ${info.seed}`);
-  if (Object.keys(p.metadata.config).length) ctx.out(`  config: ${JSON.stringify(p.metadata.config)}`);
-  if (p.metadata.training) ctx.out(`  training: ${JSON.stringify(p.metadata.training)}`);
-  if (p.metadata.inference) ctx.out(`  inference: ${JSON.stringify(p.metadata.inference)}`);
+  // Shown as JSON, escaped as JSON: ctx.out's escaping finds nothing left, and the JSON stays valid.
+  const json = (v: unknown) => printableJson(JSON.stringify(v));
+  if (Object.keys(p.metadata.config).length) ctx.out(`  config: ${json(p.metadata.config)}`);
+  if (p.metadata.training) ctx.out(`  training: ${json(p.metadata.training)}`);
+  if (p.metadata.inference) ctx.out(`  inference: ${json(p.metadata.inference)}`);
   for (const g of info.graphs) {
     ctx.out(`graph ${g.name}`);
     // An optional input (`input m: T?;`) may be left out of a run.
@@ -167,7 +175,7 @@ function cmdBuild(ctx: Context): number {
   const info = { file: ctx.file, bundle: target, bytes: bytes.byteLength, graphs: ctx.program.graphs,
                  dims: ctx.program.dims, seed: ctx.program.seed, paramBytes: params.reduce((a, q) => a + q.bytes, 0) };
   if (ctx.values.json) {
-    ctx.out(JSON.stringify(info));
+    ctx.json(JSON.stringify(info));
     return 0;
   }
   ctx.out(`wrote ${target}: ${formatBytes(info.bytes)} (${graphList(info.graphs)}; parameters ${formatBytes(info.paramBytes)})`);
@@ -191,7 +199,7 @@ function cmdRun(ctx: Context): number {
       if (!(e instanceof RangeError)) throw e;
       throw new ShrewRuntimeError("resource_exhausted", `the outputs are too large to print as JSON (${e.message}); write them with --out DIR`);
     }
-    ctx.out(text);
+    ctx.json(text);
     return 0;
   }
   ctx.out(`graph ${ctx.graph} (${ctx.values.executor ?? "jit"})`);
@@ -235,7 +243,7 @@ function cmdBench(ctx: Context): number {
     compileMs: ctx.compileMs, jitCompileUs: s?.compileTimeUs ?? null, arenaBytes: s?.arenaBytes ?? null,
   };
   if (ctx.values.json) {
-    ctx.out(JSON.stringify(r));
+    ctx.json(JSON.stringify(r));
     return 0;
   }
   ctx.out(`graph ${r.graph} (${r.executor}), ${runs} runs`);
@@ -339,7 +347,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       // Generated inputs take the same seed as the parameters: --seed, else the
       // program's effective one (@config, or the bundle's).
       const seed = givenSeed ?? program.seed;
-      return run({ file, values, program, graph, dims, seed, compileMs, out, err });
+      return run({ file, values, program, graph, dims, seed, compileMs, out: (s) => out(printable(s, Infinity)),
+                   json: (s) => out(printableJson(s)), err });
     } finally {
       program.dispose();
     }
