@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Tensor } from "../dist/index.js";
@@ -656,4 +656,19 @@ test("stdout escapes control characters from the source, a bundle and paths as e
     JSON.parse(t.out);
   }
   assert.deepEqual(Object.keys(JSON.parse(shrew("run", bundle, "--json").out).outputs), ["\u009b31mA"]);
+});
+
+test("run --out: a bundle's output named '../x' is refused before any file is written, not written outside DIR", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "t.sw"), swb = join(dir, "t.swb"), evil = join(dir, "evil.swb");
+  writeFileSync(src, "@graph G {\n  input x: Tensor<[2], f32>;\n  output a: x;\n  output qqqqqq: x * 2.0;\n}\n");
+  assert.equal(shrew("build", src, "--out", swb).code, 0);
+  writeFileSync(evil, Buffer.from(readFileSync(swb).toString("latin1").replaceAll("qqqqqq", "../pwn"), "latin1"));
+  const out = join(dir, "out");
+  expectError(1, /^Error: cannot write output '\.\.\/pwn' into .*out \(--out\): its name is not a file name \(it has '\/' or '\\'\)\n$/,
+    "run", evil, "--out", out);
+  assert.equal(existsSync(join(dir, "pwn.npy")), false);
+  assert.equal(existsSync(join(out, "a.npy")), false, "nothing written");
+  // Without --out the names are only printed.
+  assert.match(shrew("run", evil).out, /^ {2}\.\.\/pwn: f32\[2\]/m);
 });
