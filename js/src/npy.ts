@@ -35,32 +35,58 @@ function parseHeader(text: string): { descr: string; fortran: boolean; shape: nu
   return { descr, fortran: fortran === "True", shape };
 }
 
-/** Parses .npy bytes into a Tensor (copying the data). */
-export function readNpy(bytes: Uint8Array): Tensor {
-  if (bytes.length < 10 || !MAGIC.every((b, i) => bytes[i] === b)) throw new NpyError("not a .npy file (bad magic)");
-  const major = bytes[6];
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let headerLen: number;
-  let offset: number;
-  if (major === 1) {
-    headerLen = view.getUint16(8, true);
-    offset = 10;
-  } else if (major === 2 || major === 3) {
-    if (bytes.length < 12) throw new NpyError("truncated .npy header");
-    headerLen = view.getUint32(8, true);
-    offset = 12;
-  } else {
-    throw new NpyError(`unsupported .npy version ${major}`);
+/** What a .npy file's header says: its array, and where the data starts and ends. */
+export interface NpyHeader {
+  dtype: DType;
+  shape: number[];
+  /** Offset of the first data byte (the header's end). */
+  dataStart: number;
+  /** Bytes of data the shape and dtype need. */
+  dataBytes: number;
+}
+
+/** The largest header read: version 1.0 headers stop at 64 KiB, a 2.0 header could claim 4 GiB. */
+export const NPY_MAX_HEADER = 2 ** 20;
+
+/**
+ * The length of a .npy file's header up to and including its data's start,
+ * from its first 12 bytes (10 for version 1.0; fewer: what is missing is
+ * reported as truncated). Lets a reader stop after the header.
+ */
+export function npyHeaderEnd(bytes: Uint8Array): number {
+  if (bytes.length < 6 || !MAGIC.every((b, i) => bytes[i] === b)) {
+    const got = Array.from(bytes.subarray(0, 6), (b) => b.toString(16).padStart(2, "0")).join(" ");
+    throw new NpyError(`not a .npy file (bad magic: expected the bytes 93 4e 55 4d 50 59, "\\x93NUMPY", got ${got || "an empty file"})`);
   }
-  if (offset + headerLen > bytes.length) throw new NpyError("truncated .npy header");
-  const header = new TextDecoder(major === 3 ? "utf-8" : "latin1").decode(bytes.subarray(offset, offset + headerLen));
+  const major = bytes[6];
+  if (major !== undefined && major !== 1 && major !== 2 && major !== 3) throw new NpyError(`unsupported .npy version ${major}`);
+  const prefix = major === 1 ? 10 : 12;
+  if (bytes.length < prefix) throw new NpyError(`truncated .npy header: the file ends after ${bytes.length} bytes`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLen = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
+  if (headerLen > NPY_MAX_HEADER) throw new NpyError(`.npy header of ${headerLen} bytes is over the 1 MiB this reader takes`);
+  return prefix + headerLen;
+}
+
+/** Parses the header of .npy bytes (which hold at least npyHeaderEnd of them). */
+export function readNpyHeader(bytes: Uint8Array): NpyHeader {
+  const dataStart = npyHeaderEnd(bytes);
+  if (dataStart > bytes.length) {
+    throw new NpyError(`truncated .npy header: it ends at byte ${dataStart}, the file after ${bytes.length}`);
+  }
+  const offset = bytes[6] === 1 ? 10 : 12;
+  const header = new TextDecoder(bytes[6] === 3 ? "utf-8" : "latin1").decode(bytes.subarray(offset, dataStart));
   const { descr, fortran, shape } = parseHeader(header);
   if (fortran) throw new NpyError("Fortran-order .npy arrays are not supported (save with C order)");
   const dtype = DESCR_TO_DTYPE[descr];
   if (!dtype) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${Object.keys(DESCR_TO_DTYPE).join(", ")})`);
+  return { dtype, shape, dataStart, dataBytes: shapeSize(shape) * byteSize(dtype) };
+}
+
+/** Parses .npy bytes into a Tensor (copying the data). */
+export function readNpy(bytes: Uint8Array): Tensor {
+  const { dtype, shape, dataStart, dataBytes: need } = readNpyHeader(bytes);
   const size = shapeSize(shape);
-  const dataStart = offset + headerLen;
-  const need = size * byteSize(dtype);
   if (bytes.length - dataStart < need) {
     throw new NpyError(`.npy data is truncated: shape [${shape.join(", ")}] needs ${need} bytes, file has ${bytes.length - dataStart}`);
   }

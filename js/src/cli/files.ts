@@ -3,6 +3,7 @@
 // FileError naming the path (exit status 1), never a stack trace or a hang.
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { NpyError, npyHeaderEnd, readNpyHeader } from "../npy.js";
 
 /** A file the CLI could not read or write: printed as one line, exit status 1. */
 export class FileError extends Error {
@@ -23,8 +24,8 @@ const MiB = 2 ** 20;
 export const SOURCE_LIMIT: ReadLimit = { bytes: 64 * MiB, why: "over 64 MiB, the largest source the compiler takes" };
 /** A bundle or parameter blob is copied into the wasm heap (2 GiB at most) next to the parameters it sets. */
 export const BLOB_LIMIT: ReadLimit = { bytes: 1024 * MiB, why: "over 1 GiB, more than the wasm heap can load" };
-/** An input tensor holds at most 1 GiB (maxTensorBytes' default); the .npy header gets 1 MiB more. */
-export const NPY_LIMIT: ReadLimit = { bytes: 1025 * MiB, why: "over 1 GiB + 1 MiB, more than an input tensor holds (1 GiB)" };
+/** An input tensor holds at most 1 GiB (maxTensorBytes' default). */
+export const NPY_DATA_LIMIT = 1024 * MiB;
 
 const CHUNK = MiB;
 
@@ -48,6 +49,72 @@ export function readBytes(path: string, what: string | undefined,
     if (e instanceof FileError) throw e;
     throw new FileError(`cannot read ${where}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The bytes of the .npy file at `path` (for `what`, an option): its header,
+ * then exactly the data the header's shape and dtype need. Nothing past that
+ * is read, as numpy's np.load reads one array of a file np.save appended
+ * several to: /dev/zero fails at its magic, an endless pipe after the data.
+ */
+export function readNpyFile(path: string, what: string): Uint8Array {
+  const where = `${path} (${what})`;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw new FileError(`cannot read ${where}: ${(e as Error).message}`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    let bytes: Uint8Array = new Uint8Array(12);
+    // Version 1.0 has a 10-byte prefix, which a 2-byte header could follow: 10 first.
+    let got = readFully(fd, bytes, 0, 10, where);
+    if (got === 10 && bytes[6] !== 1) got += readFully(fd, bytes, 10, 2, where);
+    const end = npyHeaderEnd(bytes.subarray(0, got));
+    bytes = grow(bytes, got, end);
+    got += readFully(fd, bytes, got, end - got, where);
+    const header = readNpyHeader(bytes.subarray(0, got));
+    const need = header.dataBytes;
+    if (need > NPY_DATA_LIMIT) {
+      throw new NpyError(`shape [${header.shape.join(", ")}] of ${header.dtype} needs ${need} bytes, ` +
+                         "over 1 GiB, more than an input tensor holds");
+    }
+    const total = header.dataStart + need;
+    // A regular file's size is known: a short one is reported before its data is read.
+    if (stat.isFile() && stat.size < total) {
+      throw new NpyError(`.npy data is truncated: shape [${header.shape.join(", ")}] needs ${need} bytes, file has ${stat.size - header.dataStart}`);
+    }
+    bytes = grow(bytes, got, total);
+    got += readFully(fd, bytes, got, total - got, where);
+    // A short read leaves readNpy to report the truncated data.
+    return bytes.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `bytes` with room for `n`, its first `used` kept. */
+function grow(bytes: Uint8Array, used: number, n: number): Uint8Array {
+  if (bytes.length >= n) return bytes;
+  const out = new Uint8Array(n);
+  out.set(bytes.subarray(0, used));
+  return out;
+}
+
+/** Reads up to `n` bytes into `buf` at `at`, fewer only at the end of the file (a pipe returns pieces). */
+function readFully(fd: number, buf: Uint8Array, at: number, n: number, where: string): number {
+  let done = 0;
+  try {
+    while (done < n) {
+      const k = readSync(fd, buf, at + done, Math.min(n - done, 2 ** 30), null);
+      if (k === 0) break;
+      done += k;
+    }
+  } catch (e) {
+    throw new FileError(`cannot read ${where}: ${(e as Error).message}`);
+  }
+  return done;
 }
 
 function readAtMost(fd: number, where: string, limitFor: ReadLimit | ((head: Uint8Array) => ReadLimit)): Uint8Array {

@@ -3,7 +3,7 @@
 import { NpyError, Rng, ShrewRuntimeError, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
 import { setOwn } from "../plain.js";
 import { UsageError } from "./usage.js";
-import { FileError, NPY_LIMIT, readBytes } from "./files.js";
+import { FileError, readNpyFile } from "./files.js";
 
 export type InputSpec = { kind: "random" } | { kind: "randint"; lo: number; hi: number } | { kind: "npy"; path: string };
 
@@ -109,7 +109,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     if (spec.kind === "npy") {
       const what = `--input ${input.name}`;
       try {
-        feed(input.name, readNpy(readBytes(spec.path, what, NPY_LIMIT)));
+        feed(input.name, readNpy(readNpyFile(spec.path, what)));
       } catch (e) {
         // readNpy throws a RangeError for a header shape of more than 2^53 - 1 elements.
         if (e instanceof NpyError || e instanceof RangeError) throw new FileError(`${spec.path} (${what}): ${e.message}`);

@@ -69,8 +69,9 @@ export const USAGE = `Usage: shrew <command> FILE [options]
 
 FILE is a .sw source or a bundle that \`shrew build\` wrote (.swb); a bundle
 runs without compiling, with the dims, seed and parameters it was built with.
-Files are read up to 64 MiB (a source), 1 GiB (a bundle, --params) and 1 GiB +
-1 MiB (a .npy input): past that, reading stops with an error.
+Files are read up to 64 MiB (a source) and 1 GiB (a bundle, --params): past
+that, reading stops with an error. Of a .npy input, the header is read (up to
+1 MiB), then the data its shape and dtype need (up to 1 GiB), nothing after.
 
 Commands, with the options each takes besides --dims, --seed and --params (all do):
   check FILE                 compile and print diagnostics, warnings too, on stderr (exit 1
