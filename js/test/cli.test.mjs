@@ -588,7 +588,15 @@ test("reading stops at a documented limit: /dev/zero as a source or an input is 
   const big = join(dir, "big.npy");
   writeFileSync(big, npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 784), }"));
   truncateSync(big, 2 ** 31);
-  expectError(1, /^Error: cannot read .*big\.npy \(--params\): over 1 GiB, more than the wasm heap can load\n$/, "run", MLP, "--params", big);
+  const blob = join(dir, "big.params");
+  writeFileSync(blob, "SHRWPRM1");
+  truncateSync(blob, 2 ** 31);
+  expectError(1, /^Error: cannot read .*big\.params \(--params\): over 1 GiB, more than the wasm heap can load\n$/, "run", MLP, "--params", blob);
+  // Without a parameter blob's magic, reading stops at the head (/dev/zero was read to 1 GiB).
+  for (const notBlob of ["/dev/zero", big]) {
+    expectError(1, /^Error: cannot read .* \(--params\): not a Shrew parameter blob \(it does not start with SHRWPRM1\)\n$/,
+      "run", MLP, "--params", notBlob);
+  }
   const bundle = join(dir, "big.swb");
   writeFileSync(bundle, "SHRWBND1");
   truncateSync(bundle, 2 ** 31);

@@ -10,7 +10,7 @@ import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, ty
 import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
-import { BLOB_LIMIT, FileError, SOURCE_LIMIT, ensureDir, readBytes, writeInto } from "./files.js";
+import { BLOB_LIMIT, FileError, SOURCE_LIMIT, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
@@ -278,13 +278,16 @@ function graphFor(command: string, file: string, program: Program, given: string
   return program.graphs[0];
 }
 
-/** A bundle (Program.saveBundle, `shrew build`) starts with these 8 bytes. */
-const BUNDLE_MAGIC = "SHRWBND1";
-function isBundle(bytes: Uint8Array): boolean {
-  if (bytes.byteLength < BUNDLE_MAGIC.length) return false;
-  for (let i = 0; i < BUNDLE_MAGIC.length; i++) if (bytes[i] !== BUNDLE_MAGIC.charCodeAt(i)) return false;
+/** A bundle (Program.saveBundle, `shrew build`) starts with these 8 bytes, a parameter blob (saveParams) with PARAMS_MAGIC. */
+const BUNDLE_MAGIC = "SHRWBND1", PARAMS_MAGIC = "SHRWPRM1";
+function startsWith(bytes: Uint8Array, magic: string): boolean {
+  if (bytes.byteLength < magic.length) return false;
+  for (let i = 0; i < magic.length; i++) if (bytes[i] !== magic.charCodeAt(i)) return false;
   return true;
 }
+const isBundle = (bytes: Uint8Array) => startsWith(bytes, BUNDLE_MAGIC);
+/** Read no further than the head of a --params file without the magic: /dev/zero was read to 1 GiB. */
+const NOT_PARAMS: ReadLimit = { bytes: 0, why: `not a Shrew parameter blob (it does not start with ${PARAMS_MAGIC})` };
 
 export async function main(argv: string[], out = (s: string) => console.log(s),
                            printErr = (s: string) => console.error(s)): Promise<number> {
@@ -331,7 +334,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     if (bundled && Object.keys(dims).length > 0) {
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
     }
-    const params = values.params === undefined ? undefined : readBytes(values.params, "--params", BLOB_LIMIT);
+    const params = values.params === undefined ? undefined
+      : readBytes(values.params, "--params", (head) => (startsWith(head, PARAMS_MAGIC) ? BLOB_LIMIT : NOT_PARAMS));
     const shrew = await Shrew.load();
     const t0 = performance.now();
     let program: Program;
