@@ -1,11 +1,14 @@
 // Reading and writing NumPy .npy files (format versions 1.0, 2.0, 3.0),
-// the format numpy users exchange arrays in. C order only.
+// the format numpy users exchange arrays in. Fortran-order and big-endian
+// arrays are read (converted to C order, little-endian); writes are C order.
 import { Tensor, type DType, shapeSize, byteSize, allocate } from "./tensor.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
 const DESCR_TO_DTYPE: Record<string, DType> = {
   "<f4": "f32", "<f8": "f64", "<i4": "i32", "<i8": "i64", "|u1": "u8", "<u1": "u8", "|b1": "bool",
+  // numpy writes these from `astype('>f4')` or a big-endian machine: byte-swapped when read.
+  ">f4": "f32", ">f8": "f64", ">i4": "i32", ">i8": "i64", ">u1": "u8",
 };
 const DTYPE_TO_DESCR: Record<DType, string> = {
   f32: "<f4", f64: "<f8", i32: "<i4", i64: "<i8", u8: "|u1", bool: "|b1",
@@ -28,8 +31,9 @@ function parseHeader(text: string): { descr: string; fortran: boolean; shape: nu
     throw new NpyError(`malformed .npy header: ${JSON.stringify(text.slice(0, 120))}`);
   }
   const shape = shapeText.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((s) => {
-    const n = Number(s.replace(/L$/, ""));
-    if (!Number.isSafeInteger(n) || n < 0) throw new NpyError(`bad dimension '${s}' in .npy shape`);
+    // Plain digits (Python 2 wrote `3L`): Number() would also take "0x10", "1e3" and "".
+    const n = /^[0-9]+L?$/.test(s) ? Number(s.replace(/L$/, "")) : NaN;
+    if (!Number.isSafeInteger(n)) throw new NpyError(`bad dimension '${s}' in .npy shape`);
     return n;
   });
   return { descr, fortran: fortran === "True", shape };
@@ -39,6 +43,9 @@ function parseHeader(text: string): { descr: string; fortran: boolean; shape: nu
 export interface NpyHeader {
   dtype: DType;
   shape: number[];
+  /** Column-major data (numpy's fortran_order), and big-endian values: readNpy converts both. */
+  fortran: boolean;
+  bigEndian: boolean;
   /** Offset of the first data byte (the header's end). */
   dataStart: number;
   /** Bytes of data the shape and dtype need. */
@@ -77,23 +84,48 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
   const offset = bytes[6] === 1 ? 10 : 12;
   const header = new TextDecoder(bytes[6] === 3 ? "utf-8" : "latin1").decode(bytes.subarray(offset, dataStart));
   const { descr, fortran, shape } = parseHeader(header);
-  if (fortran) throw new NpyError("Fortran-order .npy arrays are not supported (save with C order)");
-  const dtype = DESCR_TO_DTYPE[descr];
+  const dtype = Object.hasOwn(DESCR_TO_DTYPE, descr) ? DESCR_TO_DTYPE[descr] : undefined;
   if (!dtype) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${Object.keys(DESCR_TO_DTYPE).join(", ")})`);
-  return { dtype, shape, dataStart, dataBytes: shapeSize(shape) * byteSize(dtype) };
+  return { dtype, shape, fortran, bigEndian: descr[0] === ">", dataStart, dataBytes: shapeSize(shape) * byteSize(dtype) };
 }
 
 /** Parses .npy bytes into a Tensor (copying the data). */
 export function readNpy(bytes: Uint8Array): Tensor {
-  const { dtype, shape, dataStart, dataBytes: need } = readNpyHeader(bytes);
+  const { dtype, shape, fortran, bigEndian, dataStart, dataBytes: need } = readNpyHeader(bytes);
   const size = shapeSize(shape);
   if (bytes.length - dataStart < need) {
     throw new NpyError(`.npy data is truncated: shape [${shape.join(", ")}] needs ${need} bytes, file has ${bytes.length - dataStart}`);
   }
   const data = allocate(dtype, size);
-  new Uint8Array(data.buffer, data.byteOffset, need).set(bytes.subarray(dataStart, dataStart + need));
+  const raw = new Uint8Array(data.buffer, data.byteOffset, need);
+  raw.set(bytes.subarray(dataStart, dataStart + need));
+  const width = byteSize(dtype);
+  if (bigEndian && width > 1) for (let i = 0; i < need; i += width) raw.subarray(i, i + width).reverse();
+  if (fortran && shape.length > 1) fromFortranOrder(data, shape);
   if (dtype === "bool") for (let i = 0; i < size; i++) data[i] = data[i] ? 1 : 0;
   return new Tensor(dtype, shape, data);
+}
+
+/** Reorders column-major `data` of `shape` (rank 2 or more) to row-major, in place (through a copy). */
+function fromFortranOrder(data: Tensor["data"], shape: readonly number[]): void {
+  const src = data.slice();
+  const rank = shape.length;
+  // The column-major stride of each axis, and an odometer over the row-major index.
+  const stride = new Array<number>(rank);
+  for (let k = 0, s = 1; k < rank; s *= shape[k], k++) stride[k] = s;
+  const index = new Array<number>(rank).fill(0);
+  let from = 0;
+  for (let i = 0; i < data.length; i++) {
+    (data as Float64Array)[i] = (src as Float64Array)[from];
+    for (let k = rank - 1; k >= 0; k--) {
+      if (++index[k] < shape[k]) {
+        from += stride[k];
+        break;
+      }
+      from -= (shape[k] - 1) * stride[k];
+      index[k] = 0;
+    }
+  }
 }
 
 /**

@@ -67,3 +67,48 @@ test("a header over 65535 bytes is written as version 2.0 (4-byte length), as nu
   assert.throws(() => writeNpy({ dtype: "f16", shape: [1], data: new Float32Array(1) }),
     (e) => e instanceof NpyError && /cannot write dtype 'f16' as \.npy \(supported: f32, f64, i32, i64, u8, bool\)/.test(e.message));
 });
+
+/** .npy bytes with this header dict and data, padded as numpy pads the header. */
+function npy(header, data) {
+  const len = Math.ceil((10 + header.length + 1) / 64) * 64 - 10;
+  const out = new Uint8Array(10 + len + data.length);
+  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, len & 0xff, len >> 8]);
+  const h = header.padEnd(len - 1, " ") + "\n";
+  for (let i = 0; i < h.length; i++) out[10 + i] = h.charCodeAt(i);
+  out.set(data, 10 + len);
+  return out;
+}
+
+test("Fortran-order and big-endian arrays are read in C order, little-endian (they were refused)", () => {
+  // np.asfortranarray(np.arange(24).reshape(2, 3, 4)): the first index varies fastest in the file.
+  const c = Array.from({ length: 24 }, (_, i) => i);
+  const f = [];
+  for (let k = 0; k < 4; k++) for (let j = 0; j < 3; j++) for (let i = 0; i < 2; i++) f.push(c[i * 12 + j * 4 + k]);
+  const t = readNpy(npy("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 4), }", new Uint8Array(new Int32Array(f).buffer)));
+  assert.deepEqual([t.dtype, t.shape, Array.from(t.data)], ["i32", [2, 3, 4], c]);
+  // Rank 0, 1 and size 0 read as in C order.
+  assert.deepEqual(Array.from(readNpy(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
+    new Uint8Array(new Float32Array([1, 2, 3]).buffer))).data), [1, 2, 3]);
+  assert.deepEqual(readNpy(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (0, 3), }", new Uint8Array(0))).shape, [0, 3]);
+  assert.deepEqual(Array.from(readNpy(npy("{'descr': '<f8', 'fortran_order': True, 'shape': (), }",
+    new Uint8Array(new Float64Array([2.5]).buffer))).data), [2.5]);
+  // Big-endian values of each width, one Fortran-order too.
+  const be = (n, width, write) => {
+    const b = Buffer.alloc(n * width);
+    for (let i = 0; i < n; i++) write(b, i, i * width);
+    return new Uint8Array(b);
+  };
+  const f4 = readNpy(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", be(3, 4, (b, i, at) => b.writeFloatBE([1.5, -2, 1e-3][i], at))));
+  assert.deepEqual(Array.from(f4.data), [1.5, -2, Math.fround(1e-3)]);
+  const f8 = readNpy(npy("{'descr': '>f8', 'fortran_order': True, 'shape': (2, 2), }", be(4, 8, (b, i, at) => b.writeDoubleBE([1, 3, 2, 4][i], at))));
+  assert.deepEqual([f8.dtype, Array.from(f8.data)], ["f64", [1, 2, 3, 4]]);
+  const i8 = readNpy(npy("{'descr': '>i8', 'fortran_order': False, 'shape': (2,), }", be(2, 8, (b, i, at) => b.writeBigInt64BE([-(2n ** 62n), 7n][i], at))));
+  assert.deepEqual(Array.from(i8.data), [-(2n ** 62n), 7n]);
+  const i4 = readNpy(npy("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", be(2, 4, (b, i, at) => b.writeInt32BE([-5, 65536][i], at))));
+  assert.deepEqual(Array.from(i4.data), [-5, 65536]);
+  // Other dtypes are still named with the supported ones; a dimension is plain digits.
+  assert.throws(() => readNpy(npy("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }", new Uint8Array(4))),
+    /unsupported \.npy dtype '<i2' \(supported: .*>f4/);
+  assert.throws(() => readNpy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0x2,), }", new Uint8Array(8))),
+    /bad dimension '0x2' in \.npy shape/);
+});
