@@ -105,6 +105,9 @@ test("bad --out, --input, --dims and --runs are one-line errors, never a trace o
   expectError(1, /dimension 'Foo' is not used by this program; its dimensions: Batch/, "run", MLP, "--dims", "Foo=3");
   for (const bad of ["", "1e3", "0x10", " 7"]) expectError(2, /--seed expects a non-negative integer/, "run", MLP, "--seed", bad);
   expectError(2, /--out expects a directory, got ''/, "run", MLP, "--out", "");
+  // An empty path is a usage error, not an attempt to open '' ("cannot read  (--input images): ENOENT").
+  expectError(2, /^Error: --input images= expects PATH\.npy, random or randint:LO:HI after '=', got nothing\n$/, "run", MLP, "--input", "images=");
+  expectError(2, /^Error: --params expects a file, got ''\n$/, "run", MLP, "--params", "");
   // Nested --out directories are created.
   const nested = join(dir, "a", "b");
   const ok = shrew("run", MLP, "--out", nested);

@@ -16,6 +16,8 @@ export function parseInputSpecs(values: readonly string[]): Map<string, InputSpe
     const name = v.slice(0, eq);
     const spec = v.slice(eq + 1);
     if (out.has(name)) throw new UsageError(`--input ${name} is given twice`);
+    // An empty PATH was an attempt to open '' ("cannot read  (--input x): ENOENT").
+    if (spec === "") throw new UsageError(`--input ${name}= expects PATH.npy, random or randint:LO:HI after '=', got nothing`);
     if (spec === "random") out.set(name, { kind: "random" });
     else if (spec.startsWith("randint:")) {
       // Number("") is 0: only LO:HI of plain (signed) digits.

@@ -330,6 +330,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     // (OPS.md §5); passing 0 here overrode it.
     const givenSeed = values.seed === undefined ? undefined : intOption(values.seed, "seed", 0);
     if (values.out === "") throw new UsageError(`--out expects a ${command === "build" ? "file" : "directory"}, got ''`);
+    if (values.params === "") throw new UsageError("--params expects a file, got ''");
     if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
     if (bundled && Object.keys(dims).length > 0) {
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
