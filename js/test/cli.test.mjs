@@ -732,3 +732,33 @@ test("a .npy input is read as far as its header says: /dev/zero fails at once, a
   expectError(1, /^Error: .*short\.npy \(--input x\): \.npy header of 4294967280 bytes is over the 1 MiB this reader takes\n$/,
     "run", src, "--input", `x=${short}`);
 });
+
+test("'-' is standard input for FILE, --params or a .npy input, one of them; --help documents it and the exit status", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "g.sw"), x = join(dir, "x.npy");
+  writeFileSync(src, "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * 2.0;\n}\n");
+  writeFileSync(x, writeNpy(new Tensor("f32", [2], [1, -3])));
+  const fed = (input, ...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", input, timeout: 60_000 });
+  const c = fed(readFileSync(src), "check", "-");
+  assert.equal(c.status, 0, c.stderr);
+  assert.equal(c.stdout, "-: ok (1 graph: G)\n");
+  const r = fed(readFileSync(x), "run", src, "--input", "x=-", "--json");
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).outputs.y.data, [2, -6]);
+  const swb = join(dir, "g.swb");
+  const b = fed(readFileSync(src), "build", "-", "--out", swb);
+  assert.equal(b.status, 0, b.stderr);
+  const i = fed(readFileSync(swb), "info", "-", "--json");
+  assert.equal(i.status, 0, i.stderr);
+  assert.equal(JSON.parse(i.stdout).graphs[0].name, "G");
+  const twice = fed(readFileSync(src), "run", "-", "--input", "x=-");
+  assert.equal(twice.status, 2);
+  assert.equal(twice.stderr, "Error: standard input (-) can be read once, but FILE and --input x name it\n");
+  const noOut = fed(readFileSync(src), "build", "-");
+  assert.equal(noOut.status, 2);
+  assert.equal(noOut.stderr, "Error: build - (a source on standard input) needs --out FILE.swb\n");
+  const help = shrew("run", "--help");
+  assert.equal(help.code, 0);
+  assert.match(help.out, /may be -, standard input/);
+  assert.match(help.out, /^Exit status: 0 success; 1 .*\n.*; 2 a usage error\.$/m);
+});

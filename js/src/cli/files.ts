@@ -29,6 +29,17 @@ export const NPY_DATA_LIMIT = 1024 * MiB;
 
 const CHUNK = MiB;
 
+/** The path that names standard input, as FILE, --params or a .npy input. */
+export const STDIN = "-";
+
+/**
+ * Opens `path` to read; "-" is standard input, opened by its /dev path:
+ * readSync on fd 0 fails with EAGAIN when the shell left it non-blocking.
+ */
+function openInput(path: string): number {
+  return openSync(path === STDIN ? "/dev/stdin" : path, "r");
+}
+
 /**
  * The bytes of `path`, `what` saying which option named it (none: FILE).
  * At most `limit` bytes are read, the limit chosen from the file's first 8
@@ -39,7 +50,7 @@ export function readBytes(path: string, what: string | undefined,
                           limit: ReadLimit | ((head: Uint8Array) => ReadLimit)): Uint8Array {
   const where = what === undefined ? path : `${path} (${what})`;
   try {
-    const fd = openSync(path, "r");
+    const fd = openInput(path);
     try {
       return readAtMost(fd, where, limit);
     } finally {
@@ -61,7 +72,7 @@ export function readNpyFile(path: string, what: string): Uint8Array {
   const where = `${path} (${what})`;
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openInput(path);
   } catch (e) {
     throw new FileError(`cannot read ${where}: ${(e as Error).message}`);
   }

@@ -10,7 +10,7 @@ import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, ty
 import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
-import { BLOB_LIMIT, FileError, SOURCE_LIMIT, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
+import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
@@ -331,6 +331,14 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     const givenSeed = values.seed === undefined ? undefined : intOption(values.seed, "seed", 0);
     if (values.out === "") throw new UsageError(`--out expects a ${command === "build" ? "file" : "directory"}, got ''`);
     if (values.params === "") throw new UsageError("--params expects a file, got ''");
+    // Standard input ends once read: a second '-' would read nothing.
+    const stdinUsers = [file === STDIN ? "FILE" : "", values.params === STDIN ? "--params" : "",
+      ...[...parseInputSpecs(values.input ?? [])].map(([name, spec]) => (spec.kind === "npy" && spec.path === STDIN ? `--input ${name}` : ""))]
+      .filter(Boolean);
+    if (stdinUsers.length > 1) throw new UsageError(`standard input (-) can be read once, but ${stdinUsers.join(" and ")} name it`);
+    if (file === STDIN && command === "build" && values.out === undefined) {
+      throw new UsageError("build - (a source on standard input) needs --out FILE.swb");
+    }
     if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
     if (bundled && Object.keys(dims).length > 0) {
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);

@@ -69,6 +69,7 @@ export const USAGE = `Usage: shrew <command> FILE [options]
 
 FILE is a .sw source or a bundle that \`shrew build\` wrote (.swb); a bundle
 runs without compiling, with the dims, seed and parameters it was built with.
+FILE, --params FILE or an --input PATH.npy may be -, standard input (one of them).
 Files are read up to 64 MiB (a source) and 1 GiB (a bundle, --params): past
 that, reading stops with an error. Of a .npy input, the header is read (up to
 1 MiB), then the data its shape and dtype need (up to 1 GiB), nothing after.
@@ -106,4 +107,7 @@ Options:
                              float NaN, Infinity, -Infinity are the strings "NaN", "Infinity",
                              "-Infinity" (JSON has no such numbers); -0 is -0
   -h, --help                 this text
-  -V, --version              version`;
+  -V, --version              version
+
+Exit status: 0 success; 1 an error in the program, a run or a file (one line
+naming it, or the compiler's diagnostics); 2 a usage error.`;
