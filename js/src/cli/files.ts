@@ -33,11 +33,28 @@ const CHUNK = MiB;
 export const STDIN = "-";
 
 /**
- * Opens `path` to read; "-" is standard input, opened by its /dev path:
- * readSync on fd 0 fails with EAGAIN when the shell left it non-blocking.
+ * Opens `path` to read; "-" is standard input, fd 0 itself: opening
+ * /dev/stdin fails (ENXIO) when it is a socket, as Node's child pipes are.
  */
 function openInput(path: string): number {
-  return openSync(path === STDIN ? "/dev/stdin" : path, "r");
+  return path === STDIN ? 0 : openSync(path, "r");
+}
+
+function closeInput(fd: number): void {
+  if (fd !== 0) closeSync(fd);
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+/** readSync, waiting out EAGAIN: standard input may have been left non-blocking. */
+function readSome(fd: number, buf: Uint8Array, at: number, n: number): number {
+  for (;;) {
+    try {
+      return readSync(fd, buf, at, n, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
 }
 
 /**
@@ -54,7 +71,7 @@ export function readBytes(path: string, what: string | undefined,
     try {
       return readAtMost(fd, where, limit);
     } finally {
-      closeSync(fd);
+      closeInput(fd);
     }
   } catch (e) {
     if (e instanceof FileError) throw e;
@@ -101,7 +118,7 @@ export function readNpyFile(path: string, what: string): Uint8Array {
     // A short read leaves readNpy to report the truncated data.
     return bytes.subarray(0, got);
   } finally {
-    closeSync(fd);
+    closeInput(fd);
   }
 }
 
@@ -118,7 +135,7 @@ function readFully(fd: number, buf: Uint8Array, at: number, n: number, where: st
   let done = 0;
   try {
     while (done < n) {
-      const k = readSync(fd, buf, at + done, Math.min(n - done, 2 ** 30), null);
+      const k = readSome(fd, buf, at + done, Math.min(n - done, 2 ** 30));
       if (k === 0) break;
       done += k;
     }
@@ -134,7 +151,7 @@ function readAtMost(fd: number, where: string, limitFor: ReadLimit | ((head: Uin
   let total = 0;
   let limit = typeof limitFor === "function" ? undefined : limitFor;
   for (let buf = Buffer.allocUnsafe(CHUNK); ;) {
-    const n = readSync(fd, buf, 0, CHUNK, null);
+    const n = readSome(fd, buf, 0, CHUNK);
     if (n === 0) break;
     // A short read (a pipe) is copied out, so the 1 MiB buffer serves the next one.
     if (n === CHUNK) chunks.push(buf), buf = Buffer.allocUnsafe(CHUNK);
