@@ -25,7 +25,7 @@ export const SOURCE_LIMIT: ReadLimit = { bytes: 64 * MiB, why: "over 64 MiB, the
 /** A bundle or parameter blob is copied into the wasm heap (2 GiB at most) next to the parameters it sets. */
 export const BLOB_LIMIT: ReadLimit = { bytes: 1024 * MiB, why: "over 1 GiB, more than the wasm heap can load" };
 /** An input tensor holds at most 1 GiB (maxTensorBytes' default). */
-export const NPY_DATA_LIMIT = 1024 * MiB;
+export const INPUT_LIMIT = 1024 * MiB;
 
 const CHUNK = MiB;
 
@@ -104,7 +104,7 @@ export function readNpyFile(path: string, what: string): Uint8Array {
     got += readFully(fd, bytes, got, end - got, where);
     const header = readNpyHeader(bytes.subarray(0, got));
     const need = header.dataBytes;
-    if (need > NPY_DATA_LIMIT) {
+    if (need > INPUT_LIMIT) {
       throw new NpyError(`shape [${header.shape.join(", ")}] of ${header.dtype} needs ${need} bytes, ` +
                          "over 1 GiB, more than an input tensor holds");
     }

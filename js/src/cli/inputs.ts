@@ -3,7 +3,8 @@
 import { NpyError, Rng, ShrewRuntimeError, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
 import { setOwn } from "../plain.js";
 import { UsageError } from "./usage.js";
-import { FileError, readNpyFile } from "./files.js";
+import { FileError, INPUT_LIMIT, readNpyFile } from "./files.js";
+import { byteSize } from "../tensor.js";
 
 export type InputSpec = { kind: "random" } | { kind: "randint"; lo: number; hi: number } | { kind: "npy"; path: string };
 
@@ -77,7 +78,14 @@ function checkRandint(input: TensorSpec, lo: number, hi: number): void {
 }
 
 /** An input tensor of zeros; one that cannot be allocated is a one-line error naming it. */
-function allocateInput(input: TensorSpec, dtype: DType, shape: number[]): Tensor {
+function allocateInput(graph: string, input: TensorSpec, dtype: DType, shape: number[]): Tensor {
+  // The runtime refuses an input over maxTensorBytes (1 GiB, the CLI's): said
+  // before allocating and filling it (6 GB took 45 s, then failed unnamed).
+  const size = shape.reduce((a, d) => a * d, 1);
+  if (size * byteSize(dtype) > INPUT_LIMIT) {
+    throw new ShrewRuntimeError("resource_exhausted", `input '${input.name}' of graph '${graph}' is ${size * byteSize(dtype)} bytes ` +
+      `(${dtype}[${shape.join(", ")}]), over the limit of ${INPUT_LIMIT} bytes`, { input: input.name });
+  }
   try {
     return new Tensor(dtype, shape);
   } catch (e) {
@@ -130,7 +138,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       // Left out, stats does without a run; given as `random`, it is as wrong for stats as for run.
       throw given ? new UsageError(`${needs}, not random`) : new NoDefaultInput(needs);
     }
-    const t = allocateInput(input, dtype, concreteShape(input, dims));
+    const t = allocateInput(sig.name, input, dtype, concreteShape(input, dims));
     const n = t.size;
     if (spec.kind === "randint") {
       for (let i = 0; i < n; i++) {
