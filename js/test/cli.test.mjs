@@ -494,6 +494,11 @@ test("a program without graphs: check and info report it (exit 0), build writes 
   for (const cmd of ["run", "dump", "stats", "bench"]) {
     expectError(1, new RegExp(`^Error: .*meta\\.sw has no graphs: ${cmd} needs one\\n$`), cmd, src);
   }
+  // An empty list is said to be empty (it was "graphs: " and "its inputs are: ").
+  expectError(1, /^Error: no graph named 'X'; graphs: \(none\)\n$/, "run", src, "--graph", "X");
+  const noInputs = join(dir, "noin.sw");
+  writeFileSync(noInputs, "@graph G {\n  output y: 1.0;\n}\n");
+  expectError(2, /^Error: graph 'G' has no input 'a'; its inputs are: \(none\)\n$/, "run", noInputs, "--input", "a=random");
 });
 
 test("options: repeated single values, options a command does not take, bad --runs are usage errors; stats checks inputs as run", () => {

@@ -104,7 +104,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
                            seed: number): Record<string, Tensor> {
   for (const name of specs.keys()) {
     if (!sig.inputs.some((i) => i.name === name)) {
-      throw new UsageError(`graph '${sig.name}' has no input '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ")}`);
+      throw new UsageError(`graph '${sig.name}' has no input '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ") || "(none)"}`);
     }
   }
   const rng = new Rng(seed);

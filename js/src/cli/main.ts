@@ -269,7 +269,7 @@ const COMMANDS: Record<string, (ctx: Context) => number> = {
 function graphFor(command: string, file: string, program: Program, given: string | undefined): string {
   if (given !== undefined) {
     if (!program.graphs.includes(given)) {
-      throw new ShrewRuntimeError("not_found", `no graph named '${given}'; graphs: ${program.graphs.join(", ")}`);
+      throw new ShrewRuntimeError("not_found", `no graph named '${given}'; graphs: ${program.graphs.join(", ") || "(none)"}`);
     }
     return given;
   }
