@@ -692,6 +692,14 @@ test("run --out: a bundle's output named '../x' is refused before any file is wr
   assert.equal(existsSync(join(out, "a.npy")), false, "nothing written");
   // Without --out the names are only printed.
   assert.match(shrew("run", evil).out, /^ {2}\.\.\/pwn: f32\[2\]/m);
+  // An empty name (its length 0, the 6 bytes dropped) would be the hidden file DIR/.npy.
+  const empty = join(dir, "empty.swb");
+  writeFileSync(empty, Buffer.from(readFileSync(swb).toString("latin1").replaceAll("\x06\x00\x00\x00qqqqqq", "\x00\x00\x00\x00"), "latin1"));
+  const listed = shrew("run", empty, "--json");
+  assert.equal(listed.code, 0, listed.err);
+  assert.deepEqual(Object.keys(JSON.parse(listed.out).outputs), ["a", ""]);
+  expectError(1, /^Error: cannot write an output with an empty name into .*out \(--out\)\n$/, "run", empty, "--out", out);
+  assert.equal(existsSync(join(out, ".npy")), false);
 });
 
 test("a .npy input is read as far as its header says: /dev/zero fails at once, an endless pipe after the data", () => {

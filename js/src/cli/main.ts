@@ -185,12 +185,14 @@ function cmdBuild(ctx: Context): number {
 function cmdRun(ctx: Context): number {
   const outputs = execute(ctx, feedsFor(ctx));
   if (ctx.values.out) {
-    // Names of a .sw are identifiers, but a bundle's may hold '/': `../x`
-    // would be written outside DIR. Checked before any file is written.
+    // Names of a .sw are identifiers, but a bundle's may hold '/' (`../x`
+    // would be written outside DIR) or be empty (a hidden `.npy`). Checked
+    // before any file is written.
     for (const name of Object.keys(outputs)) {
       if (/[/\\]/.test(name)) {
         throw new FileError(`cannot write output '${name}' into ${ctx.values.out} (--out): its name is not a file name (it has '/' or '\\')`);
       }
+      if (name === "") throw new FileError(`cannot write an output with an empty name into ${ctx.values.out} (--out)`);
     }
     ensureDir(ctx.values.out);
     for (const [name, t] of Object.entries(outputs)) writeInto(ctx.values.out, `${name}.npy`, writeNpy(t));
