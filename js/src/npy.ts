@@ -1,6 +1,8 @@
 // Reading and writing NumPy .npy files (format versions 1.0, 2.0, 3.0),
 // the format numpy users exchange arrays in. Fortran-order and big-endian
-// arrays are read (converted to C order, little-endian); writes are C order.
+// arrays are read (converted to C order, little-endian), and the integer and
+// half-float types without a Tensor dtype widened, exactly, to the one the
+// runtime feeds such an input as; writes are C order.
 import { Tensor, type DType, shapeSize, byteSize, allocate } from "./tensor.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
@@ -10,6 +12,43 @@ const DESCR_TO_DTYPE: Record<string, DType> = {
   // numpy writes these from `astype('>f4')` or a big-endian machine: byte-swapped when read.
   ">f4": "f32", ">f8": "f64", ">i4": "i32", ">i8": "i64", ">u1": "u8",
 };
+/**
+ * numpy dtypes read as a wider Tensor dtype, as the runtime takes an input
+ * declared with them (int8/int16 as i32, uint16/uint32/uint64 as i64,
+ * float16 as f32), each value converted exactly (a uint64 past 2^63 - 1 is refused).
+ */
+const WIDENED: Record<string, { dtype: DType; width: number; get: (v: DataView, at: number, little: boolean) => number | bigint }> = {
+  i1: { dtype: "i32", width: 1, get: (v, at) => v.getInt8(at) },
+  i2: { dtype: "i32", width: 2, get: (v, at, le) => v.getInt16(at, le) },
+  u2: { dtype: "i64", width: 2, get: (v, at, le) => BigInt(v.getUint16(at, le)) },
+  u4: { dtype: "i64", width: 4, get: (v, at, le) => BigInt(v.getUint32(at, le)) },
+  u8: { dtype: "i64", width: 8, get: (v, at, le) => v.getBigUint64(at, le) },
+  f2: { dtype: "f32", width: 2, get: (v, at, le) => halfToFloat(v.getUint16(at, le)) },
+};
+
+/** An IEEE binary16 value from its bits. */
+function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** How to read a descr: the Tensor dtype, the file's bytes per value, big-endian, widened. */
+function descrType(descr: string): { dtype: DType; width: number; bigEndian: boolean; widen?: (typeof WIDENED)[string] } | undefined {
+  if (Object.hasOwn(DESCR_TO_DTYPE, descr)) {
+    const dtype = DESCR_TO_DTYPE[descr];
+    return { dtype, width: byteSize(dtype), bigEndian: descr[0] === ">" };
+  }
+  const order = descr[0], code = descr.slice(1);
+  // '|' is numpy's "no byte order", for 1-byte types.
+  if (!Object.hasOwn(WIDENED, code) || !(order === "<" || order === ">" || (order === "|" && code === "i1"))) return undefined;
+  const widen = WIDENED[code];
+  return { dtype: widen.dtype, width: widen.width, bigEndian: order === ">", widen };
+}
+
+const SUPPORTED = [...Object.keys(DESCR_TO_DTYPE), "|i1", ...Object.keys(WIDENED).filter((c) => c !== "i1").flatMap((c) => [`<${c}`, `>${c}`])];
+
 const DTYPE_TO_DESCR: Record<DType, string> = {
   f32: "<f4", f64: "<f8", i32: "<i4", i64: "<i8", u8: "|u1", bool: "|b1",
 };
@@ -48,8 +87,10 @@ export interface NpyHeader {
   bigEndian: boolean;
   /** Offset of the first data byte (the header's end). */
   dataStart: number;
-  /** Bytes of data the shape and dtype need. */
+  /** Bytes of data the shape and the file's dtype need. */
   dataBytes: number;
+  /** The file's dtype, when read as the wider `dtype`. */
+  widen?: { width: number; get: (v: DataView, at: number, little: boolean) => number | bigint };
 }
 
 /** The largest header read: version 1.0 headers stop at 64 KiB, a 2.0 header could claim 4 GiB. */
@@ -84,23 +125,35 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
   const offset = bytes[6] === 1 ? 10 : 12;
   const header = new TextDecoder(bytes[6] === 3 ? "utf-8" : "latin1").decode(bytes.subarray(offset, dataStart));
   const { descr, fortran, shape } = parseHeader(header);
-  const dtype = Object.hasOwn(DESCR_TO_DTYPE, descr) ? DESCR_TO_DTYPE[descr] : undefined;
-  if (!dtype) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${Object.keys(DESCR_TO_DTYPE).join(", ")})`);
-  return { dtype, shape, fortran, bigEndian: descr[0] === ">", dataStart, dataBytes: shapeSize(shape) * byteSize(dtype) };
+  const type = descrType(descr);
+  if (!type) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${SUPPORTED.join(", ")})`);
+  const { dtype, width, bigEndian, widen } = type;
+  return { dtype, shape, fortran, bigEndian, dataStart, dataBytes: shapeSize(shape) * width, ...(widen ? { widen } : {}) };
 }
 
 /** Parses .npy bytes into a Tensor (copying the data). */
 export function readNpy(bytes: Uint8Array): Tensor {
-  const { dtype, shape, fortran, bigEndian, dataStart, dataBytes: need } = readNpyHeader(bytes);
+  const { dtype, shape, fortran, bigEndian, dataStart, dataBytes: need, widen } = readNpyHeader(bytes);
   const size = shapeSize(shape);
   if (bytes.length - dataStart < need) {
     throw new NpyError(`.npy data is truncated: shape [${shape.join(", ")}] needs ${need} bytes, file has ${bytes.length - dataStart}`);
   }
   const data = allocate(dtype, size);
-  const raw = new Uint8Array(data.buffer, data.byteOffset, need);
-  raw.set(bytes.subarray(dataStart, dataStart + need));
-  const width = byteSize(dtype);
-  if (bigEndian && width > 1) for (let i = 0; i < need; i += width) raw.subarray(i, i + width).reverse();
+  if (widen) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset + dataStart, need);
+    for (let i = 0; i < size; i++) {
+      const v = widen.get(view, i * widen.width, !bigEndian);
+      if (typeof v === "bigint" && v > 0x7fffffffffffffffn) {
+        throw new NpyError(`uint64 value ${v} (at ${i}) does not fit i64, which the runtime reads uint64 inputs as`);
+      }
+      (data as Float32Array)[i] = v as number;
+    }
+  } else {
+    const raw = new Uint8Array(data.buffer, data.byteOffset, need);
+    raw.set(bytes.subarray(dataStart, dataStart + need));
+    const width = byteSize(dtype);
+    if (bigEndian && width > 1) for (let i = 0; i < need; i += width) raw.subarray(i, i + width).reverse();
+  }
   if (fortran && shape.length > 1) fromFortranOrder(data, shape);
   if (dtype === "bool") for (let i = 0; i < size; i++) data[i] = data[i] ? 1 : 0;
   return new Tensor(dtype, shape, data);

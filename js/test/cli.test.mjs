@@ -782,3 +782,15 @@ test("'-' is standard input for FILE, --params or a .npy input, one of them; --h
   assert.match(help.out, /may be -, standard input/);
   assert.match(help.out, /^Exit status: 0 success; 1 .*\n.*; 2 a usage error\.$/m);
 });
+
+test("run: int16 and float16 .npy files feed inputs declared i16 and f16 (widened as the runtime takes them)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "narrow.sw"), a = join(dir, "a.npy"), b = join(dir, "b.npy");
+  writeFileSync(src, "@graph G {\n  input a: Tensor<[2], i16>;\n  input b: Tensor<[2], f16>;\n  output y: a + a;\n  output z: b * 2.0;\n}\n");
+  writeFileSync(a, npyBytes("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }", new Uint8Array(new Int16Array([-300, 7]).buffer)));
+  writeFileSync(b, npyBytes("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", new Uint8Array([0x00, 0x3c, 0x00, 0xb8])));
+  const r = shrew("run", src, "--input", `a=${a}`, "--input", `b=${b}`, "--json");
+  assert.equal(r.code, 0, r.err);
+  const { y, z } = JSON.parse(r.out).outputs;
+  assert.deepEqual([y.data, z.data], [[-600, 14], [2, -1]]);
+});

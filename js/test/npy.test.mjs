@@ -107,8 +107,31 @@ test("Fortran-order and big-endian arrays are read in C order, little-endian (th
   const i4 = readNpy(npy("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", be(2, 4, (b, i, at) => b.writeInt32BE([-5, 65536][i], at))));
   assert.deepEqual(Array.from(i4.data), [-5, 65536]);
   // Other dtypes are still named with the supported ones; a dimension is plain digits.
-  assert.throws(() => readNpy(npy("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }", new Uint8Array(4))),
-    /unsupported \.npy dtype '<i2' \(supported: .*>f4/);
+  assert.throws(() => readNpy(npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", new Uint8Array(16))),
+    /unsupported \.npy dtype '<c8' \(supported: .*>f4.*<i2/);
   assert.throws(() => readNpy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (0x2,), }", new Uint8Array(8))),
     /bad dimension '0x2' in \.npy shape/);
+});
+
+test("int8/int16, uint16/uint32/uint64 and float16 arrays are widened exactly to i32, i64 and f32 (they were refused)", () => {
+  const file = (descr, shape, bytes) => readNpy(npy(`{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`, new Uint8Array(bytes)));
+  const i1 = file("|i1", "(3,)", [0x80, 0xff, 0x7f]);
+  assert.deepEqual([i1.dtype, Array.from(i1.data)], ["i32", [-128, -1, 127]]);
+  const i2 = file("<i2", "(2,)", [0x00, 0x80, 0xfe, 0xff]);
+  assert.deepEqual([i2.dtype, Array.from(i2.data)], ["i32", [-32768, -2]]);
+  assert.deepEqual(Array.from(file(">i2", "(2,)", [0x80, 0x00, 0xff, 0xfe]).data), [-32768, -2]);
+  const u2 = file("<u2", "(1,)", [0xff, 0xff]);
+  assert.deepEqual([u2.dtype, Array.from(u2.data)], ["i64", [65535n]]);
+  assert.deepEqual(Array.from(file(">u4", "(1,)", [0xff, 0xff, 0xff, 0xfe]).data), [4294967294n]);
+  assert.deepEqual(Array.from(file("<u8", "(1,)", [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]).data), [2n ** 63n - 1n]);
+  assert.throws(() => file("<u8", "(2,)", [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80]),
+    /uint64 value 9223372036854775808 \(at 1\) does not fit i64/);
+  // float16: 1, -2, 65504 (the largest), 2^-24 (the smallest subnormal), -0, Infinity, NaN.
+  const f2 = file("<f2", "(7,)", [0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00, 0x00, 0x80, 0x00, 0x7c, 0x00, 0x7e]);
+  assert.equal(f2.dtype, "f32");
+  assert.deepEqual(Array.from(f2.data), [1, -2, 65504, 2 ** -24, -0, Infinity, NaN]);
+  // Widened in Fortran order too; a short file is measured in the file's bytes.
+  const f = readNpy(npy("{'descr': '<i2', 'fortran_order': True, 'shape': (2, 2), }", new Uint8Array(new Int16Array([1, 3, 2, 4]).buffer)));
+  assert.deepEqual(Array.from(f.data), [1, 2, 3, 4]);
+  assert.throws(() => file("<i2", "(3,)", [1, 0, 2, 0]), /truncated: shape \[3\] needs 6 bytes, file has 4/);
 });

@@ -4,6 +4,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { NpyError, npyHeaderEnd, readNpyHeader } from "../npy.js";
+import { byteSize, shapeSize } from "../tensor.js";
 
 /** A file the CLI could not read or write: printed as one line, exit status 1. */
 export class FileError extends Error {
@@ -104,8 +105,10 @@ export function readNpyFile(path: string, what: string): Uint8Array {
     got += readFully(fd, bytes, got, end - got, where);
     const header = readNpyHeader(bytes.subarray(0, got));
     const need = header.dataBytes;
-    if (need > INPUT_LIMIT) {
-      throw new NpyError(`shape [${header.shape.join(", ")}] of ${header.dtype} needs ${need} bytes, ` +
+    // The tensor's bytes, not the file's: an int16 file is read as i32, twice its size.
+    const tensorBytes = shapeSize(header.shape) * byteSize(header.dtype);
+    if (tensorBytes > INPUT_LIMIT) {
+      throw new NpyError(`shape [${header.shape.join(", ")}] of ${header.dtype} needs ${tensorBytes} bytes, ` +
                          "over 1 GiB, more than an input tensor holds");
     }
     const total = header.dataStart + need;
