@@ -245,14 +245,15 @@ class Decoder {
   bool F64(double* v, const char* what) { return r_.F64(v) || Fail(Truncated(what)); }
   bool String(std::string* s, const char* what) { return r_.String(s) || Fail(Truncated(what)); }
   // Names (graphs, nodes, dims, keys) come from identifiers, which the lexer
-  // only takes as well-formed UTF-8 without control characters: one that
-  // breaks this was altered, and would reach JS as replacement characters.
+  // only takes as well-formed UTF-8 without control or invisible characters:
+  // one that breaks this was altered, and would reach JS as replacement
+  // characters or reach a terminal as a C1 escape or a bidi override.
   bool Name(std::string* s, const char* what) {
     if (!String(s, what)) return false;
     for (size_t i = 0; i < s->size();) {
       uint32_t cp = 0;
       const size_t len = diag::DecodeUtf8(*s, i, &cp);
-      if (len == 0 || cp < 0x20 || cp == 0x7f) return Fail(where_ + what + " is not a well-formed name");
+      if (len == 0 || cp < 0x20 || cp == 0x7f || diag::IsInvisible(cp)) return Fail(where_ + what + " is not a well-formed name");
       i += len;
     }
     return true;

@@ -337,7 +337,11 @@ bool ReplaceString(std::vector<uint8_t>* bytes, const std::string& from, const s
     it = std::search(it, bytes->end(), pattern.begin(), pattern.end());
     if (it == bytes->end()) return false;
     if (k == n) {
-      std::copy(to.begin(), to.end(), it + 4);
+      // The format has no section sizes: a string of another length only
+      // needs its own length prefix changed.
+      *it = static_cast<uint8_t>(to.size());
+      it = bytes->erase(it + 4, it + 4 + static_cast<std::ptrdiff_t>(from.size()));
+      bytes->insert(it, to.begin(), to.end());
       return true;
     }
     ++it;
@@ -428,14 +432,15 @@ TEST(Bundle, TamperedTypesAndUnknownOpsAreNamed) {
   EXPECT_NE(r.status().message().find("graph 'G'"), std::string::npos) << r.status().message();
 }
 
-// Names come from identifiers: well-formed UTF-8 without control bytes. A
-// name with a broken byte loaded before, and reached JS as different
-// characters on each call.
+// Names come from identifiers: well-formed UTF-8 without control or
+// invisible characters. A name with a broken byte loaded before, and reached
+// JS as different characters on each call; a C1 control (U+009B, a terminal's
+// CSI) or a bidi override (U+202E) loaded and reached the CLI's output.
 TEST(Bundle, NamesThatNoIdentifierGivesAreRejected) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
   const std::vector<uint8_t> bytes = BundleOf(b);
-  for (const char* bad_name : {"\xC3", "\xFF", "\x01"}) {
+  for (const char* bad_name : {"\xC3", "\xFF", "\x01", "\xC2\x9B", "\xE2\x80\xAE", "a\xE2\x81\xA6"}) {
     for (const char* name : {"G", "y", "w"}) {
       std::vector<uint8_t> bad = bytes;
       ASSERT_TRUE(ReplaceString(&bad, name, bad_name, 0)) << name;
