@@ -113,6 +113,11 @@ export class SourceEditor {
     return this.view.state.doc.toString();
   }
 
+  /** The document now: an immutable value, a new one after each edit (cheaper to compare than its text). */
+  get doc(): Text {
+    return this.view.state.doc;
+  }
+
   /** Replaces the whole document (an example was picked). */
   setText(text: string): void {
     this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });
@@ -150,11 +155,5 @@ export class SourceEditor {
     if (!r) return;
     this.view.dispatch({ selection: { anchor: r.from }, scrollIntoView: true });
     this.view.focus();
-  }
-
-  /** Last line of a span (spans can cover several lines). */
-  lastLine(span: Span): number {
-    const r = spanRange(this.view.state.doc, span);
-    return r ? this.view.state.doc.lineAt(r.to).number : span.line;
   }
 }

@@ -4,6 +4,8 @@
 // hundred nodes), only while the tab is shown, once per IR graph.
 import { h, s } from "./dom.js";
 import { LayoutClient, type LayoutResult } from "./layout-client.js";
+import { LineIndex } from "./line-index.js";
+import type { SourceLines } from "./source-lines.js";
 import type { IrGraph, IrNode } from "./protocol.js";
 
 export interface GraphCallbacks {
@@ -18,8 +20,14 @@ export class GraphView {
   #which: Which = "after";
   #graphs: { before: IrGraph; after: IrGraph } | undefined;
   #zoom = 1;
-  #selected: ((node: IrNode) => boolean) | undefined;
-  #nodes: { node: IrNode; el: SVGGElement }[] = [];
+  /** The selected source line and the compiled source it belongs to. */
+  #selected: { line: number; lines: SourceLines } | undefined;
+  /** The drawn graph and its node elements by node id. */
+  #drawn: { ir: IrGraph; els: Map<number, SVGGElement> } | undefined;
+  /** The node elements marked selected now, unmarked by the next selection. */
+  #marked: SVGGElement[] = [];
+  /** Node ids by the source lines they came from, per graph and source: made on the first selection. */
+  readonly #byLine = new WeakMap<IrGraph, { lines: SourceLines; index: LineIndex<number> }>();
   readonly #client = new LayoutClient();
   readonly #layouts = new WeakMap<IrGraph, Promise<LayoutResult | null>>();
   #visible = false;
@@ -32,7 +40,7 @@ export class GraphView {
 
   render(graphs: { before: IrGraph; after: IrGraph } | undefined): void {
     this.#graphs = graphs;
-    this.#nodes = [];
+    this.#drawn = undefined;
     if (this.#visible) this.#draw();
     else this.#dirty = true;
   }
@@ -45,7 +53,7 @@ export class GraphView {
 
   #draw(): void {
     this.#dirty = false;
-    this.#nodes = [];
+    this.#drawn = undefined;
     this.#root.replaceChildren();
     const graphs = this.#graphs;
     if (!graphs) {
@@ -93,14 +101,29 @@ export class GraphView {
       h("span", {}, h("i", { class: "lg output" }), "graph output")));
   }
 
-  /** Marks the nodes whose source spans cover `line` (lastLine maps a span to its last line). */
-  selectLine(line: number, lastLine: (span: IrNode["span"]) => number): void {
-    this.#selected = (n) => n.span.line > 0 && n.span.line <= line && line <= lastLine(n.span);
+  /** Marks the nodes whose source spans cover `line` of the compiled source `lines`. */
+  selectLine(line: number, lines: SourceLines): void {
+    this.#selected = { line, lines };
     this.#markSelected();
   }
 
   #markSelected(): void {
-    for (const { node, el } of this.#nodes) el.classList.toggle("selected", this.#selected?.(node) ?? false);
+    for (const el of this.#marked) el.classList.remove("selected");
+    this.#marked = [];
+    if (!this.#drawn || !this.#selected) return;
+    const { ir, els } = this.#drawn;
+    const { line, lines } = this.#selected;
+    let byLine = this.#byLine.get(ir);
+    if (byLine?.lines !== lines) {
+      byLine = { lines, index: new LineIndex(ir.nodes.map((n) => [n.span.line, lines.lastLine(n.span), n.id] as const)) };
+      this.#byLine.set(ir, byLine);
+    }
+    for (const id of byLine.index.at(line)) {
+      const el = els.get(id);
+      if (!el) continue;
+      el.classList.add("selected");
+      this.#marked.push(el);
+    }
   }
 
   /** The layout of an IR graph: made once (in the worker), then reused by zoom and the before/after toggle. */
@@ -121,7 +144,7 @@ export class GraphView {
   }
 
   #svg(ir: IrGraph, g: LayoutResult): SVGSVGElement {
-    this.#nodes = [];
+    const els = new Map<number, SVGGElement>();
     const outputs = new Map<number, string[]>();
     for (const o of ir.outputs) outputs.set(o.node, [...(outputs.get(o.node) ?? []), o.name]);
     const { width, height } = g;
@@ -146,12 +169,13 @@ export class GraphView {
         s("text", { x: box.x, y: y + 28, "text-anchor": "middle", class: "node-name" }, n.name + (outs ? ` → ${outs.join(", ")}` : "")),
         s("text", { x: box.x, y: y + 40, "text-anchor": "middle", class: "node-type" }, n.type ? n.type.text : ""),
         s("title", {}, `%${n.id} ${n.name} = ${n.label}${n.span.line ? `\nline ${n.span.line}:${n.span.column}` : ""}`));
-      this.#nodes.push({ node: n, el });
+      els.set(n.id, el);
       el.addEventListener("mouseenter", () => this.#cb.onHover(n));
       el.addEventListener("mouseleave", () => this.#cb.onHover(null));
       svg.append(el);
     }
     if (this.#zoom === 1) svg.setAttribute("style", "max-width:100%;height:auto");
+    this.#drawn = { ir, els };
     this.#markSelected();
     return svg;
   }

@@ -2,6 +2,7 @@
 import "./style.css";
 import type { Diagnostic } from "../../js/dist/index.js";
 import { h } from "./dom.js";
+import type { Text } from "@codemirror/state";
 import { SourceEditor } from "./editor.js";
 import { EXAMPLES, findExample } from "./examples.js";
 import { formatBytes, formatMs } from "./format.js";
@@ -9,6 +10,7 @@ import { GraphView } from "./graph-view.js";
 import { renderPlan } from "./plan-chart.js";
 import type { CompileOk, GraphReport } from "./protocol.js";
 import { RunPanel } from "./run-panel.js";
+import { SourceLines } from "./source-lines.js";
 import { loadState, saveState } from "./state.js";
 import { renderStats } from "./stats-panel.js";
 import { TapeView } from "./tape-view.js";
@@ -27,10 +29,17 @@ const dimsBox = $("dims");
 const views = document.querySelector(".views-pane") as HTMLElement;
 
 let current: CompileOk | undefined;
-let compiledSource = "";
+// The document the views were compiled from, its text, and its line table
+// for mapping spans to lines (made once per compile, used on each cursor move).
+let compiled: { doc: Text; source: string; lines: SourceLines } | undefined;
 let runMarked = false;  // the editor shows a run's failure (cleared by the next run or compile)
 let compileSeq = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
+
+/** The editor still shows the compiled source: an edit makes a new document (cheaper than comparing texts). */
+function upToDate(): boolean {
+  return compiled !== undefined && editor.doc === compiled.doc;
+}
 
 function setStatus(text: string, kind: "busy" | "ok" | "error"): void {
   status.textContent = text;
@@ -48,26 +57,26 @@ const editor = new SourceEditor($("editor"), initial, {
     scheduleCompile();
   },
   onLine(line) {
-    if (editor.text !== compiledSource) return;
-    tape.selectLine(line, (s) => editor.lastLine(s));
-    graphView.selectLine(line, (s) => editor.lastLine(s));
+    if (!compiled || !upToDate()) return;
+    tape.selectLine(line, compiled.lines);
+    graphView.selectLine(line, compiled.lines);
   },
 });
 
 // ---- views ----
 const tape = new TapeView($("tape-view"), {
   onHover(ins) {
-    if (editor.text !== compiledSource) return;
+    if (!upToDate()) return;
     editor.highlight(ins ? ins.spans : [], true);
   },
   onSelect(ins) {
-    if (editor.text !== compiledSource) return;
+    if (!upToDate()) return;
     editor.highlight(ins.spans, true);
   },
 });
 const graphView = new GraphView($("graph-view"), {
   onHover(node) {
-    if (editor.text !== compiledSource) return;
+    if (!upToDate()) return;
     editor.highlight(node ? [node.span] : [], true);
   },
 });
@@ -78,7 +87,7 @@ const runPanel = new RunPanel($("run-panel"), {
     await compileSettled();
     const g = selectedGraph();
     if (!g) return undefined;
-    if (compiledSource === "") return { type: "ran", id: 0, ok: false, message: notCompiled };
+    if (!compiled) return { type: "ran", id: 0, ok: false, message: notCompiled };
     const program = current;
     const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
     if (current !== program) return undefined;  // recompiled meanwhile: these results are of the program before
@@ -90,8 +99,8 @@ const runPanel = new RunPanel($("run-panel"), {
     // A failure at a place in the source is marked there, like a compile
     // error, until the next run or compile.
     const marked = r.ok ? undefined : r.diagnostic;
-    if (current && editor.text === compiledSource && (marked || runMarked)) {
-      showDiagnostics(marked ? [...current.warnings, marked] : current.warnings, compiledSource);
+    if (current && compiled && upToDate() && (marked || runMarked)) {
+      showDiagnostics(marked ? [...current.warnings, marked] : current.warnings, compiled.source);
     }
     runMarked = marked !== undefined;
     return r;
@@ -115,7 +124,7 @@ function renderCompiledViews(): void {
   renderPlan($("plan-chart"), g?.plan, g?.tape, {
     onHover(b) {
       tape.markSlots(b ? b.slots : []);
-      if (!g?.tape || !b || editor.text !== compiledSource) return editor.highlight([]);
+      if (!g?.tape || !b || !upToDate()) return editor.highlight([]);
       const spans = g.tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => b.slots.includes(s))).flatMap((i) => i.spans);
       editor.highlight(spans);
     },
@@ -189,7 +198,8 @@ async function compile(): Promise<void> {
 
 async function compileNow(): Promise<void> {
   const seq = ++compileSeq;
-  const source = editor.text;
+  const doc = editor.doc;
+  const source = doc.toString();
   const warmUp = state.stopped !== "warm-up";
   compileAgain.hidden = true;
   setStatus("compiling…", "busy");
@@ -201,14 +211,14 @@ async function compileNow(): Promise<void> {
     setStatus(errors ? `${errors} error${errors > 1 ? "s" : ""} (${r.stage})` : r.message.split("\n")[0], "error");
     showDiagnostics(r.diagnostics, source, r.message);
     views.classList.add("stale");
-    compiledSource = "";
+    compiled = undefined;
     notCompiled = errors ? "the source does not compile: fix the errors first" : `nothing is compiled: ${r.message.split("\n")[0]}`;
     downloadBundle.disabled = true;
     return;
   }
   current = r;
   downloadBundle.disabled = false;
-  compiledSource = source;
+  compiled = { doc, source, lines: new SourceLines(source) };
   views.classList.remove("stale");
   // The warm-up runs are part of the wait: reported, apart from the compile.
   const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatMs(r.warmUpMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
@@ -329,7 +339,7 @@ showTab(state.tab);
 const downloadBundle = $<HTMLButtonElement>("download-bundle");
 downloadBundle.addEventListener("click", async () => {
   await compileSettled();  // the program as the page will show it, not one an edit is replacing
-  if (compiledSource === "") return setStatus(`no bundle: ${notCompiled}`, "error");
+  if (!compiled) return setStatus(`no bundle: ${notCompiled}`, "error");
   const r = await worker.bundle();
   if (!r.ok) {
     setStatus(`no bundle: ${r.message.split("\n")[0]}`, "error");
@@ -386,7 +396,7 @@ function showCompileStopped(): void {
   setStatus("compile stopped", "error");
   showDiagnostics([], editor.text, message);
   views.classList.add("stale");
-  compiledSource = "";
+  compiled = undefined;
   notCompiled = "the compile was stopped: edit the source or press Compile again";
   downloadBundle.disabled = true;
   compileAgain.hidden = false;

@@ -4,6 +4,8 @@
 import type { TapeDump, TapeInstruction } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { formatBytes, formatShape } from "./format.js";
+import { LineIndex } from "./line-index.js";
+import type { SourceLines } from "./source-lines.js";
 
 // Rows drawn at first: a table of tens of thousands of rows takes the
 // browser seconds to lay out, so longer tapes draw the rest on request.
@@ -20,6 +22,10 @@ export class TapeView {
   readonly #cb: TapeCallbacks;
   #rows: HTMLTableRowElement[] = [];
   #tape: TapeDump | undefined;
+  /** Instructions by the source lines they came from: made on the first cursor move after a compile. */
+  #byLine: { lines: SourceLines; index: LineIndex<number> } | undefined;
+  /** Rows carrying each marking class, so a new marking touches only those rows. */
+  readonly #marked = new Map<string, number[]>();
 
   constructor(root: HTMLElement, cb: TapeCallbacks) {
     this.#root = root;
@@ -28,7 +34,9 @@ export class TapeView {
 
   /** `note`: why there is no tape yet; `compiledFor`: the run's inputs a per-type compile was made for. */
   render(tape: TapeDump | undefined, note?: string, compiledFor?: string, all = false): void {
+    if (tape !== this.#tape) this.#byLine = undefined;
     this.#tape = tape;
+    this.#marked.clear();
     this.#root.replaceChildren();
     if (!tape) {
       this.#root.append(h("p", { class: note ? "empty pending" : "empty" }, note ?? "Nothing compiled yet."));
@@ -106,21 +114,26 @@ export class TapeView {
     }
   }
 
-  /** Marks the rows whose source spans cover `line` (lastLine maps a span to its last line). */
-  selectLine(line: number, lastLine: (span: TapeInstruction["spans"][number]) => number): number[] {
+  /** Marks the rows whose source spans cover `line` of the compiled source `lines`. */
+  selectLine(line: number, lines: SourceLines): number[] {
     if (!this.#tape) return [];
-    const hits = this.#tape.instructions
-      .filter((i) => i.opcode !== "free" && i.spans.some((s) => s.line > 0 && s.line <= line && line <= lastLine(s)))
-      .map((i) => i.index);
+    if (this.#byLine?.lines !== lines) {
+      const ranges = this.#tape.instructions.filter((i) => i.opcode !== "free")
+        .flatMap((i) => i.spans.map((s) => [s.line, lines.lastLine(s), i.index] as const));
+      this.#byLine = { lines, index: new LineIndex(ranges) };
+    }
+    // An instruction with several spans on the line is found once per span.
+    const hits = [...new Set(this.#byLine.index.at(line))].sort((a, b) => a - b);
     this.#mark("selected", hits);
     this.#rows[hits[0]]?.scrollIntoView({ block: "nearest" });
     return hits;
   }
 
-  /** Marks rows by index with a CSS class (hover from other views). */
+  /** Marks rows by index with a CSS class (hover from other views), unmarking the rows it marked before. */
   #mark(cls: string, indices: number[]): void {
-    for (const r of this.#rows) r.classList.remove(cls);
+    for (const i of this.#marked.get(cls) ?? []) this.#rows[i]?.classList.remove(cls);
     for (const i of indices) this.#rows[i]?.classList.add(cls);
+    this.#marked.set(cls, indices);
   }
 
   /** Rows touching these slots (a memory buffer hovered). */
