@@ -69,8 +69,11 @@ const tape = new TapeView($("tape-view"), {
     if (!upToDate()) return;
     editor.highlight(ins ? ins.spans : [], true);
   },
-  onSelect(ins) {
+  onSelect(ins, jump) {
     if (!upToDate()) return;
+    const at = ins.spans.find((s) => s.line > 0);
+    // The jump focuses the editor, and the tape's losing the focus clears the highlight: jump first.
+    if (jump && at) editor.goTo(at.line, at.column);
     editor.highlight(ins.spans, true);
   },
 });

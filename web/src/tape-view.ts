@@ -1,10 +1,13 @@
 // The Tape tab: one table row per compiled instruction. Hovering a row
 // highlights the source it came from; a source line selects the rows it
-// produced; a memory buffer hovered in the plan chart marks its rows.
+// produced; a memory buffer hovered in the plan chart marks its rows. From
+// the keyboard the table is one Tab stop (an ARIA grid of focusable rows):
+// arrows, Home and End move, Space selects, Enter jumps to the source.
 import type { TapeDump, TapeInstruction } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { formatBytes, formatShape } from "./format.js";
 import { LineIndex } from "./line-index.js";
+import { listMove, RovingFocus } from "./roving-focus.js";
 import type { SourceLines } from "./source-lines.js";
 
 // Rows drawn at first: a table of tens of thousands of rows takes the
@@ -13,14 +16,15 @@ const ROW_LIMIT = 1000;
 
 export interface TapeCallbacks {
   onHover(instr: TapeInstruction | null): void;
-  /** A row chosen from the keyboard (Enter): it stays marked and its source highlighted. */
-  onSelect(instr: TapeInstruction): void;
+  /** A row chosen from the keyboard: it stays marked and its source highlighted; `jump` (Enter): the cursor goes there. */
+  onSelect(instr: TapeInstruction, jump: boolean): void;
 }
 
 export class TapeView {
   readonly #root: HTMLElement;
   readonly #cb: TapeCallbacks;
   #rows: HTMLTableRowElement[] = [];
+  #focus: RovingFocus | undefined;
   #tape: TapeDump | undefined;
   /** Instructions by the source lines they came from: made on the first cursor move after a compile. */
   #byLine: { lines: SourceLines; index: LineIndex<number> } | undefined;
@@ -37,6 +41,8 @@ export class TapeView {
     if (tape !== this.#tape) this.#byLine = undefined;
     this.#tape = tape;
     this.#marked.clear();
+    this.#rows = [];
+    this.#focus = undefined;
     this.#root.replaceChildren();
     if (!tape) {
       this.#root.append(h("p", { class: note ? "empty pending" : "empty" }, note ?? "Nothing compiled yet."));
@@ -64,7 +70,7 @@ export class TapeView {
       const extra = ins.in_place_of !== null
         ? h("span", { class: "badge reuse", title: `written in place over %${ins.in_place_of}, which dies here` }, "in-place")
         : ins.alias_of !== null ? h("span", { class: "badge reuse", title: `shares the storage of %${ins.alias_of}` }, "alias") : null;
-      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index, tabindex: 0,
+      const row = h("tr", { class: `op-${ins.opcode}${ins.fused ? " fused" : ""}`, "data-index": ins.index, "aria-selected": "false",
                                 title: `${ins.text}${ins.kernel ? `\nkernel: ${ins.kernel}${ins.ref ? " (reference fallback)" : ""}` : ""}` },
         h("td", { class: "num" }, String(ins.index)),
         h("td", { class: "op" }, ins.op, ins.opcode === "load_input" || ins.opcode === "load_param" ? h("span", { class: "name" }, ` ${ins.node.name}`) : null),
@@ -83,30 +89,31 @@ export class TapeView {
         this.#mark("hover", []);
         this.#cb.onHover(null);
       });
-      // From the keyboard: focus shows the row's source like a hover, Enter selects it,
-      // Up/Down move to the neighbouring rows.
-      row.addEventListener("focus", () => {
-        this.#mark("hover", [ins.index]);
-        this.#cb.onHover(ins);
-      });
-      row.addEventListener("blur", () => {
-        this.#mark("hover", []);
-        this.#cb.onHover(null);
-      });
-      row.addEventListener("keydown", (ev) => {
-        if (ev.key === "Enter" || ev.key === " ") {
-          ev.preventDefault();
-          this.#mark("selected", [ins.index]);
-          this.#cb.onSelect(ins);
-        } else if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
-          ev.preventDefault();
-          this.#rows[ins.index + (ev.key === "ArrowDown" ? 1 : -1)]?.focus();
-        }
-      });
       return row;
     });
     body.append(...this.#rows);
-    this.#root.append(h("div", { class: "table-wrap" }, h("table", { class: "tape", "data-testid": "tape-table" }, h("thead", {}, head), body)));
+    // A focused row shows its source like a hover.
+    this.#focus = new RovingFocus(body, this.#rows, {
+      move: listMove(this.#rows.length),
+      choose: (i, key) => {
+        this.#mark("selected", [i]);
+        this.#cb.onSelect(tape.instructions[i], key === "Enter");
+      },
+      focus: (i) => {
+        this.#mark("hover", [i]);
+        this.#cb.onHover(tape.instructions[i]);
+      },
+      blur: () => {
+        this.#mark("hover", []);
+        this.#cb.onHover(null);
+      },
+    });
+    // Header row plus every instruction, when only the first rows are drawn.
+    const rowCount = shown.length < tape.instructions.length ? tape.instructions.length + 1 : undefined;
+    this.#root.append(h("div", { class: "table-wrap" }, h("table", {
+      class: "tape", "data-testid": "tape-table", role: "grid", "aria-label": "Tape instructions", "aria-readonly": "true",
+      "aria-multiselectable": "true", "aria-rowcount": rowCount,
+    }, h("thead", {}, head), body)));
     if (shown.length < tape.instructions.length) {
       const more = h("button", { "data-testid": "tape-more" }, `Show all ${tape.instructions.length} instructions`);
       more.addEventListener("click", () => this.render(tape, note, compiledFor, true));
@@ -125,14 +132,24 @@ export class TapeView {
     // An instruction with several spans on the line is found once per span.
     const hits = [...new Set(this.#byLine.index.at(line))].sort((a, b) => a - b);
     this.#mark("selected", hits);
-    this.#rows[hits[0]]?.scrollIntoView({ block: "nearest" });
+    if (this.#rows[hits[0]]) {
+      this.#rows[hits[0]].scrollIntoView({ block: "nearest" });
+      this.#focus?.setCurrent(hits[0]);  // Tab into the tape lands on the line's first row
+    }
     return hits;
   }
 
   /** Marks rows by index with a CSS class (hover from other views), unmarking the rows it marked before. */
   #mark(cls: string, indices: number[]): void {
-    for (const i of this.#marked.get(cls) ?? []) this.#rows[i]?.classList.remove(cls);
-    for (const i of indices) this.#rows[i]?.classList.add(cls);
+    const selected = cls === "selected";  // also told to assistive technology
+    for (const i of this.#marked.get(cls) ?? []) {
+      this.#rows[i]?.classList.remove(cls);
+      if (selected) this.#rows[i]?.setAttribute("aria-selected", "false");
+    }
+    for (const i of indices) {
+      this.#rows[i]?.classList.add(cls);
+      if (selected) this.#rows[i]?.setAttribute("aria-selected", "true");
+    }
     this.#marked.set(cls, indices);
   }
 

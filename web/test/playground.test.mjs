@@ -134,10 +134,10 @@ test("hovering a tape row highlights its source; a source line selects its rows"
   assert.equal(lit.length, 1, lit.join(" | "));
   assert.match(lit[0], /node h1 .*relu\(matmul\(features, w1\) \+ b1\)/);
   assert.match(await page.$$eval(".cm-span-highlight", (els) => els.map((e) => e.textContent).join("")), /features/);
-  // From the keyboard too: a focused row shows its source, Enter selects it, Down moves to the next row.
+  // From the keyboard too: a focused row shows its source, Space selects it, Down moves to the next row.
   await page.mouse.move(0, 0);
   await fusedRow.focus();
-  await page.keyboard.press("Enter");
+  await page.keyboard.press("Space");
   const index = Number(await fusedRow.getAttribute("data-index"));
   assert.deepEqual(await page.$$eval('[data-testid="tape-table"] tbody tr.selected', (r) => r.map((x) => Number(x.dataset.index))), [index]);
   assert.match((await page.$$eval(".cm-line.cm-span-line", (els) => els.map((e) => e.textContent))).join(" | "), /node h1 /);
