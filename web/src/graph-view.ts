@@ -1,15 +1,22 @@
 // The Graph tab: the IR before and after optimisation as a DAG laid out by
 // dagre (top to bottom, data flowing down). Fused nodes are marked; hover a
 // node to see its source. Layouts run in a worker (seconds for a few
-// hundred nodes), only while the tab is shown, once per IR graph.
+// hundred nodes), only while the tab is shown, once per IR graph. The nodes
+// are an ARIA listbox, one Tab stop: arrows move by the layout, Enter or
+// Space selects a node and highlights its source.
 import { h, s } from "./dom.js";
 import { LayoutClient, type LayoutResult } from "./layout-client.js";
 import { LineIndex } from "./line-index.js";
+import { RovingFocus } from "./roving-focus.js";
+import { spatialMove } from "./spatial-move.js";
 import type { SourceLines } from "./source-lines.js";
 import type { IrGraph, IrNode } from "./protocol.js";
 
 export interface GraphCallbacks {
+  /** A node hovered or focused; null: left. */
   onHover(node: IrNode | null): void;
+  /** A node chosen from the keyboard (Enter or Space). */
+  onSelect(node: IrNode): void;
 }
 
 type Which = "before" | "after";
@@ -22,8 +29,10 @@ export class GraphView {
   #zoom = 1;
   /** The selected source line and the compiled source it belongs to. */
   #selected: { line: number; lines: SourceLines } | undefined;
+  /** A node chosen from the keyboard: it replaces the line's selection in its graph. */
+  #chosen: { ir: IrGraph; id: number } | undefined;
   /** The drawn graph and its node elements by node id. */
-  #drawn: { ir: IrGraph; els: Map<number, SVGGElement> } | undefined;
+  #drawn: { ir: IrGraph; els: Map<number, SVGGElement>; focus: RovingFocus } | undefined;
   /** The node elements marked selected now, unmarked by the next selection. */
   #marked: SVGGElement[] = [];
   /** Node ids by the source lines they came from, per graph and source: made on the first selection. */
@@ -104,26 +113,38 @@ export class GraphView {
   /** Marks the nodes whose source spans cover `line` of the compiled source `lines`. */
   selectLine(line: number, lines: SourceLines): void {
     this.#selected = { line, lines };
+    this.#chosen = undefined;
     this.#markSelected();
   }
 
   #markSelected(): void {
-    for (const el of this.#marked) el.classList.remove("selected");
+    for (const el of this.#marked) {
+      el.classList.remove("selected");
+      el.setAttribute("aria-selected", "false");
+    }
     this.#marked = [];
-    if (!this.#drawn || !this.#selected) return;
+    if (!this.#drawn) return;
     const { ir, els } = this.#drawn;
+    for (const id of this.#selectedIds(ir)) {
+      const el = els.get(id);
+      if (!el) continue;
+      el.classList.add("selected");
+      el.setAttribute("aria-selected", "true");
+      this.#marked.push(el);
+    }
+    if (this.#marked.length) this.#drawn.focus.setCurrentItem(this.#marked[0]);  // Tab lands on the selection
+  }
+
+  #selectedIds(ir: IrGraph): number[] {
+    if (this.#chosen) return this.#chosen.ir === ir ? [this.#chosen.id] : [];
+    if (!this.#selected) return [];
     const { line, lines } = this.#selected;
     let byLine = this.#byLine.get(ir);
     if (byLine?.lines !== lines) {
       byLine = { lines, index: new LineIndex(ir.nodes.map((n) => [n.span.line, lines.lastLine(n.span), n.id] as const)) };
       this.#byLine.set(ir, byLine);
     }
-    for (const id of byLine.index.at(line)) {
-      const el = els.get(id);
-      if (!el) continue;
-      el.classList.add("selected");
-      this.#marked.push(el);
-    }
+    return byLine.index.at(line);
   }
 
   /** The layout of an IR graph: made once (in the worker), then reused by zoom and the before/after toggle. */
@@ -149,13 +170,15 @@ export class GraphView {
     for (const o of ir.outputs) outputs.set(o.node, [...(outputs.get(o.node) ?? []), o.name]);
     const { width, height } = g;
     const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, class: "graph-svg", width: Math.round(width * this.#zoom), height: Math.round(height * this.#zoom),
-                           role: "img", "aria-label": `IR graph ${ir.name}` });
+                           role: "group", "aria-label": `IR graph ${ir.name}` });
     svg.append(s("defs", {}, s("marker", { id: "arrow", viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: "auto" },
       s("path", { d: "M0,0 L8,4 L0,8 z", class: "arrow" }))));
     for (const pts of g.edges) {
       const d = pts.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
-      svg.append(s("path", { d, class: "edge", "marker-end": "url(#arrow)" }));
+      svg.append(s("path", { d, class: "edge", "marker-end": "url(#arrow)", "aria-hidden": "true" }));
     }
+    const list = s("g", { role: "listbox", "aria-label": `${ir.nodes.length} nodes of ${ir.name}`, "aria-multiselectable": "true" });
+    const items: SVGGElement[] = [];
     for (const n of ir.nodes) {
       const box = g.nodes[String(n.id)];
       const fused = n.op.startsWith("fused_");
@@ -163,19 +186,36 @@ export class GraphView {
       const cls = `node ${n.role}${fused ? " fused" : ""}${outs ? " output" : ""}`;
       const x = box.x - box.width / 2, y = box.y - box.height / 2;
       const title = n.role === "compute" ? n.label : n.role;
-      const el = s("g", { class: cls, "data-node": n.id },
+      const where = n.span.line ? `, line ${n.span.line}` : "";
+      const el = s("g", { class: cls, "data-node": n.id, role: "option", "aria-selected": "false",
+                          "aria-label": `${title} ${n.name}${outs ? ` (output ${outs.join(", ")})` : ""}${n.type ? `: ${n.type.text}` : ""}${where}` },
         s("rect", { x, y, width: box.width, height: box.height, rx: 7 }),
         s("text", { x: box.x, y: y + 15, "text-anchor": "middle", class: "node-op" }, title),
         s("text", { x: box.x, y: y + 28, "text-anchor": "middle", class: "node-name" }, n.name + (outs ? ` → ${outs.join(", ")}` : "")),
         s("text", { x: box.x, y: y + 40, "text-anchor": "middle", class: "node-type" }, n.type ? n.type.text : ""),
         s("title", {}, `%${n.id} ${n.name} = ${n.label}${n.span.line ? `\nline ${n.span.line}:${n.span.column}` : ""}`));
       els.set(n.id, el);
+      items.push(el);
       el.addEventListener("mouseenter", () => this.#cb.onHover(n));
       el.addEventListener("mouseleave", () => this.#cb.onHover(null));
-      svg.append(el);
+      list.append(el);
     }
+    svg.append(list);
+    const points = ir.nodes.map((n) => g.nodes[String(n.id)]);
+    const move = spatialMove(points);
+    const focus = new RovingFocus(list, items, {
+      move,
+      choose: (i) => {
+        this.#chosen = { ir, id: ir.nodes[i].id };
+        this.#selected = undefined;
+        this.#markSelected();
+        this.#cb.onSelect(ir.nodes[i]);
+      },
+      focus: (i) => this.#cb.onHover(ir.nodes[i]),
+      blur: () => this.#cb.onHover(null),
+    }, move(0, "Home"));
     if (this.#zoom === 1) svg.setAttribute("style", "max-width:100%;height:auto");
-    this.#drawn = { ir, els };
+    this.#drawn = { ir, els, focus };
     this.#markSelected();
     return svg;
   }

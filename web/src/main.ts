@@ -8,7 +8,7 @@ import { EXAMPLES, findExample } from "./examples.js";
 import { formatBytes, formatMs } from "./format.js";
 import { GraphView } from "./graph-view.js";
 import { renderPlan } from "./plan-chart.js";
-import type { CompileOk, GraphReport } from "./protocol.js";
+import type { CompileOk, GraphReport, PlanBuffer } from "./protocol.js";
 import { RunPanel } from "./run-panel.js";
 import { SourceLines } from "./source-lines.js";
 import { loadState, saveState } from "./state.js";
@@ -82,6 +82,10 @@ const graphView = new GraphView($("graph-view"), {
     if (!upToDate()) return;
     editor.highlight(node ? [node.span] : [], true);
   },
+  onSelect(node) {
+    if (!upToDate()) return;
+    editor.highlight([node.span], true);
+  },
 });
 const runPanel = new RunPanel($("run-panel"), {
   async onRun(settings) {
@@ -124,13 +128,16 @@ function selectedGraph(): GraphReport | undefined {
 function renderCompiledViews(): void {
   const g = selectedGraph();
   tape.render(g?.tape, g?.pending, g?.compiledFor);
+  // A buffer hovered, focused or chosen marks the tape rows writing it and their source.
+  const showBuffer = (b: PlanBuffer | null, scroll: boolean) => {
+    tape.markSlots(b ? b.slots : []);
+    if (!g?.tape || !b || !upToDate()) return editor.highlight([]);
+    const spans = g.tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => b.slots.includes(s))).flatMap((i) => i.spans);
+    editor.highlight(spans, scroll);
+  };
   renderPlan($("plan-chart"), g?.plan, g?.tape, {
-    onHover(b) {
-      tape.markSlots(b ? b.slots : []);
-      if (!g?.tape || !b || !upToDate()) return editor.highlight([]);
-      const spans = g.tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => b.slots.includes(s))).flatMap((i) => i.spans);
-      editor.highlight(spans);
-    },
+    onHover: (b) => showBuffer(b, false),
+    onSelect: (b) => showBuffer(b, true),
   }, g?.pending);
   renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap, g?.pending, g?.compiledFor);
 }

@@ -1,14 +1,21 @@
 // The Memory tab: every arena buffer as a rectangle over (tape step ×
 // arena offset). Buffers whose lifetimes do not overlap share offsets; the
 // bars under the chart compare the arena with the lower bound (most bytes
-// alive at once) and the naive total (one buffer per value).
+// alive at once) and the naive total (one buffer per value). The buffers
+// are an ARIA listbox, one Tab stop: arrows move by the chart's layout,
+// Enter or Space selects a buffer and marks where it is written.
 import type { TapeDump } from "../../js/dist/index.js";
 import { h, s } from "./dom.js";
 import { formatBytes } from "./format.js";
 import type { PlanBuffer, PlanDump } from "./protocol.js";
+import { RovingFocus } from "./roving-focus.js";
+import { spatialMove } from "./spatial-move.js";
 
 export interface PlanCallbacks {
+  /** A buffer hovered or focused; null: left. */
   onHover(buffer: PlanBuffer | null): void;
+  /** A buffer chosen from the keyboard (Enter or Space). */
+  onSelect(buffer: PlanBuffer): void;
 }
 
 const COLORS = { value: "#4c7bd9", input: "#2a9d8f", workspace: "#c98a1b" };
@@ -37,7 +44,7 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
   const yMax = Math.max(arena, 1);
   const x = (t: number) => left + (t / steps) * (W - left - right);
   const y = (off: number) => top + (off / yMax) * (H - top - bottom);
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "plan-svg", role: "img", "aria-label": "memory plan" });
+  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "plan-svg", role: "group", "aria-label": "memory plan" });
   // Axes and grid.
   svg.append(s("rect", { x: left, y: top, width: W - left - right, height: H - top - bottom, class: "plot-bg" }));
   const ticks = 4;
@@ -58,13 +65,17 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
     svg.append(s("line", { x1: left, x2: W - right, y1: y(lower), y2: y(lower), class: "bound-line" }),
       s("text", { x: W - right - 4, y: y(lower) - 4, class: "bound-label", "text-anchor": "end" }, `lower bound ${formatBytes(lower)}`));
   }
+  const list = s("g", { role: "listbox", "aria-label": `${plan.buffers.length} arena buffers` });
+  const items: SVGGElement[] = [];
+  const points: { x: number; y: number }[] = [];
   for (const b of plan.buffers) {
     const label = b.kind === "workspace" ? "workspace" : b.slots.map((sl) => `%${sl} ${names.get(sl) ?? ""}`).join(", ");
     const rx = x(b.first), rw = Math.max(2, x(b.last + 1) - x(b.first) - 1);
     const ry = y(b.offset), rh = Math.max(2, y(b.offset + b.size) - y(b.offset) - 0.5);
-    const g = s("g", { class: "buffer", "data-buffer": b.id },
+    const what = `buffer ${b.id} (${b.kind}): ${label}`, where = `@${b.offset} +${formatBytes(b.size)}, alive at steps ${b.first}–${b.last}`;
+    const g = s("g", { class: "buffer", "data-buffer": b.id, role: "option", "aria-selected": "false", "aria-label": `${what}, ${where}` },
       s("rect", { x: rx, y: ry, width: rw, height: rh, rx: 2, fill: COLORS[b.kind] }),
-      s("title", {}, `buffer ${b.id} (${b.kind}): ${label}\n@${b.offset} +${formatBytes(b.size)}, alive at steps ${b.first}–${b.last}`));
+      s("title", {}, `${what}\n${where}`));
     if (rh > 13 && rw > 40) {
       g.append(s("text", { x: rx + 4, y: ry + Math.min(rh / 2 + 4, 14), class: "buffer-label" }, truncate(label, Math.floor(rw / 6.5))));
     }
@@ -76,8 +87,26 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
       g.classList.remove("hover");
       cb.onHover(null);
     });
-    svg.append(g);
+    list.append(g);
+    items.push(g);
+    points.push({ x: rx, y: ry });
   }
+  svg.append(list);
+  const move = spatialMove(points);
+  let chosen: SVGGElement | undefined;
+  new RovingFocus(list, items, {
+    move,
+    choose: (i) => {
+      chosen?.classList.remove("selected");
+      chosen?.setAttribute("aria-selected", "false");
+      chosen = items[i];
+      chosen.classList.add("selected");
+      chosen.setAttribute("aria-selected", "true");
+      cb.onSelect(plan.buffers[i]);
+    },
+    focus: (i) => cb.onHover(plan.buffers[i]),
+    blur: () => cb.onHover(null),
+  }, move(0, "Home"));
   root.append(h("div", { class: "chart-wrap" }, svg));
 
   // The three totals as bars on one scale.
