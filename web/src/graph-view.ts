@@ -138,13 +138,21 @@ export class GraphView {
   #selectedIds(ir: IrGraph): number[] {
     if (this.#chosen) return this.#chosen.ir === ir ? [this.#chosen.id] : [];
     if (!this.#selected) return [];
-    const { line, lines } = this.#selected;
+    return this.#lineIndex(ir, this.#selected.lines).at(this.#selected.line);
+  }
+
+  /** Makes the node-by-line indexes of the graphs ahead of the first cursor move (when idle). */
+  prepareLines(lines: SourceLines): void {
+    if (this.#graphs) for (const ir of [this.#graphs.after, this.#graphs.before]) this.#lineIndex(ir, lines);
+  }
+
+  #lineIndex(ir: IrGraph, lines: SourceLines): LineIndex<number> {
     let byLine = this.#byLine.get(ir);
     if (byLine?.lines !== lines) {
       byLine = { lines, index: new LineIndex(ir.nodes.map((n) => [n.span.line, lines.lastLine(n.span), n.id] as const)) };
       this.#byLine.set(ir, byLine);
     }
-    return byLine.index.at(line);
+    return byLine.index;
   }
 
   /** The layout of an IR graph: made once (in the worker), then reused by zoom and the before/after toggle. */

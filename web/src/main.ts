@@ -140,6 +140,19 @@ function renderCompiledViews(): void {
     onSelect: (b) => showBuffer(b, true),
   }, g?.pending);
   renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap, g?.pending, g?.compiledFor);
+  prepareLineIndexes();
+}
+
+/** Indexes the tape rows and graph nodes by source line while the page is idle: the first cursor move costs no more than the rest. */
+function prepareLineIndexes(): void {
+  const c = compiled;
+  if (!c) return;
+  const idle = window.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 100));  // Safari has no idle callback
+  idle(() => {
+    if (compiled !== c) return;
+    tape.prepareLines(c.lines);
+    graphView.prepareLines(c.lines);
+  });
 }
 
 function renderViews(): void {

@@ -26,7 +26,7 @@ export class TapeView {
   #rows: HTMLTableRowElement[] = [];
   #focus: RovingFocus | undefined;
   #tape: TapeDump | undefined;
-  /** Instructions by the source lines they came from: made on the first cursor move after a compile. */
+  /** Instructions by the source lines they came from: made once per compile. */
   #byLine: { lines: SourceLines; index: LineIndex<number> } | undefined;
   /** Rows carrying each marking class, so a new marking touches only those rows. */
   readonly #marked = new Map<string, number[]>();
@@ -123,20 +123,27 @@ export class TapeView {
 
   /** Marks the rows whose source spans cover `line` of the compiled source `lines`. */
   selectLine(line: number, lines: SourceLines): number[] {
-    if (!this.#tape) return [];
-    if (this.#byLine?.lines !== lines) {
-      const ranges = this.#tape.instructions.filter((i) => i.opcode !== "free")
-        .flatMap((i) => i.spans.map((s) => [s.line, lines.lastLine(s), i.index] as const));
-      this.#byLine = { lines, index: new LineIndex(ranges) };
-    }
+    const index = this.prepareLines(lines);
+    if (!index) return [];
     // An instruction with several spans on the line is found once per span.
-    const hits = [...new Set(this.#byLine.index.at(line))].sort((a, b) => a - b);
+    const hits = [...new Set(index.at(line))].sort((a, b) => a - b);
     this.#mark("selected", hits);
     if (this.#rows[hits[0]]) {
       this.#rows[hits[0]].scrollIntoView({ block: "nearest" });
       this.#focus?.setCurrent(hits[0]);  // Tab into the tape lands on the line's first row
     }
     return hits;
+  }
+
+  /** The rows by source line, made once per tape and source (ahead of the first cursor move, when idle). */
+  prepareLines(lines: SourceLines): LineIndex<number> | undefined {
+    if (!this.#tape) return undefined;
+    if (this.#byLine?.lines !== lines) {
+      const ranges = this.#tape.instructions.filter((i) => i.opcode !== "free")
+        .flatMap((i) => i.spans.map((s) => [s.line, lines.lastLine(s), i.index] as const));
+      this.#byLine = { lines, index: new LineIndex(ranges) };
+    }
+    return this.#byLine.index;
   }
 
   /** Marks rows by index with a CSS class (hover from other views), unmarking the rows it marked before. */

@@ -73,7 +73,7 @@ test("moving the cursor near the end of a 5,000-node program stays cheap", async
   await page.click('[data-testid="tape-more"]');  // every row drawn: the selection lands near the end
   await page.click(".cm-content");
   await page.keyboard.press("Control+End");
-  await page.keyboard.press("ArrowUp");  // the first move after a compile makes the line index
+  await page.keyboard.press("ArrowUp");  // the editor draws the lines it scrolled to on the first move
   await page.waitForTimeout(300);
   // Each key's handling, timed from the first keydown listener to the last,
   // and the UTF-8 conversions made meanwhile.
