@@ -116,7 +116,10 @@ export class TapeView {
     }, h("thead", {}, head), body)));
     if (shown.length < tape.instructions.length) {
       const more = h("button", { "data-testid": "tape-more" }, `Show all ${tape.instructions.length} instructions`);
-      more.addEventListener("click", () => this.render(tape, note, compiledFor, true));
+      more.addEventListener("click", () => {
+        this.render(tape, note, compiledFor, true);
+        this.#focus?.focusItem(shown.length);  // the button is gone: the focus goes on to the first row it added
+      });
       this.#root.append(h("p", { class: "hint" }, `Showing the first ${shown.length} of ${tape.instructions.length} instructions. `, more));
     }
   }

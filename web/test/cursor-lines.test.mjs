@@ -71,6 +71,8 @@ test("moving the cursor near the end of a 5,000-node program stays cheap", async
   await page.click('[data-tab="tape"]');
   await pasteSource(page, source, "Chain");
   await page.click('[data-testid="tape-more"]');  // every row drawn: the selection lands near the end
+  // The button is gone; the focus went on to the first row it added, not back to the page.
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.index), "1000");
   await page.click(".cm-content");
   await page.keyboard.press("Control+End");
   await page.keyboard.press("ArrowUp");  // the editor draws the lines it scrolled to on the first move
