@@ -2,6 +2,7 @@
 // `NAME=PATH.npy`, `NAME=random` or `NAME=randint:LO:HI`.
 import { NpyError, Rng, ShrewRuntimeError, Tensor, readNpy, type DType, type Signature, type TensorSpec } from "../index.js";
 import { setOwn } from "../plain.js";
+import { RANDINT_RANGE, randintFits } from "../randint.js";
 import { UsageError } from "./usage.js";
 import { FileError, INPUT_LIMIT, readNpyFile } from "./files.js";
 import { byteSize } from "../tensor.js";
@@ -62,19 +63,13 @@ const JS_DTYPE: Record<string, DType> = {
 
 const isFloat = (d: DType) => d === "f32" || d === "f64";
 
-/** The values each declared integer dtype holds (as safe integers, which randint's bounds are). */
-const INT_RANGE: Record<string, readonly [number, number]> = {
-  bool: [0, 1], u8: [0, 255], i8: [-128, 127], i16: [-32768, 32767], u16: [0, 65535],
-  i32: [-(2 ** 31), 2 ** 31 - 1], u32: [0, 2 ** 32 - 1],
-  i64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], u64: [0, Number.MAX_SAFE_INTEGER],
-};
-
 /** randint draws from [LO, HI): every value must fit the input's declared dtype. */
 function checkRandint(input: TensorSpec, lo: number, hi: number): void {
-  const range = INT_RANGE[input.dtype ?? ""];
-  if (range === undefined || (lo >= range[0] && hi - 1 <= range[1])) return;
+  const dtype = input.dtype ?? "";
+  if (randintFits(dtype, lo, hi)) return;
+  const [min, max] = RANDINT_RANGE[dtype];
   throw new UsageError(`--input ${input.name}=randint:${lo}:${hi} draws values outside ${input.dtype} ` +
-                       `(${range[0]}..${range[1]}; HI is exclusive)`);
+                       `(${min}..${max}; HI is exclusive)`);
 }
 
 /** An input tensor of zeros; one that cannot be allocated is a one-line error naming it. */
