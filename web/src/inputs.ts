@@ -5,6 +5,7 @@
 // generator, like the CLI's .npy inputs.
 import { Rng, Tensor, type DType, type Signature, type TensorSpec } from "../../js/dist/index.js";
 import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor } from "./protocol.js";
+import { randintProblem } from "./randint-range.js";
 
 // Declared dtype -> the JS storage dtype (the CLI's table).
 const JS_DTYPE: Record<string, DType> = {
@@ -203,9 +204,9 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
       for (let i = 0; i < n; i++) d[i] = rng.next() * 2 - 1;
     } else {
       const lo = src.lo ?? 0, hi = src.hi ?? 4;
-      if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo) {
-        throw new Error(`input '${input.name}': the integer range needs lo < hi, got [${lo}, ${hi})`);
-      }
+      // The Run tab checks this too; here for any other caller (a value outside the dtype was stored wrapped).
+      const problem = randintProblem(input.name, input.dtype ?? "", lo, hi);
+      if (problem) throw new Error(problem);
       for (let i = 0; i < n; i++) {
         const v = lo + Math.floor(rng.next() * (hi - lo));
         if (dtype === "i64") (t.data as BigInt64Array)[i] = BigInt(v);

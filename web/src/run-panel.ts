@@ -4,7 +4,8 @@
 import type { Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { exactText, formatMs, formatShape, formatValue } from "./format.js";
-import { inputRow, rowKey, type InputRow } from "./input-row.js";
+import { inputRow, rowKey, type Draft, type InputRow } from "./input-row.js";
+import { FieldNote } from "./integer-field.js";
 import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
 
 export interface RunSettings {
@@ -23,12 +24,12 @@ export interface RunCallbacks {
   onSeed(seed: number): void;
 }
 
-const MAX_ROWS = 64, MAX_COLS = 32;
+const MAX_ROWS = 64, MAX_COLS = 32, MAX_RUNS = 10000;
 
 export class RunPanel {
   readonly #root: HTMLElement;
   readonly #cb: RunCallbacks;
-  readonly #sources = new Map<string, InputSource>();
+  readonly #drafts = new Map<string, Draft>();
   #seed: number;
   #runs: number;
   #result: HTMLElement = h("div", { class: "run-result" });
@@ -38,6 +39,9 @@ export class RunPanel {
   readonly #controls: HTMLElement;
   readonly #button: HTMLButtonElement;
   readonly #notes = h("div", { class: "run-notes" });
+  /** The seed and run count as typed: whole numbers in range, else undefined with the reason shown. */
+  readonly #readSeed: () => number | undefined;
+  readonly #readRuns: () => number | undefined;
   /** The form's fields as built, per input (see rowKey): rebuilt only when they change. */
   #formKey = "";
   #rows: InputRow[] = [];
@@ -51,21 +55,25 @@ export class RunPanel {
     this.#seed = seed;
     this.#runs = runs;
     const seedField = h("input", { type: "number", value: seed, min: 0, step: 1, "aria-label": "seed", id: "run-seed" });
+    // Seeds are non-negative safe integers (the package rejects others).
+    const seedNote = new FieldNote([seedField], "seed-error");
+    this.#readSeed = () => seedNote.read("seed", 0, Number.MAX_SAFE_INTEGER);
     seedField.addEventListener("change", () => {
-      // Seeds are non-negative safe integers (the package rejects others); show what is used.
-      const v = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.floor(Number(seedField.value) || 0)));
-      seedField.value = String(v);
+      const v = this.#readSeed();
+      if (v === undefined || v === this.#seed) return;
       this.#seed = v;
       this.#cb.onSeed(v);
     });
-    const runsField = h("input", { type: "number", value: runs, min: 1, max: 10000, step: 1, "aria-label": "timed runs", id: "run-count" });
+    const runsField = h("input", { type: "number", value: runs, min: 1, max: MAX_RUNS, step: 1, "aria-label": "timed runs", id: "run-count" });
+    const runsNote = new FieldNote([runsField], "runs-error");
+    this.#readRuns = () => runsNote.read("timed runs", 1, MAX_RUNS);
     runsField.addEventListener("change", () => {
-      this.#runs = Math.min(10000, Math.max(1, Math.floor(Number(runsField.value) || 1)));
-      runsField.value = String(this.#runs);
+      this.#runs = this.#readRuns() ?? this.#runs;
     });
     this.#button = h("button", { class: "primary", "data-testid": "run-button" });
     this.#button.addEventListener("click", () => void this.#run());
-    this.#controls = h("div", { class: "run-controls" }, h("label", {}, "seed ", seedField), h("label", {}, "timed runs ", runsField), this.#button);
+    this.#controls = h("div", { class: "run-controls" }, h("label", {}, "seed ", seedField), seedNote.el,
+      h("label", {}, "timed runs ", runsField), runsNote.el, this.#button);
   }
 
   get seed(): number {
@@ -74,10 +82,23 @@ export class RunPanel {
 
   async #run(): Promise<void> {
     const token = ++this.#token;
+    // Every field is read before anything runs: one that does not hold what it
+    // says stops the run and says why, next to itself and here; nothing is sent.
+    const seedOk = this.#readSeed() !== undefined, runs = this.#readRuns();
+    const sources = this.#rows.map((r) => r.source());
+    if (!seedOk || runs === undefined || sources.includes(undefined)) {
+      this.#running = false;  // an answer still to come is for an earlier click
+      const problems = [...this.#root.querySelectorAll<HTMLElement>(".field-error:not([hidden])")].map((e) => e.textContent ?? "");
+      this.#result.replaceChildren(h("p", { class: "error", "data-testid": "run-blocked" }, `Not run: ${problems.join("\n")}`));
+      this.#root.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+      return;
+    }
+    this.#runs = runs;
     this.#running = true;
     this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
     try {
-      const r = await this.#cb.onRun({ seed: this.#seed, runs: this.#runs, inputs: Object.fromEntries(this.#sources) });
+      const inputs = Object.fromEntries(this.#rows.map((r, i) => [r.name, sources[i]!]));
+      const r = await this.#cb.onRun({ seed: this.#seed, runs, inputs });
       if (token !== this.#token) return;  // another run, or another graph's form, came meanwhile
       // undefined: it ran on a program recompiled since, whose results these are not.
       if (!r) this.#result.replaceChildren();
@@ -91,7 +112,7 @@ export class RunPanel {
   /**
    * Shows the input form for a graph. The same fields as shown (a recompile
    * with another seed or dim) are kept and their types updated; other
-   * fields are built anew (pasted text is kept per input name).
+   * fields are built anew (what was typed is kept per input name).
    */
   render(sig: Signature | undefined, dims: Record<string, number>, bindError?: string): void {
     if (!sig) {
@@ -108,8 +129,8 @@ export class RunPanel {
       this.#running = false;
       this.#formKey = key;
       this.#result = h("div", { class: "run-result" });
-      this.#rows = sig.inputs.map((input) => inputRow(input, this.#sources.get(input.name) ?? { mode: "random" }, dims,
-                                                      (src) => this.#sources.set(input.name, src)));
+      this.#rows = sig.inputs.map((input) => inputRow(input, this.#drafts.get(input.name), dims,
+                                                      (draft) => this.#drafts.set(input.name, draft)));
       this.#root.replaceChildren(this.#controls,
         h("p", { class: "hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
           h("code", {}, "shrew run --seed"), "."),
