@@ -7,6 +7,7 @@ import { SourceEditor } from "./editor.js";
 import { EXAMPLES, findExample } from "./examples.js";
 import { formatBytes, formatMs } from "./format.js";
 import { GraphView } from "./graph-view.js";
+import { FieldNote, readInteger } from "./integer-field.js";
 import { renderPlan } from "./plan-chart.js";
 import type { CompileOk, GraphReport, PlanBuffer } from "./protocol.js";
 import { RunPanel } from "./run-panel.js";
@@ -269,19 +270,24 @@ function renderDims(dims: Record<string, number>): void {
   dimsBox.replaceChildren();
   for (const [name, value] of Object.entries(dims)) {
     const input = h("input", { type: "number", min: 1, max: 4096, step: 1, value, "aria-label": `dim ${name}`, "data-dim": name });
+    const note = new FieldNote([], "dim-error");  // the field is put back, so it is not marked invalid
     input.addEventListener("change", () => {
-      const v = Math.floor(Number(input.value));
-      if (!Number.isSafeInteger(v) || v < 1 || v > 4096) {
-        input.value = String(state.dims[name] ?? value);
+      const r = readInteger(`dim ${name}`, input.value, input.validity.badInput, 1, 4096);
+      if (!r.ok) {
+        // The size asked for last stays (compiled, or being compiled): the field shows it again, the note says why.
+        const stays = state.dims[name] ?? value;
+        note.show(`${r.message}; ${name} stays ${stays}`);
+        input.value = String(stays);
         return;
       }
+      note.show(undefined);
       // From state.dims, not this compile's: another dim changed since must stay.
-      state.dims = { ...state.dims, [name]: v };
+      state.dims = { ...state.dims, [name]: r.value };
       state.stopped = null;  // asked for (maybe a smaller size, after a stopped warm-up): compiled as after an edit
       saveState(state);
       scheduleCompile(0);
     });
-    dimsBox.append(h("label", { class: "field dim" }, name, input));
+    dimsBox.append(h("label", { class: "field dim" }, name, input), note.el);
   }
 }
 

@@ -276,3 +276,29 @@ test("seed, timed runs and ? sizes must be whole numbers in range: not read as 0
   assert.deepEqual(await page.$$eval('[data-testid="timing"] [data-runs]', (els) => els.map((e) => e.dataset.runs)), ["3", "3"]);
   assert.deepEqual(page.errors, []);
 });
+
+test("a symbolic dim that is not a size from 1 to 4096 is refused with a note; the program keeps its size", async () => {
+  const source = "@graph Sym {\n  input x: Tensor<[Batch, 2], f32>;\n  output y: x + 1.0;\n}\n";
+  await setSource(source, "Sym");
+  await enter('[data-dim="Batch"]', "3");
+  await waitCompiled("Sym");
+  await page.waitForFunction(() => document.querySelector('[data-dim="Batch"]')?.value === "3");
+  for (const [text, message] of [
+    ["2.5", "dim Batch: '2.5' is not a whole number written in digits; Batch stays 3"],  // was floored to 2
+    ["0", "dim Batch: 0 is outside 1..4096; Batch stays 3"],  // was put back without a word
+    ["", "dim Batch: empty: type a whole number; Batch stays 3"],
+  ]) {
+    await enter('[data-dim="Batch"]', text);
+    assert.equal(await page.textContent('[data-testid="dim-error"]'), message);
+    assert.equal(await page.$eval('[data-dim="Batch"]', (e) => e.value), "3");
+  }
+  await runOk();
+  assert.equal(await page.$eval('[data-output="y"]', (el) => el.dataset.shape), "[3,2]");
+  await enter('[data-dim="Batch"]', "5");
+  await waitCompiled("Sym");
+  await page.waitForFunction(() => document.querySelector('[data-dim="Batch"]')?.value === "5");
+  assert.equal(await page.$('[data-testid="dim-error"]:not([hidden])'), null);
+  await runOk();
+  assert.equal(await page.$eval('[data-output="y"]', (el) => el.dataset.shape), "[5,2]");
+  assert.deepEqual(page.errors, []);
+});
