@@ -4,6 +4,7 @@
 import type { Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { exactText, formatMs, formatShape, formatValue } from "./format.js";
+import { heatmap } from "./heatmap.js";
 import { inputRow, rowKey, type Draft, type InputRow } from "./input-row.js";
 import { FieldNote } from "./integer-field.js";
 import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
@@ -198,70 +199,4 @@ function outputBlock(t: OutputTensor, kind: "output" | "input"): HTMLElement {
   if (t.shape.length === 2 && rows > 0 && cols > 0) block.append(heatmap(t.data, rows, cols));
   block.append(h("div", { class: "table-wrap small" }, h("table", { class: "values" }, h("thead", {}, head), body)), note ?? "");
   return block;
-}
-
-// The heatmap is at most this many pixels a side (its display size): a
-// larger tensor is drawn from the mean of each block of cells. One pixel per
-// cell took the page two seconds for a 4000 x 4000 output.
-const HEATMAP_PX = 360;
-
-/** Means of the finite values in step x step blocks (NaN where a block has none). */
-function blockMeans(data: Float64Array, rows: number, cols: number, step: number): Float64Array {
-  const pr = Math.ceil(rows / step), pc = Math.ceil(cols / step);
-  const sum = new Float64Array(pr * pc), count = new Uint32Array(pr * pc);
-  for (let r = 0; r < rows; r++) {
-    const base = Math.floor(r / step) * pc;
-    for (let c = 0; c < cols; c++) {
-      const v = data[r * cols + c];
-      if (Number.isFinite(v)) {
-        sum[base + Math.floor(c / step)] += v;
-        count[base + Math.floor(c / step)]++;
-      }
-    }
-  }
-  for (let i = 0; i < sum.length; i++) sum[i] = count[i] > 0 ? sum[i] / count[i] : NaN;
-  return sum;
-}
-
-function heatmap(data: Float64Array, rows: number, cols: number): HTMLElement {
-  const step = Math.max(1, Math.ceil(Math.max(rows, cols) / HEATMAP_PX));
-  const cells = step === 1 ? data : blockMeans(data, rows, cols, step);
-  const pr = Math.ceil(rows / step), pc = Math.ceil(cols / step);
-  const canvas = h("canvas", { width: pc, height: pr, class: "heatmap", "aria-label": "heatmap" });
-  const ctx = canvas.getContext("2d");
-  let lo = Infinity, hi = -Infinity;
-  for (let i = 0; i < data.length; i++) if (Number.isFinite(data[i])) { lo = Math.min(lo, data[i]); hi = Math.max(hi, data[i]); }
-  if (ctx) {
-    // One colour per 1/255 of the range (a lookup: millions of cells take milliseconds).
-    const lut = Array.from({ length: 256 }, (_, k) => viridis(k / 255));
-    const img = ctx.createImageData(pc, pr);
-    const px = img.data;
-    for (let i = 0; i < pr * pc; i++) {
-      const u = hi > lo ? (cells[i] - lo) / (hi - lo) : 0.5;
-      const [r, g, b] = lut[Number.isFinite(u) ? Math.round(Math.min(1, Math.max(0, u)) * 255) : 0];
-      px[i * 4] = r;
-      px[i * 4 + 1] = g;
-      px[i * 4 + 2] = b;
-      px[i * 4 + 3] = 255;
-    }
-    ctx.putImageData(img, 0, 0);
-  }
-  // Cells stay square: small matrices scale up (4-28 px a cell), large ones
-  // shrink so the longer side is 360 px (it was 4 px a cell at least: a
-  // 2048 x 2048 output drew 8192 px tall).
-  const longest = Math.max(rows, cols);
-  const scale = longest <= 90 ? Math.min(28, Math.floor(360 / longest)) : 360 / longest;
-  canvas.style.width = `${cols * scale}px`;
-  canvas.style.height = `${rows * scale}px`;
-  return h("div", { class: "heatmap-wrap" }, canvas,
-    h("div", { class: "scale" }, h("span", {}, formatValue(lo)), h("span", { class: "gradient" }), h("span", {}, formatValue(hi))));
-}
-
-// A few stops of matplotlib's viridis, linearly interpolated.
-const STOPS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-function viridis(u: number): [number, number, number] {
-  const x = Math.min(1, Math.max(0, u)) * (STOPS.length - 1);
-  const i = Math.min(STOPS.length - 2, Math.floor(x)), f = x - i;
-  const a = STOPS[i], b = STOPS[i + 1];
-  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f)) as [number, number, number];
 }
