@@ -53,13 +53,21 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>, si
   return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : sizes[k++] ?? 1));
 }
 
-/** One pasted token as a number: also inf, -inf, infinity and nan (any case); NaN if it is none. */
+// A decimal number as written: Number() also reads 0x10, 0b11 and 0o7 (as 16, 3 and 7).
+const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** A finite number written as `text`; one past the largest double (1e400) would be ±Infinity unasked. */
+function finite(n: number, text: string): number {
+  if (!Number.isFinite(n)) throw new Error(`'${text}' is beyond the largest number (about 1.8e308): write inf or -inf for an infinity`);
+  return n;
+}
+
+/** One pasted token as a number: a decimal, or inf, -inf, infinity and nan (any case). */
 function parseToken(s: string): number {
   const special = /^([-+]?)(inf|infinity|nan)$/i.exec(s);
   if (special) return special[2].toLowerCase() === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
-  const n = Number(s);
-  if (Number.isNaN(n)) throw new Error(`not a number: '${s}'`);
-  return n;
+  if (!DECIMAL.test(s)) throw new Error(`not a number: '${s}'`);
+  return finite(Number(s), s);
 }
 
 /**
@@ -101,6 +109,8 @@ export function parseNumbers(text: string): Pasted {
     }
     walk(parsed, 0);
     const texts = t.match(JSON_LEAF) ?? [];
+    // JSON has no Infinity: one in the values is a literal past the largest double.
+    values.forEach((v, i) => finite(v, texts[i] ?? String(v)));
     const shape = dims.filter((d) => d >= 0);
     // An empty innermost array leaves no number depth: its shape is the arrays' lengths.
     return { values, texts, shape: shape.length > 1 ? shape : null };

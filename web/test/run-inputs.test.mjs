@@ -302,3 +302,31 @@ test("a symbolic dim that is not a size from 1 to 4096 is refused with a note; t
   assert.equal(await page.$eval('[data-output="y"]', (el) => el.dataset.shape), "[5,2]");
   assert.deepEqual(page.errors, []);
 });
+
+test("pasted numbers are decimals: 0x10 and 1e400 are refused, not read as 16 and Infinity", async () => {
+  await setSource("@graph Paste {\n  input x: Tensor<[2], f64>;\n  output y: x;\n}\n", "Paste");
+  await page.selectOption('[data-input="x"] select[aria-label="x source"]', "paste");
+  const past = (t) => `input 'x': '${t}' is beyond the largest number (about 1.8e308): write inf or -inf for an infinity`;
+  for (const [text, message] of [
+    ["0x10 1", "input 'x': not a number: '0x10'"],
+    ["1, 0b11", "input 'x': not a number: '0b11'"],
+    ["1e400 1", past("1e400")],
+    ["[1, -1e400]", past("-1e400")],
+  ]) {
+    await page.fill('[data-input="x"] textarea', text);
+    await page.click('[data-testid="run-button"]');
+    assert.equal(await page.textContent('[data-testid="run-error"]'), message, text);
+  }
+  // What is a decimal still reads as before, infinities included when written so.
+  for (const [text, want] of [["inf -1.5e300", ["Infinity", "-1.5e+300"]], [".5 1e3", ["0.5", "1000"]], ["[-0, 2.]", null]]) {
+    await page.fill('[data-input="x"] textarea', text);
+    if (want === null) {  // "2." is not JSON: the JSON reader says so
+      await page.click('[data-testid="run-button"]');
+      assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'x': not a JSON array/);
+      continue;
+    }
+    await runOk();
+    assert.deepEqual(await shownValues("y"), want);
+  }
+  assert.deepEqual(page.errors, []);
+});
