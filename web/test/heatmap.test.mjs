@@ -5,26 +5,17 @@
 // non-finite cell has a colour of its own, counted in the legend.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { join } from "node:path";
+import { openPlayground, waitCompiled as waitFor } from "./page.mjs";
 
-const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
 // viridis's ends and the colours of NaN, +Inf and -Inf (web/src/heat-scale.ts).
 const LOW = [68, 1, 84], HIGH = [253, 231, 37], NAN = [160, 160, 160], POS_INF = [255, 255, 255], NEG_INF = [0, 0, 0];
 
-let server, browser, page;
+let page, close;
+const waitCompiled = (graph) => waitFor(page, graph, 30_000);
 
 before(async () => {
-  server = await serve(join(WEB, "dist"));
-  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
-  await page.goto(server.url);
-  await waitCompiled();
+  ({ page, close } = await openPlayground());
   await page.click('[data-tab="run"]');
   await page.click(".cm-content");
   await page.keyboard.press("Control+A");
@@ -35,14 +26,8 @@ before(async () => {
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await close?.();
 });
-
-async function waitCompiled(graph) {
-  await page.waitForFunction((g) => document.getElementById("status")?.dataset.state === "ok" &&
-    (!g || document.getElementById("graph-select")?.value === g), graph, { timeout: 30_000 });
-}
 
 /** Runs with x pasted as `values`; what output `name`'s heatmap shows: legend parts and each pixel's colour. */
 async function runWith(values, name) {

@@ -9,23 +9,27 @@ import { serve } from "./static-server.mjs";
 export const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI = join(WEB, "..", "js/dist/cli/main.js");
 
-/** Serves web/dist and opens it; `page.errors` collects page errors. Resolves to { page, close }. */
-export async function openPlayground() {
+/**
+ * Serves web/dist and opens it; `page.errors` collects page errors.
+ * `beforeLoad(page)` runs before the page loads (init scripts). Resolves to { page, close }.
+ */
+export async function openPlayground({ beforeLoad } = {}) {
   const server = await serve(join(WEB, "dist"));
   const browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
+  await beforeLoad?.(page);
   await page.goto(server.url);
   await waitCompiled(page);
   return { page, async close() { await browser.close(); await server.close(); } };
 }
 
 /** Waits until the status says compiled (and graph `graph` is the one shown). */
-export async function waitCompiled(page, graph) {
+export async function waitCompiled(page, graph, timeout = 120_000) {
   await page.waitForFunction((g) => document.getElementById("status")?.dataset.state === "ok" &&
-    (!g || document.getElementById("graph-select")?.value === g), graph, { timeout: 120_000 });
+    (!g || document.getElementById("graph-select")?.value === g), graph, { timeout });
 }
 
 /** Replaces the editor's text as a paste would (typing thousands of lines is slow) and waits for its compile. */

@@ -8,38 +8,22 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { join } from "node:path";
+import { CLI, openPlayground, waitCompiled as waitFor, WEB } from "./page.mjs";
 
-const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CLI = join(WEB, "../js/dist/cli/main.js");
 
-let server, browser, page, scratch;
+let page, close, scratch;
+const waitCompiled = (graph, timeout = 30_000) => waitFor(page, graph, timeout);
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), "shrew-web-run-"));
-  server = await serve(join(WEB, "dist"));
-  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
-  await page.goto(server.url);
-  await waitCompiled();
+  ({ page, close } = await openPlayground());
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await close?.();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-async function waitCompiled(graph, timeout = 30_000) {
-  await page.waitForFunction((g) => document.getElementById("status")?.dataset.state === "ok" &&
-    (!g || document.getElementById("graph-select")?.value === g), graph, { timeout });
-}
 
 async function typeSource(text) {
   await page.click(".cm-content");

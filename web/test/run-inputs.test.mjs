@@ -9,48 +9,31 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { join } from "node:path";
+import { CLI, openPlayground, waitCompiled as waitFor } from "./page.mjs";
 
-const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CLI = join(WEB, "../js/dist/cli/main.js");
 
-let server, browser, page, scratch;
+let page, close, scratch;
+const waitCompiled = (graph) => waitFor(page, graph, 30_000);
 
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), "shrew-web-inputs-"));
-  server = await serve(join(WEB, "dist"));
-  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
   // Counts the run requests the page sends its worker: a refused form must send none.
-  await page.addInitScript(() => {
+  ({ page, close } = await openPlayground({ beforeLoad: (p) => p.addInitScript(() => {
     const post = Worker.prototype.postMessage;
     window.runRequests = 0;
     Worker.prototype.postMessage = function (msg, ...rest) {
       if (msg?.type === "run") window.runRequests++;
       return post.call(this, msg, ...rest);
     };
-  });
-  await page.goto(server.url);
-  await waitCompiled();
+  }) }));
   await page.click('[data-tab="run"]');
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await close?.();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-async function waitCompiled(graph) {
-  await page.waitForFunction((g) => document.getElementById("status")?.dataset.state === "ok" &&
-    (!g || document.getElementById("graph-select")?.value === g), graph, { timeout: 30_000 });
-}
 
 /** Replaces the editor's source with `source` (graph `graph`) and waits for its compile. */
 async function setSource(source, graph) {
