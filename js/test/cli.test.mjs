@@ -672,6 +672,38 @@ test("stdout escapes control characters from the source, a bundle and paths as e
   }
 });
 
+test("info, check, build and run keep each field on its line: newlines and tabs in strings and paths are shown escaped", () => {
+  // A string may span lines (LANGUAGE.md §2.7) and a path may hold a newline: printed raw,
+  // either would start a line that reads as another field.
+  const dir = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "two\nlines");
+  mkdirSync(dir);
+  const src = join(dir, "m.sw");
+  writeFileSync(src, '@model { name: "A\nseed: 7"; version: "1\t2"; description: "x\r\n  author: me"; }\n' +
+    "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * 2.0;\n}\n");
+  const shown = src.replace("\n", "\\n");
+  const i = shrew("info", src);
+  assert.equal(i.code, 0, i.err);
+  const lines = i.out.split("\n");
+  assert.equal(lines[0], `${shown}: A\\nseed: 7 v1\\t2`);
+  assert.equal(lines[1], "  description: x\\r\\n  author: me");
+  assert.match(lines[2], /^ {2}seed: \d+$/);
+  assert.equal(lines.filter((l) => l.startsWith("  seed:")).length, 1);
+  // --json keeps the exact strings.
+  const j = JSON.parse(shrew("info", src, "--json").out);
+  assert.deepEqual([j.file, j.metadata.model.name, j.metadata.model.description], [src, "A\nseed: 7", "x\r\n  author: me"]);
+  assert.equal(shrew("check", src).out, `${shown}: ok (1 graph: G)\n`);
+  const swb = join(dir, "m.swb");
+  const b = shrew("build", src, "--out", swb);
+  assert.equal(b.code, 0, b.err);
+  assert.equal(b.out.split("\n").length, 2, b.out);
+  assert.ok(b.out.startsWith(`wrote ${swb.replace("\n", "\\n")}: `), b.out);
+  const out = join(dir, "o");
+  const r = shrew("run", src, "--out", out);
+  assert.equal(r.code, 0, r.err);
+  assert.ok(r.out.endsWith(`wrote 1 .npy file(s) to ${out.replace("\n", "\\n")}\n`), r.out);
+  assert.ok(existsSync(join(out, "y.npy")), "written where asked, the path unchanged");
+});
+
 test("run --out: a bundle's output named '../x' is refused before any file is written, not written outside DIR", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const src = join(dir, "t.sw"), swb = join(dir, "t.swb"), evil = join(dir, "evil.swb");
@@ -744,6 +776,25 @@ test("a .npy input is read as far as its header says: /dev/zero fails at once, a
   writeFileSync(short, v2);
   expectError(1, /^Error: .*short\.npy \(--input x\): \.npy header of 4294967280 bytes is over the 1 MiB this reader takes\n$/,
     "run", src, "--input", `x=${short}`);
+});
+
+test("a .npy input through a pipe: data over several reads arrives whole; a header claiming 800 MB over 10 bytes is reported truncated", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "g.sw");
+  writeFileSync(src, "@graph G {\n  input x: Tensor<[N], f32>;\n  output s: sum(x);\n}\n");
+  const fed = (input, ...args) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", input, timeout: 60_000, maxBuffer: 2 ** 26 });
+  // 3 MiB + 4 bytes: more than the first 1 MiB of room and its doubling; the last value differs.
+  const n = 786433, x = new Float32Array(n).map((_, i) => (i === n - 1 ? 1000 : (i % 7) - 3));
+  const r = fed(writeNpy(new Tensor("f32", [n], x)), "run", src, "--input", "x=-", "--json");
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout).outputs;
+  assert.deepEqual(out.s.data, [x.reduce((a, v) => a + v, 0)]);
+  const started = Date.now();
+  const t = fed(npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (200000000,), }", new Uint8Array(10)),
+    "run", src, "--input", "x=-");
+  assert.equal(t.status, 1, t.stderr);
+  assert.match(t.stderr, /^Error: - \(--input x\): \.npy data is truncated: shape \[200000000\] needs 800000000 bytes, (file|it) has 10/);
+  assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
 });
 
 test("'-' is standard input for FILE, --params or a .npy input, one of them; --help documents it and the exit status", () => {

@@ -5,14 +5,16 @@ import { formatValue } from "./format.js";
 import { NAN_RGB, NEG_INF_RGB, POS_INF_RGB, heatScale, nonFiniteRgb, scalePosition, viridis, type HeatScale, type Rgb } from "./heat-scale.js";
 
 // The heatmap is at most this many pixels a side (its display size): a
-// larger tensor is drawn from the mean of each block of cells. One pixel per
-// cell took the page two seconds for a 4000 x 4000 output.
+// larger tensor is drawn from the mean of each block of cells (or the NaN or
+// infinity in it, see blockMeans). One pixel per cell took the page two
+// seconds for a 4000 x 4000 output.
 const HEATMAP_PX = 360;
 
 /**
- * Means of the finite values in step x step blocks; a block with none takes
- * the sum of its values, which keeps its kind: +Inf or -Inf when all are,
- * else NaN.
+ * Means of step x step blocks. A block with any non-finite cell takes the sum
+ * of those cells, which keeps their kind (+Inf or -Inf when all are, else
+ * NaN): one NaN among 144 finite cells would vanish into a mean, and finding
+ * where a large output went NaN is what a heatmap is for.
  */
 function blockMeans(data: Float64Array, rows: number, cols: number, step: number): Float64Array {
   const pr = Math.ceil(rows / step), pc = Math.ceil(cols / step);
@@ -27,7 +29,7 @@ function blockMeans(data: Float64Array, rows: number, cols: number, step: number
       } else rest[at] += v;
     }
   }
-  for (let i = 0; i < sum.length; i++) sum[i] = count[i] > 0 ? sum[i] / count[i] : rest[i];
+  for (let i = 0; i < sum.length; i++) sum[i] = Number.isFinite(rest[i]) ? sum[i] / count[i] : rest[i];
   return sum;
 }
 

@@ -20,7 +20,8 @@ before(async () => {
   await page.click(".cm-content");
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText("@graph Heat {\n  input x: Tensor<[2, 3], f32>;\n  input big: Tensor<[400, 400], f32>;\n" +
-    "  input e: Tensor<[?, 3], f32>;\n  output y: x;\n  output z: log(big * 0.0 - 1.0);\n  output w: e + 1.0;\n}\n");
+    "  input e: Tensor<[?, 3], f32>;\n  output y: x;\n  output z: log(big * 0.0 - 1.0);\n  output w: e + 1.0;\n" +
+    '  output v: log(reshape(cast(range(160000), dtype: "f32"), shape: [400, 400]) - 4.0);\n}\n');
   await waitCompiled("Heat");
   await page.selectOption('[data-input="x"] select[aria-label="x source"]', "paste");
 });
@@ -86,6 +87,15 @@ test("a large all-NaN output (drawn from blocks of cells) and an empty one do no
   assert.deepEqual([big.width, big.height, big.noFinite], [200, 200, "no finite values"]);
   assert.deepEqual(big.kinds.map(([, text]) => text), ["NaN ×160000"]);
   assert.ok(big.pixels.every((p) => p.join() === NAN.join()));
+  // One NaN or infinity in a block shows, not the mean of its finite cells: v's first
+  // row is log(-4 .. -1) = NaN, log(0) = -Inf, then finite, as is every later row.
+  const few = await heatmapOf("v");
+  assert.deepEqual([few.width, few.height, few.lo], [200, 200, "0"]);
+  assert.deepEqual(few.kinds.map(([, text]) => text), ["NaN ×4", "−∞ ×1"]);
+  assert.deepEqual(few.pixels.slice(0, 3), [NAN, NAN, NEG_INF]);
+  const nonFinite = few.pixels.filter((p) => [NAN, NEG_INF].some((k) => p.join() === k.join()));
+  assert.equal(nonFinite.length, 3, "every other block is finite");
+  assert.deepEqual(few.pixels[200 * 200 - 1], HIGH);  // the last block holds the greatest value
   // An empty 2-D output: its table and no heatmap.
   await page.fill('[data-input="e"] input[data-qdim="0"]', "0");
   await page.click('[data-testid="run-button"]');

@@ -8,20 +8,15 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launchBrowser } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { join } from "node:path";
+import { CLI, WEB, openPlayground, waitCompiled as waitFor } from "./page.mjs";
 import { Shrew, Tensor, writeNpy } from "../../js/dist/index.js";
 import { formulaInputs } from "../../js/test/helpers.mjs";
 
-const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
-const ROOT = join(WEB, "..");
-const CLI = join(ROOT, "js/dist/cli/main.js");
 const ARTIFACTS = join(WEB, "test-artifacts");
 const EXAMPLES = readdirSync(join(WEB, "examples")).filter((f) => f.endsWith(".sw")).sort();
 
-let server, browser, context, page, scratch;
+let page, close, scratch;
 
 function cli(args) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
@@ -32,39 +27,26 @@ const dimsArg = (dims) => (Object.keys(dims).length ? ["--dims", Object.entries(
 before(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   scratch = mkdtempSync(join(tmpdir(), "shrew-web-test-"));
-  server = await serve(join(WEB, "dist"));
-  browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
-  context = browser.context;
-  page = context.pages()[0] ?? (await context.newPage());
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.errors = errors;
-  // Loading an example over edits asks first: answered with page.dialogAnswer, messages kept.
-  page.dialogs = [];
-  page.dialogAnswer = true;
-  page.on("dialog", (d) => {
-    page.dialogs.push(d.message());
-    return page.dialogAnswer ? d.accept() : d.dismiss();
-  });
-  await page.goto(server.url);
-  await waitCompiled();
+  ({ page, close } = await openPlayground({
+    beforeLoad(p) {
+      // Loading an example over edits asks first: answered with page.dialogAnswer, messages kept.
+      p.dialogs = [];
+      p.dialogAnswer = true;
+      p.on("dialog", (d) => {
+        p.dialogs.push(d.message());
+        return p.dialogAnswer ? d.accept() : d.dismiss();
+      });
+    },
+  }));
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await close?.();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 /** Waits until the status says compiled (optionally: for graph `graph`). */
-async function waitCompiled(graph) {
-  await page.waitForFunction((g) => {
-    const s = document.getElementById("status");
-    const sel = document.getElementById("graph-select");
-    return s?.dataset.state === "ok" && (!g || sel?.value === g);
-  }, graph, { timeout: 30_000 });
-}
+const waitCompiled = (graph) => waitFor(page, graph, 30_000);
 
 /** The editor's text as rendered (the examples are short enough to be drawn whole). */
 async function editorText() {

@@ -116,8 +116,15 @@ export function readNpyFile(path: string, what: string): Uint8Array {
     if (stat.isFile() && stat.size < total) {
       throw new NpyError(`.npy data is truncated: shape [${header.shape.join(", ")}] needs ${need} bytes, file has ${stat.size - header.dataStart}`);
     }
-    bytes = grow(bytes, got, total);
-    got += readFully(fd, bytes, got, total - got, where);
+    // A pipe's length is not known: room grows as data arrives (doubling, from
+    // 1 MiB), so a header claiming 1 GiB over a few bytes allocates no 1 GiB.
+    while (got < total) {
+      const room = stat.isFile() ? total : Math.min(total, Math.max(2 * got, CHUNK));
+      bytes = grow(bytes, got, room);
+      const k = readFully(fd, bytes, got, room - got, where);
+      got += k;
+      if (got < room) break;
+    }
     // A short read leaves readNpy to report the truncated data.
     return bytes.subarray(0, got);
   } finally {

@@ -95,6 +95,16 @@ export function printable(text: string, maxLine = 1000): string {
 }
 
 /**
+ * A value shown on one line of a listing (`  description: …`): newlines,
+ * carriage returns and tabs inside it are written `\n`, `\r`, `\t`, so a
+ * string from the source cannot start what looks like another field.
+ * `printable` still escapes the rest when the line is printed.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\n\r\t]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\t"));
+}
+
+/**
  * JSON text with the characters `printable` escapes written as `\uXXXX`:
  * the same JSON value, but JSON.stringify leaves DEL, C1 controls and
  * bidirectional overrides raw, and `printable`'s `\x1b` is not JSON.

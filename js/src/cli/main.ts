@@ -11,7 +11,7 @@ import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
-import { describeTensor, formatBytes, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
+import { describeTensor, formatBytes, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
   file: string;
@@ -61,7 +61,7 @@ function graphList(graphs: readonly string[]): string {
 
 function cmdCheck(ctx: Context): number {
   for (const w of ctx.program.warnings) ctx.err(w.rendered.trimEnd());
-  ctx.out(`${ctx.file}: ok (${graphList(ctx.program.graphs)})`);
+  ctx.out(`${oneLine(ctx.file)}: ok (${graphList(ctx.program.graphs)})`);
   return 0;
 }
 
@@ -134,8 +134,8 @@ function cmdInfo(ctx: Context): number {
     return 0;
   }
   const model = p.metadata.model;
-  ctx.out(`${ctx.file}${model.name ? `: ${model.name}${model.version ? ` v${model.version}` : ""}` : ""}`);
-  for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${val}`);
+  ctx.out(`${oneLine(ctx.file)}${model.name ? `: ${oneLine(model.name)}${model.version ? ` v${oneLine(model.version)}` : ""}` : ""}`);
+  for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${oneLine(String(val))}`);
   ctx.out(`  seed: ${info.seed}`);
   // Shown as JSON, escaped as JSON: ctx.out's escaping finds nothing left, and the JSON stays valid.
   const json = (v: unknown) => printableJson(JSON.stringify(v));
@@ -178,7 +178,7 @@ function cmdBuild(ctx: Context): number {
     ctx.json(JSON.stringify(info));
     return 0;
   }
-  ctx.out(`wrote ${target}: ${formatBytes(info.bytes)} (${graphList(info.graphs)}; parameters ${formatBytes(info.paramBytes)})`);
+  ctx.out(`wrote ${oneLine(target)}: ${formatBytes(info.bytes)} (${graphList(info.graphs)}; parameters ${formatBytes(info.paramBytes)})`);
   return 0;
 }
 
@@ -213,7 +213,7 @@ function cmdRun(ctx: Context): number {
   }
   ctx.out(`graph ${ctx.graph} (${ctx.values.executor ?? "jit"})`);
   for (const [name, t] of Object.entries(outputs)) ctx.out(`  ${describeTensor(name, t)}`);
-  if (ctx.values.out) ctx.out(`wrote ${Object.keys(outputs).length} .npy file(s) to ${ctx.values.out}`);
+  if (ctx.values.out) ctx.out(`wrote ${Object.keys(outputs).length} .npy file(s) to ${oneLine(ctx.values.out)}`);
   return 0;
 }
 
