@@ -94,7 +94,11 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
     names = new Set(sig.outputs.map((o) => o.name));
     outputNames.set(sig, names);
   }
-  const seen: ArrayBufferView[] = [];
+  const seen = new Set<unknown>();
+  // Per buffer, the bytes each destination covers: two views of the same
+  // memory (two arrays over one ArrayBuffer, overlapping subarrays) would
+  // also leave the last output's values in the other's array.
+  const spans = new Map<ArrayBufferLike, { name: string; start: number; end: number }[]>();
   const taken = new Map<string, Destination>();
   for (const name of Object.keys(outputs)) {
     if (!names.has(name)) {
@@ -103,9 +107,29 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
     }
     const dest = destination(name, outputs[name]);
     // Two outputs written into one array would leave only the last.
-    if (seen.includes(dest.data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
-    seen.push(dest.data);
+    if (seen.has(dest.data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
+    seen.add(dest.data);
+    const data = dest.data;
+    if (ArrayBuffer.isView(data) && data.byteLength > 0) {
+      const list = spans.get(data.buffer);
+      const span = { name, start: data.byteOffset, end: data.byteOffset + data.byteLength };
+      if (list === undefined) spans.set(data.buffer, [span]);
+      else list.push(span);
+    }
     taken.set(name, dest);
+  }
+  for (const list of spans.values()) {
+    if (list.length < 2) continue;
+    list.sort((a, b) => a.start - b.start);
+    let last = list[0];
+    for (let i = 1; i < list.length; i++) {
+      const span = list[i];
+      if (span.start < last.end) {
+        throw new ShrewRuntimeError("invalid_argument",
+          `output '${span.name}': its destination array shares memory with the destination of output '${last.name}'`, { output: span.name });
+      }
+      if (span.end > last.end) last = span;
+    }
   }
   return taken;
 }

@@ -103,6 +103,28 @@ test("a bad destination is an error naming the output, and no destination is wri
   });
 });
 
+test("destinations that share memory through different views are refused, none written; disjoint parts of one buffer are fine", () => {
+  withProgram(`@graph G { input x: Tensor<[4], f32>; output a: x + 1.0; output b: x * 2.0; }`, {}, (p) => {
+    const x = new Float32Array([1, 2, 3, 4]);
+    for (const exec of ["run", "interpret"]) {
+      const mem = new ArrayBuffer(32);
+      const big = new Float32Array(mem).fill(7);
+      // Two arrays over one buffer, overlapping subarrays, a Tensor over one of them:
+      // each would leave b's values in a's array.
+      for (const [a, b] of [[new Float32Array(mem, 0, 4), new Float32Array(mem, 0, 4)],
+                            [big.subarray(0, 4), big.subarray(2, 6)],
+                            [big.subarray(3, 7), new Tensor("f32", [4], big.subarray(0, 4))]]) {
+        assert.throws(() => p[exec]("G", { x }, { outputs: { a, b } }),
+          (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && /shares memory with the destination of output/.test(e.message));
+        assert.ok(big.every((v) => v === 7), `${exec}: nothing written`);
+      }
+      const out = p[exec]("G", { x }, { outputs: { a: big.subarray(0, 4), b: big.subarray(4, 8) } });
+      assert.deepEqual([...big], [2, 3, 4, 5, 2, 4, 6, 8]);
+      assert.deepEqual([...out.a.data], [2, 3, 4, 5]);
+    }
+  });
+});
+
 test("a destination Tensor whose data was replaced by another typed array, or a look-alike of one, is an error: no output is converted", () => {
   withProgram(`@graph G { input n: Tensor<[N], f32>; output z: n + 0; }`, {}, (p) => {
     const n = new Tensor("f32", [2], [1, 2]);
