@@ -4,6 +4,7 @@
 // half-float types without a Tensor dtype widened, exactly, to the one the
 // runtime feeds such an input as; writes are C order.
 import { Tensor, type DType, shapeSize, byteSize, allocate } from "./tensor.js";
+import { plainBytes, typeName } from "./plain.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
@@ -133,6 +134,10 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
 
 /** Parses .npy bytes into a Tensor (copying the data). */
 export function readNpy(bytes: Uint8Array): Tensor {
+  // An ArrayBuffer (fetch's arrayBuffer()) or a DataView failed deep inside with "bytes.subarray is not a function".
+  const plain = plainBytes(bytes);
+  if (plain === undefined) throw new TypeError(`readNpy expects the file's bytes as a Uint8Array, got ${typeName(bytes)}`);
+  bytes = plain;
   const { dtype, shape, fortran, bigEndian, dataStart, dataBytes: need, widen } = readNpyHeader(bytes);
   const size = shapeSize(shape);
   if (bytes.length - dataStart < need) {

@@ -135,3 +135,15 @@ test("int8/int16, uint16/uint32/uint64 and float16 arrays are widened exactly to
   assert.deepEqual(Array.from(f.data), [1, 2, 3, 4]);
   assert.throws(() => file("<i2", "(3,)", [1, 0, 2, 0]), /truncated: shape \[3\] needs 6 bytes, file has 4/);
 });
+
+test("readNpy takes a Uint8Array: an ArrayBuffer, a DataView or null is a TypeError saying so (it failed inside with 'bytes.subarray is not a function')", () => {
+  const bytes = writeNpy(new Tensor("f32", [2], [1.5, -2]));
+  for (const [bad, name] of [[bytes.buffer, "ArrayBuffer"], [new DataView(bytes.buffer), "DataView"], [null, "null"], [[...bytes], "Array"]]) {
+    assert.throws(() => readNpy(bad), (e) => e instanceof TypeError && e.message === `readNpy expects the file's bytes as a Uint8Array, got ${name}`);
+  }
+  // A Buffer and a view at an odd offset are Uint8Arrays.
+  assert.deepEqual(Array.from(readNpy(Buffer.from(bytes)).data), [1.5, -2]);
+  const shifted = new Uint8Array(bytes.length + 1);
+  shifted.set(bytes, 1);
+  assert.deepEqual(Array.from(readNpy(shifted.subarray(1)).data), [1.5, -2]);
+});
