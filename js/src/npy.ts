@@ -3,8 +3,8 @@
 // arrays are read (converted to C order, little-endian), and the integer and
 // half-float types without a Tensor dtype widened, exactly, to the one the
 // runtime feeds such an input as; writes are C order.
-import { Tensor, type DType, shapeSize, byteSize, allocate } from "./tensor.js";
-import { plainBytes, typeName } from "./plain.js";
+import { Tensor, type DType, ARRAY_CTORS, shapeSize, byteSize, allocate, isDataOf } from "./tensor.js";
+import { describe, plainBytes, typeName } from "./plain.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
@@ -191,11 +191,22 @@ function fromFortranOrder(data: Tensor["data"], shape: readonly number[]): void 
  * length) when the header is longer than 65535 bytes, as NumPy does.
  */
 export function writeNpy(t: Tensor): Uint8Array {
-  const descr = Object.hasOwn(DTYPE_TO_DESCR, t.dtype) ? DTYPE_TO_DESCR[t.dtype] : undefined;
+  if (t === null || typeof t !== "object") throw new TypeError(`writeNpy expects a Tensor, got ${describe(t)}`);
+  // Read once, then checked as the Tensor constructor checks them: its
+  // fields are readonly in TypeScript only, and a look-alike has no checks.
+  // The header must describe the bytes written after it (a Float64Array
+  // under '<f4', 2 values under shape (3,) or a shape of (1.5,) made files
+  // that numpy misreads or refuses).
+  const { dtype, data } = t;
+  const descr = Object.hasOwn(DTYPE_TO_DESCR, dtype) ? DTYPE_TO_DESCR[dtype] : undefined;
   if (descr === undefined) {
-    throw new NpyError(`cannot write dtype '${String(t.dtype)}' as .npy (supported: ${Object.keys(DTYPE_TO_DESCR).join(", ")})`);
+    throw new NpyError(`cannot write dtype '${String(dtype)}' as .npy (supported: ${Object.keys(DTYPE_TO_DESCR).join(", ")})`);
   }
-  const shape = t.shape.length === 1 ? `(${t.shape[0]},)` : `(${t.shape.join(", ")})`;
+  if (!isDataOf(dtype, data)) throw new TypeError(`writeNpy: ${dtype} tensor data must be a ${ARRAY_CTORS[dtype].name}, got ${describe(data)}`);
+  const dims = Array.isArray(t.shape) ? [...t.shape] : t.shape;
+  const size = shapeSize(dims);
+  if (data.length !== size) throw new RangeError(`writeNpy: shape [${dims.join(", ")}] needs ${size} elements, data has ${data.length}`);
+  const shape = dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(", ")})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
   // magic + version + length field + header + '\n' is a multiple of 64.
   const padded = (prefix: number) => Math.ceil((prefix + header.length + 1) / 64) * 64;
@@ -203,7 +214,7 @@ export function writeNpy(t: Tensor): Uint8Array {
   const prefix = v1 ? 10 : 12;
   const total = padded(prefix);
   header = header.padEnd(total - prefix - 1, " ") + "\n";
-  const dataBytes = new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+  const dataBytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const out = new Uint8Array(total + dataBytes.length);
   out.set(MAGIC, 0);
   out[6] = v1 ? 1 : 2;

@@ -147,3 +147,26 @@ test("readNpy takes a Uint8Array: an ArrayBuffer, a DataView or null is a TypeEr
   shifted.set(bytes, 1);
   assert.deepEqual(Array.from(readNpy(shifted.subarray(1)).data), [1.5, -2]);
 });
+
+test("writeNpy checks what it writes: data of another type or length, or a bad shape, is an error, not a file numpy misreads", () => {
+  const cases = [
+    [{ dtype: "f32", shape: [2], data: new Float64Array(2) }, TypeError, /writeNpy: f32 tensor data must be a Float32Array, got a Float64Array/],
+    [{ dtype: "f32", shape: [3], data: new Float32Array(2) }, RangeError, /writeNpy: shape \[3\] needs 3 elements, data has 2/],
+    [{ dtype: "i64", shape: [1], data: new Int32Array(2) }, TypeError, /BigInt64Array/],
+    [{ dtype: "f32", shape: [1.5], data: new Float32Array(1) }, RangeError, /invalid dimension 1\.5/],
+    [{ dtype: "f32", shape: ["1), 'x': (1"], data: new Float32Array(1) }, RangeError, /invalid dimension/],
+    [{ dtype: "f32", shape: [2] }, TypeError, /got undefined/],
+    [null, TypeError, /writeNpy expects a Tensor, got null/],
+  ];
+  // A Tensor's fields are readonly in TypeScript only.
+  const swapped = new Tensor("f32", [2], [1, 2]);
+  swapped.data = new Float32Array(5);
+  cases.push([swapped, RangeError, /shape \[2\] needs 2 elements, data has 5/]);
+  const moved = new Tensor("f32", [2], [1, 2]);
+  structuredClone(moved.data.buffer, { transfer: [moved.data.buffer] });
+  cases.push([moved, RangeError, /data has 0/]);
+  for (const [t, type, message] of cases) assert.throws(() => writeNpy(t), (e) => e instanceof type && message.test(e.message));
+  // A look-alike whose fields are right is written like the Tensor.
+  const plain = { dtype: "i32", shape: [2, 1], data: new Int32Array([-3, 4]) };
+  assert.deepEqual(writeNpy(plain), writeNpy(new Tensor("i32", [2, 1], [-3, 4])));
+});
