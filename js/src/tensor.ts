@@ -76,7 +76,10 @@ const ELEMENTS: Record<DType, { readonly types: readonly string[]; readonly hold
 
 /** The dtype's typed array of plain values (an array or array-like), each checked to be held exactly. */
 function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly number[], size: number): DataTypeMap[D] {
-  if (values === null || typeof values !== "object") {
+  // An ArrayBuffer or a plain object is neither iterable nor array-like:
+  // Array.from made it [] and the error said "data has 0".
+  if (values === null || typeof values !== "object" ||
+      (!(Symbol.iterator in values) && typeof (values as { length?: unknown }).length !== "number")) {
     throw new TypeError(`${dtype} tensor data must be a ${ARRAY_CTORS[dtype].name} or an array, got ${describe(values)}`);
   }
   const list = Array.from(values as ArrayLike<unknown>);  // a getter or Proxy trap runs once per element

@@ -133,6 +133,23 @@ test("Tensor typed-array data of another type is refused, never converted (a Pro
   assert.ok(copied instanceof Float32Array && copied !== own && copied[0] === own[0]);
 });
 
+test("Tensor data that is neither a typed array nor a list of values (an ArrayBuffer, a plain object) is a TypeError, not 'data has 0'", () => {
+  for (const [data, what] of [[new ArrayBuffer(8), "an ArrayBuffer"], [new SharedArrayBuffer(8), "a SharedArrayBuffer"], [{}, "an Object"]]) {
+    assert.throws(() => new Tensor("f32", [2], data), { name: "TypeError", message: `f32 tensor data must be a Float32Array or an array, got ${what}` });
+  }
+  // setParam builds its value the same way.
+  const p = shrew.compile(`@graph G { param w: Tensor<[2], f32> { init: "ones"; }; output y: w; }`);
+  try {
+    assert.throws(() => p.setParam("G/w", { dtype: "f32", shape: [2], data: new ArrayBuffer(8) }), { name: "TypeError", message: /got an ArrayBuffer/ });
+    assert.deepEqual([...p.run("G").y.data], [1, 1]);
+  } finally {
+    p.dispose();
+  }
+  // Iterables and array-likes are lists of values.
+  assert.deepEqual([...new Tensor("f32", [2], new Set([1.5, 2])).data], [1.5, 2]);
+  assert.deepEqual([...new Tensor("i32", [2], { length: 2, 0: 3, 1: -4 }).data], [3, -4]);
+});
+
 test("a Tensor whose fields were reassigned, or a look-alike of one, is checked where it is used: bytes are never read as another type", () => {
   const p = shrew.compile(`@graph G { input n: Tensor<[N], f32>; param w: Tensor<[2], f32> { init: "zeros"; }; output z: n + w; }`);
   try {
