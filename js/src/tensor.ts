@@ -194,7 +194,11 @@ export class Tensor<D extends DType = DType> {
       this.data = data as DataTypeMap[D];
       return;
     }
-    if (!isDType(dtype)) throw new TypeError(`unknown dtype '${String(dtype)}' (expected one of ${DTYPES.join(", ")})`);
+    // A non-string shown with its type: String(new String("f32")) made "unknown dtype 'f32'".
+    if (!isDType(dtype)) {
+      const shown = typeof dtype === "string" ? `'${dtype}'` : describe(dtype);
+      throw new TypeError(`unknown dtype ${shown} (expected one of ${DTYPES.join(", ")})`);
+    }
     const size = shapeSize(shape);
     this.dtype = dtype;
     this.shape = this.#shape = Object.freeze([...shape]);

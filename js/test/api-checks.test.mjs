@@ -150,6 +150,13 @@ test("Tensor data that is neither a typed array nor a list of values (an ArrayBu
   assert.deepEqual([...new Tensor("i32", [2], { length: 2, 0: 3, 1: -4 }).data], [3, -4]);
 });
 
+test("a dtype that is not a string is shown with its type ('unknown dtype 'f32'' contradicted the list after it)", () => {
+  assert.throws(() => new Tensor(new String("f32"), [1]), { name: "TypeError", message: "unknown dtype a String (expected one of f32, f64, i32, i64, u8, bool)" });
+  assert.throws(() => new Tensor({ toString: () => "f32" }, [1]), { name: "TypeError", message: /^unknown dtype an Object \(/ });
+  assert.throws(() => new Tensor("f16", [1]), { name: "TypeError", message: "unknown dtype 'f16' (expected one of f32, f64, i32, i64, u8, bool)" });
+  assert.throws(() => new Tensor(undefined, [1]), { name: "TypeError", message: /^unknown dtype undefined \(/ });
+});
+
 test("a Tensor whose fields were reassigned, or a look-alike of one, is checked where it is used: bytes are never read as another type", () => {
   const p = shrew.compile(`@graph G { input n: Tensor<[N], f32>; param w: Tensor<[2], f32> { init: "zeros"; }; output z: n + w; }`);
   try {
