@@ -8,7 +8,10 @@ import { ShrewRuntimeError } from "./errors.js";
 export interface LoadOptions {
   /** The bytes of shrew.wasm; skips any file or network access. */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where to fetch shrew.wasm from (browser); defaults to next to this file. A URL or a non-empty string. */
+  /**
+   * Where to fetch shrew.wasm from; defaults to next to this file. A URL or a
+   * non-empty string. In Node a `file:` URL is read from disk (fetch takes none).
+   */
   wasmUrl?: string | URL;
 }
 
@@ -70,16 +73,34 @@ function wholeBuffer(bytes: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array 
   return whole ? (bytes as Uint8Array).buffer as ArrayBuffer : bytes;
 }
 
+/** A `file:` wasmUrl as a URL (Node reads it from disk); undefined for any other. */
+function fileUrl(url: string | URL): URL | undefined {
+  if (url instanceof URL) return url.protocol === "file:" ? url : undefined;
+  if (!/^file:/i.test(url)) return undefined;
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;  // the glue's fetch reports it
+  }
+}
+
 export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
   // The options are Shrew.load's, checked there.
   let wasmBinary = opts.wasmBinary;
   // Resolved against this file, not against the glue: in the single-file
   // bundle (dist/shrew.min.js) the glue's own import.meta.url is the bundle's.
   const defaultUrl = new URL("./wasm/shrew.wasm", import.meta.url);
-  if (!wasmBinary && !opts.wasmUrl && isNode) {
-    // The glue would fetch() a file path in Node: read the bytes ourselves.
+  const file = isNode && !wasmBinary ? (opts.wasmUrl === undefined ? defaultUrl : fileUrl(opts.wasmUrl)) : undefined;
+  if (file !== undefined) {
+    // Node's fetch() takes no file: URLs (the glue's error was only "fetch
+    // failed"): the default and a file: wasmUrl are read here.
     const fs = await import("node:fs/promises");
-    wasmBinary = await fs.readFile(defaultUrl);
+    try {
+      wasmBinary = await fs.readFile(file);
+    } catch (e) {
+      throw new ShrewRuntimeError(opts.wasmUrl === undefined ? "internal" : "invalid_argument",
+        `cannot read the Shrew wasm module from ${String(file)}: ${(e as Error)?.message ?? String(e)}`);
+    }
   }
   if (wasmBinary) wasmBinary = wholeBuffer(wasmBinary);
   const url = wasmBinary ? undefined : String(opts.wasmUrl ?? defaultUrl);

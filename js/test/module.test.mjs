@@ -32,6 +32,17 @@ test("wasmBinary as a whole Uint8Array, a view inside a larger buffer or an Arra
   assert.deepEqual(padded.subarray(0, 16), new Uint8Array(16));
 });
 
+test("in Node a file: wasmUrl (URL or string) is read from disk; a missing file names it (Node's fetch said only 'fetch failed')", async () => {
+  const url = new URL("../dist/wasm/shrew.wasm", import.meta.url);
+  for (const wasmUrl of [url, url.href]) {
+    const shrew = await Shrew.load({ wasmUrl });
+    assert.deepEqual([...shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }").run("G", { x: new Float32Array([1.5, -3]) }).y.data], [3, -6]);
+  }
+  const missing = new URL("../dist/wasm/no-such.wasm", import.meta.url);
+  await assert.rejects(Shrew.load({ wasmUrl: missing }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+    e.message.startsWith(`cannot read the Shrew wasm module from ${missing.href}: ENOENT`));
+});
+
 test("a WebAssembly.RuntimeError marks the module unusable; later calls throw a clear error", async () => {
   const state = await instantiate({ wasmBinary: wasm });
   assert.throws(() => state.call(() => { throw new WebAssembly.RuntimeError("unreachable"); }),
