@@ -371,15 +371,20 @@ export class Program {
       }
       return { name, dtype, shape, bytes: bytesOf(value) };
     }
-    const v = value as { dtype: DType; shape: readonly number[]; data: TensorData };
-    if (!v || typeof v !== "object" || !isDType(v.dtype) || !Array.isArray(v.shape) || !ArrayBuffer.isView(v.data)) {
-      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array`);
+    const v = value as { dtype?: unknown; shape?: unknown; data?: unknown } | null;
+    if (v === null || typeof v !== "object" || v.dtype === undefined) {
+      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${describe(value)}`);
     }
-    // Validates the data type and element count like the Tensor constructor,
-    // its errors naming the input.
+    // A {dtype, shape, data} object: its fields read once and checked like
+    // the Tensor constructor's, each error naming the input and the field
+    // (a dtype "float32" or a shape that is no array only said "must be a
+    // Tensor, a {dtype, shape, data} object or a typed array").
+    const { dtype, shape, data } = v;
     let t: Tensor;
     try {
-      t = new Tensor(v.dtype, v.shape, v.data as never);
+      // The data is a typed array, taken as is (a list of values is not converted here).
+      if (isDType(dtype) && !ArrayBuffer.isView(data)) throw new TypeError(`${dtype} tensor data must be a ${CTORS[dtype].name}, got ${describe(data)}`);
+      t = new Tensor(dtype as DType, shape as readonly number[], data as never);
     } catch (e) {
       if (e instanceof RangeError) throw new RangeError(`input '${name}': ${e.message}`);
       if (e instanceof TypeError) throw new TypeError(`input '${name}': ${e.message}`);

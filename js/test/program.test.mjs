@@ -307,6 +307,26 @@ test("input data that does not fit its shape, or whose buffer was transferred: e
   }
 });
 
+test("a {dtype, shape, data} input with a bad field names the input and the field (it only said 'must be a Tensor, a {dtype, shape, data} object…')", () => {
+  const p = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }");
+  try {
+    const data = new Float32Array([1.5, -2]);
+    for (const [x, type, message] of [
+      [{ dtype: "float32", shape: [2], data }, TypeError, "input 'x': unknown dtype 'float32' (expected one of f32, f64, i32, i64, u8, bool)"],
+      [{ dtype: "f32", shape: 2, data }, TypeError, "input 'x': a shape must be an array of non-negative integers, got 2"],
+      [{ dtype: "f32", shape: [2], data: [1.5, -2] }, TypeError, "input 'x': f32 tensor data must be a Float32Array, got an array"],
+      // No data at all: not zeros, as the Tensor constructor would make.
+      [{ dtype: "f32", shape: [2] }, TypeError, "input 'x': f32 tensor data must be a Float32Array, got undefined"],
+      [[1.5, -2], TypeError, "input 'x' must be a Tensor, a {dtype, shape, data} object or a typed array, got an array"],
+    ]) {
+      for (const exec of ["run", "interpret"]) assert.throws(() => p[exec]("G", { x }), { name: type.name, message });
+    }
+    assert.deepEqual([...p.run("G", { x: { dtype: "f32", shape: [2], data } }).y.data], [3, -4]);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
   const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
   try {
