@@ -129,7 +129,14 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
   const type = descrType(descr);
   if (!type) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${SUPPORTED.join(", ")})`);
   const { dtype, width, bigEndian, widen } = type;
-  return { dtype, shape, fortran, bigEndian, dataStart, dataBytes: shapeSize(shape) * width, ...(widen ? { widen } : {}) };
+  let size: number;
+  try {
+    size = shapeSize(shape);
+  } catch (e) {
+    // More than 2^53 - 1 elements: a bad file like any other, not a RangeError a caller catching NpyError misses.
+    throw new NpyError((e as Error).message);
+  }
+  return { dtype, shape, fortran, bigEndian, dataStart, dataBytes: size * width, ...(widen ? { widen } : {}) };
 }
 
 /** Parses .npy bytes into a Tensor (copying the data). */

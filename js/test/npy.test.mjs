@@ -170,3 +170,8 @@ test("writeNpy checks what it writes: data of another type or length, or a bad s
   const plain = { dtype: "i32", shape: [2, 1], data: new Int32Array([-3, 4]) };
   assert.deepEqual(writeNpy(plain), writeNpy(new Tensor("i32", [2, 1], [-3, 4])));
 });
+
+test("a header whose shape has more than 2^53 - 1 elements is an NpyError like any bad file (it was a RangeError)", () => {
+  const bytes = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 100000000000), }", new Uint8Array(8));
+  assert.throws(() => readNpy(bytes), (e) => e instanceof NpyError && e.message === "shape [100000000000, 100000000000] has too many elements");
+});

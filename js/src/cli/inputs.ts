@@ -116,8 +116,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       try {
         feed(input.name, readNpy(readNpyFile(spec.path, what)));
       } catch (e) {
-        // readNpy throws a RangeError for a header shape of more than 2^53 - 1 elements.
-        if (e instanceof NpyError || e instanceof RangeError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
+        if (e instanceof NpyError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
         throw e;
       }
       continue;
