@@ -105,7 +105,9 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
       throw new ShrewRuntimeError("invalid_argument",
         `graph '${sig.name}' has no output named '${name}'; its outputs are: ${joinNames([...names])}`, { output: name });
     }
-    const dest = destination(name, outputs[name]);
+    const value = outputs[name];
+    if (value === undefined) continue;  // left out, as an option is: a fresh array
+    const dest = destination(name, value);
     // Two outputs written into one array would leave only the last.
     if (seen.has(dest.data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
     seen.add(dest.data);

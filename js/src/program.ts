@@ -107,6 +107,12 @@ function inputSpec(sig: Signature, name: string): TensorSpec | undefined {
   return m.get(name);
 }
 
+/** The error for a feed name that is no input of the graph (as the module words it). */
+function noSuchInput(sig: Signature, name: string): ShrewRuntimeError {
+  return new ShrewRuntimeError("invalid_argument",
+    `graph '${sig.name}' has no input named '${name}'; its inputs are: ${joinNames(sig.inputs.map((i) => i.name))}`, { input: name });
+}
+
 function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
   if (key.length !== raw.length) return false;
   for (let k = 0; k < raw.length; k++) {
@@ -264,7 +270,12 @@ export class Program {
     const sig = this.signature(graph);
     const into = destinations(options, sig, interpret ? "interpret" : "run");
     const raw: RawTensorIn[] = [];
-    for (const [name, value] of Object.entries(inputs)) raw.push(this.#toRaw(name, value, sig));
+    // An input given as undefined is left out, as options are: `{ x, mask: maybeMask }`
+    // runs without an optional mask, and a required one is reported missing with its type.
+    for (const [name, value] of Object.entries(inputs)) {
+      if (value !== undefined) raw.push(this.#toRaw(name, value, sig));
+      else if (!inputSpec(sig, name)) throw noSuchInput(sig, name);  // a misspelt name is still an error
+    }
     if (!interpret) {
       const out = this.#runLean(graph, raw, into);
       if (out !== undefined) return out;
@@ -350,9 +361,7 @@ export class Program {
     }
     if (ArrayBuffer.isView(value)) {
       const spec = inputSpec(sig, name);
-      if (!spec) {
-        throw new ShrewRuntimeError("invalid_argument", `graph '${sig.name}' has no input named '${name}'; its inputs are: ${joinNames(sig.inputs.map((i) => i.name))}`, { input: name });
-      }
+      if (!spec) throw noSuchInput(sig, name);
       const shape = this.#concreteShape(spec);
       if (!shape) {
         throw new ShrewRuntimeError("invalid_argument",

@@ -327,6 +327,24 @@ test("a {dtype, shape, data} input with a bad field names the input and the fiel
   }
 });
 
+test("an input or destination given as undefined is left out, as options are: an optional input runs without it, a required one is missing", () => {
+  const p = shrew.compile("@graph G { input x: Tensor<[2], f32>; input m: Tensor<[2], f32>?; output y: x * 2.0; output z: x + 1.0; }");
+  try {
+    const x = new Float32Array([1.5, -2]);
+    for (const exec of ["run", "interpret"]) {
+      const out = p[exec]("G", { x, m: undefined }, { outputs: { y: undefined } });
+      assert.deepEqual([[...out.y.data], [...out.z.data]], [[3, -4], [2.5, -1]]);
+      assert.throws(() => p[exec]("G", { x: undefined, m: undefined }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+        e.input === "x" && e.message === "missing input 'x' for graph 'G' (expected Tensor<[2], f32>)");
+      // A name that is no input or output is still an error, whatever its value.
+      assert.throws(() => p[exec]("G", { x, q: undefined }), (e) => e instanceof ShrewRuntimeError && /no input named 'q'/.test(e.message));
+      assert.throws(() => p[exec]("G", { x }, { outputs: { w: undefined } }), (e) => e instanceof ShrewRuntimeError && e.output === "w");
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
 test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
   const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
   try {
