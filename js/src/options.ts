@@ -39,7 +39,11 @@ export const TENSOR_BYTES = rule("must be a non-negative integer (at most 2^50 =
 
 /** `dims`, {name: size}: an own copy whose sizes are counts (a getter runs once). */
 export const DIMS: Rule = (value, name) => {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalid(name, "must be an object {name: size}", value);
+  // A Map or Set keeps its entries out of its own keys: it read as no dims at all.
+  if (value === null || typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value) ||
+      value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet) {
+    throw invalid(name, "must be an object {name: size}", value);
+  }
   const out: Record<string, number> = {};
   for (const key of Object.keys(value)) setOwn(out, key, COUNT((value as Record<string, unknown>)[key], `${name}.${key}`) as number);
   return out;

@@ -67,6 +67,17 @@ test("setDims takes compile's dims rule: null, an array or a string size are typ
   assert.deepEqual(p.dims, { H: 3 });
 });
 
+test("dims as a Map, a Set or a typed array is an error (a Map's entries are no own keys: it compiled as no dims at all)", (t) => {
+  const src = "@graph G { input x: Tensor<[H], f32>; output y: x * 2.0; }";
+  for (const [dims, what] of [[new Map([["H", 2]]), "a Map"], [new Set(["H"]), "a Set"], [new Int32Array([2]), "an Int32Array"]]) {
+    assert.throws(() => shrew.compile(src, { dims }), invalid(`dims must be an object {name: size}, got ${what}`));
+    assert.throws(() => shrew.compile(src, { dims: { H: 2 } }).setDims(dims), invalid(`dims must be an object {name: size}, got ${what}`));
+  }
+  const p = shrew.compile(src, { dims: Object.fromEntries(new Map([["H", 2]])) });
+  t.after(() => p.dispose());
+  assert.deepEqual([...p.run("G", { x: new Float32Array([1.5, -1]) }).y.data], [3, -2]);
+});
+
 test("a shape dimension that is a string or a bigint is shown as one", (t) => {
   const p = shrew.compile("@graph G { input x: Tensor<[N, 3], f32>; output y: x * 2; }");
   t.after(() => p.dispose());
