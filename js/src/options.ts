@@ -3,7 +3,7 @@
 // every value of its documented type. A misspelt key, or "no" where a boolean
 // belongs, would otherwise be ignored or coerced without a word.
 import { ShrewRuntimeError } from "./errors.js";
-import { describe, setOwn } from "./plain.js";
+import { describe, isNamedObject, setOwn } from "./plain.js";
 
 /**
  * The largest `maxTensorBytes` (2^50 bytes): the JIT executor caps every
@@ -40,10 +40,7 @@ export const TENSOR_BYTES = rule("must be a non-negative integer (at most 2^50 =
 /** `dims`, {name: size}: an own copy whose sizes are counts (a getter runs once). */
 export const DIMS: Rule = (value, name) => {
   // A Map or Set keeps its entries out of its own keys: it read as no dims at all.
-  if (value === null || typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value) ||
-      value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet) {
-    throw invalid(name, "must be an object {name: size}", value);
-  }
+  if (!isNamedObject(value)) throw invalid(name, "must be an object {name: size}", value);
   const out: Record<string, number> = {};
   for (const key of Object.keys(value)) setOwn(out, key, COUNT((value as Record<string, unknown>)[key], `${name}.${key}`) as number);
   return out;

@@ -5,7 +5,7 @@ import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
 import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
-import { describe as describeValue, joinNames, setOwn, typeName } from "./plain.js";
+import { describe as describeValue, isNamedObject, joinNames, setOwn, typeName } from "./plain.js";
 import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
 
@@ -77,8 +77,8 @@ function destination(name: string, value: unknown): Destination {
 const outputNames = new WeakMap<Signature, ReadonlySet<string>>();
 
 const RUN_OPTIONS: Record<string, Rule> = {
-  outputs: rule("must be an object {name: Tensor or typed array}",
-    (v) => v !== null && typeof v === "object" && !ArrayBuffer.isView(v) && !Array.isArray(v)),
+  // A Map's entries are no own keys: it named no destinations, and each output went to a fresh array.
+  outputs: rule("must be an object {name: Tensor or typed array}", isNamedObject),
 };
 
 /**

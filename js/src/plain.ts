@@ -3,6 +3,16 @@
 // stack, so it may even dispose a program), and objects that hold any name
 // as an own property.
 
+/**
+ * Whether `v` is an object whose own keys are its names ({name: value}): not
+ * null, an array, a typed array, or a Map or Set (their entries are no own
+ * keys: read as an object, one holds no names at all).
+ */
+export function isNamedObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v) &&
+    !(v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet);
+}
+
 /** obj[key] = value as an own property, "__proto__" included (assigning it would set the prototype). */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
   if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });

@@ -17,7 +17,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { describe, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
+import { describe, isNamedObject, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
@@ -266,7 +266,8 @@ export class Program {
   #execute(graph: string, inputs: Feeds, interpret: boolean, options: RunOptions): Outputs {
     this.#live();
     checkString(graph, "graph");
-    if (inputs === null || typeof inputs !== "object") throw new TypeError("inputs must be an object {name: tensor}");
+    // A Map's entries are no own keys: it fed no inputs at all.
+    if (!isNamedObject(inputs)) throw new TypeError(`inputs must be an object {name: tensor}, got ${describe(inputs)}`);
     const sig = this.signature(graph);
     const into = destinations(options, sig, interpret ? "interpret" : "run");
     const raw: RawTensorIn[] = [];

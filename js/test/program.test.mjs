@@ -345,6 +345,26 @@ test("an input or destination given as undefined is left out, as options are: an
   }
 });
 
+test("inputs or outputs destinations as a Map are errors: its entries are no own keys (a Map of destinations was ignored, each output a fresh array)", () => {
+  const p = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }");
+  try {
+    const x = new Float32Array([1.5, -2]);
+    const y = new Float32Array(2);
+    for (const exec of ["run", "interpret"]) {
+      assert.throws(() => p[exec]("G", { x }, { outputs: new Map([["y", y]]) }), (e) => e instanceof ShrewRuntimeError &&
+        e.code === "invalid_argument" && e.message === "outputs must be an object {name: Tensor or typed array}, got a Map");
+      assert.deepEqual([...y], [0, 0]);
+      assert.throws(() => p[exec]("G", new Map([["x", x]])), { name: "TypeError", message: "inputs must be an object {name: tensor}, got a Map" });
+      assert.throws(() => p[exec]("G", [x]), { name: "TypeError", message: "inputs must be an object {name: tensor}, got an array" });
+      assert.equal(p[exec]("G", Object.fromEntries(new Map([["x", x]])), { outputs: Object.fromEntries(new Map([["y", y]])) }).y.data, y);
+      assert.deepEqual([...y], [3, -4]);
+      y.fill(0);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
 test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
   const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
   try {
