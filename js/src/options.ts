@@ -55,9 +55,8 @@ export const DIMS: Rule = (value, name) => {
  */
 export function checkOptions(options: unknown, what: string, rules: Readonly<Record<string, Rule>>): Record<string, unknown> {
   if (options === undefined) return {};
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw invalid(`${what} options`, "must be an object", options);
-  }
+  // A Map's entries are no own keys: compile(src, new Map([["dims", …]])) took every default.
+  if (!isNamedObject(options)) throw invalid(`${what} options`, "must be an object", options);
   for (const key of Object.keys(options)) {
     if (!Object.hasOwn(rules, key)) {
       throw new ShrewRuntimeError("invalid_argument", `unknown ${what} option '${key}'; options: ${Object.keys(rules).join(", ")}`);

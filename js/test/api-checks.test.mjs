@@ -56,6 +56,18 @@ test("compile and loadBundle options show the type of a value of the wrong type"
   assert.throws(() => shrew.loadBundle(p.saveBundle(), null), invalid("loadBundle options must be an object, got null"));
 });
 
+test("options given as a Map are an error, not every default (a Map's entries are no own keys)", async (t) => {
+  const src = "@graph G { input x: Tensor<[H], f32>; output y: x * 2.0; }";
+  assert.throws(() => shrew.compile(src, new Map([["dims", { H: 2 }]])), invalid("compile options must be an object, got a Map"));
+  const p = shrew.compile(src, { dims: { H: 2 } });
+  t.after(() => p.dispose());
+  assert.throws(() => shrew.loadBundle(p.saveBundle(), new Map([["training", true]])), invalid("loadBundle options must be an object, got a Map"));
+  assert.throws(() => p.ir("G", new Map([["optimized", false]])), invalid("ir options must be an object, got a Map"));
+  assert.throws(() => p.run("G", { x: new Float32Array(2) }, new Map()), invalid("run options must be an object, got a Map"));
+  await assert.rejects(Shrew.load(new Map([["wasmUrl", "x"]])), invalid("load options must be an object, got a Map"));
+  assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2]) }).y.data], [2, 4]);
+});
+
 test("setDims takes compile's dims rule: null, an array or a string size are typed errors", (t) => {
   const p = shrew.compile("@graph G { input x: Tensor<[H], f32>; output y: x; }", { dims: { H: 2 } });
   t.after(() => p.dispose());
