@@ -231,5 +231,9 @@ export function writeNpy(t: Tensor): Uint8Array {
   else view.setUint32(8, header.length, true);
   for (let i = 0; i < header.length; i++) out[prefix + i] = header.charCodeAt(i);
   out.set(dataBytes, total);
+  // numpy writes bools as the bytes 0 and 1 only, and readers that take a
+  // byte as it is (numpy's own cast to float16 among them, numpy#19514) saw
+  // 2 or 255: any non-zero byte is written as 1, as the runtime reads a bool input.
+  if (dtype === "bool") for (let i = total; i < out.length; i++) out[i] = out[i] !== 0 ? 1 : 0;
   return out;
 }

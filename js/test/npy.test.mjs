@@ -175,3 +175,11 @@ test("a header whose shape has more than 2^53 - 1 elements is an NpyError like a
   const bytes = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 100000000000), }", new Uint8Array(8));
   assert.throws(() => readNpy(bytes), (e) => e instanceof NpyError && e.message === "shape [100000000000, 100000000000] has too many elements");
 });
+
+test("writeNpy writes bool values as the bytes 0 and 1, as numpy does, whatever bytes the Uint8Array holds (a 2 or 255 was written as is)", () => {
+  const data = new Uint8Array([0, 2, 255, 1]);
+  const bytes = writeNpy(new Tensor("bool", [4], data));
+  assert.deepEqual([...bytes.subarray(bytes.length - 4)], [0, 1, 1, 1]);
+  assert.deepEqual([...data], [0, 2, 255, 1], "the caller's array is not changed");
+  assert.deepEqual([...writeNpy(new Tensor("u8", [2], new Uint8Array([2, 255]))).subarray(-2)], [2, 255], "u8 is written as is");
+});
