@@ -17,10 +17,10 @@ export interface RunOptions {
    * element count. The run fills it in place and returns it (a typed array
    * wrapped in a Tensor, the same one while the array lives), so repeated
    * runs need no new output memory.
-   * Outputs not named get fresh arrays. Every destination is checked before
-   * any is written; on an error none is.
+   * Outputs not named (or given as undefined) get fresh arrays. Every
+   * destination is checked before any is written; on an error none is.
    */
-  outputs?: Record<string, Tensor | TensorData>;
+  outputs?: Record<string, Tensor | TensorData | undefined>;
 }
 
 /** The output's dtype, or an error when its values cannot cross to JS. */

@@ -22,7 +22,8 @@ import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
-export type Feeds = Record<string, TensorLike>;
+/** Inputs by name; an input given as undefined is left out. */
+export type Feeds = Record<string, TensorLike | undefined>;
 export type Outputs = Record<string, Tensor>;
 
 export interface IrDump {
