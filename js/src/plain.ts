@@ -13,6 +13,15 @@ export function isNamedObject(v: unknown): v is Record<string, unknown> {
     !(v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet);
 }
 
+/** `v` with every object in it frozen (plain data from the module: no cycles). */
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const key of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[key]);
+  }
+  return v;
+}
+
 /** obj[key] = value as an own property, "__proto__" included (assigning it would set the prototype). */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
   if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });

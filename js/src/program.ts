@@ -17,7 +17,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { describe, isNamedObject, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
+import { deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
@@ -156,11 +156,13 @@ export class Program {
     this.#module = module;
     this.#handle = handle;
     this.#dims = Object.freeze({ ...dims });
-    this.#optStats = info.optStats;
+    // What the program reports is frozen, as its dims and signatures are: a
+    // caller's change to one would show in every later read (each getter returns the same object).
+    this.#optStats = deepFreeze(info.optStats);
     this.#seed = info.seed;
-    this.#warnings = info.warnings;
+    this.#warnings = deepFreeze(info.warnings);
     this.#graphs = this.#adopt(info.graphs);
-    this.#metadata = module.call(() => handle.metadata()) as unknown as ProgramMetadata;
+    this.#metadata = deepFreeze(module.call(() => handle.metadata()) as unknown as ProgramMetadata);
     registry.register(this, handle, this);
   }
 
@@ -559,9 +561,9 @@ export class Program {
     this.#signatures.clear();
     this.#graphs = this.#adopt(r.graphs);
     this.#dims = Object.freeze({ ...r.dims });
-    this.#optStats = r.optStats;
-    this.#warnings = (r.diagnostics as unknown as import("./errors.js").Diagnostic[]).filter((d) => d.severity !== "error");
-    this.#metadata = this.#module.call(() => this.#live().metadata()) as unknown as ProgramMetadata;
+    this.#optStats = deepFreeze(r.optStats);
+    this.#warnings = deepFreeze((r.diagnostics as unknown as import("./errors.js").Diagnostic[]).filter((d) => d.severity !== "error"));
+    this.#metadata = deepFreeze(this.#module.call(() => this.#live().metadata()) as unknown as ProgramMetadata);
     return { carried: r.carried, initialized: r.initialised };
   }
 

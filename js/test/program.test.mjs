@@ -365,6 +365,26 @@ test("inputs or outputs destinations as a Map are errors: its entries are no own
   }
 });
 
+test("metadata, optStats and warnings are frozen like dims and signatures: a caller's change cannot show in later reads", () => {
+  const src = `@model { name: "M"; }\n@config { H: 2; sizes: [1, 2]; }\n@graph G { input x: Tensor<[H], f32>; node unused { op: x + 1.0; }; output y: x * 2.0; }`;
+  const p = shrew.compile(src);
+  try {
+    for (const read of [() => p, () => (p.setDims({}), p)]) {
+      const q = read();
+      assert.throws(() => { q.metadata.config.H = 99; }, TypeError);
+      assert.throws(() => { q.metadata.config.sizes.push(3); }, TypeError);
+      assert.throws(() => { q.metadata.model.name = "N"; }, TypeError);
+      assert.throws(() => { q.optStats.rounds = -1; }, TypeError);
+      assert.throws(() => { q.warnings.push({}); }, TypeError);
+      assert.deepEqual([q.metadata.config.H, q.metadata.config.sizes, q.metadata.model.name], [2, [1, 2], "M"]);
+      assert.ok(q.optStats.rounds >= 0);
+    }
+    assert.deepEqual([...p.run("G", { x: new Float32Array([1, -2]) }).y.data], [2, -4]);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("source text: a lone surrogate is U+FFFD (the next character survives); bytes compile as they are", () => {
   const p = shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;  // \uD800\n  output y: x * 2.0;\n}\n", { filename: "a\uDC00.sw" });
   try {
