@@ -4,8 +4,13 @@
 /** splitmix32-style generator: deterministic for a seed. */
 export class Rng {
   #s: number;
+  /**
+   * Every bit of an integer seed counts (its low 32 alone made seeds 0 and
+   * 2^32 draw the same inputs); seeds below 2^32 draw what they always drew.
+   */
   constructor(seed: number) {
-    this.#s = (seed >>> 0) ^ 0x9e3779b9;
+    const high = seed >= 4294967296 ? Math.floor(seed / 4294967296) % 4294967296 : 0;
+    this.#s = ((seed >>> 0) ^ mix32(high) ^ 0x9e3779b9) >>> 0;
   }
   /** Uniform in [0, 1). */
   next(): number {
@@ -15,4 +20,11 @@ export class Rng {
     z = (z ^ (z >>> 16)) >>> 0;
     return z / 4294967296;
   }
+}
+
+/** murmur3's 32-bit finaliser: a bijection with mix32(0) = 0. */
+function mix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
