@@ -3,7 +3,7 @@
 // every value of its documented type. A misspelt key, or "no" where a boolean
 // belongs, would otherwise be ignored or coerced without a word.
 import { ShrewRuntimeError } from "./errors.js";
-import { describe, isNamedObject, setOwn } from "./plain.js";
+import { checkWellFormed, describe, isNamedObject, setOwn } from "./plain.js";
 
 /**
  * The largest `maxTensorBytes` (2^50 bytes): the JIT executor caps every
@@ -42,7 +42,10 @@ export const DIMS: Rule = (value, name) => {
   // A Map or Set keeps its entries out of its own keys: it read as no dims at all.
   if (!isNamedObject(value)) throw invalid(name, "must be an object {name: size}", value);
   const out: Record<string, number> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, COUNT((value as Record<string, unknown>)[key], `${name}.${key}`) as number);
+  for (const key of Object.keys(value)) {
+    checkWellFormed(key, `${name} name`);
+    setOwn(out, key, COUNT((value as Record<string, unknown>)[key], `${name}.${key}`) as number);
+  }
   return out;
 };
 

@@ -2,6 +2,7 @@
 // getter, Proxy trap or toString then runs while no wasm frame is on the
 // stack, so it may even dispose a program), and objects that hold any name
 // as an own property.
+import { ShrewRuntimeError } from "./errors.js";
 
 /**
  * Whether `v` is an object whose own keys are its names ({name: value}): not
@@ -11,6 +12,23 @@
 export function isNamedObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v) &&
     !(v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet);
+}
+
+// A high surrogate without a low one after it, or a low one without a high one before it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses a name (graph, input, parameter, dim) with a lone surrogate: no
+ * name in a program has one, and the module's UTF-8 conversion took the
+ * character after it into a made-up one, so "no graph named 'G\ud800x'"
+ * read "no graph named 'G𐁸'".
+ */
+export function checkWellFormed(name: string, what: string): void {
+  const m = LONE_SURROGATE.exec(name);
+  if (m === null) return;
+  const shown = JSON.stringify(name);
+  throw new ShrewRuntimeError("invalid_argument",
+    `${what} ${shown} has a lone surrogate (\\u${m[0].charCodeAt(0).toString(16)} at index ${m.index}): it is not well-formed text, and no name has one`);
 }
 
 /** `v` with every object in it frozen (plain data from the module: no cycles). */

@@ -17,7 +17,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
+import { checkWellFormed, deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
@@ -69,6 +69,7 @@ function rawTensor(name: string, t: Tensor): RawTensorIn | undefined {
 /** Embind would throw its own BindingError, naming neither the argument nor the method. */
 export function checkString(value: unknown, what: string): void {
   if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${value === null ? "null" : typeof value}`);
+  checkWellFormed(value, what);
 }
 
 /** A graph prepared for one set of input types (names in feed order, dtypes, shapes). */
@@ -277,6 +278,7 @@ export class Program {
     // An input given as undefined is left out, as options are: `{ x, mask: maybeMask }`
     // runs without an optional mask, and a required one is reported missing with its type.
     for (const [name, value] of Object.entries(inputs)) {
+      checkWellFormed(name, "input name");
       if (value !== undefined) raw.push(this.#toRaw(name, value, sig));
       else if (!inputSpec(sig, name)) throw noSuchInput(sig, name);  // a misspelt name is still an error
     }

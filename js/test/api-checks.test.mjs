@@ -236,3 +236,20 @@ test("maxTensorBytes is at most 2^50: above, an option error; at 2^50, run and i
       /over the limit of 1125899906842624 bytes per tensor$/.test(e.message));
   }
 });
+
+test("a name with a lone surrogate is refused naming it as given; the module's UTF-8 conversion made it another name in the message", () => {
+  const p = shrew.compile("@graph G {\n  input x: Tensor<[N], f32>;\n  output y: x * 2.0;\n}\n", { dims: { N: 2 } });
+  const x = new Float32Array([1, -2]);
+  const lone = (what, at, unit) => invalid(new RegExp(`^${what} "[^"]*\\\\u${unit}[^"]*" has a lone surrogate \\(\\\\u${unit} at index ${at}\\)`));
+  assert.throws(() => p.run("G\uD800x", { x }), lone("graph", 1, "d800"));
+  assert.throws(() => p.signature("\uDC00G"), lone("graph", 0, "dc00"));
+  assert.throws(() => p.run("G", { ["x\uD800"]: new Tensor("f32", [2], x) }), lone("input name", 1, "d800"));
+  assert.throws(() => p.interpret("G", { ["x\uD800"]: x }), lone("input name", 1, "d800"));
+  assert.throws(() => p.getParam("G/w\uDBFF"), lone("parameter name", 3, "dbff"));
+  assert.throws(() => p.setDims({ ["N\uDFFF"]: 3 }), lone("dims name", 1, "dfff"));
+  assert.throws(() => shrew.compile("@graph G {}\n", { dims: { ["\uD800N"]: 3 } }), lone("dims name", 0, "d800"));
+  // A surrogate pair is well-formed: an unknown name like any other, shown as given.
+  assert.throws(() => p.run("G\u{1F600}", { x }), (e) => e instanceof ShrewRuntimeError && e.message.startsWith("no graph named 'G\u{1F600}'"));
+  assert.deepEqual([...p.run("G", { x }).y.data], [2, -4]);  // still usable, its input untouched
+  assert.deepEqual([...x], [1, -2]);
+});
