@@ -124,7 +124,8 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
     throw new NpyError(`truncated .npy header: it ends at byte ${dataStart}, the file after ${bytes.length}`);
   }
   const offset = bytes[6] === 1 ? 10 : 12;
-  const header = new TextDecoder(bytes[6] === 3 ? "utf-8" : "latin1").decode(bytes.subarray(offset, dataStart));
+  // A copy: browsers' TextDecoder refuses a view of a SharedArrayBuffer.
+  const header = new TextDecoder(bytes[6] === 3 ? "utf-8" : "latin1").decode(bytes.slice(offset, dataStart));
   const { descr, fortran, shape } = parseHeader(header);
   const type = descrType(descr);
   if (!type) throw new NpyError(`unsupported .npy dtype '${descr}' (supported: ${SUPPORTED.join(", ")})`);

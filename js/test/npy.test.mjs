@@ -183,3 +183,25 @@ test("writeNpy writes bool values as the bytes 0 and 1, as numpy does, whatever 
   assert.deepEqual([...data], [0, 2, 255, 1], "the caller's array is not changed");
   assert.deepEqual([...writeNpy(new Tensor("u8", [2], new Uint8Array([2, 255]))).subarray(-2)], [2, 255], "u8 is written as is");
 });
+
+test("readNpy reads a file held in a SharedArrayBuffer, whose views browsers' TextDecoder refuses", () => {
+  const file = writeNpy(new Tensor("f32", [2, 2], [1, -2, 3.5, -0]));
+  const shared = new Uint8Array(new SharedArrayBuffer(file.length + 3), 3, file.length);
+  shared.set(file);
+  // Node's TextDecoder takes shared views; a browser's throws a TypeError, as this one does.
+  const Native = globalThis.TextDecoder;
+  globalThis.TextDecoder = class extends Native {
+    decode(input, options) {
+      if (input?.buffer instanceof SharedArrayBuffer) throw new TypeError("The provided ArrayBufferView value must not be shared.");
+      return super.decode(input, options);
+    }
+  };
+  try {
+    const t = readNpy(shared);
+    assert.deepEqual([t.dtype, t.shape, [...t.data]], ["f32", [2, 2], [1, -2, 3.5, -0]]);
+    assert.ok(Object.is(t.data[3], -0));
+    assert.ok(!(t.data.buffer instanceof SharedArrayBuffer), "the tensor owns a copy");
+  } finally {
+    globalThis.TextDecoder = Native;
+  }
+});
