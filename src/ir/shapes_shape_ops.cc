@@ -31,9 +31,12 @@ std::optional<std::vector<Dim>> ShapeAttr(ShapeContext& ctx, bool allow_infer_on
   }
   int infer = 0;
   for (Dim& d : dims) {
+    // A written size starts at 1, but a name bound at run time may be 0 (an
+    // empty batch, legal for inputs too): the interpreter accepts it.
+    const int64_t min_size = d.is_fixed() ? 1 : 0;
     d = ctx.BindDim(d);
     if (d.is_dynamic()) ++infer;
-    if (d.is_fixed() && d.size() < 1) {
+    if (d.is_fixed() && d.size() < min_size) {
       ctx.Error(diag::Kind::BadAttribute, std::string("attribute 'shape' of ") + ctx.op_name() +
                                               " has invalid entry " + std::to_string(d.size()));
       return std::nullopt;
@@ -157,7 +160,8 @@ Type InferReshape(ShapeContext& ctx) {
   std::vector<Dim> dims = *target;
   if (infer_at >= 0) {
     if (in.known() && out.known()) {
-      if (in.value % out.value != 0) {
+      // -1 beside a size bound to 0 is ambiguous (the interpreter's error).
+      if (out.value == 0 || in.value % out.value != 0) {
         mismatch();
         return Type::Unknown();
       }

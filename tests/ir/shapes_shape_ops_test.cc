@@ -118,6 +118,21 @@ TEST(ReshapeShapeTest, T5ElementCounts) {
             "Tensor<[3, 2], f32>");
 }
 
+TEST(ReshapeShapeTest, NameBoundToZeroIsAnEmptyTarget) {
+  // A batch bound to 0 at run time is legal (inputs accept it, and the
+  // interpreter reshapes): run-time inference rejected the 0 as if written.
+  InferOptions o;
+  DimBindings b{{"N", 0}};
+  o.bindings = &b;
+  EXPECT_EQ(One(OpKind::kView, "[N, 3] f32", A({{"shape", Shape({"3", "N"})}}), o).Type(), "Tensor<[3, 0], f32>");
+  EXPECT_EQ(One(OpKind::kExpand, "[N, 3] f32", A({{"shape", Shape({"2", "N", "3"})}}), o).Type(),
+            "Tensor<[2, 0, 3], f32>");
+  // -1 beside a 0 has no unique value: an error, not a division by zero.
+  One amb(OpKind::kReshape, "[N, 3] f32", A({{"shape", Shape({"N", "-1"})}}), o);
+  EXPECT_EQ(amb.OnlyError(), "E104");
+  EXPECT_EQ(amb.Msg(), "[G::n] cannot reshape [0, 3] (0 elements) to [0, -1] (0 elements)");
+}
+
 TEST(ReshapeShapeTest, OverflowIsADiagnostic) {
   const int64_t big = int64_t{1} << 40;
   GraphFixture f;

@@ -305,6 +305,18 @@ TEST(JitCatalog, ConcatAndSplitAnyAxis) {
   }
 }
 
+TEST(JitCatalog, ShapeTargetsNamingADimBoundToZero) {
+  // Zx0 is bound to 0 by x: both executors give the empty target (the tape
+  // used to refuse the 0 as if it had been written).
+  CheckOp("view(x, shape: [3, Zx0])", {{"x", {0, 3}}});
+  CheckOp("expand(x, shape: [2, Zx0, 3])", {{"x", {0, 3}}});
+  CheckOp("reshape(x, shape: [Zx0, 1, 3]) + 1", {{"x", {0, 3}}});
+  const std::string src = Source("reshape(x, shape: [Zx0, -1])", {{"x", {0, 3}}});
+  Status s = RunTape(src, Feed({{"x", {0, 3}}}, 1));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("cannot reshape [0, 3]"), std::string::npos) << s.ToString();
+}
+
 TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {
   const std::string params = "  param table: Tensor<[7, 5], f32> { init: \"uniform(-1, 1)\"; };\n";
   CheckOp("embedding(ids, table)", {{"ids", {2, 3}, kI64, 0, 7}}, params);
