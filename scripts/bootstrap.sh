@@ -134,10 +134,12 @@ extract() {  # extract NAME DEST: DEST gets the tarball's contents at top level
 
 # ---------------------------------------------------------------- 3. build
 # Both flavours: the Emscripten build fixes, and fp32 GEMM remainders that keep
-# NaN * 0 = NaN; native only: SSE clamps that keep a NaN sum (see each patch).
+# NaN * 0 = NaN; native only: SSE clamps that keep a NaN sum, and operators
+# that keep subnormals instead of flushing them to zero (see each patch).
 PATCHES=("$ROOT/third_party/patches/xnnpack-emscripten.patch"
   "$ROOT/third_party/patches/xnnpack-gemm-kc-remainder-nan.patch")
-NATIVE_PATCHES=("$ROOT/third_party/patches/xnnpack-sse-clamp-nan.patch")
+NATIVE_PATCHES=("$ROOT/third_party/patches/xnnpack-sse-clamp-nan.patch"
+  "$ROOT/third_party/patches/xnnpack-keep-denormals.patch")
 # wasm only, in this order: fp32-only element-wise operators (smaller module),
 # weight packing without a memcpy call per row (faster compile), load-splat
 # 4x8 GEMM tiles on x86 whatever the core count (faster GEMM) and one-row GEMMs

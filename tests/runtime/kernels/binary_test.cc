@@ -2,7 +2,9 @@
 // fused_sub_relu) with NumPy broadcasting, against a hand-written loop.
 // f32 add/sub/mul/div are correctly rounded both in XNNPACK and in the
 // double-then-round reference, so the tolerance is 1e-6 relative, 0 absolute.
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -230,6 +232,29 @@ TEST(BinaryKernelTest, U8WrapsModulo256AndFloatDivFollowsIeee) {
   EXPECT_EQ(q->GetDouble(0), std::numeric_limits<double>::infinity());
   EXPECT_EQ(q->GetDouble(1), -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(q->GetDouble(2)));
+}
+
+TEST(BinaryKernelTest, F32SubnormalsAreNotFlushedToZero) {
+  // IEEE-754 (OPS.md §3.4), as in wasm and the interpreter: natively
+  // XNNPACK ran with denormals disabled, so 1e-30 / 1e-40 was inf,
+  // 0 / 1e-40 NaN and 1e-40 * 1e38 zero.
+  const float tiny = 1e-40f;  // subnormal
+  ASSERT_EQ(std::fpclassify(tiny), FP_SUBNORMAL);
+  const std::vector<float> av = {1e-30f, 0.0f, tiny, tiny, -tiny};
+  const std::vector<float> bv = {tiny, tiny, 1e38f, 0.0f, 1.0f};
+  Tensor a = Tensor::FromVector<float>(ir::DType::kF32, {5}, av).value();
+  Tensor b = Tensor::FromVector<float>(ir::DType::kF32, {5}, bv).value();
+  for (K op : {K::kAdd, K::kSub, K::kMul, K::kDiv}) {
+    SCOPED_TRACE(ir::OpName(op));
+    auto spec = MakeSpec(op, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+    Result<Tensor> y = CreateAndRun(spec->spec, {&a, &b}, {5});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    for (size_t i = 0; i < av.size(); ++i) {
+      const float want = static_cast<float>(RefFloat(op, av[i], bv[i]));
+      EXPECT_EQ(std::memcmp(&y->values<float>()[i], &want, sizeof want), 0)
+          << av[i] << " " << ir::OpName(op) << " " << bv[i] << " = " << y->values<float>()[i] << ", want " << want;
+    }
+  }
 }
 
 TEST(BinaryKernelTest, ShapeErrorsAreInvalidArgument) {

@@ -317,6 +317,24 @@ TEST(MatmulKernelTest, NaNAndInfTimesZeroWeightPropagate) {
   }
 }
 
+TEST(MatmulKernelTest, SubnormalProductsAreNotFlushedToZero) {
+  // [1e-40, 1e-40] · [1e38, 1e38]ᵀ = 0.02 (natively XNNPACK flushed the
+  // subnormal operands, giving 0; wasm and the interpreter give 0.02).
+  for (bool constant : {true, false}) {
+    SCOPED_TRACE(constant ? "const weight" : "dynamic weight");
+    Tensor a = Tensor::FromVector<float>(ir::DType::kF32, {1, 2}, {1e-40f, 1e-40f}).value();
+    Tensor b = Tensor::FromVector<float>(ir::DType::kF32, {2, 1}, {1e38f, 1e38f}).value();
+    auto spec = MakeSpec(K::kMatmul, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32, {},
+                         {nullptr, constant ? &b : nullptr});
+    Result<KernelPtr> kernel = CreateKernel(spec->spec);
+    ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+    Result<Tensor> y = testing::RunKernel(**kernel, {&a, &b}, {1, 1}, ir::DType::kF32, {});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    const double want = 2.0 * static_cast<double>(1e-40f) * static_cast<double>(1e38f);
+    EXPECT_NEAR(y->GetDouble(0), want, 1e-6 * want);
+  }
+}
+
 TEST(MatmulKernelTest, DegenerateSizes) {
   for (bool constant : {true, false}) {
     MatmulTester().Shapes({3, 0}, {0, 5}).ConstantWeight(constant).Test();  // K = 0: zeros
