@@ -95,8 +95,8 @@ class XnnBinaryKernel final : public Kernel {
     return binary_.num_xnn_operators() + (relu_ ? relu_->num_xnn_operators() : 0);
   }
   const char* impl_name() const override {
-    if (!binary_.uses_xnn()) return relu_ ? "ref_strided+xnn_clamp" : "ref_strided";
-    return relu_ ? "xnn_binary+xnn_clamp" : "xnn_binary";
+    if (!binary_.uses_xnn()) return relu_ ? "ref_strided+relu" : "ref_strided";
+    return relu_ ? "xnn_binary+relu" : "xnn_binary";
   }
 
  private:

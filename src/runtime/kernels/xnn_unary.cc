@@ -212,24 +212,16 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
   using K = ir::OpKind;
   if (!Supports(op)) return InvalidArgument(std::string(ir::OpName(op)) + " is not a unary elementwise op");
   if (op == K::kLog) return UnaryStage(op, Mode::kLog, nullptr);
-  // XNNPACK's negate gives +0 for +0 (OPS.md: -x, so -0) and its sqrt is
-  // NaN for +inf and up to 50 % off above 1e37: both are plain loops here
-  // (negation and sqrt are exact IEEE operations).
-  if (op == K::kNeg || op == K::kSqrt) return UnaryStage(op, Mode::kLoop, nullptr);
+  // XNNPACK's negate gives +0 for +0 (OPS.md: -x, so -0), its sqrt is NaN
+  // for +inf and up to 50 % off above 1e37, and its clamp to [0, +inf)
+  // returns -0 for -0 (OPS.md: relu is x if x > 0, else 0): plain loops
+  // here (exact IEEE operations; the relu select vectorises).
+  if (op == K::kNeg || op == K::kSqrt || op == K::kRelu) return UnaryStage(op, Mode::kLoop, nullptr);
   SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
 
   xnn_unary_operator type = xnn_unary_invalid;
-  xnn_unary_params params;
-  std::memset(&params, 0, sizeof params);
-  const xnn_unary_params* params_ptr = nullptr;
   Mode mode = Mode::kXnn;
   switch (op) {
-    case K::kRelu:
-      type = xnn_unary_clamp;
-      params.clamp.min = 0.0f;
-      params.clamp.max = std::numeric_limits<float>::infinity();
-      params_ptr = &params;
-      break;
     case K::kTanh:
       type = xnn_unary_tanh;
       break;
@@ -246,8 +238,9 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
       break;
   }
   xnn_operator_t raw = nullptr;
-  SHREW_RETURN_IF_ERROR(XnnCheck(xnn_create_unary_elementwise_nc(type, xnn_datatype_fp32, xnn_datatype_fp32, params_ptr,
-                                                                 nullptr, nullptr, /*flags=*/0, &raw),
+  SHREW_RETURN_IF_ERROR(XnnCheck(xnn_create_unary_elementwise_nc(type, xnn_datatype_fp32, xnn_datatype_fp32,
+                                                                 /*params=*/nullptr, nullptr, nullptr, /*flags=*/0,
+                                                                 &raw),
                                  ir::OpName(op), "create"));
   UnaryStage stage(op, mode, AdoptXnnOperator(raw));
   if (mode == Mode::kChunkedSigmoid) {
@@ -286,6 +279,8 @@ Status UnaryStage::Run() {
     case Mode::kLoop:
       if (op_ == ir::OpKind::kNeg) {
         MapUnary(in_, out_, n_, [](float x) { return -x; });
+      } else if (op_ == ir::OpKind::kRelu) {
+        MapUnary(in_, out_, n_, [](float x) { return x > 0.0f ? x : 0.0f; });
       } else {
         MapUnary(in_, out_, n_, [](float x) { return std::sqrt(x); });
       }

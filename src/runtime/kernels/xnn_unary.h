@@ -3,12 +3,13 @@
 // apply in place to their output (FC + activation as one kernel).
 //
 // Implementations (OPS.md §3.3 asks for 1e-6 relative to the exact formula):
-//   relu, tanh, exp   XNNPACK unary (relu = clamp [0, +inf)).
+//   tanh, exp   XNNPACK unary.
 //   sigmoid  XNNPACK unary on the argument clamped to ±128 (XNNPACK's is
 //            NaN for |x| ≳ 1e27; sigmoid is exactly 0 or 1 beyond ±104),
 //            chunk by chunk through the stage's buffer.
-//   neg, sqrt   our loops: XNNPACK's negate gives +0 for +0 and its sqrt
-//            NaN for +inf and wrong values above 1e37.
+//   neg, sqrt, relu   our loops: XNNPACK's negate gives +0 for +0, its
+//            sqrt NaN for +inf and wrong values above 1e37, and its clamp
+//            [0, +inf) keeps −0 (relu(−0) is 0: `x > 0 ? x : 0`).
 //   silu   x · sigmoid(x): XNNPACK sigmoid (clamped argument) into a chunk
 //          buffer, then our multiply.
 //   gelu   the tanh form, rewritten as x · sigmoid(2c(x + 0.044715x³)) (the

@@ -278,6 +278,18 @@ TEST(UnaryKernelTest, NegFlipsTheSignOfZero) {
   EXPECT_EQ(y[2], -1.5f);
 }
 
+TEST(UnaryKernelTest, ReluOfNegativeZeroIsPositiveZero) {
+  // OPS.md: x if x > 0, else 0 (the interpreter's and f64's +0); XNNPACK's
+  // clamp to [0, +inf) returned -0.
+  const std::vector<float> y = RunF32(K::kRelu, {-0.0f, 0.0f, -2.0f, 3.0f, 1e-40f});
+  ASSERT_EQ(y.size(), 5u);
+  EXPECT_TRUE(y[0] == 0.0f && !std::signbit(y[0]));
+  EXPECT_TRUE(y[1] == 0.0f && !std::signbit(y[1]));
+  EXPECT_TRUE(y[2] == 0.0f && !std::signbit(y[2]));
+  EXPECT_EQ(y[3], 3.0f);
+  EXPECT_EQ(y[4], 1e-40f);
+}
+
 TEST(UnaryKernelTest, NegOnSignedIntegersWraps) {
   Result<Tensor> x = Tensor::FromVector<int64_t>(ir::DType::kI32, {4}, {5, -7, 0, std::numeric_limits<int64_t>::min()});
   ASSERT_TRUE(x.ok());
