@@ -209,7 +209,8 @@ class ReduceKernel final : public Kernel {
     for (int64_t i = 0; i < n_out_; ++i) y_[i] = init;
     ForEachRow([&](const T* x, size_t n, int64_t o, bool inner_reduced) {
       if (inner_reduced) {
-        T m = y_[o];
+        const T before = y_[o];
+        T m = before;
         size_t i = 0;
         if (n >= kBlock) {
           T acc[kBlock];
@@ -221,6 +222,19 @@ class ReduceKernel final : public Kernel {
           for (const T a : acc) m = Better(kMax, a, m) ? a : m;
         }
         for (; i < n; ++i) m = Better(kMax, x[i], m) ? x[i] : m;
+        // In order (the interpreter), an extreme of 0 reached in this row
+        // is the row's first zero: -0 and +0 compare equal, so a later one
+        // never replaces it. The lanes above see the row out of order and
+        // may keep the other sign; the rare zero result takes the sign of
+        // the first zero instead.
+        if (m == T(0) && !(before == T(0))) {
+          for (size_t k = 0; k < n; ++k) {
+            if (x[k] == T(0)) {
+              m = x[k];
+              break;
+            }
+          }
+        }
         y_[o] = m;
       } else {
         T* __restrict y = y_ + o;

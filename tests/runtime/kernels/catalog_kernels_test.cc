@@ -158,6 +158,36 @@ TEST(CatalogKernels, MaxAndMinOfLongRowsMatchALoop) {
   CheckLongRowExtremes<double>(ir::DType::kF64);
 }
 
+TEST(CatalogKernels, ZeroExtremeOfALongRowHasTheSignOfItsFirstZero) {
+  // -0 and +0 compare equal: in order (the interpreter) the first zero is
+  // kept. Row 0: -0 at 1 (block lane 1), +0 at 64 (lane 0, merged first);
+  // row 1: +0 first, -0 later; row 2: both in the tail. The blocked path
+  // gave +0 for row 0's max (1 / max was +inf, the interpreter's -inf).
+  const int64_t n = 140;
+  std::vector<float> v(static_cast<size_t>(3 * n), -1.0f);
+  v[1] = -0.0f;
+  v[64] = 0.0f;
+  v[n + 2] = 0.0f;
+  v[n + 65] = -0.0f;
+  v[2 * n + 130] = -0.0f;
+  v[2 * n + 135] = 0.0f;
+  Tensor x = Tensor::FromVector<float>(F, {3, n}, v).value();
+  std::vector<float> neg;
+  for (float e : v) neg.push_back(-e);
+  Tensor nx = Tensor::FromVector<float>(F, {3, n}, neg).value();
+  for (K op : {K::kMax, K::kMin}) {
+    SCOPED_TRACE(ir::OpName(op));
+    auto spec = MakeSpec(op, {F}, F, Attr("dims", ir::AttrValue::Int(1)));
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {op == K::kMax ? &x : &nx}, {3});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    const bool flip = op == K::kMin;  // min of -x: the first zero of -x
+    EXPECT_EQ(std::signbit(y->values<float>()[0]), !flip);
+    EXPECT_EQ(std::signbit(y->values<float>()[1]), flip);
+    EXPECT_EQ(std::signbit(y->values<float>()[2]), !flip);
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(y->values<float>()[r], 0.0f);
+  }
+}
+
 TEST(CatalogKernels, CastWrapsAndTruncatesAsTheSpecSays) {
   Tensor x = Tensor::FromVector<float>(F, {5}, {-1.9f, 2.9f, 300.0f, NAN, 0.0f}).value();
   auto to_i64 = MakeSpec(K::kCast, {F}, ir::DType::kI64, Attr("dtype", ir::AttrValue::String("i64")));
