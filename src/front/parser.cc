@@ -72,6 +72,13 @@ bool Parser::AtListEnd() const {
   return k == TokenKind::RBrace || k == TokenKind::EndOfInput || IsTopLevelDirective(k);
 }
 
+bool Parser::AtGraphStatementOnNewLine() const {
+  TokenKind k = Kind();
+  return pos_ > 0 && tokens_[pos_ - 1].span.line < Cur().span.line &&
+         (k == TokenKind::KwInput || k == TokenKind::KwParam || k == TokenKind::KwNode ||
+          k == TokenKind::KwOutput || k == TokenKind::AtAssert || k == TokenKind::AtCheck);
+}
+
 const Token& Parser::Advance() {
   const Token& t = tokens_[pos_];
   if (t.kind != TokenKind::EndOfInput) ++pos_;
@@ -172,12 +179,7 @@ void Parser::Recover(size_t start, Level level) {
         break;
       }
       if (k == TokenKind::RBrace) break;
-      if (level == Level::Graph && pos_ > start && pos_ > 0 &&
-          tokens_[pos_ - 1].span.line < Cur().span.line &&
-          (k == TokenKind::KwInput || k == TokenKind::KwParam || k == TokenKind::KwNode ||
-           k == TokenKind::KwOutput || k == TokenKind::AtAssert || k == TokenKind::AtCheck)) {
-        break;
-      }
+      if (level == Level::Graph && pos_ > start && AtGraphStatementOnNewLine()) break;
     }
     if (k == TokenKind::LBrace) ++depth;
     if (k == TokenKind::RBrace) --depth;

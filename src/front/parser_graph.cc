@@ -60,7 +60,9 @@ bool Parser::ParseParamDecl(ast::ParamDecl* out) {
   if (Failed()) return false;
   if (At(TokenKind::LBrace)) {
     out->has_attribute_block = true;
-    if (!ParseFieldBlock(&out->attributes)) return false;
+    if (!ParseStatementFields("the attributes of param '" + out->name.name + "'", &out->attributes)) {
+      return !Failed();  // an unclosed block ends the statement (ParseStatementBody)
+    }
   }
   // Also required after the attribute block's '}' (§3.7).
   return Expect(TokenKind::Semicolon);
@@ -76,12 +78,12 @@ bool Parser::ParseNodeDecl(ast::NodeDecl* out) {
   }
   if (At(TokenKind::LBrace)) {
     out->has_body = true;
-    Advance();
-    ParseList(Level::Block, [&] {
+    bool closed = ParseStatementBody("the body of node '" + out->name.name + "'", [&] {
       ast::NodeItem item;
       if (ParseNodeItem(&item)) out->body.push_back(std::move(item));
     });
-    if (!Expect(TokenKind::RBrace)) return false;
+    if (!closed) return !Failed();  // an unclosed body ends the statement (ParseStatementBody)
+    return Expect(TokenKind::Semicolon);
   }
   return Expect(TokenKind::Semicolon);
 }

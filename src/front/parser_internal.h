@@ -58,6 +58,9 @@ class Parser {
   // End of a `{ ... }` list: '}', end of input, or a top-level directive
   // (which can never appear inside a block, so the '}' must be missing).
   bool AtListEnd() const;
+  // A graph statement keyword (input, param, node, output, @assert, @check)
+  // that starts a line: where a statement after a missing ';' or '}' begins.
+  bool AtGraphStatementOnNewLine() const;
   const Token& Advance();
   bool Match(TokenKind kind);
   std::string_view Text(const Token& t) const { return TokenText(source_, t); }
@@ -87,6 +90,14 @@ class Parser {
   void RecoverTopLevel();
   // Runs one list loop body `item` until AtListEnd, recovering after errors.
   template <typename Fn> void ParseList(Level level, Fn&& item);
+  // The `{ ... }` body of a graph statement (a node body, a param's
+  // attributes): items until its '}'. A graph statement that starts a line
+  // and is no `key:` item (`output y: ...`, `node k { ...`) means the '}'
+  // and ';' are missing: that is reported once, as "expected '}' closing
+  // WHAT (opened at line L)", and false is returned with panic_ clear, so the
+  // caller ends its statement there and the graph goes on with the next one
+  // (instead of a misleading "expected ':'" and a cascade at the graph's end).
+  template <typename Fn> bool ParseStatementBody(std::string_view what, Fn&& item);
 
   // ---- top-level blocks (parser_blocks.cc)
   void ParseBlock(ast::Program* program);
@@ -102,6 +113,9 @@ class Parser {
   // ---- fields, literals and types (parser_types.cc)
   // `{ key: value; ... }`; literal_values selects @model's literal grammar.
   bool ParseFieldBlock(std::vector<ast::Field>* out, bool literal_values = false);
+  // The fields of a graph statement's body (see ParseStatementBody); false
+  // when the '}' is missing.
+  bool ParseStatementFields(std::string_view what, std::vector<ast::Field>* out);
   bool ParseField(ast::Field* out, bool literal_value);
   ast::ExprPtr ParseLiteral();
   ast::Type ParseType();
@@ -163,6 +177,29 @@ template <typename Fn> void Parser::ParseList(Level level, Fn&& item) {
     if (Failed()) Recover(start, level);
     if (pos_ == start) Advance();  // progress guarantee
   }
+}
+
+template <typename Fn> bool Parser::ParseStatementBody(std::string_view what, Fn&& item) {
+  const diag::Span open = Cur().span;
+  Advance();  // '{'
+  // Level::Graph: after an error inside the body, recovery also stops at such
+  // a statement, so one missing "; }" is one error.
+  auto unclosed = [&] { return AtGraphStatementOnNewLine() && Peek(1).kind != TokenKind::Colon; };
+  while (!AtListEnd() && !unclosed()) {
+    size_t start = pos_;
+    item();
+    if (Failed()) Recover(start, Level::Graph);
+    if (pos_ == start) Advance();  // progress guarantee
+  }
+  if (!Failed() && unclosed()) {
+    std::string expected = "'}' closing ";
+    expected.append(what);
+    expected += " (opened at line " + std::to_string(open.line) + ")";
+    ErrorExpected(expected);
+    panic_ = false;
+    return false;
+  }
+  return Expect(TokenKind::RBrace);
 }
 
 }  // namespace shrew::front::internal

@@ -28,6 +28,13 @@ bool Parser::ParseFieldBlock(std::vector<ast::Field>* out, bool literal_values) 
   return Expect(TokenKind::RBrace);
 }
 
+bool Parser::ParseStatementFields(std::string_view what, std::vector<ast::Field>* out) {
+  return ParseStatementBody(what, [&] {
+    ast::Field field;
+    if (ParseField(&field, /*literal_value=*/false)) out->push_back(std::move(field));
+  });
+}
+
 bool Parser::ParseField(ast::Field* out, bool literal_value) {
   size_t start = pos_;
   if (!ExpectKey(&out->key) || !Expect(TokenKind::Colon)) return false;

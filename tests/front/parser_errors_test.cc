@@ -138,6 +138,53 @@ TEST(ParserErrorTest, RecoveryReportsSeveralErrorsAndKeepsGoodStatements) {
   EXPECT_EQ(p.program.blocks[2].As<ast::GraphBlock>()->name.name, "H");
 }
 
+// A body left open (`node h { op: relu(x);` and the next statement on the
+// next line) is one error at that statement, which is then parsed as usual:
+// the key `output` of `output y: ...` is not taken for a body item (it gave
+// "expected ':', got 'y'" and "expected ';', got end of input" at the end).
+TEST(ParserErrorTest, UnclosedStatementBodyIsOneErrorAtTheNextStatement) {
+  Parsed p("@graph G {\n"
+           "  input x: Tensor<[2], f32>;\n"
+           "  node h { op: relu(x);\n"
+           "  output y: relu(h);\n"
+           "}\n");
+  EXPECT_EQ(p.errors(), "4:3 E020 expected '}' closing the body of node 'h' (opened at line 3), got 'output'\n");
+  const auto* g = p.program.blocks[0].As<ast::GraphBlock>();
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->body.size(), 3u);  // input, h (with its op), output
+  ASSERT_EQ(g->body[1].As<ast::NodeDecl>()->body.size(), 1u);
+  EXPECT_EQ(g->body[2].As<ast::OutputDecl>()->name->name, "y");
+
+  EXPECT_EQ(Errors("@graph G {\n"
+                   "  node h { op: relu(x);\n"
+                   "  node k { op: relu(h); };\n"
+                   "  output k;\n"
+                   "}\n"),
+            "3:3 E020 expected '}' closing the body of node 'h' (opened at line 2), got 'node'\n");
+  EXPECT_EQ(Errors("@graph G {\n"
+                   "  param w: Tensor<[2], f32> { init: \"zeros\";\n"
+                   "  output w;\n"
+                   "}\n"),
+            "3:3 E020 expected '}' closing the attributes of param 'w' (opened at line 2), got 'output'\n");
+  // A missing ';' as well is still one error (the same place).
+  EXPECT_EQ(Errors("@graph G {\n  node h { op: relu(x)\n  output h;\n}\n"),
+            "3:3 E020 expected ';', got 'output'\n");
+  // `output:` and `input:` lines are body items, on lines of their own too;
+  // after an error inside a body, recovery stops before them.
+  Parsed q("@graph G {\n"
+           "  node h {\n"
+           "    op: relu(x)\n"
+           "    output: Tensor<[2], f32>;\n"
+           "  };\n"
+           "  output h;\n"
+           "}\n");
+  EXPECT_EQ(q.errors(), "4:5 E020 expected ';', got 'output'\n");
+  const auto* h = q.program.blocks[0].As<ast::GraphBlock>()->body[0].As<ast::NodeDecl>();
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(h->body.size(), 1u);
+  EXPECT_EQ(h->body[0].kind, ast::NodeItem::Kind::OutputType);
+}
+
 TEST(ParserErrorTest, MissingClosingBraceStopsAtTheNextBlock) {
   Parsed p("@graph G {\n  output x;\n\n@graph H { output y; }\n");
   EXPECT_EQ(p.errors(), "4:1 E020 expected '}', got '@graph'\n");
