@@ -34,7 +34,10 @@ bool Parser::ParseGraphStmt(std::vector<ast::GraphStmt>* out) {
     case TokenKind::AtCheck: ok = ParseCheck(&stmt.node.emplace<ast::CheckBlock>()); break;
     default:
       // There is no assignment statement: `h = relu(x);` lands here.
-      ErrorExpected("input, param, node, output, @assert or @check");
+      ErrorExpected("input, param, node, output, @assert or @check",
+                    AtKey() && Peek(1).kind == TokenKind::Assign
+                        ? "there is no assignment: write node " + std::string(Text(Cur())) + " { op: EXPR; };"
+                        : std::string());
       return false;
   }
   if (!ok) return false;
@@ -71,12 +74,21 @@ bool Parser::ParseParamDecl(ast::ParamDecl* out) {
 bool Parser::ParseNodeDecl(ast::NodeDecl* out) {
   Advance();  // 'node'
   if (!ExpectKey(&out->name)) return false;
+  bool typed = false;
   if (Match(TokenKind::Colon) && !At(TokenKind::LBrace)) {
     // The type after ':' may be left out only before a body: `node h: { ... };`.
     out->type = ParseType();
     if (Failed()) return false;
+    typed = true;
   }
-  if (At(TokenKind::LBrace)) {
+  // `node h op: relu(x); };`: only the '{' is missing. Say so, and read the
+  // body anyway, so its '}' does not end the graph (a cascade after it).
+  const bool brace_missing = !At(TokenKind::LBrace) && AtKey() && Peek(1).kind == TokenKind::Colon;
+  if (brace_missing) {
+    ErrorExpected("'{' before the body of node '" + out->name.name + "'");
+    panic_ = false;
+  }
+  if (At(TokenKind::LBrace) || brace_missing) {
     out->has_body = true;
     bool closed = ParseStatementBody("the body of node '" + out->name.name + "'", [&] {
       ast::NodeItem item;
@@ -85,7 +97,12 @@ bool Parser::ParseNodeDecl(ast::NodeDecl* out) {
     if (!closed) return !Failed();  // an unclosed body ends the statement (ParseStatementBody)
     return Expect(TokenKind::Semicolon);
   }
-  return Expect(TokenKind::Semicolon);
+  if (Match(TokenKind::Semicolon)) return true;  // `node h;` parses (no op: a lowering error)
+  // `node h = relu(x);`, `node h op: ...`: say what may follow the name.
+  ErrorExpected(std::string(typed ? "'{' or ';'" : "'{', ':' or ';'") + " after node '" + out->name.name + "'",
+                At(TokenKind::Assign) ? "a node is written node " + out->name.name + " { op: EXPR; };"
+                                      : std::string());
+  return false;
 }
 
 bool Parser::ParseNodeItem(ast::NodeItem* out) {

@@ -91,7 +91,7 @@ class Parser {
   // Runs one list loop body `item` until AtListEnd, recovering after errors.
   template <typename Fn> void ParseList(Level level, Fn&& item);
   // The `{ ... }` body of a graph statement (a node body, a param's
-  // attributes): items until its '}'. A graph statement that starts a line
+  // attributes), at its '{' (or where it is missing): items until its '}'. A graph statement that starts a line
   // and is no `key:` item (`output y: ...`, `node k { ...`) means the '}'
   // and ';' are missing: that is reported once, as "expected '}' closing
   // WHAT (opened at line L)", and false is returned with panic_ clear, so the
@@ -180,8 +180,12 @@ template <typename Fn> void Parser::ParseList(Level level, Fn&& item) {
 }
 
 template <typename Fn> bool Parser::ParseStatementBody(std::string_view what, Fn&& item) {
+  // Without its '{' (`node h op: relu(x); };`, which the caller reported) the
+  // body is read all the same, so its '}' does not end the graph; it ends at
+  // that '}' or, quietly, before the next statement.
+  const bool braced = At(TokenKind::LBrace);
   const diag::Span open = Cur().span;
-  Advance();  // '{'
+  if (braced) Advance();
   // Level::Graph: after an error inside the body, recovery also stops at such
   // a statement, so one missing "; }" is one error.
   auto unclosed = [&] { return AtGraphStatementOnNewLine() && Peek(1).kind != TokenKind::Colon; };
@@ -192,6 +196,7 @@ template <typename Fn> bool Parser::ParseStatementBody(std::string_view what, Fn
     if (pos_ == start) Advance();  // progress guarantee
   }
   if (!Failed() && unclosed()) {
+    if (!braced) return false;
     std::string expected = "'}' closing ";
     expected.append(what);
     expected += " (opened at line " + std::to_string(open.line) + ")";

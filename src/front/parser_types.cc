@@ -104,6 +104,13 @@ ast::Type Parser::ParseType() {
         type.dims.push_back(std::move(dim));
         if (!Match(TokenKind::Comma)) break;
       }
+      TokenKind k = Kind();
+      if (!Failed() && (k == TokenKind::Star || k == TokenKind::Plus || k == TokenKind::Minus ||
+                        k == TokenKind::Slash || k == TokenKind::Percent || k == TokenKind::StarStar)) {
+        // `[N * 2]`: there is no arithmetic in dimensions (§3.13); say where it goes.
+        ErrorExpected("']'", "there is no arithmetic in a type: compute the size in @config (N2: N * 2;) "
+                             "and use its name");
+      }
       if (Expect(TokenKind::RBracket) && Expect(TokenKind::Comma)) {
         if (IsDtype(Kind())) {
           type.dtype = DtypeOf(Advance().kind);

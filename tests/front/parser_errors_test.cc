@@ -57,7 +57,10 @@ TEST(ParserErrorTest, MessagesFollowTheSpec) {
   EXPECT_EQ(Errors("@config { a: "), "1:14 E020 expected expression, got end of input\n");
   EXPECT_EQ(Errors("x"), "1:1 E020 expected a top-level block such as @graph, got 'x'\n");
   EXPECT_EQ(Errors("@graph G { h = relu(x); }"),
-            "1:12 E020 expected input, param, node, output, @assert or @check, got 'h'\n");
+            "1:12 E020 expected input, param, node, output, @assert or @check, got 'h'; there is no "
+            "assignment: write node h { op: EXPR; };\n");
+  EXPECT_EQ(Errors("@graph G { foo bar; }"),
+            "1:12 E020 expected input, param, node, output, @assert or @check, got 'foo'\n");
   EXPECT_EQ(Errors("@graph G { @check c { check x; } }"),
             "1:23 E020 expected assert, got 'check'\n");
   EXPECT_EQ(Errors("@graph G { node h { @hint input; }; }"),
@@ -76,6 +79,29 @@ TEST(ParserErrorTest, MessagesFollowTheSpec) {
                 std::string(39, 'a') + "...'\n");
   EXPECT_EQ(Errors("@graph G { \"a\nb\" }"),
             "1:12 E020 expected input, param, node, output, @assert or @check, got '\"a\\nb\"'\n");
+}
+
+// After a node's name only ':', '{' or ';' can follow; say so (it was
+// "expected ';', got '='", as if `node h;` were what was meant).
+TEST(ParserErrorTest, NodeDeclarationSaysWhatMayFollowTheName) {
+  EXPECT_EQ(Errors("@graph G { node h = relu(x); }"),
+            "1:19 E020 expected '{', ':' or ';' after node 'h', got '='; a node is written node h { op: EXPR; };\n");
+  EXPECT_EQ(Errors("@graph G { node h: f32 relu(x); }"),
+            "1:24 E020 expected '{' or ';' after node 'h', got 'relu'\n");
+  // Only the '{' missing: one error, and the body's '}' does not end the
+  // graph (that gave "expected a top-level block such as @graph, got ';'").
+  EXPECT_EQ(Errors("@graph G { node h op: relu(x); }; output h; }"),
+            "1:19 E020 expected '{' before the body of node 'h', got 'op'\n");
+  EXPECT_EQ(Errors("@graph G { node h: f32 op: relu(x); }; }"),
+            "1:24 E020 expected '{' before the body of node 'h', got 'op'\n");
+  Parsed p("@graph G {\n  node h op: relu(x);\n  output h;\n}\n");
+  EXPECT_EQ(p.errors(), "2:10 E020 expected '{' before the body of node 'h', got 'op'\n");
+  const auto* g = p.program.blocks[0].As<ast::GraphBlock>();
+  ASSERT_EQ(g->body.size(), 2u);
+  EXPECT_EQ(g->body[0].As<ast::NodeDecl>()->body.size(), 1u);
+  EXPECT_TRUE(g->body[1].Is<ast::OutputDecl>());
+  // `node h;` and `node h: f32;` still parse (no op: a lowering error).
+  EXPECT_EQ(Errors("@graph G { node h; node k: f32; }"), "");
 }
 
 TEST(ParserErrorTest, ForgottenSemicolonAfterBraceIsReportedOnce) {

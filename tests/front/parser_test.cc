@@ -471,7 +471,8 @@ TEST(ParserTypeTest, TypeErrors) {
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], f32>>; }"),
             "1:34 E020 expected '>', got '>>'\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N * 2], f32>; }"),
-            "1:29 E020 expected ']', got '*'\n");
+            "1:29 E020 expected ']', got '*'; there is no arithmetic in a type: compute the size in @config "
+            "(N2: N * 2;) and use its name\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], float>; }"),
             "1:31 E020 expected dtype, got 'float'\n");
   EXPECT_EQ(Errors("@types { type A = (B,); }"), "1:22 E020 expected type, got ')'\n");
