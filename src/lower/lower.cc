@@ -45,8 +45,10 @@ bool Lowerer::Run(const ast::Program& tree, ir::Program* out) {
     const auto* g = b.As<ast::GraphBlock>();
     if (g == nullptr) continue;
     out->graphs.emplace_back(g->name.name);
-    if (!LowerGraph(*g, b.span, &out->graphs.back())) return false;
+    // On errors, go on with the next graph: its errors are independent.
+    LowerGraph(*g, b.span, &out->graphs.back());
   }
+  if (failed()) return false;
   // 6. @training / @inference: the last block of each wins.
   const ast::Block* training = nullptr;
   const ast::Block* inference = nullptr;

@@ -59,6 +59,9 @@ std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span s
     op.operands.push_back(it->second);
     return op;
   }
+  // A name whose declaration failed was reported there (it still shadows a
+  // config key of that name).
+  if (failed_names_.count(n.name) > 0) return std::nullopt;
   auto c = config_.find(n.name);
   if (c != config_.end()) {
     const ir::ConfigValue& v = c->second;
@@ -77,6 +80,18 @@ std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span s
 }
 
 void Lowerer::ErrorUndefinedName(const std::string& name, diag::Span span) {
+  // Declared in this graph, but not before this use: say so rather than
+  // suggest another name.
+  auto declared = declared_at_.find(name);
+  if (declared != declared_at_.end()) {
+    const diag::Span& at = declared->second;
+    Error(diag::Kind::UndefinedName, span,
+          "undefined name '" + name + "'" +
+              (at.offset > span.offset ? "; it is declared later, at line " + std::to_string(at.line) +
+                                             ", and a name can be used only after its declaration"
+                                       : "; a node cannot use its own value"));
+    return;
+  }
   std::vector<std::string_view> known;
   for (const auto& [key, id] : scope_) known.push_back(key);
   for (const auto& [key, value] : config_) known.push_back(key);

@@ -14,38 +14,57 @@ ir::NodeId Lowerer::MakeNode(std::string name, LoweredOp op, diag::Span span) {
 }
 
 bool Lowerer::LowerGraph(const ast::GraphBlock& block, diag::Span span, ir::Graph* graph) {
+  const size_t errors_before = diags_.error_count();
   graph_ = graph;
   scope_.clear();
   scope_.reserve(block.body.size() + block.params.size());
   inputs_by_name_.clear();
+  failed_names_.clear();
+  declared_at_.clear();
+  for (const ast::GraphParam& p : block.params) declared_at_.emplace(p.name.name, p.name.span);
+  for (const ast::GraphStmt& s : block.body) {
+    const ast::Identifier* name = nullptr;
+    if (const auto* in = s.As<ast::InputDecl>()) name = &in->name;
+    if (const auto* p = s.As<ast::ParamDecl>()) name = &p->name;
+    if (const auto* n = s.As<ast::NodeDecl>()) name = &n->name;
+    if (const auto* o = s.As<ast::OutputDecl>(); o != nullptr && o->name) name = &*o->name;
+    if (name != nullptr) declared_at_.emplace(name->name, name->span);
+  }
   graph->set_span(span);
   if (block.return_type) {
     std::optional<ir::Type> t = types_.Resolve(*block.return_type, diags_);
-    if (!t) return false;
-    graph->set_return_type(std::move(*t));
+    if (t) graph->set_return_type(std::move(*t));
   }
+  // A statement that fails is reported and skipped, and the name it declares
+  // is marked failed, so independent errors further on are reported too
+  // (each once) without follow-ups about that name.
   for (const ast::GraphParam& p : block.params) {
-    if (!DeclareInput(p.name, p.type, p.optional, p.span)) return false;
+    if (!DeclareInput(p.name, p.type, p.optional, p.span)) failed_names_.insert(p.name.name);
   }
   for (const ast::GraphStmt& s : block.body) {
     bool ok = true;
+    const ast::Identifier* name = nullptr;
     if (const auto* in = s.As<ast::InputDecl>()) {
       ok = DeclareInput(in->name, in->type, in->optional, s.span);
+      name = &in->name;
     } else if (const auto* p = s.As<ast::ParamDecl>()) {
       ok = LowerParam(*p, s.span);
+      name = &p->name;
     } else if (const auto* n = s.As<ast::NodeDecl>()) {
       ok = LowerNode(*n, s.span);
+      name = &n->name;
     } else if (const auto* o = s.As<ast::OutputDecl>()) {
       ok = LowerOutput(*o, s.span);
+      if (o->name) name = &*o->name;
     } else if (const auto* a = s.As<ast::AssertStmt>()) {
       AddAssertion(*a);
     } else if (const auto* c = s.As<ast::CheckBlock>()) {
       for (const ast::AssertStmt& a : c->asserts) AddAssertion(a);
     }
-    if (!ok) return false;
+    if (!ok && name != nullptr && scope_.count(name->name) == 0) failed_names_.insert(name->name);
   }
   graph_ = nullptr;
-  return true;
+  return diags_.error_count() == errors_before;
 }
 
 bool Lowerer::DeclareInput(const ast::Identifier& name, const ast::Type& type, bool optional,

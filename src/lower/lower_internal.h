@@ -117,6 +117,12 @@ class Lowerer {
   ir::Graph* graph_ = nullptr;
   std::unordered_map<std::string, ir::NodeId> scope_;
   std::unordered_map<std::string, ir::NodeId> inputs_by_name_;
+  // Names whose declaration failed (already reported): using them fails
+  // quietly, so lowering goes on with the next statement without a cascade.
+  std::unordered_set<std::string> failed_names_;
+  // Where each name of the graph is first declared, to tell a use before
+  // the declaration from a misspelling.
+  std::unordered_map<std::string, diag::Span> declared_at_;
 };
 
 }  // namespace shrew::lower::internal

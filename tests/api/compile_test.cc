@@ -201,18 +201,23 @@ TEST(CompileTest, RenderedCaretIsUnderTheTokenOnNonAsciiAndLongLines) {
             "   " + std::string(71, ' ') + "^~\n");
 }
 
-TEST(CompileTest, StopsAtLoweringWithTheFirstError) {
+// Lowering reports each statement's first error and goes on with the next
+// statement and the next graph (it stopped at the program's first error).
+TEST(CompileTest, LoweringReportsEachIndependentError) {
   CompileResult r = Compile("@graph G {\n  input x: f32;\n  node h { op: relu(y); };\n"
                             "  node k { op: relu(z); };\n  output h;\n}\n");
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.stage, CompileStage::kLower);
-  ASSERT_EQ(r.diagnostics.size(), 1u);
+  ASSERT_EQ(r.diagnostics.size(), 2u);
   EXPECT_EQ(r.diagnostics[0].kind, diag::Kind::UndefinedName);
   EXPECT_EQ(r.diagnostics[0].span.line, 3u);
   EXPECT_EQ(r.diagnostics[0].span.column, 21u);
   EXPECT_EQ(r.RenderDiagnostics(),
             "<input>:3:21: error[E040]: undefined name 'y'\n"
             "    node h { op: relu(y); };\n"
+            "                      ^\n"
+            "<input>:4:21: error[E040]: undefined name 'z'\n"
+            "    node k { op: relu(z); };\n"
             "                      ^\n");
 }
 

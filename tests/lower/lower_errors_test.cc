@@ -1,5 +1,5 @@
 // Every lowering diagnostic (E040-E065) with its code, line, column and
-// message. Lowering stops at the first error, so each case has exactly one.
+// message. Each case has exactly one error (LowerError checks it).
 #include <gtest/gtest.h>
 
 #include "lower/config_eval.h"
@@ -8,7 +8,9 @@
 namespace shrew::lower {
 namespace {
 
+using testing::Lowered;
 using testing::LowerError;
+using testing::LowerText;
 
 // Wraps graph statements: line 1 is `@graph G {`, line 2 declares inputs
 // x: [2, 3] f32 and y: f32, the statements start on line 3.
@@ -18,9 +20,47 @@ std::string G(const std::string& body) {
 
 TEST(LowerErrorsTest, UndefinedName) {
   EXPECT_EQ(LowerError(G("  node h { op: relu(z); };")), "E040 3:21 undefined name 'z'");
-  // Statement order is declaration order: no forward references.
-  EXPECT_EQ(LowerError(G("  node a { op: b; };\n  node b { op: x; };")), "E040 3:16 undefined name 'b'");
+  // Statement order is declaration order: no forward references. A name
+  // declared further on is said to be, not taken for a typo.
+  EXPECT_EQ(LowerError(G("  node a { op: b; };\n  node b { op: x; };")),
+            "E040 3:16 undefined name 'b'; it is declared later, at line 4, and a name can be used only after "
+            "its declaration");
+  EXPECT_EQ(LowerError(G("  node a { op: relu(out); };\n  output out: relu(x);")),
+            "E040 3:21 undefined name 'out'; it is declared later, at line 4, and a name can be used only after "
+            "its declaration");
+  EXPECT_EQ(LowerError(G("  node a { op: relu(a); };")), "E040 3:21 undefined name 'a'; a node cannot use its own value");
   EXPECT_EQ(LowerError(G("  output later;")), "E040 3:10 undefined name 'later'");
+}
+
+// After an error lowering goes on: every independent error is reported, in
+// other statements and other graphs, and a name whose declaration failed
+// gives no follow-up errors where it is used (before, only the program's
+// first lowering error was reported).
+TEST(LowerErrorsTest, ReportsEachIndependentErrorWithoutFollowUps) {
+  Lowered l = LowerText(
+      "@config { h: 2; }\n"
+      "@graph G(a: Undefined) {\n"
+      "  input x: Tensor<[2, 3], f32>;\n"
+      "  node h { op: rleu(x); };\n"        // unknown op: h fails
+      "  node k { op: h * a + h; };\n"      // uses h and a: quiet (h is not the config key)
+      "  param w: Tensor<[3], f32> { init: \"nope\"; };\n"
+      "  node m { op: w + k; };\n"          // w and k failed: quiet
+      "  node n { op: relu(q); };\n"        // independent: reported
+      "  output n;\n"
+      "}\n"
+      "@graph H { input y: f32; output exp(yy); }\n");
+  EXPECT_FALSE(l.ok);
+  std::string got;
+  for (const diag::Diagnostic& d : l.diagnostics) {
+    got += std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " +
+           d.message + "\n";
+  }
+  EXPECT_EQ(got,
+            "E042 2:13 undefined type 'Undefined'\n"
+            "E041 4:16 unknown operation 'rleu'; did you mean 'relu'?\n"
+            "E054 6:37 invalid init 'nope'\n"
+            "E040 8:21 undefined name 'q'\n"
+            "E040 11:37 undefined name 'yy'\n");
 }
 
 TEST(LowerErrorsTest, UnknownOperation) {
