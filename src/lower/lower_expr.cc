@@ -80,6 +80,9 @@ std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span s
 }
 
 void Lowerer::ErrorUndefinedName(const std::string& name, diag::Span span) {
+  // Once per graph: further uses of the same undefined name (a misspelt or
+  // missing declaration) are the same mistake.
+  if (graph_ != nullptr) failed_names_.insert(name);
   // Declared in this graph, but not before this use: say so rather than
   // suggest another name.
   auto declared = declared_at_.find(name);

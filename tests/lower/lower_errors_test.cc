@@ -46,6 +46,7 @@ TEST(LowerErrorsTest, ReportsEachIndependentErrorWithoutFollowUps) {
       "  param w: Tensor<[3], f32> { init: \"nope\"; };\n"
       "  node m { op: w + k; };\n"          // w and k failed: quiet
       "  node n { op: relu(q); };\n"        // independent: reported
+      "  output n2: exp(q) + n;\n"          // the same undefined name: once per graph
       "  output n;\n"
       "}\n"
       "@graph H { input y: f32; output exp(yy); }\n");
@@ -60,7 +61,7 @@ TEST(LowerErrorsTest, ReportsEachIndependentErrorWithoutFollowUps) {
             "E041 4:16 unknown operation 'rleu'; did you mean 'relu'?\n"
             "E054 6:37 invalid init 'nope'\n"
             "E040 8:21 undefined name 'q'\n"
-            "E040 11:37 undefined name 'yy'\n");
+            "E040 12:37 undefined name 'yy'\n");
 }
 
 TEST(LowerErrorsTest, UnknownOperation) {
