@@ -2,6 +2,8 @@
 // assertions, processed in order with a scope that starts empty.
 #include "lower/lower_internal.h"
 
+#include "base/spelling.h"
+
 namespace shrew::lower::internal {
 
 ir::NodeId Lowerer::MakeNode(std::string name, LoweredOp op, diag::Span span) {
@@ -163,6 +165,15 @@ bool Lowerer::LowerNode(const ast::NodeDecl& decl, diag::Span span) {
     }
   }
   if (op_item == nullptr || op_item->value == nullptr) {
+    // `opp: relu(x);` is an attribute line: point at a likely misspelt `op`.
+    static constexpr std::string_view kOp[] = {"op"};
+    for (const ast::NodeItem& item : decl.body) {
+      if (item.kind == ast::NodeItem::Kind::Attribute && ClosestName(item.key.name, kOp)) {
+        Error(diag::Kind::NodeWithoutOp, item.key.span,
+              "node '" + decl.name.name + "' has no op; did you mean 'op' instead of '" + item.key.name + "'?");
+        return false;
+      }
+    }
     Error(diag::Kind::NodeWithoutOp, decl.name.span, "node '" + decl.name.name + "' has no op");
     return false;
   }

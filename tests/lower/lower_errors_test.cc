@@ -180,6 +180,12 @@ TEST(LowerErrorsTest, NodesWithoutOrWithSeveralOps) {
   EXPECT_EQ(LowerError(G("  node h;")), "E049 3:8 node 'h' has no op");
   EXPECT_EQ(LowerError(G("  node h: f32;")), "E049 3:8 node 'h' has no op");
   EXPECT_EQ(LowerError(G("  node h { note: 1; };")), "E049 3:8 node 'h' has no op");
+  // A misspelt `op:` line is an attribute: point at it (the error was at
+  // the node's name, with no word about the line that was meant as its op).
+  EXPECT_EQ(LowerError(G("  node h { opp: relu(x); };")),
+            "E049 3:12 node 'h' has no op; did you mean 'op' instead of 'opp'?");
+  EXPECT_EQ(LowerError(G("  node h {\n    Op: relu(x);\n  };")),
+            "E049 4:5 node 'h' has no op; did you mean 'op' instead of 'Op'?");
   EXPECT_EQ(LowerError(G("  node h {\n    op: relu(x);\n    op: exp(x);\n  };")),
             "E050 5:5 node 'h' has more than one op");
 }
