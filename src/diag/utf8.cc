@@ -134,4 +134,34 @@ std::string CodePointLabel(uint32_t code_point) {
   return "U+" + digits;
 }
 
+std::string EscapeForMessage(std::string_view text, size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  size_t i = 0;
+  while (i < text.size() && i < max_bytes) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(text, i, &cp);
+    if (n > 1 && i + n > max_bytes) break;  // never split a character
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (n == 0 || c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      n = 1;
+    } else if (n > 1 && IsInvisible(cp)) {
+      // Raw, U+202E would reorder the terminal line, U+200B look like nothing.
+      out += "\\u{" + CodePointLabel(cp).substr(2) + "}";
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  if (i < text.size()) out += "...";
+  return out;
+}
+
 }  // namespace shrew::diag

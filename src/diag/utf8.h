@@ -32,4 +32,10 @@ const char* CodePointName(uint32_t code_point);
 // "U+FEFF": at least four upper-case hex digits.
 std::string CodePointLabel(uint32_t code_point);
 
+// Source text to quote in a message, as valid UTF-8 that draws as it reads:
+// line feed and tab as \n and \t, other control bytes and broken UTF-8 as
+// \xNN, invisible and bidi characters as \u{NNNN}; at most `max_bytes` of
+// `text` (never half a character), then "..." if some is left out.
+std::string EscapeForMessage(std::string_view text, size_t max_bytes);
+
 }  // namespace shrew::diag

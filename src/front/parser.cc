@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "diag/utf8.h"
 #include "front/lexer.h"
 #include "front/parser_internal.h"
 
@@ -14,29 +15,11 @@ namespace internal {
 namespace {
 
 // The token as shown in "got TOKEN": its source text in quotes, shortened and
-// with control bytes escaped, so a 10 MB string or a NUL never lands raw in a
-// message.
+// escaped (diag::EscapeForMessage), so a 10 MB string, a NUL or a U+202E
+// never lands raw in a message.
 std::string DescribeToken(std::string_view text, TokenKind kind) {
   if (kind == TokenKind::EndOfInput) return "end of input";
-  constexpr size_t kMaxShown = 40;
-  std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMaxShown) out += "...";
-  return out + "'";
+  return "'" + diag::EscapeForMessage(text, 40) + "'";
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Top-level blocks other than @graph (LANGUAGE.md §3.2-§3.6, §3.9-§3.12).
+#include "diag/utf8.h"
 #include "front/parser_internal.h"
 
 namespace shrew::front::internal {
@@ -65,7 +66,7 @@ bool Parser::ParseImport(ast::ImportBlock* out) {
   // LANGUAGE.md §9: imports are kept in the program but nothing is loaded;
   // say so, or a user would expect the imported graphs to exist.
   diags_.Add(diag::Kind::ImportIgnored, directive,
-             "@import \"" + out->path.value + "\" is parsed and ignored: no file is read");
+             "@import \"" + diag::EscapeForMessage(out->path.value, 200) + "\" is parsed and ignored: no file is read");
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include "lower/lower_internal.h"
 
 #include "base/spelling.h"
+#include "diag/utf8.h"
 
 namespace shrew::lower::internal {
 
@@ -108,7 +109,7 @@ bool Lowerer::LowerParam(const ast::ParamDecl& decl, diag::Span span) {
       if (!parsed) {
         std::string text = cv->kind == ir::ConfigValue::Kind::kString ? cv->s
                                                                        : std::string(Text(v->span));
-        Error(diag::Kind::BadInit, f.value->span, "invalid init '" + text + "'");
+        Error(diag::Kind::BadInit, f.value->span, "invalid init '" + diag::EscapeForMessage(text, 80) + "'");
         return false;
       }
       init = std::move(*parsed);

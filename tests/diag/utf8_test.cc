@@ -74,5 +74,20 @@ TEST(Utf8, DisplayWidthOfWideCombiningAndOtherCharacters) {
   EXPECT_EQ(DisplayWidth(0xFF61), 1);   // halfwidth ideographic full stop
 }
 
+// Text quoted in messages stays valid UTF-8 that draws as it reads.
+TEST(Utf8, EscapeForMessage) {
+  EXPECT_EQ(EscapeForMessage("relu", 40), "relu");
+  EXPECT_EQ(EscapeForMessage("a\nb\tc", 40), "a\\nb\\tc");
+  EXPECT_EQ(EscapeForMessage(std::string("\0\x7f", 2), 40), "\\x00\\x7f");
+  EXPECT_EQ(EscapeForMessage("caf\xC3\xA9 \xE6\x97\xA5", 40), "caf\xC3\xA9 \xE6\x97\xA5");  // café 日
+  EXPECT_EQ(EscapeForMessage("\xE2\x80\xAE" "abc", 40), "\\u{202E}abc");  // right-to-left override
+  EXPECT_EQ(EscapeForMessage("a\xE2\x80\x8B" "b", 40), "a\\u{200B}b");    // zero-width space
+  EXPECT_EQ(EscapeForMessage("\xFF\xC3", 40), "\\xff\\xc3");              // broken UTF-8
+  // The cut keeps whole characters: 3 bytes fit, the 2-byte 'é' at 3 does not.
+  EXPECT_EQ(EscapeForMessage("abc\xC3\xA9xyz", 4), "abc...");
+  EXPECT_EQ(EscapeForMessage("abcdef", 4), "abcd...");
+  EXPECT_EQ(EscapeForMessage("abcd", 4), "abcd");
+}
+
 }  // namespace
 }  // namespace shrew::diag

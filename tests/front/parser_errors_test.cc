@@ -104,6 +104,21 @@ TEST(ParserErrorTest, NodeDeclarationSaysWhatMayFollowTheName) {
   EXPECT_EQ(Errors("@graph G { node h; node k: f32; }"), "");
 }
 
+// The token text in "got TOKEN" was copied bytewise: a cut at 40 bytes split
+// a multi-byte character (invalid UTF-8 in the message), and a bidi control
+// reordered the terminal line the message is printed on.
+TEST(ParserErrorTest, TokenTextInMessagesIsWholeAndVisibleUtf8) {
+  std::string e = "\xC3\xA9";  // é
+  std::string many;
+  for (int i = 0; i < 30; ++i) many += e;
+  std::string shown;  // '"' and 19 'é' are 39 bytes: the 20th does not fit in 40
+  for (int i = 0; i < 19; ++i) shown += e;
+  EXPECT_EQ(Errors("@graph G { \"" + many + "\" }"),
+            "1:12 E020 expected input, param, node, output, @assert or @check, got '\"" + shown + "...'\n");
+  EXPECT_EQ(Errors("@config { a: 1 \"\xE2\x80\xAE" "evil\"; }"),
+            "1:16 E020 expected ';', got '\"\\u{202E}evil\"'\n");
+}
+
 TEST(ParserErrorTest, ForgottenSemicolonAfterBraceIsReportedOnce) {
   Parsed p("@graph G {\n  input x: f32;\n  node h { op: relu(x); }\n  output h;\n}\n");
   EXPECT_EQ(p.errors(), "4:3 E020 expected ';', got 'output'\n");

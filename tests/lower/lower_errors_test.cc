@@ -212,6 +212,9 @@ TEST(LowerErrorsTest, InvalidInit) {
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"uniform(a, b)\"; };")),
             "E054 3:24 invalid init 'uniform(a, b)'");
   EXPECT_EQ(LowerError(G("  param w: f32 { init: 3; };")), "E054 3:24 invalid init '3'");
+  // The string is shown escaped: no raw newline or bidi control in a message.
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"ze\\nros\xE2\x80\xAE\"; };")),
+            "E054 3:24 invalid init 'ze\\nros\\u{202E}'");
 }
 
 TEST(LowerErrorsTest, GraphCallArguments) {
