@@ -301,9 +301,22 @@ void Lexer::LexPunctuation() {
 }
 
 void Lexer::LexUnexpected() {
+  size_t begin = pos_;
+  if (At(pos_) == '\'') {
+    // `init: 'zeros';`: one error for the whole single-quoted text on this
+    // line (not one per quote), saying how strings are written.
+    size_t end = text_.find_first_of("'\n", pos_ + 1);
+    if (end != std::string_view::npos && text_[end] == '\'') {
+      Report(Kind::UnexpectedCharacter, begin, end + 1 - begin,
+             "unexpected character '''; strings are written in double quotes: \"" +
+                 diag::EscapeForMessage(text_.substr(begin + 1, end - begin - 1), 40) + "\"");
+      pos_ = end + 1;
+      Emit(TokenKind::Error, begin, pos_);
+      return;
+    }
+  }
   // One diagnostic and one Error token for a whole run of bad bytes, so a
   // multi-byte UTF-8 character or a binary blob is not one error per byte.
-  size_t begin = pos_;
   while (pos_ < text_.size() && !StartsToken(At(pos_)) && !IsWhitespace(At(pos_))) ++pos_;
   Report(Kind::UnexpectedCharacter, begin, 1, "unexpected character " + DescribeCharacter(text_, begin));
   Emit(TokenKind::Error, begin, pos_);

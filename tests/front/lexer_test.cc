@@ -268,6 +268,18 @@ TEST(LexerTest, UnexpectedCharacters) {
   ExpectOneError(Lexed("\xFF\xFE"), Kind::UnexpectedCharacter, "unexpected character '\\xff'", 1, 1);
 }
 
+// `'zeros'` was two errors, one per quote; now one, over the quoted text,
+// saying how strings are written. A lone quote (none later on its line) is
+// still just an unexpected character.
+TEST(LexerTest, SingleQuotedTextIsOneErrorThatShowsDoubleQuotes) {
+  Lexed l("a: 'zeros';");
+  ExpectOneError(l, Kind::UnexpectedCharacter,
+                 "unexpected character '''; strings are written in double quotes: \"zeros\"", 1, 4);
+  EXPECT_EQ(l.diags.all()[0].span.length, 7u);
+  EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::Colon, K::Error, K::Semicolon, K::EndOfInput}));
+  ExpectOneError(Lexed("x * 'a\nb + 1"), Kind::UnexpectedCharacter, "unexpected character '''", 1, 5);
+}
+
 TEST(LexerTest, InvisibleCharactersAreNamedByCodePoint) {
   // Quoted raw, these would look empty ('') or reverse the terminal line.
   // The spec allows non-ASCII only in strings and comments (§2.1), so a byte
