@@ -161,6 +161,11 @@ bool Parser::ParseSetting(bool inference, ast::Setting* out) {
     // brace_fields: no ';' after the '}' (§3.10).
     out->kind = ast::Setting::Kind::Fields;
     if (!ParseFieldBlock(&out->fields)) return false;
+    if (At(TokenKind::Semicolon)) {
+      // The usual slip here: say why the ';' is wrong (it was "expected name").
+      ErrorExpected("a setting or '}'", "no ';' follows the '}' of '" + out->key.name + ": { ... }'");
+      return false;
+    }
   } else {
     out->kind = ast::Setting::Kind::Expr;
     if (inference && key == TokenKind::KwOptimizations && !At(TokenKind::LBracket)) {
@@ -181,7 +186,12 @@ bool Parser::ParseSections(TokenKind keyword, std::vector<ast::Section>* out) {
     ast::Section section;
     if (!Expect(keyword) || !ExpectKey(&section.name) || !ParseFieldBlock(&section.fields)) return;
     section.span = SpanSince(start);
+    const std::string name = section.name.name;
     out->push_back(std::move(section));
+    if (At(TokenKind::Semicolon)) {
+      ErrorExpected("'" + std::string(TokenSpelling(keyword)) + "' or '}'",
+                    "no ';' follows the '}' of '" + name + " { ... }'");
+    }
   });
   return Expect(TokenKind::RBrace);
 }

@@ -119,6 +119,18 @@ TEST(ParserErrorTest, TokenTextInMessagesIsWholeAndVisibleUtf8) {
             "1:16 E020 expected ';', got '\"\\u{202E}evil\"'\n");
 }
 
+// `optimizer: { ... };` (LANGUAGE.md §3.10: no ';' after brace fields) gave
+// "expected name, got ';'", which does not say what is wrong.
+TEST(ParserErrorTest, SemicolonAfterBraceFieldsSaysWhy) {
+  EXPECT_EQ(Errors("@training { model: G; optimizer: { type: \"Adam\"; }; loss: mse; }"),
+            "1:51 E020 expected a setting or '}', got ';'; no ';' follows the '}' of 'optimizer: { ... }'\n");
+  EXPECT_EQ(Errors("@inference { generation: { temperature: 0.7; }; }"),
+            "1:47 E020 expected a setting or '}', got ';'; no ';' follows the '}' of 'generation: { ... }'\n");
+  Parsed p("@metrics M { track a { source: loss; }; track b { source: loss; } }");
+  EXPECT_EQ(p.errors(), "1:39 E020 expected 'track' or '}', got ';'; no ';' follows the '}' of 'a { ... }'\n");
+  EXPECT_EQ(p.program.blocks[0].As<ast::MetricsBlock>()->tracks.size(), 2u);
+}
+
 TEST(ParserErrorTest, ForgottenSemicolonAfterBraceIsReportedOnce) {
   Parsed p("@graph G {\n  input x: f32;\n  node h { op: relu(x); }\n  output h;\n}\n");
   EXPECT_EQ(p.errors(), "4:3 E020 expected ';', got 'output'\n");

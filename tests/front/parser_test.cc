@@ -547,7 +547,7 @@ TEST(ParserBlockTest, TrainingAndInference) {
 TEST(ParserBlockTest, TrainingErrors) {
   // A ';' after a brace_fields value is a syntax error (§3.10).
   EXPECT_EQ(Errors("@training { optimizer: { lr: 1; }; }"),
-            "1:34 E020 expected name, got ';'\n");
+            "1:34 E020 expected a setting or '}', got ';'; no ';' follows the '}' of 'optimizer: { ... }'\n");
   // `model` takes a bare name, not a string.
   EXPECT_EQ(Errors("@training { model: \"Net\"; }"),
             "1:20 E020 expected name, got '\"Net\"'\n");
