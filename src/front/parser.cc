@@ -123,7 +123,10 @@ ast::Identifier Parser::TakeIdentifier() {
 
 bool Parser::ExpectKey(ast::Identifier* out) {
   if (!AtKey()) {
-    ErrorExpected("name");
+    // `node f32 {`, `param true: ...`: the word looks like a name but is not one.
+    ErrorExpected("name", IsReservedWord(Kind()) ? "'" + std::string(Text(Cur())) +
+                                                       "' is a reserved word and cannot be a name"
+                                                 : std::string());
     return false;
   }
   *out = TakeIdentifier();

@@ -252,6 +252,12 @@ ast::ExprPtr Parser::ParsePrimary() {
     case TokenKind::Pipe: return ParseClosureExpr();
     default:
       if (AtKey()) return ParseNameOrCall();
+      if (At(TokenKind::Dot) && Peek(1).kind == TokenKind::IntLiteral &&
+          Peek(1).span.offset == Cur().span.offset + 1) {
+        // `.5`: a number starts with a digit (§2.6).
+        ErrorExpected("expression", "write 0" + std::string(Text(Cur())) + std::string(Text(Peek(1))));
+        return ErrorExpr();
+      }
       // `cast(x, f64)`: a dtype in an expression is an attribute's string
       // (a positional "f64" is a tensor operand, E059).
       ErrorExpected("expression", IsDtype(Kind()) ? "a dtype is an attribute written as a string: cast(x, dtype: \"" +

@@ -150,6 +150,9 @@ ast::Type Parser::ParseType() {
   } else if (kind == TokenKind::IntLiteral) {
     type.kind = ast::Type::Kind::Int;
     ParseIntLiteral(Text(Advance()), &type.int_value);
+  } else if (IsKey(kind) && Peek(1).kind == TokenKind::Less) {
+    // `tensor<[2], f32>`: no alias takes arguments; the word is `Tensor`.
+    ErrorExpected("type", "tensor types are written Tensor<[dims], dtype>");
   } else if (IsKey(kind)) {
     type.kind = ast::Type::Kind::Alias;
     type.name = std::string(Text(Advance()));

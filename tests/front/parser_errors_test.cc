@@ -131,6 +131,21 @@ TEST(ParserErrorTest, SemicolonAfterBraceFieldsSaysWhy) {
   EXPECT_EQ(p.program.blocks[0].As<ast::MetricsBlock>()->tracks.size(), 2u);
 }
 
+// Near misses get a hint saying what is wrong with them (they were a bare
+// "expected name/type/expression" or, for `tensor<`, "expected ';', got '<'").
+TEST(ParserErrorTest, NearMissesSayWhatIsWrong) {
+  EXPECT_EQ(Errors("@graph G { node f32 { op: relu(x); }; }"),
+            "1:17 E020 expected name, got 'f32'; 'f32' is a reserved word and cannot be a name\n");
+  EXPECT_EQ(Errors("@graph G { input true: f32; }"),
+            "1:18 E020 expected name, got 'true'; 'true' is a reserved word and cannot be a name\n");
+  EXPECT_EQ(Errors("@graph G { input x: tensor<[2], f32>; }"),
+            "1:21 E020 expected type, got 'tensor'; tensor types are written Tensor<[dims], dtype>\n");
+  EXPECT_EQ(Errors("@graph G { output y: .5 * x; }"), "1:22 E020 expected expression, got '.'; write 0.5\n");
+  // Not a near miss: no hint.
+  EXPECT_EQ(Errors("@graph G { output y: . x; }"), "1:22 E020 expected expression, got '.'\n");
+  EXPECT_EQ(Errors("@graph G { node ; }"), "1:17 E020 expected name, got ';'\n");
+}
+
 TEST(ParserErrorTest, ForgottenSemicolonAfterBraceIsReportedOnce) {
   Parsed p("@graph G {\n  input x: f32;\n  node h { op: relu(x); }\n  output h;\n}\n");
   EXPECT_EQ(p.errors(), "4:3 E020 expected ';', got 'output'\n");

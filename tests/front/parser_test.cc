@@ -208,7 +208,7 @@ TEST(ParserExprTest, ExpressionErrors) {
   EXPECT_EQ(errors("|| { 1 }"), "1 E020 expected expression, got '||'\n");
   EXPECT_EQ(errors("f(x y)"), "5 E020 expected ')', got 'y'\n");
   EXPECT_EQ(errors("[1, 2"), "6 E020 expected ']', got end of input\n");
-  EXPECT_EQ(errors(".5"), "1 E020 expected expression, got '.'\n");
+  EXPECT_EQ(errors(".5"), "1 E020 expected expression, got '.'; write 0.5\n");
   EXPECT_EQ(errors("f32(x)"),
             "1 E020 expected expression, got 'f32'; a dtype is an attribute written as a string: cast(x, dtype: \"f32\")\n");
   EXPECT_EQ(errors("_"), "1 E020 expected expression, got '_'\n");
