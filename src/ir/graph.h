@@ -160,6 +160,11 @@ class Graph {
   NodeId FindNode(std::string_view name) const;
   // `base`, or `base_2`, `base_3`, … : the first that names no node.
   std::string UniqueName(std::string_view base) const;
+  // "[G::h] ", the prefix of a diagnostic about node `n` (PIPELINE.md §3).
+  // A node the compiler named (`__anon_3`, `__output_0`) is shown as the
+  // declared node whose statement holds its expression, else as "[G] ": the
+  // user never wrote those names (the span still points at the expression).
+  std::string DiagnosticPrefix(const Node& n) const;
 
   // ---- inputs, outputs, params, assertions
   const std::vector<GraphInput>& inputs() const { return inputs_; }

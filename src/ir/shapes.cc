@@ -20,9 +20,7 @@ constexpr ShapeRule kRules[] = {
 #undef SHREW_OP
 };
 
-std::string NodePrefix(const Graph& g, const Node& n) {
-  return "[" + g.name() + "::" + n.name + "] ";
-}
+std::string NodePrefix(const Graph& g, const Node& n) { return g.DiagnosticPrefix(n); }
 
 }  // namespace
 

@@ -10,9 +10,7 @@ namespace shrew::ir {
 namespace {
 
 std::string GraphPrefix(const Graph& g) { return "[" + g.name() + "] "; }
-std::string NodePrefix(const Graph& g, const Node& n) {
-  return "[" + g.name() + "::" + n.name + "] ";
-}
+std::string NodePrefix(const Graph& g, const Node& n) { return g.DiagnosticPrefix(n); }
 
 // Accepted operand counts of a call to `callee`: every non-optional input
 // must be bound; optional ones may be left out (OPS.md §3.16).

@@ -221,6 +221,23 @@ TEST(CompileTest, LoweringReportsEachIndependentError) {
             "                      ^\n");
 }
 
+// A shape error in a sub-expression is shown with the node the user
+// declared (it was `[G::__anon_1]`), or the graph for an unnamed output.
+TEST(CompileTest, ShapeErrorsInSubExpressionsNameTheDeclaredNode) {
+  CompileResult r = Compile("@graph G {\n  input x: Tensor<[2, 3], f32>;\n  node h { op: relu(matmul(x, x)); };\n"
+                            "  output h;\n}\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.RenderDiagnostics(),
+            "<input>:3:21: error[E103]: [G::h] matmul inner dimensions 3 and 2 differ\n"
+            "    node h { op: relu(matmul(x, x)); };\n"
+            "                      ^~~~~~~~~~~~\n");
+  CompileResult u = Compile("@graph G {\n  input x: Tensor<[2, 3], f32>;\n  output relu(x) + matmul(x, x);\n}\n");
+  ASSERT_FALSE(u.ok);
+  ASSERT_EQ(u.diagnostics.size(), 1u);
+  EXPECT_EQ(u.diagnostics[0].message, "[G] matmul inner dimensions 3 and 2 differ");
+  EXPECT_EQ(u.diagnostics[0].span.column, 20u);
+}
+
 TEST(CompileTest, ValidationCollectsEveryError) {
   CompileResult r = Compile(
       "@graph A { input x: f32; node h { op: relu(x); }; node h { op: exp(x); }; }\n"

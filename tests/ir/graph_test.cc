@@ -9,6 +9,35 @@ namespace {
 
 using testing::T;
 
+diag::Span At(uint32_t offset, uint32_t length) {
+  diag::Span s;
+  s.offset = offset;
+  s.length = length;
+  s.line = 1;
+  s.column = offset + 1;
+  return s;
+}
+
+// Diagnostics name a node the compiler named by the declared node whose
+// statement holds it (they showed `[G::__anon_2]`, a name nobody wrote).
+TEST(GraphTest, DiagnosticPrefixNamesWhatTheUserWrote) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2, 3] f32"), false, At(0, 10));
+  NodeId m = g.AddNode("", OpKind::kMatmul, {x, x}, At(30, 12));     // inside h's statement
+  NodeId r = g.AddNode("", OpKind::kRelu, {m}, At(25, 18));          // so is this one
+  NodeId h = g.AddNode("h", OpKind::kMul, {r, r}, At(20, 30));       // node h { op: ... };
+  NodeId e = g.AddNode("", OpKind::kExp, {h}, At(60, 6));            // output exp(h);
+  NodeId o = g.AddNode("__output_1", OpKind::kNeg, {e}, At(55, 14));
+  NodeId n = g.AddNode("", OpKind::kNeg, {x});                       // no span
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(x)), "[G::x] ");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(h)), "[G::h] ");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(m)), "[G::h] ");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(r)), "[G::h] ");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(e)), "[G] ");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(o)), "[G] ");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(n)), "[G] ");
+}
+
 TEST(GraphTest, BuildersAssignIdsRolesAndNames) {
   Graph g("G");
   NodeId x = g.AddInput("x", T("[2, 3] f32"));
