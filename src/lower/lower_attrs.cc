@@ -171,7 +171,7 @@ std::optional<ir::AttrValue> Lowerer::LowerShapeList(ir::OpKind kind, const std:
         }
         if (it->second.kind != ir::ConfigValue::Kind::kInt || it->second.i < 1) {
           Error(diag::Kind::BadAttribute, el->span,
-                where + ": '" + n->name + "' refers to config value that is not a positive integer");
+                where + ": " + NotAPositiveDimension(n->name, it->second));
           return std::nullopt;
         }
         dims.push_back(ir::Dim::Fixed(it->second.i));

@@ -1,6 +1,15 @@
 #include "lower/types.h"
 
+#include "diag/utf8.h"
+
 namespace shrew::lower {
+
+std::string NotAPositiveDimension(const std::string& name, const ir::ConfigValue& value) {
+  const bool text = value.kind == ir::ConfigValue::Kind::kString || value.kind == ir::ConfigValue::Kind::kOpaque;
+  const std::string shown = diag::EscapeForMessage(text ? value.s : value.ToString(), 40);
+  return "'" + name + "' refers to config value " + (text ? "'" + shown + "'" : shown) +
+         ", which is not a positive integer";
+}
 
 ir::DType ToIrDType(ast::Dtype dtype) {
   std::optional<ir::DType> d = ir::DTypeFromName(ast::DtypeName(dtype));
@@ -23,7 +32,7 @@ std::optional<ir::Dim> TypeResolver::ResolveDim(const ast::Dim& dim,
       const ir::ConfigValue& v = it->second;
       if (v.kind != ir::ConfigValue::Kind::kInt || v.i < 1) {
         diags.Add(diag::Kind::BadDimension, dim.span,
-                  "dimension '" + dim.name + "' refers to config value that is not a positive integer");
+                  "dimension " + NotAPositiveDimension(dim.name, v));
         return std::nullopt;
       }
       return ir::Dim::Fixed(v.i);

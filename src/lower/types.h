@@ -33,6 +33,11 @@
 
 namespace shrew::lower {
 
+// "'N' refers to config value -2, which is not a positive integer": why a
+// dimension (or shape entry) naming config key `name` is refused; strings and
+// opaque values are quoted (`N: M * 2;` with no key M is the text "M * 2").
+std::string NotAPositiveDimension(const std::string& name, const ir::ConfigValue& value);
+
 // The IR dtype of a written dtype.
 ir::DType ToIrDType(ast::Dtype dtype);
 

@@ -141,7 +141,7 @@ TEST(LowerErrorsTest, BadAttributes) {
   EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: [0, 6]); };")),
             "E046 3:35 attribute 'shape' of reshape must list sizes >= 1, -1 or dimension names, got 0");
   EXPECT_EQ(LowerError("@config { S: 1.5; }\n" + G("  node h { op: view(x, shape: [S, 6]); };")),
-            "E046 4:32 attribute 'shape' of view: 'S' refers to config value that is not a positive integer");
+            "E046 4:32 attribute 'shape' of view: 'S' refers to config value 1.5, which is not a positive integer");
   EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: 6); };")),
             "E046 3:34 attribute 'shape' of reshape must be a shape list");
   EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: 0, dim: 1); };")),

@@ -64,12 +64,16 @@ TEST(LowerTypesTest, Errors) {
             "E043 3:12 unsupported type");
   EXPECT_EQ(LowerError("@graph G { input x: Tensor<[2, 0], f32>; output x; }"),
             "E055 1:32 dimension size 0 is not allowed (sizes start at 1)");
+  // The message shows the value (it did not, so `H: M * 2;` with no key M
+  // looked like a mystery; it is the text "M * 2", LANGUAGE.md §5.1).
   EXPECT_EQ(LowerError("@config { H: 0; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
-            "E056 2:29 dimension 'H' refers to config value that is not a positive integer");
+            "E056 2:29 dimension 'H' refers to config value 0, which is not a positive integer");
   EXPECT_EQ(LowerError("@config { H: 2.5; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
-            "E056 2:29 dimension 'H' refers to config value that is not a positive integer");
+            "E056 2:29 dimension 'H' refers to config value 2.5, which is not a positive integer");
   EXPECT_EQ(LowerError("@config { H: \"big\"; }\n@types { type T = Tensor<[H], f32>; }"),
-            "E056 2:27 dimension 'H' refers to config value that is not a positive integer");
+            "E056 2:27 dimension 'H' refers to config value 'big', which is not a positive integer");
+  EXPECT_EQ(LowerError("@config { H: M * 2; }\n@types { type T = Tensor<[H], f32>; }"),
+            "E056 2:27 dimension 'H' refers to config value 'M * 2', which is not a positive integer");
   EXPECT_EQ(LowerError("@graph G { input x: Tensor<[4294967296, 4294967296], f32>; output x; }"),
             "E064 1:21 type Tensor<[4294967296, 4294967296], f32> has more elements than fit "
             "in 64 bits");
