@@ -116,6 +116,15 @@ bool Parser::Expect(TokenKind kind) {
   return false;
 }
 
+bool Parser::ExpectClosingBrace(std::string_view what, diag::Span open) {
+  if (Match(TokenKind::RBrace)) return true;
+  std::string expected = "'}' closing ";
+  expected.append(what);
+  expected += " (opened at line " + std::to_string(open.line) + ")";
+  ErrorExpected(expected);
+  return false;
+}
+
 ast::Identifier Parser::TakeIdentifier() {
   const Token& t = Advance();
   return ast::Identifier{std::string(Text(t)), t.span};

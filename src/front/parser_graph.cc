@@ -16,9 +16,10 @@ bool Parser::ParseGraph(ast::GraphBlock* out) {
     out->return_type = ParseType();
     if (Failed()) return false;
   }
+  const diag::Span open = Cur().span;
   if (!Expect(TokenKind::LBrace)) return false;
   ParseList(Level::Graph, [&] { ParseGraphStmt(&out->body); });
-  return Expect(TokenKind::RBrace);
+  return ExpectClosingBrace("graph '" + out->name.name + "'", open);
 }
 
 bool Parser::ParseGraphStmt(std::vector<ast::GraphStmt>* out) {

@@ -76,6 +76,10 @@ class Parser {
   void ErrorExpected(std::string_view what, std::string_view hint = {});
   // Consumes a token of `kind` or reports "expected 'SPELLING'".
   bool Expect(TokenKind kind);
+  // Consumes the '}' of WHAT, opened at `open`, or reports "expected '}'
+  // closing WHAT (opened at line L)": where that is noticed (end of input,
+  // the next block) can be far from the '{'.
+  bool ExpectClosingBrace(std::string_view what, diag::Span open);
   bool ExpectKey(ast::Identifier* out);         // IDENT or soft keyword
   bool ExpectIdentifier(ast::Identifier* out);  // IDENT only
   bool ExpectString(ast::StringValue* out);
@@ -197,14 +201,11 @@ template <typename Fn> bool Parser::ParseStatementBody(std::string_view what, Fn
   }
   if (!Failed() && unclosed()) {
     if (!braced) return false;
-    std::string expected = "'}' closing ";
-    expected.append(what);
-    expected += " (opened at line " + std::to_string(open.line) + ")";
-    ErrorExpected(expected);
+    ExpectClosingBrace(what, open);
     panic_ = false;
     return false;
   }
-  return Expect(TokenKind::RBrace);
+  return braced ? ExpectClosingBrace(what, open) : Expect(TokenKind::RBrace);
 }
 
 }  // namespace shrew::front::internal

@@ -255,8 +255,13 @@ TEST(ParserErrorTest, UnclosedStatementBodyIsOneErrorAtTheNextStatement) {
 
 TEST(ParserErrorTest, MissingClosingBraceStopsAtTheNextBlock) {
   Parsed p("@graph G {\n  output x;\n\n@graph H { output y; }\n");
-  EXPECT_EQ(p.errors(), "4:1 E020 expected '}', got '@graph'\n");
+  // Noticed far from the '{', so the message says which one is open.
+  EXPECT_EQ(p.errors(), "4:1 E020 expected '}' closing graph 'G' (opened at line 1), got '@graph'\n");
   EXPECT_EQ(p.program.All<ast::GraphBlock>().size(), 2u);
+  EXPECT_EQ(Errors("@graph G {\n  input x: f32;\n  output x;\n"),
+            "4:1 E020 expected '}' closing graph 'G' (opened at line 1), got end of input\n");
+  EXPECT_EQ(Errors("@graph G {\n  node h { op: relu(x);\n"),
+            "3:1 E020 expected '}' closing the body of node 'h' (opened at line 2), got end of input\n");
 }
 
 // ----------------------------------------------------------------- nesting
