@@ -192,7 +192,13 @@ template <typename Fn> bool Parser::ParseStatementBody(std::string_view what, Fn
   if (braced) Advance();
   // Level::Graph: after an error inside the body, recovery also stops at such
   // a statement, so one missing "; }" is one error.
-  auto unclosed = [&] { return AtGraphStatementOnNewLine() && Peek(1).kind != TokenKind::Colon; };
+  // `input`, `param` and `node` must be followed by their name to count (a
+  // stray `node` before `@hint` is a bad item, not the next statement).
+  auto unclosed = [&] {
+    if (!AtGraphStatementOnNewLine() || Peek(1).kind == TokenKind::Colon) return false;
+    TokenKind k = Kind();
+    return k == TokenKind::KwOutput || k == TokenKind::AtAssert || k == TokenKind::AtCheck || IsKey(Peek(1).kind);
+  };
   while (!AtListEnd() && !unclosed()) {
     size_t start = pos_;
     item();

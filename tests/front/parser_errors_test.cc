@@ -234,6 +234,10 @@ TEST(ParserErrorTest, UnclosedStatementBodyIsOneErrorAtTheNextStatement) {
                    "  output w;\n"
                    "}\n"),
             "3:3 E020 expected '}' closing the attributes of param 'w' (opened at line 2), got 'output'\n");
+  // A stray keyword not followed by a name is a bad item, not the next
+  // statement: the body goes on (it was three errors, the last at its '};').
+  EXPECT_EQ(Errors("@graph G {\n  node h {\n    op: relu(x);\n    node @hint in_place;\n  };\n  output h;\n}\n"),
+            "4:10 E020 expected ':', got '@hint'\n");
   // A missing ';' as well is still one error (the same place).
   EXPECT_EQ(Errors("@graph G {\n  node h { op: relu(x)\n  output h;\n}\n"),
             "3:3 E020 expected ';', got 'output'\n");
