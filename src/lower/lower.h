@@ -15,9 +15,14 @@
 //
 // Contract:
 // - `tree` must come from a parse without errors (holes are not lowered).
-// - Lowering stops at the first error (PIPELINE.md §1), reports it to `diags`
-//   with the span of the offending construct (codes E040-E079) and returns
-//   ok = false; the program is then incomplete and must not be used.
+// - On an error (codes E040-E079, at the span of the offending construct)
+//   the pipeline stops after lowering (PIPELINE.md §1) and ok is false; the
+//   program is then incomplete and must not be used. Like the parser,
+//   lowering reports each statement's first error and goes on with the next
+//   statement and graph; a name whose declaration failed, and an undefined
+//   name once reported, stay quiet in that graph (no follow-up errors).
+//   @config and @types errors still end lowering at once (what follows
+//   depends on them).
 // - On success, every graph follows §2.3/§2.4: inputs (header parameters
 //   first), params, named and anonymous (`__anon_ID`) nodes in creation
 //   order, so node ids are a topological order; node types are unknown
