@@ -85,9 +85,8 @@ void Lowerer::ErrorUndefinedName(const std::string& name, diag::Span span) {
   if (graph_ != nullptr) failed_names_.insert(name);
   // Declared in this graph, but not before this use: say so rather than
   // suggest another name.
-  auto declared = declared_at_.find(name);
-  if (declared != declared_at_.end()) {
-    const diag::Span& at = declared->second;
+  if (const std::optional<diag::Span> declared = DeclarationOf(name)) {
+    const diag::Span& at = *declared;
     Error(diag::Kind::UndefinedName, span,
           "undefined name '" + name + "'" +
               (at.offset > span.offset ? "; it is declared later, at line " + std::to_string(at.line) +

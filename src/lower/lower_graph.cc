@@ -16,23 +16,38 @@ ir::NodeId Lowerer::MakeNode(std::string name, LoweredOp op, diag::Span span) {
   return id;
 }
 
+namespace {
+
+// The name a graph statement declares (input, param, node, named output), else null.
+const ast::Identifier* DeclaredName(const ast::GraphStmt& s) {
+  if (const auto* in = s.As<ast::InputDecl>()) return &in->name;
+  if (const auto* p = s.As<ast::ParamDecl>()) return &p->name;
+  if (const auto* n = s.As<ast::NodeDecl>()) return &n->name;
+  if (const auto* o = s.As<ast::OutputDecl>(); o != nullptr && o->name) return &*o->name;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<diag::Span> Lowerer::DeclarationOf(const std::string& name) const {
+  if (block_ == nullptr) return std::nullopt;
+  for (const ast::GraphParam& p : block_->params) {
+    if (p.name.name == name) return p.name.span;
+  }
+  for (const ast::GraphStmt& s : block_->body) {
+    if (const ast::Identifier* id = DeclaredName(s); id != nullptr && id->name == name) return id->span;
+  }
+  return std::nullopt;
+}
+
 bool Lowerer::LowerGraph(const ast::GraphBlock& block, diag::Span span, ir::Graph* graph) {
   const size_t errors_before = diags_.error_count();
   graph_ = graph;
+  block_ = &block;
   scope_.clear();
   scope_.reserve(block.body.size() + block.params.size());
   inputs_by_name_.clear();
   failed_names_.clear();
-  declared_at_.clear();
-  for (const ast::GraphParam& p : block.params) declared_at_.emplace(p.name.name, p.name.span);
-  for (const ast::GraphStmt& s : block.body) {
-    const ast::Identifier* name = nullptr;
-    if (const auto* in = s.As<ast::InputDecl>()) name = &in->name;
-    if (const auto* p = s.As<ast::ParamDecl>()) name = &p->name;
-    if (const auto* n = s.As<ast::NodeDecl>()) name = &n->name;
-    if (const auto* o = s.As<ast::OutputDecl>(); o != nullptr && o->name) name = &*o->name;
-    if (name != nullptr) declared_at_.emplace(name->name, name->span);
-  }
   graph->set_span(span);
   if (block.return_type) {
     std::optional<ir::Type> t = types_.Resolve(*block.return_type, diags_);
@@ -46,27 +61,24 @@ bool Lowerer::LowerGraph(const ast::GraphBlock& block, diag::Span span, ir::Grap
   }
   for (const ast::GraphStmt& s : block.body) {
     bool ok = true;
-    const ast::Identifier* name = nullptr;
     if (const auto* in = s.As<ast::InputDecl>()) {
       ok = DeclareInput(in->name, in->type, in->optional, s.span);
-      name = &in->name;
     } else if (const auto* p = s.As<ast::ParamDecl>()) {
       ok = LowerParam(*p, s.span);
-      name = &p->name;
     } else if (const auto* n = s.As<ast::NodeDecl>()) {
       ok = LowerNode(*n, s.span);
-      name = &n->name;
     } else if (const auto* o = s.As<ast::OutputDecl>()) {
       ok = LowerOutput(*o, s.span);
-      if (o->name) name = &*o->name;
     } else if (const auto* a = s.As<ast::AssertStmt>()) {
       AddAssertion(*a);
     } else if (const auto* c = s.As<ast::CheckBlock>()) {
       for (const ast::AssertStmt& a : c->asserts) AddAssertion(a);
     }
-    if (!ok && name != nullptr && scope_.count(name->name) == 0) failed_names_.insert(name->name);
+    const ast::Identifier* name = ok ? nullptr : DeclaredName(s);
+    if (name != nullptr && scope_.count(name->name) == 0) failed_names_.insert(name->name);
   }
   graph_ = nullptr;
+  block_ = nullptr;
   return diags_.error_count() == errors_before;
 }
 

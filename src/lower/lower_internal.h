@@ -82,6 +82,9 @@ class Lowerer {
   // (an operation: a built-in, graph or custom op) is a likely typo. Out of
   // line: error paths stay out of the lowering code V8 compiles at start-up.
   [[gnu::noinline, gnu::cold]] void ErrorUndefinedName(const std::string& name, diag::Span span);
+  // Where `name` is first declared in the graph being lowered (a header
+  // parameter or a statement), if anywhere.
+  std::optional<diag::Span> DeclarationOf(const std::string& name) const;
   [[gnu::noinline, gnu::cold]] void ErrorUnknownOperation(const std::string& name, diag::Span span);
   std::optional<LoweredOp> LowerCall(const ast::CallExpr& call, diag::Span span);
   std::optional<LoweredOp> LowerGraphCall(const GraphSignature& sig, const ast::CallExpr& call,
@@ -120,9 +123,9 @@ class Lowerer {
   // Names whose declaration failed (already reported): using them fails
   // quietly, so lowering goes on with the next statement without a cascade.
   std::unordered_set<std::string> failed_names_;
-  // Where each name of the graph is first declared, to tell a use before
-  // the declaration from a misspelling.
-  std::unordered_map<std::string, diag::Span> declared_at_;
+  // The graph being lowered: an undefined name is looked up in it (error
+  // path only) to tell a use before the declaration from a misspelling.
+  const ast::GraphBlock* block_ = nullptr;
 };
 
 }  // namespace shrew::lower::internal
