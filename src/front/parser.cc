@@ -112,6 +112,19 @@ bool Parser::Expect(TokenKind kind) {
   std::string what = "'";
   what.append(TokenSpelling(kind));
   what += '\'';
+  if (kind == TokenKind::Semicolon && pos_ > 0 && tokens_[pos_ - 1].span.line < Cur().span.line &&
+      !At(TokenKind::Error)) {
+    // A ';' forgotten at the end of a line: point where it belongs, not at
+    // the next line's first word (which is fine as it is).
+    const Token& prev = tokens_[pos_ - 1];
+    std::string message = "expected " + what + " after " + DescribeToken(Text(prev), prev.kind) +
+                          ", got " + DescribeToken(Text(Cur()), Kind());
+    if (Kind() != TokenKind::EndOfInput) message += " on line " + std::to_string(Cur().span.line);
+    Error(diag::Kind::ExpectedToken, source_.MakeSpan(prev.span.offset + prev.span.length, 0),
+          std::move(message));
+    last_error_offset_ = Cur().span.offset;  // a follow-up error at that word adds nothing
+    return false;
+  }
   ErrorExpected(what);
   return false;
 }

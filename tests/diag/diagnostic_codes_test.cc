@@ -41,7 +41,7 @@ std::vector<Case> Cases() {
       // E008: the limit (42 bytes here) ends right before the mark.
       {"E008", "@graph G {\n  input x: Tensor<[2], f32>;\n  ⟦output x;\n}\n", 42},
       // parser
-      {"E020", "@graph G {\n  input x: Tensor<[2], f32>\n  ⟦output x;\n}\n"},
+      {"E020", "@graph G {\n  input x: Tensor<[2], f32> ⟦output x;\n}\n"},
       // E021: built below (the marker sits at the first parenthesis too deep)
       // lowering and @config
       {"E040", "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: relu(⟦z);\n}\n"},

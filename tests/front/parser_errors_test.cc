@@ -148,12 +148,30 @@ TEST(ParserErrorTest, NearMissesSayWhatIsWrong) {
 
 TEST(ParserErrorTest, ForgottenSemicolonAfterBraceIsReportedOnce) {
   Parsed p("@graph G {\n  input x: f32;\n  node h { op: relu(x); }\n  output h;\n}\n");
-  EXPECT_EQ(p.errors(), "4:3 E020 expected ';', got 'output'\n");
+  EXPECT_EQ(p.errors(), "3:26 E020 expected ';' after '}', got 'output' on line 4\n");
   // Recovery stopped before `output`, so the output statement is still there.
   const auto* g = p.program.blocks[0].As<ast::GraphBlock>();
   ASSERT_NE(g, nullptr);
   ASSERT_EQ(g->body.size(), 2u);
   EXPECT_TRUE(g->body[1].Is<ast::OutputDecl>());
+}
+
+// A ';' missing at the end of a line is reported where it belongs, just
+// after the line's last token (past comments and blank lines), not at the
+// next line's first word; on one line, at the token that is there instead.
+TEST(ParserErrorTest, SemicolonMissingAtTheEndOfALineIsReportedThere) {
+  EXPECT_EQ(Errors("@config {\n  a: 1   // one\n\n  /* two */ b: 2;\n}\n"),
+            "2:7 E020 expected ';' after '1', got 'b' on line 4\n");
+  EXPECT_EQ(Errors("@model { name: \"m\" }\n@graph G {\n  input x: f32;\n  output x\n"),
+            "1:20 E020 expected ';', got '}'\n"
+            "4:11 E020 expected ';' after 'x', got end of input\n");
+  // Recovery: the next line's statement still parses, with no follow-up error.
+  Parsed p("@graph G {\n  input x: Tensor<[2], f32>\n  output y: relu(x);\n}\n");
+  EXPECT_EQ(p.errors(), "2:28 E020 expected ';' after '>', got 'output' on line 3\n");
+  const auto* g = p.program.blocks[0].As<ast::GraphBlock>();
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->body.size(), 1u);  // the input, cut short, is dropped
+  EXPECT_TRUE(g->body[0].Is<ast::OutputDecl>());
 }
 
 // Each lexer error surfaces once through Parse, without parser follow-ups.
@@ -238,9 +256,9 @@ TEST(ParserErrorTest, UnclosedStatementBodyIsOneErrorAtTheNextStatement) {
   // statement: the body goes on (it was three errors, the last at its '};').
   EXPECT_EQ(Errors("@graph G {\n  node h {\n    op: relu(x);\n    node @hint in_place;\n  };\n  output h;\n}\n"),
             "4:10 E020 expected ':', got '@hint'\n");
-  // A missing ';' as well is still one error (the same place).
+  // A missing ';' as well is still one error (at the end of the line).
   EXPECT_EQ(Errors("@graph G {\n  node h { op: relu(x)\n  output h;\n}\n"),
-            "3:3 E020 expected ';', got 'output'\n");
+            "2:23 E020 expected ';' after ')', got 'output' on line 3\n");
   // `output:` and `input:` lines are body items, on lines of their own too;
   // after an error inside a body, recovery stops before them.
   Parsed q("@graph G {\n"
@@ -250,7 +268,7 @@ TEST(ParserErrorTest, UnclosedStatementBodyIsOneErrorAtTheNextStatement) {
            "  };\n"
            "  output h;\n"
            "}\n");
-  EXPECT_EQ(q.errors(), "4:5 E020 expected ';', got 'output'\n");
+  EXPECT_EQ(q.errors(), "3:16 E020 expected ';' after ')', got 'output' on line 4\n");
   const auto* h = q.program.blocks[0].As<ast::GraphBlock>()->body[0].As<ast::NodeDecl>();
   ASSERT_NE(h, nullptr);
   ASSERT_EQ(h->body.size(), 1u);
