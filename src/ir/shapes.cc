@@ -20,8 +20,6 @@ constexpr ShapeRule kRules[] = {
 #undef SHREW_OP
 };
 
-std::string NodePrefix(const Graph& g, const Node& n) { return g.DiagnosticPrefix(n); }
-
 }  // namespace
 
 // ---------------------------------------------------------------- helpers
@@ -139,7 +137,7 @@ const char* ShapeContext::op_name() const { return OpName(node->op); }
 
 void ShapeContext::Error(diag::Kind kind, const std::string& message) {
   had_error = true;
-  diags->Add(kind, node->span, NodePrefix(*graph, *node) + message);
+  diags->Add(kind, node->span, graph->DiagnosticPrefix(*node) + message);
 }
 
 const AttrValue* ShapeContext::Attr(std::string_view name) const {
@@ -412,7 +410,7 @@ class GraphInferrer {
       std::string msg = IsComplex(dtype)
                             ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
                             : "float literal " + v->ToString() + " cannot be used with an integer operand";
-      diags_->Add(diag::Kind::DtypeMismatch, n.span, NodePrefix(graph_, n) + msg);
+      diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
       return;
     }
     // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3);
@@ -421,7 +419,7 @@ class GraphInferrer {
       const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       if (value < 0 || value > 255) {
         diags_->Add(diag::Kind::DtypeMismatch, n.span,
-                    NodePrefix(graph_, n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
+                    graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
                         v->ToString() + " does not fit u8 (0 to 255)");
       }
     }
@@ -462,7 +460,7 @@ class GraphInferrer {
       if (a.is_tensor() && b.is_tensor() && IsFloat(a.dtype()) && IsInteger(b.dtype())) {
         std::swap(n.operands[0], n.operands[1]);
         diags_->Add(diag::Kind::EmbeddingOperandsSwapped, n.span,
-                    NodePrefix(graph_, n) + "embedding operands read as (indices, table): the first is " +
+                    graph_.DiagnosticPrefix(n) + "embedding operands read as (indices, table): the first is " +
                         a.ToString() + " (a float table) and the second " + b.ToString() +
                         " (integer indices), so they were swapped; write embedding(indices, table)");
       }
@@ -494,7 +492,7 @@ class GraphInferrer {
       if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
       if (!TypesCompatible(declared, inferred)) {
         diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
-                    NodePrefix(graph_, node) + "declared type " + declared.ToString() +
+                    graph_.DiagnosticPrefix(node) + "declared type " + declared.ToString() +
                         " does not match inferred type " + inferred.ToString());
         node.type = declared;
       } else if (inferred.is_tensor()) {
@@ -529,7 +527,7 @@ class GraphInferrer {
       if (graph_.HasNode(op) && op < id && Overflows(graph_.node(op).type)) return;
     }
     diags_->Add(diag::Kind::ShapeOverflow, n.span,
-                NodePrefix(graph_, n) + "element count of " + n.type.ToString() +
+                graph_.DiagnosticPrefix(n) + "element count of " + n.type.ToString() +
                     " does not fit in 64 bits");
   }
 

@@ -10,7 +10,6 @@ namespace shrew::ir {
 namespace {
 
 std::string GraphPrefix(const Graph& g) { return "[" + g.name() + "] "; }
-std::string NodePrefix(const Graph& g, const Node& n) { return g.DiagnosticPrefix(n); }
 
 // Accepted operand counts of a call to `callee`: every non-optional input
 // must be bound; optional ones may be left out (OPS.md §3.16).
@@ -25,7 +24,7 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
   int count = static_cast<int>(n.operands.size());
   auto report = [&](const std::string& expected) {
     diags->Add(diag::Kind::OperandCount, n.span,
-               NodePrefix(g, n) + OpName(n.op) + " expects " + expected + " operands, got " +
+               g.DiagnosticPrefix(n) + OpName(n.op) + " expects " + expected + " operands, got " +
                    std::to_string(count));
   };
   if (n.is_source()) {
@@ -41,7 +40,7 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
     const Graph* callee = program->FindGraph(n.callee);
     if (!callee) {
       diags->Add(diag::Kind::UndefinedName, n.span,
-                 NodePrefix(g, n) + "call to unknown graph '" + n.callee + "'");
+                 g.DiagnosticPrefix(n) + "call to unknown graph '" + n.callee + "'");
       return;
     }
     int lo = 0, hi = 0;
@@ -50,7 +49,7 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
       report(lo == hi ? std::to_string(hi) : std::to_string(lo) + " to " + std::to_string(hi));
     } else if (!AcceptsCallBinding(*callee, CallInputIndices(n))) {
       diags->Add(diag::Kind::OperandCount, n.span,
-                 NodePrefix(g, n) + "call's operands do not bind the inputs of graph '" + callee->name() +
+                 g.DiagnosticPrefix(n) + "call's operands do not bind the inputs of graph '" + callee->name() +
                      "' (every non-optional input once, in order)");
     }
     return;
@@ -183,7 +182,7 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
   for (const Node& n : g.nodes()) {
     if (++seen[n.name] == 2) {
       diags->Add(diag::Kind::DuplicateName, n.span,
-                 NodePrefix(g, n) + "name '" + n.name + "' is declared twice");
+                 g.DiagnosticPrefix(n) + "name '" + n.name + "' is declared twice");
     }
   }
   // V3
@@ -193,7 +192,7 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
       if (!g.HasNode(op)) {
         operands_ok = false;
         diags->Add(diag::Kind::BadOperand, n.span,
-                   NodePrefix(g, n) + "operand n" + std::to_string(op) + " of node n" +
+                   g.DiagnosticPrefix(n) + "operand n" + std::to_string(op) + " of node n" +
                        std::to_string(n.id) + " does not name a node");
       }
     }
@@ -222,7 +221,7 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
     const Type& t = n.declared_type ? *n.declared_type : p.type;
     if (t.is_unknown() || t.HasDynamicDim()) {
       diags->Add(diag::Kind::BadParameter, n.span,
-                 NodePrefix(g, n) + "parameter '" + p.name +
+                 g.DiagnosticPrefix(n) + "parameter '" + p.name +
                      "' needs a tensor type without dynamic dimensions");
     }
   }
