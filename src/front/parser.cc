@@ -129,6 +129,12 @@ bool Parser::Expect(TokenKind kind) {
   return false;
 }
 
+bool Parser::ExpectListEnd(TokenKind closer, std::string_view hint) {
+  if (Match(closer)) return true;
+  ErrorExpected("',' or '" + std::string(TokenSpelling(closer)) + "'", hint);
+  return false;
+}
+
 bool Parser::ExpectClosingBrace(std::string_view what, diag::Span open) {
   if (Match(TokenKind::RBrace)) return true;
   std::string expected = "'}' closing ";

@@ -107,7 +107,7 @@ bool Parser::ParseCustomOpItem(ast::CustomOpItem* out) {
       out->kind = ast::CustomOpItem::Kind::Signature;
       Advance();
       if (!Expect(TokenKind::Colon) || !Expect(TokenKind::LParen) ||
-          !ParseParamDefs(&out->params) || !Expect(TokenKind::RParen) ||
+          !ParseParamDefs(&out->params) || !ExpectListEnd(TokenKind::RParen) ||
           !Expect(TokenKind::Arrow)) {
         return false;
       }

@@ -303,7 +303,7 @@ void Parser::ParseArgs(std::vector<ast::Argument>* out) {
     out->push_back(std::move(arg));
     if (!Match(TokenKind::Comma)) break;
   }
-  Expect(TokenKind::RParen);
+  ExpectListEnd(TokenKind::RParen);
 }
 
 ast::ExprPtr Parser::ParseListExpr() {
@@ -316,7 +316,7 @@ ast::ExprPtr Parser::ParseListExpr() {
     list.elements.push_back(ParseExpr());
     if (!Match(TokenKind::Comma)) break;
   }
-  Expect(TokenKind::RBracket);
+  ExpectListEnd(TokenKind::RBracket);
   return MakeExpr(start, std::move(list));
 }
 
@@ -335,7 +335,7 @@ ast::ExprPtr Parser::ParseDictExpr() {
     dict.entries.push_back(std::move(entry));
     if (!Match(TokenKind::Comma)) break;
   }
-  Expect(TokenKind::RBrace);
+  ExpectListEnd(TokenKind::RBrace, DictSeparatorHint());
   return MakeExpr(start, std::move(dict));
 }
 

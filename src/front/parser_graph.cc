@@ -9,7 +9,7 @@ bool Parser::ParseGraph(ast::GraphBlock* out) {
   if (At(TokenKind::LParen)) {
     out->has_param_list = true;
     Advance();
-    if (!ParseParamDefs(&out->params) || !Expect(TokenKind::RParen)) return false;
+    if (!ParseParamDefs(&out->params) || !ExpectListEnd(TokenKind::RParen)) return false;
   }
   // Header parameters and `-> T` are independent options (§3.7).
   if (Match(TokenKind::Arrow)) {

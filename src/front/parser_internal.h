@@ -76,6 +76,14 @@ class Parser {
   void ErrorExpected(std::string_view what, std::string_view hint = {});
   // Consumes a token of `kind` or reports "expected 'SPELLING'".
   bool Expect(TokenKind kind);
+  // Consumes the `closer` of a comma-separated list or reports "expected ','
+  // or 'CLOSER'" (either continues the list), with HINT when given.
+  bool ExpectListEnd(TokenKind closer, std::string_view hint = {});
+  // At a ';' inside `{k: v, ...}`: blocks end entries with ';', values with ','.
+  std::string_view DictSeparatorHint() const {
+    return At(TokenKind::Semicolon) ? "the entries of a {key: value} value are separated by ','"
+                                    : std::string_view();
+  }
   // Consumes the '}' of WHAT, opened at `open`, or reports "expected '}'
   // closing WHAT (opened at line L)": where that is noticed (end of input,
   // the next block) can be far from the '{'.

@@ -63,7 +63,7 @@ ast::ExprPtr Parser::ParseLiteral() {
         list.elements.push_back(ParseLiteral());
         if (!Match(TokenKind::Comma)) break;
       }
-      Expect(TokenKind::RBracket);
+      ExpectListEnd(TokenKind::RBracket);
       return MakeExpr(start, std::move(list));
     }
     case TokenKind::LBrace: {
@@ -80,7 +80,7 @@ ast::ExprPtr Parser::ParseLiteral() {
         dict.entries.push_back(std::move(entry));
         if (!Match(TokenKind::Comma)) break;
       }
-      Expect(TokenKind::RBrace);
+      ExpectListEnd(TokenKind::RBrace, DictSeparatorHint());
       return MakeExpr(start, std::move(dict));
     }
     default:
@@ -108,10 +108,10 @@ ast::Type Parser::ParseType() {
       if (!Failed() && (k == TokenKind::Star || k == TokenKind::Plus || k == TokenKind::Minus ||
                         k == TokenKind::Slash || k == TokenKind::Percent || k == TokenKind::StarStar)) {
         // `[N * 2]`: there is no arithmetic in dimensions (§3.13); say where it goes.
-        ErrorExpected("']'", "there is no arithmetic in a type: compute the size in @config (N2: N * 2;) "
+        ErrorExpected("',' or ']'", "there is no arithmetic in a type: compute the size in @config (N2: N * 2;) "
                              "and use its name");
       }
-      if (Expect(TokenKind::RBracket) && Expect(TokenKind::Comma)) {
+      if (ExpectListEnd(TokenKind::RBracket) && Expect(TokenKind::Comma)) {
         if (IsDtype(Kind())) {
           type.dtype = DtypeOf(Advance().kind);
           Expect(TokenKind::Greater);
@@ -131,7 +131,7 @@ ast::Type Parser::ParseType() {
           type.elements.push_back(ParseType());
         } while (!Failed() && Match(TokenKind::Comma));
       }
-      Expect(TokenKind::RParen);
+      ExpectListEnd(TokenKind::RParen);
     }
   } else if (kind == TokenKind::LBracket) {
     type.kind = ast::Type::Kind::List;

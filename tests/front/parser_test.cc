@@ -206,13 +206,16 @@ TEST(ParserExprTest, ExpressionErrors) {
   EXPECT_EQ(errors("a +"), "4 E020 expected expression, got end of input\n");
   EXPECT_EQ(errors("f(x)(y)"), "5 E020 expected end of input, got '('\n");  // no call of a call
   EXPECT_EQ(errors("|| { 1 }"), "1 E020 expected expression, got '||'\n");
-  EXPECT_EQ(errors("f(x y)"), "5 E020 expected ')', got 'y'\n");
-  EXPECT_EQ(errors("[1, 2"), "6 E020 expected ']', got end of input\n");
+  EXPECT_EQ(errors("f(x y)"), "5 E020 expected ',' or ')', got 'y'\n");
+  EXPECT_EQ(errors("[1, 2"), "6 E020 expected ',' or ']', got end of input\n");
   EXPECT_EQ(errors(".5"), "1 E020 expected expression, got '.'; write 0.5\n");
   EXPECT_EQ(errors("f32(x)"),
             "1 E020 expected expression, got 'f32'; a dtype is an attribute written as a string: cast(x, dtype: \"f32\")\n");
   EXPECT_EQ(errors("_"), "1 E020 expected expression, got '_'\n");
-  EXPECT_EQ(errors("{a: 1; b: 2}"), "6 E020 expected '}', got ';'\n");
+  EXPECT_EQ(errors("{a: 1; b: 2}"),
+            "6 E020 expected ',' or '}', got ';'; the entries of a {key: value} value are separated by ','\n");
+  EXPECT_EQ(errors("{a: 1 b: 2}"), "7 E020 expected ',' or '}', got 'b'\n");
+  EXPECT_EQ(errors("f(x, [1 2])"), "9 E020 expected ',' or ']', got '2'\n");
   EXPECT_EQ(errors("x[1:]"), "5 E020 expected expression, got ']'\n");
   EXPECT_EQ(errors("a::"), "4 E020 expected name, got end of input\n");
 }
@@ -471,7 +474,7 @@ TEST(ParserTypeTest, TypeErrors) {
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], f32>>; }"),
             "1:34 E020 expected '>', got '>>'\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N * 2], f32>; }"),
-            "1:29 E020 expected ']', got '*'; there is no arithmetic in a type: compute the size in @config "
+            "1:29 E020 expected ',' or ']', got '*'; there is no arithmetic in a type: compute the size in @config "
             "(N2: N * 2;) and use its name\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], float>; }"),
             "1:31 E020 expected dtype, got 'float'\n");
@@ -511,6 +514,9 @@ TEST(ParserBlockTest, ImportModelConfig) {
 TEST(ParserBlockTest, ModelValuesAreLiteralsOnly) {
   EXPECT_EQ(Errors("@model { n: -1; }"), "1:13 E020 expected literal, got '-'\n");
   EXPECT_EQ(Errors("@model { n: x; }"), "1:13 E020 expected literal, got 'x'\n");
+  EXPECT_EQ(Errors("@model { m: {a: 1; b: 2}; }"),
+            "1:18 E020 expected ',' or '}', got ';'; the entries of a {key: value} value are separated by ','\n");
+  EXPECT_EQ(Errors("@model { m: [1 2]; }"), "1:16 E020 expected ',' or ']', got '2'\n");
   EXPECT_EQ(Errors("@import \"a\" as input;"), "1:16 E020 expected identifier, got 'input'\n");
 }
 
