@@ -17,8 +17,9 @@
 // - `tree` must come from a parse without errors (holes are not lowered).
 // - On an error (codes E040-E079, at the span of the offending construct)
 //   the pipeline stops after lowering (PIPELINE.md §1) and ok is false; the
-//   program is then incomplete and must not be used. Like the parser,
-//   lowering reports each statement's first error and goes on with the next
+//   program is then incomplete and must not be used. Lowering goes on after
+//   an error: every operand of an expression is lowered (a call's
+//   attributes are checked once its operands are good), then the next
 //   statement and graph; a name whose declaration failed, and an undefined
 //   name once reported, stay quiet in that graph (no follow-up errors).
 //   @config and @types errors still end lowering at once (what follows

@@ -143,10 +143,10 @@ std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
     std::optional<ir::OpKind> kind = TensorOperator(b->op, b->op_span);
     if (!kind) return std::nullopt;
     if (b->lhs == nullptr || b->rhs == nullptr) return std::nullopt;
+    // Both sides, so that a mistake on each is reported at once.
     std::optional<ir::NodeId> l = LowerValue(*b->lhs);
-    if (!l) return std::nullopt;
     std::optional<ir::NodeId> r = LowerValue(*b->rhs);
-    if (!r) return std::nullopt;
+    if (!l || !r) return std::nullopt;
     LoweredOp op;
     op.op = *kind;
     op.operands = {*l, *r};
@@ -179,10 +179,13 @@ std::optional<LoweredOp> Lowerer::LowerChain(const ast::ChainExpr& chain) {
   }
   if (chain.first == nullptr || chain.links.empty()) return std::nullopt;
   std::optional<ir::NodeId> acc = LowerValue(*chain.first);
-  for (size_t i = 0; acc; ++i) {
+  for (size_t i = 0; i < chain.links.size(); ++i) {
     const ast::ChainLink& link = chain.links[i];
     std::optional<ir::NodeId> r = LowerValue(*link.rhs);
-    if (!r) return std::nullopt;
+    if (!acc || !r) {  // the other operands still get their errors reported
+      acc.reset();
+      continue;
+    }
     LoweredOp op;
     op.op = *ir::BinaryOperatorOp(ast::BinaryOpSpelling(link.op));
     op.operands = {*acc, *r};
@@ -193,13 +196,14 @@ std::optional<LoweredOp> Lowerer::LowerChain(const ast::ChainExpr& chain) {
 }
 
 bool Lowerer::LowerPositional(const ast::CallExpr& call, std::vector<ir::NodeId>* operands) {
+  bool ok = true;  // every argument is lowered, so each one's mistake is reported
   for (const ast::Argument& a : call.args) {
     if (a.name || a.value == nullptr) continue;
     std::optional<ir::NodeId> v = LowerValue(*a.value);
-    if (!v) return false;
-    operands->push_back(*v);
+    if (v) operands->push_back(*v);
+    ok = ok && v.has_value();
   }
-  return true;
+  return ok;
 }
 
 std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Span span) {
@@ -212,6 +216,8 @@ std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Spa
   if (std::optional<ir::OpKind> kind = ir::LookupFunction(name)) {
     LoweredOp op;
     op.op = *kind;
+    // Attributes only after good operands: `cast(x, "i64")` is one mistake,
+    // not also a missing `dtype`.
     if (!LowerPositional(call, &op.operands)) return std::nullopt;
     if (!LowerOpAttrs(*kind, call, span, &op.attrs)) return std::nullopt;
     if (*kind == ir::OpKind::kLinear && op.operands.size() == 3 &&
@@ -234,6 +240,8 @@ std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Spa
     return op;
   }
   ErrorUnknownOperation(name, call.callee[0].span);
+  std::vector<ir::NodeId> unused;
+  LowerPositional(call, &unused);  // for the arguments' own mistakes
   return std::nullopt;
 }
 
@@ -279,12 +287,14 @@ std::optional<LoweredOp> Lowerer::LowerGraphCall(const GraphSignature& sig,
   }
   // Lower the arguments in source order, then order them as the inputs.
   std::vector<ir::NodeId> values(call.args.size(), ir::kNoNode);
+  bool ok = true;
   for (size_t k = 0; k < call.args.size(); ++k) {
     if (call.args[k].value == nullptr) return std::nullopt;
     std::optional<ir::NodeId> v = LowerValue(*call.args[k].value);
-    if (!v) return std::nullopt;
-    values[k] = *v;
+    if (v) values[k] = *v;
+    ok = ok && v.has_value();
   }
+  if (!ok) return std::nullopt;
   LoweredOp op;
   op.op = ir::OpKind::kCall;
   op.callee = sig.name;

@@ -64,6 +64,45 @@ TEST(LowerErrorsTest, ReportsEachIndependentErrorWithoutFollowUps) {
             "E040 12:37 undefined name 'yy'\n");
 }
 
+// Within one statement too, each operand is lowered, so independent
+// mistakes in one expression are all reported (before, only the first):
+// both sides of an operator, every link of a long chain, every argument of a
+// call, also of an unknown operation or a graph call. Attributes are checked
+// only after good operands (`cast(x, "i64")` is one mistake).
+TEST(LowerErrorsTest, ReportsEachMistakeOfOneExpression) {
+  std::string chain = "x";
+  for (int i = 0; i < 70; ++i) chain += i == 3 ? " + u" : i == 66 ? " * v" : " + x";
+  Lowered l = LowerText(
+      "@graph F(p: f32, q: f32) { output p; }\n"
+      "@graph G {\n"
+      "  input x: Tensor<[2], f32>;\n"
+      "  output a: relu(z) + frob(w, x) * z2;\n"
+      "  output b: F(p: s1, q: s2);\n"
+      "  output c: add(s3, exp(s4));\n"
+      "  output d: " + chain + ";\n"
+      "  output e: cast(x, \"i64\") + s5;\n"
+      "}\n");
+  EXPECT_FALSE(l.ok);
+  std::string got;
+  for (const diag::Diagnostic& d : l.diagnostics) {
+    got += std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " +
+           d.message + "\n";
+  }
+  EXPECT_EQ(got,
+            "E040 4:18 undefined name 'z'\n"
+            "E041 4:23 unknown operation 'frob'\n"
+            "E040 4:28 undefined name 'w'\n"
+            "E040 4:36 undefined name 'z2'\n"
+            "E040 5:18 undefined name 's1'\n"
+            "E040 5:25 undefined name 's2'\n"
+            "E040 6:17 undefined name 's3'\n"
+            "E040 6:25 undefined name 's4'\n"
+            "E040 7:29 undefined name 'u'\n"
+            "E040 7:281 undefined name 'v'\n"
+            "E059 8:21 a string cannot be used as a tensor value; a dtype is an attribute: dtype: \"i64\"\n"
+            "E040 8:30 undefined name 's5'\n");
+}
+
 TEST(LowerErrorsTest, UnknownOperation) {
   EXPECT_EQ(LowerError(G("  node h { op: frobnicate(x); };")),
             "E041 3:16 unknown operation 'frobnicate'");
