@@ -19,17 +19,10 @@ constexpr KernelFn kKernels[] = {
 };
 static_assert(sizeof(kKernels) / sizeof(kKernels[0]) == ir::kNumOpKinds);
 
-// "matmul", "call[Dense]", "custom[my_op]".
-std::string DisplayName(const ir::Node& node) {
-  std::string s = ir::OpName(node.op);
-  if (node.op == ir::OpKind::kCall || node.op == ir::OpKind::kCustom) s += "[" + node.callee + "]";
-  return s;
-}
-
 }  // namespace
 
-Status NodeFailure(const ir::Node& node, const Status& s) {
-  return s.Prefixed("node '" + node.name + "' (" + DisplayName(node) + "): ").At(node.span);
+Status NodeFailure(const ir::Graph& graph, const ir::Node& node, const Status& s) {
+  return s.Prefixed(graph.NodeLabel(node) + ": ").At(node.span);
 }
 
 Result<Tensor> MaterializeConstant(const ir::AttrValue& value, ir::DType dtype, Shape shape) {
@@ -148,7 +141,7 @@ Result<Tensor> RefCustom(const KernelArgs& args) {
 
 Result<Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node, std::span<const Tensor* const> operands,
                         const EvalContext& ctx) {
-  auto fail = [&](const Status& s) { return NodeFailure(node, s); };
+  auto fail = [&](const Status& s) { return NodeFailure(graph, node, s); };
   if (static_cast<int>(node.op) >= ir::kNumOpKinds) {
     return fail(Internal("unknown operation kind " + std::to_string(static_cast<int>(node.op))));
   }

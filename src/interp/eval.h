@@ -48,9 +48,10 @@ struct EvalContext {
 // Evaluates `node` (a compute node of `graph`) on `operands`, which must be
 // in the node's operand order. Input and parameter nodes are not evaluated
 // (their values are bound by the caller): asking for one is an error.
-// `s` as a failure of `node`: its name and operation before the message,
-// and its source position (Status::At). Both executors report node failures so.
-Status NodeFailure(const ir::Node& node, const Status& s);
+// `s` as a failure of `node` of `graph`: its label (Graph::NodeLabel) before
+// the message, and its source position (Status::At). Both executors report
+// node failures so.
+Status NodeFailure(const ir::Graph& graph, const ir::Node& node, const Status& s);
 
 Result<runtime::Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node,
                                  std::span<const runtime::Tensor* const> operands, const EvalContext& ctx);

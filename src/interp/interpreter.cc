@@ -55,19 +55,19 @@ Status CheckBound(const std::string& what, const ir::Type& type, const Tensor& t
   return Status::Ok();
 }
 
-Status OverCap(const ir::Node& node, const std::string& type, uint64_t cap) {
-  return ResourceExhausted("node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " + type +
+Status OverCap(const ir::Graph& graph, const ir::Node& node, const std::string& type, uint64_t cap) {
+  return ResourceExhausted(graph.NodeLabel(node) + " would be " + type +
                            ", over the limit of " + std::to_string(cap) + " bytes per tensor")
       .At(node.span);
 }
 
 // The byte cap on a node whose type is known before evaluating it.
-Status CheckTypeFits(const ir::Node& node, const ir::Type& bound, uint64_t cap) {
+Status CheckTypeFits(const ir::Graph& graph, const ir::Node& node, const ir::Type& bound, uint64_t cap) {
   if (!bound.is_tensor()) return Status::Ok();
   const ir::ElementCount count = bound.NumElements();
   const uint64_t elem = ir::StorageByteSize(ir::StorageOf(bound.dtype()));
   if (count.overflow() || (count.known() && elem > 0 && static_cast<uint64_t>(count.value) > cap / elem)) {
-    return OverCap(node, bound.ToString(), cap);
+    return OverCap(graph, node, bound.ToString(), cap);
   }
   return Status::Ok();
 }
@@ -93,11 +93,11 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
 // inference refines a declared `[N]` to the `[3]` it infers, and only this
 // run's binding of N (from another input) can contradict the declaration,
 // as the tape's specialisation finds (T6).
-Status CheckComputed(const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
+Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
   const bool declared = node.declared_type.has_value() && Fits(node.type, t, dims);
   const ir::Type& type = declared ? *node.declared_type : node.type;
   if (Fits(type, t, dims)) return Status::Ok();
-  return InvalidArgument("node '" + node.name + "' (" + ir::OpName(node.op) + "): computed " + t.TypeString() +
+  return InvalidArgument(graph.NodeLabel(node) + ": computed " + t.TypeString() +
                          " does not match its " + (declared ? "declared " : "") + "type " + type.Bind(dims).ToString())
       .At(node.span);
 }
@@ -338,12 +338,12 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       const Tensor* t = value[static_cast<size_t>(op)];
       if (t == nullptr) {
         const ir::Node& src = graph.node(op);
-        if (src.is_input()) return InvalidArgument("input '" + src.name + "' was not supplied but node '" + node.name + "' reads it");
+        if (src.is_input()) return InvalidArgument("input '" + src.name + "' was not supplied but " + graph.NodeLabel(node) + " reads it");
         return Internal("node '" + src.name + "' has no value when node '" + node.name + "' needs it");
       }
       operands.push_back(t);
     }
-    SHREW_RETURN_IF_ERROR(CheckTypeFits(node, node.type.Bind(dims), options_.max_tensor_bytes));
+    SHREW_RETURN_IF_ERROR(CheckTypeFits(graph, node, node.type.Bind(dims), options_.max_tensor_bytes));
     SHREW_TRY_ASSIGN(Tensor out, EvalNode(graph, node, operands, ctx));
     if (retype && node.op == ir::OpKind::kCall && !node.type.is_tensor()) {
       // The callee's result type is known now: pin it, infer what follows.
@@ -354,8 +354,8 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       call.declared_type = call.type;
       SHREW_RETURN_IF_ERROR(infer());
     }
-    if (out.byte_size() > options_.max_tensor_bytes) return OverCap(node, out.TypeString(), options_.max_tensor_bytes);
-    if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(node, out, dims));
+    if (out.byte_size() > options_.max_tensor_bytes) return OverCap(graph, node, out.TypeString(), options_.max_tensor_bytes);
+    if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(graph, node, out, dims));
     owned[static_cast<size_t>(id)] = std::move(out);
     value[static_cast<size_t>(id)] = &*owned[static_cast<size_t>(id)];
     // Free operands after their last use (values kept for outputs and

@@ -156,23 +156,37 @@ NodeId Graph::FindNode(std::string_view name) const {
   return it == name_to_id_.end() ? kNoNode : it->second;
 }
 
-std::string Graph::DiagnosticPrefix(const Node& n) const {
-  auto generated = [](const std::string& name) { return name.size() >= 2 && name[0] == '_' && name[1] == '_'; };
-  if (!generated(n.name)) return "[" + name_ + "::" + n.name + "] ";
+namespace {
+bool Generated(const std::string& name) { return name.size() >= 2 && name[0] == '_' && name[1] == '_'; }
+}  // namespace
+
+const std::string* Graph::DeclaredNameOf(const Node& n) const {
+  if (!Generated(n.name)) return &n.name;
   // Sub-expressions are created before the node of their statement (lower.h),
   // so the owner is a later node whose span holds this one's.
   const uint64_t begin = n.span.offset, end = begin + n.span.length;
-  if (n.span.valid()) {
-    for (size_t i = n.id >= 0 ? static_cast<size_t>(n.id) + 1 : nodes_.size(); i < nodes_.size(); ++i) {
-      const Node& owner = nodes_[i];
-      if (!owner.span.valid() || owner.span.offset > begin ||
-          uint64_t{owner.span.offset} + owner.span.length < end) {
-        continue;
-      }
-      if (!generated(owner.name)) return "[" + name_ + "::" + owner.name + "] ";
+  if (!n.span.valid()) return nullptr;
+  for (size_t i = n.id >= 0 ? static_cast<size_t>(n.id) + 1 : nodes_.size(); i < nodes_.size(); ++i) {
+    const Node& owner = nodes_[i];
+    if (!owner.span.valid() || owner.span.offset > begin || uint64_t{owner.span.offset} + owner.span.length < end) {
+      continue;
     }
+    if (!Generated(owner.name)) return &owner.name;
   }
-  return "[" + name_ + "] ";
+  return nullptr;
+}
+
+std::string Graph::DiagnosticPrefix(const Node& n) const {
+  const std::string* declared = DeclaredNameOf(n);
+  return declared != nullptr ? "[" + name_ + "::" + *declared + "] " : "[" + name_ + "] ";
+}
+
+std::string Graph::NodeLabel(const Node& n) const {
+  std::string op = OpName(n.op);
+  if (n.op == OpKind::kCall || n.op == OpKind::kCustom) op += "[" + n.callee + "]";
+  const std::string* declared = DeclaredNameOf(n);
+  if (declared == &n.name) return "node '" + n.name + "' (" + op + ")";
+  return declared != nullptr ? op + " in node '" + *declared + "'" : op;
 }
 
 std::string Graph::UniqueName(std::string_view base) const {

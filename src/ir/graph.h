@@ -165,6 +165,11 @@ class Graph {
   // declared node whose statement holds its expression, else as "[G] ": the
   // user never wrote those names (the span still points at the expression).
   std::string DiagnosticPrefix(const Node& n) const;
+  // How run-time and compile messages name node `n`: "node 'h' (matmul)",
+  // or for a node the compiler named, "matmul in node 'z'" (the declared node
+  // whose statement holds it), else just "matmul". Calls show their callee:
+  // "call[Dense]", "custom[my_op]".
+  std::string NodeLabel(const Node& n) const;
 
   // ---- inputs, outputs, params, assertions
   const std::vector<GraphInput>& inputs() const { return inputs_; }
@@ -205,6 +210,9 @@ class Graph {
   void RebuildNameMap();
 
  private:
+  // The name the user gave `n` or the node whose statement holds it (see
+  // DiagnosticPrefix); null when there is none.
+  const std::string* DeclaredNameOf(const Node& n) const;
   NodeId Append(Node node);
   void Remap(const std::vector<NodeId>& old_to_new);
 

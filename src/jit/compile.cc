@@ -111,7 +111,7 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
   }
   if (options.kernel_factory && node.op != OpKind::kCall) {
     Result<runtime::KernelPtr> k = options.kernel_factory(spec);
-    if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return interp::NodeFailure(node, k.status());
+    if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return interp::NodeFailure(cg.graph, node, k.status());
     if (k.ok() && k.value() != nullptr) {
       ck.kernel = std::move(k).value();
       return ck;
@@ -260,7 +260,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
         continue;
       }
       Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
-      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return fail_at(id, interp::NodeFailure(act, k.status()));
+      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return fail_at(id, interp::NodeFailure(g, act, k.status()));
       if (!k.ok() || k.value() == nullptr) continue;
       fused_kernels[id] = std::move(k).value();
       fused_into[static_cast<size_t>(pid)] = id;
@@ -389,14 +389,14 @@ Status RecreateKernelsForParams(CompiledGraph* cg, std::span<const int> params, 
       const ir::Node& prod = cg->graph.node(ck.fused_node);
       Result<runtime::KernelPtr> made =
           options.fused_factory(MakeKernelSpec(*cg, prod, options.training), cg->graph.node(ck.node).op);
-      if (!made.ok()) return interp::NodeFailure(prod, made.status());
+      if (!made.ok()) return interp::NodeFailure(cg->graph, prod, made.status());
       if (made.value() == nullptr) return Internal("fused kernel for '" + prod.name + "' is no longer offered");
       ck.kernel = std::move(made).value();
       continue;
     }
     const ir::Node& node = cg->graph.node(ck.node);
     Result<runtime::KernelPtr> made = options.kernel_factory(MakeKernelSpec(*cg, node, options.training));
-    if (!made.ok()) return interp::NodeFailure(node, made.status());
+    if (!made.ok()) return interp::NodeFailure(cg->graph, node, made.status());
     if (made.value() == nullptr) return Internal("kernel for '" + node.name + "' is no longer offered");
     ck.kernel = std::move(made).value();
   }

@@ -59,7 +59,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
 
 // A range longer than the byte cap is refused before it is made (the
 // probe would otherwise allocate it first); other errors are EvalNode's.
-Status CheckRangeFits(const std::string& graph, const ir::Node& node, std::span<const runtime::Tensor* const> operands,
+Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<const runtime::Tensor* const> operands,
                       uint64_t max_tensor_bytes) {
   if (node.op != ir::OpKind::kRange || operands.empty()) return Status::Ok();
   for (const runtime::Tensor* t : operands) {
@@ -73,7 +73,7 @@ Status CheckRangeFits(const std::string& graph, const ir::Node& node, std::span<
   if (!(std::fabs(start) < kInt64Limit) || !(std::fabs(start + length) < kInt64Limit)) return Status::Ok();
   const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
   if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
-  return ResourceExhausted("graph '" + graph + "': node '" + node.name + "' (range) would be Tensor<[" +
+  return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +
                            ir::FormatDouble(length) + "], i64>, over the limit of " + std::to_string(cap) +
                            " bytes per tensor");
 }
@@ -242,27 +242,27 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
       if (node.type.is_tensor()) {
         for (const ir::Dim& d : node.type.dims()) {
           if (d.is_symbolic()) {
-            return interp::NodeFailure(node, InvalidArgument("unresolved symbolic dimension '" + d.name() + "'"));
+            return interp::NodeFailure(g, node, InvalidArgument("unresolved symbolic dimension '" + d.name() + "'"));
           }
         }
       }
-      return Unimplemented("graph '" + cg.name + "': the shape of node '" + node.name + "' (" + node.type.ToString() +
-                           ") cannot be determined before running")
+      return Unimplemented("graph '" + cg.name + "': the shape " + node.type.ToString() + " of " + g.NodeLabel(node) +
+                           " cannot be determined before running")
           .At(node.span);
     }
     Shape shape;
     for (const ir::Dim& d : node.type.dims()) shape.push_back(d.size());
     Result<int64_t> count = runtime::CountElements(shape);
-    if (!count.ok()) return count.status().Prefixed("node '" + node.name + "': ").At(node.span);
+    if (!count.ok()) return count.status().Prefixed(g.NodeLabel(node) + ": ").At(node.span);
     const size_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
     if (elem == 0) {
-      return InvalidArgument("node '" + node.name + "': dtype " + ir::DTypeName(node.type.dtype()) +
+      return InvalidArgument(g.NodeLabel(node) + ": dtype " + ir::DTypeName(node.type.dtype()) +
                              " is not supported for execution")
           .At(node.span);
     }
     const uint64_t cap = std::min<uint64_t>(options_.max_tensor_bytes, uint64_t{1} << 50);
     if (static_cast<uint64_t>(*count) > cap / elem) {
-      return ResourceExhausted("graph '" + cg.name + "': node '" + node.name + "' (" + ir::OpName(node.op) + ") would be " +
+      return ResourceExhausted("graph '" + cg.name + "': " + g.NodeLabel(node) + " would be " +
                                node.type.ToString() + ", over the limit of " + std::to_string(cap) +
                                " bytes per tensor")
           .At(node.span);
@@ -302,7 +302,7 @@ Status Executor::ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* 
     if (!ws.ok()) {
       const ir::Node& node = cg.graph.node(in.node);
       if (ck.ref) return ws.status();
-      return interp::NodeFailure(node, ws.status());
+      return interp::NodeFailure(cg.graph, node, ws.status());
     }
     (*workspace_bytes)[i] = *ws;
   }
@@ -376,7 +376,7 @@ Status Executor::Activate(int index) {
     const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
     Status s = ck.kernel->Setup(operand_ptrs, slot_ptrs_[static_cast<size_t>(in.dst)], ws);
     if (!s.ok()) {
-      return interp::NodeFailure(cg.graph.node(in.node), s);
+      return interp::NodeFailure(cg.graph, cg.graph.node(in.node), s);
     }
   }
   kernels_ready_ = true;
@@ -502,7 +502,7 @@ Result<std::vector<ir::Type>> Executor::ProbeValueTypes() {
     }
     operands.clear();
     for (ir::NodeId op : node.operands) operands.push_back(value_of[static_cast<size_t>(op)]);
-    SHREW_RETURN_IF_ERROR(CheckRangeFits(cg.name, node, operands, options_.max_tensor_bytes));
+    SHREW_RETURN_IF_ERROR(CheckRangeFits(g, node, operands, options_.max_tensor_bytes));
     Result<runtime::Tensor> v = interp::EvalNode(g, node, operands, ctx);
     if (!v.ok()) return v.status();
     values[k] = std::move(v).value();
@@ -569,7 +569,7 @@ Status Executor::Run() {
     Status s = ck.kernel->Run();
     if (!s.ok()) {
       if (ck.ref) return s;
-      return interp::NodeFailure(cg.graph.node(in.node), s);
+      return interp::NodeFailure(cg.graph, cg.graph.node(in.node), s);
     }
   }
   ran_ = true;

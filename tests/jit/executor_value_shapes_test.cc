@@ -121,6 +121,41 @@ TEST(ExecutorValueShapes, ARangeOfARangeAndACalledGraph) {
   }
 }
 
+// A failing sub-expression is named by the statement that holds it, on both
+// executors: "range in node 'r'", not the compiler's "node '__anon_3' (range)".
+TEST(ExecutorValueShapes, RunTimeErrorsInSubExpressionsNameTheDeclaredNode) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[2], f32>;
+      node r { op: range(sum(x)) * 2; };
+      output r;
+    })");
+  ASSERT_NE(p, nullptr);
+  for (bool tape : {true, false}) {
+    SCOPED_TRACE(tape ? "tape" : "interpreter");
+    auto run = [&](float a) {
+      TensorMap feeds = Feed("x", F32({2}, {a, 0}));
+      return tape ? p->Run("G", feeds) : p->Interpret("G", feeds);
+    };
+    Result<TensorMap> empty = run(0.5f);
+    ASSERT_FALSE(empty.ok());
+    EXPECT_NE(empty.status().message().find("range in node 'r': range is empty"), std::string::npos)
+        << empty.status().ToString();
+    EXPECT_EQ(empty.status().message().find("__anon"), std::string::npos) << empty.status().ToString();
+    Result<TensorMap> huge = run(2e15f);
+    ASSERT_FALSE(huge.ok());
+    // The tape checks the cap before making the range; the interpreter finds
+    // that it cannot allocate it.
+    EXPECT_NE(huge.status().message().find(tape ? "range in node 'r' would be Tensor<[1999999973982208], i64>"
+                                                : "range in node 'r': out of memory"),
+              std::string::npos)
+        << huge.status().ToString();
+    Result<TensorMap> ok = run(2);
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_EQ(I64Values(ok->at("r")), (std::vector<int64_t>{0, 2}));
+  }
+}
+
 TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   auto p = MakeProgram(R"(
     @graph G {
