@@ -18,6 +18,16 @@ std::string G(const std::string& body) {
   return "@graph G {\n  input x: Tensor<[2, 3], f32>; input y: f32;\n" + body + "\n  output x;\n}\n";
 }
 
+// Every diagnostic as "CODE LINE:COL MESSAGE\n".
+std::string AllErrors(const Lowered& l) {
+  std::string out;
+  for (const diag::Diagnostic& d : l.diagnostics) {
+    out += std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " +
+           d.message + "\n";
+  }
+  return out;
+}
+
 TEST(LowerErrorsTest, UndefinedName) {
   EXPECT_EQ(LowerError(G("  node h { op: relu(z); };")), "E040 3:21 undefined name 'z'");
   // Statement order is declaration order: no forward references. A name
@@ -51,12 +61,7 @@ TEST(LowerErrorsTest, ReportsEachIndependentErrorWithoutFollowUps) {
       "}\n"
       "@graph H { input y: f32; output exp(yy); }\n");
   EXPECT_FALSE(l.ok);
-  std::string got;
-  for (const diag::Diagnostic& d : l.diagnostics) {
-    got += std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " +
-           d.message + "\n";
-  }
-  EXPECT_EQ(got,
+  EXPECT_EQ(AllErrors(l),
             "E042 2:13 undefined type 'Undefined'\n"
             "E041 4:16 unknown operation 'rleu'; did you mean 'relu'?\n"
             "E054 6:37 invalid init 'nope'\n"
@@ -83,12 +88,7 @@ TEST(LowerErrorsTest, ReportsEachMistakeOfOneExpression) {
       "  output e: cast(x, \"i64\") + s5;\n"
       "}\n");
   EXPECT_FALSE(l.ok);
-  std::string got;
-  for (const diag::Diagnostic& d : l.diagnostics) {
-    got += std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " +
-           d.message + "\n";
-  }
-  EXPECT_EQ(got,
+  EXPECT_EQ(AllErrors(l),
             "E040 4:18 undefined name 'z'\n"
             "E041 4:23 unknown operation 'frob'\n"
             "E040 4:28 undefined name 'w'\n"
