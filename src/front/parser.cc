@@ -129,6 +129,14 @@ bool Parser::Expect(TokenKind kind) {
   return false;
 }
 
+std::string Parser::MissingAtHint(bool top_level) const {
+  if (!AtKey()) return {};
+  const TokenKind directive = ClassifyDirective("@" + std::string(Text(Cur())));
+  const bool fits = top_level ? IsTopLevelDirective(directive)
+                              : directive == TokenKind::AtAssert || directive == TokenKind::AtCheck;
+  return fits ? "directives start with '@': write @" + std::string(Text(Cur())) : std::string();
+}
+
 bool Parser::ExpectListEnd(TokenKind closer, std::string_view hint) {
   if (Match(closer)) return true;
   ErrorExpected("',' or '" + std::string(TokenSpelling(closer)) + "'", hint);
@@ -216,7 +224,7 @@ ast::Program Parser::ParseProgram() {
     if (IsTopLevelDirective(Kind())) {
       ParseBlock(&program);
     } else {
-      ErrorExpected("a top-level block such as @graph");
+      ErrorExpected("a top-level block such as @graph", MissingAtHint(true));
     }
     if (Failed()) RecoverTopLevel();
     if (pos_ == start) Advance();

@@ -34,11 +34,15 @@ bool Parser::ParseGraphStmt(std::vector<ast::GraphStmt>* out) {
     case TokenKind::AtAssert: ok = ParseAssert(&stmt.node.emplace<ast::AssertStmt>()); break;
     case TokenKind::AtCheck: ok = ParseCheck(&stmt.node.emplace<ast::CheckBlock>()); break;
     default:
-      // There is no assignment statement: `h = relu(x);` lands here.
-      ErrorExpected("input, param, node, output, @assert or @check",
-                    AtKey() && Peek(1).kind == TokenKind::Assign
-                        ? "there is no assignment: write node " + std::string(Text(Cur())) + " { op: EXPR; };"
-                        : std::string());
+      // There is no assignment statement: `h = relu(x);` lands here, and so
+      // do `return y;` and `assert …` without its '@'.
+      std::string hint = MissingAtHint(false);
+      if (AtKey() && Peek(1).kind == TokenKind::Assign) {
+        hint = "there is no assignment: write node " + std::string(Text(Cur())) + " { op: EXPR; };";
+      } else if (AtKey() && Text(Cur()) == "return") {
+        hint = "a graph's results are its output statements: output NAME;";
+      }
+      ErrorExpected("input, param, node, output, @assert or @check", hint);
       return false;
   }
   if (!ok) return false;

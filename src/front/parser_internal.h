@@ -79,6 +79,9 @@ class Parser {
   // Consumes the `closer` of a comma-separated list or reports "expected ','
   // or 'CLOSER'" (either continues the list), with HINT when given.
   bool ExpectListEnd(TokenKind closer, std::string_view hint = {});
+  // "directives start with '@': write @graph" when the current word is a
+  // directive of `category` (top-level or graph statement) without its '@'.
+  std::string MissingAtHint(bool top_level) const;
   // At a ';' inside `{k: v, ...}`: blocks end entries with ';', values with ','.
   std::string_view DictSeparatorHint() const {
     return At(TokenKind::Semicolon) ? "the entries of a {key: value} value are separated by ','"

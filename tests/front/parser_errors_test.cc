@@ -61,6 +61,23 @@ TEST(ParserErrorTest, MessagesFollowTheSpec) {
             "assignment: write node h { op: EXPR; };\n");
   EXPECT_EQ(Errors("@graph G { foo bar; }"),
             "1:12 E020 expected input, param, node, output, @assert or @check, got 'foo'\n");
+  // Near misses: a directive without its '@', a `return`.
+  EXPECT_EQ(Errors("graph G { output 1; }"),
+            "1:1 E020 expected a top-level block such as @graph, got 'graph'; directives start with '@': write "
+            "@graph\n");
+  EXPECT_EQ(Errors("@config { a: 1; }\ncustom_op f { }"),
+            "2:1 E020 expected a top-level block such as @graph, got 'custom_op'; directives start with '@': write "
+            "@custom_op\n");
+  EXPECT_EQ(Errors("@graph G { input x: f32; assert x > 0, \"positive\"; output x; }"),
+            "1:26 E020 expected input, param, node, output, @assert or @check, got 'assert'; directives start "
+            "with '@': write @assert\n");
+  EXPECT_EQ(Errors("@graph G { input x: f32; return x; }"),
+            "1:26 E020 expected input, param, node, output, @assert or @check, got 'return'; a graph's results "
+            "are its output statements: output NAME;\n");
+  // Not near misses: a graph statement word at top level, a block word in a graph.
+  EXPECT_EQ(Errors("assert x;"), "1:1 E020 expected a top-level block such as @graph, got 'assert'\n");
+  EXPECT_EQ(Errors("@graph G { graph H; }"),
+            "1:12 E020 expected input, param, node, output, @assert or @check, got 'graph'\n");
   EXPECT_EQ(Errors("@graph G { @check c { check x; } }"),
             "1:23 E020 expected assert, got 'check'\n");
   EXPECT_EQ(Errors("@graph G { node h { @hint input; }; }"),
