@@ -241,7 +241,9 @@ void Lexer::LexDirective() {
   if (kind == TokenKind::Error) {
     std::string shown(text.substr(0, 64));
     if (text.size() > 64) shown += "...";
-    Report(Kind::UnknownDirective, begin, pos_ - begin, "unknown directive '" + shown + "'");
+    // A lone '@' is most likely `a @ b`, Python's matrix product.
+    Report(Kind::UnknownDirective, begin, pos_ - begin,
+           "unknown directive '" + shown + "'" + (text == "@" ? "; a matrix product is written matmul(a, b)" : ""));
   }
   Emit(kind, begin, pos_);
 }
@@ -318,7 +320,9 @@ void Lexer::LexUnexpected() {
   // One diagnostic and one Error token for a whole run of bad bytes, so a
   // multi-byte UTF-8 character or a binary blob is not one error per byte.
   while (pos_ < text_.size() && !StartsToken(At(pos_)) && !IsWhitespace(At(pos_))) ++pos_;
-  Report(Kind::UnexpectedCharacter, begin, 1, "unexpected character " + DescribeCharacter(text_, begin));
+  // `# note`: a comment in Python's or the shell's spelling.
+  const char* hint = At(begin) == '#' ? "; comments start with // or /*" : "";
+  Report(Kind::UnexpectedCharacter, begin, 1, "unexpected character " + DescribeCharacter(text_, begin) + hint);
   Emit(TokenKind::Error, begin, pos_);
 }
 

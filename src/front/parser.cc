@@ -125,7 +125,10 @@ bool Parser::Expect(TokenKind kind) {
     last_error_offset_ = Cur().span.offset;  // a follow-up error at that word adds nothing
     return false;
   }
-  ErrorExpected(what);
+  // `a = 1;`, `op = relu(x);`: the usual spelling from other languages.
+  ErrorExpected(what, kind == TokenKind::Colon && At(TokenKind::Assign)
+                          ? "keys and values are separated by ':'"
+                          : std::string_view());
   return false;
 }
 
@@ -139,7 +142,10 @@ std::string Parser::MissingAtHint(bool top_level) const {
 
 bool Parser::ExpectListEnd(TokenKind closer, std::string_view hint) {
   if (Match(closer)) return true;
-  ErrorExpected("',' or '" + std::string(TokenSpelling(closer)) + "'", hint);
+  // `sum(x, axis=1)`: a named argument from Python.
+  const bool keyword_argument = closer == TokenKind::RParen && At(TokenKind::Assign) && hint.empty();
+  ErrorExpected("',' or '" + std::string(TokenSpelling(closer)) + "'",
+                keyword_argument ? "named arguments are written name: value" : hint);
   return false;
 }
 

@@ -6,6 +6,8 @@
 namespace shrew::front::internal {
 namespace {
 
+constexpr std::string_view kTensorTypeHint = "tensor types are written Tensor<[dims], dtype>";
+
 ast::Dtype DtypeOf(TokenKind kind) {
   switch (kind) {
 #define SHREW_DTYPE(Name, DtypeName, spelling) \
@@ -97,7 +99,16 @@ ast::Type Parser::ParseType() {
   if (kind == TokenKind::KwTensor) {
     type.kind = ast::Type::Kind::Tensor;
     Advance();
-    if (Expect(TokenKind::Less) && Expect(TokenKind::LBracket)) {
+    // `Tensor[2, f32]`, `Tensor<2, f32>`: say how the type is written.
+    bool open = false;
+    if (!Match(TokenKind::Less)) {
+      ErrorExpected("'<'", kTensorTypeHint);
+    } else if (!Match(TokenKind::LBracket)) {
+      ErrorExpected("'['", kTensorTypeHint);
+    } else {
+      open = true;
+    }
+    if (open) {
       while (!At(TokenKind::RBracket) && !Failed()) {
         ast::Dim dim;
         if (!ParseDim(&dim)) break;
@@ -116,7 +127,8 @@ ast::Type Parser::ParseType() {
           type.dtype = DtypeOf(Advance().kind);
           Expect(TokenKind::Greater);
         } else {
-          ErrorExpected("dtype");
+          const std::string_view dtype = AtKey() ? DtypeForForeignName(Text(Cur())) : std::string_view();
+          ErrorExpected("dtype", dtype.empty() ? std::string() : "write " + std::string(dtype));
         }
       }
     }
@@ -147,12 +159,14 @@ ast::Type Parser::ParseType() {
   } else if (IsDtype(kind)) {
     type.kind = ast::Type::Kind::Scalar;
     type.dtype = DtypeOf(Advance().kind);
+    // `f32[2]`: a scalar type takes no dims.
+    if (At(TokenKind::LBracket)) ErrorExpected("the end of the type", kTensorTypeHint);
   } else if (kind == TokenKind::IntLiteral) {
     type.kind = ast::Type::Kind::Int;
     ParseIntLiteral(Text(Advance()), &type.int_value);
   } else if (IsKey(kind) && Peek(1).kind == TokenKind::Less) {
     // `tensor<[2], f32>`: no alias takes arguments; the word is `Tensor`.
-    ErrorExpected("type", "tensor types are written Tensor<[dims], dtype>");
+    ErrorExpected("type", kTensorTypeHint);
   } else if (IsKey(kind)) {
     type.kind = ast::Type::Kind::Alias;
     type.name = std::string(Text(Advance()));

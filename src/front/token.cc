@@ -1,6 +1,8 @@
 #include "front/token.h"
 
 #include <array>
+#include <cctype>
+#include <string>
 
 namespace shrew::front {
 namespace {
@@ -42,5 +44,21 @@ bool IsDirective(TokenKind kind) {
   return Info(kind).category == kDirective || Info(kind).category == kTopDirective;
 }
 bool IsTopLevelDirective(TokenKind kind) { return Info(kind).category == kTopDirective; }
+
+std::string_view DtypeForForeignName(std::string_view word) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"float", "f32"},   {"float32", "f32"}, {"single", "f32"},  {"double", "f64"},  {"float64", "f64"},
+      {"half", "f16"},    {"float16", "f16"}, {"bfloat16", "bf16"}, {"int8", "i8"},   {"int16", "i16"},
+      {"short", "i16"},   {"int", "i32"},     {"int32", "i32"},   {"int64", "i64"},   {"long", "i64"},
+      {"uint8", "u8"},    {"byte", "u8"},     {"uint16", "u16"},  {"uint32", "u32"},  {"uint64", "u64"},
+      {"boolean", "bool"}};
+  if (word.size() > 8) return {};
+  std::string lower(word);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [name, dtype] : kNames) {
+    if (lower == name) return dtype;
+  }
+  return {};
+}
 
 }  // namespace shrew::front

@@ -1,6 +1,7 @@
 #include "lower/types.h"
 
 #include "diag/utf8.h"
+#include "front/token.h"
 
 namespace shrew::lower {
 
@@ -71,7 +72,9 @@ std::optional<ir::Type> TypeResolver::ResolveImpl(const ast::Type& type, bool* u
     case ast::Type::Kind::Alias: {
       auto it = aliases_.find(type.name);
       if (it == aliases_.end()) {
-        diags.Add(diag::Kind::UndefinedType, type.span, "undefined type '" + type.name + "'");
+        const std::string_view dtype = front::DtypeForForeignName(type.name);
+        diags.Add(diag::Kind::UndefinedType, type.span,
+                  "undefined type '" + type.name + "'" + (dtype.empty() ? "" : "; write " + std::string(dtype)));
         return std::nullopt;
       }
       if (!it->second.type) {

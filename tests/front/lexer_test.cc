@@ -132,7 +132,7 @@ TEST(LexerTest, UnknownDirective) {
 
 TEST(LexerTest, LoneAtIsAnUnknownDirectiveNotMatmul) {
   Lexed l("x @ W");
-  ExpectOneError(l, Kind::UnknownDirective, "unknown directive '@'", 1, 3);
+  ExpectOneError(l, Kind::UnknownDirective, "unknown directive '@'; a matrix product is written matmul(a, b)", 1, 3);
   EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Identifier, K::Error, K::Identifier,
                                                K::EndOfInput}));
 }
@@ -252,7 +252,8 @@ TEST(LexerTest, UnterminatedString) {
 
 TEST(LexerTest, UnexpectedCharacters) {
   ExpectOneError(Lexed("a $ b"), Kind::UnexpectedCharacter, "unexpected character '$'", 1, 3);
-  ExpectOneError(Lexed("#"), Kind::UnexpectedCharacter, "unexpected character '#'", 1, 1);
+  ExpectOneError(Lexed("# note"), Kind::UnexpectedCharacter, "unexpected character '#'; comments start with // or /*", 1,
+                 1);
   ExpectOneError(Lexed("`"), Kind::UnexpectedCharacter, "unexpected character '`'", 1, 1);
   ExpectOneError(Lexed("'"), Kind::UnexpectedCharacter, "unexpected character '''", 1, 1);
   ExpectOneError(Lexed("\\"), Kind::UnexpectedCharacter, "unexpected character '\\'", 1, 1);

@@ -194,7 +194,7 @@ TEST(ParserErrorTest, SemicolonMissingAtTheEndOfALineIsReportedThere) {
 // Each lexer error surfaces once through Parse, without parser follow-ups.
 TEST(ParserErrorTest, LexerErrorsDoNotCascade) {
   EXPECT_EQ(Errors("@graph G {\n  node h { op: x @ W; };\n  output h;\n}"),
-            "2:18 E005 unknown directive '@'\n");
+            "2:18 E005 unknown directive '@'; a matrix product is written matmul(a, b)\n");
   EXPECT_EQ(Errors("@config { a: $; b: 2; }"), "1:14 E001 unexpected character '$'\n");
   EXPECT_EQ(Errors("@model { name: \"abc"), "1:16 E002 unterminated string literal\n");
   EXPECT_EQ(Errors("@config { a: 1; }\n/* no end"), "2:1 E003 unterminated block comment\n");

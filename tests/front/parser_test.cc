@@ -477,7 +477,21 @@ TEST(ParserTypeTest, TypeErrors) {
             "1:29 E020 expected ',' or ']', got '*'; there is no arithmetic in a type: compute the size in @config "
             "(N2: N * 2;) and use its name\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], float>; }"),
-            "1:31 E020 expected dtype, got 'float'\n");
+            "1:31 E020 expected dtype, got 'float'; write f32\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], Float64>; }"),
+            "1:31 E020 expected dtype, got 'Float64'; write f64\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], float128>; }"), "1:31 E020 expected dtype, got 'float128'\n");
+  // Other libraries' spellings of a tensor type.
+  EXPECT_EQ(Errors("@types { type A = Tensor[N, f32]; }"),
+            "1:25 E020 expected '<', got '['; tensor types are written Tensor<[dims], dtype>\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<N, f32>; }"),
+            "1:26 E020 expected '[', got 'N'; tensor types are written Tensor<[dims], dtype>\n");
+  EXPECT_EQ(Errors("@types { type A = f32[2]; }"),
+            "1:22 E020 expected the end of the type, got '['; tensor types are written Tensor<[dims], dtype>\n");
+  // `=` for `:`, and Python's keyword arguments.
+  EXPECT_EQ(Errors("@config { a = 1; }"), "1:13 E020 expected ':', got '='; keys and values are separated by ':'\n");
+  EXPECT_EQ(Errors(Graph("output y: sum(x, axis=1);")),
+            "2:22 E020 expected ',' or ')', got '='; named arguments are written name: value\n");
   EXPECT_EQ(Errors("@types { type A = (B,); }"), "1:22 E020 expected type, got ')'\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[+], f32>; }"),
             "1:27 E020 expected dimension, got '+'\n");

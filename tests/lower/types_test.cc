@@ -52,6 +52,10 @@ TEST(LowerTypesTest, AliasesSeeEveryConfigAndEarlierAliases) {
 TEST(LowerTypesTest, Errors) {
   EXPECT_EQ(LowerError("@graph G {\n  input x: Missing;\n  output x;\n}"),
             "E042 2:12 undefined type 'Missing'");
+  // Another library's name of a dtype says which word to write.
+  EXPECT_EQ(LowerError("@graph G {\n  input x: float32;\n  output x;\n}"),
+            "E042 2:12 undefined type 'float32'; write f32");
+  EXPECT_EQ(LowerError("@graph G {\n  input x: Long;\n  output x;\n}"), "E042 2:12 undefined type 'Long'; write i64");
   // An alias may only use aliases defined before it.
   EXPECT_EQ(LowerError("@types { type A = B; type B = f32; }\n@graph G { input x: A; output x; }"),
             "E042 1:19 undefined type 'B'");
