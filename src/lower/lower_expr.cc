@@ -29,6 +29,29 @@ bool IsSimpleOperand(const ast::Expr* e) {
                           e->Is<ast::FloatLiteral>() || e->Is<ast::BoolLiteral>());
 }
 
+// What to write instead of an expression from another language that is no
+// operation (OPS.md §2.1), as "; HINT", or "".
+std::string UnsupportedHint(const ast::Expr& e) {
+  // The receiver as written when it is a name (`h.sum()`), else "x".
+  auto receiver = [](const ast::ExprPtr& r) {
+    const ast::Expr* stripped = ast::StripParens(r.get());
+    const auto* name = stripped != nullptr ? stripped->As<ast::NameExpr>() : nullptr;
+    return name != nullptr ? name->name : std::string("x");
+  };
+  if (const auto* m = e.As<ast::MethodCallExpr>()) {
+    const std::string x = receiver(m->receiver);
+    return "; there are no methods: write " + m->method.name + "(" + x + ", ...) for " + x + "." + m->method.name +
+           "(...)";
+  }
+  if (const auto* m = e.As<ast::MemberExpr>()) {
+    return m->member.name == "T" ? "; tensors have no fields: write transpose(" + receiver(m->object) + ") for " +
+                                       receiver(m->object) + ".T"
+                                 : "; tensors have no fields: use an operation";
+  }
+  if (e.Is<ast::IfExpr>()) return "; for an elementwise choice write where(condition, a, b)";
+  return "";
+}
+
 }  // namespace
 
 std::optional<LoweredOp> Lowerer::LowerOpChecked(const ast::Expr& e) {
@@ -155,7 +178,7 @@ std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {
   if (const auto* c = e->As<ast::ChainExpr>()) return LowerChain(*c);
   if (const auto* c = e->As<ast::CallExpr>()) return LowerCall(*c, e->span);
   if (const auto* r = e->As<ast::RepeatExpr>()) return LowerRepeat(*r, e->span);
-  Error(diag::Kind::UnsupportedExpression, e->span, "unsupported expression in a graph");
+  Error(diag::Kind::UnsupportedExpression, e->span, "unsupported expression in a graph" + UnsupportedHint(*e));
   return std::nullopt;
 }
 

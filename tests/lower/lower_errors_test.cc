@@ -122,16 +122,22 @@ TEST(LowerErrorsTest, UndefinedNameNamesALikelyTypo) {
 
 TEST(LowerErrorsTest, UnsupportedExpressions) {
   const char* expected = "unsupported expression in a graph";
-  EXPECT_EQ(LowerError(G("  node h { op: x.relu(); };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: x.relu(); };")),
+            std::string("E044 3:16 ") + expected + "; there are no methods: write relu(x, ...) for x.relu(...)");
+  EXPECT_EQ(LowerError(G("  node h { op: (x * 2).sum(dim: 0); };")),
+            std::string("E044 3:16 ") + expected + "; there are no methods: write sum(x, ...) for x.sum(...)");
+  EXPECT_EQ(LowerError(G("  node h { op: x.T; };")),
+            std::string("E044 3:16 ") + expected + "; tensors have no fields: write transpose(x) for x.T");
   EXPECT_EQ(LowerError(G("  node h { op: x[0]; };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: x[0:1]; };")), std::string("E044 3:16 ") + expected);
-  EXPECT_EQ(LowerError(G("  node h { op: x.shape; };")), std::string("E044 3:16 ") + expected);
+  EXPECT_EQ(LowerError(G("  node h { op: x.shape; };")),
+            std::string("E044 3:16 ") + expected + "; tensors have no fields: use an operation");
   EXPECT_EQ(LowerError(G("  node h { op: nn::relu(x); };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: nn::relu; };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: relu([1, 2]); };")), std::string("E044 3:21 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: {a: 1}; };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: if y { x } else { x }; };")),
-            std::string("E044 3:16 ") + expected);
+            std::string("E044 3:16 ") + expected + "; for an elementwise choice write where(condition, a, b)");
   EXPECT_EQ(LowerError(G("  node h { op: x + |a| { a }; };")), std::string("E044 3:20 ") + expected);
 }
 
