@@ -64,9 +64,23 @@ class BatchNormKernel final : public Kernel {
         }
       }
       const T mu = static_cast<T>(mean);
-      const T denom = static_cast<T>(std::sqrt(sq / static_cast<double>(count) + eps_));
+      const double denom_d = std::sqrt(sq / static_cast<double>(count) + eps_);
+      const T denom = static_cast<T>(denom_d);
       const T scale = w_ != nullptr ? w_[ch] : T(1);
       const T shift = b_ != nullptr ? b_[ch] : T(0);
+      if (!std::isnormal(denom)) {
+        // sqrt(σ² + eps) below T's range (an eps below f32's on a constant
+        // channel gave 0/0 = NaN): this channel in double, as the interpreter does.
+        for (int64_t bi = 0; bi < n_; ++bi) {
+          const T* row = x_ + (bi * c_ + ch) * inner_;
+          T* out = y_ + (bi * c_ + ch) * inner_;
+          for (size_t s = 0; s < inner; ++s) {
+            out[s] = static_cast<T>((static_cast<double>(row[s]) - mean) / denom_d * static_cast<double>(scale) +
+                                    static_cast<double>(shift));
+          }
+        }
+        continue;
+      }
       for (int64_t bi = 0; bi < n_; ++bi) {
         const T* __restrict row = x_ + (bi * c_ + ch) * inner_;
         T* __restrict out = y_ + (bi * c_ + ch) * inner_;

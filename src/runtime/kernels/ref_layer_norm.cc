@@ -95,14 +95,24 @@ class LayerNormKernel final : public Kernel {
     // common offset does not cost the centred values their precision.
     const T mu = static_cast<T>(mean);
     const T mu_lo = static_cast<T>(mean - static_cast<double>(mu));
-    const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps_));
+    const double denom = std::sqrt(var + eps_);
+    const T rstd = static_cast<T>(1.0 / denom);
+    const size_t ws = static_cast<size_t>(w_step), bs = static_cast<size_t>(b_step);
+    if (!std::isnormal(rstd)) {
+      // 1/sqrt(σ² + eps) beyond T's range (an eps below f32's on a constant
+      // row gave 0·inf = NaN): this row in double, as the interpreter does.
+      for (size_t i = 0; i < d_; ++i) {
+        const double v = (static_cast<double>(x[i]) - mean) / denom;
+        y[i] = static_cast<T>(v * static_cast<double>(w[i * ws]) + static_cast<double>(b[i * bs]));
+      }
+      return;
+    }
     if (w_step == 1 && b_step == 1) {
       for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * rstd * w[i] + b[i];
-    } else if (w_step == 0 && b_step == 0) {
+    } else if (w_step == 0 && b_step == 0 && std::isfinite(rstd * w[0])) {
       const T scale = rstd * w[0], shift = b[0];
       for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * scale + shift;
     } else {
-      const size_t ws = static_cast<size_t>(w_step), bs = static_cast<size_t>(b_step);
       for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * rstd * w[i * ws] + b[i * bs];
     }
   }
