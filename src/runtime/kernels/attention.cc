@@ -62,10 +62,25 @@ Status StageSetup(Stage& st, std::initializer_list<const void*> in, void* out, v
   return st.kernel->Setup(ptrs, out, WorkspaceAt<std::byte>(workspace, st.ws_offset));
 }
 
-// A workspace buffer of `elements` T (plus the tail padding kernels may read).
+// A workspace buffer of `elements` T (plus the tail padding kernels may read);
+// -1 (a count that overflowed) or a size past size_t marks the layout overflowed.
 template <typename T>
 size_t AddBuffer(WorkspaceLayout* layout, int64_t elements) {
-  return layout->Add(static_cast<size_t>(elements) * sizeof(T) + kTailPaddingBytes);
+  return layout->AddElements(elements, sizeof(T), kTailPaddingBytes);
+}
+
+// The element count of `shape`, -1 when it overflows int64.
+int64_t CountOrMinusOne(const Shape& shape) {
+  Result<int64_t> n = CountElements(shape);
+  return n.ok() ? *n : -1;
+}
+
+// The scores are quadratic in S while x is linear: a long sequence needs a
+// workspace that size_t cannot count (in wasm from h·S·S = 2^30 floats).
+Status WorkspaceTooLarge(std::string_view op, const Shape& x, int64_t heads) {
+  return ResourceExhausted(std::string(op) + ": the workspace for input " + ShapeToString(x) + " with n_heads " +
+                           std::to_string(heads) + " (attention scores [B, n_heads, S, S]) is more bytes than this "
+                           "platform can address");
 }
 
 // Multi-head attention on one [B, S, D] input; a component of both kernels.
@@ -107,13 +122,15 @@ class AttentionCore {
       }
     }
     dh_ = d_ / heads_;
-    const int64_t bsd = b_ * s_ * d_;
+    const int64_t bsd = CountOrMinusOne(x);
+    const int64_t bhss = CountOrMinusOne({b_, heads_, s_, s_});
     for (int i = 0; i < 3; ++i) qkv_[i] = AddBuffer<T>(layout, bsd);
     for (int i = 0; i < 3; ++i) heads_buf_[i] = AddBuffer<T>(layout, bsd);
-    scores_buf_ = AddBuffer<T>(layout, b_ * heads_ * s_ * s_);
-    probs_buf_ = AddBuffer<T>(layout, b_ * heads_ * s_ * s_);
+    scores_buf_ = AddBuffer<T>(layout, bhss);
+    probs_buf_ = AddBuffer<T>(layout, bhss);
     o4_ = AddBuffer<T>(layout, bsd);
     ocat_ = AddBuffer<T>(layout, bsd);
+    if (layout->overflowed()) return WorkspaceTooLarge("multi_head_attention", x, heads_);
     const Shape bsd_shape = {b_, s_, d_};
     for (int i = 0; i < 4; ++i) SHREW_RETURN_IF_ERROR(StageReshape(*proj_[i], {bsd_shape, w[i]}, bsd_shape, layout));
     const Shape hsd = {b_, heads_, s_, dh_}, hds = {b_, heads_, dh_, s_}, hss = {b_, heads_, s_, s_};
@@ -190,6 +207,7 @@ class AttentionCore {
     for (const auto& p : proj_) n += p->kernel->num_xnn_operators();
     return n;
   }
+  int64_t heads() const { return heads_; }
 
  private:
   T* Buf(size_t offset) const { return WorkspaceAt<T>(ws_, offset); }
@@ -216,6 +234,7 @@ class MultiHeadAttentionKernel final : public Kernel {
     SHREW_RETURN_IF_ERROR(CheckOutputShape("multi_head_attention", operand_shapes[0], output_shape));
     WorkspaceLayout layout;
     SHREW_RETURN_IF_ERROR(core_.Reshape(operand_shapes[0], &operand_shapes[1], &layout));
+    if (layout.overflowed()) return WorkspaceTooLarge("multi_head_attention", operand_shapes[0], core_.heads());
     ws_bytes_ = layout.total();
     return ws_bytes_;
   }
@@ -284,6 +303,7 @@ class TransformerBlockKernel final : public Kernel {
     SHREW_RETURN_IF_ERROR(StageReshape(*ff1_, {x, in[9], in[10]}, wide, &layout));
     SHREW_RETURN_IF_ERROR(StageReshape(*gelu_, {wide}, wide, &layout));
     SHREW_RETURN_IF_ERROR(StageReshape(*ff2_, {wide, in[11], in[12]}, x, &layout));
+    if (layout.overflowed()) return WorkspaceTooLarge("transformer_block", x, core_.heads());
     ws_bytes_ = layout.total();
     return ws_bytes_;
   }

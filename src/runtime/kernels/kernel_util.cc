@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 
 #include "runtime/xnn_init.h"
 
@@ -141,9 +142,23 @@ size_t WorkspaceLayout::Add(size_t bytes) {
   if (bytes == 0) return total_;
   const size_t offset = total_;
   // Each part starts 64-byte aligned and keeps XNNPACK's over-read slack.
+  const size_t room = std::numeric_limits<size_t>::max() - total_;
+  if (bytes > room || room - bytes < kTailPaddingBytes + kTensorAlignment) {
+    overflowed_ = true;
+    return offset;
+  }
   const size_t padded = bytes + kTailPaddingBytes;
   total_ += (padded + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   return offset;
+}
+
+size_t WorkspaceLayout::AddElements(int64_t count, size_t element_size, size_t extra) {
+  const size_t max = std::numeric_limits<size_t>::max();
+  if (count < 0 || (element_size > 0 && static_cast<uint64_t>(count) > (max - extra) / element_size)) {
+    overflowed_ = true;
+    return total_;
+  }
+  return Add(static_cast<size_t>(count) * element_size + extra);
 }
 
 Status CheckWorkspace(std::string_view op, const void* workspace, size_t bytes) {

@@ -90,12 +90,20 @@ Status CheckShapes(std::string_view op, std::span<const Shape> operand_shapes, s
 // Lays out sub-buffers of one workspace, each 64-byte aligned.
 class WorkspaceLayout {
  public:
-  // Reserves `bytes` (0 reserves nothing) and returns its offset.
+  // Reserves `bytes` (0 reserves nothing) and returns its offset. A total
+  // that size_t cannot count sets overflowed() instead of wrapping.
   size_t Add(size_t bytes);
+  // Reserves `count` elements of `element_size` bytes plus `extra` bytes; a
+  // negative count (an element count that overflowed) or a byte count past
+  // size_t sets overflowed().
+  size_t AddElements(int64_t count, size_t element_size, size_t extra = 0);
   size_t total() const { return total_; }
+  // The caller must then fail Reshape (ResourceExhausted): total() is wrong.
+  bool overflowed() const { return overflowed_; }
 
  private:
   size_t total_ = 0;
+  bool overflowed_ = false;
 };
 
 // `base + offset` as T*, or nullptr when base is null.
