@@ -95,6 +95,47 @@ bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
   return true;
 }
 
+// Whether every operand of `node` has a static tensor type.
+bool OperandsStatic(const ir::Graph& g, const ir::Node& node) {
+  for (ir::NodeId op : node.operands) {
+    const ir::Type& t = g.node(op).type;
+    if (!t.is_tensor() || !t.IsStatic()) return false;
+  }
+  return true;
+}
+
+// The result type of call `node` whose operand shapes depend on computed
+// values: its callee inferred on the operands' ranks and dtypes (every dim
+// `?`), the result's rank and dtype with every dim `?`; unknown when that
+// inference cannot tell.
+ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
+                             const ir::DimBindings& config_dims, const ir::InferOptions& io) {
+  const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
+  const std::vector<int> indices = ir::CallInputIndices(node);
+  if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices)) {
+    return ir::Type::Unknown();
+  }
+  auto loosened = [](const ir::Type& t) {
+    std::vector<ir::Dim> dims;
+    for (const ir::Dim& d : t.dims()) dims.push_back(d.is_fixed() ? d : ir::Dim::Dynamic());
+    return ir::Type::Tensor(std::move(dims), t.dtype());
+  };
+  std::vector<std::optional<ir::Type>> types(callee->inputs().size());
+  for (size_t k = 0; k < node.operands.size(); ++k) {
+    const ir::Type& t = caller.node(node.operands[k]).type;
+    if (!t.is_tensor()) return ir::Type::Unknown();
+    types[static_cast<size_t>(indices[k])] = loosened(t);
+  }
+  ir::Graph g = ir::WithInputTypes(*callee, types);
+  diag::DiagnosticBag diags;
+  ir::InferOptions options = io;
+  options.callee_bindings = &config_dims;
+  if (!ir::SpecializeGraphTypes(&g, program, config_dims, &diags, options)) return ir::Type::Unknown();
+  const ir::Type& out = g.node(g.outputs().front().node).type;
+  if (!out.is_tensor()) return ir::Type::Unknown();
+  return ir::Type::Tensor(std::vector<ir::Dim>(static_cast<size_t>(out.rank()), ir::Dim::Dynamic()), out.dtype());
+}
+
 // "at FILE:LINE:COL: ": the node's source position, in the message of an
 // error that surfaces at run time, away from the source.
 std::string At(std::string_view file, const diag::Span& span) {
@@ -132,14 +173,33 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
     // A call whose result is not static yet; or one whose callee is typed
     // per run, whose declared type inference had to take on trust.
     ir::Node* pending = nullptr;
+    bool loosened = false;  // a type to propagate: infer again
     for (ir::Node& n : g->mutable_nodes()) {
       if (n.op != ir::OpKind::kCall || n.is_source() || pinned[static_cast<size_t>(n.id)]) continue;
+      // An operand whose shape depends on computed values (a range of a
+      // sum): no pin can make it static (an earlier call would have been
+      // pending first), so the executor evaluates this call's result with
+      // the values (StageBinding) and pins it then.
+      if (!OperandsStatic(*g, n)) {
+        // A callee typed per run gives inference no type at all; its rank and
+        // dtype, from the operands' types, let the graph compile meanwhile.
+        if (!n.type.is_tensor() && !n.declared_type) {
+          const ir::Type loose = LooseCallResultType(program, *g, n, config_dims, io);
+          if (loose.is_tensor()) {
+            n.declared_type = loose;
+            n.type = loose;
+            loosened = true;
+          }
+        }
+        continue;
+      }
       const ir::Graph* callee = n.declared_type && program != nullptr ? program->FindGraph(n.callee) : nullptr;
       if (!n.type.is_tensor() || !n.type.IsStatic() || (callee != nullptr && ir::TypesDependOnInputs(*callee))) {
         pending = &n;
         break;
       }
     }
+    if (pending == nullptr && loosened) continue;
     if (pending == nullptr) return Status::Ok();
     pinned[static_cast<size_t>(pending->id)] = true;
     Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, file, depth);
