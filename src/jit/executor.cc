@@ -95,6 +95,26 @@ bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
   return true;
 }
 
+// A dropout of graph `name` or of a graph it calls that draws in training
+// mode (p != 0), with the graph holding it; nullptr when there is none.
+const ir::Node* DrawingDropout(const ir::Program* program, std::string_view name, std::string* graph, int depth) {
+  const ir::Graph* g = program != nullptr ? program->FindGraph(name) : nullptr;
+  if (g == nullptr || depth > kMaxCallDepth) return nullptr;
+  for (const ir::Node& n : g->nodes()) {
+    if (n.op == ir::OpKind::kDropout) {
+      const ir::AttrValue* p = n.attr("p");
+      if (p == nullptr || !p->is_number() || p->as_float() != 0.0) {
+        *graph = g->name();
+        return &n;
+      }
+    }
+    if (n.op == ir::OpKind::kCall && !n.is_source()) {
+      if (const ir::Node* d = DrawingDropout(program, n.callee, graph, depth + 1)) return d;
+    }
+  }
+  return nullptr;
+}
+
 // Whether every operand of `node` has a static tensor type.
 bool OperandsStatic(const ir::Graph& g, const ir::Node& node) {
   for (ir::NodeId op : node.operands) {
@@ -519,6 +539,17 @@ Status Executor::StageBinding(std::span<const Shape> input_shapes, const ir::Dim
       // Its draws belong to the run; drawing them twice would change them.
       return Unimplemented("graph '" + cg.name + "': a shape depends on the values of the training-mode dropout '" +
                            g.node(id).name + "'; the tape cannot plan it (the interpreter can run it)");
+    }
+    if (cg.training && g.node(id).op == ir::OpKind::kCall) {
+      // Probing runs the whole callee, and the call instruction runs it again.
+      std::string graph_name;
+      const ir::Node* d = DrawingDropout(options_.program, g.node(id).callee, &graph_name, 0);
+      if (d != nullptr) {
+        return Unimplemented("graph '" + cg.name + "': a shape needs the result of node '" + g.node(id).name +
+                             "' (call[" + g.node(id).callee + "]), whose training-mode dropout '" + d->name +
+                             "' (graph '" + graph_name + "') would draw twice; the tape cannot plan it (the "
+                             "interpreter can run it)");
+      }
     }
   }
   std::sort(vb->closure.begin(), vb->closure.end(), [&](ir::NodeId a, ir::NodeId b) {

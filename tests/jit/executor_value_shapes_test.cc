@@ -286,5 +286,50 @@ TEST(ExecutorValueShapes, TrainingDropoutUpstreamIsAClearError) {
   EXPECT_TRUE(p->Interpret("G", Feed("x", F32({4}, {1, 1, 1, 1}))).ok());
 }
 
+// Finding a call's result shape runs the callee, and the call instruction
+// runs it again: a training-mode dropout anywhere in it would draw twice
+// (the tape's later draws then differed from the interpreter's), even one
+// that no shape depends on. The same clear error as above.
+TEST(ExecutorValueShapes, TrainingDropoutInAProbedCalleeIsAClearError) {
+  ProgramOptions o;
+  o.training = true;
+  auto p = MakeProgram(R"(
+    @graph Seq {
+      input a: Tensor<[K], f32>;
+      node d { op: dropout(a, p: 0.5); };
+      output y: range(sum(a) + 1.0);
+      output z: d;
+    }
+    @graph G {
+      input x: Tensor<[4], f32>;
+      node t { op: Seq(x); };
+      output t;
+      output after: dropout(x, p: 0.5);
+    })",
+                       o);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> out = p->Run("G", Feed("x", F32({4}, {1, 2, 0.5f, 1})));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("training-mode dropout 'd' (graph 'Seq') would draw twice"),
+            std::string::npos)
+      << out.status().ToString();
+  EXPECT_TRUE(p->Interpret("G", Feed("x", F32({4}, {1, 2, 0.5f, 1}))).ok());
+  // In evaluation mode dropout draws nothing: both executors agree.
+  auto q = MakeProgram(R"(
+    @graph Seq {
+      input a: Tensor<[K], f32>;
+      node d { op: dropout(a, p: 0.5); };
+      output y: range(sum(a) + 1.0);
+      output z: d;
+    }
+    @graph G {
+      input x: Tensor<[4], f32>;
+      node t { op: Seq(x); };
+      output t;
+    })");
+  ASSERT_NE(q, nullptr);
+  RunBoth(*q, "G", Feed("x", F32({4}, {1, 2, 0.5f, 1})));
+}
+
 }  // namespace
 }  // namespace shrew::jit
