@@ -78,6 +78,21 @@ Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<co
                            " bytes per tensor");
 }
 
+// A value the probe would compute whose type is known and over the byte cap
+// is refused before it is made, in the words of MakePlan and the interpreter.
+Status CheckProbedTypeFits(const ir::Graph& graph, const ir::Node& node, uint64_t max_tensor_bytes) {
+  if (!node.type.is_tensor()) return Status::Ok();
+  const ir::ElementCount count = node.type.NumElements();
+  const uint64_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
+  const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
+  if (!count.overflow() && (!count.known() || elem == 0 || static_cast<uint64_t>(count.value) <= cap / elem)) {
+    return Status::Ok();
+  }
+  return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be " +
+                           node.type.ToString() + ", over the limit of " + std::to_string(cap) + " bytes per tensor")
+      .At(node.span);
+}
+
 // True when every node of `g` already has a static tensor type and the
 // inputs' types are exactly `input_shapes`: re-inferring would change nothing.
 bool HasConcreteTypes(const ir::Graph& g, std::span<const Shape> input_shapes) {
@@ -594,6 +609,7 @@ Result<std::vector<ir::Type>> Executor::ProbeValueTypes() {
     operands.clear();
     for (ir::NodeId op : node.operands) operands.push_back(value_of[static_cast<size_t>(op)]);
     SHREW_RETURN_IF_ERROR(CheckRangeFits(g, node, operands, options_.max_tensor_bytes));
+    SHREW_RETURN_IF_ERROR(CheckProbedTypeFits(g, node, options_.max_tensor_bytes));
     Result<runtime::Tensor> v = interp::EvalNode(g, node, operands, ctx);
     if (!v.ok()) return v.status();
     values[k] = std::move(v).value();

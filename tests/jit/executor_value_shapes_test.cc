@@ -228,6 +228,29 @@ TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   EXPECT_EQ(I64Values(ok->at("r")), (std::vector<int64_t>{0, 1, 2}));
 }
 
+// A value the executor computes to find a shape is held to the per-tensor
+// byte cap before it is made, like every planned value and every
+// interpreter value: the probe allocated this 2 PiB expand (failing, at
+// best, with "out of memory allocating ...").
+TEST(ExecutorValueShapes, ProbedValuesOverTheByteCapAreRefusedUnmade) {
+  auto p = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[2], f32>;
+      node e { op: expand(x, shape: [65536, 65536, 65536, 2]); };
+      output r: range(sum(e) * 0.0 + 3.0);
+    })");
+  ASSERT_NE(p, nullptr);
+  const std::string expected =
+      "graph 'G': node 'e' (expand) would be Tensor<[65536, 65536, 65536, 2], f32>, over the limit of";
+  for (bool tape : {true, false}) {
+    Result<TensorMap> out = tape ? p->Run("G", Feed("x", F32({2}, {1, 2})))
+                                 : p->Interpret("G", Feed("x", F32({2}, {1, 2})));
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << out.status().ToString();
+    EXPECT_NE(out.status().message().find(expected), std::string::npos) << out.status().ToString();
+  }
+}
+
 TEST(ExecutorValueShapes, PreparedRunsReportEachRunsShapes) {
   auto p = MakeProgram(R"(
     @graph G {
