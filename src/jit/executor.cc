@@ -399,6 +399,13 @@ Status Executor::ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* 
       if (ck.ref) return ws.status();
       return interp::NodeFailure(cg.graph, node, ws.status());
     }
+    // SIZE_MAX is an overflowed layout (WorkspaceLayout::total); anything
+    // past 2^50 (the slot bound) could overflow the plan's own sums.
+    if (*ws >= std::min<uint64_t>(std::numeric_limits<size_t>::max(), uint64_t{1} << 50)) {
+      return interp::NodeFailure(cg.graph, cg.graph.node(in.node),
+                                 ResourceExhausted("its workspace of " + std::to_string(*ws) +
+                                                   " bytes is more than this platform can address"));
+    }
     (*workspace_bytes)[i] = *ws;
   }
   return Status::Ok();

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -97,8 +98,9 @@ class WorkspaceLayout {
   // negative count (an element count that overflowed) or a byte count past
   // size_t sets overflowed().
   size_t AddElements(int64_t count, size_t element_size, size_t extra = 0);
-  size_t total() const { return total_; }
-  // The caller must then fail Reshape (ResourceExhausted): total() is wrong.
+  // SIZE_MAX once overflowed(), which no arena can hold.
+  size_t total() const { return overflowed_ ? std::numeric_limits<size_t>::max() : total_; }
+  // The caller must then fail Reshape (ResourceExhausted): the offsets are wrong.
   bool overflowed() const { return overflowed_; }
 
  private:

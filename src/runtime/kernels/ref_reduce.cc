@@ -97,8 +97,13 @@ class ReduceKernel final : public Kernel {
     index_.assign(dims_.size(), 0);
     const bool accumulates = op_ == K::kSum || op_ == K::kMean || op_ == K::kVariance;
     WorkspaceLayout layout;
-    acc_offset_ = layout.Add(accumulates ? static_cast<size_t>(n_out_) * sizeof(double) : 0);
-    mean_offset_ = layout.Add(op_ == K::kVariance ? static_cast<size_t>(n_out_) * sizeof(double) : 0);
+    acc_offset_ = layout.AddElements(accumulates ? n_out_ : 0, sizeof(double));
+    mean_offset_ = layout.AddElements(op_ == K::kVariance ? n_out_ : 0, sizeof(double));
+    if (layout.overflowed()) {
+      // Up to 4x the f32 output's bytes: past a 32-bit size_t near wasm's cap.
+      return ResourceExhausted(std::string(name) + ": the double accumulators for an output of " +
+                               std::to_string(n_out_) + " elements are more bytes than this platform can address");
+    }
     workspace_bytes_ = layout.total();
     return workspace_bytes_;
   }
