@@ -249,6 +249,10 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
                                declared.ToString() + " does not match inferred type " + t->ToString())
             .At(pending->span);
       }
+      // A shape found from values (MakePlan's pins) says more than a callee
+      // whose result length depends on values (`[?]`): keep it, or the plan
+      // has no shape for the node.
+      if (declared.IsStatic() && !t->IsStatic()) t = declared;
     }
     pending->declared_type = *t;
     pending->type = *t;

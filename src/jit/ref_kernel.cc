@@ -53,6 +53,16 @@ class RefKernel final : public runtime::Kernel {
     }
     Result<Tensor> y = interp::EvalNode(*graph_, *node_, operand_ptrs_, env_->ctx);
     if (!y.ok()) return y.status();
+    if (y->shape() != output_shape_ && y->storage() == ir::StorageOf(output_dtype_) && node_->declared_type) {
+      // The plan took the node's declared type (a call's result whose length
+      // depends on values keeps it); the value contradicts it, as the
+      // interpreter reports.
+      std::vector<ir::Dim> dims;
+      for (int64_t d : output_shape_) dims.push_back(ir::Dim::Fixed(d));
+      return InvalidArgument(graph_->NodeLabel(*node_) + ": computed " + y->TypeString() + " does not match its type " +
+                             ir::Type::Tensor(std::move(dims), output_dtype_).ToString())
+          .At(node_->span);
+    }
     if (y->shape() != output_shape_ || y->storage() != ir::StorageOf(output_dtype_)) {
       return Internal("node '" + node_->name + "': reference result " + y->TypeString() + " differs from the planned " +
                       ir::DTypeName(output_dtype_) + runtime::ShapeToString(output_shape_));

@@ -191,6 +191,57 @@ TEST(ExecutorValueShapes, ACalledGraphTakesARangeOfComputedLength) {
   }
 }
 
+// A callee typed per run (`input a: ?`) whose result length depends on
+// values: the caller's plan keeps the length the values gave, where the
+// callee's static `[?]` overwrote it ("the shape of node 'c' cannot be
+// determined before running"; the interpreter ran it).
+TEST(ExecutorValueShapes, AnUntypedCalleeOfComputedLength) {
+  auto p = MakeProgram(R"(
+    @graph Seq {
+      input a: ?;
+      output r: range(sum(cast(a, dtype: "f32")) + 1.0);
+    }
+    @graph G {
+      input v: Tensor<[P], i64>;
+      node c { op: Seq(v); };
+      output y: c * 2;
+    })");
+  ASSERT_NE(p, nullptr);
+  for (const std::vector<int64_t>& v : {std::vector<int64_t>{0, 1, 2}, {4}, {0, 0}, {0, 1, 2}}) {
+    int64_t sum = 0;
+    for (int64_t e : v) sum += e;
+    const TensorMap feed = Feed("v", Tensor::FromVector<int64_t>(kI64, {static_cast<int64_t>(v.size())}, v).value());
+    Result<TensorMap> out = p->Run("G", feed);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->at("y").shape(), runtime::Shape({sum + 1}));
+    EXPECT_EQ(I64Values(out->at("y")).back(), 2 * sum);
+    RunBoth(*p, "G", feed);
+  }
+  // A declared length is planned as written; a run whose values contradict
+  // it is the interpreter's error on the tape too.
+  auto q = MakeProgram(R"(
+    @graph Seq {
+      input a: ?;
+      output r: range(sum(cast(a, dtype: "f32")) + 1.0);
+    }
+    @graph G {
+      input v: Tensor<[P], i64>;
+      node c: Tensor<[3], i64> { op: Seq(v); };
+      output y: c * 2;
+    })");
+  ASSERT_NE(q, nullptr);
+  const TensorMap fits = Feed("v", Tensor::FromVector<int64_t>(kI64, {2}, {1, 1}).value());
+  RunBoth(*q, "G", fits);
+  const TensorMap other = Feed("v", Tensor::FromVector<int64_t>(kI64, {2}, {0, 1}).value());
+  for (bool tape : {true, false}) {
+    Result<TensorMap> out = tape ? q->Run("G", other) : q->Interpret("G", other);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("computed i64[2] does not match its type Tensor<[3], i64>"), std::string::npos)
+        << out.status().ToString();
+  }
+}
+
 TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   auto p = MakeProgram(R"(
     @graph G {
