@@ -15,7 +15,7 @@
 // import.meta.url)` resolves as it does from dist/index.js. Run after `tsc`
 // (npm run build:js).
 import { build } from "rolldown";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const KEEP_CLASS_NAMES = { function: false, class: true };
@@ -26,6 +26,10 @@ for (const [file, how] of [["index.js", "tsc -p js/tsconfig.json"], ["wasm/shrew
     process.exit(1);
   }
 }
+// The declarations (dist/*.d.ts, from tsc) import types from ./wasm/shrew.mjs,
+// whose own declarations tsc does not copy: without them a consumer's tsc
+// failed (TS7016, under noImplicitAny) or took those types as any.
+copyFileSync(fileURLToPath(new URL("../src/wasm/shrew.d.mts", import.meta.url)), `${dist}wasm/shrew.d.mts`);
 // Classes keep their names in the minified file too (Node prints an uncaught
 // error as `ShrewCompileError: …`, not `r [ShrewCompileError]: …`, and a
 // logged tensor as `Tensor {…}`): +0.5 KB raw, +18 bytes gzipped.

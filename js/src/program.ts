@@ -8,6 +8,10 @@
 // typed array the caller owns. `interpret`, and dtypes that do not cross byte
 // for byte (i32 is i64 inside), go through the value path (one byte view per
 // input copied into a host tensor, outputs as fresh copies).
+// `[Symbol.dispose]` (for `using`) needs the Disposable types. The reference
+// is kept in program.d.ts (preserve), so that a consumer whose lib is ES2022 (this
+// package's own target) type-checks without adding esnext.disposable itself.
+/// <reference lib="esnext.disposable" preserve="true" />
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";

@@ -1,0 +1,64 @@
+// The package as another project consumes it: its declarations type-check
+// in a TypeScript project of its own, with its own settings.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "./helpers.mjs";
+
+const TSC = `${ROOT}node_modules/typescript/bin/tsc`;
+
+/** tsc's output on a scratch project that imports the package by name (exit status 0: ""). */
+function typeCheck(compilerOptions, source) {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-consumer-"));
+  try {
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(`${ROOT}js`, join(dir, "node_modules", "shrew-wasm"), "dir");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { noEmit: true, strict: true, ...compilerOptions }, files: ["main.ts"] }));
+    writeFileSync(join(dir, "main.ts"), source);
+    try {
+      execFileSync(process.execPath, [TSC, "-p", dir], { encoding: "utf8" });
+      return "";
+    } catch (e) {
+      return `${e.stdout}${e.stderr}` || String(e);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const CONSUMER = `import { Shrew, Tensor, ShrewRuntimeError, type Outputs, type DType } from "shrew-wasm";
+const shrew: Shrew = await Shrew.load();
+const program = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }");
+const outputs: Outputs = program.run("G", { x: new Float32Array([1, 2]) });
+const y: Tensor = outputs.y;
+const dtype: DType = y.dtype;
+const simd: boolean = shrew.simd128;
+{
+  using scoped = shrew.compile("@graph H { input x: Tensor<[2], f32>; output y: x; }");
+  scoped.run("H", { x: new Float32Array(2) });
+}
+try {
+  program.run("G", {});
+} catch (e) {
+  if (e instanceof ShrewRuntimeError) console.log(e.code, e.input);
+}
+export { dtype, simd };
+`;
+
+// The declarations import types from ./wasm/shrew.mjs, whose shrew.d.mts was
+// not in dist (TS7016 under strict, types taken as any with skipLibCheck),
+// and Program's [Symbol.dispose] needed the consumer to add esnext.disposable
+// to its lib ("Cannot find global type 'Disposable'", skipLibCheck or not).
+for (const [what, options] of [
+  ["NodeNext, ES2022 (the package's own target)", { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: [] }],
+  ["bundler resolution, ES2022 + DOM", { target: "ES2022", lib: ["ES2022", "DOM"], module: "ESNext", moduleResolution: "bundler", types: [] }],
+  ["skipLibCheck", { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: [], skipLibCheck: true }],
+]) {
+  test(`package: a TypeScript consumer type-checks (${what})`, () => {
+    assert.equal(typeCheck(options, CONSUMER), "");
+  });
+}
