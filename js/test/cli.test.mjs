@@ -287,6 +287,33 @@ test("run: a graph with an input of unknown type (input x: ?) runs on the .npy i
   assert.match(none.err, /input 'x' has an unknown type \(\?\): give its values with --input x=PATH\.npy/);
 });
 
+// Its tape and plan exist once it ran: dump said "run it, then ask again",
+// but took no --input to run it with.
+test("dump: a graph with an input of unknown type shows its tape and plan after running on --input", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "dyn.sw"), x = join(dir, "x.npy");
+  writeFileSync(src, "@graph B { input x: ?; output y: relu(x) * 2; }\n");
+  writeFileSync(x, writeNpy(new Tensor("f32", [2, 3])));
+  const tape = shrew("dump", src, "--input", `x=${x}`);
+  assert.equal(tape.code, 0, tape.err);
+  assert.match(tape.out, /^jit B\n/);
+  assert.match(tape.out, /arena_bytes=[1-9]/);
+  const plan = shrew("dump", src, "--plan", "--input", `x=${x}`, "--json");
+  assert.equal(plan.code, 0, plan.err);
+  assert.equal(JSON.parse(plan.out).bound, true);
+  // Without values: the same usage error as run's, whose advice dump now takes.
+  const none = shrew("dump", src);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /input 'x' has an unknown type \(\?\): give its values with --input x=PATH\.npy/);
+  // The IR needs no run.
+  assert.equal(shrew("dump", src, "--ir").code, 0);
+  // A symbolic graph is planned for the --input it is given.
+  writeFileSync(x, writeNpy(new Tensor("f32", [5, 784])));
+  const mlp = shrew("dump", MLP, "--plan", "--json", "--input", `images=${x}`);
+  assert.equal(mlp.code, 0, mlp.err);
+  assert.equal(JSON.parse(mlp.out).buffers.find((b) => b.kind === "input").size, 5 * 784 * 4);
+});
+
 // OPS.md §5: without a host seed the program's @config seed initialises the
 // parameters. The CLI used to pass seed 0 whenever --seed was absent.
 const SEEDED = "@config { seed: 7; }\n@graph G {\n    input x: Tensor<[2], f32>;\n" +

@@ -69,6 +69,11 @@ function cmdDump(ctx: Context): number {
   const { values: v, program: p, graph: g } = ctx;
   const modes = [v.ir, v["optimized-ir"], v.tape, v.plan].filter(Boolean).length;
   if (modes > 1) throw new UsageError("dump takes one of --ir, --optimized-ir, --tape, --plan");
+  // A graph typed per run (`input x: ?`) has no tape or plan until it runs:
+  // it runs once on the --input values (as stats does), and so does any graph
+  // given --input (its tape and plan are then those of that binding).
+  const typedPerRun = p.signature(g).inputs.some((i) => i.dtype == null || i.shape == null);
+  if (v.input !== undefined || (typedPerRun && !v.ir && !v["optimized-ir"])) execute(ctx, feedsFor(ctx));
   if (v.ir || v["optimized-ir"]) {
     const ir = p.ir(g, { optimized: !!v["optimized-ir"] });
     if (v.json) ctx.json(JSON.stringify(ir.json, null, 2));

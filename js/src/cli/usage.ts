@@ -30,7 +30,8 @@ const COMPILE = ["dims", "seed", "params"];
 /** The options of each command; any other one is a usage error rather than silently ignored. */
 const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   check: COMPILE,
-  dump: [...COMPILE, "graph", "tape", "ir", "optimized-ir", "plan", "json"],
+  // --input: a graph typed per run (`input x: ?`) has a tape once it ran on them.
+  dump: [...COMPILE, "graph", "input", "tape", "ir", "optimized-ir", "plan", "json"],
   // The JIT's statistics: stats runs the tape (with --executor interp it reported an empty arena).
   stats: [...COMPILE, "graph", "input", "json"],
   info: [...COMPILE, "json"],
@@ -78,7 +79,8 @@ Commands, with the options each takes besides --dims, --seed and --params (all d
   check FILE                 compile and print diagnostics, warnings too, on stderr (exit 1
                              on error)
   dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan;
-                             --graph, --json
+                             --graph, --input (runs it once first: needed for the tape and
+                             plan of an input of unknown type, ?), --json
   stats FILE                 JIT and optimiser statistics (after a tape run); --graph, --input, --json
   info FILE                  metadata, seed, graphs, inputs (optional ones marked)/outputs,
                              parameter count and bytes; --json
