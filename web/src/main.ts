@@ -119,7 +119,7 @@ const runPanel = new RunPanel($("run-panel"), {
     saveState(state);
     scheduleCompile(0);  // the seed also initialises the parameters
   },
-}, state.seed, 200);
+}, state.seed ?? 0, 200);
 
 function selectedGraph(): GraphReport | undefined {
   return current?.graphs.find((g) => g.name === state.graph) ?? current?.graphs[0];
@@ -251,6 +251,7 @@ async function compileNow(): Promise<void> {
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));
   graphSelect.value = state.graph ?? "";
+  runPanel.compiledWith(r.seed);
   state.dims = r.dims;  // the next compile binds them straight away
   renderDims(r.dims);
   saveState(state);

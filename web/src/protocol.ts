@@ -90,7 +90,8 @@ export interface CompileRequest {
   id: number;
   source: string;
   dims: Record<string, number>;
-  seed: number;
+  /** null: none is passed, so the program's own seed (`@config`, else 0) applies. */
+  seed: number | null;
   /**
    * Run each graph once with random inputs after compiling (binds the memory
    * plan, so the tape, plan and stats show real sizes). Off after Stop ended
@@ -137,6 +138,8 @@ export interface CompileOk {
   warnings: Diagnostic[];
   /** Symbolic dims used by some input, with the value each was compiled with. */
   dims: Record<string, number>;
+  /** The seed the parameters were made with (the request's, else the program's own); random inputs take it too. */
+  seed: number;
   /** Wasm memory after this compile (the previous program already freed). */
   heap: { heapBytes: number; usedBytes: number };
 }

@@ -42,6 +42,7 @@ export class RunPanel {
   readonly #notes = h("div", { class: "run-notes" });
   /** The seed and run count as typed: whole numbers in range, else undefined with the reason shown. */
   readonly #readSeed: () => number | undefined;
+  readonly #seedField: HTMLInputElement;
   readonly #readRuns: () => number | undefined;
   /** The form's fields as built, per input (see rowKey): rebuilt only when they change. */
   #formKey = "";
@@ -59,6 +60,7 @@ export class RunPanel {
     // Seeds are non-negative safe integers (the package rejects others).
     const seedNote = new FieldNote([seedField], "seed-error");
     this.#readSeed = () => seedNote.read("seed", 0, Number.MAX_SAFE_INTEGER);
+    this.#seedField = seedField;
     seedField.addEventListener("change", () => {
       const v = this.#readSeed();
       if (v === undefined || v === this.#seed) return;
@@ -79,6 +81,20 @@ export class RunPanel {
 
   get seed(): number {
     return this.#seed;
+  }
+
+  /**
+   * The seed the program was compiled with: the one chosen here, or, until
+   * one is, the program's own (`@config { seed: N; }`, else 0), which the
+   * field then shows. Random inputs take it, as `shrew run` does. A field
+   * being edited is left alone.
+   */
+  compiledWith(seed: number): void {
+    // A negative @config seed is taken modulo 2^64: past 2^53 the package's
+    // number is not exact, nor a seed the field takes (it keeps its own).
+    if (!Number.isSafeInteger(seed) || seed === this.#seed || document.activeElement === this.#seedField) return;
+    this.#seed = seed;
+    this.#seedField.value = String(seed);
   }
 
   async #run(): Promise<void> {

@@ -7,7 +7,11 @@ export interface SavedState {
   graph: string | null;
   tab: string;
   dims: Record<string, number>;
-  seed: number;
+  /**
+   * The seed chosen in the Run tab; null until one is: the program's own
+   * (`@config { seed: N; }`, else 0) applies, as for `shrew run` without --seed.
+   */
+  seed: number | null;
   /**
    * Stop ended the compile of this source ("compile") or its warm-up run
    * ("warm-up"): it is compiled without a warm-up, or not at all until
@@ -18,7 +22,7 @@ export interface SavedState {
 
 const KEY = "shrew-playground/v1";
 
-export const DEFAULT_STATE: SavedState = { source: null, example: "mlp-classifier", graph: null, tab: "tape", dims: {}, seed: 0, stopped: null };
+export const DEFAULT_STATE: SavedState = { source: null, example: "mlp-classifier", graph: null, tab: "tape", dims: {}, seed: null, stopped: null };
 
 export function loadState(): SavedState {
   try {
@@ -33,7 +37,7 @@ export function loadState(): SavedState {
       graph: typeof v.graph === "string" ? v.graph : null,
       tab: typeof v.tab === "string" ? v.tab : DEFAULT_STATE.tab,
       dims,
-      seed: Number.isSafeInteger(v.seed) && (v.seed as number) >= 0 ? (v.seed as number) : 0,
+      seed: Number.isSafeInteger(v.seed) && (v.seed as number) >= 0 ? (v.seed as number) : null,
       stopped: v.stopped === "compile" || v.stopped === "warm-up" ? v.stopped : null,
     };
   } catch {

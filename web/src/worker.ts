@@ -117,16 +117,25 @@ function report(p: Program, graph: string, seed: number, warmUp: WarmUp): GraphR
 }
 
 /**
+ * The seed to compile with: none when the user chose none, so that the
+ * program's `@config { seed: N; }` applies (OPS.md §5), as in `shrew run`
+ * without --seed; passing 0 overrode it.
+ */
+function seedOption(req: CompileRequest): { seed?: number } {
+  return req.seed === null ? {} : { seed: req.seed };
+}
+
+/**
  * Compiles with the dims of the previous source; when they do not fit this
  * one (compile rejects a dim it does not use), without them: the symbolic
  * dims are then found and bound by a second compile.
  */
 function compileFirst(s: Shrew, req: CompileRequest): Program {
   try {
-    return s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims: req.dims });
+    return s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: req.dims });
   } catch (e) {
     if (!(e instanceof ShrewRuntimeError) || e.code !== "invalid_argument" || Object.keys(req.dims).length === 0) throw e;
-    return s.compile(req.source, { filename: "playground.sw", seed: req.seed });
+    return s.compile(req.source, { filename: "playground.sw", ...seedOption(req) });
   }
 }
 
@@ -148,7 +157,7 @@ async function compile(req: CompileRequest): Promise<void> {
     if (Object.keys(unbound).length > 0) {
       p.dispose();
       const t1 = performance.now();
-      p = s.compile(req.source, { filename: "playground.sw", seed: req.seed, dims });
+      p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims });
       compileMs = performance.now() - t1;
     }
   } catch (e) {
@@ -172,8 +181,9 @@ async function compile(req: CompileRequest): Promise<void> {
   perRunGraphs = new Set();
   // The page is told when the first warm-up starts: a Stop from then on ends a warm-up, not the compile.
   const warmUp: WarmUp = { wanted: req.warmUp, before: () => warmUp.ms === undefined && post({ type: "warming", id: req.id }) };
-  const graphs = p.graphs.map((g) => report(p, g, req.seed, warmUp));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, graphs, optStats: p.optStats, warnings: [...p.warnings], dims,
+  // Random inputs take the parameters' seed, as `shrew run` does.
+  const graphs = p.graphs.map((g) => report(p, g, p.seed, warmUp));
+  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, seed: p.seed,
         heap: s.heapStats() });
 }
 

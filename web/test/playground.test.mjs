@@ -222,7 +222,8 @@ test("a typed error shows its diagnostic at the line and column `shrew check` re
 async function runAndCompare(file, shotName) {
   const ex = await loadExample(file);
   const dims = await pageDims();
-  const expected = JSON.parse(execFileSync(process.execPath, [CLI, "run", ex.path, "--json", "--seed", "0", ...dimsArg(dims)], { encoding: "utf8" }));
+  // No --seed: the page's seed is the program's own until one is typed (mlp-classifier's @config seed is 7).
+  const expected = JSON.parse(execFileSync(process.execPath, [CLI, "run", ex.path, "--json", ...dimsArg(dims)], { encoding: "utf8" }));
   await tab("run");
   await page.fill("#run-count", "5");
   await page.click('[data-testid="run-button"]');
@@ -379,6 +380,7 @@ test("the compiled program downloads as a bundle that loads in Node as the same 
   // The dims the page shows and its seed are in the bundle; compiled here
   // with those, the same source gives the same parameters and outputs.
   assert.deepEqual({ ...loaded.dims }, await pageDims());
+  assert.equal(loaded.seed, 7);  // the example's @config seed: no seed was typed on the page
   const ref = shrew.compile(source, { dims: { ...loaded.dims }, seed: loaded.seed });
   assert.equal(loaded.paramsChecksum(), ref.paramsChecksum());
   const feeds = formulaInputs(ref.signature(graph), loaded.dims);
@@ -404,7 +406,7 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   const npy = join(scratch, "features.npy");
   writeFileSync(npy, writeNpy(new Tensor("f32", [dims.Batch, 4], Float32Array.from(values))));
   const expected = JSON.parse(execFileSync(process.execPath,
-    [CLI, "run", ex.path, "--json", "--seed", "0", "--input", `features=${npy}`, ...dimsArg(dims)], { encoding: "utf8" }));
+    [CLI, "run", ex.path, "--json", "--input", `features=${npy}`, ...dimsArg(dims)], { encoding: "utf8" }));
   await tab("run");
   await page.selectOption('[data-input="features"] select', "paste");
   // Nested as the input's shape, row by row.
