@@ -83,6 +83,11 @@ export class SourceEditor {
       closeBrackets(), highlightActiveLine(), highlightSelectionMatches(), lintGutter(),
       keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
       swLanguage, swHighlight, highlightField, EditorState.tabSize.of(4), EditorView.lineWrapping,
+      // Tab indents (indentWithTab), so it does not move the focus on: a
+      // keyboard user tabbing through the page indented the source, over and
+      // over, with nothing saying how to leave. The hint (index.html) says so,
+      // and the text box has a name.
+      EditorView.contentAttributes.of({ "aria-label": "Source (.sw)", "aria-describedby": "editor-keys" }),
       EditorView.updateListener.of((u) => {
         if (u.docChanged) cb.onChange(u.state.doc.toString());
         if (u.selectionSet || u.docChanged) {

@@ -162,3 +162,23 @@ test("memory buffers: one Tab stop, arrows move, Space selects a buffer and mark
   assert.equal((await focused()).buffer, undefined);
   assert.deepEqual(page.errors, []);
 });
+
+// Tab indents in the editor: a keyboard user tabbing through the page was
+// kept there, each Tab indenting the source (and recompiling it), with
+// nothing saying that Esc, then Tab, moves on.
+test("the editor is named and says how to leave it from the keyboard: Esc, then Tab", async () => {
+  const source = () => page.evaluate(() => document.querySelector(".cm-content").textContent);
+  const before = await source();
+  assert.equal(await page.getAttribute(".cm-content", "aria-label"), "Source (.sw)");
+  const hint = await page.getAttribute(".cm-content", "aria-describedby");
+  assert.match(await page.textContent(`#${hint}`), /Esc, then Tab/);
+  await page.focus('[data-tab="tape"]');
+  assert.equal(await page.isVisible(`#${hint}`), false);  // shown only while the editor has the focus
+  await page.click(".cm-content");
+  assert.equal(await page.isVisible(`#${hint}`), true);
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Tab");
+  assert.equal((await focused()).editor, undefined);
+  assert.equal(await source(), before);
+  assert.deepEqual(page.errors, []);
+});
