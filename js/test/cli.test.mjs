@@ -551,7 +551,11 @@ test("options: repeated single values, options a command does not take, bad --ru
     expectError(2, /^Error: integer input 'tokens' \(Tensor<\[Batch, 16\], i64>\) needs --input tokens=randint:LO:HI or a \.npy file, not random\n$/,
       cmd, gpt, "--input", "tokens=random", "--input", "targets=randint:0:96");
   }
-  assert.equal(shrew("stats", gpt).code, 0);
+  // Without a run nothing is planned: a note on stderr says why the arena fields are 0 (they looked like a plan).
+  const unplanned = shrew("stats", gpt, "--json");
+  assert.equal(unplanned.code, 0);
+  assert.equal(JSON.parse(unplanned.out).stats.arenaBytes, 0);
+  assert.match(unplanned.err, /^note: graph 'LanguageModel' did not run, so no memory plan is bound and the arena fields are 0: integer input 'tokens' .* needs --input tokens=randint:LO:HI/);
   // An input file run rejects, stats rejects too (it printed the stats of no run).
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const v4 = join(dir, "v4.npy");
@@ -560,6 +564,21 @@ test("options: repeated single values, options a command does not take, bad --ru
     expectError(1, /^Error: input 'images' of graph 'Classifier': expected rank 2, got rank 1: expected \[Batch, 784\], got \[4\]\n$/,
       cmd, MLP, "--input", `images=${v4}`);
   }
+});
+
+test("stats: a run that fails (an @assert) leaves a note saying so on stderr, not arena fields of 0 alone", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "assert.sw");
+  writeFileSync(src, '@graph G {\n    input x: Tensor<[N, 3], f32>;\n    @assert N > 2, "need 3 rows";\n    output y: x * 2.0;\n}\n');
+  const failed = shrew("stats", src);
+  assert.equal(failed.code, 0, failed.err);
+  assert.match(failed.out, /arenaBytes +0\n/);
+  assert.match(failed.err, /^note: graph 'G' did not run, so no memory plan is bound and the arena fields are 0: its run failed: .*need 3 rows/);
+  // Run and planned: no note.
+  const ran = shrew("stats", src, "--dims", "N=3");
+  assert.equal(ran.code, 0, ran.err);
+  assert.equal(ran.err, "");
+  assert.match(ran.out, /arenaBytes +[1-9]/);
 });
 
 test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {

@@ -93,10 +93,13 @@ function cmdStats(ctx: Context): number {
   // Run once on the tape when inputs can be made, so the arena of this
   // binding is known; bad input files are errors as in `run`.
   let feeds;
+  /** Why the graph did not run, if it did not. */
+  let notRun: string | undefined;
   try {
     feeds = feedsFor(ctx);
   } catch (e) {
     if (!(e instanceof NoDefaultInput)) throw e;
+    notRun = e.message;
   }
   try {
     if (feeds) execute(ctx, feeds);
@@ -105,6 +108,11 @@ function cmdStats(ctx: Context): number {
     // graphs), but an input given with --input that run rejects is an error.
     if (!(e instanceof ShrewRuntimeError)) throw e;
     if (e.input !== undefined && parseInputSpecs(ctx.values.input ?? []).has(e.input)) throw e;
+    notRun = `its run failed: ${e.message.split("\n")[0]}`;
+  }
+  // Said on stderr (stdout keeps the stats alone): the zeros are not the plan's.
+  if (notRun !== undefined && !(JSON.parse(ctx.program.plan(ctx.graph)) as { bound: boolean }).bound) {
+    ctx.err(`note: graph '${ctx.graph}' did not run, so no memory plan is bound and the arena fields are 0: ${notRun}`);
   }
   const s = ctx.program.stats(ctx.graph);
   const opt = ctx.program.optStats;
