@@ -581,6 +581,19 @@ test("stats: a run that fails (an @assert) leaves a note saying so on stderr, no
   assert.match(ran.out, /arenaBytes +[1-9]/);
 });
 
+// graph_calls.sw's first graph is Dense, which Model calls: `--input features=…`
+// without --graph said only that Dense has no such input.
+test("run: an --input of another graph than the first, without --graph, names the graph that has it", () => {
+  const calls = `${EXAMPLES}graph_calls.sw`;
+  const r = shrew("run", calls, "--input", "features=random");
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^Error: graph 'Dense' has no input 'features'; its inputs are: \w+\. Graph 'Model' has one: choose it with --graph Model \(without --graph, the first graph runs\)\n$/);
+  // No graph has it, or --graph was given: as before.
+  assert.doesNotMatch(shrew("run", calls, "--input", "nope=random").err, /Graph/);
+  assert.doesNotMatch(shrew("stats", calls, "--graph", "Dense", "--input", "features=random").err, /Graph/);
+  assert.equal(shrew("run", calls, "--graph", "Model", "--input", "features=random").code, 0);
+});
+
 test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT[^\n]*\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));

@@ -51,7 +51,21 @@ function execute(ctx: Context, feeds: Record<string, unknown>, options: RunOptio
 }
 
 function feedsFor(ctx: Context) {
-  return makeInputs(ctx.program.signature(ctx.graph), parseInputSpecs(ctx.values.input ?? []), ctx.dims, ctx.seed);
+  const specs = parseInputSpecs(ctx.values.input ?? []);
+  const sig = ctx.program.signature(ctx.graph);
+  // Without --graph the first graph runs, often a helper the main one calls:
+  // an --input naming another graph's input says which one has it.
+  if (ctx.values.graph === undefined) {
+    for (const name of specs.keys()) {
+      if (sig.inputs.some((i) => i.name === name)) continue;
+      const owners = ctx.program.graphs.filter((g) => g !== ctx.graph && ctx.program.signature(g).inputs.some((i) => i.name === name));
+      if (owners.length === 0) continue;
+      throw new UsageError(`graph '${sig.name}' has no input '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ") || "(none)"}. ` +
+        `${owners.length === 1 ? "Graph" : "Graphs"} ${owners.map((g) => `'${g}'`).join(", ")} ${owners.length === 1 ? "has" : "have"} one: ` +
+        `choose it with --graph ${owners[0]} (without --graph, the first graph runs)`);
+    }
+  }
+  return makeInputs(sig, specs, ctx.dims, ctx.seed);
 }
 
 /** `1 graph: G`, `2 graphs: A, B`, `no graphs` (a program of @model or @config only is valid). */
