@@ -98,8 +98,15 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
     try {
       wasmBinary = await fs.readFile(file);
     } catch (e) {
+      // The default is found next to this module: a bundler that copied the
+      // package's code into another file (esbuild, rolldown for Node) leaves
+      // shrew.wasm behind, and the error said only ENOENT.
+      const missing = opts.wasmUrl === undefined && (e as NodeJS.ErrnoException)?.code === "ENOENT"
+        ? "; it is looked for next to the module that loads it (the package's dist/wasm/shrew.wasm): if this package " +
+          "was bundled into another file, copy shrew.wasm to that path, or pass Shrew.load({ wasmBinary }) or { wasmUrl }"
+        : "";
       throw new ShrewRuntimeError(opts.wasmUrl === undefined ? "internal" : "invalid_argument",
-        `cannot read the Shrew wasm module from ${String(file)}: ${(e as Error)?.message ?? String(e)}`);
+        `cannot read the Shrew wasm module from ${String(file)}: ${(e as Error)?.message ?? String(e)}${missing}`);
     }
   }
   if (wasmBinary) wasmBinary = wholeBuffer(wasmBinary);

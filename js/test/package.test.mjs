@@ -62,3 +62,26 @@ for (const [what, options] of [
     assert.equal(typeCheck(options, CONSUMER), "");
   });
 }
+
+// A bundler that copies the package's code into the consumer's own file
+// (rolldown or esbuild for Node) leaves dist/wasm/shrew.wasm behind: the
+// default load then fails, and said only ENOENT.
+test("package: bundled into another file, Shrew.load without options says where shrew.wasm was looked for and what to do", async () => {
+  const { build } = await import("rolldown");
+  const dir = mkdtempSync(join(tmpdir(), "shrew-bundled-"));
+  try {
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(`${ROOT}js`, join(dir, "node_modules", "shrew-wasm"), "dir");
+    writeFileSync(join(dir, "main.mjs"), `import { Shrew } from "shrew-wasm";
+try { await Shrew.load(); console.log("loaded"); } catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })); }
+`);
+    await build({ input: join(dir, "main.mjs"), cwd: dir, platform: "node", logLevel: "silent",
+                  output: { file: join(dir, "out", "app.mjs"), format: "esm" } });
+    const r = JSON.parse(execFileSync(process.execPath, [join(dir, "out", "app.mjs")], { encoding: "utf8" }));
+    assert.equal(r.name, "ShrewRuntimeError");
+    assert.match(r.message, /^cannot read the Shrew wasm module from file:\/\/.*\/out\/wasm\/shrew\.wasm: ENOENT/);
+    assert.match(r.message, /bundled into another file, copy shrew\.wasm to that path, or pass Shrew\.load\(\{ wasmBinary \}\) or \{ wasmUrl \}$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
