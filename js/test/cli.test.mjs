@@ -594,6 +594,23 @@ test("run: an --input of another graph than the first, without --graph, names th
   assert.equal(shrew("run", calls, "--graph", "Model", "--input", "features=random").code, 0);
 });
 
+// numpy arrays are float64 unless asked otherwise: the run's dtype error did
+// not say which file it came from or what to save it as.
+test("run: a .npy input of another dtype than the input's names the file and the numpy dtype to save it as", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const f64 = join(dir, "f64.npy"), f32 = join(dir, "f32.npy");
+  writeFileSync(f64, writeNpy(new Tensor("f64", [2, 784])));
+  writeFileSync(f32, writeNpy(new Tensor("f32", [4])));
+  for (const cmd of ["run", "bench", "stats", "dump"]) {
+    const r = shrew(cmd, MLP, "--input", `images=${f64}`);
+    assert.equal(r.code, 1, cmd);
+    assert.equal(r.err, "Error: input 'images' of graph 'Classifier': expected dtype f32, got f64 (declared Tensor<[Batch, 784], f32>)\n" +
+      `  (images is read from ${f64}, whose values are f64: save the array as float32, e.g. numpy.save(path, array.astype(numpy.float32)))\n`, cmd);
+  }
+  // Other errors about the file (its shape) have no such line; nor has a generated input.
+  assert.doesNotMatch(shrew("run", MLP, "--input", `images=${f32}`).err, /numpy/);
+});
+
 test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT[^\n]*\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));

@@ -307,6 +307,26 @@ function graphFor(command: string, file: string, program: Program, given: string
   return program.graphs[0];
 }
 
+/** The numpy dtype a .npy file gives each declared dtype with (readNpy widens float16, int8/16 and uint16/32/64 exactly). */
+const NUMPY_DTYPE: Record<string, string> = {
+  f32: "float32", f16: "float16", bf16: "float32", f64: "float64", i8: "int8", i16: "int16", i32: "int32", i64: "int64",
+  u8: "uint8", u16: "uint16", u32: "uint32", u64: "uint64", bool: "bool_",
+};
+
+/**
+ * A run that refused the dtype of an input read from a .npy file: which
+ * file, and the numpy dtype to save it as. numpy arrays are float64 unless
+ * asked otherwise, so `--input x=a.npy` for an f32 input is a common miss.
+ */
+function npyDtypeHint(e: ShrewRuntimeError, inputs: readonly string[]): string | undefined {
+  if (e.input === undefined || e.expected === undefined || e.actual === undefined || !/ expected dtype /.test(e.message)) return undefined;
+  const spec = parseInputSpecs(inputs).get(e.input);
+  const numpy = Object.hasOwn(NUMPY_DTYPE, e.expected) ? NUMPY_DTYPE[e.expected] : undefined;
+  if (spec?.kind !== "npy" || numpy === undefined) return undefined;
+  return `  (${e.input} is read from ${spec.path}, whose values are ${e.actual}: save the array as ${numpy}, ` +
+         `e.g. numpy.save(path, array.astype(numpy.${numpy})))`;
+}
+
 /** A bundle (Program.saveBundle, `shrew build`) starts with these 8 bytes, a parameter blob (saveParams) with PARAMS_MAGIC. */
 const BUNDLE_MAGIC = "SHRWBND1", PARAMS_MAGIC = "SHRWPRM1";
 function startsWith(bytes: Uint8Array, magic: string): boolean {
@@ -418,6 +438,10 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       // not at hand) shows it, unless the message shows it already (a setup error).
       if (e instanceof ShrewRuntimeError && e.span && source && !isBundle(source) && !e.message.includes("\n")) {
         err(`  --> ${sourceExcerpt(file, source, e.span)}`);
+      }
+      if (e instanceof ShrewRuntimeError) {
+        const hint = npyDtypeHint(e, values.input ?? []);
+        if (hint) err(hint);
       }
       return 1;
     }
