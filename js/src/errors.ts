@@ -11,6 +11,8 @@ export interface Diagnostic {
   readonly line: number;
   readonly column: number;
   readonly length: number;
+  /** Byte offset of the span's start in the source, 0-based (column and length count UTF-8 bytes too). */
+  readonly offset: number;
   /** `FILE:LINE:COL: error[CODE]: MESSAGE` with the source line and a caret. */
   readonly rendered: string;
 }

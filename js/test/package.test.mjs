@@ -30,7 +30,7 @@ function typeCheck(compilerOptions, source) {
   }
 }
 
-const CONSUMER = `import { Shrew, Tensor, ShrewRuntimeError, type Outputs, type DType } from "shrew-wasm";
+const CONSUMER = `import { Shrew, Tensor, ShrewCompileError, ShrewRuntimeError, type Outputs, type DType } from "shrew-wasm";
 const shrew: Shrew = await Shrew.load();
 const program = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }");
 const outputs: Outputs = program.run("G", { x: new Float32Array([1, 2]) });
@@ -44,7 +44,13 @@ const simd: boolean = shrew.simd128;
 try {
   program.run("G", {});
 } catch (e) {
-  if (e instanceof ShrewRuntimeError) console.log(e.code, e.input);
+  if (e instanceof ShrewRuntimeError) console.log(e.code, e.input, e.span?.offset);
+}
+try {
+  shrew.compile("@graph G {");
+} catch (e) {
+  // offset: what an editor maps a diagnostic to (it was there at run time, not in the type).
+  if (e instanceof ShrewCompileError) for (const d of e.diagnostics) console.log(d.line, d.column, d.length, d.offset);
 }
 export { dtype, simd };
 `;
@@ -83,5 +89,22 @@ try { await Shrew.load(); console.log("loaded"); } catch (e) { console.log(JSON.
     assert.match(r.message, /bundled into another file, copy shrew\.wasm to that path, or pass Shrew\.load\(\{ wasmBinary \}\) or \{ wasmUrl \}$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("package: a diagnostic's offset, in its type, is the byte offset of its span in the source", async () => {
+  const { Shrew, ShrewCompileError } = await import("../dist/index.js");
+  const shrew = await Shrew.load();
+  // After a two-byte character: bytes, not UTF-16 units.
+  const source = "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: relu(/* é */ zz);\n}\n";
+  try {
+    shrew.compile(source);
+    assert.fail("compiled");
+  } catch (e) {
+    assert.ok(e instanceof ShrewCompileError);
+    const d = e.diagnostics[0];
+    const bytes = new TextEncoder().encode(source);
+    assert.match(d.message, /undefined name 'zz'/);
+    assert.equal(new TextDecoder().decode(bytes.subarray(d.offset, d.offset + d.length)), "zz");
   }
 });

@@ -33,9 +33,9 @@ function message(e: unknown): string {
  */
 function spanDiagnostics(e: unknown): Diagnostic[] {
   if (!(e instanceof ShrewRuntimeError) || !e.span) return [];
-  const { line, column, length } = e.span;
+  const { line, column, length, offset } = e.span;
   // Its first line: a setup error's message is rendered, with the source line and a caret after it.
-  return [{ code: e.code, severity: "error", message: e.message.split("\n")[0], line, column, length, rendered: e.message }];
+  return [{ code: e.code, severity: "error", message: e.message.split("\n")[0], line, column, length, offset, rendered: e.message }];
 }
 
 /**
