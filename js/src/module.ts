@@ -10,7 +10,9 @@ export interface LoadOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /**
    * Where to fetch shrew.wasm from; defaults to next to this file. A URL or a
-   * non-empty string. In Node a `file:` URL is read from disk (fetch takes none).
+   * non-empty string. In Node a `file:` URL is read from disk (fetch takes
+   * none), and so is a string without a URL scheme: a path (relative ones
+   * from the working directory).
    */
   wasmUrl?: string | URL;
 }
@@ -73,9 +75,17 @@ function wholeBuffer(bytes: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array 
   return whole ? (bytes as Uint8Array).buffer as ArrayBuffer : bytes;
 }
 
-/** A `file:` wasmUrl as a URL (Node reads it from disk); undefined for any other. */
-function fileUrl(url: string | URL): URL | undefined {
+/**
+ * In Node, a `file:` wasmUrl or a path as a URL (Node reads it from disk);
+ * undefined for any other. A path (no URL scheme, or a Windows drive) went
+ * to fetch, which has no base URL in Node: "Failed to parse URL from ./shrew.wasm".
+ */
+async function fileUrl(url: string | URL): Promise<URL | undefined> {
   if (url instanceof URL) return url.protocol === "file:" ? url : undefined;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url)) {
+    const { pathToFileURL } = await import("node:url");
+    return pathToFileURL(url);
+  }
   if (!/^file:/i.test(url)) return undefined;
   try {
     return new URL(url);
@@ -90,7 +100,7 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
   // Resolved against this file, not against the glue: in the single-file
   // bundle (dist/shrew.min.js) the glue's own import.meta.url is the bundle's.
   const defaultUrl = new URL("./wasm/shrew.wasm", import.meta.url);
-  const file = isNode && !wasmBinary ? (opts.wasmUrl === undefined ? defaultUrl : fileUrl(opts.wasmUrl)) : undefined;
+  const file = isNode && !wasmBinary ? (opts.wasmUrl === undefined ? defaultUrl : await fileUrl(opts.wasmUrl)) : undefined;
   if (file !== undefined) {
     // Node's fetch() takes no file: URLs (the glue's error was only "fetch
     // failed"): the default and a file: wasmUrl are read here.

@@ -2,6 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Shrew, ShrewRuntimeError } from "../dist/index.js";
 import { instantiate, instantiateDefault } from "../dist/module.js";
 
@@ -32,12 +34,20 @@ test("wasmBinary as a whole Uint8Array, a view inside a larger buffer or an Arra
   assert.deepEqual(padded.subarray(0, 16), new Uint8Array(16));
 });
 
-test("in Node a file: wasmUrl (URL or string) is read from disk; a missing file names it (Node's fetch said only 'fetch failed')", async () => {
+test("in Node a file: wasmUrl (URL or string) or a path is read from disk; a missing file names it (Node's fetch said only 'fetch failed')", async () => {
   const url = new URL("../dist/wasm/shrew.wasm", import.meta.url);
   for (const wasmUrl of [url, url.href]) {
     const shrew = await Shrew.load({ wasmUrl });
     assert.deepEqual([...shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }").run("G", { x: new Float32Array([1.5, -3]) }).y.data], [3, -6]);
   }
+  // A path (absolute, or relative to the working directory): fetch took it for a URL ("Failed to parse URL").
+  const path = fileURLToPath(url);
+  for (const wasmUrl of [path, relative(process.cwd(), path), `./${relative(process.cwd(), path)}`]) {
+    const shrew = await Shrew.load({ wasmUrl });
+    assert.deepEqual([...shrew.compile("@graph G { input x: Tensor<[1], f32>; output y: x + 1.0; }").run("G", { x: new Float32Array([1]) }).y.data], [2], wasmUrl);
+  }
+  await assert.rejects(Shrew.load({ wasmUrl: "no/such/shrew.wasm" }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+    e.message.startsWith(`cannot read the Shrew wasm module from ${pathToFileURL("no/such/shrew.wasm").href}: ENOENT`));
   const missing = new URL("../dist/wasm/no-such.wasm", import.meta.url);
   await assert.rejects(Shrew.load({ wasmUrl: missing }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
     e.message.startsWith(`cannot read the Shrew wasm module from ${missing.href}: ENOENT`));
