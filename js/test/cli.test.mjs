@@ -629,6 +629,23 @@ test("build: a failed write names --out; --out naming the source (or a link to i
   assert.equal(readFileSync(join(dir, "victim.swb")).subarray(0, 8).toString(), "SHRWBND1");
 });
 
+// W003 (a config key used before its definition) explains later surprises:
+// only check printed warnings, run, build and the rest compiled silently.
+test("every command prints the source's warnings on stderr; stdout (--json too) holds the result alone", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "w3.sw");
+  writeFileSync(src, "@config { Hidden: Base * 2; Base: 3; }\n@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * 2.0;\n}\n");
+  const warning = `${src}:1:19: warning[W003]: config key 'Base' is defined later: here it is the string "Base", and the arithmetic on it is opaque\n` +
+    "  @config { Hidden: Base * 2; Base: 3; }\n                    ^~~~\n";
+  for (const args of [["check"], ["run"], ["run", "--json"], ["dump"], ["stats", "--json"], ["info"], ["bench", "--runs", "1"],
+                      ["build", "--out", join(dir, "w3.swb")]]) {
+    const r = shrew(args[0], src, ...args.slice(1));
+    assert.equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
+    assert.equal(r.err, warning, args.join(" "));
+    if (args.includes("--json")) JSON.parse(r.out);
+  }
+});
+
 test("check: warnings go to stderr, without a blank line; stdout is the ok line alone", () => {
   const src = join(mkdtempSync(join(tmpdir(), "shrew-cli-")), "imp.sw");
   writeFileSync(src, '@import "foo.sw";\n@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * 2;\n}\n');

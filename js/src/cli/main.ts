@@ -74,7 +74,6 @@ function graphList(graphs: readonly string[]): string {
 }
 
 function cmdCheck(ctx: Context): number {
-  for (const w of ctx.program.warnings) ctx.err(w.rendered.trimEnd());
   ctx.out(`${oneLine(ctx.file)}: ok (${graphList(ctx.program.graphs)})`);
   return 0;
 }
@@ -411,6 +410,10 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
                                         ...(params ? { params } : {}) });
     }
     const compileMs = performance.now() - t0;
+    // Every command that compiles says what the compiler warns about (a
+    // config key used before its definition, an ignored @import), not check
+    // alone: `run` of such a source printed nothing. stdout keeps the result.
+    for (const w of program.warnings) err(w.rendered.trimEnd());
     try {
       const graph = graphFor(command, file, program, values.graph);
       // Generated inputs take the same seed as the parameters: --seed, else the
