@@ -574,6 +574,14 @@ test("stats: a run that fails (an @assert) leaves a note saying so on stderr, no
   assert.equal(failed.code, 0, failed.err);
   assert.match(failed.out, /arenaBytes +0\n/);
   assert.match(failed.err, /^note: graph 'G' did not run, so no memory plan is bound and the arena fields are 0: its run failed: .*need 3 rows/);
+  // A graph typed per run whose run fails has no compile to show: the run's error, not "run it, then ask again".
+  const typed = join(dir, "typed.sw"), x = join(dir, "x.npy");
+  writeFileSync(typed, "@graph G {\n    input x: ?;\n    node y: Tensor<[3], f32> { op: relu(x); };\n    output y;\n}\n");
+  writeFileSync(x, writeNpy(new Tensor("f32", [2, 3])));
+  const r = shrew("stats", typed, "--input", `x=${x}`);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /^Error: .*declared type Tensor<\[3\], f32> does not match/);
+  assert.doesNotMatch(r.err, /ask again/);
   // Run and planned: no note.
   const ran = shrew("stats", src, "--dims", "N=3");
   assert.equal(ran.code, 0, ran.err);

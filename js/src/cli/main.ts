@@ -108,6 +108,7 @@ function cmdStats(ctx: Context): number {
   let feeds;
   /** Why the graph did not run, if it did not. */
   let notRun: string | undefined;
+  let runError: ShrewRuntimeError | undefined;
   try {
     feeds = feedsFor(ctx);
   } catch (e) {
@@ -122,9 +123,19 @@ function cmdStats(ctx: Context): number {
     if (!(e instanceof ShrewRuntimeError)) throw e;
     if (e.input !== undefined && parseInputSpecs(ctx.values.input ?? []).has(e.input)) throw e;
     notRun = `its run failed: ${e.message.split("\n")[0]}`;
+    runError = e;
+  }
+  // A graph typed per run (`input x: ?`) whose run failed has no compile to
+  // report: the run's error is the answer ("run it, then ask again" was not).
+  let plan: string;
+  try {
+    plan = ctx.program.plan(ctx.graph);
+  } catch (e) {
+    if (runError && e instanceof ShrewRuntimeError && e.code === "failed_precondition") throw runError;
+    throw e;
   }
   // Said on stderr (stdout keeps the stats alone): the zeros are not the plan's.
-  if (notRun !== undefined && !(JSON.parse(ctx.program.plan(ctx.graph)) as { bound: boolean }).bound) {
+  if (notRun !== undefined && !(JSON.parse(plan) as { bound: boolean }).bound) {
     ctx.err(`note: graph '${ctx.graph}' did not run, so no memory plan is bound and the arena fields are 0: ${notRun}`);
   }
   const s = ctx.program.stats(ctx.graph);
