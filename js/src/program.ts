@@ -137,6 +137,16 @@ const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
   }
 });
 
+/**
+ * The typed array an input of each declared dtype takes: its storage type
+ * (OPS.md §1.3; i8 and i16 are held as Int32Array, as setParam takes them).
+ */
+const ARRAY_FOR_DECLARED: Record<string, string> = {
+  f32: "Float32Array", f16: "Float32Array", bf16: "Float32Array", f64: "Float64Array",
+  i8: "Int32Array", i16: "Int32Array", i32: "Int32Array", i64: "BigInt64Array",
+  u16: "BigInt64Array", u32: "BigInt64Array", u64: "BigInt64Array", u8: "Uint8Array", bool: "Uint8Array",
+};
+
 export class Program {
   readonly #module: ModuleState;
   #handle: RawProgramHandle | undefined;
@@ -380,7 +390,13 @@ export class Program {
       }
       let dtype = dtypeOfArray(value);
       if (dtype === "u8" && spec.dtype === "bool") dtype = "bool";
-      if (!dtype) throw new TypeError(`input '${name}': unsupported typed array ${(value as object).constructor.name}`);
+      if (!dtype) {
+        // An Int8Array for an i8 input, a Uint16Array for a u16 one: say which array the input takes.
+        const takes = spec.dtype !== null && Object.hasOwn(ARRAY_FOR_DECLARED, spec.dtype)
+          ? `; its dtype ${spec.dtype} takes ${/^[AEIOU]/.test(ARRAY_FOR_DECLARED[spec.dtype]) ? "an" : "a"} ${ARRAY_FOR_DECLARED[spec.dtype]}` : "";
+        throw new TypeError(`input '${name}': unsupported typed array ${typeName(value)}${takes} ` +
+                            "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)");
+      }
       const size = shapeSize(shape);
       if (value.length !== size) {
         const expected = `[${shape.join(", ")}]`;

@@ -253,3 +253,20 @@ test("a name with a lone surrogate is refused naming it as given; the module's U
   assert.deepEqual([...p.run("G", { x }).y.data], [2, -4]);  // still usable, its input untouched
   assert.deepEqual([...x], [1, -2]);
 });
+
+// An Int8Array for an i8 input (or Uint16Array for u16, Float16-like data as
+// a Uint16Array for f16) said only "unsupported typed array Int8Array".
+test("run: a typed array no tensor holds names the array the input's dtype takes", () => {
+  const p = shrew.compile("@graph G {\n  input a: Tensor<[2], i8>;\n  input b: Tensor<[2], u16>;\n  input c: Tensor<[2], f16>;\n" +
+    "  output y: a;\n}\n");
+  const ok = { a: new Int32Array(2), b: new BigInt64Array(2), c: new Float32Array(2) };
+  const LIST = "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)";
+  for (const [name, value, takes] of [["a", new Int8Array(2), "an Int32Array"], ["b", new Uint16Array(2), "a BigInt64Array"],
+                                      ["c", new Uint16Array(2), "a Float32Array"]]) {
+    assert.throws(() => p.run("G", { ...ok, [name]: value }),
+      (e) => e instanceof TypeError && e.message ===
+        `input '${name}': unsupported typed array ${value.constructor.name}; its dtype ${p.signature("G").inputs.find((i) => i.name === name).dtype} takes ${takes} ${LIST}`);
+  }
+  assert.deepEqual([...p.run("G", ok).y.data], [0, 0]);
+  p.dispose();
+});
