@@ -619,6 +619,28 @@ test("run: a .npy input of another dtype than the input's names the file and the
   assert.doesNotMatch(shrew("run", MLP, "--input", `images=${f32}`).err, /numpy/);
 });
 
+// A run of Model uses the parameters of the graphs it calls (Residual, and
+// through it Dense): info showed Model's own 96 values only, where the model is 368.
+test("info: a graph that calls others lists them and its parameters with theirs, from a source and a bundle", () => {
+  const calls = `${EXAMPLES}graph_calls.sw`;
+  const text = shrew("info", calls);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /^graph Model\n(?: {2}(?:in|out)put .*\n)+ {2}params: 3 tensors, 96 values, 384 B\n {2}calls: Residual, Dense; with their params: 5 tensors, 368 values, 1\.4 KiB\n/m);
+  assert.match(text.out, /^graph Dense\n(?: {2}(?:in|out)put .*\n)+ {2}params: 2 tensors, 272 values, 1\.1 KiB\ngraph Residual\n/m);  // calls nothing: no line
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const swb = join(dir, "calls.swb");
+  assert.equal(shrew("build", calls, "--out", swb).code, 0);
+  for (const file of [calls, swb]) {
+    const j = JSON.parse(shrew("info", file, "--json").out);
+    const g = Object.fromEntries(j.graphs.map((x) => [x.name, x]));
+    assert.deepEqual(g.Model.calls, ["Residual", "Dense"]);
+    assert.deepEqual([g.Model.params, g.Model.paramElements, g.Model.paramsWithCalls, g.Model.paramElementsWithCalls, g.Model.paramBytesWithCalls],
+                     [3, 96, 5, 368, 1472]);
+    assert.deepEqual([g.Dense.calls, g.Dense.paramElementsWithCalls], [[], 272]);
+    assert.equal(j.paramCount, 368);
+  }
+});
+
 test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT[^\n]*\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));
