@@ -149,8 +149,9 @@ export class RunPanel {
       this.#rows = sig.inputs.map((input) => inputRow(input, this.#drafts.get(input.name), dims,
                                                       (draft) => this.#drafts.set(input.name, draft)));
       this.#root.replaceChildren(this.#controls,
-        h("p", { class: "hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
-          h("code", {}, "shrew run --seed"), "."),
+        h("p", { class: "hint", "data-testid": "seed-hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
+          h("code", {}, "shrew run --seed"), ". Until one is typed, the seed is the program's own (",
+          h("code", {}, "@config { seed: N; }"), ", else 0), as for ", h("code", {}, "shrew run"), " without ", h("code", {}, "--seed"), "."),
         this.#notes, h("div", { class: "inputs" }, ...this.#rows.map((r) => r.el)), this.#result);
     } else {
       sig.inputs.forEach((input, i) => this.#rows[i].update(input, dims));

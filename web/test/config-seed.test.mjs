@@ -50,6 +50,7 @@ test("a program's @config seed makes its parameters and random inputs until a se
   await pasteSource(page, seeded, "G");
   await page.click("#tab-run");
   assert.equal(await page.$eval("#run-seed", (e) => e.value), "7");
+  assert.match(await page.textContent('[data-testid="seed-hint"]'), /Until one is typed, the seed is the program's own/);
   const y = await runAndRead("y");
   assertClose(y, cliValues(seeded, "y"), "y (no --seed)");
   assertClose(y, cliValues(seeded, "y", "--seed", "7"), "y (--seed 7)");
