@@ -30,6 +30,11 @@ for (const [file, how] of [["index.js", "tsc -p js/tsconfig.json"], ["wasm/shrew
 // whose own declarations tsc does not copy: without them a consumer's tsc
 // failed (TS7016, under noImplicitAny) or took those types as any.
 copyFileSync(fileURLToPath(new URL("../src/wasm/shrew.d.mts", import.meta.url)), `${dist}wasm/shrew.d.mts`);
+// The package ships its license and, for the code compiled into shrew.wasm
+// (XNNPACK, pthreadpool, FXdiv, Emscripten's runtime), their notices.
+for (const file of ["LICENSE", "THIRD_PARTY_NOTICES.md"]) {
+  copyFileSync(fileURLToPath(new URL(`../../${file}`, import.meta.url)), dist + file);
+}
 // Classes keep their names in the minified file too (Node prints an uncaught
 // error as `ShrewCompileError: …`, not `r [ShrewCompileError]: …`, and a
 // logged tensor as `Tensor {…}`): +0.5 KB raw, +18 bytes gzipped.

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers.mjs";
@@ -107,4 +107,15 @@ test("package: a diagnostic's offset, in its type, is the byte offset of its spa
     assert.match(d.message, /undefined name 'zz'/);
     assert.equal(new TextDecoder().decode(bytes.subarray(d.offset, d.offset + d.length)), "zz");
   }
+});
+
+// What npm publishes: the license and the notices of the code in shrew.wasm
+// ship with the code (package.json says Apache-2.0; XNNPACK's BSD license
+// asks for its notice with binaries).
+test("package: npm pack ships the license and the third-party notices next to shrew.wasm", () => {
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: new URL("../", import.meta.url), encoding: "utf8" });
+  const files = JSON.parse(out)[0].files.map((f) => f.path);
+  for (const f of ["dist/LICENSE", "dist/THIRD_PARTY_NOTICES.md", "dist/wasm/shrew.wasm"]) assert.ok(files.includes(f), `${f} in ${files}`);
+  const notices = readFileSync(new URL("../dist/THIRD_PARTY_NOTICES.md", import.meta.url), "utf8");
+  for (const name of ["XNNPACK", "pthreadpool", "FXdiv", "Emscripten"]) assert.match(notices, new RegExp(`## ${name}`));
 });
