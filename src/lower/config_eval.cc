@@ -246,6 +246,7 @@ bool EvaluateConfig(const ast::Program& program, const diag::SourceFile& source,
   for (const ast::ConfigBlock* block : program.All<ast::ConfigBlock>()) {
     for (const ast::Field& f : block->fields) all_keys.insert(f.key.name);
   }
+  const ast::Field* seed_field = nullptr;  // the last `seed:`, whose value counts
   for (const ast::ConfigBlock* block : program.All<ast::ConfigBlock>()) {
     for (const ast::Field& f : block->fields) {
       if (f.value == nullptr) return false;  // only after parse errors
@@ -253,7 +254,22 @@ bool EvaluateConfig(const ast::Program& program, const diag::SourceFile& source,
       ConfigEvalContext ctx{out, &source, f.key.name, &all_keys};
       std::optional<ConfigValue> v = EvalConfigExpr(*f.value, ctx, diags);
       if (!v) return false;
+      if (f.key.name == "seed") seed_field = &f;
       (*out)[f.key.name] = std::move(*v);
+    }
+  }
+  // OPS.md §5 seeds the generator from an integer `seed` only; any other
+  // value leaves it at 0, which a user who wrote `seed: 3.5` or `seed: "7"`
+  // would not notice.
+  if (seed_field != nullptr) {
+    const ConfigValue& seed = out->at("seed");
+    if (seed.kind != ConfigValue::Kind::kInt) {
+      std::string shown = seed.kind == ConfigValue::Kind::kString ? "the string \"" + seed.s + "\""
+                          : seed.kind == ConfigValue::Kind::kOpaque ? "'" + seed.s + "'"
+                                                                      : seed.ToString();
+      diags.Add(diag::Kind::ConfigSeedNotInteger, seed_field->value->span,
+                "config key 'seed' is " + shown +
+                    ", not an integer, so it does not seed the generator (the seed stays the host's, else 0)");
     }
   }
   return true;

@@ -21,6 +21,8 @@
 //   a key first defined later (forward reference) is the string it spells,
 //   as any other bare word (LANGUAGE.md §5.1); as an operand of arithmetic
 //   it also gets warning W003, since the result is then opaque.
+// - A final `seed` that is not an integer gets warning W004: it does not seed
+//   the generator (OPS.md §5).
 // - Recursion depth is the expression height, which the parser bounds; an
 //   expression taller than kMaxEvalHeight is rejected (E065) rather than
 //   walked, so no input can exhaust the stack.

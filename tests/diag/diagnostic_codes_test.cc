@@ -127,6 +127,7 @@ std::vector<Case> Cases() {
       {"W002", "@graph G {\n  input ids: Tensor<[3], i64>;\n  param table: Tensor<[10, 4], f32>;\n"
                "  ⟦node e { op: embedding(table, ids); };\n  output e;\n}\n"},
       {"W003", "@config {\n  A: 2 * ⟦B;\n  B: 3;\n}\n"},
+      {"W004", "@config {\n  seed: ⟦3.5;\n}\n"},
   };
   // E021: 300 parentheses; the parser stops at the 201st (nesting limit 200).
   {

@@ -223,6 +223,35 @@ TEST(ConfigEvalTest, SelfAndForwardReferencesAreStrings) {
   EXPECT_EQ(Value("@config { a: 2; a: a * a; }", "a").i, 4);
 }
 
+// OPS.md §5: only an integer `seed` seeds the generator. Any other final
+// value left it at 0 without a word; now W004 says so at that value.
+TEST(ConfigEvalTest, ASeedThatIsNoIntegerIsAWarning) {
+  auto warning = [](const std::string& text) {
+    Evaluated e = Eval(text);
+    EXPECT_TRUE(e.ok) << text;
+    if (e.diagnostics.size() != 1u) return std::string("diagnostics: ") + std::to_string(e.diagnostics.size());
+    const diag::Diagnostic& d = e.diagnostics[0];
+    return std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + " " +
+           d.message;
+  };
+  const std::string tail = ", not an integer, so it does not seed the generator (the seed stays the host's, else 0)";
+  EXPECT_EQ(warning("@config {\n  seed: 3.5;\n}"), "W004 2:9 config key 'seed' is 3.5" + tail);
+  EXPECT_EQ(warning("@config { seed: \"7\"; }"), "W004 1:17 config key 'seed' is the string \"7\"" + tail);
+  EXPECT_EQ(warning("@config { seed: 1e3; }"), "W004 1:17 config key 'seed' is 1000" + tail);
+  EXPECT_EQ(warning("@config { seed: [1, 2]; }"), "W004 1:17 config key 'seed' is [1, 2]" + tail);
+  EXPECT_EQ(warning("@config { seed: true; }"), "W004 1:17 config key 'seed' is true" + tail);
+  EXPECT_EQ(warning("@config { seed: f(2); }"), "W004 1:17 config key 'seed' is 'f(2)'" + tail);
+  // Only the value that counts (the last) is judged: an integer after a
+  // float is fine, a float after an integer is not.
+  EXPECT_TRUE(Eval("@config { seed: 1.5; seed: 3; }").diagnostics.empty());
+  EXPECT_EQ(warning("@config { seed: 3; }\n@config { seed: 0.5; }"), "W004 2:17 config key 'seed' is 0.5" + tail);
+  // Integer arithmetic and negative integers are integers (a negative one is
+  // taken modulo 2^64).
+  EXPECT_TRUE(Eval("@config { base: 40; seed: base + 2; }").diagnostics.empty());
+  EXPECT_TRUE(Eval("@config { seed: -1; }").diagnostics.empty());
+  EXPECT_TRUE(Eval("@config { Seed: 1.5; seeds: 0.5; }").diagnostics.empty());
+}
+
 TEST(ConfigEvalTest, ArithmeticHelperDirectly) {
   diag::DiagnosticBag diags;
   auto r = ConfigArithmetic(ast::BinaryOp::Mul, ConfigValue::Int(6), ConfigValue::Float(0.5),
