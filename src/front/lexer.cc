@@ -57,6 +57,24 @@ std::string DescribeCharacter(std::string_view text, size_t pos) {
   return std::string("'\\x") + kHex[c >> 4] + kHex[c & 15] + "'";
 }
 
+// A file saved as UTF-16 or UTF-32 (Windows editors, PowerShell's `>`) is a
+// NUL between every character as UTF-8: named once here, where it would be
+// dozens of unexpected-character errors. Detected by a byte order mark, or
+// without one by NULs around the first two ASCII characters.
+const char* WideEncoding(std::string_view t) {
+  auto starts = [&](std::string_view prefix) { return t.substr(0, prefix.size()) == prefix; };
+  using namespace std::string_view_literals;
+  if (starts("\xFF\xFE\0\0"sv)) return "UTF-32 (little-endian)";
+  if (starts("\0\0\xFE\xFF"sv)) return "UTF-32 (big-endian)";
+  if (starts("\xFF\xFE"sv)) return "UTF-16 (little-endian)";
+  if (starts("\xFE\xFF"sv)) return "UTF-16 (big-endian)";
+  if (t.size() < 4) return nullptr;
+  auto ascii = [&](size_t i) { return t[i] > 0 && static_cast<unsigned char>(t[i]) < 0x80; };
+  if (ascii(0) && t[1] == 0 && ascii(2) && t[3] == 0) return "UTF-16 (little-endian)";
+  if (t[0] == 0 && ascii(1) && t[2] == 0 && ascii(3)) return "UTF-16 (big-endian)";
+  return nullptr;
+}
+
 class Lexer {
  public:
   Lexer(const diag::SourceFile& source, diag::DiagnosticBag& diags)
@@ -125,6 +143,10 @@ diag::Span Lexer::MakeSpan(size_t begin, size_t length) {
 std::vector<Token> Lexer::Run() {
   if (text_.size() > kMaxSourceBytes) {
     Report(Kind::SourceTooLarge, 0, 0, "source is too large (more than 4 GiB)");
+    text_ = {};
+  } else if (const char* encoding = WideEncoding(text_)) {
+    Report(Kind::UnexpectedCharacter, 0, 0,
+           std::string("source is ") + encoding + ", not UTF-8: save the file as UTF-8");
     text_ = {};
   }
   // Typical code has a token per 4-6 bytes; one reservation avoids most of
@@ -321,7 +343,9 @@ void Lexer::LexUnexpected() {
   // multi-byte UTF-8 character or a binary blob is not one error per byte.
   while (pos_ < text_.size() && !StartsToken(At(pos_)) && !IsWhitespace(At(pos_))) ++pos_;
   // `# note`: a comment in Python's or the shell's spelling.
-  const char* hint = At(begin) == '#' ? "; comments start with // or /*" : "";
+  const char* hint = At(begin) == '#'                         ? "; comments start with // or /*"
+                     : begin == 0 && text_.starts_with("\xEF\xBB\xBF") ? "; save the file as UTF-8 without one"
+                                                                        : "";
   Report(Kind::UnexpectedCharacter, begin, 1, "unexpected character " + DescribeCharacter(text_, begin) + hint);
   Emit(TokenKind::Error, begin, pos_);
 }

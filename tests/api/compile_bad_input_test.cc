@@ -182,6 +182,25 @@ TEST(CompileBadInputTest, NulBytesAndInvalidUtf8) {
   EXPECT_EQ(ok.program.metadata.at("name"), "\xe2\x9c\x93");
 }
 
+// A program saved as UTF-16 compiles to exactly one error, at 1:1, naming
+// the encoding (it was dozens: one per NUL and stray byte).
+TEST(CompileBadInputTest, Utf16FileIsOneErrorNamingTheEncoding) {
+  const std::string program = "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: relu(x);\n}\n";
+  std::string utf16 = "\xFF\xFE";
+  for (char c : program) utf16 += std::string{c, '\0'};
+  CompileOptions options;
+  options.filename = "model.sw";
+  CompileResult r = Compile(utf16, options);
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.diagnostics.size(), 1u) << r.RenderDiagnostics();
+  EXPECT_EQ(r.diagnostics[0].span.line, 1u);
+  EXPECT_EQ(r.diagnostics[0].span.column, 1u);
+  EXPECT_NE(r.RenderDiagnostics().find("model.sw:1:1: error[E001]: source is UTF-16 (little-endian), not UTF-8: "
+                                       "save the file as UTF-8"),
+            std::string::npos)
+      << r.RenderDiagnostics();
+}
+
 TEST(CompileBadInputTest, ErrorFloodIsCapped) {
   CompileResult r = Compile(std::string(200000, '$'));
   ASSERT_FALSE(r.ok);

@@ -266,7 +266,36 @@ TEST(LexerTest, UnexpectedCharacters) {
   ExpectOneError(utf8, Kind::UnexpectedCharacter, "unexpected character '\xC3\xA9'", 1, 8);
   EXPECT_EQ(utf8.kinds(), (std::vector<TokenKind>{K::Identifier, K::Assign, K::Identifier,
                                                   K::Error, K::Semicolon, K::EndOfInput}));
-  ExpectOneError(Lexed("\xFF\xFE"), Kind::UnexpectedCharacter, "unexpected character '\\xff'", 1, 1);
+  ExpectOneError(Lexed("\xFF\xFF"), Kind::UnexpectedCharacter, "unexpected character '\\xff'", 1, 1);
+}
+
+// A file saved as UTF-16 was one error per stray NUL and byte (68 for a
+// short program); now one error says what the file is and what to do.
+TEST(LexerTest, Utf16AndUtf32FilesAreOneErrorNamingTheEncoding) {
+  auto wide = [](std::string_view ascii, bool big_endian, bool bom) {
+    std::string out = bom ? (big_endian ? "\xFE\xFF" : "\xFF\xFE") : "";
+    for (char c : ascii) out += big_endian ? std::string{'\0', c} : std::string{c, '\0'};
+    return out;
+  };
+  const std::string program = "@graph G {\n  input x: f32;\n  output x;\n}\n";
+  const std::string tail = ", not UTF-8: save the file as UTF-8";
+  struct Case { std::string text; std::string encoding; };
+  const Case cases[] = {
+      {wide(program, false, true), "UTF-16 (little-endian)"},
+      {wide(program, true, true), "UTF-16 (big-endian)"},
+      {wide(program, false, false), "UTF-16 (little-endian)"},
+      {wide(program, true, false), "UTF-16 (big-endian)"},
+      {std::string("\xFF\xFE\0\0@\0\0\0", 8), "UTF-32 (little-endian)"},
+      {std::string("\0\0\xFE\xFF\0\0\0@", 8), "UTF-32 (big-endian)"},
+  };
+  for (const Case& c : cases) {
+    Lexed l(c.text);
+    ExpectOneError(l, Kind::UnexpectedCharacter, "source is " + c.encoding + tail, 1, 1);
+    EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::EndOfInput})) << c.encoding;
+  }
+  // UTF-8 text with a NUL somewhere else is still lexed as UTF-8.
+  ExpectOneError(Lexed(std::string("ab\0c", 4)), Kind::UnexpectedCharacter, "unexpected character '\\x00'", 1, 3);
+  ExpectOneError(Lexed(std::string("a\0", 2)), Kind::UnexpectedCharacter, "unexpected character '\\x00'", 1, 2);
 }
 
 // `'zeros'` was two errors, one per quote; now one, over the quoted text,
@@ -286,7 +315,10 @@ TEST(LexerTest, InvisibleCharactersAreNamedByCodePoint) {
   // The spec allows non-ASCII only in strings and comments (§2.1), so a byte
   // order mark opening a file is reported like any other.
   ExpectOneError(Lexed("\xEF\xBB\xBF@graph G {}"), Kind::UnexpectedCharacter,
-                 "unexpected character U+FEFF (byte order mark)", 1, 1);
+                 "unexpected character U+FEFF (byte order mark); save the file as UTF-8 without one", 1, 1);
+  // Elsewhere it is named without the advice about saving.
+  ExpectOneError(Lexed("a \xEF\xBB\xBF"), Kind::UnexpectedCharacter,
+                 "unexpected character U+FEFF (byte order mark)", 1, 3);
   ExpectOneError(Lexed("a \xE2\x80\xAE b"), Kind::UnexpectedCharacter,
                  "unexpected character U+202E (right-to-left override)", 1, 3);
   ExpectOneError(Lexed("x:\xC2\xA0" "f32"), Kind::UnexpectedCharacter,
