@@ -410,6 +410,16 @@ Status Executor::ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* 
                                  ResourceExhausted("its workspace of " + std::to_string(*ws) +
                                                    " bytes is more than this platform can address"));
     }
+    // A workspace holds intermediate tensors (attention's [B, h, S, S]
+    // scores), so the per-tensor cap bounds it as well: long sequences ask
+    // for gigabytes while every input and output stays small.
+    if (*ws > options_.max_tensor_bytes) {
+      return interp::NodeFailure(cg.graph, cg.graph.node(in.node),
+                                 ResourceExhausted("its workspace of " + std::to_string(*ws) +
+                                                   " bytes (scratch for its intermediate values) is over the limit "
+                                                   "of " + std::to_string(options_.max_tensor_bytes) +
+                                                   " bytes per tensor"));
+    }
     (*workspace_bytes)[i] = *ws;
   }
   return Status::Ok();

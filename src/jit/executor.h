@@ -60,8 +60,9 @@ struct ExecutorOptions {
   // Track slot states while running: reading a freed or never-written slot
   // is the internal error "slot S is empty" (a compiler bug, not user error).
   bool check_slots = false;
-  // Largest value (slot) a binding may hold: planning a bigger one is a
-  // ResourceExhausted error naming the node, before the arena grows.
+  // Largest value (slot) or kernel workspace a binding may hold: planning a
+  // bigger one is a ResourceExhausted error naming the node, before the
+  // arena grows.
   uint64_t max_tensor_bytes = uint64_t{1} << 50;
   // The .sw file's name: a run-time shape error reads "at FILE:LINE:COL:"
   // (empty: "at LINE:COL:").

@@ -34,5 +34,44 @@ TEST(WorkspaceLimit, AttentionScoresPastTheLimitAreRefusedWhenPlanning) {
       << out.status().ToString();
 }
 
+// Below that bound, the workspace is held to max_tensor_bytes like any
+// value: S = 1024 with one head makes two 4 MiB score buffers from a 4 KiB
+// input. It was allowed up to 2^50 bytes, so a moderate S asked for tens of
+// gigabytes under a 1 GiB cap.
+TEST(WorkspaceLimit, AWorkspaceOverMaxTensorBytesIsRefused) {
+  const char* source = R"(
+    @graph G {
+      input x: Tensor<[1, S, 1], f32>;
+      output y: multi_head_attention(x, n_heads: 1);
+    })";
+  shrew::ProgramOptions small;
+  small.max_tensor_bytes = uint64_t{1} << 20;
+  auto p = MakeProgram(source, small);
+  ASSERT_NE(p, nullptr);
+  auto feed = [](int64_t s) {
+    TensorMap m;
+    m.emplace("x", runtime::Tensor::Zeros(ir::DType::kF32, {1, s, 1}).value());
+    return m;
+  };
+  Result<TensorMap> out = p->Run("G", feed(1024));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << out.status().ToString();
+  const std::string message = out.status().ToString();
+  EXPECT_NE(message.find("node 'y' (multi_head_attention): its workspace of "), std::string::npos) << message;
+  EXPECT_NE(message.find(" bytes (scratch for its intermediate values) is over the limit of 1048576 bytes per tensor"),
+            std::string::npos)
+      << message;
+  // The program stays usable: a short sequence fits and runs, and its
+  // output is the input's shape.
+  Result<TensorMap> ok = p->Run("G", feed(16));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->at("y").shape(), (runtime::Shape{1, 16, 1}));
+  // With the default cap the long sequence runs too.
+  auto roomy = MakeProgram(source);
+  ASSERT_NE(roomy, nullptr);
+  Result<TensorMap> long_run = roomy->Run("G", feed(1024));
+  ASSERT_TRUE(long_run.ok()) << long_run.status().ToString();
+}
+
 }  // namespace
 }  // namespace shrew::jit

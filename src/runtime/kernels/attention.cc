@@ -87,7 +87,9 @@ Status WorkspaceTooLarge(std::string_view op, const Shape& x, int64_t heads) {
 template <typename T>
 class AttentionCore {
  public:
-  Status Create(ir::DType dtype, int64_t heads, bool causal, const Tensor* const w[4]) {
+  // `op`: the operation it is part of, which its messages name.
+  Status Create(const char* op, ir::DType dtype, int64_t heads, bool causal, const Tensor* const w[4]) {
+    op_ = op;
     heads_ = heads;
     causal_ = causal;
     for (int i = 0; i < 4; ++i) {
@@ -109,7 +111,7 @@ class AttentionCore {
 
   // x: [B, S, D]; w: the four weight shapes.
   Status Reshape(const Shape& x, const Shape* w, WorkspaceLayout* layout) {
-    if (x.size() != 3) return InvalidArgument("multi_head_attention expects rank 3 [B, S, D], got " + ShapeToString(x));
+    if (x.size() != 3) return InvalidArgument(std::string(op_) + " expects rank 3 [B, S, D], got " + ShapeToString(x));
     b_ = x[0], s_ = x[1], d_ = x[2];
     if (d_ % heads_ != 0) {
       return InvalidArgument("model dimension " + std::to_string(d_) + " is not divisible by n_heads " +
@@ -130,7 +132,7 @@ class AttentionCore {
     probs_buf_ = AddBuffer<T>(layout, bhss);
     o4_ = AddBuffer<T>(layout, bsd);
     ocat_ = AddBuffer<T>(layout, bsd);
-    if (layout->overflowed()) return WorkspaceTooLarge("multi_head_attention", x, heads_);
+    if (layout->overflowed()) return WorkspaceTooLarge(op_, x, heads_);
     const Shape bsd_shape = {b_, s_, d_};
     for (int i = 0; i < 4; ++i) SHREW_RETURN_IF_ERROR(StageReshape(*proj_[i], {bsd_shape, w[i]}, bsd_shape, layout));
     const Shape hsd = {b_, heads_, s_, dh_}, hds = {b_, heads_, dh_, s_}, hss = {b_, heads_, s_, s_};
@@ -212,6 +214,7 @@ class AttentionCore {
  private:
   T* Buf(size_t offset) const { return WorkspaceAt<T>(ws_, offset); }
 
+  const char* op_ = "multi_head_attention";
   int64_t heads_ = 1;
   bool causal_ = false;
   int64_t b_ = 0, s_ = 0, d_ = 0, dh_ = 0;
@@ -227,7 +230,7 @@ class MultiHeadAttentionKernel final : public Kernel {
   Status Create(const KernelSpec& spec, int64_t heads, bool causal) {
     const Tensor* w[4];
     for (int i = 0; i < 4; ++i) w[i] = spec.constant_operands.empty() ? nullptr : spec.constant_operands[1 + i];
-    return core_.Create(spec.output_dtype, heads, causal, w);
+    return core_.Create("multi_head_attention", spec.output_dtype, heads, causal, w);
   }
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     SHREW_RETURN_IF_ERROR(CheckShapes("multi_head_attention", operand_shapes, 5, 5, output_shape));
@@ -262,7 +265,7 @@ class TransformerBlockKernel final : public Kernel {
     };
     const ir::DType dt = spec.output_dtype;
     const Tensor* w[4] = {c(3), c(4), c(5), c(6)};
-    SHREW_RETURN_IF_ERROR(core_.Create(dt, heads, causal, w));
+    SHREW_RETURN_IF_ERROR(core_.Create("transformer_block", dt, heads, causal, w));
     Result<std::unique_ptr<Stage>> s = MakeStage(K::kLayerNorm, dt, {nullptr, c(1), c(2)});
     if (!s.ok()) return s.status();
     ln1_ = std::move(s).value();

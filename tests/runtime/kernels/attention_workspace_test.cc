@@ -23,12 +23,16 @@ constexpr int64_t kLongSequence = sizeof(size_t) == 4 ? int64_t{1} << 15 : int64
 
 // Whether Reshape either refuses the shapes or returns a workspace that can
 // hold both [1, 4, S, S] float buffers.
-void ExpectNoWrappedWorkspace(const KernelSpec& spec, const std::vector<Shape>& in, const Shape& out) {
+// A refusal names the operation the user wrote (transformer_block's said
+// multi_head_attention, the part that overflowed).
+void ExpectNoWrappedWorkspace(const std::string& op, const KernelSpec& spec, const std::vector<Shape>& in,
+                              const Shape& out) {
   Result<KernelPtr> k = CreateKernel(spec);
   ASSERT_TRUE(k.ok()) << k.status().ToString();
   Result<size_t> ws = (*k)->Reshape(in, out);
   if (!ws.ok()) {
     EXPECT_EQ(ws.status().code(), StatusCode::kResourceExhausted) << ws.status().ToString();
+    EXPECT_EQ(ws.status().message().substr(0, op.size() + 2), op + ": ") << ws.status().ToString();
     return;
   }
   const double scores_bytes = 4.0 * static_cast<double>(kLongSequence) * static_cast<double>(kLongSequence) * 4.0;
@@ -38,11 +42,11 @@ void ExpectNoWrappedWorkspace(const KernelSpec& spec, const std::vector<Shape>& 
 TEST(AttentionWorkspace, BeyondSizeTIsResourceExhausted) {
   const Shape x = {1, kLongSequence, 4}, w = {4, 4};
   auto mha = MakeSpec(K::kMultiHeadAttention, {F, F, F, F, F}, F, Attr("n_heads", ir::AttrValue::Int(4)));
-  ExpectNoWrappedWorkspace(mha->spec, {x, w, w, w, w}, x);
+  ExpectNoWrappedWorkspace("multi_head_attention", mha->spec, {x, w, w, w, w}, x);
   ir::Attrs block_attrs = Attr("n_heads", ir::AttrValue::Int(4));
   block_attrs.Set("causal", ir::AttrValue::Bool(true));
   auto block = MakeSpec(K::kTransformerBlock, std::vector<ir::DType>(13, F), F, block_attrs);
-  ExpectNoWrappedWorkspace(block->spec, {x, {4}, {4}, w, w, w, w, {4}, {4}, {4, 16}, {16}, {16, 4}, {4}}, x);
+  ExpectNoWrappedWorkspace("transformer_block", block->spec, {x, {4}, {4}, w, w, w, w, {4}, {4}, {4, 16}, {16}, {16, 4}, {4}}, x);
 }
 
 }  // namespace
