@@ -142,12 +142,14 @@ bool OperandsStatic(const ir::Graph& g, const ir::Node& node) {
 // The result type of call `node` whose operand shapes depend on computed
 // values: its callee inferred on the operands' ranks and dtypes (every dim
 // `?`), the result's rank and dtype with every dim `?`; unknown when that
-// inference cannot tell.
+// inference cannot tell. The callee's own calls are loosened the same way
+// (SpecializeWithCalls), so a chain of graphs typed per run keeps its types.
 ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
-                             const ir::DimBindings& config_dims, const ir::InferOptions& io) {
+                             const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
   const std::vector<int> indices = ir::CallInputIndices(node);
-  if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices)) {
+  if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices) ||
+      depth > kMaxCallDepth) {
     return ir::Type::Unknown();
   }
   auto loosened = [](const ir::Type& t) {
@@ -162,10 +164,7 @@ ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller
     types[static_cast<size_t>(indices[k])] = loosened(t);
   }
   ir::Graph g = ir::WithInputTypes(*callee, types);
-  diag::DiagnosticBag diags;
-  ir::InferOptions options = io;
-  options.callee_bindings = &config_dims;
-  if (!ir::SpecializeGraphTypes(&g, program, config_dims, &diags, options)) return ir::Type::Unknown();
+  if (!SpecializeWithCalls(&g, program, config_dims, config_dims, io, "", depth + 1).ok()) return ir::Type::Unknown();
   const ir::Type& out = g.node(g.outputs().front().node).type;
   if (!out.is_tensor()) return ir::Type::Unknown();
   return ir::Type::Tensor(std::vector<ir::Dim>(static_cast<size_t>(out.rank()), ir::Dim::Dynamic()), out.dtype());
@@ -219,7 +218,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
         // A callee typed per run gives inference no type at all; its rank and
         // dtype, from the operands' types, let the graph compile meanwhile.
         if (!n.type.is_tensor() && !n.declared_type) {
-          const ir::Type loose = LooseCallResultType(program, *g, n, config_dims, io);
+          const ir::Type loose = LooseCallResultType(program, *g, n, config_dims, io, depth);
           if (loose.is_tensor()) {
             n.declared_type = loose;
             n.type = loose;

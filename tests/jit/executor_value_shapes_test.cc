@@ -191,6 +191,64 @@ TEST(ExecutorValueShapes, ACalledGraphTakesARangeOfComputedLength) {
   }
 }
 
+// The same through two levels of calls typed per run: G → Mid → Twice, the
+// range's length known only from values.
+TEST(ExecutorValueShapes, NestedUntypedCalleesTakeARangeOfComputedLength) {
+  auto p = MakeProgram(R"(
+    @graph Twice {
+      input a: ?;
+      output y: a * 2 + 1;
+    }
+    @graph Mid {
+      input b: ?;
+      output z: Twice(b) + 1;
+    }
+    @graph G {
+      input x: Tensor<[N], f32>;
+      node r { op: range(sum(relu(x)) + 1.0); };
+      node t { op: Mid(r); };
+      output t;
+    })");
+  ASSERT_NE(p, nullptr);
+  for (const std::vector<float>& x : {std::vector<float>{1, 2, -1}, {0.5f}, {2, 2, 2, 2, 0}, {1, 2, -1}}) {
+    const TensorMap feed = Feed("x", F32({static_cast<int64_t>(x.size())}, x));
+    Result<TensorMap> out = p->Run("G", feed);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    float relu_sum = 0;
+    for (float v : x) relu_sum += v > 0 ? v : 0;
+    const int64_t n = static_cast<int64_t>(relu_sum + 1);
+    ASSERT_EQ(out->at("t").shape(), runtime::Shape({n}));
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(I64Values(out->at("t"))[static_cast<size_t>(i)], 2 * i + 2);
+    RunBoth(*p, "G", feed);
+  }
+  // And a range made two calls down, whose length the caller's values set.
+  auto q = MakeProgram(R"(
+    @graph Seq {
+      input a: ?;
+      output r: range(sum(cast(a, dtype: "f32")) + 1.0);
+    }
+    @graph Mid {
+      input b: ?;
+      output z: Seq(b) * 2;
+    }
+    @graph G {
+      input v: Tensor<[P], i64>;
+      node c { op: Mid(v); };
+      output y: c + 1;
+    })");
+  ASSERT_NE(q, nullptr);
+  for (const std::vector<int64_t>& v : {std::vector<int64_t>{0, 1, 2}, {4}, {0, 0}, {0, 1, 2}}) {
+    int64_t sum = 0;
+    for (int64_t e : v) sum += e;
+    const TensorMap feed = Feed("v", Tensor::FromVector<int64_t>(kI64, {static_cast<int64_t>(v.size())}, v).value());
+    Result<TensorMap> out = q->Run("G", feed);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->at("y").shape(), runtime::Shape({sum + 1}));
+    for (int64_t i = 0; i <= sum; ++i) EXPECT_EQ(I64Values(out->at("y"))[static_cast<size_t>(i)], 2 * i + 1);
+    RunBoth(*q, "G", feed);
+  }
+}
+
 // A callee typed per run (`input a: ?`) whose result length depends on
 // values: the caller's plan keeps the length the values gave, where the
 // callee's static `[?]` overwrote it ("the shape of node 'c' cannot be
