@@ -74,6 +74,43 @@ std::optional<int64_t> ConstantOperandValue(const Graph& g, NodeId id) {
   return std::nullopt;
 }
 
+// A product of dims as a coefficient times symbolic names (sorted, with
+// repeats); nullopt when a dim is `?` or the coefficient overflows.
+struct SymbolicCount {
+  int64_t coefficient = 1;
+  std::vector<std::string> names;
+};
+std::optional<SymbolicCount> CountSymbolically(const std::vector<Dim>& dims, const DimBindings* bindings) {
+  SymbolicCount count;
+  for (const Dim& raw : dims) {
+    const Dim d = bindings ? raw.Bind(*bindings) : raw;
+    if (d.is_symbolic()) {
+      count.names.push_back(d.name());
+    } else if (!d.is_fixed() || !CheckedMul(count.coefficient, d.size(), &count.coefficient)) {
+      return std::nullopt;
+    }
+  }
+  std::sort(count.names.begin(), count.names.end());
+  return count;
+}
+
+// "3*N*S": the coefficient, then each name.
+std::string ProductText(const SymbolicCount& c) {
+  std::string out = std::to_string(c.coefficient);
+  for (const std::string& n : c.names) out += "*" + n;
+  return out;
+}
+
+// "N", "B and S", "B, S and T": the distinct names.
+std::string NamesText(std::vector<std::string> names) {
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 Type InferTranspose(ShapeContext& ctx) {
@@ -166,8 +203,25 @@ Type InferReshape(ShapeContext& ctx) {
         return Type::Unknown();
       }
       dims[static_cast<size_t>(infer_at)] = Dim::Fixed(in.value / out.value);
+    } else {
+      // The same names on both sides cancel: [B, S, 256] to [B, S, 4, -1]
+      // makes -1 = 64 for every B and S (a name bound to 0 leaves -1
+      // ambiguous, a run-time error), and [N, 3] to [N, 2, -1] fits none.
+      // Otherwise -1 stays `?` until run time.
+      const std::optional<SymbolicCount> si = CountSymbolically(x.dims(), b);
+      const std::optional<SymbolicCount> so = CountSymbolically(known_part, b);
+      if (si && so && si->names == so->names && so->coefficient != 0) {
+        if (si->coefficient % so->coefficient != 0) {
+          ctx.Error(diag::Kind::ReshapeMismatch,
+                    "cannot reshape " + DimsToString(x.dims()) + " (" + ProductText(*si) + " elements) to " +
+                        ShapeText(*target) + ": -1 would be " + std::to_string(si->coefficient) + "/" +
+                        std::to_string(so->coefficient) + ", whatever " + NamesText(si->names) +
+                        (si->names.size() > 1 ? " are" : " is"));
+          return Type::Unknown();
+        }
+        dims[static_cast<size_t>(infer_at)] = Dim::Fixed(si->coefficient / so->coefficient);
+      }
     }
-    // else: stays `?` until run time.
   } else if (in.known() && out.known() && in.value != out.value) {
     mismatch();
     return Type::Unknown();

@@ -104,6 +104,33 @@ TEST(ReshapeShapeTest, SymbolicEntriesAndUnknownInferred) {
             "Tensor<[8, 3, 4], f32>");
 }
 
+// Names on both sides cancel: -1 is the ratio of the fixed parts for every
+// size of the names (a name bound to 0 makes -1 ambiguous, a run-time
+// error), so attention's head split has a static head size; and no size can
+// make a ratio that is not whole fit. It stayed `?` (and the mistake was
+// found only when run).
+TEST(ReshapeShapeTest, MinusOneBesideTheSameNamesIsStatic) {
+  EXPECT_EQ(One(OpKind::kReshape, "[B, S, 256] f32", A({{"shape", Shape({"B", "S", "4", "-1"})}})).Type(),
+            "Tensor<[B, S, 4, 64], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[S, B, 2, 6] f32", A({{"shape", Shape({"-1", "B", "S"})}})).Type(),
+            "Tensor<[12, B, S], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[N, N, 6] f32", A({{"shape", Shape({"N", "3", "N", "-1"})}})).Type(),
+            "Tensor<[N, 3, N, 2], f32>");
+  One split(OpKind::kReshape, "[N, 3] f32", A({{"shape", Shape({"N", "2", "-1"})}}));
+  EXPECT_EQ(split.OnlyError(), "E104");
+  EXPECT_EQ(split.Msg(), "[G::n] cannot reshape [N, 3] (3*N elements) to [N, 2, -1]: -1 would be 3/2, whatever N is");
+  One two(OpKind::kReshape, "[B, S, 10] f32", A({{"shape", Shape({"S", "B", "4", "-1"})}}));
+  EXPECT_EQ(two.Msg(), "[G::n] cannot reshape [B, S, 10] (10*B*S elements) to [S, B, 4, -1]: -1 would be 10/4, "
+                       "whatever B and S are");
+  // Different names, a name only on one side, or a `?`: unknown until run.
+  EXPECT_EQ(One(OpKind::kReshape, "[N, 3] f32", A({{"shape", Shape({"M", "-1"})}})).Type(), "Tensor<[M, ?], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[N, N, 6] f32", A({{"shape", Shape({"N", "-1"})}})).Type(),
+            "Tensor<[N, ?], f32>");
+  EXPECT_EQ(One(OpKind::kReshape, "[?, 6] f32", A({{"shape", Shape({"3", "-1"})}})).Type(), "Tensor<[3, ?], f32>");
+  // Without a -1, [N, 3] to [N, 4] fits N = 0: left to run time.
+  EXPECT_EQ(One(OpKind::kReshape, "[N, 3] f32", A({{"shape", Shape({"N", "4"})}})).Type(), "Tensor<[N, 4], f32>");
+}
+
 TEST(ReshapeShapeTest, T5ElementCounts) {
   One bad(OpKind::kReshape, "[2, 3] f32", A({{"shape", Shape({"4", "2"})}}));
   EXPECT_EQ(bad.OnlyError(), "E104");
