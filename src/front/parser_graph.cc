@@ -1,6 +1,9 @@
 // @graph blocks and their statements (LANGUAGE.md §3.7, §3.8).
 #include "front/parser_internal.h"
 
+#include "diag/utf8.h"
+#include "front/lexer.h"
+
 namespace shrew::front::internal {
 
 bool Parser::ParseGraph(ast::GraphBlock* out) {
@@ -71,6 +74,17 @@ bool Parser::ParseParamDecl(ast::ParamDecl* out) {
     if (!ParseStatementFields("the attributes of param '" + out->name.name + "'", &out->attributes)) {
       return !Failed();  // an unclosed block ends the statement (ParseStatementBody)
     }
+  }
+  // `param w: T = randn;` (an initialiser in the spelling of other
+  // languages): say how one is written, with the name given if there is one.
+  if (!out->has_attribute_block && At(TokenKind::Assign)) {
+    const Token& next = Peek(1);
+    std::string init = "randn";
+    if (next.kind == TokenKind::Identifier) init = std::string(Text(next));
+    if (next.kind == TokenKind::StringLiteral) init = diag::EscapeForMessage(UnescapeString(Text(next)), 40);
+    ErrorExpected("'{' or ';' after the type of param '" + out->name.name + "'",
+                  "an initialiser is written param " + out->name.name + ": TYPE { init: \"" + init + "\"; };");
+    return false;
   }
   // Also required after the attribute block's '}' (§3.7).
   return Expect(TokenKind::Semicolon);

@@ -100,6 +100,26 @@ TEST(ParserErrorTest, MessagesFollowTheSpec) {
 
 // After a node's name only ':', '{' or ';' can follow; say so (it was
 // "expected ';', got '='", as if `node h;` were what was meant).
+// `param w: T = randn;` was "expected ';', got '='"; now the error says how
+// an initialiser is written, with the one given.
+TEST(ParserErrorTest, ParamInitialiserAfterEqualsSaysHowItIsWritten) {
+  EXPECT_EQ(Errors("@graph G { param w: Tensor<[2], f32> = randn; }"),
+            "1:38 E020 expected '{' or ';' after the type of param 'w', got '='; an initialiser is written "
+            "param w: TYPE { init: \"randn\"; };\n");
+  EXPECT_EQ(Errors("@graph G { param b: f32 = \"zeros\"; }"),
+            "1:25 E020 expected '{' or ';' after the type of param 'b', got '='; an initialiser is written "
+            "param b: TYPE { init: \"zeros\"; };\n");
+  EXPECT_EQ(Errors("@graph G { param b: f32 = 0.5; }"),
+            "1:25 E020 expected '{' or ';' after the type of param 'b', got '='; an initialiser is written "
+            "param b: TYPE { init: \"randn\"; };\n");
+  // One error per mistake: the next statement parses.
+  EXPECT_EQ(Errors("@graph G {\n  param w: f32 = randn;\n  param b: f32 = zeros;\n  output y: w + b;\n}"),
+            "2:16 E020 expected '{' or ';' after the type of param 'w', got '='; an initialiser is written "
+            "param w: TYPE { init: \"randn\"; };\n"
+            "3:16 E020 expected '{' or ';' after the type of param 'b', got '='; an initialiser is written "
+            "param b: TYPE { init: \"zeros\"; };\n");
+}
+
 TEST(ParserErrorTest, NodeDeclarationSaysWhatMayFollowTheName) {
   EXPECT_EQ(Errors("@graph G { node h = relu(x); }"),
             "1:19 E020 expected '{', ':' or ';' after node 'h', got '='; a node is written node h { op: EXPR; };\n");
