@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <queue>
 
+#include "base/spelling.h"
+
 namespace shrew::ir {
 
 // ---- InitSpec
@@ -88,6 +90,31 @@ std::optional<InitSpec> ParseInit(std::string_view text) {
     return spec;
   }
   return std::nullopt;
+}
+
+std::string InitHint(std::string_view text) {
+  // Other libraries' names for the same distributions (PyTorch, Keras, NumPy).
+  static constexpr std::pair<std::string_view, std::string_view> kForeign[] = {
+      {"randn", "normal(0, 1)"},          {"normal", "normal(0, 1)"},
+      {"gaussian", "normal(0, 1)"},       {"random_normal", "normal(0, 1)"},
+      {"rand", "uniform(0, 1)"},          {"uniform", "uniform(0, 1)"},
+      {"random_uniform", "uniform(0, 1)"}, {"zero", "zeros"},
+      {"one", "ones"},                    {"xavier", "xavier_uniform"},
+      {"glorot", "xavier_uniform"},       {"glorot_uniform", "xavier_uniform"},
+      {"glorot_normal", "xavier_normal"}, {"kaiming", "kaiming_uniform"},
+      {"he", "kaiming_normal"},           {"he_uniform", "kaiming_uniform"},
+      {"he_normal", "kaiming_normal"},
+  };
+  for (const auto& [name, init] : kForeign) {
+    if (text == name) return "; did you mean \"" + std::string(init) + "\"?";
+  }
+  static constexpr std::string_view kNames[] = {"zeros",          "ones",          "xavier_uniform",
+                                                "xavier_normal",  "kaiming_uniform", "kaiming_normal"};
+  if (std::optional<std::string> near = ClosestName(text, kNames)) return "; did you mean \"" + *near + "\"?";
+  if (text.starts_with("normal(")) return "; write normal(MEAN, STD) with two decimal numbers, as in normal(0, 0.02)";
+  if (text.starts_with("uniform(")) return "; write uniform(LOW, HIGH) with two decimal numbers, as in uniform(-0.1, 0.1)";
+  return "; an init is one of zeros, ones, normal(MEAN, STD), uniform(LOW, HIGH), xavier_uniform, xavier_normal, "
+         "kaiming_uniform, kaiming_normal";
 }
 
 // ---- Graph

@@ -94,6 +94,10 @@ struct InitSpec {
 // Parses an `init:` string with the exact rules of OPS.md §5; nullopt means
 // the lowering error "invalid init 'TEXT'".
 std::optional<InitSpec> ParseInit(std::string_view text);
+// What to write instead of an init string ParseInit refuses: "; did you mean
+// \"normal(0, 1)\"?" for another library's name (randn, glorot_uniform, he)
+// or a typo, what normal(…) / uniform(…) take, else the list of inits.
+std::string InitHint(std::string_view text);
 
 struct GraphInput {
   NodeId node = kNoNode;

@@ -121,7 +121,11 @@ bool Lowerer::LowerParam(const ast::ParamDecl& decl, diag::Span span) {
       if (!parsed) {
         std::string text = cv->kind == ir::ConfigValue::Kind::kString ? cv->s
                                                                        : std::string(Text(v->span));
-        Error(diag::Kind::BadInit, f.value->span, "invalid init '" + diag::EscapeForMessage(text, 80) + "'");
+        // A string init gets a hint; a number or a name is not a string at all.
+        const std::string hint = cv->kind == ir::ConfigValue::Kind::kString
+                                     ? ir::InitHint(text)
+                                     : "; an init is a string, as in init: \"zeros\"";
+        Error(diag::Kind::BadInit, f.value->span, "invalid init '" + diag::EscapeForMessage(text, 80) + "'" + hint);
         return false;
       }
       init = std::move(*parsed);

@@ -64,7 +64,8 @@ TEST(LowerErrorsTest, ReportsEachIndependentErrorWithoutFollowUps) {
   EXPECT_EQ(AllErrors(l),
             "E042 2:13 undefined type 'Undefined'\n"
             "E041 4:16 unknown operation 'rleu'; did you mean 'relu'?\n"
-            "E054 6:37 invalid init 'nope'\n"
+            "E054 6:37 invalid init 'nope'; an init is one of zeros, ones, normal(MEAN, STD), uniform(LOW, HIGH), "
+            "xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal\n"
             "E040 8:21 undefined name 'q'\n"
             "E040 12:37 undefined name 'yy'\n");
 }
@@ -251,15 +252,43 @@ TEST(LowerErrorsTest, ConfigErrorsInGraphsAndSettings) {
 }
 
 TEST(LowerErrorsTest, InvalidInit) {
-  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"gaussian\"; };")), "E054 3:24 invalid init 'gaussian'");
+  const std::string list =
+      "; an init is one of zeros, ones, normal(MEAN, STD), uniform(LOW, HIGH), xavier_uniform, xavier_normal, "
+      "kaiming_uniform, kaiming_normal";
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"nope\"; };")), "E054 3:24 invalid init 'nope'" + list);
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"normal(0)\"; };")),
-            "E054 3:24 invalid init 'normal(0)'");
+            "E054 3:24 invalid init 'normal(0)'; write normal(MEAN, STD) with two decimal numbers, as in "
+            "normal(0, 0.02)");
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"uniform(a, b)\"; };")),
-            "E054 3:24 invalid init 'uniform(a, b)'");
-  EXPECT_EQ(LowerError(G("  param w: f32 { init: 3; };")), "E054 3:24 invalid init '3'");
+            "E054 3:24 invalid init 'uniform(a, b)'; write uniform(LOW, HIGH) with two decimal numbers, as in "
+            "uniform(-0.1, 0.1)");
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: 3; };")),
+            "E054 3:24 invalid init '3'; an init is a string, as in init: \"zeros\"");
   // The string is shown escaped: no raw newline or bidi control in a message.
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"ze\\nros\xE2\x80\xAE\"; };")),
-            "E054 3:24 invalid init 'ze\\nros\\u{202E}'");
+            "E054 3:24 invalid init 'ze\\nros\\u{202E}'" + list);
+}
+
+// Other libraries' names (PyTorch's randn, Keras's glorot_uniform, …) and
+// typos name the init to write; a bare word is the string it spells.
+TEST(LowerErrorsTest, InvalidInitSuggestsTheInitMeant) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"\"randn\"", "'randn'; did you mean \"normal(0, 1)\"?"},
+      {"randn", "'randn'; did you mean \"normal(0, 1)\"?"},
+      {"\"gaussian\"", "'gaussian'; did you mean \"normal(0, 1)\"?"},
+      {"\"rand\"", "'rand'; did you mean \"uniform(0, 1)\"?"},
+      {"\"glorot_uniform\"", "'glorot_uniform'; did you mean \"xavier_uniform\"?"},
+      {"\"xavier\"", "'xavier'; did you mean \"xavier_uniform\"?"},
+      {"\"he_normal\"", "'he_normal'; did you mean \"kaiming_normal\"?"},
+      {"\"zero\"", "'zero'; did you mean \"zeros\"?"},
+      {"\"Zeros\"", "'Zeros'; did you mean \"zeros\"?"},
+      {"\"xavier_unifrom\"", "'xavier_unifrom'; did you mean \"xavier_uniform\"?"},
+      {"\"kaiming_norm\"", "'kaiming_norm'; did you mean \"kaiming_normal\"?"},
+  };
+  for (const auto& [init, message] : cases) {
+    EXPECT_EQ(LowerError(G(std::string("  param w: f32 { init: ") + init + "; };")),
+              std::string("E054 3:24 invalid init ") + message);
+  }
 }
 
 TEST(LowerErrorsTest, GraphCallArguments) {
