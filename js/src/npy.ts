@@ -4,7 +4,7 @@
 // half-float types without a Tensor dtype widened, exactly, to the one the
 // runtime feeds such an input as; writes are C order.
 import { Tensor, type DType, ARRAY_CTORS, shapeSize, byteSize, allocate, isDataOf } from "./tensor.js";
-import { describe, plainBytes, typeName } from "./plain.js";
+import { describe, plainBytes, typeName, withArticle } from "./plain.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
@@ -210,7 +210,7 @@ export function writeNpy(t: Tensor): Uint8Array {
   if (descr === undefined) {
     throw new NpyError(`cannot write dtype '${String(dtype)}' as .npy (supported: ${Object.keys(DTYPE_TO_DESCR).join(", ")})`);
   }
-  if (!isDataOf(dtype, data)) throw new TypeError(`writeNpy: ${dtype} tensor data must be a ${ARRAY_CTORS[dtype].name}, got ${describe(data)}`);
+  if (!isDataOf(dtype, data)) throw new TypeError(`writeNpy: ${dtype} tensor data must be ${withArticle(ARRAY_CTORS[dtype].name)}, got ${describe(data)}`);
   const dims = Array.isArray(t.shape) ? [...t.shape] : t.shape;
   const size = shapeSize(dims);
   if (data.length !== size) throw new RangeError(`writeNpy: shape [${dims.join(", ")}] needs ${size} elements, data has ${data.length}`);

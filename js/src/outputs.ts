@@ -5,7 +5,7 @@ import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
 import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
-import { describe as describeValue, isNamedObject, joinNames, setOwn, typeName } from "./plain.js";
+import { describe as describeValue, isNamedObject, joinNames, setOwn, typeName, withArticle } from "./plain.js";
 import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
 
@@ -156,7 +156,7 @@ export function checkDestination(graph: string, name: string, dtype: DType, shap
   const fits = isDataOf(dtype, data) && data.byteLength === bytes;
   if (fits && (tensor === undefined || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
   const expected = describe(dtype, shape);
-  let actual = tensor === undefined ? `a ${typeName(data)} of ${data.length} elements` : describe(dest.dtype, dest.shape);
+  let actual = tensor === undefined ? `${withArticle(typeName(data))} of ${data.length} elements` : describe(dest.dtype, dest.shape);
   if (tensor !== undefined && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
   else if (actual === expected) actual += ` whose data has ${data.byteLength} bytes`;
   throw new ShrewRuntimeError("invalid_argument",

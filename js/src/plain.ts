@@ -93,7 +93,16 @@ export function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   const name = typeName(v);
-  return name === "object" ? "an object" : `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`;
+  return name === "object" ? "an object" : withArticle(name);
+}
+
+/**
+ * `word` after the indefinite article its first sound takes: "an
+ * Int32Array", "an ArrayBuffer", "a Float32Array", and "a Uint8Array", "a
+ * URL" (a U said "you"). For type names in messages.
+ */
+export function withArticle(word: string): string {
+  return `${/^(?:[aeio]|u(?!int|ni|s[eu]|r[li]))/i.test(word) ? "an" : "a"} ${word}`;
 }
 
 /** "null", "string", "Float32Array", …: what a value is, for messages. */

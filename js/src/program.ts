@@ -21,7 +21,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { checkWellFormed, deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName } from "./plain.js";
+import { checkWellFormed, deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
@@ -393,7 +393,7 @@ export class Program {
       if (!dtype) {
         // An Int8Array for an i8 input, a Uint16Array for a u16 one: say which array the input takes.
         const takes = spec.dtype !== null && Object.hasOwn(ARRAY_FOR_DECLARED, spec.dtype)
-          ? `; its dtype ${spec.dtype} takes ${/^[AEIOU]/.test(ARRAY_FOR_DECLARED[spec.dtype]) ? "an" : "a"} ${ARRAY_FOR_DECLARED[spec.dtype]}` : "";
+          ? `; its dtype ${spec.dtype} takes ${withArticle(ARRAY_FOR_DECLARED[spec.dtype])}` : "";
         throw new TypeError(`input '${name}': unsupported typed array ${typeName(value)}${takes} ` +
                             "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)");
       }
@@ -401,7 +401,7 @@ export class Program {
       if (value.length !== size) {
         const expected = `[${shape.join(", ")}]`;
         throw new ShrewRuntimeError("invalid_argument",
-          `input '${name}': expected ${expected} (${size} elements), got a ${typeName(value)} of ${value.length} elements`,
+          `input '${name}': expected ${expected} (${size} elements), got ${withArticle(typeName(value))} of ${value.length} elements`,
           { input: name, expected, actual: `[${value.length}]` });
       }
       return { name, dtype, shape, bytes: bytesOf(value) };
@@ -418,7 +418,7 @@ export class Program {
     let t: Tensor;
     try {
       // The data is a typed array, taken as is (a list of values is not converted here).
-      if (isDType(dtype) && !ArrayBuffer.isView(data)) throw new TypeError(`${dtype} tensor data must be a ${CTORS[dtype].name}, got ${describe(data)}`);
+      if (isDType(dtype) && !ArrayBuffer.isView(data)) throw new TypeError(`${dtype} tensor data must be ${withArticle(CTORS[dtype].name)}, got ${describe(data)}`);
       t = new Tensor(dtype as DType, shape as readonly number[], data as never);
     } catch (e) {
       if (e instanceof RangeError) throw new RangeError(`input '${name}': ${e.message}`);

@@ -1,5 +1,5 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
-import { describe, typeName } from "./plain.js";
+import { describe, typeName, withArticle } from "./plain.js";
 
 /** Element types that cross the boundary. */
 export type DType = "f32" | "f64" | "i32" | "i64" | "u8" | "bool";
@@ -80,7 +80,7 @@ function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly 
   // Array.from made it [] and the error said "data has 0".
   if (values === null || typeof values !== "object" ||
       (!(Symbol.iterator in values) && typeof (values as { length?: unknown }).length !== "number")) {
-    throw new TypeError(`${dtype} tensor data must be a ${ARRAY_CTORS[dtype].name} or an array, got ${describe(values)}`);
+    throw new TypeError(`${dtype} tensor data must be ${withArticle(ARRAY_CTORS[dtype].name)} or an array, got ${describe(values)}`);
   }
   const list = Array.from(values as ArrayLike<unknown>);  // a getter or Proxy trap runs once per element
   if (list.length !== size) throw new RangeError(`shape ${shapeText(shape)} needs ${size} elements, data has ${list.length}`);
@@ -213,7 +213,7 @@ export class Tensor<D extends DType = DType> {
       // slot's, whatever its prototype says.
       const view = ArrayBuffer.isView(data);
       if (view ? !isDataOf(dtype, data) : !((data as object) instanceof ctor)) {
-        throw new TypeError(`${dtype} tensor needs a ${ctor.name}, got ${(view && TYPED_ARRAY_NAME.call(data)) || typeName(data)}`);
+        throw new TypeError(`${dtype} tensor needs ${withArticle(ctor.name)}, got ${(view && TYPED_ARRAY_NAME.call(data)) || typeName(data)}`);
       }
       this.data = (view ? data : (ctor as Uint8ArrayConstructor).from(data as Uint8Array)) as DataTypeMap[D];
     } else {

@@ -4,7 +4,7 @@
 // truncated or kept out of range.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Shrew, ShrewRuntimeError, Tensor } from "../dist/index.js";
+import { Shrew, ShrewRuntimeError, Tensor, writeNpy } from "../dist/index.js";
 
 const shrew = await Shrew.load();
 const invalid = (message) => (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
@@ -194,7 +194,7 @@ test("a Tensor whose fields were reassigned, or a look-alike of one, is checked 
     const fake = (data, shape = [2]) => Object.assign(Object.create(Tensor.prototype), { dtype: "f32", shape, data });
     const lying = new Proxy(new Tensor("f32", [2], [1, 2]), { get: (o, k) => (k === "data" ? new Int32Array([1, 2]) : Reflect.get(o, k)) });
     for (const [n, message] of [[swapped, "f32 tensor needs a Float32Array, got Int32Array"],
-      [retyped, "i32 tensor needs a Int32Array, got Float32Array"], [fake(new Int32Array([1, 2])), "f32 tensor needs a Float32Array, got Int32Array"],
+      [retyped, "i32 tensor needs an Int32Array, got Float32Array"], [fake(new Int32Array([1, 2])), "f32 tensor needs a Float32Array, got Int32Array"],
       [lying, "f32 tensor needs a Float32Array, got Int32Array"]]) {
       assert.ok(n instanceof Tensor);
       assert.throws(() => p.run("G", { n }), wrongType(`input 'n': ${message}`));  // lean path
@@ -269,4 +269,32 @@ test("run: a typed array no tensor holds names the array the input's dtype takes
   }
   assert.deepEqual([...p.run("G", ok).y.data], [0, 0]);
   p.dispose();
+});
+
+// A type name takes the article it is said with: messages said "a Int32Array"
+// (and describe() "an Uint8Array").
+test("messages say 'an Int32Array', 'an ArrayBuffer', 'a Float32Array' and 'a Uint8Array'", (t) => {
+  const p = shrew.compile("@graph G {\n  input a: Tensor<[2], i32>;\n  output y: a + a;\n}\n");
+  t.after(() => p.dispose());
+  const typeError = (message) => ({ name: "TypeError", message });
+  assert.throws(() => new Tensor("i32", [2], new Float32Array(2)), typeError("i32 tensor needs an Int32Array, got Float32Array"));
+  assert.throws(() => new Tensor("i32", [2], 5), typeError("i32 tensor data must be an Int32Array or an array, got 5"));
+  assert.throws(() => new Tensor("u8", [2], new Int8Array(2)), typeError("u8 tensor needs a Uint8Array, got Int8Array"));
+  assert.throws(() => new Tensor("f64", [2], new Float32Array(2)), typeError("f64 tensor needs a Float64Array, got Float32Array"));
+  assert.throws(() => p.run("G", { a: { dtype: "i32", shape: [2], data: [1, 2] } }),
+    typeError("input 'a': i32 tensor data must be an Int32Array, got an array"));
+  assert.throws(() => p.run("G", { a: new Int32Array(3) }),
+    (e) => e instanceof ShrewRuntimeError && e.message === "input 'a': expected [2] (2 elements), got an Int32Array of 3 elements");
+  assert.throws(() => p.run("G", { a: new Int32Array(2) }, { outputs: { y: new Int32Array(3) } }),
+    (e) => e instanceof ShrewRuntimeError && e.actual === "an Int32Array of 3 elements" &&
+      e.message === "output 'y' of graph 'G': expected a destination of i32[2], got an Int32Array of 3 elements");
+  assert.throws(() => writeNpy({ dtype: "i32", shape: [2], data: new Float32Array(2) }),
+    typeError("writeNpy: i32 tensor data must be an Int32Array, got a Float32Array"));
+  // describe(): a value's type where a string belongs.
+  for (const [value, shown] of [[new Int8Array(1), "an Int8Array"], [new Uint8Array(1), "a Uint8Array"], [new ArrayBuffer(1), "an ArrayBuffer"],
+                                [new Uint16Array(1), "a Uint16Array"], [new URL("http://x/"), "a URL"], [new Float32Array(1), "a Float32Array"]]) {
+    assert.throws(() => shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x; }", { filename: value }),
+      invalid(`filename must be a string, got ${shown}`));
+  }
+  assert.deepEqual([...p.run("G", { a: new Int32Array([1, -2]) }).y.data], [2, -4]);
 });
