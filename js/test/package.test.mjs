@@ -1,9 +1,9 @@
 // The package as another project consumes it: its declarations type-check
 // in a TypeScript project of its own, with its own settings.
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./helpers.mjs";
@@ -118,4 +118,39 @@ test("package: npm pack ships the license and the third-party notices next to sh
   for (const f of ["dist/LICENSE", "dist/THIRD_PARTY_NOTICES.md", "dist/wasm/shrew.wasm"]) assert.ok(files.includes(f), `${f} in ${files}`);
   const notices = readFileSync(new URL("../dist/THIRD_PARTY_NOTICES.md", import.meta.url), "utf8");
   for (const name of ["XNNPACK", "pthreadpool", "FXdiv", "Emscripten"]) assert.match(notices, new RegExp(`## ${name}`));
+});
+
+/**
+ * The package as npm publishes it: `npm pack`, unpacked into node_modules
+ * of a scratch project (made once). `files`: the paths npm packed.
+ */
+let packed;
+after(() => packed && rmSync(packed.dir, { recursive: true, force: true }));
+function packedPackage() {
+  if (packed !== undefined) return packed;
+  const dir = mkdtempSync(join(tmpdir(), "shrew-packed-"));
+  const [info] = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: `${ROOT}js`, encoding: "utf8" }));
+  const pkg = join(dir, "node_modules", "shrew-wasm");
+  mkdirSync(pkg, { recursive: true });
+  execFileSync("tar", ["-xzf", join(dir, info.filename), "-C", pkg, "--strip-components=1"]);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  packed = { dir, pkg, files: info.files.map((f) => f.path) };
+  return packed;
+}
+
+// Tools read a dependency's package.json through its name (its version, its
+// engines): with "exports" and no "./package.json" entry, Node refused it
+// (ERR_PACKAGE_PATH_NOT_EXPORTED).
+test("package: shrew-wasm/package.json resolves, requires and imports in a consumer of the packed package", () => {
+  const { dir, pkg } = packedPackage();
+  writeFileSync(join(dir, "read.mjs"), `import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+const path = require.resolve("shrew-wasm/package.json");
+const { default: imported } = await import("shrew-wasm/package.json", { with: { type: "json" } });
+console.log(JSON.stringify({ path, name: require("shrew-wasm/package.json").name, version: imported.version }));
+`);
+  const r = JSON.parse(execFileSync(process.execPath, [join(dir, "read.mjs")], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
+  const own = JSON.parse(readFileSync(`${ROOT}js/package.json`, "utf8"));
+  assert.equal(r.path, join(realpathSync(pkg), "package.json"));
+  assert.deepEqual([r.name, r.version], [own.name, own.version]);
 });
