@@ -15,7 +15,7 @@
 // import.meta.url)` resolves as it does from dist/index.js. Run after `tsc`
 // (npm run build:js).
 import { build } from "rolldown";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const KEEP_CLASS_NAMES = { function: false, class: true };
@@ -39,6 +39,18 @@ for (const file of ["LICENSE", "THIRD_PARTY_NOTICES.md"]) {
 // error as `ShrewCompileError: …`, not `r [ShrewCompileError]: …`, and a
 // logged tensor as `Tensor {…}`): +0.5 KB raw, +18 bytes gzipped.
 const MINIFY = { compress: { keepNames: KEEP_CLASS_NAMES }, mangle: { keepNames: KEEP_CLASS_NAMES } };
+// tsc's maps go along (each .js read with its .js.map, which holds the
+// TypeScript text: tsconfig's inlineSources), so the bundles' maps lead to
+// js/src/*.ts, not to the intermediate dist/*.js, and carry that text: the
+// package ships no src/.
+const TSC_MAPS = {
+  name: "tsc-source-maps",
+  load(id) {
+    if (!id.startsWith(dist) || !id.endsWith(".js") || !existsSync(`${id}.map`)) return null;
+    const code = readFileSync(id, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n");
+    return { code, map: JSON.parse(readFileSync(`${id}.map`, "utf8")) };
+  },
+};
 for (const [file, minify] of [["shrew.min.js", MINIFY], ["shrew.node.js", false]]) {
   await build({
     input: `${dist}index.js`,
@@ -47,6 +59,7 @@ for (const [file, minify] of [["shrew.min.js", MINIFY], ["shrew.node.js", false]
     external: [/^node:/, "fs", "path"],
     platform: "neutral",
     logLevel: "warn",
+    plugins: [TSC_MAPS],
     output: { file: `${dist}${file}`, format: "esm", sourcemap: true, minify },
   });
 }

@@ -154,3 +154,33 @@ console.log(JSON.stringify({ path, name: require("shrew-wasm/package.json").name
   assert.equal(r.path, join(realpathSync(pkg), "package.json"));
   assert.deepEqual([r.name, r.version], [own.name, own.version]);
 });
+
+// tsc's maps named ../src/*.ts, which the package does not ship: a debugger
+// or a stack-trace tool found no source behind them. The bundles' maps led to
+// the intermediate dist/*.js.
+test("package: every source map npm packs holds the text of every source it names; the bundles' lead to the TypeScript", () => {
+  const { pkg, files } = packedPackage();
+  const maps = files.filter((f) => f.endsWith(".map"));
+  for (const f of ["dist/shrew.min.js.map", "dist/shrew.node.js.map", "dist/index.js.map", "dist/cli/main.js.map"]) {
+    assert.ok(maps.includes(f), `${f} in ${maps}`);
+  }
+  for (const f of maps) {
+    const map = JSON.parse(readFileSync(join(pkg, f), "utf8"));
+    assert.ok(map.sources.length > 0, f);
+    assert.equal(map.sourcesContent?.length, map.sources.length, `${f}: sourcesContent`);
+    map.sources.forEach((source, i) => assert.equal(typeof map.sourcesContent[i], "string", `${f}: no text for ${source}`));
+  }
+  // The text is the TypeScript source itself.
+  const index = JSON.parse(readFileSync(join(pkg, "dist/index.js.map"), "utf8"));
+  assert.deepEqual(index.sources, ["../src/index.ts"]);
+  assert.equal(index.sourcesContent[0], readFileSync(`${ROOT}js/src/index.ts`, "utf8"));
+  for (const bundle of ["shrew.min.js", "shrew.node.js"]) {
+    const map = JSON.parse(readFileSync(join(pkg, `dist/${bundle}.map`), "utf8"));
+    assert.ok(!map.sources.some((s) => /^[^/]*\.js$/.test(s)), `${bundle}: ${map.sources}`);
+    for (const file of ["program.ts", "tensor.ts", "index.ts"]) {
+      const i = map.sources.indexOf(`../src/${file}`);
+      assert.ok(i >= 0, `${bundle}: ${file} in ${map.sources}`);
+      assert.equal(map.sourcesContent[i], readFileSync(`${ROOT}js/src/${file}`, "utf8"), `${bundle}: ${file}`);
+    }
+  }
+});
