@@ -43,6 +43,49 @@ test("usage errors exit 2; missing file exits 1", () => {
   assert.equal(shrew("--help").code, 0);
 });
 
+// They printed the whole help text (60 lines) after the one that says what is wrong.
+test("a malformed command line prints the error, the usage line of its command and where help is", () => {
+  const TAIL = "       (every command also takes [--dims K=V,...] [--seed S] [--params FILE])\n" +
+    "run 'shrew help' (or --help) for more\n";
+  const LINES = {
+    check: "shrew check FILE",
+    dump: "shrew dump  FILE [--graph G] [--input NAME=SPEC]... [--tape|--ir|--optimized-ir|--plan] [--json]",
+    stats: "shrew stats FILE [--graph G] [--input NAME=SPEC]... [--json]",
+    info: "shrew info  FILE [--json]",
+    run: "shrew run   FILE [--graph G] [--input NAME=SPEC]... [--executor jit|interp] [--json] [--out DIR]",
+    bench: "shrew bench FILE [--graph G] [--input NAME=SPEC]... [--runs N] [--executor jit|interp] [--json]",
+    build: "shrew build FILE.sw [--out FILE.swb] [--json]",
+  };
+  const ALL = Object.values(LINES).map((l, i) => `${i === 0 ? "usage: " : "       "}${l}\n`).join("");
+  for (const [args, error, usage] of [
+    [["run", MLP, "--bogus"], /^Error: Unknown option '--bogus'\./, `usage: ${LINES.run}\n`],
+    [["bench", MLP, "--runs"], /^Error: Option '--runs <value>' argument missing$/, `usage: ${LINES.bench}\n`],
+    [["--bogus", "dump", MLP], /^Error: Unknown option '--bogus'\./, `usage: ${LINES.dump}\n`],
+    [["build"], /^Error: build takes exactly one FILE \(\.sw source or \.swb bundle\)$/, `usage: ${LINES.build}\n`],
+    [["info", MLP, MLP], /^Error: info takes exactly one FILE/, `usage: ${LINES.info}\n`],
+    [["frobnicate", MLP], /^Error: unknown command 'frobnicate'$/, ALL],
+    [[], /^Error: no command given$/, ALL],
+    [["--bogus"], /^Error: Unknown option '--bogus'\./, ALL],
+  ]) {
+    const r = shrew(...args);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(r.out, "");
+    const nl = r.err.indexOf("\n");
+    assert.match(r.err.slice(0, nl), error, args.join(" "));
+    assert.equal(r.err.slice(nl + 1), usage + TAIL, args.join(" "));
+  }
+  // The usage lines are those the help text and js/README.md give.
+  const readme = readFileSync(`${ROOT}js/README.md`, "utf8");
+  for (const line of Object.values(LINES)) assert.ok(readme.includes(`\n${line}\n`), line);
+  // Asked for, the whole text, on stdout.
+  for (const args of [["--help"], ["help"], ["run", "--help"]]) {
+    const h = shrew(...args);
+    assert.equal(h.code, 0);
+    assert.match(h.out, /^Usage: shrew <command> FILE \[options\]\n[^]*\nCommands, with the options each takes/);
+    assert.equal(h.err, "");
+  }
+});
+
 test("run --json: exact shape of the result, deterministic for a seed", () => {
   const r = shrew("run", MLP, "--dims", "Batch=3", "--seed", "9", "--json");
   assert.equal(r.code, 0, r.err);

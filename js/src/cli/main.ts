@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs, type RunOptions } from "../index.js";
 import { NpyError } from "../npy.js";
-import { OPTIONS, USAGE, UsageError, checkCommandOptions, type Values } from "./usage.js";
+import { OPTIONS, USAGE, UsageError, checkCommandOptions, usageHint, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
@@ -397,32 +397,34 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
                            printErr = (s: string) => console.error(s)): Promise<number> {
   // Errors echo names and text from files: escaped and capped for the terminal.
   const err = (s: string) => printErr(printable(s));
+  // A malformed command line: the error, the usage line of its command and
+  // where the rest is (help and --help print the whole text).
+  const usageError = (message: string, command: string | undefined) => {
+    err(`Error: ${message}\n${usageHint(command)}`);
+    return 2;
+  };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    err(`Error: ${(e as Error).message}\n\n${USAGE}`);
-    return 2;
+    // The command, if one is there: read again without the checks that failed.
+    const loose = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false });
+    return usageError((e as Error).message, loose.positionals[0]);
   }
   const { values, positionals, tokens } = parsed;
   if (values.version) {
     out("shrew 0.1.0");
     return 0;
   }
-  if (values.help || positionals.length === 0 || positionals[0] === "help") {
-    (positionals.length === 0 && !values.help ? err : out)(USAGE);
-    return positionals.length === 0 && !values.help ? 2 : 0;
+  if (values.help || positionals[0] === "help") {
+    out(USAGE);
+    return 0;
   }
+  if (positionals.length === 0) return usageError("no command given", undefined);
   const [command, file, ...rest] = positionals;
   const run = COMMANDS[command];
-  if (!run) {
-    err(`Error: unknown command '${command}'\n\n${USAGE}`);
-    return 2;
-  }
-  if (!file || rest.length > 0) {
-    err(`Error: ${command} takes exactly one FILE (.sw source or .swb bundle)\n\n${USAGE}`);
-    return 2;
-  }
+  if (!run) return usageError(`unknown command '${command}'`, undefined);
+  if (!file || rest.length > 0) return usageError(`${command} takes exactly one FILE (.sw source or .swb bundle)`, command);
   let source: Uint8Array | undefined;
   try {
     checkCommandOptions(command, tokens);

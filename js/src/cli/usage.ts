@@ -58,6 +58,30 @@ export function checkCommandOptions(command: string, tokens: Tokens): void {
   }
 }
 
+/** Each command's usage line, as js/README.md lists them. */
+const SYNOPSIS: Record<string, string> = {
+  check: "shrew check FILE",
+  dump: "shrew dump  FILE [--graph G] [--input NAME=SPEC]... [--tape|--ir|--optimized-ir|--plan] [--json]",
+  stats: "shrew stats FILE [--graph G] [--input NAME=SPEC]... [--json]",
+  info: "shrew info  FILE [--json]",
+  run: "shrew run   FILE [--graph G] [--input NAME=SPEC]... [--executor jit|interp] [--json] [--out DIR]",
+  bench: "shrew bench FILE [--graph G] [--input NAME=SPEC]... [--runs N] [--executor jit|interp] [--json]",
+  build: "shrew build FILE.sw [--out FILE.swb] [--json]",
+};
+
+/**
+ * What follows a malformed command line's error (an unknown option, a
+ * missing value or FILE, an unknown command): the usage line of `command`
+ * when it is one, else of every command, and where the rest is. The whole
+ * help text buried the one line that said what was wrong.
+ */
+export function usageHint(command: string | undefined): string {
+  const lines = command !== undefined && Object.hasOwn(SYNOPSIS, command) ? [SYNOPSIS[command]] : Object.values(SYNOPSIS);
+  return `${lines.map((l, i) => `${i === 0 ? "usage: " : "       "}${l}`).join("\n")}\n` +
+    "       (every command also takes [--dims K=V,...] [--seed S] [--params FILE])\n" +
+    "run 'shrew help' (or --help) for more";
+}
+
 /** A bad command line: printed with a hint, exit status 2. */
 export class UsageError extends Error {
   constructor(message: string) {
