@@ -7,6 +7,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Tensor } from "../dist/index.js";
+import { quantile } from "../dist/cli/quantile.js";
 import { ROOT, EXAMPLES } from "./helpers.mjs";
 
 const CLI = `${ROOT}js/dist/cli/main.js`;
@@ -84,6 +85,19 @@ test("a malformed command line prints the error, the usage line of its command a
     assert.match(h.out, /^Usage: shrew <command> FILE \[options\]\n[^]*\nCommands, with the options each takes/);
     assert.equal(h.err, "");
   }
+});
+
+test("bench's median of an even count is the mean of the two middle runs; p10 and p90 interpolate as bench/ does", async () => {
+  // The upper middle was taken: 4 for [1, 2, 4, 10], and the nearest rank for p10 and p90.
+  assert.equal(quantile([1, 2, 4, 10], 0.5), 3);
+  assert.equal(quantile([1, 3, 5], 0.5), 3);
+  assert.equal(quantile([7], 0.5), 7);
+  assert.ok(Math.abs(quantile([1, 2, 4, 10], 0.1) - 1.3) < 1e-12);
+  assert.ok(Math.abs(quantile([1, 2, 4, 10], 0.9) - 8.2) < 1e-12);
+  assert.ok(Number.isNaN(quantile([], 0.5)));
+  const bench = await import(`${ROOT}bench/lib/stats.mjs`);
+  const samples = Array.from({ length: 37 }, (_, i) => ((i * 7919) % 101) / 3).sort((a, b) => a - b);
+  for (const q of [0, 0.1, 0.5, 0.9, 1]) assert.equal(quantile(samples, q), bench.quantile(samples, q), String(q));
 });
 
 test("run --json: exact shape of the result, deterministic for a seed", () => {

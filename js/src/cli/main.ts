@@ -10,6 +10,7 @@ import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, ty
 import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, usageHint, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
+import { quantile } from "./quantile.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
@@ -299,11 +300,6 @@ function cmdRun(ctx: Context): number {
   return 0;
 }
 
-function percentile(sorted: number[], q: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
-  return sorted[i];
-}
-
 function cmdBench(ctx: Context): number {
   const runs = intOption(ctx.values.runs, "runs", 100);
   if (runs < 1) throw new UsageError(`--runs expects a positive integer, got '${ctx.values.runs}'`);
@@ -330,7 +326,7 @@ function cmdBench(ctx: Context): number {
   const s = jit ? ctx.program.stats(ctx.graph) : null;
   const r = {
     graph: ctx.graph, executor: ctx.values.executor ?? "jit", runs,
-    medianUs: percentile(times, 0.5), p10Us: percentile(times, 0.1), p90Us: percentile(times, 0.9), tapeUs,
+    medianUs: quantile(times, 0.5), p10Us: quantile(times, 0.1), p90Us: quantile(times, 0.9), tapeUs,
     compileMs: ctx.compileMs, jitCompileUs: s?.compileTimeUs ?? null, arenaBytes: s?.arenaBytes ?? null,
   };
   if (ctx.values.json) {
