@@ -16,11 +16,14 @@ export interface RunOptions {
    * shape, or a typed array of its dtype (Uint8Array for u8 and bool) and
    * element count. The run fills it in place and returns it (a typed array
    * wrapped in a Tensor, the same one while the array lives), so repeated
-   * runs need no new output memory.
+   * runs need no new output memory. As for an input, any other
+   * {dtype, shape, data} object — a Tensor of another copy of this package —
+   * is checked and filled like a Tensor, and comes back wrapped as a typed
+   * array does (a Tensor of this package over its `data`).
    * Outputs not named (or given as undefined) get fresh arrays. Every
    * destination is checked before any is written; on an error none is.
    */
-  outputs?: Record<string, Tensor | TensorData | undefined>;
+  outputs?: Record<string, Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData | undefined>;
 }
 
 /** The output's dtype, or an error when its values cannot cross to JS. */
@@ -44,9 +47,11 @@ export function tensorFromRaw(raw: RawTensorOut): Tensor {
  * and what is checked is what is written.
  */
 export interface Destination {
-  /** The caller's Tensor, returned as the output; undefined for a bare typed array. */
+  /** The caller's Tensor, returned as the output; undefined for any other destination (it comes back wrapped). */
   readonly tensor: Tensor | undefined;
-  /** A Tensor's dtype, shape and data as read (shape as plain data), checked by checkDestination. */
+  /** A bare typed array: no dtype or shape of its own to check, only its class and size. */
+  readonly bare: boolean;
+  /** A Tensor's or {dtype, shape, data} object's fields as read (shape as plain data), checked by checkDestination. */
   readonly dtype: unknown;
   readonly shape: readonly unknown[];
   readonly data: TensorData;
@@ -59,18 +64,30 @@ export interface Destination {
  */
 export type Destinations = ReadonlyMap<string, Destination>;
 
-/** A destination's fields, or the error for a value that is no Tensor or typed array of a dtype. */
+/**
+ * A destination's fields, or the error for a value that is no Tensor, typed
+ * array of a dtype or {dtype, shape, data} object. Such an object is taken
+ * as an input takes it: a Tensor of another copy of the package (two
+ * installs, a second bundle) fails `instanceof Tensor` and was refused.
+ */
 function destination(name: string, value: unknown): Destination {
-  if (value instanceof Tensor) {
-    // Any data is taken here: checkDestination names what it is.
-    const { dtype, shape, data } = value;
-    if (!Array.isArray(shape)) throw new TypeError(`output '${name}': the destination Tensor's shape must be an array, got ${describeValue(shape)}`);
-    // Its constructor's shape is frozen numbers; any other is copied now, so
-    // that no getter or trap runs once the outputs wait in wasm memory.
-    return { tensor: value, dtype, shape: shape === madeShape(value) ? shape : Array.from(shape), data: data as TensorData };
+  if (ArrayBuffer.isView(value)) {
+    if (dtypeOfArray(value) !== undefined) return { tensor: undefined, bare: true, dtype: undefined, shape: [], data: value as TensorData };
+  } else if (value !== null && typeof value === "object") {
+    // Each field read once (a getter, a Proxy trap). Any data is taken here:
+    // checkDestination names what it is.
+    const { dtype, shape, data } = value as { dtype?: unknown; shape?: unknown; data?: unknown };
+    const tensor = value instanceof Tensor ? value : undefined;
+    if (tensor !== undefined || dtype !== undefined) {
+      if (!Array.isArray(shape)) {
+        throw new TypeError(`output '${name}': the destination${tensor ? " Tensor's" : "'s"} shape must be an array, got ${describeValue(shape)}`);
+      }
+      // Its constructor's shape is frozen numbers; any other is copied now, so
+      // that no getter or trap runs once the outputs wait in wasm memory.
+      return { tensor, bare: false, dtype, shape: tensor && shape === madeShape(tensor) ? shape : Array.from(shape), data: data as TensorData };
+    }
   }
-  if (ArrayBuffer.isView(value) && dtypeOfArray(value) !== undefined) return { tensor: undefined, dtype: undefined, shape: [], data: value as TensorData };
-  throw new TypeError(`output '${name}': the destination must be a Tensor or a typed array, got ${typeName(value)}`);
+  throw new TypeError(`output '${name}': the destination must be a Tensor, a {dtype, shape, data} object or a typed array, got ${describeValue(value)}`);
 }
 
 // Each signature's output names, built on first use.
@@ -152,12 +169,12 @@ export function checkDestination(graph: string, name: string, dtype: DType, shap
   // The data's class is checked for a Tensor too: its data may have been
   // replaced by another typed array. byteLength also catches a buffer that
   // was transferred (detached: 0 bytes).
-  const { tensor, data } = dest;
+  const { bare, data } = dest;
   const fits = isDataOf(dtype, data) && data.byteLength === bytes;
-  if (fits && (tensor === undefined || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
+  if (fits && (bare || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
   const expected = describe(dtype, shape);
-  let actual = tensor === undefined ? `${withArticle(typeName(data))} of ${data.length} elements` : describe(dest.dtype, dest.shape);
-  if (tensor !== undefined && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
+  let actual = bare ? `${withArticle(typeName(data))} of ${data.length} elements` : describe(dest.dtype, dest.shape);
+  if (!bare && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
   else if (actual === expected) actual += ` whose data has ${data.byteLength} bytes`;
   throw new ShrewRuntimeError("invalid_argument",
     `output '${name}' of graph '${graph}': expected a destination of ${expected}, got ${actual}`,

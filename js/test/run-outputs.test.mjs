@@ -196,3 +196,45 @@ test("destinations are read once, before the run: a getter that disposes the pro
     assert.deepEqual(first, p.run("Classifier", { images: x }).probs.data);
   });
 });
+
+// Two copies of the package (two installs of it, or dist/index.js beside
+// the bundle dist/shrew.node.js) have two Tensor classes. An input of the
+// other copy's is taken as a {dtype, shape, data} object; as a destination
+// it was refused ("the destination must be a Tensor or a typed array").
+test("a Tensor of another copy of the package is a destination as it is an input: checked like a Tensor, filled in place", async () => {
+  const { Tensor: OtherTensor } = await import("../dist/shrew.node.js");
+  assert.notEqual(OtherTensor, Tensor);
+  withProgram("@graph G { input x: Tensor<[3], f32>; output y: x * 2.0; output pos: x > 0.0; }", {}, (p) => {
+    for (const exec of ["run", "interpret"]) {  // lean path, value path
+      const x = new OtherTensor("f32", [3], [1, -2, 3]);
+      const y = new OtherTensor("f32", [3]);
+      const pos = new OtherTensor("bool", [3]);
+      assert.ok(!(y instanceof Tensor));
+      const out = p[exec]("G", { x }, { outputs: { y, pos } });
+      assert.deepEqual([...y.data], [2, -4, 6]);
+      assert.deepEqual([...pos.data], [1, 0, 1]);
+      // Back as a Tensor of this copy over the destination's own array, as a typed array comes back.
+      assert.ok(out.y instanceof Tensor);
+      assert.equal(out.y.data, y.data);
+      assert.equal(out.y.dtype, "f32");
+      assert.deepEqual([...out.y.shape], [3]);
+      assert.equal(out.pos.data, pos.data);
+      // Any {dtype, shape, data} object, as an input may be one.
+      const plain = { dtype: "f32", shape: [3], data: new Float32Array(3) };
+      assert.equal(p[exec]("G", { x }, { outputs: { y: plain } }).y.data, plain.data);
+      assert.deepEqual([...plain.data], [2, -4, 6]);
+      // Its dtype and shape are checked as a Tensor's, before anything is written.
+      const fresh = new OtherTensor("bool", [3]);
+      for (const [bad, actual] of [[new OtherTensor("f32", [1, 3]), "f32[1, 3]"], [new OtherTensor("f64", [3]), "f64[3]"],
+                                   [{ dtype: "f32", shape: [3], data: new Int32Array(3) }, "f32[3] whose data is an Int32Array"]]) {
+        assert.throws(() => p[exec]("G", { x }, { outputs: { y: bad, pos: fresh } }), (e) => e instanceof ShrewRuntimeError &&
+          e.code === "invalid_argument" && e.output === "y" && e.expected === "f32[3]" && e.actual === actual, actual);
+        assert.ok(bad.data.every((v) => v === 0) && fresh.data.every((v) => v === 0), `${actual}: nothing written`);
+      }
+    }
+    assert.throws(() => p.run("G", { x: new Float32Array(3) }, { outputs: { y: { shape: [3] } } }),
+      { name: "TypeError", message: "output 'y': the destination must be a Tensor, a {dtype, shape, data} object or a typed array, got an Object" });
+    assert.throws(() => p.run("G", { x: new Float32Array(3) }, { outputs: { y: { dtype: "f32", shape: 3, data: new Float32Array(3) } } }),
+      { name: "TypeError", message: "output 'y': the destination's shape must be an array, got 3" });
+  });
+});
