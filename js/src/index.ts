@@ -3,7 +3,7 @@ import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } f
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
 import { plainBytes, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
-import { BOOLEAN, COUNT, DIMS, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
+import { BOOLEAN, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -35,7 +35,7 @@ const PARAMS: Rule = (value, name) => {
 // In the module's order, which its messages list.
 const COMPILE_OPTIONS: Record<string, Rule> = {
   filename: rule("must be a string", (v) => typeof v === "string", wellFormed),
-  dims: DIMS, seed: COUNT, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, params: PARAMS,
+  dims: DIMS, seed: SEED, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, params: PARAMS,
 };
 const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: TENSOR_BYTES };
 
@@ -91,7 +91,7 @@ export class Shrew {
         if (!r.ok) throw new ShrewCompileError(r.stage, diagnostics, r.rendered);
         owned = false;
         return new Program(Program.internal, this.#module, handle, (opts.dims ?? {}) as Record<string, number>, {
-          optStats: r.optStats!, seed: r.seed ?? 0, warnings: diagnostics.filter((d) => d.severity !== "error"),
+          optStats: r.optStats!, seed: BigInt(r.seed!), warnings: diagnostics.filter((d) => d.severity !== "error"),
           graphs: r.graphs!,
         });
       } finally {
@@ -124,7 +124,7 @@ export class Shrew {
         if (r.ok === false) throw runtimeErrorFrom(r);
         owned = false;
         return new Program(Program.internal, this.#module, handle, r.dims, {
-          optStats: r.optStats, seed: r.seed, warnings: [], graphs: r.graphs, bundled: true,
+          optStats: r.optStats, seed: BigInt(r.seed), warnings: [], graphs: r.graphs, bundled: true,
         });
       } finally {
         if (owned && this.#module.dead === undefined) handle.delete();

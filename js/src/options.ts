@@ -34,6 +34,22 @@ export const BOOLEAN = rule("must be true or false", (v) => typeof v === "boolea
 // would not be the one the caller wrote.
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 export const COUNT = rule("must be a non-negative integer (at most 2^53 - 1)", isCount);
+
+/** The largest seed: seeds are u64 (`@config { seed: -1; }` is 2^64 - 1). */
+export const MAX_SEED = 2n ** 64n - 1n;
+
+/**
+ * A seed: a safe non-negative integer, or a bigint for any u64. It crosses
+ * into wasm as its decimal digits, since a JS number there would round a
+ * seed past 2^53 - 1.
+ */
+export const SEED: Rule = (value, name) => {
+  if (isCount(value) || (typeof value === "bigint" && value >= 0n && value <= MAX_SEED)) return String(value);
+  // A number past 2^53 - 1 may already be another one than was written.
+  const hint = Number.isInteger(value) && (value as number) > 0 ? " (past 2^53 - 1 a number may be rounded: give the seed as a bigint)" : "";
+  throw new ShrewRuntimeError("invalid_argument",
+    `${name} must be a non-negative integer (a number of at most 2^53 - 1, or a bigint of at most 2^64 - 1), got ${describe(value)}${hint}`);
+};
 export const TENSOR_BYTES = rule("must be a non-negative integer (at most 2^50 = 1125899906842624)",
   (v) => isCount(v) && v <= MAX_TENSOR_BYTES_LIMIT);
 

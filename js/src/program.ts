@@ -159,12 +159,12 @@ export class Program {
   #metadata: ProgramMetadata;
   #optStats: OptStats;
   #warnings: readonly import("./errors.js").Diagnostic[];
-  readonly #seed: number;
+  readonly #seed: bigint;
   readonly #bundled: boolean;
 
   /** @internal Use `Shrew.compile`. */
   constructor(token: symbol, module: ModuleState, handle: RawProgramHandle, dims: Record<string, number>,
-              info: { optStats: OptStats; seed: number; warnings: import("./errors.js").Diagnostic[]; graphs: RawGraphValue[];
+              info: { optStats: OptStats; seed: bigint; warnings: import("./errors.js").Diagnostic[]; graphs: RawGraphValue[];
                       bundled?: boolean }) {
     if (token !== INTERNAL) throw new TypeError("Program cannot be constructed directly; use Shrew.compile()");
     this.#bundled = info.bundled ?? false;
@@ -238,8 +238,23 @@ export class Program {
     return this.#dims;
   }
 
-  /** The effective parameter seed. */
+  /**
+   * The effective parameter seed as a number: the `seed` compile option,
+   * else `@config { seed: N; }` (a negative N taken modulo 2^64), else 0; a
+   * bundle's, the one it was built with. A seed past 2^53 - 1 has no exact
+   * number: reading it here throws a RangeError (`seedBigInt` holds every
+   * seed exactly).
+   */
   get seed(): number {
+    this.#live();
+    if (this.#seed > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new RangeError(`this program's seed ${this.#seed} is past 2^53 - 1, where a number would round it: read seedBigInt`);
+    }
+    return Number(this.#seed);
+  }
+
+  /** The effective parameter seed, exact: a bigint from 0 to 2^64 - 1 (what `seed` gives as a number, when it can). */
+  get seedBigInt(): bigint {
     this.#live();
     return this.#seed;
   }

@@ -7,10 +7,19 @@ export class Rng {
   /**
    * Every bit of an integer seed counts (its low 32 alone made seeds 0 and
    * 2^32 draw the same inputs); seeds below 2^32 draw what they always drew.
+   * A bigint seed is taken modulo 2^64 (a program's seed is a u64) and
+   * draws what the number of the same value draws.
    */
-  constructor(seed: number) {
-    const high = seed >= 4294967296 ? Math.floor(seed / 4294967296) % 4294967296 : 0;
-    this.#s = ((seed >>> 0) ^ mix32(high) ^ 0x9e3779b9) >>> 0;
+  constructor(seed: number | bigint) {
+    let low: number, high: number;
+    if (typeof seed === "bigint") {
+      low = Number(BigInt.asUintN(32, seed));
+      high = Number(BigInt.asUintN(32, seed >> 32n));
+    } else {
+      low = seed >>> 0;
+      high = seed >= 4294967296 ? Math.floor(seed / 4294967296) % 4294967296 : 0;
+    }
+    this.#s = (low ^ mix32(high) ^ 0x9e3779b9) >>> 0;
   }
   /** Uniform in [0, 1). */
   next(): number {

@@ -24,8 +24,12 @@ export interface CompileOptions {
   filename?: string;
   /** Symbolic dimension values, e.g. `{ Batch: 8 }`. */
   dims?: Record<string, number>;
-  /** Parameter-initialisation seed (default: @config `seed`, else 0). */
-  seed?: number;
+  /**
+   * Parameter-initialisation seed, a u64 (default: @config `seed`, else 0):
+   * a number up to 2^53 - 1, or a bigint up to 2^64 - 1 (any seed exactly;
+   * `@config { seed: -1; }` is 2n ** 64n - 1n).
+   */
+  seed?: number | bigint;
   /** Run the optimiser (default true). */
   optimize?: boolean;
   /** Training mode (dropout active). */

@@ -44,7 +44,7 @@ test("compile and loadBundle options show the type of a value of the wrong type"
     [{ dims: { H: "2" } }, 'dims.H must be a non-negative integer (at most 2^53 - 1), got "2" (a string)'],
     [{ dims: { H: 2n } }, "dims.H must be a non-negative integer (at most 2^53 - 1), got 2n (a bigint)"],
     [{ dims: [2] }, "dims must be an object {name: size}, got an array"],
-    [{ seed: "1" }, 'seed must be a non-negative integer (at most 2^53 - 1), got "1" (a string)'],
+    [{ seed: "1" }, 'seed must be a non-negative integer (a number of at most 2^53 - 1, or a bigint of at most 2^64 - 1), got "1" (a string)'],
     [{ optimize: "false" }, 'optimize must be true or false, got "false" (a string)'],
     [{ filename: null }, "filename must be a string, got null"],
   ]) {

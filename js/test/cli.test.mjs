@@ -403,6 +403,42 @@ test("without --seed the program's @config seed is used by run, info and build; 
   assert.deepEqual(JSON.parse(fromBundle.out).outputs.y.data, plain);
 });
 
+// --seed took at most 2^53 - 1, and a seed read back past that (@config's
+// seed -1 is 2^64 - 1) printed rounded: 18446744073709552000.
+test("--seed takes any u64, exactly: the same parameters and random inputs as @config's seed of that value; info and build report it exactly", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  // y = x + w: the seed draws both the parameter and the random input.
+  const body = "@graph G {\n    input x: Tensor<[4], f32>;\n    param w: Tensor<[4], f32> { init: \"normal(0, 1)\"; };\n    output y: x + w;\n}\n";
+  const src = join(dir, "plain.sw"), minusOne = join(dir, "minus-one.sw"), past = join(dir, "past.sw");
+  writeFileSync(src, body);
+  writeFileSync(minusOne, `@config { seed: -1; }\n${body}`);
+  writeFileSync(past, `@config { seed: 9007199254740993; }\n${body}`);
+  const y = (file, ...args) => {
+    const r = shrew("run", file, "--json", ...args);
+    assert.equal(r.code, 0, r.err);
+    return JSON.parse(r.out).outputs.y.data;
+  };
+  const MAX = "18446744073709551615";
+  assert.deepEqual(y(src, "--seed", MAX), y(minusOne));
+  assert.notDeepEqual(y(src, "--seed", MAX), y(src, "--seed", "18446744073709551614"));
+  assert.deepEqual(y(src, "--seed", "9007199254740993"), y(past));
+  assert.notDeepEqual(y(src, "--seed", "9007199254740993"), y(src, "--seed", "9007199254740992"));
+  // Reported exactly: text, and in --json a decimal string past 2^53 - 1 (JSON readers round such numbers).
+  assert.match(shrew("info", minusOne).out, new RegExp(`^ {2}seed: ${MAX}$`, "m"));
+  assert.equal(JSON.parse(shrew("info", minusOne, "--json").out).seed, MAX);
+  assert.equal(JSON.parse(shrew("info", src, "--seed", "9007199254740993", "--json").out).seed, "9007199254740993");
+  assert.equal(JSON.parse(shrew("info", src, "--seed", "9007199254740991", "--json").out).seed, 9007199254740991);
+  const swb = join(dir, "minus-one.swb");
+  const b = shrew("build", minusOne, "--out", swb, "--json");
+  assert.equal(b.code, 0, b.err);
+  assert.equal(JSON.parse(b.out).seed, MAX);
+  assert.equal(JSON.parse(shrew("info", swb, "--json").out).seed, MAX);
+  assert.deepEqual(y(swb), y(minusOne));
+  expectError(2, /^Error: --seed expects a non-negative integer of at most 2\^64 - 1 \(18446744073709551615\), got '18446744073709551616'\n$/,
+    "run", src, "--seed", "18446744073709551616");
+  expectError(2, /^Error: --seed expects a non-negative integer of at most 2\^64 - 1 .*got '-1'\n$/, "run", src, "--seed=-1");
+});
+
 test("run prints 64-bit integers exactly: text, and --json as decimal strings", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const src = join(dir, "i64.sw");

@@ -58,3 +58,60 @@ test("valid compile options take effect", (t) => {
   assert.throws(() => shrew.compile(SRC, { dims: { N: 1024 }, maxTensorBytes: 1024 }),
     (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted");
 });
+
+// Seeds are u64 (OPS.md §5; `@config { seed: -1; }` is 2^64 - 1). They
+// crossed as JS numbers, so 2^53 + 1 compiled as 2^53 and the seed read back
+// as 18446744073709552000.
+const W = "@graph G {\n  input x: Tensor<[16], f32>;\n  param w: Tensor<[16], f32> { init: \"uniform(-1, 1)\"; };\n  output y: x * w;\n}\n";
+
+test("seeds are exact to 2^64 - 1: a bigint seed draws what @config's seed of that value draws, and reads back exactly", (t) => {
+  const made = [];
+  const compile = (source, options) => {
+    const p = shrew.compile(source, options);
+    made.push(p);
+    return p;
+  };
+  t.after(() => made.forEach((p) => p.dispose()));
+  const MAX = 2n ** 64n - 1n;
+  const top = compile(W, { seed: MAX });
+  const minusOne = compile(`@config { seed: -1; }\n${W}`);
+  assert.equal(top.seedBigInt, MAX);
+  assert.equal(minusOne.seedBigInt, MAX);
+  assert.equal(top.paramsChecksum(), minusOne.paramsChecksum());
+  assert.deepEqual(top.getParam("G/w").data, minusOne.getParam("G/w").data);
+  // Each bit counts: the seed below draws other values.
+  assert.notEqual(top.paramsChecksum(), compile(W, { seed: MAX - 1n }).paramsChecksum());
+
+  const past = 2n ** 53n + 1n;  // as a number, 2^53
+  const b = compile(W, { seed: past });
+  assert.equal(b.seedBigInt, past);
+  assert.equal(b.paramsChecksum(), compile(`@config { seed: ${past}; }\n${W}`).paramsChecksum());
+  assert.notEqual(b.paramsChecksum(), compile(W, { seed: 2n ** 53n }).paramsChecksum());
+  // A number and a bigint of one value are one seed.
+  assert.equal(compile(W, { seed: 5n }).paramsChecksum(), compile(W, { seed: 5 }).paramsChecksum());
+  assert.equal(compile(W, { seed: 5n }).seed, 5);
+
+  // `seed` is the number while one holds the seed exactly; past that it would be another seed.
+  assert.equal(compile(W, { seed: 2n ** 53n - 1n }).seed, 2 ** 53 - 1);
+  assert.throws(() => top.seed, { name: "RangeError",
+    message: "this program's seed 18446744073709551615 is past 2^53 - 1, where a number would round it: read seedBigInt" });
+  assert.throws(() => b.seed, { name: "RangeError", message: /seed 9007199254740993 is past 2\^53 - 1/ });
+
+  // A bundle and setDims keep the seed.
+  const loaded = shrew.loadBundle(top.saveBundle());
+  made.push(loaded);
+  assert.equal(loaded.seedBigInt, MAX);
+  assert.equal(loaded.paramsChecksum(), top.paramsChecksum());
+  const sized = compile(W.replaceAll("[16]", "[N]"), { seed: MAX, dims: { N: 4 } });
+  sized.setDims({ N: 16 });
+  assert.equal(sized.seedBigInt, MAX);
+  assert.equal(sized.paramsChecksum(), top.paramsChecksum());
+
+  for (const [seed, shown] of [[2n ** 64n, "18446744073709551616n (a bigint)"], [-1n, "-1n (a bigint)"],
+                               [2 ** 53, "9007199254740992 (past 2^53 - 1 a number may be rounded: give the seed as a bigint)"],
+                               ["1", '"1" (a string)'], [-1, "-1"], [0.5, "0.5"]]) {
+    assert.throws(() => shrew.compile(W, { seed }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+      e.message === `seed must be a non-negative integer (a number of at most 2^53 - 1, or a bigint of at most 2^64 - 1), got ${shown}`,
+      String(seed));
+  }
+});

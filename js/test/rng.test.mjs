@@ -38,3 +38,13 @@ test("every bit of a seed counts: seeds 2^32 apart draw different inputs, each t
   const firsts = new Set(Array.from({ length: 1000 }, (_, k) => draw(k * 2 ** 32 + 3, 1)[0]));
   assert.equal(firsts.size, 1000);
 });
+
+test("a bigint seed draws what the number of its value draws; past 2^53 each one its own", () => {
+  for (const seed of [0, 5, 2 ** 32 - 1, 2 ** 32 + 5, 2 ** 52 + 5, 2 ** 53 - 1]) assert.deepEqual(draw(BigInt(seed)), draw(seed), String(seed));
+  const MAX = 2n ** 64n - 1n;
+  assert.deepEqual(draw(MAX), draw(MAX));
+  assert.notDeepEqual(draw(MAX), draw(MAX - 1n));
+  assert.notDeepEqual(draw(2n ** 53n + 1n), draw(2n ** 53n));
+  assert.notDeepEqual(draw(MAX), draw(2n ** 32n - 1n));  // the high 32 bits count
+  assert.deepEqual(draw(-1n), draw(MAX));  // modulo 2^64, as a program's seed
+});

@@ -11,12 +11,14 @@
 
 #include <malloc.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <span>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "api/bundle.h"
@@ -131,6 +133,26 @@ shrew::Result<shrew::ir::DimBindings> DimsFrom(val dims) {
   return out;
 }
 
+// The seed option: a u64 as its decimal digits (the wrapper sends every seed
+// so, bigints and numbers alike: a double holds integers exactly only up to
+// 2^53 - 1, and @config's seed -1 is 2^64 - 1), a bigint, or a number that
+// is a non-negative safe integer.
+shrew::Result<uint64_t> SeedFrom(val v) {
+  if (IsCount(v)) return static_cast<uint64_t>(v.as<double>());
+  if (v.isString() || v.typeOf().as<std::string>() == "bigint") {
+    const std::string digits = Show(v);
+    uint64_t seed = 0;
+    const char* end = digits.data() + digits.size();
+    // from_chars into an unsigned type takes digits only (no sign, no
+    // space) and reports a value past 2^64 - 1 as out of range.
+    auto [stop, ec] = std::from_chars(digits.data(), end, seed);
+    if (!digits.empty() && ec == std::errc() && stop == end) return seed;
+  }
+  return shrew::InvalidArgument(
+      "seed must be a non-negative integer (a number of at most 2^53 - 1, or the decimal digits or bigint of one "
+      "of at most 2^64 - 1), got " + Show(v));
+}
+
 struct CompileSettings {
   shrew::CompileOptions compile;
   shrew::ProgramOptions program;
@@ -203,10 +225,9 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   out.compile.dims = std::move(dims).value();
   out.program.dims = out.compile.dims;
   if (present("seed")) {
-    if (!IsCount(options["seed"])) {
-      return shrew::InvalidArgument(std::string("seed ") + kCountRule + Show(options["seed"]));
-    }
-    out.compile.seed = static_cast<uint64_t>(options["seed"].as<double>());
+    shrew::Result<uint64_t> seed = SeedFrom(options["seed"]);
+    if (!seed.ok()) return seed.status();
+    out.compile.seed = *seed;
   }
   for (const char* key : {"optimize", "training"}) {
     if (present(key) && options[key].typeOf().as<std::string>() != "boolean") {
@@ -232,6 +253,8 @@ class ProgramHandle {
  public:
   // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes, params})
   //   -> {ok, diagnostics, rendered, stage, seed, optStats, graphs}
+  // (seed: the effective seed's decimal digits, exact past 2^53, as in the
+  // results of loadBundle and setDims)
   // or {ok:false, code, message} when the program cannot be built (params
   // that do not fit the program included: Program::CreateWithParams).
   val Compile(const std::string& source, val options) {
@@ -252,7 +275,7 @@ class ProgramHandle {
     if (!compiled_->ok) return out;
     shrew::Status dims_used = shrew::CheckDims(*compiled_, opts.dims);
     if (!dims_used.ok()) return Error(dims_used);
-    out.set("seed", static_cast<double>(compiled_->seed));
+    out.set("seed", std::to_string(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     // The blob is freed once read: the packed weights then reuse its pages
     // (a fresh page costs up to 16 µs on a first touch in some VMs).
@@ -292,7 +315,7 @@ class ProgramHandle {
     popts_ = program_->options();
     val out = val::object();
     out.set("ok", true);
-    out.set("seed", static_cast<double>(program_->seed()));
+    out.set("seed", std::to_string(program_->seed()));
     val dims = val::object();
     for (const auto& [name, value] : popts_.dims) shrew::wasm::SetOwn(dims, name, val(static_cast<double>(value)));
     out.set("dims", dims);
@@ -336,7 +359,7 @@ class ProgramHandle {
     out.set("dims", effective);
     out.set("carried", StringList(r->carried));
     out.set("initialised", StringList(r->initialised));
-    out.set("seed", static_cast<double>(compiled_->seed));
+    out.set("seed", std::to_string(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
     out.set("graphs", GraphsValue());

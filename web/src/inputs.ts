@@ -186,7 +186,7 @@ function allocate(spec: TensorSpec, dtype: DType, shape: number[]): Tensor {
 }
 
 export function makeInputs(sig: Signature, sources: Record<string, InputSource>, dims: Record<string, number>,
-                           seed: number): Record<string, Tensor> {
+                           seed: number | bigint): Record<string, Tensor> {
   const rng = new Rng(seed);
   const feeds: Record<string, Tensor> = {};
   for (const declared of sig.inputs) {

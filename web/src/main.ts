@@ -251,7 +251,9 @@ async function compileNow(): Promise<void> {
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));
   graphSelect.value = state.graph ?? "";
-  runPanel.compiledWith(r.seed);
+  // A negative @config seed is taken modulo 2^64: past 2^53 - 1 it is no
+  // number the seed field takes, and the field keeps its own.
+  if (r.seed <= BigInt(Number.MAX_SAFE_INTEGER)) runPanel.compiledWith(Number(r.seed));
   state.dims = r.dims;  // the next compile binds them straight away
   renderDims(r.dims);
   saveState(state);

@@ -138,8 +138,8 @@ export interface CompileOk {
   warnings: Diagnostic[];
   /** Symbolic dims used by some input, with the value each was compiled with. */
   dims: Record<string, number>;
-  /** The seed the parameters were made with (the request's, else the program's own); random inputs take it too. */
-  seed: number;
+  /** The seed the parameters were made with (the request's, else the program's own), exact; random inputs take it too. */
+  seed: bigint;
   /** Wasm memory after this compile (the previous program already freed). */
   heap: { heapBytes: number; usedBytes: number };
 }

@@ -90,8 +90,8 @@ export class RunPanel {
    * being edited is left alone.
    */
   compiledWith(seed: number): void {
-    // A negative @config seed is taken modulo 2^64: past 2^53 the package's
-    // number is not exact, nor a seed the field takes (it keeps its own).
+    // A seed past 2^53 - 1 (a negative @config seed is taken modulo 2^64) is
+    // none the field takes: the caller passes none, and the field keeps its own.
     if (!Number.isSafeInteger(seed) || seed === this.#seed || document.activeElement === this.#seedField) return;
     this.#seed = seed;
     this.#seedField.value = String(seed);

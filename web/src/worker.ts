@@ -77,7 +77,7 @@ interface WarmUp {
   before(): void;
 }
 
-function report(p: Program, graph: string, seed: number, warmUp: WarmUp): GraphReport {
+function report(p: Program, graph: string, seed: bigint, warmUp: WarmUp): GraphReport {
   const signature = p.signature(graph);
   const unknown = unknownInputs(signature);
   let bindError: string | undefined;
@@ -181,9 +181,10 @@ async function compile(req: CompileRequest): Promise<void> {
   perRunGraphs = new Set();
   // The page is told when the first warm-up starts: a Stop from then on ends a warm-up, not the compile.
   const warmUp: WarmUp = { wanted: req.warmUp, before: () => warmUp.ms === undefined && post({ type: "warming", id: req.id }) };
-  // Random inputs take the parameters' seed, as `shrew run` does.
-  const graphs = p.graphs.map((g) => report(p, g, p.seed, warmUp));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, seed: p.seed,
+  // Random inputs take the parameters' seed, as `shrew run` does; exactly
+  // (`seed`, a number, throws past 2^53 - 1: @config's seed -1 is 2^64 - 1).
+  const graphs = p.graphs.map((g) => report(p, g, p.seedBigInt, warmUp));
+  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, seed: p.seedBigInt,
         heap: s.heapStats() });
 }
 

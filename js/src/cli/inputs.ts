@@ -96,7 +96,7 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>): n
 }
 
 export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: Record<string, number>,
-                           seed: number): Record<string, Tensor> {
+                           seed: number | bigint): Record<string, Tensor> {
   for (const name of specs.keys()) {
     if (!sig.inputs.some((i) => i.name === name)) {
       throw new UsageError(`graph '${sig.name}' has no input '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ") || "(none)"}`);

@@ -11,6 +11,7 @@ import { NpyError } from "../npy.js";
 import { OPTIONS, USAGE, UsageError, checkCommandOptions, usageHint, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { quantile } from "./quantile.js";
+import { MAX_SEED } from "../options.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
@@ -21,7 +22,8 @@ interface Context {
   /** The graph of dump, stats, run and bench; "" for check, info and build, which take the whole program. */
   graph: string;
   dims: Record<string, number>;
-  seed: number;
+  /** Of parameters and random inputs: a u64, exact. */
+  seed: bigint;
   compileMs: number;
   /** The result, on stdout: text escaped as errors are (names and metadata come from files). */
   out: (s: string) => void;
@@ -38,6 +40,19 @@ function intOption(v: string | undefined, name: string, dflt: number): number {
     throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
   }
   return Number(v);
+}
+
+/** --seed: any u64, in plain digits. */
+function seedOption(v: string): bigint {
+  if (!/^[0-9]+$/.test(v) || BigInt(v) > MAX_SEED) {
+    throw new UsageError(`--seed expects a non-negative integer of at most 2^64 - 1 (${MAX_SEED}), got '${v}'`);
+  }
+  return BigInt(v);
+}
+
+/** A seed in --json: a number while JSON readers hold it exactly (up to 2^53 - 1), else its decimal digits as a string. */
+function seedJson(seed: bigint): number | string {
+  return seed <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seed) : String(seed);
 }
 
 function executor(ctx: Context): "jit" | "interp" {
@@ -192,7 +207,7 @@ function cmdInfo(ctx: Context): number {
   const called = calledGraphs(p);
   const info = {
     file: ctx.file,
-    seed: p.seed,
+    seed: seedJson(p.seedBigInt),
     metadata: p.metadata,
     graphs: p.graphs.map((g) => {
       const s = p.signature(g);
@@ -256,7 +271,7 @@ function cmdBuild(ctx: Context): number {
   }
   const params = ctx.program.params();
   const info = { file: ctx.file, bundle: target, bytes: bytes.byteLength, graphs: ctx.program.graphs,
-                 dims: ctx.program.dims, seed: ctx.program.seed, paramBytes: params.reduce((a, q) => a + q.bytes, 0) };
+                 dims: ctx.program.dims, seed: seedJson(ctx.program.seedBigInt), paramBytes: params.reduce((a, q) => a + q.bytes, 0) };
   if (ctx.values.json) {
     ctx.json(JSON.stringify(info));
     return 0;
@@ -430,7 +445,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     let dims = parseDims(values.dims ?? []);
     // No --seed: none is passed, so the program's @config seed (else 0) applies
     // (OPS.md §5); passing 0 here overrode it.
-    const givenSeed = values.seed === undefined ? undefined : intOption(values.seed, "seed", 0);
+    const givenSeed = values.seed === undefined ? undefined : seedOption(values.seed);
     if (values.out === "") throw new UsageError(`--out expects a ${command === "build" ? "file" : "directory"}, got ''`);
     if (values.params === "") throw new UsageError("--params expects a file, got ''");
     // Standard input ends once read: a second '-' would read nothing.
@@ -472,7 +487,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       const graph = graphFor(command, file, program, values.graph);
       // Generated inputs take the same seed as the parameters: --seed, else the
       // program's effective one (@config, or the bundle's).
-      const seed = givenSeed ?? program.seed;
+      const seed = givenSeed ?? program.seedBigInt;
       return run({ file, values, program, graph, dims, seed, compileMs, out: (s) => out(printable(s, Infinity)),
                    json: (s) => out(printableJson(s)), err });
     } finally {

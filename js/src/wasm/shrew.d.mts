@@ -40,7 +40,8 @@ export interface CompileValue {
   stage: string;
   diagnostics: RawDiagnostic[];
   rendered: string;
-  seed?: number;
+  /** The effective seed, a u64 as decimal digits. */
+  seed?: string;
   optStats?: RawOptStats;
   /** When the program was built. */
   graphs?: RawGraphValue[];
@@ -121,7 +122,7 @@ export interface SetDimsValue {
   dims: Record<string, number>;
   carried: string[];
   initialised: string[];
-  seed: number;
+  seed: string;
   optStats: RawOptStats;
   diagnostics: RawDiagnostic[];
   graphs: RawGraphValue[];
@@ -129,7 +130,7 @@ export interface SetDimsValue {
 /** A program loaded from a bundle. */
 export interface LoadBundleValue {
   ok: true;
-  seed: number;
+  seed: string;
   dims: Record<string, number>;
   optStats: RawOptStats;
   graphs: RawGraphValue[];
