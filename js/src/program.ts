@@ -552,6 +552,19 @@ export class Program {
   }
 
   /**
+   * The source text this program's spans point into (an error's `span`, the
+   * tape's `spans`), with its file name (the `filename` compile option,
+   * "<input>" without one): the source as compiled (by setDims last), or,
+   * for a program from a bundle, the one the bundle carries; undefined for a
+   * bundle that carries none. `bytes` is a fresh copy of the text's UTF-8
+   * bytes, which span offsets, columns and lengths count.
+   */
+  source(): { filename: string; bytes: Uint8Array } | undefined {
+    const r = unwrap(this.#call((h) => h.source()));
+    return r.bytes === undefined ? undefined : { filename: r.filename ?? "", bytes: r.bytes };
+  }
+
+  /**
    * Loads a blob from saveParams(). All or nothing: a blob that is corrupt or
    * does not hold exactly this program's parameters (names, dtypes, shapes)
    * throws a ShrewRuntimeError ("invalid_argument") and changes nothing.

@@ -123,6 +123,41 @@ test("bad bundles and options are typed errors; the module stays usable", async 
   p.dispose();
 });
 
+// What a run-time error's span points into: a bundle carries it, so that a
+// program from a bundle can show where an error is, as a compiled one can.
+test("source(): the text spans point into, from the compile and from the bundle, its bytes as compiled", async (t) => {
+  const shrew = await shrewP;
+  // A two-byte character before the span: offsets count UTF-8 bytes.
+  const text = "@graph G {\n  input ids: Tensor<[2], i64>;\n  param table: Tensor<[2, 4], f32>;\n" +
+    "  /* é */ output e: embedding(ids, table);\n}\n";
+  const bytes = new TextEncoder().encode(text);
+  const p = shrew.compile(text, { filename: "gather.sw" });
+  const loaded = shrew.loadBundle(p.saveBundle());
+  const unnamed = shrew.compile(bytes);
+  const unnamedLoaded = shrew.loadBundle(unnamed.saveBundle());
+  t.after(() => [p, loaded, unnamed, unnamedLoaded].forEach((q) => q.dispose()));
+  for (const q of [p, loaded]) {
+    const s = q.source();
+    assert.deepEqual(Object.keys(s), ["filename", "bytes"]);
+    assert.equal(s.filename, "gather.sw");
+    assert.deepEqual(s.bytes, bytes);
+    s.bytes.fill(0);  // a copy: the next call is whole again
+    assert.deepEqual(q.source().bytes, bytes);
+    // The span of a run-time error, found in that text.
+    assert.throws(() => q.run("G", { ids: new BigInt64Array([0n, 7n]) }), (e) => {
+      assert.ok(e instanceof ShrewRuntimeError && e.span, String(e));
+      const at = new TextDecoder().decode(q.source().bytes.subarray(e.span.offset, e.span.offset + e.span.length));
+      assert.equal(at, "output e: embedding(ids, table);");
+      return true;
+    });
+  }
+  // Named as diagnostics name it.
+  assert.deepEqual(unnamed.source(), { filename: "<input>", bytes });
+  assert.deepEqual(unnamedLoaded.source(), { filename: "<input>", bytes });
+  p.dispose();
+  assert.throws(() => p.source(), (e) => e instanceof ShrewRuntimeError && e.code === "disposed");
+});
+
 const CLI = `${ROOT}js/dist/cli/main.js`;
 const cli = (...args) => {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });

@@ -332,6 +332,23 @@ class ProgramHandle {
                                 : shrew::EncodeBundle(*program_, bundle_.source.get(), bundle_.opt_stats));
   }
 
+  // source() -> {ok, filename, bytes: Uint8Array}: the text this program's
+  // spans refer to (its source as compiled, or as its bundle carries it),
+  // a fresh copy; {ok} alone for a bundle that carries none.
+  val Source() const {
+    if (!program_) return NotReady();
+    const shrew::diag::SourceFile* source = compiled_ ? compiled_->source.get() : bundle_.source.get();
+    if (source == nullptr) {
+      val out = val::object();
+      out.set("ok", true);
+      return out;
+    }
+    const std::string& text = source->text();
+    val out = BytesValue({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+    out.set("filename", source->name());
+    return out;
+  }
+
   // setDims({name: size}) -> {ok, dims, carried, initialised, seed, optStats, diagnostics}:
   // compiles the same source with the changed dims and swaps in the new
   // program (api/reconfigure.h); on error the current program stays.
@@ -690,7 +707,7 @@ class ProgramHandle {
     return e;
   }
   // {ok: true, bytes}: a fresh Uint8Array the caller owns.
-  static val BytesValue(const std::vector<uint8_t>& b) {
+  static val BytesValue(std::span<const uint8_t> b) {
     val bytes = val::global("Uint8Array").new_(b.size());
     bytes.call<void>("set", val(emscripten::typed_memory_view(b.size(), b.data())));
     val out = val::object();
@@ -765,6 +782,7 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("compile", &ProgramHandle::Compile)
       .function("loadBundle", &ProgramHandle::LoadBundle)
       .function("saveBundle", &ProgramHandle::SaveBundle)
+      .function("source", &ProgramHandle::Source)
       .function("graphs", &ProgramHandle::Graphs)
       .function("signature", &ProgramHandle::Signature)
       .function("run", &ProgramHandle::Run)

@@ -436,12 +436,14 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   const run = COMMANDS[command];
   if (!run) return usageError(`unknown command '${command}'`, undefined);
   if (!file || rest.length > 0) return usageError(`${command} takes exactly one FILE (.sw source or .swb bundle)`, command);
-  let source: Uint8Array | undefined;
+  /** Where the spans of run-time errors point: FILE's text, or the source a bundle carries. */
+  let spansIn: { file: string; bytes: Uint8Array } | undefined;
   try {
     checkCommandOptions(command, tokens);
     // Bytes as they are: decoding would shift columns after an invalid byte.
-    source = readBytes(file, undefined, (head) => (isBundle(head) ? BLOB_LIMIT : SOURCE_LIMIT));
+    const source = readBytes(file, undefined, (head) => (isBundle(head) ? BLOB_LIMIT : SOURCE_LIMIT));
     const bundled = isBundle(source);
+    if (!bundled) spansIn = { file, bytes: source };
     let dims = parseDims(values.dims ?? []);
     // No --seed: none is passed, so the program's @config seed (else 0) applies
     // (OPS.md §5); passing 0 here overrode it.
@@ -490,6 +492,14 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       const seed = givenSeed ?? program.seedBigInt;
       return run({ file, values, program, graph, dims, seed, compileMs, out: (s) => out(printable(s, Infinity)),
                    json: (s) => out(printableJson(s)), err });
+    } catch (e) {
+      // A bundle carries its source (src/api/bundle.h): a failure at a place
+      // in it is shown there, as for a .sw file, under the name it was built from.
+      if (bundled && e instanceof ShrewRuntimeError && e.span) {
+        const s = program.source();
+        if (s !== undefined) spansIn = { file: s.filename || "<input>", bytes: s.bytes };
+      }
+      throw e;
     } finally {
       program.dispose();
     }
@@ -506,10 +516,10 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     if (e instanceof ShrewRuntimeError || e instanceof NpyError || e instanceof FileError) {
       err(`Error: ${e.message}`);
-      // A failure at a place in a .sw file (not a bundle, whose source is
-      // not at hand) shows it, unless the message shows it already (a setup error).
-      if (e instanceof ShrewRuntimeError && e.span && source && !isBundle(source) && !e.message.includes("\n")) {
-        err(`  --> ${sourceExcerpt(file, source, e.span)}`);
+      // A failure at a place in the source shows it, unless the message
+      // shows it already (a setup error).
+      if (e instanceof ShrewRuntimeError && e.span && spansIn && !e.message.includes("\n")) {
+        err(`  --> ${sourceExcerpt(spansIn.file, spansIn.bytes, e.span)}`);
       }
       if (e instanceof ShrewRuntimeError) {
         const hint = npyDtypeHint(e, values.input ?? []);

@@ -140,6 +140,8 @@ export interface RawProgramHandle {
   compile(source: string | Uint8Array, options: object): CompileValue | ErrorValue;
   loadBundle(bytes: Uint8Array, options: object): LoadBundleValue | ErrorValue;
   saveBundle(): { ok: true; bytes: Uint8Array } | ErrorValue;
+  /** The text the program's spans refer to (a fresh copy); neither field for a bundle that carries none. */
+  source(): { ok: true; filename?: string; bytes?: Uint8Array } | ErrorValue;
   graphs(): string[];
   signature(graph: string): RawSignature | ErrorValue;
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
