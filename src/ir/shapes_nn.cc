@@ -109,9 +109,15 @@ Type InferLinear(ShapeContext& ctx) {
   if (!ctx.RequireRankAtLeast(x, 1) || !ctx.RequireRank(w, 2, "a weight of")) return Type::Unknown();
   const Dim& in = x.dim(x.rank() - 1);
   if (DimsDiffer(in, w.dim(1))) {
-    ctx.Error(diag::Kind::ShapeMismatch, "linear input size " + in.ToString() +
-                                             " does not match weight shape " +
-                                             DimsToString(w.dims()) + " ([out, in])");
+    // A weight stored [in, out] (matmul's layout, Keras's, JAX's) fits the
+    // other way round: say which two ways of writing it work.
+    const bool transposed = in.is_fixed() && w.dim(0).is_fixed() && in.size() == w.dim(0).size();
+    ctx.Error(diag::Kind::ShapeMismatch,
+              "linear input size " + in.ToString() + " does not match weight shape " + DimsToString(w.dims()) +
+                  " ([out, in])" +
+                  (transposed ? "; for a weight stored [in, out] write matmul(x, w) (+ b), or declare it " +
+                                    DimsToString({w.dim(1), w.dim(0)})
+                              : std::string()));
     return Type::Unknown();
   }
   if (b && (!ctx.SameDType(x, *b) || !bias_fits())) return Type::Unknown();

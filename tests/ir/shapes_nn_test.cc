@@ -70,7 +70,14 @@ TEST(LinearShapeTest, OutInLayout) {
 TEST(LinearShapeTest, Errors) {
   Nary in(OpKind::kLinear, {"[4, 20] f32", "[20, 32] f32"});
   EXPECT_EQ(in.OnlyError(), "E112");
-  EXPECT_EQ(in.Msg(), "[G::n] linear input size 20 does not match weight shape [20, 32] ([out, in])");
+  EXPECT_EQ(in.Msg(), "[G::n] linear input size 20 does not match weight shape [20, 32] ([out, in]); for a weight "
+                     "stored [in, out] write matmul(x, w) (+ b), or declare it [32, 20]");
+  Nary batch(OpKind::kLinear, {"[B, S, 20] f32", "[20, 8] f32"});
+  EXPECT_EQ(batch.Msg(), "[G::n] linear input size 20 does not match weight shape [20, 8] ([out, in]); for a weight "
+                         "stored [in, out] write matmul(x, w) (+ b), or declare it [8, 20]");
+  // Neither way round: no hint.
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[7, 32] f32"}).Msg(),
+            "[G::n] linear input size 20 does not match weight shape [7, 32] ([out, in])");
   Nary w(OpKind::kLinear, {"[4, 20] f32", "[20] f32"});
   EXPECT_EQ(w.OnlyError(), "E107");
   EXPECT_EQ(w.Msg(), "[G::n] linear expects a weight of rank 2, got rank 1");
