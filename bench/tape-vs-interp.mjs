@@ -6,15 +6,11 @@ import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { Shrew, Tensor } from "../js/dist/index.js";
 import { workloadByName } from "./workloads/index.mjs";
+import { median } from "./lib/stats.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "200" } } });
 const runs = Number(values.runs);
 const shrew = await Shrew.load();
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 const cells = [["tiny", 1], ["mlp", 1], ["mlp", 64]];
 console.log("| cell | tape µs | interpreter µs | speedup | instructions | ns/instruction (tape) | arena / lower bound / naive |");
