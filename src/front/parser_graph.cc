@@ -173,6 +173,13 @@ bool Parser::ParseOutputDecl(ast::OutputDecl* out) {
     out->name = TakeIdentifier();
     Advance();  // ':'
   }
+  // `output y = relu(x);`: a named output takes ':' (as a node's type does).
+  if (AtKey() && Peek(1).kind == TokenKind::Assign) {
+    const std::string name(Text(Cur()));
+    Advance();
+    ErrorExpected("';'", "a named output is written output " + name + ": EXPR;");
+    return false;
+  }
   out->value = ParseExpr();
   if (Failed()) return false;
   return Expect(TokenKind::Semicolon);

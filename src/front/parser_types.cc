@@ -108,6 +108,7 @@ ast::Type Parser::ParseType() {
     } else {
       open = true;
     }
+    const size_t dims_at = pos_ - 1;  // the '['
     if (open) {
       while (!At(TokenKind::RBracket) && !Failed()) {
         ast::Dim dim;
@@ -122,7 +123,14 @@ ast::Type Parser::ParseType() {
         ErrorExpected("',' or ']'", "there is no arithmetic in a type: compute the size in @config (N2: N * 2;) "
                              "and use its name");
       }
-      if (ExpectListEnd(TokenKind::RBracket) && Expect(TokenKind::Comma)) {
+      // `Tensor<[B, 784]>`: the dtype is left out; show the type with one.
+      if (!Failed() && At(TokenKind::RBracket) && Peek(1).kind == TokenKind::Greater) {
+        Advance();
+        const size_t begin = tokens_[dims_at].span.offset;
+        const size_t end = tokens_[pos_ - 1].span.offset + tokens_[pos_ - 1].span.length;
+        ErrorExpected("',' and a dtype", "write Tensor<" + std::string(source_.text().substr(begin, end - begin)) +
+                                             ", f32> (or the dtype meant)");
+      } else if (ExpectListEnd(TokenKind::RBracket) && Expect(TokenKind::Comma)) {
         if (IsDtype(Kind())) {
           type.dtype = DtypeOf(Advance().kind);
           Expect(TokenKind::Greater);

@@ -120,6 +120,19 @@ TEST(ParserErrorTest, ParamInitialiserAfterEqualsSaysHowItIsWritten) {
             "param b: TYPE { init: \"zeros\"; };\n");
 }
 
+// Two spellings from other languages: `output y = EXPR;` and a tensor type
+// without its dtype; each is one error that shows the line as it is written.
+TEST(ParserErrorTest, OutputWithEqualsAndTensorWithoutDtypeSayHowTheyAreWritten) {
+  EXPECT_EQ(Errors("@graph G { input x: f32; output y = relu(x); }"),
+            "1:35 E020 expected ';', got '='; a named output is written output y: EXPR;\n");
+  EXPECT_EQ(Errors("@graph G {\n  input x: Tensor<[B, 784]>;\n  output y: relu(x);\n}"),
+            "2:27 E020 expected ',' and a dtype, got '>'; write Tensor<[B, 784], f32> (or the dtype meant)\n");
+  EXPECT_EQ(Errors("@graph G { param w: Tensor<[]>; output y: w; }"),
+            "1:30 E020 expected ',' and a dtype, got '>'; write Tensor<[], f32> (or the dtype meant)\n");
+  // An unnamed output of a comparison still parses: `output y == x;`.
+  EXPECT_EQ(Errors("@graph G { input x: f32; input y: f32; output y == x; }"), "");
+}
+
 TEST(ParserErrorTest, NodeDeclarationSaysWhatMayFollowTheName) {
   EXPECT_EQ(Errors("@graph G { node h = relu(x); }"),
             "1:19 E020 expected '{', ':' or ';' after node 'h', got '='; a node is written node h { op: EXPR; };\n");
