@@ -4,6 +4,9 @@
 // are created depth-first, left to right, before the node that uses them.
 #include "lower/lower_internal.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "base/spelling.h"
 
 namespace shrew::lower::internal {
@@ -39,10 +42,23 @@ std::string UnsupportedHint(const ast::Expr& e) {
     return name != nullptr ? name->name : std::string("x");
   };
   if (const auto* m = e.As<ast::MethodCallExpr>()) {
+    // `torch.relu(x)`, `F.softmax(x)`, `nn.functional.gelu(x)`: a module's
+    // function, not a method of a tensor; operations are called bare.
+    static constexpr std::string_view kModules[] = {"torch", "F", "nn", "np", "numpy", "tf", "jnp", "jax",
+                                                    "lax", "math", "keras", "ops", "functional"};
+    const ast::Expr* r = ast::StripParens(m->receiver.get());
+    const auto* member = r != nullptr ? r->As<ast::MemberExpr>() : nullptr;
     const std::string x = receiver(m->receiver);
+    if (member != nullptr || std::find(std::begin(kModules), std::end(kModules), x) != std::end(kModules)) {
+      return "; operations are called by their name alone: write " + m->method.name + "(...)";
+    }
     return "; there are no methods: write " + m->method.name + "(" + x + ", ...) for " + x + "." + m->method.name +
            "(...)";
   }
+  if (e.Is<ast::IndexExpr>() || e.Is<ast::SliceExpr>()) {
+    return "; there is no indexing: split(x, chunks: N, dim: D, index: K) selects a part along an axis";
+  }
+  if (e.Is<ast::ListExpr>()) return "; a list is no operand: pass the tensors one by one, as in concat(a, b, dim: 0)";
   if (const auto* m = e.As<ast::MemberExpr>()) {
     return m->member.name == "T" ? "; tensors have no fields: write transpose(" + receiver(m->object) + ") for " +
                                        receiver(m->object) + ".T"

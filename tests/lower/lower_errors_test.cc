@@ -129,13 +129,21 @@ TEST(LowerErrorsTest, UnsupportedExpressions) {
             std::string("E044 3:16 ") + expected + "; there are no methods: write sum(x, ...) for x.sum(...)");
   EXPECT_EQ(LowerError(G("  node h { op: x.T; };")),
             std::string("E044 3:16 ") + expected + "; tensors have no fields: write transpose(x) for x.T");
-  EXPECT_EQ(LowerError(G("  node h { op: x[0]; };")), std::string("E044 3:16 ") + expected);
-  EXPECT_EQ(LowerError(G("  node h { op: x[0:1]; };")), std::string("E044 3:16 ") + expected);
+  const std::string indexing = "; there is no indexing: split(x, chunks: N, dim: D, index: K) selects a part along an axis";
+  EXPECT_EQ(LowerError(G("  node h { op: x[0]; };")), std::string("E044 3:16 ") + expected + indexing);
+  EXPECT_EQ(LowerError(G("  node h { op: x[0:1]; };")), std::string("E044 3:16 ") + expected + indexing);
+  // Another library's module: the operation is called by its name alone.
+  const std::string bare = "; operations are called by their name alone: write relu(...)";
+  EXPECT_EQ(LowerError(G("  node h { op: torch.relu(x); };")), std::string("E044 3:16 ") + expected + bare);
+  EXPECT_EQ(LowerError(G("  node h { op: F.relu(x); };")), std::string("E044 3:16 ") + expected + bare);
+  EXPECT_EQ(LowerError(G("  node h { op: tf.nn.relu(x); };")), std::string("E044 3:16 ") + expected + bare);
   EXPECT_EQ(LowerError(G("  node h { op: x.shape; };")),
             std::string("E044 3:16 ") + expected + "; tensors have no fields: use an operation");
   EXPECT_EQ(LowerError(G("  node h { op: nn::relu(x); };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: nn::relu; };")), std::string("E044 3:16 ") + expected);
-  EXPECT_EQ(LowerError(G("  node h { op: relu([1, 2]); };")), std::string("E044 3:21 ") + expected);
+  const std::string list = "; a list is no operand: pass the tensors one by one, as in concat(a, b, dim: 0)";
+  EXPECT_EQ(LowerError(G("  node h { op: relu([1, 2]); };")), std::string("E044 3:21 ") + expected + list);
+  EXPECT_EQ(LowerError(G("  node h { op: concat([x, x], dim: 0); };")), std::string("E044 3:23 ") + expected + list);
   EXPECT_EQ(LowerError(G("  node h { op: {a: 1}; };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: if y { x } else { x }; };")),
             std::string("E044 3:16 ") + expected + "; for an elementwise choice write where(condition, a, b)");
