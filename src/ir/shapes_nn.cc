@@ -82,6 +82,14 @@ Type InferLinear(ShapeContext& ctx) {
   const Type& x = ctx.operand(0);
   const Type& w = ctx.operand(1);
   const Type* b = n == 3 && ctx.operand(2).is_tensor() ? &ctx.operand(2) : nullptr;
+  // `linear(x, 3)`, PyTorch's Linear(in, out) written as an operation: the
+  // weight is a number; say what it is instead of a dtype mismatch.
+  if (w.is_tensor() && w.rank() == 0) {
+    ctx.Error(diag::Kind::RankMismatch,
+              "linear expects a weight of rank 2 ([out, in]), got a scalar; declare the weight as a param, as in "
+              "param w: Tensor<[OUT, IN], f32> { init: \"kaiming_uniform\"; };");
+    return Type::Unknown();
+  }
   // The bias against a rank-2 weight [out, in] (dtype already checked).
   auto bias_fits = [&] {
     bool ok = (b->rank() == 1 || (b->rank() == 2 && !DimsDiffer(b->dim(0), Dim::Fixed(1)))) &&

@@ -78,6 +78,13 @@ TEST(LinearShapeTest, Errors) {
   // Neither way round: no hint.
   EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[7, 32] f32"}).Msg(),
             "[G::n] linear input size 20 does not match weight shape [7, 32] ([out, in])");
+  // A scalar weight (Linear(x, 3) in PyTorch's spelling) says what a weight is.
+  const std::string scalar = "[G::n] linear expects a weight of rank 2 ([out, in]), got a scalar; declare the weight "
+                             "as a param, as in param w: Tensor<[OUT, IN], f32> { init: \"kaiming_uniform\"; };";
+  Nary s(OpKind::kLinear, {"[4, 20] f32", "[] i64"});
+  EXPECT_EQ(s.OnlyError(), "E107");
+  EXPECT_EQ(s.Msg(), scalar);
+  EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[] f32", "[] f32"}).Msg(), scalar);
   Nary w(OpKind::kLinear, {"[4, 20] f32", "[20] f32"});
   EXPECT_EQ(w.OnlyError(), "E107");
   EXPECT_EQ(w.Msg(), "[G::n] linear expects a weight of rank 2, got rank 1");
