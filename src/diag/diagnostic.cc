@@ -144,7 +144,11 @@ std::string Render(const Diagnostic& d, const SourceFile& source) {
   }
   out += std::string(": ") + SeverityName(d.severity) + "[" + d.code() + "]: " + d.message + "\n";
   if (!d.span.valid()) return out;
-  return out + Excerpt(source.LineText(d.span.line), d.span);
+  // A line with several NULs is UTF-16 or binary, not text: its excerpt
+  // would be every other character blank, or noise.
+  const std::string_view line = source.LineText(d.span.line);
+  if (std::count(line.begin(), line.end(), '\0') > 1) return out;
+  return out + Excerpt(line, d.span);
 }
 
 std::string RenderAll(const std::vector<Diagnostic>& ds, const SourceFile& source) {

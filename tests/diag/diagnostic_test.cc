@@ -115,6 +115,18 @@ TEST(Render, CaretAfterTheLastCharacter) {
             "       ^\n");
 }
 
+// A UTF-16 line (a NUL after every ASCII character) or a binary one shows
+// no excerpt: it was "  @ g r a p h ..."; one NUL is still shown, as a blank.
+TEST(Render, LinesWithSeveralNulsShowNoExcerpt) {
+  const std::string wide("\xFF\xFE@\0g\0r\0", 8);
+  EXPECT_EQ(RenderAt(wide, 0, 0), "t.sw:1:1: error[E040]: m\n");
+  const std::string one_nul("a\0b $", 5);
+  EXPECT_EQ(RenderAt(one_nul, 4, 1),
+            "t.sw:1:5: error[E040]: m\n"
+            "  a b $\n"
+            "      ^\n");
+}
+
 TEST(Render, NoNameMeansInputAndNoSpanMeansNoExcerpt) {
   SourceFile src("", "x");
   Diagnostic d{Kind::NoOutput, Severity::Error, Span{}, "graph declares no output"};
