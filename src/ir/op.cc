@@ -128,6 +128,17 @@ std::span<const OpAttrSpec> OpAttrSpecs(OpKind kind) {
   return std::span<const OpAttrSpec>(list.data(), list.size());
 }
 
+std::string SourceAttrNames(OpKind kind) {
+  std::string names;
+  for (const OpAttrSpec& a : OpAttrSpecs(kind)) {
+    if (a.type == AttrType::kScalar) continue;
+    const std::string_view name =
+        HasFlag(kind, kFlagReduction) && std::string_view(a.name) == "dims" ? "dim" : a.name;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  return names;
+}
+
 const OpAttrSpec* FindOpAttrSpec(OpKind kind, std::string_view attr_name) {
   for (const OpAttrSpec& s : OpAttrSpecs(kind)) {
     if (attr_name == s.name) return &s;

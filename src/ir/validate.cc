@@ -22,10 +22,10 @@ void CalleeArity(const Graph& callee, int* min_count, int* max_count) {
 void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
                        diag::DiagnosticBag* diags) {
   int count = static_cast<int>(n.operands.size());
-  auto report = [&](const std::string& expected) {
+  auto report = [&](const std::string& expected, const std::string& hint = "") {
     diags->Add(diag::Kind::OperandCount, n.span,
-               g.DiagnosticPrefix(n) + OpName(n.op) + " expects " + expected + " operands, got " +
-                   std::to_string(count));
+               g.DiagnosticPrefix(n) + OpName(n.op) + " expects " + expected +
+                   (expected == "1" || expected == "at least 1" ? " operand, got " : " operands, got ") + std::to_string(count) + hint);
   };
   if (n.is_source()) {
     if (count != 0) report("0");
@@ -55,7 +55,16 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
     return;
   }
   const Arity& arity = GetOpInfo(n.op).arity;
-  if (!arity.Accepts(count)) report(arity.ToString());
+  if (arity.Accepts(count)) return;
+  // `transpose(x, 0, 1)`, `sum(x, 1)`: numbers past the operands are meant
+  // as attributes, which are written by name.
+  const int max = arity.form == Arity::Form::kRange && arity.max >= 0 ? arity.max : -1;
+  bool numbers = max >= 0 && count > max;
+  for (int i = std::max(max, 0); numbers && i < count; ++i) {
+    numbers = g.node(n.operands[static_cast<size_t>(i)]).op == OpKind::kConstant;
+  }
+  const std::string names = numbers ? SourceAttrNames(n.op) : "";
+  report(arity.ToString(), names.empty() ? "" : "; attributes are written by name: it takes " + names);
 }
 
 // V7: Kahn's algorithm; what cannot be ordered is on or behind a cycle.

@@ -212,12 +212,7 @@ namespace {
 // The attributes `kind` takes as written in source, for the unknown-attribute
 // message: "it takes dim, keepdim" or "it takes none".
 [[gnu::noinline, gnu::cold]] std::string AttrNamesOf(ir::OpKind kind) {
-  std::string names;
-  for (const ir::OpAttrSpec& a : ir::OpAttrSpecs(kind)) {
-    if (a.type == ir::AttrType::kScalar) continue;
-    const std::string_view name = IsReduction(kind) && std::string_view(a.name) == "dims" ? "dim" : a.name;
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  }
+  const std::string names = ir::SourceAttrNames(kind);
   return "it takes " + (names.empty() ? std::string("none") : names);
 }
 

@@ -149,16 +149,16 @@ TEST(ValidateTest, V6OperandCounts) {
     const char* message;
   };
   const Case kCases[] = {
-      {OpKind::kRelu, 2, "relu expects 1 operands, got 2"},
+      {OpKind::kRelu, 2, "relu expects 1 operand, got 2"},
       {OpKind::kAdd, 1, "add expects 2 operands, got 1"},
       {OpKind::kConstant, 1, "constant expects 0 operands, got 1"},
-      {OpKind::kIdentity, 0, "identity expects 1 operands, got 0"},
-      {OpKind::kIdentity, 2, "identity expects 1 operands, got 2"},
+      {OpKind::kIdentity, 0, "identity expects 1 operand, got 0"},
+      {OpKind::kIdentity, 2, "identity expects 1 operand, got 2"},
       {OpKind::kLinear, 1, "linear expects 2 to 3 operands, got 1"},
       {OpKind::kBatchNorm, 2, "batch_norm expects 1 or 3 operands, got 2"},
       {OpKind::kMultiHeadAttention, 6, "multi_head_attention expects 1 or 5 operands, got 6"},
       {OpKind::kTransformerBlock, 2, "transformer_block expects 1 or 13 operands, got 2"},
-      {OpKind::kConcat, 0, "concat expects at least 1 operands, got 0"},
+      {OpKind::kConcat, 0, "concat expects at least 1 operand, got 0"},
       {OpKind::kRange, 3, "range expects 0 to 2 operands, got 3"},
       {OpKind::kWhere, 2, "where expects 3 operands, got 2"},
       {OpKind::kEmbedding, 1, "embedding expects 2 operands, got 1"},
@@ -172,6 +172,29 @@ TEST(ValidateTest, V6OperandCounts) {
     EXPECT_EQ(d.message, std::string("[G::n] ") + c.message);
     ExpectSpan(d, f.g.node(id).span);
   }
+}
+
+// `transpose(x, 0, 1)`, `sum(x, 1)`: numbers past the operands are meant as
+// attributes; the message names the ones the operation takes (as source
+// spells them: a reduction's dims is dim). Other extra operands get none.
+TEST(ValidateTest, V6ExtraNumbersAreAttributesByName) {
+  auto message = [](OpKind op, int tensors, int numbers) {
+    Valid f;
+    std::vector<NodeId> operands(static_cast<size_t>(tensors), f.x);
+    for (int i = 0; i < numbers; ++i) operands.push_back(f.g.AddConstant("", AttrValue::Int(i), SpanFor(1)));
+    f.Op(op, operands, "n");
+    EXPECT_FALSE(ValidateGraph(f.g, nullptr, &f.diags));
+    return Only(f.diags).message;
+  };
+  EXPECT_EQ(message(OpKind::kTranspose, 1, 2),
+            "[G::n] transpose expects 1 operand, got 3; attributes are written by name: it takes dim0, dim1");
+  EXPECT_EQ(message(OpKind::kSum, 1, 1),
+            "[G::n] sum expects 1 operand, got 2; attributes are written by name: it takes dim, keepdim");
+  EXPECT_EQ(message(OpKind::kSoftmax, 1, 1),
+            "[G::n] softmax expects 1 operand, got 2; attributes are written by name: it takes dim");
+  // An op without attributes, or a tensor among the extras: the count alone.
+  EXPECT_EQ(message(OpKind::kRelu, 1, 1), "[G::n] relu expects 1 operand, got 2");
+  EXPECT_EQ(message(OpKind::kTranspose, 2, 1), "[G::n] transpose expects 1 operand, got 3");
 }
 
 TEST(ValidateTest, V6SourceNodeWithOperands) {
