@@ -126,9 +126,13 @@ bool Parser::Expect(TokenKind kind) {
     return false;
   }
   // `a = 1;`, `op = relu(x);`: the usual spelling from other languages.
-  ErrorExpected(what, kind == TokenKind::Colon && At(TokenKind::Assign)
-                          ? "keys and values are separated by ':'"
-                          : std::string_view());
+  std::string_view hint;
+  if (kind == TokenKind::Colon && At(TokenKind::Assign)) hint = "keys and values are separated by ':'";
+  // `{ D: 8 }`, `input x: f32, output …`: ';' ends every statement and
+  // field, the last one before '}' too.
+  if (kind == TokenKind::Semicolon && At(TokenKind::RBrace)) hint = "the last statement or field before '}' ends with ';' too";
+  if (kind == TokenKind::Semicolon && At(TokenKind::Comma)) hint = "statements and fields end with ';', not ','";
+  ErrorExpected(what, hint);
   return false;
 }
 

@@ -144,6 +144,11 @@ bool Parser::ParseNodeItem(ast::NodeItem* out) {
   } else if (AtKey()) {
     TokenKind key_kind = Kind();
     out->key = TakeIdentifier();
+    // `node h { relu(x); };`: the operation without its `op:` key.
+    if (At(TokenKind::LParen)) {
+      ErrorExpected("':'", "the operation is the value of op: write op: " + out->key.name + "(...);");
+      return false;
+    }
     if (!Expect(TokenKind::Colon)) return false;
     // `op`, `input` and `output` are special only as keys here (§3.8).
     if (key_kind == TokenKind::KwOutput) {

@@ -120,6 +120,17 @@ TEST(ParserErrorTest, ParamInitialiserAfterEqualsSaysHowItIsWritten) {
             "param b: TYPE { init: \"zeros\"; };\n");
 }
 
+// A ';' left out before '}' or written as ',', and an operation without its
+// `op:` key, say what goes there.
+TEST(ParserErrorTest, SemicolonsAndOpKeySayWhatGoesThere) {
+  EXPECT_EQ(Errors("@config { D: 8 }"),
+            "1:16 E020 expected ';', got '}'; the last statement or field before '}' ends with ';' too\n");
+  EXPECT_EQ(Errors("@graph G { input x: f32, output y: relu(x); }"),
+            "1:24 E020 expected ';', got ','; statements and fields end with ';', not ','\n");
+  EXPECT_EQ(Errors("@graph G { input x: f32; node h { relu(x); }; output h; }"),
+            "1:39 E020 expected ':', got '('; the operation is the value of op: write op: relu(...);\n");
+}
+
 // Two spellings from other languages: `output y = EXPR;` and a tensor type
 // without its dtype; each is one error that shows the line as it is written.
 TEST(ParserErrorTest, OutputWithEqualsAndTensorWithoutDtypeSayHowTheyAreWritten) {
@@ -213,7 +224,7 @@ TEST(ParserErrorTest, SemicolonMissingAtTheEndOfALineIsReportedThere) {
   EXPECT_EQ(Errors("@config {\n  a: 1   // one\n\n  /* two */ b: 2;\n}\n"),
             "2:7 E020 expected ';' after '1', got 'b' on line 4\n");
   EXPECT_EQ(Errors("@model { name: \"m\" }\n@graph G {\n  input x: f32;\n  output x\n"),
-            "1:20 E020 expected ';', got '}'\n"
+            "1:20 E020 expected ';', got '}'; the last statement or field before '}' ends with ';' too\n"
             "4:11 E020 expected ';' after 'x', got end of input\n");
   // Recovery: the next line's statement still parses, with no follow-up error.
   Parsed p("@graph G {\n  input x: Tensor<[2], f32>\n  output y: relu(x);\n}\n");
@@ -256,7 +267,7 @@ TEST(ParserErrorTest, RecoveryReportsSeveralErrorsAndKeepsGoodStatements) {
   EXPECT_EQ(p.errors(),
             "1:14 E020 expected expression, got ';'\n"
             "1:24 E020 expected ':', got '3'\n"
-            "4:24 E020 expected ';', got '}'\n"
+            "4:24 E020 expected ';', got '}'; the last statement or field before '}' ends with ';' too\n"
             "5:21 E020 expected expression, got ';'\n"
             "8:1 E020 expected a top-level block such as @graph, got 'oops'\n");
   ASSERT_EQ(p.program.blocks.size(), 3u);
