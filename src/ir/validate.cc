@@ -11,6 +11,13 @@ namespace {
 
 std::string GraphPrefix(const Graph& g) { return "[" + g.name() + "] "; }
 
+// "; the first is at 3:5": where a duplicate's first declaration is, when
+// it has a source position.
+std::string FirstAt(const diag::Span& first) {
+  if (!first.valid()) return "";
+  return "; the first is at " + std::to_string(first.line) + ":" + std::to_string(first.column);
+}
+
 // Accepted operand counts of a call to `callee`: every non-optional input
 // must be bound; optional ones may be left out (OPS.md §3.16).
 void CalleeArity(const Graph& callee, int* min_count, int* max_count) {
@@ -187,11 +194,12 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
     diags->Add(diag::Kind::NoOutput, g.span(), GraphPrefix(g) + "graph declares no output");
   }
   // V2: once per name, at its second occurrence.
-  std::unordered_map<std::string, int> seen;
+  std::unordered_map<std::string, std::pair<int, NodeId>> seen;  // count, first node
   for (const Node& n : g.nodes()) {
-    if (++seen[n.name] == 2) {
+    auto& [count, first] = seen.try_emplace(n.name, 0, n.id).first->second;
+    if (++count == 2) {
       diags->Add(diag::Kind::DuplicateName, n.span,
-                 g.DiagnosticPrefix(n) + "name '" + n.name + "' is declared twice");
+                 g.DiagnosticPrefix(n) + "name '" + n.name + "' is declared twice" + FirstAt(g.node(first).span));
     }
   }
   // V3
@@ -239,11 +247,12 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
   // V7 (needs valid operand ids)
   if (operands_ok) CheckCycles(g, diags);
   // V11
-  std::unordered_set<std::string> outputs;
+  std::unordered_map<std::string, diag::Span> outputs;  // name → first output's span
   for (const GraphOutput& out : g.outputs()) {
-    if (!outputs.insert(out.name).second) {
+    auto [it, first] = outputs.try_emplace(out.name, out.span);
+    if (!first) {
       diags->Add(diag::Kind::DuplicateOutput, out.span.valid() ? out.span : g.span(),
-                 GraphPrefix(g) + "duplicate output name '" + out.name + "'");
+                 GraphPrefix(g) + "duplicate output name '" + out.name + "'" + FirstAt(it->second));
     }
   }
   return diags->error_count() == before;
@@ -264,11 +273,12 @@ bool ValidateProgram(const Program& program, diag::DiagnosticBag* diags) {
                "[program] @inference names unknown graph '" + *program.inference->model + "'");
   }
   // V9
-  std::unordered_set<std::string> names;
+  std::unordered_map<std::string, diag::Span> names;  // name → first graph's span
   for (const Graph& g : program.graphs) {
-    if (!names.insert(g.name()).second) {
+    auto [it, first] = names.try_emplace(g.name(), g.span());
+    if (!first) {
       diags->Add(diag::Kind::DuplicateGraph, g.span(),
-                 "[program] duplicate graph '" + g.name() + "'");
+                 "[program] duplicate graph '" + g.name() + "'" + FirstAt(it->second));
     }
     if (IsBuiltinFunction(g.name())) {
       diags->Add(diag::Kind::DuplicateGraph, g.span(),

@@ -64,7 +64,11 @@ TEST(ValidateTest, V2DuplicateNameReportedOnceAtSecondOccurrence) {
   EXPECT_FALSE(ValidateGraph(f.g, nullptr, &f.diags));
   auto d = Only(f.diags);
   EXPECT_STREQ(d.code(), "E081");
-  EXPECT_EQ(d.message, "[G::r] name 'r' is declared twice");
+  // The message says where the first 'r' is.
+  const diag::Span first = f.g.node(f.r).span;
+  ASSERT_TRUE(first.valid());
+  EXPECT_EQ(d.message, "[G::r] name 'r' is declared twice; the first is at " + std::to_string(first.line) + ":" +
+                           std::to_string(first.column));
   ExpectSpan(d, f.g.node(dup).span);
 }
 
@@ -72,7 +76,9 @@ TEST(ValidateTest, V2InputAndNodeWithSameName) {
   Valid f;
   f.Op(OpKind::kTanh, {f.x}, "x");
   EXPECT_FALSE(ValidateGraph(f.g, nullptr, &f.diags));
-  EXPECT_EQ(Only(f.diags).message, "[G::x] name 'x' is declared twice");
+  const diag::Span first = f.g.node(f.x).span;
+  EXPECT_EQ(Only(f.diags).message, "[G::x] name 'x' is declared twice; the first is at " +
+                                       std::to_string(first.line) + ":" + std::to_string(first.column));
 }
 
 TEST(ValidateTest, V3BadOperandAndV7Skipped) {
@@ -341,7 +347,8 @@ TEST(ValidateProgramTest, V9DuplicateGraph) {
   EXPECT_FALSE(ValidateProgram(p, &bag));
   auto d = Only(bag);
   EXPECT_STREQ(d.code(), "E088");
-  EXPECT_EQ(d.message, "[program] duplicate graph 'A'");
+  EXPECT_EQ(d.message, "[program] duplicate graph 'A'; the first is at " + std::to_string(SpanFor(1).line) + ":" +
+                           std::to_string(SpanFor(1).column));
   ExpectSpan(d, SpanFor(70));
 }
 
