@@ -200,8 +200,12 @@ bool ShapeContext::RequireNumeric(const Type& t) {
 
 bool ShapeContext::SameDType(const Type& a, const Type& b) {
   if (a.is_unknown() || b.is_unknown() || a.dtype() == b.dtype()) return true;
-  Error(diag::Kind::DtypeMismatch, std::string("dtype mismatch: ") + DTypeName(a.dtype()) +
-                                       " and " + DTypeName(b.dtype()));
+  // Nothing converts implicitly (OPS.md §1.3); name the cast that would,
+  // towards the float side when one is float.
+  const DType to = IsFloat(b.dtype()) && !IsFloat(a.dtype()) ? b.dtype() : a.dtype();
+  Error(diag::Kind::DtypeMismatch, std::string("dtype mismatch: ") + DTypeName(a.dtype()) + " and " +
+                                       DTypeName(b.dtype()) + "; convert one with cast(..., dtype: \"" +
+                                       DTypeName(to) + "\")");
   return false;
 }
 

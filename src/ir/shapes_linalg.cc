@@ -21,8 +21,9 @@ Type MatmulType(ShapeContext& ctx, const Type& a, const Type& b) {
   const Dim& k1 = da[da.size() - 1];
   const Dim& k2 = db[db.size() - 2];
   if (DimsDiffer(k1, k2)) {
-    ctx.Error(diag::Kind::MatmulMismatch, "matmul inner dimensions " + k1.ToString() + " and " +
-                                              k2.ToString() + " differ");
+    ctx.Error(diag::Kind::MatmulMismatch, "matmul inner dimensions " + k1.ToString() + " and " + k2.ToString() +
+                                              " differ (operands " + DimsToString(a.dims()) + " and " +
+                                              DimsToString(b.dims()) + ")");
     return Type::Unknown();
   }
   std::vector<Dim> batch_a(da.begin(), da.end() - 2);

@@ -228,13 +228,13 @@ TEST(CompileTest, ShapeErrorsInSubExpressionsNameTheDeclaredNode) {
                             "  output h;\n}\n");
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.RenderDiagnostics(),
-            "<input>:3:21: error[E103]: [G::h] matmul inner dimensions 3 and 2 differ\n"
+            "<input>:3:21: error[E103]: [G::h] matmul inner dimensions 3 and 2 differ (operands [2, 3] and [2, 3])\n"
             "    node h { op: relu(matmul(x, x)); };\n"
             "                      ^~~~~~~~~~~~\n");
   CompileResult u = Compile("@graph G {\n  input x: Tensor<[2, 3], f32>;\n  output relu(x) + matmul(x, x);\n}\n");
   ASSERT_FALSE(u.ok);
   ASSERT_EQ(u.diagnostics.size(), 1u);
-  EXPECT_EQ(u.diagnostics[0].message, "[G] matmul inner dimensions 3 and 2 differ");
+  EXPECT_EQ(u.diagnostics[0].message, "[G] matmul inner dimensions 3 and 2 differ (operands [2, 3] and [2, 3])");
   EXPECT_EQ(u.diagnostics[0].span.column, 20u);
 }
 
@@ -263,7 +263,7 @@ TEST(CompileTest, ShapeErrorsStopBeforeMaterialisation) {
 }
 
 // A `where` condition of unknown type (`input c: ?`) deferred the branches'
-// dtype and broadcast errors to run time ("dtype mismatch: f32 and f64" from
+// dtype and broadcast errors to run time ("dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")" from
 // both executors); they are compile errors at the where, as with a known
 // condition and as for `a + b` (OPS.md §1.3, §1.4).
 TEST(CompileTest, WhereBranchConflictsAreStaticWithAnUnknownCondition) {
@@ -273,9 +273,9 @@ TEST(CompileTest, WhereBranchConflictsAreStaticWithAnUnknownCondition) {
   };
   const std::vector<Case> cases = {
       {"?", "Tensor<[?], f32>", "Tensor<[?], f64>",
-       "<input>:5:3: error[E100]: [G::y] dtype mismatch: f32 and f64"},
+       "<input>:5:3: error[E100]: [G::y] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")"},
       {"Tensor<[?], bool>", "Tensor<[?], f32>", "Tensor<[?], f64>",
-       "<input>:5:3: error[E100]: [G::y] dtype mismatch: f32 and f64"},
+       "<input>:5:3: error[E100]: [G::y] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")"},
       {"?", "Tensor<[2], f32>", "Tensor<[3], f32>",
        "<input>:5:3: error[E102]: [G::y] shapes [2] and [3] cannot be broadcast"},
       {"?", "Tensor<[N, 4], f32>", "Tensor<[3], f32>",

@@ -125,7 +125,7 @@ TEST(ShapesElementwiseTest, T3BroadcastMismatch) {
 TEST(ShapesElementwiseTest, T1DtypeMismatch) {
   Binary b(OpKind::kMul, "[2] f32", "[2] f64");
   EXPECT_EQ(b.OnlyError(), "E100");
-  EXPECT_EQ(b.diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64");
+  EXPECT_EQ(b.diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
 }
 
 TEST(ShapesElementwiseTest, T7ArithmeticOnBool) {
@@ -222,7 +222,7 @@ struct WhereCase : GraphFixture {
 TEST(ShapesElementwiseTest, WhereWithUnknownConditionChecksBranchDtypes) {
   WhereCase w("?", "[?] f32", "[?] f64");
   EXPECT_EQ(w.ErrorAtWhere(), "E100");
-  EXPECT_EQ(w.Msg(), "[G::w] dtype mismatch: f32 and f64");
+  EXPECT_EQ(w.Msg(), "[G::w] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
   // The same message as with a known condition.
   WhereCase known("[?] bool", "[?] f32", "[?] f64");
   EXPECT_EQ(known.ErrorAtWhere(), "E100");
@@ -403,7 +403,7 @@ TEST(WeakConstantTest, NonAdoptingConsumerFinalisesDefault) {
   EXPECT_FALSE(f.Infer());
   EXPECT_EQ(f.TypeOf(two), "Tensor<[], i64>");
   ASSERT_FALSE(f.diags.all().empty());
-  EXPECT_EQ(f.diags.all()[0].message, "[G::m] dtype mismatch: f32 and i64");
+  EXPECT_EQ(f.diags.all()[0].message, "[G::m] dtype mismatch: f32 and i64; convert one with cast(..., dtype: \"f32\")");
 }
 
 TEST(WeakConstantTest, FirstAdopterWins) {
@@ -416,7 +416,7 @@ TEST(WeakConstantTest, FirstAdopterWins) {
   EXPECT_FALSE(f.Infer());
   EXPECT_EQ(f.TypeOf(c), "Tensor<[], f32>");
   EXPECT_EQ(f.OnlyError(), "E100");
-  EXPECT_EQ(f.diags.all()[0].message, "[G::second] dtype mismatch: i64 and f32");
+  EXPECT_EQ(f.diags.all()[0].message, "[G::second] dtype mismatch: i64 and f32; convert one with cast(..., dtype: \"f32\")");
 }
 
 TEST(WeakConstantTest, DeclaredTypeAdoptsWeakNode) {
@@ -440,7 +440,7 @@ TEST(WeakConstantTest, ResolvedConstantIsNotReadopted) {
 
 TEST(WeakConstantTest, FusedOpsAdoptLikeTheAddOrSubTheyContain) {
   // OPS.md §3.18: `fused_add_relu(x, 1)` is `relu(x + 1)`, so the literal
-  // takes x's dtype (it stayed i64: "dtype mismatch: f32 and i64"; after
+  // takes x's dtype (it stayed i64: "dtype mismatch: f32 and i64; convert one with cast(..., dtype: \"f32\")"; after
   // fusion in a graph with `input x: ?`, every run failed that way).
   GraphFixture f;
   NodeId x = f.In("x", "[2, 4] f32");

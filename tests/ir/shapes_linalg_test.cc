@@ -53,7 +53,7 @@ TEST(MatmulShapeTest, RankOneOperands) {
 TEST(MatmulShapeTest, T4InnerMismatch) {
   Two t(OpKind::kMatmul, "[2, 3] f32", "[4, 5] f32");
   EXPECT_EQ(t.OnlyError(), "E103");
-  EXPECT_EQ(t.Msg(), "[G::n] matmul inner dimensions 3 and 4 differ");
+  EXPECT_EQ(t.Msg(), "[G::n] matmul inner dimensions 3 and 4 differ (operands [2, 3] and [4, 5])");
   EXPECT_EQ(t.diags.all()[0].span.line, t.g.node(t.n).span.line);
   EXPECT_EQ(t.Type(), "?");
 }
@@ -94,7 +94,7 @@ TEST(MatmulShapeTest, FusedMatmulAddWithAnUnknownFactor) {
     NodeId n = f.Op(OpKind::kFusedMatmulAdd, {x, w, f.In("b", "[4] f64")}, "n");
     EXPECT_FALSE(f.Infer());
     ASSERT_EQ(f.OnlyError(), "E100");
-    EXPECT_EQ(f.diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64");
+    EXPECT_EQ(f.diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
     EXPECT_EQ(f.diags.all()[0].span.line, f.g.node(n).span.line);
     EXPECT_EQ(f.diags.all()[0].span.line, 4u);
     EXPECT_EQ(f.diags.all()[0].span.column, 3u);

@@ -187,7 +187,7 @@ TEST(AttentionShapeTest, TransformerBlockExplicitForm) {
 TEST(UnknownOperandShapeTest, LinearWeightAndBiasAgree) {
   Nary dtype(OpKind::kLinear, {"?", "[32, 20] f32", "[32] f64"});
   EXPECT_EQ(dtype.ErrorAtOp(), "E100");
-  EXPECT_EQ(dtype.Msg(), "[G::n] dtype mismatch: f32 and f64");
+  EXPECT_EQ(dtype.Msg(), "[G::n] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
   Nary size(OpKind::kLinear, {"?", "[32, 20] f32", "[31] f32"});
   EXPECT_EQ(size.ErrorAtOp(), "E112");
   EXPECT_EQ(size.Msg(), "[G::n] linear bias has shape [31], expected [32]");
@@ -207,7 +207,7 @@ TEST(UnknownOperandShapeTest, LinearWeightAndBiasAgree) {
 TEST(UnknownOperandShapeTest, NormWeightAndBiasAgree) {
   Nary ln_dtype(OpKind::kLayerNorm, {"?", "[32] f32", "[32] f16"});
   EXPECT_EQ(ln_dtype.ErrorAtOp(), "E100");
-  EXPECT_EQ(ln_dtype.Msg(), "[G::n] dtype mismatch: f32 and f16");
+  EXPECT_EQ(ln_dtype.Msg(), "[G::n] dtype mismatch: f32 and f16; convert one with cast(..., dtype: \"f32\")");
   Nary ln_shape(OpKind::kLayerNorm, {"?", "[32] f32", "[16] f32"});
   EXPECT_EQ(ln_shape.ErrorAtOp(), "E102");
   EXPECT_EQ(ln_shape.Msg(), "[G::n] shapes [32] and [16] cannot be broadcast");
@@ -216,7 +216,7 @@ TEST(UnknownOperandShapeTest, NormWeightAndBiasAgree) {
 
   Nary bn_dtype(OpKind::kBatchNorm, {"?", "[3] f32", "[3] f64"});
   EXPECT_EQ(bn_dtype.ErrorAtOp(), "E100");
-  EXPECT_EQ(bn_dtype.Msg(), "[G::n] dtype mismatch: f32 and f64");
+  EXPECT_EQ(bn_dtype.Msg(), "[G::n] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
   Nary bn_size(OpKind::kBatchNorm, {"?", "[3] f32", "[4] f32"});
   EXPECT_EQ(bn_size.ErrorAtOp(), "E112");
   EXPECT_EQ(bn_size.Msg(), "[G::n] batch_norm bias has shape [4], expected [3]");
@@ -233,7 +233,7 @@ TEST(UnknownOperandShapeTest, AttentionWeightsAgree) {
   EXPECT_EQ(size.Msg(), "[G::n] multi_head_attention w_k has shape [8, 4], expected [8, 8]");
   Nary dtype(OpKind::kMultiHeadAttention, {"?", "[8, 8] f32", "[8, 8] f32", "[8, 8] f64", "[8, 8] f32"});
   EXPECT_EQ(dtype.ErrorAtOp(), "E100");
-  EXPECT_EQ(dtype.Msg(), "[G::n] dtype mismatch: f32 and f64");
+  EXPECT_EQ(dtype.Msg(), "[G::n] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
   EXPECT_EQ(Nary(OpKind::kMultiHeadAttention, {"?", "[8, 8] f32", "?", "[8, 8] f32", "[D, D] f32"}).OnlyError(),
             "");
 

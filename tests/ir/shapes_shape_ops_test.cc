@@ -246,7 +246,7 @@ TEST(ConcatShapeTest, KnownOperandsAgreeWhenOneIsUnknown) {
   auto dtype = run({"?", "[2, 3] f32", "[2, 3] f64"}, 0);
   EXPECT_EQ(dtype->OnlyError(), "E100");
   ASSERT_FALSE(dtype->diags.all().empty());
-  EXPECT_EQ(dtype->diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64");
+  EXPECT_EQ(dtype->diags.all()[0].message, "[G::n] dtype mismatch: f32 and f64; convert one with cast(..., dtype: \"f32\")");
   auto size = run({"[2, 3] f32", "?", "[4, 4] f32"}, 0);
   EXPECT_EQ(size->OnlyError(), "E112");
   ASSERT_FALSE(size->diags.all().empty());
