@@ -71,7 +71,17 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
     numbers = g.node(n.operands[static_cast<size_t>(i)]).op == OpKind::kConstant;
   }
   const std::string names = numbers ? SourceAttrNames(n.op) : "";
-  report(arity.ToString(), names.empty() ? "" : "; attributes are written by name: it takes " + names);
+  if (!names.empty()) {
+    report(arity.ToString(), "; attributes are written by name: it takes " + names);
+  } else if ((n.op == OpKind::kMin || n.op == OpKind::kMax) && count == 2) {
+    // NumPy's minimum / torch.min(a, b): elementwise, which these reductions are not.
+    const char* cmp = n.op == OpKind::kMin ? "<" : ">";
+    report(arity.ToString(), std::string("; it reduces one tensor: for the elementwise ") +
+                                 (n.op == OpKind::kMin ? "minimum" : "maximum") + " write where(a " + cmp +
+                                 " b, a, b)");
+  } else {
+    report(arity.ToString());
+  }
 }
 
 // V7: Kahn's algorithm; what cannot be ordered is on or behind a cycle.

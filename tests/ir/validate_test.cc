@@ -201,6 +201,14 @@ TEST(ValidateTest, V6ExtraNumbersAreAttributesByName) {
   // An op without attributes, or a tensor among the extras: the count alone.
   EXPECT_EQ(message(OpKind::kRelu, 1, 1), "[G::n] relu expects 1 operand, got 2");
   EXPECT_EQ(message(OpKind::kTranspose, 2, 1), "[G::n] transpose expects 1 operand, got 3");
+  // min/max of two tensors, meant elementwise: where() is how.
+  EXPECT_EQ(message(OpKind::kMin, 2, 0),
+            "[G::n] min expects 1 operand, got 2; it reduces one tensor: for the elementwise minimum write "
+            "where(a < b, a, b)");
+  EXPECT_EQ(message(OpKind::kMax, 2, 0),
+            "[G::n] max expects 1 operand, got 2; it reduces one tensor: for the elementwise maximum write "
+            "where(a > b, a, b)");
+  EXPECT_EQ(message(OpKind::kMax, 3, 0), "[G::n] max expects 1 operand, got 3");
 }
 
 TEST(ValidateTest, V6SourceNodeWithOperands) {
