@@ -298,6 +298,12 @@ export class Program {
 
   #execute(graph: string, inputs: Feeds, interpret: boolean, options: RunOptions): Outputs {
     this.#live();
+    // `run({ x })`: the inputs passed where the graph's name goes.
+    if (typeof graph === "object" && graph !== null) {
+      const verb = interpret ? "interpret" : "run";
+      throw new TypeError(`graph must be a string, got an object: ${verb}() takes the graph's name first, as in ` +
+                          `${verb}(${JSON.stringify(this.#graphs[0] ?? "G")}, inputs)`);
+    }
     checkString(graph, "graph");
     // A Map's entries are no own keys: it fed no inputs at all.
     if (!isNamedObject(inputs)) throw new TypeError(`inputs must be an object {name: tensor}, got ${describe(inputs)}`);
