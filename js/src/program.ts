@@ -314,8 +314,9 @@ export class Program {
     // runs without an optional mask, and a required one is reported missing with its type.
     for (const [name, value] of Object.entries(inputs)) {
       checkWellFormed(name, "input name");
+      // A misspelt name is reported as such, whatever its value is.
+      if (!inputSpec(sig, name)) throw noSuchInput(sig, name);
       if (value !== undefined) raw.push(this.#toRaw(name, value, sig));
-      else if (!inputSpec(sig, name)) throw noSuchInput(sig, name);  // a misspelt name is still an error
     }
     if (!interpret) {
       const out = this.#runLean(graph, raw, into);

@@ -320,6 +320,12 @@ test("thousands of inputs as typed arrays, in any order, each found by name", ()
       Array.from({ length: 20 }, (_, i) => `in${i}`).join(", ") + ", … (3000 in all)";
     assert.throws(() => p.run("G", feeds), (e) => e instanceof ShrewRuntimeError && e.message === message && e.input === "extra");
     assert.throws(() => p.interpret("G", feeds), (e) => e instanceof ShrewRuntimeError && e.message === message);
+    // Whatever the misspelt input's value is: a number said "input 'extra'
+    // must be a Tensor …, got 1", as if the name were right.
+    for (const value of [1, "x", [1, 2], new Tensor("f32", [2], Float32Array.of(0, 0))]) {
+      feeds.extra = value;
+      assert.throws(() => p.run("G", feeds), (e) => e instanceof ShrewRuntimeError && e.message === message);
+    }
   } finally {
     p.dispose();
   }
