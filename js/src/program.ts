@@ -430,7 +430,15 @@ export class Program {
     }
     const v = value as { dtype?: unknown; shape?: unknown; data?: unknown } | null;
     if (v === null || typeof v !== "object" || v.dtype === undefined) {
-      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${describe(value)}`);
+      // A plain (nested) array: numbers would have to be narrowed to the
+      // input's dtype, so it is not taken; show the exact way to pass it.
+      const spec = Array.isArray(value) ? inputSpec(sig, name) : undefined;
+      const ctor = spec?.dtype != null && Object.hasOwn(CTORS, spec.dtype) ? CTORS[spec.dtype as DType].name : undefined;
+      const shape = spec === undefined ? undefined : this.#concreteShape(spec);
+      const hint = ctor === undefined ? ""
+        : `; make one from the values: new Tensor("${spec!.dtype}", ${shape ? `[${shape.join(", ")}]` : "shape"}, ` +
+          `${ctor}.from(values.flat(Infinity)${spec!.dtype === "i64" ? ", BigInt" : ""}))`;
+      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${describe(value)}${hint}`);
     }
     // A {dtype, shape, data} object: its fields read once and checked like
     // the Tensor constructor's, each error naming the input and the field

@@ -320,11 +320,34 @@ test("a {dtype, shape, data} input with a bad field names the input and the fiel
       [{ dtype: "f32", shape: [2], data: [1.5, -2] }, TypeError, "input 'x': f32 tensor data must be a Float32Array, got an array"],
       // No data at all: not zeros, as the Tensor constructor would make.
       [{ dtype: "f32", shape: [2] }, TypeError, "input 'x': f32 tensor data must be a Float32Array, got undefined"],
-      [[1.5, -2], TypeError, "input 'x' must be a Tensor, a {dtype, shape, data} object or a typed array, got an array"],
+      // A plain array: the exact way to make a tensor of it, for this input.
+      [[1.5, -2], TypeError, "input 'x' must be a Tensor, a {dtype, shape, data} object or a typed array, got an array; " +
+        "make one from the values: new Tensor(\"f32\", [2], Float32Array.from(values.flat(Infinity)))"],
     ]) {
       for (const exec of ["run", "interpret"]) assert.throws(() => p[exec]("G", { x }), { name: type.name, message });
     }
     assert.deepEqual([...p.run("G", { x: { dtype: "f32", shape: [2], data } }).y.data], [3, -4]);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("a plain array for an input names the typed array its dtype takes, and the hint's code makes a tensor that runs", () => {
+  const p = shrew.compile("@graph G { input ids: Tensor<[B], i64>; input m: Tensor<[2, 2], bool>; output y: ids * 2; output n: m; }");
+  try {
+    const hint = (dtype, shape, ctor, extra = "") =>
+      `; make one from the values: new Tensor("${dtype}", ${shape}, ${ctor}.from(values.flat(Infinity)${extra}))`;
+    const m = new Tensor("bool", [2, 2], Uint8Array.of(1, 0, 0, 1));
+    assert.throws(() => p.run("G", { ids: [1, 2], m }), { name: "TypeError", message:
+      "input 'ids' must be a Tensor, a {dtype, shape, data} object or a typed array, got an array" + hint("i64", "shape", "BigInt64Array", ", BigInt") });
+    assert.throws(() => p.run("G", { ids: new Tensor("i64", [1], new BigInt64Array(1)), m: [[1, 0], [0, 1]] }), { name: "TypeError", message:
+      "input 'm' must be a Tensor, a {dtype, shape, data} object or a typed array, got an array" + hint("bool", "[2, 2]", "Uint8Array") });
+    // Following the hints runs.
+    const values = [[1, 2], [3]];
+    const out = p.run("G", { ids: new Tensor("i64", [3], BigInt64Array.from(values.flat(Infinity), BigInt)),
+      m: new Tensor("bool", [2, 2], Uint8Array.from([[1, 0], [0, 1]].flat(Infinity))) });
+    assert.deepEqual([...out.y.data], [2n, 4n, 6n]);
+    assert.deepEqual([...out.n.data], [1, 0, 0, 1]);
   } finally {
     p.dispose();
   }
