@@ -68,7 +68,10 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
   const int max = arity.form == Arity::Form::kRange && arity.max >= 0 ? arity.max : -1;
   bool numbers = max >= 0 && count > max;
   for (int i = std::max(max, 0); numbers && i < count; ++i) {
-    numbers = g.node(n.operands[static_cast<size_t>(i)]).op == OpKind::kConstant;
+    // Operand ids are not checked yet (V3 reports bad ones; a bundle's IR
+    // may hold any).
+    const NodeId op = n.operands[static_cast<size_t>(i)];
+    numbers = op >= 0 && op < g.num_nodes() && g.node(op).op == OpKind::kConstant;
   }
   const std::string names = numbers ? SourceAttrNames(n.op) : "";
   if (!names.empty()) {

@@ -91,6 +91,19 @@ TEST(ValidateTest, V3BadOperandAndV7Skipped) {
   ExpectSpan(d, f.g.node(bad).span);
 }
 
+// Too many operands, the extra ones no node ids (a bundle's IR may hold
+// any): V3's error and V6's count, without reading past the node list (the
+// V6 hint looked at the extra operands' nodes; found by bundle_fuzzer).
+TEST(ValidateTest, V6ExtraOperandsThatNameNoNode) {
+  for (NodeId extra : {NodeId{17}, NodeId{-3}}) {
+    Valid f;
+    f.Op(OpKind::kTranspose, {f.x, extra}, "t");
+    EXPECT_FALSE(ValidateGraph(f.g, nullptr, &f.diags));
+    EXPECT_NE(Dump(f.diags).find("does not name a node"), std::string::npos) << Dump(f.diags);
+    EXPECT_NE(Dump(f.diags).find("[G::t] transpose expects 1 operand, got 2\n"), std::string::npos) << Dump(f.diags);
+  }
+}
+
 TEST(ValidateTest, V3NegativeOperand) {
   Valid f;
   f.g.node(f.r).operands[0] = -5;
