@@ -315,8 +315,9 @@ export class Program {
     for (const [name, value] of Object.entries(inputs)) {
       checkWellFormed(name, "input name");
       // A misspelt name is reported as such, whatever its value is.
-      if (!inputSpec(sig, name)) throw noSuchInput(sig, name);
-      if (value !== undefined) raw.push(this.#toRaw(name, value, sig));
+      const spec = inputSpec(sig, name);
+      if (!spec) throw noSuchInput(sig, name);
+      if (value !== undefined) raw.push(this.#toRaw(name, value, spec));
     }
     if (!interpret) {
       const out = this.#runLean(graph, raw, into);
@@ -394,7 +395,7 @@ export class Program {
     return ns;
   }
 
-  #toRaw(name: string, value: TensorLike, sig: Signature): RawTensorIn {
+  #toRaw(name: string, value: TensorLike, spec: TensorSpec): RawTensorIn {
     if (value instanceof Tensor) {
       // Anything but a Tensor as its constructor left it is checked below,
       // like {dtype, shape, data}.
@@ -402,8 +403,6 @@ export class Program {
       if (raw !== undefined) return raw;
     }
     if (ArrayBuffer.isView(value)) {
-      const spec = inputSpec(sig, name);
-      if (!spec) throw noSuchInput(sig, name);
       const shape = this.#concreteShape(spec);
       if (!shape) {
         throw new ShrewRuntimeError("invalid_argument",
@@ -432,12 +431,12 @@ export class Program {
     if (v === null || typeof v !== "object" || v.dtype === undefined) {
       // A plain (nested) array: numbers would have to be narrowed to the
       // input's dtype, so it is not taken; show the exact way to pass it.
-      const spec = Array.isArray(value) ? inputSpec(sig, name) : undefined;
-      const ctor = spec?.dtype != null && Object.hasOwn(CTORS, spec.dtype) ? CTORS[spec.dtype as DType].name : undefined;
-      const shape = spec === undefined ? undefined : this.#concreteShape(spec);
+      const ctor = Array.isArray(value) && spec.dtype != null && Object.hasOwn(CTORS, spec.dtype)
+        ? CTORS[spec.dtype as DType].name : undefined;
+      const shape = ctor === undefined ? undefined : this.#concreteShape(spec);
       const hint = ctor === undefined ? ""
-        : `; make one from the values: new Tensor("${spec!.dtype}", ${shape ? `[${shape.join(", ")}]` : "shape"}, ` +
-          `${ctor}.from(values.flat(Infinity)${spec!.dtype === "i64" ? ", BigInt" : ""}))`;
+        : `; make one from the values: new Tensor("${spec.dtype}", ${shape ? `[${shape.join(", ")}]` : "shape"}, ` +
+          `${ctor}.from(values.flat(Infinity)${spec.dtype === "i64" ? ", BigInt" : ""}))`;
       throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${describe(value)}${hint}`);
     }
     // A {dtype, shape, data} object: its fields read once and checked like
