@@ -22,10 +22,11 @@
 // Byte cap: `max_tensor_bytes` bounds every single tensor the program would
 // hold — each input, each parameter (checked by Create before initialising
 // any), each value of a tape binding and each kernel's workspace (checked
-// when planning, before the arena grows) and each interpreter value (checked before evaluating the
-// node when its shape is known) — so a hostile size is a ResourceExhausted
-// error naming the tensor, never an allocation attempt. Allocation failures
-// below the cap (out of memory) are ResourceExhausted errors as well.
+// when planning, before the arena grows) and each interpreter value
+// (checked before evaluating the node when its shape is known) — so a
+// hostile size is a ResourceExhausted error naming the tensor, never an
+// allocation attempt. Allocation failures below the cap (out of memory) are
+// ResourceExhausted errors as well.
 //
 // Outputs are copied out of the arena (host tensors owned by the caller).
 //

@@ -108,8 +108,8 @@ ast::Type Parser::ParseType() {
     } else {
       open = true;
     }
-    const size_t dims_at = pos_ - 1;  // the '['
     if (open) {
+      const size_t dims_at = pos_ - 1;  // the '['
       while (!At(TokenKind::RBracket) && !Failed()) {
         ast::Dim dim;
         if (!ParseDim(&dim)) break;

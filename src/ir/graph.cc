@@ -58,24 +58,26 @@ bool ParseTwoArgs(std::string_view text, std::string_view prefix, double* a, dou
   return ParseDecimal(inner.substr(0, comma), a) && ParseDecimal(inner.substr(comma + 1), b);
 }
 
+// The inits without arguments (OPS.md §5); ParseInit and InitHint read it.
+struct NamedInit {
+  std::string_view name;
+  InitSpec::Kind kind;
+};
+constexpr NamedInit kNamedInits[] = {
+    {"zeros", InitSpec::Kind::kZeros},
+    {"ones", InitSpec::Kind::kOnes},
+    {"xavier_uniform", InitSpec::Kind::kXavierUniform},
+    {"xavier_normal", InitSpec::Kind::kXavierNormal},
+    {"kaiming_uniform", InitSpec::Kind::kKaimingUniform},
+    {"kaiming_normal", InitSpec::Kind::kKaimingNormal},
+};
+
 }  // namespace
 
 std::optional<InitSpec> ParseInit(std::string_view text) {
   InitSpec spec;
   spec.text = std::string(text);
-  struct Named {
-    const char* name;
-    InitSpec::Kind kind;
-  };
-  static constexpr Named kNamed[] = {
-      {"zeros", InitSpec::Kind::kZeros},
-      {"ones", InitSpec::Kind::kOnes},
-      {"xavier_uniform", InitSpec::Kind::kXavierUniform},
-      {"xavier_normal", InitSpec::Kind::kXavierNormal},
-      {"kaiming_uniform", InitSpec::Kind::kKaimingUniform},
-      {"kaiming_normal", InitSpec::Kind::kKaimingNormal},
-  };
-  for (const Named& n : kNamed) {
+  for (const NamedInit& n : kNamedInits) {
     if (text == n.name) {
       spec.kind = n.kind;
       return spec;
@@ -108,13 +110,18 @@ std::string InitHint(std::string_view text) {
   for (const auto& [name, init] : kForeign) {
     if (text == name) return "; did you mean \"" + std::string(init) + "\"?";
   }
-  static constexpr std::string_view kNames[] = {"zeros",          "ones",          "xavier_uniform",
-                                                "xavier_normal",  "kaiming_uniform", "kaiming_normal"};
-  if (std::optional<std::string> near = ClosestName(text, kNames)) return "; did you mean \"" + *near + "\"?";
+  std::vector<std::string_view> names;
+  for (const NamedInit& n : kNamedInits) names.push_back(n.name);
+  if (std::optional<std::string> near = ClosestName(text, names)) return "; did you mean \"" + *near + "\"?";
   if (text.starts_with("normal(")) return "; write normal(MEAN, STD) with two decimal numbers, as in normal(0, 0.02)";
   if (text.starts_with("uniform(")) return "; write uniform(LOW, HIGH) with two decimal numbers, as in uniform(-0.1, 0.1)";
-  return "; an init is one of zeros, ones, normal(MEAN, STD), uniform(LOW, HIGH), xavier_uniform, xavier_normal, "
-         "kaiming_uniform, kaiming_normal";
+  // The list in OPS.md §5's order: the two with arguments after ones.
+  std::string list;
+  for (const NamedInit& n : kNamedInits) {
+    list += (list.empty() ? "" : ", ") + std::string(n.name);
+    if (n.kind == InitSpec::Kind::kOnes) list += ", normal(MEAN, STD), uniform(LOW, HIGH)";
+  }
+  return "; an init is one of " + list;
 }
 
 // ---- Graph
