@@ -234,10 +234,38 @@ std::optional<LoweredOp> Lowerer::LowerChain(const ast::ChainExpr& chain) {
   return std::nullopt;
 }
 
-bool Lowerer::LowerPositional(const ast::CallExpr& call, std::vector<ir::NodeId>* operands) {
+namespace {
+
+// The attribute of `kind` that holds a list (`shape`, `dims`; reductions
+// spell theirs `dim`), or "" when it has none.
+std::string_view ListAttrName(ir::OpKind kind) {
+  for (const ir::OpAttrSpec& s : ir::OpAttrSpecs(kind)) {
+    if (s.type == ir::AttrType::kIntList || s.type == ir::AttrType::kShape) return s.name;
+    if (s.type == ir::AttrType::kAxes) return "dim";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool Lowerer::LowerPositional(const ast::CallExpr& call, std::optional<ir::OpKind> kind,
+                              std::vector<ir::NodeId>* operands) {
   bool ok = true;  // every argument is lowered, so each one's mistake is reported
   for (const ast::Argument& a : call.args) {
     if (a.name || a.value == nullptr) continue;
+    // `reshape(x, [2, -1])`: the list is the op's attribute, written by name.
+    const ast::Expr* list = ast::StripParens(a.value.get());
+    const std::string_view attr = kind && list->Is<ast::ListExpr>() ? ListAttrName(*kind) : "";
+    if (!attr.empty()) {
+      const ast::Expr* first = call.args.empty() ? nullptr : ast::StripParens(call.args[0].value.get());
+      const auto* x = first != nullptr ? first->As<ast::NameExpr>() : nullptr;
+      Error(diag::Kind::UnsupportedExpression, list->span,
+            "unsupported expression in a graph; a list is no operand: it is the attribute '" + std::string(attr) +
+                "', written by name, as in " + call.callee[0].name + "(" + (x != nullptr ? x->name : "x") + ", " +
+                std::string(attr) + ": " + std::string(Text(list->span)) + ")");
+      ok = false;
+      continue;
+    }
     std::optional<ir::NodeId> v = LowerValue(*a.value);
     if (v) operands->push_back(*v);
     ok = ok && v.has_value();
@@ -257,7 +285,7 @@ std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Spa
     op.op = *kind;
     // Attributes only after good operands: `cast(x, "i64")` is one mistake,
     // not also a missing `dtype`.
-    if (!LowerPositional(call, &op.operands)) return std::nullopt;
+    if (!LowerPositional(call, *kind, &op.operands)) return std::nullopt;
     if (!LowerOpAttrs(*kind, call, span, &op.attrs)) return std::nullopt;
     if (*kind == ir::OpKind::kLinear && op.operands.size() == 3 &&
         !op.attrs.Find("bias")->as_bool()) {
@@ -274,13 +302,13 @@ std::optional<LoweredOp> Lowerer::LowerCall(const ast::CallExpr& call, diag::Spa
     LoweredOp op;
     op.op = ir::OpKind::kCustom;
     op.callee = name;
-    if (!LowerPositional(call, &op.operands)) return std::nullopt;
+    if (!LowerPositional(call, std::nullopt, &op.operands)) return std::nullopt;
     if (!LowerCustomAttrs(call, &op.attrs)) return std::nullopt;
     return op;
   }
   ErrorUnknownOperation(name, call.callee[0].span);
   std::vector<ir::NodeId> unused;
-  LowerPositional(call, &unused);  // for the arguments' own mistakes
+  LowerPositional(call, std::nullopt, &unused);  // for the arguments' own mistakes
   return std::nullopt;
 }
 

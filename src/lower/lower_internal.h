@@ -91,7 +91,10 @@ class Lowerer {
                                           diag::Span span);
   std::optional<LoweredOp> LowerRepeat(const ast::RepeatExpr& rep, diag::Span span);
   // Lowers the positional arguments, left to right, as operands.
-  bool LowerPositional(const ast::CallExpr& call, std::vector<ir::NodeId>* operands);
+  // The positional arguments as operands; `kind` (a built-in op) gives a list
+  // argument its attribute's name in the error.
+  bool LowerPositional(const ast::CallExpr& call, std::optional<ir::OpKind> kind,
+                       std::vector<ir::NodeId>* operands);
 
   // ---- lower_attrs.cc: compile-time constants
   // Named arguments of a built-in call -> complete attributes of `kind`.

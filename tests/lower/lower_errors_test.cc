@@ -144,6 +144,16 @@ TEST(LowerErrorsTest, UnsupportedExpressions) {
   const std::string list = "; a list is no operand: pass the tensors one by one, as in concat(a, b, dim: 0)";
   EXPECT_EQ(LowerError(G("  node h { op: relu([1, 2]); };")), std::string("E044 3:21 ") + expected + list);
   EXPECT_EQ(LowerError(G("  node h { op: concat([x, x], dim: 0); };")), std::string("E044 3:23 ") + expected + list);
+  // An op's list attribute given positionally: named as the attribute.
+  EXPECT_EQ(LowerError(G("  node h { op: reshape(x, [2, -1]); };")),
+            std::string("E044 3:27 ") + expected +
+                "; a list is no operand: it is the attribute 'shape', written by name, as in reshape(x, shape: [2, -1])");
+  EXPECT_EQ(LowerError(G("  node h { op: permute(y, ([1, 0])); };")),
+            std::string("E044 3:28 ") + expected +
+                "; a list is no operand: it is the attribute 'dims', written by name, as in permute(y, dims: [1, 0])");
+  EXPECT_EQ(LowerError(G("  node h { op: sum(x * 2, [0]); };")),
+            std::string("E044 3:27 ") + expected +
+                "; a list is no operand: it is the attribute 'dim', written by name, as in sum(x, dim: [0])");
   EXPECT_EQ(LowerError(G("  node h { op: {a: 1}; };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: if y { x } else { x }; };")),
             std::string("E044 3:16 ") + expected + "; for an elementwise choice write where(condition, a, b)");
