@@ -151,7 +151,7 @@ Result<Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node, std::span<
   }
   const ir::OpInfo& info = ir::GetOpInfo(node.op);
   if (!info.arity.Accepts(static_cast<int>(operands.size()))) {
-    return fail(InvalidArgument(std::string(info.name) + " expects " + info.arity.ToString() + " operands, got " +
+    return fail(InvalidArgument(std::string(info.name) + " expects " + ir::OperandsText(info.arity.ToString()) + ", got " +
                                 std::to_string(operands.size())));
   }
   for (size_t i = 0; i < operands.size(); ++i) {

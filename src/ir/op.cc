@@ -78,6 +78,10 @@ std::string Arity::ToString() const {
   return "";
 }
 
+std::string OperandsText(const std::string& count) {
+  return count + (count == "1" || count == "at least 1" ? " operand" : " operands");
+}
+
 const OpInfo& GetOpInfo(OpKind kind) {
   int i = static_cast<int>(kind);
   SHREW_CHECK(i >= 0 && i < kNumOpKinds);

@@ -48,6 +48,10 @@ struct Arity {
   std::string ToString() const;
 };
 
+// "N operand(s)" for a count as Arity::ToString spells it ("1" and
+// "at least 1" take the singular).
+std::string OperandsText(const std::string& count);
+
 // Category bits. Several passes branch on these instead of listing kinds.
 enum OpFlag : uint32_t {
   kFlagNone = 0,

@@ -323,8 +323,8 @@ Type InferRepeat(ShapeContext& ctx) {
   };
   if (!GetOpInfo(body->op).arity.Accepts(ctx.num_operands())) {
     ctx.Error(diag::Kind::OperandCount, std::string(OpName(body->op)) + " expects " +
-                                            GetOpInfo(body->op).arity.ToString() +
-                                            " operands, got " + std::to_string(ctx.num_operands()));
+                                            OperandsText(GetOpInfo(body->op).arity.ToString()) +
+                                            ", got " + std::to_string(ctx.num_operands()));
     return Type::Unknown();
   }
   Type out = kBodyRules[static_cast<int>(body->op)](sub);

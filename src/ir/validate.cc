@@ -31,8 +31,8 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
   int count = static_cast<int>(n.operands.size());
   auto report = [&](const std::string& expected, const std::string& hint = "") {
     diags->Add(diag::Kind::OperandCount, n.span,
-               g.DiagnosticPrefix(n) + OpName(n.op) + " expects " + expected +
-                   (expected == "1" || expected == "at least 1" ? " operand, got " : " operands, got ") + std::to_string(count) + hint);
+               g.DiagnosticPrefix(n) + OpName(n.op) + " expects " + OperandsText(expected) + ", got " +
+                   std::to_string(count) + hint);
   };
   if (n.is_source()) {
     if (count != 0) report("0");

@@ -93,8 +93,9 @@ Result<ir::StorageType> CommonStorage(const KernelSpec& spec) {
 Status CheckOperandCount(const KernelSpec& spec, size_t min, size_t max) {
   const size_t n = spec.operand_dtypes.size();
   if (n >= min && n <= max) return Status::Ok();
-  return InvalidArgument(std::string(OpNameOf(spec)) + ": expected " + std::to_string(min) +
-                         (min == max ? "" : " to " + std::to_string(max)) + " operands, got " + std::to_string(n));
+  return InvalidArgument(std::string(OpNameOf(spec)) + ": expected " +
+                         ir::OperandsText(ir::Arity::Range(static_cast<int>(min), static_cast<int>(max)).ToString()) +
+                         ", got " + std::to_string(n));
 }
 
 int64_t NumElements(std::span<const int64_t> shape) {

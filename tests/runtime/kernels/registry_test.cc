@@ -87,6 +87,9 @@ TEST(KernelRegistryTest, BadSpecsAreInvalidArgument) {
   EXPECT_EQ(CreateKernel(empty).status().code(), StatusCode::kInvalidArgument);
   auto arity = MakeSpec(K::kAdd, {ir::DType::kF32}, ir::DType::kF32);
   EXPECT_EQ(CreateKernel(arity->spec).status().code(), StatusCode::kInvalidArgument);
+  // The count is said with its noun.
+  auto relu = MakeSpec(K::kRelu, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  EXPECT_EQ(CreateKernel(relu->spec).status().message(), "relu: expected 1 operand, got 2");
   auto consts = MakeSpec(K::kAdd, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
   consts->spec.constant_operands = {nullptr};
   EXPECT_EQ(CreateKernel(consts->spec).status().code(), StatusCode::kInvalidArgument);
