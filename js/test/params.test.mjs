@@ -125,7 +125,7 @@ test("recompile keeps parameters and outputs; an unknown graph throws", () => {
     assert.equal(p.paramsChecksum(), sum);
     const y1 = p.run("Classifier", { images: input() });
     assert.deepEqual(y1.logits.data, y0.logits.data);
-    assert.throws(() => p.recompile("Nope"), (e) => e instanceof ShrewRuntimeError && /no compiled graph named 'Nope'/.test(e.message));
+    assert.throws(() => p.recompile("Nope"), (e) => e instanceof ShrewRuntimeError && /no graph named 'Nope'/.test(e.message));
   } finally {
     p.dispose();
   }

@@ -63,7 +63,7 @@ test("bad dims are typed errors and change nothing", (t) => {
     [{ D: "16" }, /got "16" \(a string\)$/],
     [{ Fixed: 5 }, /'Fixed' is set by @config/],
     [{ D: 7 }, /with D = 7 the program does not compile/],
-    [{ d: 16 }, /dimension 'd' is not used by this program; its dimensions: D, H, N, T/],
+    [{ d: 16 }, /dimension 'd' is not used by this program; did you mean 'D'\? its dimensions: D, H, N, T/],
   ]) {
     assert.throws(() => p.setDims(dims), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
       pattern.test(e.message), JSON.stringify(dims));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/spelling.h"
 #include "front/parser.h"
 #include "ir/shapes.h"
 #include "ir/validate.h"
@@ -90,8 +91,10 @@ Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
                              "configured dims; change it there");
     }
     if (compiled.dim_names.count(name) == 0) {
-      return InvalidArgument("dimension '" + name + "' is not used by this program; its dimensions: " +
-                             JoinNames(compiled.dim_names));
+      const std::vector<std::string_view> known(compiled.dim_names.begin(), compiled.dim_names.end());
+      const std::string hint = DidYouMean(name, known);
+      return InvalidArgument("dimension '" + name + "' is not used by this program" + hint +
+                             (hint.empty() ? "; " : " ") + "its dimensions: " + JoinNames(compiled.dim_names));
     }
   }
   return Status::Ok();

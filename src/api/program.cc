@@ -9,6 +9,7 @@
 
 #include "api/assertions.h"
 #include "api/param_blob.h"
+#include "base/spelling.h"
 #include "interp/interpreter.h"
 #include "jit/binding.h"
 #include "jit/compile.h"
@@ -31,19 +32,31 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return s.empty() ? "(none)" : s;
 }
 
-// For a name that is not a parameter key: the scoped keys whose last part
-// is that name ("w" → "Classifier/w"), else the first keys, so the caller
-// sees how parameters are named.
+// For a name that is not a parameter key: the keys it likely means — a
+// bare name the scoped keys of that name ("w" → "Classifier/w") or of a
+// near one ("w_1" → "Classifier/w1"); a scoped one the keys whose graph and
+// name are each it or a likely typo of it ("Clasifier/w1"; not
+// "Classifier/w3" → "Classifier/w1": a two-letter name has no typos) —
+// then the first keys, so the caller sees how parameters are named.
 [[gnu::noinline, gnu::cold]] Status UnknownParam(const runtime::ParamMap& params, std::string_view key) {
   constexpr size_t kShown = 8;
-  std::vector<std::string> similar, first;
+  auto near = [](std::string_view typed, std::string_view known) {
+    return typed == known || ClosestName(typed, std::span<const std::string_view>(&known, 1)).has_value();
+  };
+  const size_t slash = key.rfind('/');
+  const std::string_view graph = slash == std::string_view::npos ? "" : key.substr(0, slash);
+  const std::string_view name = key.substr(slash + 1);  // npos + 1 == 0
+  std::vector<std::string> meant, first;
   for (const auto& [k, t] : params) {
-    if (k.size() > key.size() && k.ends_with(key) && k[k.size() - key.size() - 1] == '/') similar.push_back(k);
+    const size_t k_slash = k.rfind('/');
+    const std::string_view k_name = std::string_view(k).substr(k_slash + 1);
+    const std::string_view k_graph = k_slash == std::string::npos ? "" : std::string_view(k).substr(0, k_slash);
+    if (near(name, k_name) && (slash == std::string_view::npos || near(graph, k_graph))) meant.push_back("'" + k + "'");
     if (first.size() < kShown) first.push_back(k);
   }
   std::string msg = "no parameter '" + std::string(key) + "'";
-  if (!similar.empty()) return NotFound(msg + "; did you mean " + JoinNames(similar) + "?");
-  msg += "; its parameters: " + JoinNames(first);
+  if (!meant.empty()) msg += "; did you mean " + JoinNames(meant) + "?";
+  msg += (meant.empty() ? "; " : " ") + std::string("its parameters: ") + JoinNames(first);
   if (params.size() > kShown) msg += ", … (" + std::to_string(params.size()) + " in all)";
   return NotFound(msg);
 }
@@ -407,7 +420,10 @@ Result<size_t> Program::FindGraph(std::string_view name) const {
   for (size_t i = 0; i < program_.graphs.size(); ++i) {
     if (program_.graphs[i].name() == name) return i;
   }
-  return NotFound("no compiled graph named '" + std::string(name) + "'; graphs: " + JoinNames(GraphNames()));
+  const std::vector<std::string> names = GraphNames();
+  const std::string hint = DidYouMean(name, names);
+  return NotFound("no graph named '" + std::string(name) + "'" + hint + (hint.empty() ? "; " : " ") + "graphs: " +
+                  JoinNames(names));
 }
 
 Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const InputSpec> inputs,
@@ -439,7 +455,9 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
     }
     if (i == input_names.size()) {
       report(name, "", "");
-      return InvalidArgument(where + " has no input named '" + name + "'; its inputs are: " + JoinNames(input_names));
+      const std::string hint = DidYouMean(name, input_names);
+      return InvalidArgument(where + " has no input named '" + name + "'" + hint + (hint.empty() ? "; " : " ") +
+                             "its inputs are: " + JoinNames(input_names));
     }
     if (out.supplied[i] >= 0) {
       report(name, "", "");

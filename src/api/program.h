@@ -123,6 +123,10 @@ class Program {
   Program& operator=(const Program&) = delete;
 
   std::vector<std::string> GraphNames() const;
+  // The index of graph `name` in GraphNames(); else NotFound naming it, the
+  // graph it likely means and the graphs (every call taking a graph name
+  // reports an unknown one with this error).
+  Result<size_t> FindGraph(std::string_view name) const;
   // The inputs of a graph whose every input type the configuration fixes
   // (tensor, declared dtype, no dynamic or unbound dim): one spec per input
   // in declaration order. nullopt for other graphs and unknown names. These
@@ -252,7 +256,6 @@ class Program {
   // The part of MakeCompileOptions that re-creating kernels reads.
   jit::CompileOptions MakeKernelOptions() const;
   Status CompileOne(size_t index);
-  Result<size_t> FindGraph(std::string_view name) const;
   // Re-creates the kernels that packed any of the parameters `keys`
   // ("Graph/name", after their values changed). Costs what those kernels
   // cost, not the program's size: SetParam in a loop stays linear.

@@ -64,4 +64,14 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
   return best;
 }
 
+std::string DidYouMean(std::string_view name, std::span<const std::string_view> candidates) {
+  std::optional<std::string> best = ClosestName(name, candidates);
+  return best ? "; did you mean '" + *best + "'?" : "";
+}
+
+std::string DidYouMean(std::string_view name, std::span<const std::string> candidates) {
+  const std::vector<std::string_view> views(candidates.begin(), candidates.end());
+  return DidYouMean(name, views);
+}
+
 }  // namespace shrew

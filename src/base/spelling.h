@@ -24,4 +24,9 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // itself is a candidate.
 std::optional<std::string> ClosestName(std::string_view name, std::span<const std::string_view> candidates);
 
+// "; did you mean 'relu'?" when ClosestName finds one, else "".
+std::string DidYouMean(std::string_view name, std::span<const std::string_view> candidates);
+// The same over owned names (graph, input and parameter names).
+std::string DidYouMean(std::string_view name, std::span<const std::string> candidates);
+
 }  // namespace shrew

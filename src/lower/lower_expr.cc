@@ -19,12 +19,6 @@ LoweredOp Constant(ir::AttrValue value) {
   return op;
 }
 
-// "; did you mean 'relu'?" when one of `known` is a likely typo of `name`.
-std::string DidYouMean(std::string_view name, const std::vector<std::string_view>& known) {
-  std::optional<std::string> best = ClosestName(name, known);
-  return best ? "; did you mean '" + *best + "'?" : "";
-}
-
 // A repeat body operand: a name, a literal or a config key (OPS.md §3.15).
 bool IsSimpleOperand(const ast::Expr* e) {
   e = ast::StripParens(e);

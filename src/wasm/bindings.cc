@@ -690,9 +690,7 @@ class ProgramHandle {
   }
   val NoGraph(const std::string& name) const {
     if (!program_) return NotReady();
-    std::string names;
-    for (const std::string& n : program_->GraphNames()) names += (names.empty() ? "" : ", ") + n;
-    return Error(shrew::NotFound("no graph named '" + name + "'; graphs: " + names));
+    return Error(program_->FindGraph(name).status());
   }
   // A SetParam error with the input fields of a run's input errors.
   val SetParamError(const shrew::Status& s, const std::string& key, const shrew::runtime::Tensor& given) const {

@@ -391,6 +391,8 @@ TEST(CompileTest, CheckDimsRejectsUnusedAndConfigNames) {
   Status unused = CheckDims(r, {{"Hidden", 3}});
   EXPECT_EQ(unused.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(unused.message(), "dimension 'Hidden' is not used by this program; its dimensions: Batch, Rows");
+  EXPECT_EQ(CheckDims(r, {{"batch", 3}}).message(),
+            "dimension 'batch' is not used by this program; did you mean 'Batch'? its dimensions: Batch, Rows");
   Status config = CheckDims(r, {{"Width", 8}});
   EXPECT_EQ(config.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(config.message().find("'Width' is set by @config"), std::string::npos) << config.message();

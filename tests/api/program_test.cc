@@ -63,7 +63,8 @@ class ProgramInputErrors : public ::testing::Test {
 
 TEST_F(ProgramInputErrors, UnknownGraphListsGraphs) {
   ExpectError(p_->Run("Clasifier", Images(1)).status(), StatusCode::kNotFound,
-              {"no compiled graph named 'Clasifier'", "graphs: Classifier"});
+              {"no graph named 'Clasifier'; did you mean 'Classifier'? graphs: Classifier"});
+  ExpectError(p_->Run("Other", Images(1)).status(), StatusCode::kNotFound, {"no graph named 'Other'; graphs: Classifier"});
 }
 
 TEST_F(ProgramInputErrors, ExtraInput) {
@@ -76,7 +77,8 @@ TEST_F(ProgramInputErrors, ExtraInput) {
 TEST_F(ProgramInputErrors, MisnamedInput) {
   TensorMap in;
   in.emplace("image", RandomTensor(ir::DType::kF32, {2, 784}, 1));
-  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument, {"no input named 'image'", "images"});
+  ExpectError(RunWith(std::move(in)), StatusCode::kInvalidArgument,
+              {"graph 'Classifier' has no input named 'image'; did you mean 'images'? its inputs are: images"});
 }
 
 TEST_F(ProgramInputErrors, MissingInput) {
@@ -344,10 +346,16 @@ TEST(ProgramParams, ListedSortedGetAndSetChecked) {
   ASSERT_TRUE(w2.ok());
   EXPECT_EQ(w2->shape(), (runtime::Shape{128, 10}));
   ExpectError(p->GetParam("Classifier/w3").status(), StatusCode::kNotFound,
-              {"no parameter 'Classifier/w3'", "its parameters: Classifier/b1, Classifier/b2, Classifier/w1, Classifier/w2"});
-  // Keys are scoped by graph: the bare name points at the scoped key.
+              {"no parameter 'Classifier/w3'; its parameters: Classifier/b1, Classifier/b2, Classifier/w1, Classifier/w2"});
+  // Keys are scoped by graph: the bare name points at the scoped key, and so
+  // does a typo of the bare name or of either part of the key.
   ExpectError(p->SetParam("w2", Tensor::Zeros(ir::DType::kF32, {128, 10}).value()), StatusCode::kNotFound,
-              {"no parameter 'w2'; did you mean Classifier/w2?"});
+              {"no parameter 'w2'; did you mean 'Classifier/w2'? its parameters: Classifier/b1"});
+  ExpectError(p->GetParam("w_2").status(), StatusCode::kNotFound, {"no parameter 'w_2'; did you mean 'Classifier/w2'?"});
+  ExpectError(p->GetParam("Clasifier/w2").status(), StatusCode::kNotFound,
+              {"no parameter 'Clasifier/w2'; did you mean 'Classifier/w2'?"});
+  ExpectError(p->GetParam("Clasifier/w_1").status(), StatusCode::kNotFound,
+              {"no parameter 'Clasifier/w_1'; did you mean 'Classifier/w1'?"});
   ExpectError(p->GetParam("2").status(), StatusCode::kNotFound, {"its parameters:"});
   ExpectError(p->SetParam("Classifier/w2", Tensor::Zeros(ir::DType::kF32, {10, 128}).value()), StatusCode::kInvalidArgument,
               {"parameter 'Classifier/w2'", "expected f32[128, 10]", "got f32[10, 128]"});
@@ -426,7 +434,7 @@ TEST(ProgramStats, DumpPlanJsonAndRecompile) {
             0u)
       << *json;
   EXPECT_NE(json->find("\"buffers\": [{\"id\": 0, \"kind\": \"input\""), std::string::npos) << *json;
-  ExpectError(p->Dump("Nope").status(), StatusCode::kNotFound, {"no compiled graph named 'Nope'"});
+  ExpectError(p->Dump("Nope").status(), StatusCode::kNotFound, {"no graph named 'Nope'"});
   ASSERT_TRUE(p->Recompile("Classifier").ok());
   EXPECT_EQ(p->Stats("Classifier")->arena_bytes, 0u);
   jit::testing::RunBoth(*p, "Classifier", Images(2));

@@ -148,7 +148,7 @@ TEST(Reconfigure, ErrorsLeaveThePreviousProgramAlone) {
   // A name the program does not use (a typo) would change nothing.
   Result<Reconfigured> typo = Reconfigure(kSource, old.copts, old.popts, *old.program, {{"d", 16}});
   ASSERT_FALSE(typo.ok());
-  EXPECT_NE(typo.status().message().find("dimension 'd' is not used by this program; its dimensions: D, H, N, T"),
+  EXPECT_NE(typo.status().message().find("dimension 'd' is not used by this program; did you mean 'D'? its dimensions: D, H, N, T"),
             std::string::npos)
       << typo.status().message();
   // n_heads = 2 must divide D: 7 fails when compiling, named in the message.
