@@ -4,6 +4,7 @@
 // belongs, would otherwise be ignored or coerced without a word.
 import { ShrewRuntimeError } from "./errors.js";
 import { checkWellFormed, describe, isNamedObject, setOwn } from "./plain.js";
+import { didYouMean } from "./spelling.js";
 
 /**
  * The largest `maxTensorBytes` (2^50 bytes): the JIT executor caps every
@@ -78,7 +79,8 @@ export function checkOptions(options: unknown, what: string, rules: Readonly<Rec
   if (!isNamedObject(options)) throw invalid(`${what} options`, "must be an object", options);
   for (const key of Object.keys(options)) {
     if (!Object.hasOwn(rules, key)) {
-      throw new ShrewRuntimeError("invalid_argument", `unknown ${what} option '${key}'; options: ${Object.keys(rules).join(", ")}`);
+      const known = Object.keys(rules);
+      throw new ShrewRuntimeError("invalid_argument", `unknown ${what} option '${key}'${didYouMean(key, known) || ";"} options: ${known.join(", ")}`);
     }
   }
   const out: Record<string, unknown> = {};

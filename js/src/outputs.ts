@@ -6,6 +6,7 @@ import { ShrewRuntimeError } from "./errors.js";
 import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
 import { describe as describeValue, isNamedObject, joinNames, setOwn, typeName, withArticle } from "./plain.js";
+import { didYouMean } from "./spelling.js";
 import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
 
@@ -120,7 +121,7 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
   for (const name of Object.keys(outputs)) {
     if (!names.has(name)) {
       throw new ShrewRuntimeError("invalid_argument",
-        `graph '${sig.name}' has no output named '${name}'; its outputs are: ${joinNames([...names])}`, { output: name });
+        `graph '${sig.name}' has no output named '${name}'${didYouMean(name, names) || ";"} its outputs are: ${joinNames([...names])}`, { output: name });
     }
     const value = outputs[name];
     if (value === undefined) continue;  // left out, as an option is: a fresh array

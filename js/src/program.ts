@@ -23,6 +23,7 @@ import type {
 import type { TapeDump } from "./tape.js";
 import { checkWellFormed, deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
+import { didYouMean } from "./spelling.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
@@ -115,8 +116,9 @@ function inputSpec(sig: Signature, name: string): TensorSpec | undefined {
 
 /** The error for a feed name that is no input of the graph (as the module words it). */
 function noSuchInput(sig: Signature, name: string): ShrewRuntimeError {
+  const names = sig.inputs.map((i) => i.name);
   return new ShrewRuntimeError("invalid_argument",
-    `graph '${sig.name}' has no input named '${name}'; its inputs are: ${joinNames(sig.inputs.map((i) => i.name))}`, { input: name });
+    `graph '${sig.name}' has no input named '${name}'${didYouMean(name, names) || ";"} its inputs are: ${joinNames(names)}`, { input: name });
 }
 
 function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
@@ -388,7 +390,7 @@ export class Program {
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`benchRun: n must be a positive integer, got ${describe(n)}`);
     if (n > MAX_BENCH_RUNS) throw new RangeError(`benchRun: n must be at most 2^31 - 1, got ${n}`);
     if (!this.graphs.includes(graph)) {
-      throw new ShrewRuntimeError("not_found", `no graph named '${graph}'; graphs: ${joinNames(this.#graphs)}`);
+      throw new ShrewRuntimeError("not_found", `no graph named '${graph}'${didYouMean(graph, this.#graphs) || ";"} graphs: ${joinNames(this.#graphs)}`);
     }
     const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);

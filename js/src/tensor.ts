@@ -1,5 +1,6 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
 import { describe, typeName, withArticle } from "./plain.js";
+import { didYouMean } from "./spelling.js";
 
 /** Element types that cross the boundary. */
 export type DType = "f32" | "f64" | "i32" | "i64" | "u8" | "bool";
@@ -196,7 +197,7 @@ export class Tensor<D extends DType = DType> {
     }
     // A non-string shown with its type: String(new String("f32")) made "unknown dtype 'f32'".
     if (!isDType(dtype)) {
-      const shown = typeof dtype === "string" ? `'${dtype}'` : describe(dtype);
+      const shown = typeof dtype === "string" ? `'${dtype}'${didYouMean(dtype, DTYPES)}` : describe(dtype);
       throw new TypeError(`unknown dtype ${shown} (expected one of ${DTYPES.join(", ")})`);
     }
     const size = shapeSize(shape);

@@ -22,12 +22,12 @@ test("run, interpret and ir options: unknown keys and values of the wrong type a
   const p = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * (2 + 3); }");
   t.after(() => p.dispose());
   const x = new Float32Array([1, 2]);
-  assert.throws(() => p.run("G", { x }, { output: {} }), invalid("unknown run option 'output'; options: outputs"));
-  assert.throws(() => p.interpret("G", { x }, { output: {} }), invalid("unknown interpret option 'output'; options: outputs"));
+  assert.throws(() => p.run("G", { x }, { output: {} }), invalid("unknown run option 'output'; did you mean 'outputs'? options: outputs"));
+  assert.throws(() => p.interpret("G", { x }, { output: {} }), invalid("unknown interpret option 'output'; did you mean 'outputs'? options: outputs"));
   assert.throws(() => p.interpret("G", { x }, 5), invalid("interpret options must be an object, got 5"));
   assert.throws(() => p.run("G", { x }, { outputs: [] }), invalid("outputs must be an object {name: Tensor or typed array}, got an array"));
   assert.throws(() => p.ir("G", { optimized: "no" }), invalid('optimized must be true or false, got "no" (a string)'));
-  assert.throws(() => p.ir("G", { optimised: false }), invalid("unknown ir option 'optimised'; options: optimized"));
+  assert.throws(() => p.ir("G", { optimised: false }), invalid("unknown ir option 'optimised'; did you mean 'optimized'? options: optimized"));
   assert.throws(() => p.ir("G", null), invalid("ir options must be an object, got null"));
   // Valid options still work; an undefined value is the default; inherited ones are read.
   assert.notEqual(p.ir("G", { optimized: false }).text, p.ir("G").text);
@@ -177,6 +177,9 @@ test("a dtype that is not a string is shown with its type ('unknown dtype 'f32''
   assert.throws(() => new Tensor(new String("f32"), [1]), { name: "TypeError", message: "unknown dtype a String (expected one of f32, f64, i32, i64, u8, bool)" });
   assert.throws(() => new Tensor({ toString: () => "f32" }, [1]), { name: "TypeError", message: /^unknown dtype an Object \(/ });
   assert.throws(() => new Tensor("f16", [1]), { name: "TypeError", message: "unknown dtype 'f16' (expected one of f32, f64, i32, i64, u8, bool)" });
+  // A misspelt dtype is told the closest one (src/base/spelling.cc's rule).
+  assert.throws(() => new Tensor("F32", [1]), { name: "TypeError", message: "unknown dtype 'F32'; did you mean 'f32'? (expected one of f32, f64, i32, i64, u8, bool)" });
+  assert.throws(() => new Tensor("i46", [1]), { name: "TypeError", message: "unknown dtype 'i46'; did you mean 'i64'? (expected one of f32, f64, i32, i64, u8, bool)" });
   assert.throws(() => new Tensor(undefined, [1]), { name: "TypeError", message: /^unknown dtype undefined \(/ });
 });
 

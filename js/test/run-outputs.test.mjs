@@ -87,7 +87,11 @@ test("a bad destination is an error naming the output, and no destination is wri
       (e) => e instanceof ShrewRuntimeError && e.output === "probs" && e.actual === "f32[2, 10] whose data has 0 bytes");
     assert.ok(good.every((v) => v === 7));
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { prob: good } }),
-      (e) => e instanceof ShrewRuntimeError && e.output === "prob" && /no output named 'prob'; its outputs are: probs, logits/.test(e.message));
+      (e) => e instanceof ShrewRuntimeError && e.output === "prob" &&
+        e.message === "graph 'Classifier' has no output named 'prob'; did you mean 'probs'? its outputs are: probs, logits");
+    assert.throws(() => p.interpret("Classifier", { images: x }, { outputs: { loss: good } }),
+      (e) => e instanceof ShrewRuntimeError && e.output === "loss" &&
+        e.message === "graph 'Classifier' has no output named 'loss'; its outputs are: probs, logits");
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: good, logits: good } }),
       (e) => e instanceof ShrewRuntimeError && e.output === "logits" && /also another output's/.test(e.message));
     assert.throws(() => p.run("Classifier", { images: x }, { outputs: { probs: [0, 1] } }), TypeError);

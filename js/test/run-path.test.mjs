@@ -182,6 +182,10 @@ test("input errors carry input, expected and actual from C++; the program stays 
     expectErr({ images: new Tensor("f64", [2, 784]) }, { input: "images", expected: "f32", actual: "f64" });
     expectErr({}, { input: "images", expected: "Tensor<[2, 784], f32>" });
     expectErr({ images: good, extra: good }, { input: "extra" });
+    // A misspelt input is told the closest one, run or interpret.
+    const misspelt = "graph 'Classifier' has no input named 'image'; did you mean 'images'? its inputs are: images";
+    expectErr({ image: good }, { input: "image", message: misspelt });
+    assert.throws(() => p.interpret("Classifier", { image: good }), (e) => e instanceof ShrewRuntimeError && e.message === misspelt);
     // A bare typed array of the wrong length: a rank-1 array of that length.
     expectErr({ images: new Float32Array(5) }, { input: "images", expected: "[2, 784]", actual: "[5]" });
     assert.deepEqual(p.run("Classifier", { images: good }).probs.data, ok);
@@ -203,6 +207,8 @@ test("benchRun times the tape inside wasm after a run", () => {
     }
     assert.throws(() => p.benchRun("Nope", 3), (e) => e instanceof ShrewRuntimeError && e.code === "not_found" &&
       e.message === "no graph named 'Nope'; graphs: Classifier");
+    assert.throws(() => p.benchRun("classifier", 3), (e) => e instanceof ShrewRuntimeError && e.code === "not_found" &&
+      e.message === "no graph named 'classifier'; did you mean 'Classifier'? graphs: Classifier");
   } finally {
     p.dispose();
   }
