@@ -315,7 +315,12 @@ test("stats reports bad options and inputs like run (it used to drop them and pr
   writeFileSync(ints, INTS);
   expectError(1, /cannot read \/nonexistent\.npy \(--input images\)/, "stats", MLP, "--input", "images=/nonexistent.npy");
   expectError(2, /graph 'Classifier' has no input 'zz'/, "stats", MLP, "--input", "zz=random");
-  expectError(2, /--executor expects jit or interp, got 'foo'/, "bench", MLP, "--executor", "foo");
+  expectError(2, /--executor expects jit or interp, got 'foo'\n/, "bench", MLP, "--executor", "foo");
+  // Misspelt, they are told the closest name.
+  expectError(2, /^Error: --executor expects jit or interp, got 'jti'; did you mean 'jit'\?\n$/, "bench", MLP, "--executor", "jti");
+  expectError(2, /^Error: graph 'Classifier' has no input 'image'; did you mean 'images'\? its inputs are: images\n$/,
+    "stats", MLP, "--input", "image=random");
+  expectError(1, /^Error: no graph named 'Clasifier'; did you mean 'Classifier'\? graphs: Classifier\n$/, "run", MLP, "--graph", "Clasifier");
   expectError(2, /--executor does not apply to stats/, "stats", MLP, "--executor", "interp");
   expectError(2, /needs integers with LO < HI/, "stats", ints, "--input", "k=randint:5:1");
   // Integer inputs without --input: no run, stats all the same.

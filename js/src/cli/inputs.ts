@@ -6,6 +6,7 @@ import { RANDINT_RANGE, randintFits } from "../randint.js";
 import { UsageError } from "./usage.js";
 import { FileError, INPUT_LIMIT, readNpyFile } from "./files.js";
 import { byteSize } from "../tensor.js";
+import { didYouMean } from "../spelling.js";
 
 export type InputSpec = { kind: "random" } | { kind: "randint"; lo: number; hi: number } | { kind: "npy"; path: string };
 
@@ -97,9 +98,10 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>): n
 
 export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: Record<string, number>,
                            seed: number | bigint): Record<string, Tensor> {
+  const names = sig.inputs.map((i) => i.name);
   for (const name of specs.keys()) {
-    if (!sig.inputs.some((i) => i.name === name)) {
-      throw new UsageError(`graph '${sig.name}' has no input '${name}'; its inputs are: ${sig.inputs.map((i) => i.name).join(", ") || "(none)"}`);
+    if (!names.includes(name)) {
+      throw new UsageError(`graph '${sig.name}' has no input '${name}'${didYouMean(name, names) || ";"} its inputs are: ${names.join(", ") || "(none)"}`);
     }
   }
   const rng = new Rng(seed);

@@ -12,6 +12,7 @@ import { OPTIONS, USAGE, UsageError, checkCommandOptions, usageHint, type Values
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { quantile } from "./quantile.js";
 import { MAX_SEED } from "../options.js";
+import { didYouMean } from "../spelling.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
@@ -57,7 +58,7 @@ function seedJson(seed: bigint): number | string {
 
 function executor(ctx: Context): "jit" | "interp" {
   const ex = ctx.values.executor ?? "jit";
-  if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'`);
+  if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'${didYouMean(ex, ["jit", "interp"])}`);
   return ex;
 }
 
@@ -364,7 +365,8 @@ const COMMANDS: Record<string, (ctx: Context) => number> = {
 function graphFor(command: string, file: string, program: Program, given: string | undefined): string {
   if (given !== undefined) {
     if (!program.graphs.includes(given)) {
-      throw new ShrewRuntimeError("not_found", `no graph named '${given}'; graphs: ${program.graphs.join(", ") || "(none)"}`);
+      throw new ShrewRuntimeError("not_found",
+        `no graph named '${given}'${didYouMean(given, program.graphs) || ";"} graphs: ${program.graphs.join(", ") || "(none)"}`);
     }
     return given;
   }
