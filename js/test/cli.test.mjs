@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readNpy, writeNpy, Tensor } from "../dist/index.js";
+import { readNpy, writeNpy, Shrew, Tensor } from "../dist/index.js";
 import { quantile } from "../dist/cli/quantile.js";
 import { ROOT, EXAMPLES } from "./helpers.mjs";
 
@@ -59,20 +59,40 @@ test("a malformed command line prints the error, the usage line of its command a
   };
   const ALL = Object.values(LINES).map((l, i) => `${i === 0 ? "usage: " : "       "}${l}\n`).join("");
   for (const [args, error, usage] of [
-    [["run", MLP, "--bogus"], /^Error: Unknown option '--bogus'\./, `usage: ${LINES.run}\n`],
-    [["bench", MLP, "--runs"], /^Error: Option '--runs <value>' argument missing$/, `usage: ${LINES.bench}\n`],
-    [["--bogus", "dump", MLP], /^Error: Unknown option '--bogus'\./, `usage: ${LINES.dump}\n`],
+    [["run", MLP, "--bogus"], "Error: unknown option '--bogus'", `usage: ${LINES.run}\n`],
+    [["bench", MLP, "--runs"], "Error: --runs needs a value, as in --runs 100", `usage: ${LINES.bench}\n`],
+    [["--bogus", "dump", MLP], "Error: unknown option '--bogus'", `usage: ${LINES.dump}\n`],
     [["build"], /^Error: build takes exactly one FILE \(\.sw source or \.swb bundle\)$/, `usage: ${LINES.build}\n`],
     [["info", MLP, MLP], /^Error: info takes exactly one FILE/, `usage: ${LINES.info}\n`],
-    [["frobnicate", MLP], /^Error: unknown command 'frobnicate'$/, ALL],
+    [["frobnicate", MLP], "Error: unknown command 'frobnicate'", ALL],
     [[], /^Error: no command given$/, ALL],
-    [["--bogus"], /^Error: Unknown option '--bogus'\./, ALL],
+    [["--bogus"], "Error: unknown option '--bogus'", ALL],
+    // Our own one-line messages, not Node's (which told a misspelt option to go after '--' as a positional).
+    // A misspelt option or command is told the closest one: among the command's options (and --help,
+    // --version), else among all.
+    [["run", MLP, "--dim", "Batch=3"], "Error: unknown option '--dim'; did you mean '--dims'?", `usage: ${LINES.run}\n`],
+    [["info", MLP, "--hepl"], "Error: unknown option '--hepl'; did you mean '--help'?", `usage: ${LINES.info}\n`],
+    [["check", MLP, "--jsn"], "Error: unknown option '--jsn'", `usage: ${LINES.check}\n`],
+    [["--jsn"], "Error: unknown option '--jsn'; did you mean '--json'?", ALL],
+    [["run", MLP, "-x"], "Error: unknown option '-x'", `usage: ${LINES.run}\n`],
+    [["rn", MLP], "Error: unknown command 'rn'; did you mean 'run'?", ALL],
+    [["hepl"], "Error: unknown command 'hepl'; did you mean 'help'?", ALL],
+    // A value missing, given to a flag, or starting with '-' after a space (parseArgs' "ambiguous").
+    [["run", MLP, "--seed"], "Error: --seed needs a value, as in --seed 42", `usage: ${LINES.run}\n`],
+    [["run", MLP, "--json=1"], "Error: --json takes no value, got '1'", `usage: ${LINES.run}\n`],
+    [["run", MLP, "--seed", "--json"], "Error: --seed needs a value, but '--json' after it is an option", `usage: ${LINES.run}\n`],
+    [["dump", MLP, "--graph", "-h"], "Error: --graph needs a value, but '-h' after it is an option", `usage: ${LINES.dump}\n`],
+    [["run", MLP, "--seed", "-1"], "Error: --seed needs a value; to give '-1', write --seed=-1", `usage: ${LINES.run}\n`],
+    // The first problem is the one told, as parseArgs stops there.
+    [["run", MLP, "--seed", "-1", "--bogus"], "Error: --seed needs a value; to give '-1', write --seed=-1", `usage: ${LINES.run}\n`],
+    [["run", MLP, "--bogus", "--seed"], "Error: unknown option '--bogus'", `usage: ${LINES.run}\n`],
   ]) {
     const r = shrew(...args);
     assert.equal(r.code, 2, args.join(" "));
     assert.equal(r.out, "");
     const nl = r.err.indexOf("\n");
-    assert.match(r.err.slice(0, nl), error, args.join(" "));
+    if (typeof error === "string") assert.equal(r.err.slice(0, nl), error, args.join(" "));
+    else assert.match(r.err.slice(0, nl), error, args.join(" "));
     assert.equal(r.err.slice(nl + 1), usage + TAIL, args.join(" "));
   }
   // The usage lines are those the help text and js/README.md give.
@@ -84,6 +104,17 @@ test("a malformed command line prints the error, the usage line of its command a
     assert.equal(h.code, 0);
     assert.match(h.out, /^Usage: shrew <command> FILE \[options\]\n[^]*\nCommands, with the options each takes/);
     assert.equal(h.err, "");
+  }
+});
+
+test("an option given without its value says what one looks like", async () => {
+  const { main } = await import("../dist/cli/main.js");
+  for (const [command, option, example] of [["run", "graph", "G"], ["run", "dims", "Batch=8"], ["run", "seed", "42"],
+    ["run", "params", "weights.bin"], ["run", "input", "x=random"], ["run", "executor", "interp"], ["bench", "runs", "100"], ["run", "out", "DIR"]]) {
+    const err = [];
+    const code = await main([command, MLP, `--${option}`], (s) => assert.fail(s), (s) => err.push(s));
+    assert.equal(code, 2);
+    assert.equal(err.join("\n").split("\n")[0], `Error: --${option} needs a value, as in --${option} ${example}`);
   }
 });
 
@@ -1022,7 +1053,7 @@ test("a .npy input through a pipe: data over several reads arrives whole; a head
   assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
 });
 
-test("'-' is standard input for FILE, --params or a .npy input, one of them; --help documents it and the exit status", () => {
+test("'-' is standard input for FILE, --params or a .npy input, one of them; --help documents it and the exit status", async () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const src = join(dir, "g.sw"), x = join(dir, "x.npy");
   writeFileSync(src, "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * 2.0;\n}\n");
@@ -1034,6 +1065,15 @@ test("'-' is standard input for FILE, --params or a .npy input, one of them; --h
   const r = fed(readFileSync(x), "run", src, "--input", "x=-", "--json");
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout).outputs.y.data, [2, -6]);
+  // A lone '-' after --params is a value (standard input), not an option-like one that needs --params=-.
+  const withW = join(dir, "w.sw");
+  writeFileSync(withW, '@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[2], f32> { init: "uniform(-1, 1)"; };\n  output y: x * w;\n}\n');
+  const p = (await Shrew.load()).compile(readFileSync(withW, "utf8"), { seed: 5 });
+  const want = [...p.run("G", { x: Float32Array.of(1, -3) }).y.data];
+  const pr = fed(p.saveParams(), "run", withW, "--params", "-", "--input", `x=${x}`, "--json");
+  p.dispose();
+  assert.equal(pr.status, 0, pr.stderr);
+  assert.deepEqual(JSON.parse(pr.stdout).outputs.y.data, want);
   const swb = join(dir, "g.swb");
   const b = fed(readFileSync(src), "build", "-", "--out", swb);
   assert.equal(b.status, 0, b.stderr);

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs, type RunOptions } from "../index.js";
 import { NpyError } from "../npy.js";
-import { OPTIONS, USAGE, UsageError, checkCommandOptions, usageHint, type Values } from "./usage.js";
+import { OPTIONS, USAGE, UsageError, checkCommandOptions, commandLineError, usageHint, type Values } from "./usage.js";
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { quantile } from "./quantile.js";
 import { MAX_SEED } from "../options.js";
@@ -420,9 +420,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    // The command, if one is there: read again without the checks that failed.
-    const loose = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false });
-    return usageError((e as Error).message, loose.positionals[0]);
+    const { message, command } = commandLineError(argv, (e as Error).message);
+    return usageError(message, command);
   }
   const { values, positionals, tokens } = parsed;
   if (values.version) {
@@ -436,7 +435,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   if (positionals.length === 0) return usageError("no command given", undefined);
   const [command, file, ...rest] = positionals;
   const run = COMMANDS[command];
-  if (!run) return usageError(`unknown command '${command}'`, undefined);
+  if (!run) return usageError(`unknown command '${command}'${didYouMean(command, [...Object.keys(COMMANDS), "help"])}`, undefined);
   if (!file || rest.length > 0) return usageError(`${command} takes exactly one FILE (.sw source or .swb bundle)`, command);
   /** Where the spans of run-time errors point: FILE's text, or the source a bundle carries. */
   let spansIn: { file: string; bytes: Uint8Array } | undefined;

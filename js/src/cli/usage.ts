@@ -1,6 +1,7 @@
 // Usage text and usage errors of the `shrew` CLI.
 
-import type { parseArgs } from "node:util";
+import { parseArgs } from "node:util";
+import { closestName } from "../spelling.js";
 
 export const OPTIONS = {
   graph: { type: "string" },
@@ -56,6 +57,58 @@ export function checkCommandOptions(command: string, tokens: Tokens): void {
     if (spec.type === "string" && !spec.multiple && seen.has(t.name)) throw new UsageError(`--${t.name} is given twice`);
     seen.add(t.name);
   }
+}
+
+type ValueOption = { [K in keyof typeof OPTIONS]: (typeof OPTIONS)[K]["type"] extends "string" ? K : never }[keyof typeof OPTIONS];
+
+/** A value of each option that takes one, for "--seed needs a value, as in --seed 42". */
+const EXAMPLE: Record<ValueOption, string> = {
+  graph: "G", dims: "Batch=8", seed: "42", params: "weights.bin", input: "x=random", executor: "interp", runs: "100", out: "DIR",
+};
+
+/** True when `arg` alone is one or more known options (`--json`, `--seed=3`, `-h`), not a value such as `-1` or `--`. */
+function isOption(arg: string): boolean {
+  const { tokens } = parseArgs({ args: [arg], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  return tokens.length > 0 && tokens.every((t) => t.kind === "option" && Object.hasOwn(OPTIONS, t.name));
+}
+
+/**
+ * Why parseArgs (strict) refused `argv`, in one line of our own, and the
+ * command if one is there. Its messages were Node's: "Option '--seed
+ * <value>' argument missing", a misspelt option told to go after '--' as a
+ * positional. The problems are read from the tokens of a non-strict pass, the
+ * first one first, as the strict pass stopped there; `fallback` (its message)
+ * when none is found.
+ */
+export function commandLineError(argv: string[], fallback: string): { message: string; command: string | undefined } {
+  const { positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const command = positionals[0];
+  const say = (message: string) => ({ message, command });
+  for (const t of tokens) {
+    if (t.kind !== "option") continue;
+    if (!Object.hasOwn(OPTIONS, t.name)) {
+      // A short one (-x) is one letter: nothing to tell it from.
+      if (!t.rawName.startsWith("--")) return say(`unknown option '${t.rawName}'`);
+      // --help and --version go with every command.
+      const known = command !== undefined && Object.hasOwn(COMMAND_OPTIONS, command)
+        ? [...COMMAND_OPTIONS[command], "help", "version"] : Object.keys(OPTIONS);
+      const near = closestName(t.name, known);
+      return say(`unknown option '${t.rawName}'${near === undefined ? "" : `; did you mean '--${near}'?`}`);
+    }
+    const name = t.name as keyof typeof OPTIONS;
+    if (OPTIONS[name].type === "boolean") {
+      if (t.value !== undefined) return say(`${t.rawName} takes no value, got '${t.value}'`);
+      continue;
+    }
+    if (t.value === undefined) return say(`--${name} needs a value, as in --${name} ${EXAMPLE[name as ValueOption]}`);
+    // What strict parseArgs calls ambiguous: a value after a space that starts
+    // with '-' (a lone '-' is standard input, a value).
+    if (!t.inlineValue && t.value.length > 1 && t.value.startsWith("-")) {
+      return say(isOption(t.value) ? `--${name} needs a value, but '${t.value}' after it is an option`
+        : `--${name} needs a value; to give '${t.value}', write --${name}=${t.value}`);
+    }
+  }
+  return say(fallback);
 }
 
 /** Each command's usage line, as js/README.md lists them. */
