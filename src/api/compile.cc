@@ -76,12 +76,6 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
   return names;
 }
 
-std::string JoinNames(const std::set<std::string, std::less<>>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s.empty() ? "(none)" : s;
-}
-
 }  // namespace
 
 Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
@@ -91,10 +85,10 @@ Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
                              "configured dims; change it there");
     }
     if (compiled.dim_names.count(name) == 0) {
-      const std::vector<std::string_view> known(compiled.dim_names.begin(), compiled.dim_names.end());
+      const std::vector<std::string> known(compiled.dim_names.begin(), compiled.dim_names.end());
       const std::string hint = DidYouMean(name, known);
       return InvalidArgument("dimension '" + name + "' is not used by this program" + hint +
-                             (hint.empty() ? "; " : " ") + "its dimensions: " + JoinNames(compiled.dim_names));
+                             (hint.empty() ? "; " : " ") + "its dimensions: " + JoinNames(known));
     }
   }
   return Status::Ok();

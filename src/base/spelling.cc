@@ -64,6 +64,14 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
   return best;
 }
 
+std::string JoinNames(std::span<const std::string> names) {
+  constexpr size_t kShown = 20;
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) s += (i == 0 ? "" : ", ") + names[i];
+  if (names.size() > kShown) s += ", … (" + std::to_string(names.size()) + " in all)";
+  return s.empty() ? "(none)" : s;
+}
+
 std::string DidYouMean(std::string_view name, std::span<const std::string_view> candidates) {
   std::optional<std::string> best = ClosestName(name, candidates);
   return best ? "; did you mean '" + *best + "'?" : "";

@@ -1,5 +1,6 @@
-// "Did you mean …?" for a misspelt name: the closest candidate by edit
-// distance, when it is close enough to be a likely typo.
+// Names in messages: "did you mean …?" for a misspelt name (the closest
+// candidate by edit distance, when it is close enough to be a likely typo),
+// and lists of the names there are.
 //
 //   ClosestName("rleu", {"relu", "gelu", "tanh"})  // "relu"
 //   ClosestName("foo", {"relu"})                    // nullopt: too far
@@ -23,6 +24,11 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // candidates' order does not matter); nullopt when none is, or when `name`
 // itself is a candidate.
 std::optional<std::string> ClosestName(std::string_view name, std::span<const std::string_view> candidates);
+
+// "a, b, c" for a message listing names; past 20 "a, b, …, t, … (N in all)",
+// so a message about a graph with thousands of inputs stays readable;
+// "(none)" for no names.
+std::string JoinNames(std::span<const std::string> names);
 
 // "; did you mean 'relu'?" when ClosestName finds one, else "".
 std::string DidYouMean(std::string_view name, std::span<const std::string_view> candidates);

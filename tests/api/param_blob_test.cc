@@ -168,6 +168,12 @@ TEST(ParamBlob, MismatchedBlobIsRejectedAndChangesNothing) {
   EXPECT_NE(s.message().find("missing: G/b, G/steps"), std::string::npos) << s.ToString();
   s = r->LoadParams(p->SaveParams());
   EXPECT_NE(s.message().find("blob has 'G/b', which this program does not have"), std::string::npos) << s.ToString();
+  // A key that is a likely typo of one of the program's is told it.
+  std::unique_ptr<Program> upper = MakeProgram("@graph G {\n  input x: Tensor<[2, 4], f32>;\n  param W: Tensor<[4, 3], f32>;\n"
+                                               "  output y: matmul(x, W);\n}\n");
+  ASSERT_NE(upper, nullptr);
+  EXPECT_EQ(p->LoadParams(upper->SaveParams()).message(),
+            "parameter blob has 'G/W', which this program does not have; did you mean 'G/w'? its parameters: G/b, G/steps, G/w");
   const uint8_t junk[] = {1, 2, 3};
   EXPECT_NE(p->LoadParams(junk).message().find("bad magic"), std::string::npos);
   EXPECT_EQ(p->SaveParams(), before);
