@@ -132,15 +132,19 @@ std::span<const OpAttrSpec> OpAttrSpecs(OpKind kind) {
   return std::span<const OpAttrSpec>(list.data(), list.size());
 }
 
-std::string SourceAttrNames(OpKind kind) {
-  std::string names;
+std::vector<std::string> SourceAttrList(OpKind kind) {
+  std::vector<std::string> names;
   for (const OpAttrSpec& a : OpAttrSpecs(kind)) {
     if (a.type == AttrType::kScalar) continue;
-    const std::string_view name =
-        HasFlag(kind, kFlagReduction) && std::string_view(a.name) == "dims" ? "dim" : a.name;
-    names += (names.empty() ? "" : ", ") + std::string(name);
+    names.emplace_back(HasFlag(kind, kFlagReduction) && std::string_view(a.name) == "dims" ? "dim" : a.name);
   }
   return names;
+}
+
+std::string SourceAttrNames(OpKind kind) {
+  std::string joined;
+  for (const std::string& name : SourceAttrList(kind)) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
 }
 
 const OpAttrSpec* FindOpAttrSpec(OpKind kind, std::string_view attr_name) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "ir/attr.h"
@@ -117,8 +118,10 @@ struct OpAttrSpec {
 // `custom` has none: its attributes are kept as written.
 std::span<const OpAttrSpec> OpAttrSpecs(OpKind kind);
 const OpAttrSpec* FindOpAttrSpec(OpKind kind, std::string_view attr_name);
-// The attributes `kind` takes as source spells them, for messages: "dim,
-// keepdim" for a reduction (its `dims` is written dim), "" for none.
+// The attributes `kind` takes as source spells them, for messages: {"dim",
+// "keepdim"} for a reduction (its `dims` is written dim).
+std::vector<std::string> SourceAttrList(OpKind kind);
+// The same joined: "dim, keepdim"; "" for none.
 std::string SourceAttrNames(OpKind kind);
 // The value of `attr_name` in `attrs`, else the schema default, else nullptr.
 const AttrValue* AttrOrDefault(OpKind kind, const Attrs& attrs, std::string_view attr_name);

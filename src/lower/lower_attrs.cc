@@ -1,9 +1,11 @@
 // Attribute values (OPS.md §1.1): named arguments of built-in calls, of
 // @custom_op calls, and `key: value;` lines of node bodies. Values are
 // compile-time constants read with the @config evaluator.
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
+#include "base/spelling.h"
 #include "lower/lower_internal.h"
 
 namespace shrew::lower::internal {
@@ -216,6 +218,19 @@ namespace {
   return "it takes " + (names.empty() ? std::string("none") : names);
 }
 
+// "; did you mean 'keepdim'? " for a typo of one of kind's attributes, or
+// for NumPy's `axis`/`axes` where the op takes `dim` or `dims`; else "; ".
+[[gnu::noinline, gnu::cold]] std::string AttrHint(ir::OpKind kind, const std::string& src) {
+  const std::vector<std::string> names = ir::SourceAttrList(kind);
+  std::string hint = DidYouMean(src, names);
+  if (hint.empty() && (src == "axis" || src == "axes")) {
+    for (const char* axes : {"dim", "dims"}) {
+      if (std::find(names.begin(), names.end(), axes) != names.end()) hint = "; did you mean '" + std::string(axes) + "'?";
+    }
+  }
+  return hint.empty() ? "; " : hint + " ";
+}
+
 }  // namespace
 
 bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Span span,
@@ -234,7 +249,7 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
     const ir::OpAttrSpec* spec = ir_name.empty() ? nullptr : ir::FindOpAttrSpec(kind, ir_name);
     if (spec == nullptr || spec->type == ir::AttrType::kScalar) {
       Error(diag::Kind::UnknownAttribute, a.name->span,
-            "unknown attribute '" + src + "' for " + op_name + "; " + AttrNamesOf(kind));
+            "unknown attribute '" + src + "' for " + op_name + AttrHint(kind, src) + AttrNamesOf(kind));
       return false;
     }
     if (given.Has(ir_name)) {

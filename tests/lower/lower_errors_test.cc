@@ -226,9 +226,18 @@ TEST(LowerErrorsTest, BadAttributes) {
 
 TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
   EXPECT_EQ(LowerError(G("  node h { op: softmax(x, axis: 1); };")),
-            "E047 3:27 unknown attribute 'axis' for softmax; it takes dim");
+            "E047 3:27 unknown attribute 'axis' for softmax; did you mean 'dim'? it takes dim");
   EXPECT_EQ(LowerError(G("  node h { op: sum(x, dims: 1); };")),
-            "E047 3:23 unknown attribute 'dims' for sum; it takes dim, keepdim");
+            "E047 3:23 unknown attribute 'dims' for sum; did you mean 'dim'? it takes dim, keepdim");
+  EXPECT_EQ(LowerError(G("  node h { op: sum(x, keepdims: true); };")),
+            "E047 3:23 unknown attribute 'keepdims' for sum; did you mean 'keepdim'? it takes dim, keepdim");
+  EXPECT_EQ(LowerError(G("  node h { op: permute(x, axes: [1, 0]); };")),
+            "E047 3:27 unknown attribute 'axes' for permute; did you mean 'dims'? it takes dims");
+  EXPECT_EQ(LowerError(G("  node h { op: split(x, chunk: 2, dim: 1); };")),
+            "E047 3:25 unknown attribute 'chunk' for split; did you mean 'chunks'? it takes chunks, dim, index");
+  // Nothing near: the list alone.
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, temperature: 2); };")),
+            "E047 3:27 unknown attribute 'temperature' for softmax; it takes dim");
   EXPECT_EQ(LowerError(G("  node h { op: relu(x, inplace: true); };")),
             "E047 3:24 unknown attribute 'inplace' for relu; it takes none");
   EXPECT_EQ(LowerError(G("  node h { op: reshape(x); };")),
