@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "base/spelling.h"
 #include "diag/utf8.h"
 
 namespace shrew::front {
@@ -264,8 +265,13 @@ void Lexer::LexDirective() {
     std::string shown(text.substr(0, 64));
     if (text.size() > 64) shown += "...";
     // A lone '@' is most likely `a @ b`, Python's matrix product.
+    static constexpr std::string_view kDirectives[] = {
+#define SHREW_DIRECTIVE(Name, spelling, top_level) spelling,
+#include "front/token_kinds.def"
+    };
     Report(Kind::UnknownDirective, begin, pos_ - begin,
-           "unknown directive '" + shown + "'" + (text == "@" ? "; a matrix product is written matmul(a, b)" : ""));
+           "unknown directive '" + shown + "'" +
+               (text == "@" ? "; a matrix product is written matmul(a, b)" : DidYouMean(text, kDirectives)));
   }
   Emit(kind, begin, pos_);
 }

@@ -318,7 +318,8 @@ std::optional<LoweredOp> Lowerer::LowerGraphCall(const GraphSignature& sig,
       auto it = sig.input_index.find(a.name->name);
       if (it == sig.input_index.end()) {
         Error(diag::Kind::CallArgument, a.name->span,
-              "graph '" + sig.name + "' has no input named '" + a.name->name + "'");
+              "graph '" + sig.name + "' has no input named '" + a.name->name + "'" +
+                  DidYouMean(a.name->name, sig.inputs));
         return std::nullopt;
       }
       index = static_cast<size_t>(it->second);

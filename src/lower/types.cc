@@ -1,5 +1,6 @@
 #include "lower/types.h"
 
+#include "base/spelling.h"
 #include "diag/utf8.h"
 #include "front/token.h"
 
@@ -15,6 +16,16 @@ std::string NotAPositiveDimension(const std::string& name, const ir::ConfigValue
 ir::DType ToIrDType(ast::Dtype dtype) {
   std::optional<ir::DType> d = ir::DTypeFromName(ast::DtypeName(dtype));
   return d ? *d : ir::DType::kF32;  // every written dtype has an IR name
+}
+
+std::string TypeResolver::TypeHint(const std::string& name) const {
+  // The aliases @types declares, and the dtypes (`f23` is a misspelt f32).
+  std::vector<std::string_view> known = {
+#define SHREW_DTYPE(Name, DtypeName, spelling) spelling,
+#include "front/token_kinds.def"
+  };
+  for (const auto& [alias, a] : aliases_) known.push_back(alias);
+  return DidYouMean(name, known);
 }
 
 std::optional<ir::Dim> TypeResolver::ResolveDim(const ast::Dim& dim,
@@ -74,7 +85,8 @@ std::optional<ir::Type> TypeResolver::ResolveImpl(const ast::Type& type, bool* u
       if (it == aliases_.end()) {
         const std::string_view dtype = front::DtypeForForeignName(type.name);
         diags.Add(diag::Kind::UndefinedType, type.span,
-                  "undefined type '" + type.name + "'" + (dtype.empty() ? "" : "; write " + std::string(dtype)));
+                  "undefined type '" + type.name + "'" +
+                      (dtype.empty() ? TypeHint(type.name) : "; write " + std::string(dtype)));
         return std::nullopt;
       }
       if (!it->second.type) {

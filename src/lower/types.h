@@ -63,6 +63,8 @@ class TypeResolver {
     int index = -1;                // position in ordered_
   };
   std::optional<ir::Dim> ResolveDim(const ast::Dim& dim, diag::DiagnosticBag& diags) const;
+  // "; did you mean 'Images'?" for an undefined type name near an alias or a dtype.
+  std::string TypeHint(const std::string& name) const;
   // Like Resolve, but an unsupported form yields `*unsupported = true`
   // instead of an error (for alias definitions).
   std::optional<ir::Type> ResolveImpl(const ast::Type& type, bool* unsupported,

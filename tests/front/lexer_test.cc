@@ -125,9 +125,15 @@ TEST(LexerTest, WordsKeywordsAndDirectives) {
 
 TEST(LexerTest, UnknownDirective) {
   Lexed l("\n  @Model {");
-  ExpectOneError(l, Kind::UnknownDirective, "unknown directive '@Model'", 2, 3);
+  ExpectOneError(l, Kind::UnknownDirective, "unknown directive '@Model'; did you mean '@model'?", 2, 3);
   EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::Error, K::LBrace, K::EndOfInput}));
   EXPECT_EQ(l.tokens[0].span.length, 6u);
+}
+
+TEST(LexerTest, MisspeltDirectiveIsToldTheOneMeant) {
+  ExpectOneError(Lexed("@grpah G {"), Kind::UnknownDirective, "unknown directive '@grpah'; did you mean '@graph'?", 1, 1);
+  ExpectOneError(Lexed("@custom G {"), Kind::UnknownDirective, "unknown directive '@custom'; did you mean '@custom_op'?", 1, 1);
+  ExpectOneError(Lexed("@layer G {"), Kind::UnknownDirective, "unknown directive '@layer'", 1, 1);
 }
 
 TEST(LexerTest, LoneAtIsAnUnknownDirectiveNotMatmul) {

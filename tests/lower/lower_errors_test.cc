@@ -322,6 +322,9 @@ TEST(LowerErrorsTest, GraphCallArguments) {
   const std::string callee = "@graph F(a: f32, b: f32, c: f32?, d: f32?) { output o: a + b; }\n";
   EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, q: y); };")),
             "E057 4:21 graph 'F' has no input named 'q'");
+  const std::string named = "@graph F(images: f32, labels: f32?) { output o: images; }\n";
+  EXPECT_EQ(LowerError(named + G("  node h { op: F(image: y); };")),
+            "E057 4:18 graph 'F' has no input named 'image'; did you mean 'images'?");
   EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, y, a: y); };")),
             "E057 4:24 input 'a' of graph 'F' is bound twice");
   EXPECT_EQ(LowerError(callee + G("  node h { op: F(y, y, y, y, y); };")),

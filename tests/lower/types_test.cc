@@ -56,6 +56,10 @@ TEST(LowerTypesTest, Errors) {
   EXPECT_EQ(LowerError("@graph G {\n  input x: float32;\n  output x;\n}"),
             "E042 2:12 undefined type 'float32'; write f32");
   EXPECT_EQ(LowerError("@graph G {\n  input x: Long;\n  output x;\n}"), "E042 2:12 undefined type 'Long'; write i64");
+  // A typo of an alias or a dtype is told the one meant.
+  EXPECT_EQ(LowerError("@types { type Images = Tensor<[B, 784], f32>; }\n@graph G { input x: Image; output x; }"),
+            "E042 2:21 undefined type 'Image'; did you mean 'Images'?");
+  EXPECT_EQ(LowerError("@graph G {\n  input x: f23;\n  output x;\n}"), "E042 2:12 undefined type 'f23'; did you mean 'f32'?");
   // An alias may only use aliases defined before it.
   EXPECT_EQ(LowerError("@types { type A = B; type B = f32; }\n@graph G { input x: A; output x; }"),
             "E042 1:19 undefined type 'B'");
