@@ -135,7 +135,7 @@ ast::Type Parser::ParseType() {
           type.dtype = DtypeOf(Advance().kind);
           Expect(TokenKind::Greater);
         } else {
-          const std::string_view dtype = AtKey() ? DtypeForForeignName(Text(Cur())) : std::string_view();
+          const std::string_view dtype = AtKey() ? DtypeMeantBy(Text(Cur())) : std::string_view();
           ErrorExpected("dtype", dtype.empty() ? std::string() : "write " + std::string(dtype));
         }
       }

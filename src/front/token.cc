@@ -1,8 +1,13 @@
 #include "front/token.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <iterator>
+#include <optional>
 #include <string>
+
+#include "base/spelling.h"
 
 namespace shrew::front {
 namespace {
@@ -45,7 +50,7 @@ bool IsDirective(TokenKind kind) {
 }
 bool IsTopLevelDirective(TokenKind kind) { return Info(kind).category == kTopDirective; }
 
-std::string_view DtypeForForeignName(std::string_view word) {
+std::string_view DtypeMeantBy(std::string_view word) {
   static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
       {"float", "f32"},   {"float32", "f32"}, {"single", "f32"},  {"double", "f64"},  {"float64", "f64"},
       {"half", "f16"},    {"float16", "f16"}, {"bfloat16", "bf16"}, {"int8", "i8"},   {"int16", "i16"},
@@ -57,6 +62,13 @@ std::string_view DtypeForForeignName(std::string_view word) {
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& [name, dtype] : kNames) {
     if (lower == name) return dtype;
+  }
+  static constexpr std::string_view kDtypes[] = {
+#define SHREW_DTYPE(Name, DtypeName, spelling) spelling,
+#include "front/token_kinds.def"
+  };
+  if (std::optional<std::string> near = ClosestName(word, kDtypes)) {
+    return *std::find(std::begin(kDtypes), std::end(kDtypes), *near);
   }
   return {};
 }

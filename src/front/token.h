@@ -33,10 +33,11 @@ bool IsReservedWord(TokenKind kind);  // table B: dtypes, `Tensor`, `true`, `fal
 bool IsDtype(TokenKind kind);         // the 15 dtype words
 bool IsDirective(TokenKind kind);     // the 14 `@word` kinds
 bool IsTopLevelDirective(TokenKind kind);  // directives that start a top-level block
-// The dtype word other libraries' names stand for ("float32", "double",
-// "int64", any case -> "f32", "f64", "i64"), for "write f32" hints; empty
+// The dtype word a word that is none likely means, for "write f32" hints:
+// other libraries' names ("float32", "double", "int64", any case -> "f32",
+// "f64", "i64") and typos of a dtype word ("f23", "F32" -> "f32"); empty
 // when `word` is none of those.
-std::string_view DtypeForForeignName(std::string_view word);
+std::string_view DtypeMeantBy(std::string_view word);
 // A `key` (LANGUAGE.md §3.1): an identifier or a soft keyword.
 inline bool IsKey(TokenKind kind) { return kind == TokenKind::Identifier || IsSoftKeyword(kind); }
 

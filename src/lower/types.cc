@@ -19,11 +19,7 @@ ir::DType ToIrDType(ast::Dtype dtype) {
 }
 
 std::string TypeResolver::TypeHint(const std::string& name) const {
-  // The aliases @types declares, and the dtypes (`f23` is a misspelt f32).
-  std::vector<std::string_view> known = {
-#define SHREW_DTYPE(Name, DtypeName, spelling) spelling,
-#include "front/token_kinds.def"
-  };
+  std::vector<std::string_view> known;
   for (const auto& [alias, a] : aliases_) known.push_back(alias);
   return DidYouMean(name, known);
 }
@@ -83,7 +79,7 @@ std::optional<ir::Type> TypeResolver::ResolveImpl(const ast::Type& type, bool* u
     case ast::Type::Kind::Alias: {
       auto it = aliases_.find(type.name);
       if (it == aliases_.end()) {
-        const std::string_view dtype = front::DtypeForForeignName(type.name);
+        const std::string_view dtype = front::DtypeMeantBy(type.name);
         diags.Add(diag::Kind::UndefinedType, type.span,
                   "undefined type '" + type.name + "'" +
                       (dtype.empty() ? TypeHint(type.name) : "; write " + std::string(dtype)));

@@ -63,7 +63,7 @@ class TypeResolver {
     int index = -1;                // position in ordered_
   };
   std::optional<ir::Dim> ResolveDim(const ast::Dim& dim, diag::DiagnosticBag& diags) const;
-  // "; did you mean 'Images'?" for an undefined type name near an alias or a dtype.
+  // "; did you mean 'Images'?" for an undefined type name near an alias.
   std::string TypeHint(const std::string& name) const;
   // Like Resolve, but an unsupported form yields `*unsupported = true`
   // instead of an error (for alias definitions).

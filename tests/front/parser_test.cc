@@ -481,6 +481,11 @@ TEST(ParserTypeTest, TypeErrors) {
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], Float64>; }"),
             "1:31 E020 expected dtype, got 'Float64'; write f64\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], float128>; }"), "1:31 E020 expected dtype, got 'float128'\n");
+  // A typo of a dtype word.
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], f23>; }"), "1:31 E020 expected dtype, got 'f23'; write f32\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], F32>; }"), "1:31 E020 expected dtype, got 'F32'; write f32\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], boo>; }"), "1:31 E020 expected dtype, got 'boo'; write bool\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], x>; }"), "1:31 E020 expected dtype, got 'x'\n");
   // Other libraries' spellings of a tensor type.
   EXPECT_EQ(Errors("@types { type A = Tensor[N, f32]; }"),
             "1:25 E020 expected '<', got '['; tensor types are written Tensor<[dims], dtype>\n");

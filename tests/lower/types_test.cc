@@ -59,7 +59,7 @@ TEST(LowerTypesTest, Errors) {
   // A typo of an alias or a dtype is told the one meant.
   EXPECT_EQ(LowerError("@types { type Images = Tensor<[B, 784], f32>; }\n@graph G { input x: Image; output x; }"),
             "E042 2:21 undefined type 'Image'; did you mean 'Images'?");
-  EXPECT_EQ(LowerError("@graph G {\n  input x: f23;\n  output x;\n}"), "E042 2:12 undefined type 'f23'; did you mean 'f32'?");
+  EXPECT_EQ(LowerError("@graph G {\n  input x: f23;\n  output x;\n}"), "E042 2:12 undefined type 'f23'; write f32");
   // An alias may only use aliases defined before it.
   EXPECT_EQ(LowerError("@types { type A = B; type B = f32; }\n@graph G { input x: A; output x; }"),
             "E042 1:19 undefined type 'B'");
