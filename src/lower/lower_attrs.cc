@@ -237,8 +237,8 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
                            ir::Attrs* attrs) {
   const char* op_name = ir::OpName(kind);
   ir::Attrs given;
-  for (const ast::Argument& a : call.args) {
-    if (!a.name || a.value == nullptr) continue;
+  // One attribute into `given`; false after reporting its mistake.
+  auto lower_one = [&](const ast::Argument& a) {
     const std::string& src = a.name->name;
     // Reductions spell their axes `dim` in source and hold them in `dims`.
     std::string ir_name = src;
@@ -283,7 +283,16 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
       return false;
     }
     given.Set(ir_name, std::move(*value));
+    return true;
+  };
+  // Every attribute is looked at, so each one's mistake is reported at once
+  // (`sum(x, axis: 0, keepdims: true)` has two).
+  bool ok = true;
+  for (const ast::Argument& a : call.args) {
+    if (a.name && a.value != nullptr && !lower_one(a)) ok = false;
   }
+  // A misspelt required attribute is not also reported missing.
+  if (!ok) return false;
   // Complete, in schema order: later stages and dumps read every attribute.
   for (const ir::OpAttrSpec& spec : ir::OpAttrSpecs(kind)) {
     if (const ir::AttrValue* v = given.Find(spec.name)) {

@@ -235,6 +235,16 @@ TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
             "E047 3:27 unknown attribute 'axes' for permute; did you mean 'dims'? it takes dims");
   EXPECT_EQ(LowerError(G("  node h { op: split(x, chunk: 2, dim: 1); };")),
             "E047 3:25 unknown attribute 'chunk' for split; did you mean 'chunks'? it takes chunks, dim, index");
+  // Each attribute's mistake is reported; a misspelt required one is not
+  // also missing.
+  Lowered two = LowerText(G("  node h { op: sum(x, axis: 0, keepdims: true); };"));
+  ASSERT_EQ(two.diagnostics.size(), 2u) << two.rendered;
+  EXPECT_EQ(two.diagnostics[0].message, "unknown attribute 'axis' for sum; did you mean 'dim'? it takes dim, keepdim");
+  EXPECT_EQ(two.diagnostics[1].message,
+            "unknown attribute 'keepdims' for sum; did you mean 'keepdim'? it takes dim, keepdim");
+  Lowered bad_and_unknown = LowerText(G("  node h { op: split(x, chunk: 2, dim: 1.5); };"));
+  ASSERT_EQ(bad_and_unknown.diagnostics.size(), 2u) << bad_and_unknown.rendered;
+  EXPECT_EQ(bad_and_unknown.diagnostics[1].message, "attribute 'dim' of split must be an int");
   // Nothing near: the list alone.
   EXPECT_EQ(LowerError(G("  node h { op: softmax(x, temperature: 2); };")),
             "E047 3:27 unknown attribute 'temperature' for softmax; it takes dim");
