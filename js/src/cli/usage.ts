@@ -104,8 +104,15 @@ export function commandLineError(argv: string[], fallback: string): { message: s
     // What strict parseArgs calls ambiguous: a value after a space that starts
     // with '-' (a lone '-' is standard input, a value).
     if (!t.inlineValue && t.value.length > 1 && t.value.startsWith("-")) {
-      return say(isOption(t.value) ? `--${name} needs a value, but '${t.value}' after it is an option`
-        : `--${name} needs a value; to give '${t.value}', write --${name}=${t.value}`);
+      // '--bogus' too: the value was left out before another option.
+      if (t.value.startsWith("--") || isOption(t.value)) {
+        return say(`--${name} needs a value, but '${t.value}' after it is an option`);
+      }
+      // Only a path may start with '-'; a negative seed or count is no value of its option.
+      if (name === "params" || name === "out") {
+        return say(`--${name} needs a value; to give '${t.value}', write --${name}=${t.value}`);
+      }
+      return say(`--${name} needs a value, as in --${name} ${EXAMPLE[name as ValueOption]}, not '${t.value}'`);
     }
   }
   return say(fallback);
