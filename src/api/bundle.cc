@@ -658,6 +658,7 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
   }
   e.Program(program.ir());
   const std::vector<uint8_t> params = program.SaveParams();
+  w.Reserve(8 + params.size());
   w.U64(params.size());
   w.Bytes(params.data(), params.size());
   return w.Take();

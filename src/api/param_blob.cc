@@ -18,6 +18,11 @@ Status Corrupt(const std::string& what) { return InvalidArgument("parameter blob
 
 std::vector<uint8_t> EncodeParamBlob(std::span<const std::pair<std::string, const runtime::Tensor*>> params) {
   ByteWriter out;
+  size_t size = sizeof kParamBlobMagic + 8;
+  for (const auto& [key, t] : params) {
+    size += 4 + key.size() + 1 + std::strlen(ir::DTypeName(t->dtype())) + 4 + 8 * t->shape().size() + 8 + t->byte_size();
+  }
+  out.Reserve(size);
   out.Bytes(kParamBlobMagic, sizeof kParamBlobMagic);
   out.U32(kParamBlobVersion);
   out.U32(static_cast<uint32_t>(params.size()));
