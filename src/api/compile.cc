@@ -86,9 +86,8 @@ Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
     }
     if (compiled.dim_names.count(name) == 0) {
       const std::vector<std::string> known(compiled.dim_names.begin(), compiled.dim_names.end());
-      const std::string hint = DidYouMean(name, known);
-      return InvalidArgument("dimension '" + name + "' is not used by this program" + hint +
-                             (hint.empty() ? "; " : " ") + "its dimensions: " + JoinNames(known));
+      return InvalidArgument("dimension '" + name + "' is not used by this program" +
+                             HintBeforeList(DidYouMean(name, known)) + "its dimensions: " + JoinNames(known));
     }
   }
   return Status::Ok();

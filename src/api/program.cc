@@ -377,9 +377,8 @@ Result<size_t> Program::FindGraph(std::string_view name) const {
     if (program_.graphs[i].name() == name) return i;
   }
   const std::vector<std::string> names = GraphNames();
-  const std::string hint = DidYouMean(name, names);
-  return NotFound("no graph named '" + std::string(name) + "'" + hint + (hint.empty() ? "; " : " ") + "graphs: " +
-                  JoinNames(names));
+  return NotFound("no graph named '" + std::string(name) + "'" + HintBeforeList(DidYouMean(name, names)) +
+                  "graphs: " + JoinNames(names));
 }
 
 Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const InputSpec> inputs,
@@ -411,9 +410,8 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
     }
     if (i == input_names.size()) {
       report(name, "", "");
-      const std::string hint = DidYouMean(name, input_names);
-      return InvalidArgument(where + " has no input named '" + name + "'" + hint + (hint.empty() ? "; " : " ") +
-                             "its inputs are: " + JoinNames(input_names));
+      return InvalidArgument(where + " has no input named '" + name + "'" +
+                             HintBeforeList(DidYouMean(name, input_names)) + "its inputs are: " + JoinNames(input_names));
     }
     if (out.supplied[i] >= 0) {
       report(name, "", "");

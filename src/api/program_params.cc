@@ -37,9 +37,9 @@ namespace {
     if (near(name, k_name) && (slash == std::string_view::npos || near(graph, k_graph))) meant.push_back("'" + k + "'");
     if (first.size() < kShown) first.push_back(k);
   }
-  std::string msg = "no parameter '" + std::string(key) + "'";
-  if (!meant.empty()) msg += "; did you mean " + JoinNames(meant) + "?";
-  msg += (meant.empty() ? "; " : " ") + std::string("its parameters: ") + JoinNames(first);
+  std::string msg = "no parameter '" + std::string(key) + "'" +
+                    HintBeforeList(meant.empty() ? "" : "; did you mean " + JoinNames(meant) + "?") +
+                    "its parameters: " + JoinNames(first);
   if (params.size() > kShown) msg += ", … (" + std::to_string(params.size()) + " in all)";
   return NotFound(msg);
 }
@@ -153,9 +153,8 @@ Result<std::vector<std::string>> Program::WriteParamRecords(std::span<const Para
     if (it == params_.end()) {
       std::vector<std::string> keys;
       for (const auto& [k, t] : params_) keys.push_back(k);
-      const std::string hint = DidYouMean(rec.key, keys);
-      return InvalidArgument("parameter blob has '" + rec.key + "', which this program does not have" + hint +
-                             (hint.empty() ? "; " : " ") + "its parameters: " + JoinNames(keys));
+      return InvalidArgument("parameter blob has '" + rec.key + "', which this program does not have" +
+                             HintBeforeList(DidYouMean(rec.key, keys)) + "its parameters: " + JoinNames(keys));
     }
     Tensor& p = it->second;
     if (rec.dtype != p.dtype() || rec.shape != p.shape()) return BlobMismatch(rec, p.TypeString());

@@ -77,6 +77,8 @@ std::string DidYouMean(std::string_view name, std::span<const std::string_view> 
   return best ? "; did you mean '" + *best + "'?" : "";
 }
 
+std::string HintBeforeList(const std::string& hint) { return hint.empty() ? "; " : hint + " "; }
+
 std::string DidYouMean(std::string_view name, std::span<const std::string> candidates) {
   const std::vector<std::string_view> views(candidates.begin(), candidates.end());
   return DidYouMean(name, views);

@@ -34,5 +34,8 @@ std::string JoinNames(std::span<const std::string> names);
 std::string DidYouMean(std::string_view name, std::span<const std::string_view> candidates);
 // The same over owned names (graph, input and parameter names).
 std::string DidYouMean(std::string_view name, std::span<const std::string> candidates);
+// The hint before a list of the names there are: "; did you mean 'x'? " or
+// "; " ("no input named 'image'; did you mean 'images'? its inputs are: …").
+std::string HintBeforeList(const std::string& hint);
 
 }  // namespace shrew

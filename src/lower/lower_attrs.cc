@@ -228,7 +228,7 @@ namespace {
       if (std::find(names.begin(), names.end(), axes) != names.end()) hint = "; did you mean '" + std::string(axes) + "'?";
     }
   }
-  return hint.empty() ? "; " : hint + " ";
+  return HintBeforeList(hint);
 }
 
 }  // namespace
