@@ -75,6 +75,11 @@ test("a malformed command line prints the error, the usage line of its command a
     [["check", MLP, "--jsn"], "Error: unknown option '--jsn'", `usage: ${LINES.check}\n`],
     [["--jsn"], "Error: unknown option '--jsn'; did you mean '--json'?", ALL],
     [["run", MLP, "-x"], "Error: unknown option '-x'", `usage: ${LINES.run}\n`],
+    // A long option with one dash (parseArgs reads -seed as -s -e -e -d) is told the long one.
+    [["run", MLP, "-seed", "3"], "Error: unknown option '-seed'; did you mean '--seed'?", `usage: ${LINES.run}\n`],
+    [["run", MLP, "-grpah=Mlp"], "Error: unknown option '-grpah'; did you mean '--graph'?", `usage: ${LINES.run}\n`],
+    [["info", MLP, "-help"], "Error: unknown option '-help'; did you mean '--help'?", `usage: ${LINES.info}\n`],
+    [["run", MLP, "-xyz"], "Error: unknown option '-xyz'", `usage: ${LINES.run}\n`],
     [["rn", MLP], "Error: unknown command 'rn'; did you mean 'run'?", ALL],
     [["hepl"], "Error: unknown command 'hepl'; did you mean 'help'?", ALL],
     // A value missing, given to a flag, or starting with '-' after a space (parseArgs' "ambiguous").

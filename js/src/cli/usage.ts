@@ -87,13 +87,20 @@ export function commandLineError(argv: string[], fallback: string): { message: s
   for (const t of tokens) {
     if (t.kind !== "option") continue;
     if (!Object.hasOwn(OPTIONS, t.name)) {
-      // A short one (-x) is one letter: nothing to tell it from.
-      if (!t.rawName.startsWith("--")) return say(`unknown option '${t.rawName}'`);
       // --help and --version go with every command.
       const known = command !== undefined && Object.hasOwn(COMMAND_OPTIONS, command)
         ? [...COMMAND_OPTIONS[command], "help", "version"] : Object.keys(OPTIONS);
-      const near = closestName(t.name, known);
-      return say(`unknown option '${t.rawName}'${near === undefined ? "" : `; did you mean '--${near}'?`}`);
+      const hint = (word: string) => {
+        const near = known.includes(word) ? word : closestName(word, known);
+        return near === undefined ? "" : `; did you mean '--${near}'?`;
+      };
+      if (t.rawName.startsWith("--")) return say(`unknown option '${t.rawName}'${hint(t.name)}`);
+      // `-seed`: a long option with one dash, which parseArgs reads as the
+      // letters -s -e -e -d; the word is what was meant. A lone letter (-x)
+      // has nothing to tell it from.
+      const arg = argv[t.index].split("=")[0];
+      if (arg.length > 2) return say(`unknown option '${arg}'${hint(arg.slice(1))}`);
+      return say(`unknown option '${t.rawName}'`);
     }
     const name = t.name as keyof typeof OPTIONS;
     if (OPTIONS[name].type === "boolean") {
