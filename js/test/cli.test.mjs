@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Shrew, Tensor } from "../dist/index.js";
 import { quantile } from "../dist/cli/quantile.js";
+import { formatDuration } from "../dist/cli/format.js";
 import { ROOT, EXAMPLES } from "./helpers.mjs";
 
 const CLI = `${ROOT}js/dist/cli/main.js`;
@@ -140,6 +141,13 @@ test("bench's median of an even count is the mean of the two middle runs; p10 an
   for (const q of [0, 0.1, 0.5, 0.9, 1]) assert.equal(quantile(samples, q), bench.quantile(samples, q), String(q));
 });
 
+test("bench's durations are written in the unit that reads best", () => {
+  for (const [us, text] of [[0.7, "0.7 µs"], [999.9, "999.9 µs"], [999.96, "1.00 ms"], [2134.5, "2.13 ms"],
+    [37173, "37.2 ms"], [359000, "359 ms"], [999400, "999 ms"], [999600, "1.00 s"], [2.5e6, "2.50 s"]]) {
+    assert.equal(formatDuration(us), text, String(us));
+  }
+});
+
 test("run --json: exact shape of the result, deterministic for a seed", () => {
   const r = shrew("run", MLP, "--dims", "Batch=3", "--seed", "9", "--json");
   assert.equal(r.code, 0, r.err);
@@ -268,7 +276,7 @@ test("stats, info, bench (--json)", () => {
   for (const k of ["medianUs", "p10Us", "p90Us", "tapeUs", "compileMs", "arenaBytes"]) assert.equal(typeof b[k], "number", k);
   assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
   assert.ok(b.tapeUs > 0, `tapeUs ${b.tapeUs}`);
-  assert.match(shrew("bench", MLP, "--runs", "5").out, /tape inside wasm \d+\.\d µs per run \(mean of 5;/);
+  assert.match(shrew("bench", MLP, "--runs", "5").out, /tape inside wasm \d+(\.\d+)? (µs|ms) per run \(mean of 5;/);
   const interp = shrew("bench", MLP, "--runs", "5", "--executor", "interp", "--json");
   assert.equal(interp.code, 0, interp.err);
   assert.equal(JSON.parse(interp.out).tapeUs, null);  // the interpreter has no tape

@@ -42,6 +42,14 @@ export function describeTensor(name: string, t: Tensor, max = 8): string {
   return `${name}: ${t.dtype}[${t.shape.join(", ")}] = [${shown}${more}]`;
 }
 
+/** A duration given in µs, in the unit that reads best: "1.9 µs", "2.13 ms", "359 ms", "1.25 s". */
+export function formatDuration(us: number): string {
+  if (us < 999.95) return `${us.toFixed(1)} µs`;
+  const ms = us / 1000;
+  if (ms < 999.5) return `${ms.toPrecision(3)} ms`;
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;

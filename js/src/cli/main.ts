@@ -14,7 +14,7 @@ import { quantile } from "./quantile.js";
 import { MAX_SEED } from "../options.js";
 import { didYouMean } from "../spelling.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
-import { describeTensor, formatBytes, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
+import { describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
   file: string;
@@ -350,10 +350,11 @@ function cmdBench(ctx: Context): number {
     return 0;
   }
   ctx.out(`graph ${r.graph} (${r.executor}), ${runs} runs`);
-  ctx.out(`  median ${r.medianUs.toFixed(1)} µs   p10 ${r.p10Us.toFixed(1)} µs   p90 ${r.p90Us.toFixed(1)} µs`);
-  if (r.tapeUs !== null) ctx.out(`  tape inside wasm ${r.tapeUs.toFixed(1)} µs per run (mean of ${runs}; the rest is the JS call)`);
-  ctx.out(`  compile ${r.compileMs.toFixed(2)} ms` +
-          (s === null ? "" : ` (JIT ${r.jitCompileUs} µs), arena ${formatBytes(s.arenaBytes)}`));
+  // Each figure in the unit that reads best (the JSON keeps µs and ms).
+  ctx.out(`  median ${formatDuration(r.medianUs)}   p10 ${formatDuration(r.p10Us)}   p90 ${formatDuration(r.p90Us)}`);
+  if (r.tapeUs !== null) ctx.out(`  tape inside wasm ${formatDuration(r.tapeUs)} per run (mean of ${runs}; the rest is the JS call)`);
+  ctx.out(`  compile ${formatDuration(r.compileMs * 1000)}` +
+          (s === null ? "" : ` (JIT ${formatDuration(s.compileTimeUs)}), arena ${formatBytes(s.arenaBytes)}`));
   return 0;
 }
 
