@@ -38,9 +38,10 @@ function before(a: Uint8Array, b: Uint8Array): boolean {
 /**
  * The candidate equal to `name` but for ASCII case, else the one nearest to
  * `name` whose distance is at most a third of the longer name (so none for
- * names of one or two letters), ties to the alphabetically first (so the
- * candidates' order does not matter); undefined when none is, or when `name`
- * itself is a candidate.
+ * names of one or two letters), ties to an anagram of `name` (a swap is the
+ * likelier slip: 'i46' is i64, not i16), then to the alphabetically first (so
+ * the candidates' order does not matter); undefined when none is, or when
+ * `name` itself is a candidate.
  */
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   const list = [...candidates];
@@ -50,15 +51,20 @@ export function closestName(name: string, candidates: Iterable<string>): string 
   // "Relu" is "relu", not the equally near "gelu".
   const sameButCase = encoded.find((e) => equalIgnoringCase(e.bytes, n));
   if (sameButCase) return sameButCase.c;
-  let best: { c: string; bytes: Uint8Array; distance: number } | undefined;
+  const sorted = (b: Uint8Array) => Array.from(b).sort((x, y) => x - y).join(",");
+  const letters = sorted(n);
+  let best: { c: string; bytes: Uint8Array; distance: number; anagram: boolean } | undefined;
   for (const { c, bytes } of encoded) {
     // One edit per three characters: 'y' is not a misspelt 'x'.
     const limit = Math.floor(Math.max(n.length, bytes.length) / 3);
     // The distance is at least the difference in length: far ones are skipped cheaply.
     if (limit === 0 || Math.abs(n.length - bytes.length) > limit) continue;
     const distance = editDistance(n, bytes);
-    if (distance <= limit && (!best || distance < best.distance || (distance === best.distance && before(bytes, best.bytes)))) {
-      best = { c, bytes, distance };
+    if (distance > limit) continue;
+    const anagram = sorted(bytes) === letters;
+    if (!best || distance < best.distance ||
+        (distance === best.distance && (anagram !== best.anagram ? anagram : before(bytes, best.bytes)))) {
+      best = { c, bytes, distance, anagram };
     }
   }
   return best?.c;

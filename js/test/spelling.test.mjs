@@ -74,6 +74,12 @@ test("ties go to the alphabetically first, whatever the order of the candidates"
   assert.equal(closestName("dims", ["dim", "dimz"]), "dim");
 });
 
+test("at one edit each, a swap goes before a substitution, whatever the order", () => {
+  assert.equal(closestName("i46", ["i16", "i64", "u16", "u64"]), "i64");
+  assert.equal(closestName("u46", ["u64", "u16", "i64", "i16"]), "u64");
+  assert.equal(closestName("i26", ["i16", "i64", "u16", "u64"]), "i16");  // no anagram: alphabetical
+});
+
 test("nothing close: no suggestion", () => {
   assert.equal(closestName("frobnicate", ["run", "bench", "check"]), undefined);
   assert.equal(closestName("x", []), undefined);

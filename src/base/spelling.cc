@@ -43,8 +43,17 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
   for (std::string_view c : candidates) {
     if (EqualIgnoringCase(c, name)) return std::string(c);
   }
+  // The same bytes in another order: a swap, the likelier slip of two
+  // candidates at one edit ('i46' is i64, not i16).
+  auto anagram = [&](std::string_view c) {
+    std::string a(name), b(c);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+  };
   std::optional<std::string> best;
   size_t best_distance = 0;
+  bool best_anagram = false;
   for (std::string_view c : candidates) {
     // One edit per three characters: a one- or two-letter name has no typo
     // neighbours worth naming ('y' is not a misspelt 'x').
@@ -54,11 +63,15 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
     const size_t gap = name.size() > c.size() ? name.size() - c.size() : c.size() - name.size();
     if (gap > limit) continue;
     const size_t d = EditDistance(name, c);
-    // Ties go to the alphabetically first, whatever order the caller's
-    // (often unordered) containers gave.
-    if (d <= limit && (!best || d < best_distance || (d == best_distance && c < *best))) {
+    if (d > limit) continue;
+    // Ties go to an anagram, then to the alphabetically first, whatever
+    // order the caller's (often unordered) containers gave.
+    const bool is_anagram = anagram(c);
+    if (!best || d < best_distance ||
+        (d == best_distance && (is_anagram != best_anagram ? is_anagram : c < *best))) {
       best = std::string(c);
       best_distance = d;
+      best_anagram = is_anagram;
     }
   }
   return best;

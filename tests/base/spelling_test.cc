@@ -31,6 +31,12 @@ TEST(ClosestNameTest, PicksALikelyTypoOrNothing) {
   EXPECT_EQ(ClosestName("xelu", ops), "gelu");        // ties: alphabetically first
   const std::vector<std::string_view> reversed = {"tanh", "softmax", "relu", "matmul", "gelu"};
   EXPECT_EQ(ClosestName("xelu", reversed), "gelu");   // whatever the order given
+  // At one edit each, a swap before a substitution, in any order given.
+  const std::vector<std::string_view> dtypes = {"i16", "i64", "u16", "u64"};
+  EXPECT_EQ(ClosestName("i46", dtypes), "i64");
+  const std::vector<std::string_view> dtypes_reversed = {"u64", "u16", "i64", "i16"};
+  EXPECT_EQ(ClosestName("u46", dtypes_reversed), "u64");
+  EXPECT_EQ(ClosestName("i26", dtypes), "i16");  // no anagram: alphabetical among the nearest
   const std::vector<std::string_view> short_names = {"x", "y", "w1"};
   EXPECT_EQ(ClosestName("z", short_names), std::nullopt);
   EXPECT_EQ(ClosestName("w2", short_names), std::nullopt);

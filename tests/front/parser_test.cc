@@ -485,6 +485,7 @@ TEST(ParserTypeTest, TypeErrors) {
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], f23>; }"), "1:31 E020 expected dtype, got 'f23'; write f32\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], F32>; }"), "1:31 E020 expected dtype, got 'F32'; write f32\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], boo>; }"), "1:31 E020 expected dtype, got 'boo'; write bool\n");
+  EXPECT_EQ(Errors("@types { type A = Tensor<[N], i46>; }"), "1:31 E020 expected dtype, got 'i46'; write i64\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], x>; }"), "1:31 E020 expected dtype, got 'x'\n");
   // Other libraries' spellings of a tensor type.
   EXPECT_EQ(Errors("@types { type A = Tensor[N, f32]; }"),
