@@ -1,5 +1,6 @@
 #include "front/lexer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -61,7 +62,9 @@ std::string DescribeCharacter(std::string_view text, size_t pos) {
 // A file saved as UTF-16 or UTF-32 (Windows editors, PowerShell's `>`) is a
 // NUL between every character as UTF-8: named once here, where it would be
 // dozens of unexpected-character errors. Detected by a byte order mark, or
-// without one by NULs around the first two ASCII characters.
+// without one by the NULs of its first up to 32 characters: in most of
+// them one byte is NUL (the high byte of a Latin character; `é` too), always
+// the same one of the pair, where UTF-8 source has none.
 const char* WideEncoding(std::string_view t) {
   auto starts = [&](std::string_view prefix) { return t.substr(0, prefix.size()) == prefix; };
   using namespace std::string_view_literals;
@@ -69,10 +72,16 @@ const char* WideEncoding(std::string_view t) {
   if (starts("\0\0\xFE\xFF"sv)) return "UTF-32 (big-endian)";
   if (starts("\xFF\xFE"sv)) return "UTF-16 (little-endian)";
   if (starts("\xFE\xFF"sv)) return "UTF-16 (big-endian)";
-  if (t.size() < 4) return nullptr;
-  auto ascii = [&](size_t i) { return t[i] > 0 && static_cast<unsigned char>(t[i]) < 0x80; };
-  if (ascii(0) && t[1] == 0 && ascii(2) && t[3] == 0) return "UTF-16 (little-endian)";
-  if (t[0] == 0 && ascii(1) && t[2] == 0 && ascii(3)) return "UTF-16 (big-endian)";
+  const size_t pairs = std::min<size_t>(t.size(), 64) / 2;
+  if (pairs < 2) return nullptr;
+  size_t low_nul = 0, high_nul = 0;  // NULs at even / odd offsets
+  for (size_t i = 0; i < pairs; ++i) {
+    low_nul += t[2 * i] == 0;
+    high_nul += t[2 * i + 1] == 0;
+  }
+  // Three in four characters with the NUL in its place, few the other way.
+  if (4 * high_nul >= 3 * pairs && 4 * low_nul <= pairs) return "UTF-16 (little-endian)";
+  if (4 * low_nul >= 3 * pairs && 4 * high_nul <= pairs) return "UTF-16 (big-endian)";
   return nullptr;
 }
 

@@ -299,9 +299,15 @@ TEST(LexerTest, Utf16AndUtf32FilesAreOneErrorNamingTheEncoding) {
     ExpectOneError(l, Kind::UnexpectedCharacter, "source is " + c.encoding + tail, 1, 1);
     EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::EndOfInput})) << c.encoding;
   }
+  // Without a byte order mark, a first character that is not ASCII (é).
+  ExpectOneError(Lexed(std::string("\xE9\0/\0/\0 \0x\0\n\0", 12)), Kind::UnexpectedCharacter,
+                 "source is UTF-16 (little-endian)" + tail, 1, 1);
+  ExpectOneError(Lexed(std::string("\0\xE9\0/\0/\0 \0x\0\n", 12)), Kind::UnexpectedCharacter,
+                 "source is UTF-16 (big-endian)" + tail, 1, 1);
   // UTF-8 text with a NUL somewhere else is still lexed as UTF-8.
   ExpectOneError(Lexed(std::string("ab\0c", 4)), Kind::UnexpectedCharacter, "unexpected character '\\x00'", 1, 3);
   ExpectOneError(Lexed(std::string("a\0", 2)), Kind::UnexpectedCharacter, "unexpected character '\\x00'", 1, 2);
+  ExpectOneError(Lexed(std::string("x: 1;\0 y: 2;", 12)), Kind::UnexpectedCharacter, "unexpected character '\\x00'", 1, 6);
 }
 
 // `'zeros'` was two errors, one per quote; now one, over the quoted text,
