@@ -276,7 +276,7 @@ test("stats, info, bench (--json)", () => {
   for (const k of ["medianUs", "p10Us", "p90Us", "tapeUs", "compileMs", "arenaBytes"]) assert.equal(typeof b[k], "number", k);
   assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
   assert.ok(b.tapeUs > 0, `tapeUs ${b.tapeUs}`);
-  assert.match(shrew("bench", MLP, "--runs", "5").out, /tape inside wasm \d+(\.\d+)? (µs|ms) per run \(mean of 5;/);
+  assert.match(shrew("bench", MLP, "--runs", "5").out, /tape inside wasm \d+(\.\d+)? (µs|ms) per run \(median of 5 loops of 1;/);
   const interp = shrew("bench", MLP, "--runs", "5", "--executor", "interp", "--json");
   assert.equal(interp.code, 0, interp.err);
   assert.equal(JSON.parse(interp.out).tapeUs, null);  // the interpreter has no tape
