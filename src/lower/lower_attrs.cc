@@ -237,6 +237,7 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
                            ir::Attrs* attrs) {
   const char* op_name = ir::OpName(kind);
   ir::Attrs given;
+  std::unordered_set<std::string> seen;  // a name given twice is so even when its first value was refused
   // One attribute into `given`; false after reporting its mistake.
   auto lower_one = [&](const ast::Argument& a) {
     const std::string& src = a.name->name;
@@ -252,7 +253,7 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
             "unknown attribute '" + src + "' for " + op_name + AttrHint(kind, src) + AttrNamesOf(kind));
       return false;
     }
-    if (given.Has(ir_name)) {
+    if (!seen.insert(ir_name).second) {
       Error(diag::Kind::BadAttribute, a.span,
             "attribute '" + src + "' of " + op_name + " is given twice");
       return false;
@@ -311,9 +312,12 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
 
 bool Lowerer::LowerCustomAttrs(const ast::CallExpr& call, ir::Attrs* attrs) {
   const std::string op_name = call.CalleeName();
-  for (const ast::Argument& a : call.args) {
-    if (!a.name || a.value == nullptr) continue;
-    if (attrs->Has(a.name->name)) {
+  // One attribute into `attrs`; false after reporting its mistake. Every
+  // one is looked at, as for built-in ops; a name given twice is so even
+  // when its first value was refused.
+  std::unordered_set<std::string> seen;
+  auto lower_one = [&](const ast::Argument& a) {
+    if (!seen.insert(a.name->name).second) {
       Error(diag::Kind::BadAttribute, a.span,
             "attribute '" + a.name->name + "' of " + op_name + " is given twice");
       return false;
@@ -328,8 +332,13 @@ bool Lowerer::LowerCustomAttrs(const ast::CallExpr& call, ir::Attrs* attrs) {
       return false;
     }
     attrs->Set(a.name->name, std::move(*v));
+    return true;
+  };
+  bool ok = true;
+  for (const ast::Argument& a : call.args) {
+    if (a.name && a.value != nullptr && !lower_one(a)) ok = false;
   }
-  return true;
+  return ok;
 }
 
 }  // namespace shrew::lower::internal

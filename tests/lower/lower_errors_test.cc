@@ -242,6 +242,9 @@ TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
   EXPECT_EQ(two.diagnostics[0].message, "unknown attribute 'axis' for sum; did you mean 'dim'? it takes dim, keepdim");
   EXPECT_EQ(two.diagnostics[1].message,
             "unknown attribute 'keepdims' for sum; did you mean 'keepdim'? it takes dim, keepdim");
+  Lowered refused_twice = LowerText(G("  node h { op: softmax(x, dim: 1.5, dim: 0); };"));
+  ASSERT_EQ(refused_twice.diagnostics.size(), 2u) << refused_twice.rendered;
+  EXPECT_EQ(refused_twice.diagnostics[1].message, "attribute 'dim' of softmax is given twice");
   Lowered bad_and_unknown = LowerText(G("  node h { op: split(x, chunk: 2, dim: 1.5); };"));
   ASSERT_EQ(bad_and_unknown.diagnostics.size(), 2u) << bad_and_unknown.rendered;
   EXPECT_EQ(bad_and_unknown.diagnostics[1].message, "attribute 'dim' of split must be an int");

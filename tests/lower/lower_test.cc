@@ -245,6 +245,15 @@ TEST(LowerTest, CustomOpCalls) {
             "  outputs: y=%1\n");
 }
 
+TEST(LowerTest, CustomOpCallReportsEveryBadAttribute) {
+  testing::Lowered l = testing::LowerText("@custom_op rope { signature: (x: f32) -> f32; }\n"
+                                          "@graph G { input x: f32; output y: rope(x, theta: x, mode: 1, theta: 2, base: x); }\n");
+  ASSERT_EQ(l.diagnostics.size(), 3u) << l.rendered;
+  EXPECT_EQ(l.diagnostics[0].message, "attribute 'theta' of rope must be a constant, but 'x' is a tensor of the graph");
+  EXPECT_EQ(l.diagnostics[1].message, "attribute 'theta' of rope is given twice");
+  EXPECT_EQ(l.diagnostics[2].message, "attribute 'base' of rope must be a constant, but 'x' is a tensor of the graph");
+}
+
 TEST(LowerTest, Repeat) {
   EXPECT_EQ(LowerDump("@config { L: 3; }\n"
                       "@graph G {\n"
