@@ -638,6 +638,10 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
                                   const opt::OptStats& opt_stats) {
   Encoder e(source != nullptr);
   ByteWriter& w = e.out();
+  // Room for the header, the source and a small program before the weights
+  // are sized below. (GCC 12 took the growth of the empty vector by the
+  // magic's 8 bytes for an overflow.)
+  w.Reserve(4096);
   w.Bytes(kBundleMagic, sizeof kBundleMagic);
   w.U32(kBundleVersion);
   w.U64(program.seed());

@@ -211,17 +211,21 @@ std::optional<LoweredOp> Lowerer::LowerChain(const ast::ChainExpr& chain) {
     if (link.rhs == nullptr) return std::nullopt;
   }
   if (chain.first == nullptr || chain.links.empty()) return std::nullopt;
-  std::optional<ir::NodeId> acc = LowerValue(*chain.first);
+  // An id and a flag rather than an optional reassigned in the loop, which
+  // GCC 12 warned "may be used uninitialized" (a false positive).
+  const std::optional<ir::NodeId> first = LowerValue(*chain.first);
+  bool ok = first.has_value();
+  ir::NodeId acc = first.value_or(-1);
   for (size_t i = 0; i < chain.links.size(); ++i) {
     const ast::ChainLink& link = chain.links[i];
     std::optional<ir::NodeId> r = LowerValue(*link.rhs);
-    if (!acc || !r) {  // the other operands still get their errors reported
-      acc.reset();
+    if (!ok || !r) {  // the other operands still get their errors reported
+      ok = false;
       continue;
     }
     LoweredOp op;
     op.op = *ir::BinaryOperatorOp(ast::BinaryOpSpelling(link.op));
-    op.operands = {*acc, *r};
+    op.operands = {acc, *r};
     if (i + 1 == chain.links.size()) return op;
     acc = MakeNode("", std::move(op), link.span);
   }
