@@ -51,12 +51,20 @@ export function checkCommandOptions(command: string, tokens: Tokens): void {
   for (const t of tokens) {
     if (t.kind !== "option" || t.name === "help" || t.name === "version") continue;
     if (!allowed.includes(t.name)) {
-      throw new UsageError(`${t.rawName} does not apply to ${command} (its options: ${allowed.map((o) => `--${o}`).join(", ")})`);
+      // Which commands take it: `run --runs 5` was most likely meant for bench.
+      const takers = Object.keys(COMMAND_OPTIONS).filter((c) => COMMAND_OPTIONS[c].includes(t.name));
+      throw new UsageError(`${t.rawName} does not apply to ${command}; it goes with ${joinWords(takers)} ` +
+        `(${command}'s options: ${allowed.map((o) => `--${o}`).join(", ")})`);
     }
     const spec: { type: string; multiple?: boolean } = OPTIONS[t.name as keyof typeof OPTIONS];
     if (spec.type === "string" && !spec.multiple && seen.has(t.name)) throw new UsageError(`--${t.name} is given twice`);
     seen.add(t.name);
   }
+}
+
+/** "a", "a and b", "a, b and c". */
+function joinWords(words: readonly string[]): string {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
 }
 
 type ValueOption = { [K in keyof typeof OPTIONS]: (typeof OPTIONS)[K]["type"] extends "string" ? K : never }[keyof typeof OPTIONS];
