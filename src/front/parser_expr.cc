@@ -245,8 +245,8 @@ ast::ExprPtr Parser::ParsePrimary() {
       Expect(TokenKind::RParen);
       return MakeExpr(start, ast::ParenExpr{std::move(inner)});
     }
-    case TokenKind::LBracket: return ParseListExpr();
-    case TokenKind::LBrace: return ParseDictExpr();
+    case TokenKind::LBracket: return ParseListExpr(&Parser::ParseExpr);
+    case TokenKind::LBrace: return ParseDictExpr(&Parser::ParseExpr);
     case TokenKind::KwIf: return ParseIfExpr();
     case TokenKind::KwRepeat: return ParseRepeatExpr();
     case TokenKind::Pipe: return ParseClosureExpr();
@@ -306,21 +306,21 @@ void Parser::ParseArgs(std::vector<ast::Argument>* out) {
   ExpectListEnd(TokenKind::RParen);
 }
 
-ast::ExprPtr Parser::ParseListExpr() {
+ast::ExprPtr Parser::ParseListExpr(ElementParser element) {
   size_t start = pos_;
   DepthGuard guard(this);
   if (!guard.ok()) return ErrorExpr();
   Advance();  // '['
   ast::ListExpr list;
   while (!At(TokenKind::RBracket) && !Failed()) {
-    list.elements.push_back(ParseExpr());
+    list.elements.push_back((this->*element)());
     if (!Match(TokenKind::Comma)) break;
   }
   ExpectListEnd(TokenKind::RBracket);
   return MakeExpr(start, std::move(list));
 }
 
-ast::ExprPtr Parser::ParseDictExpr() {
+ast::ExprPtr Parser::ParseDictExpr(ElementParser value) {
   size_t start = pos_;
   DepthGuard guard(this);
   if (!guard.ok()) return ErrorExpr();
@@ -330,7 +330,7 @@ ast::ExprPtr Parser::ParseDictExpr() {
     size_t entry_start = pos_;
     ast::DictEntry entry;
     if (!ExpectKey(&entry.key) || !Expect(TokenKind::Colon)) break;
-    entry.value = ParseExpr();
+    entry.value = (this->*value)();
     entry.span = SpanSince(entry_start);
     dict.entries.push_back(std::move(entry));
     if (!Match(TokenKind::Comma)) break;

@@ -156,8 +156,11 @@ class Parser {
   ast::ExprPtr ParsePostfix();
   ast::ExprPtr ParsePrimary();
   ast::ExprPtr ParseNameOrCall();
-  ast::ExprPtr ParseListExpr();
-  ast::ExprPtr ParseDictExpr();
+  // `[a, b]` and `{k: v}`, each element or value read by `element`:
+  // ParseExpr in expressions, ParseLiteral in @model's literal grammar.
+  using ElementParser = ast::ExprPtr (Parser::*)();
+  ast::ExprPtr ParseListExpr(ElementParser element);
+  ast::ExprPtr ParseDictExpr(ElementParser value);
   ast::ExprPtr ParseIfExpr();
   ast::ExprPtr ParseRepeatExpr();
   ast::ExprPtr ParseClosureExpr();

@@ -47,7 +47,6 @@ bool Parser::ParseField(ast::Field* out, bool literal_value) {
 }
 
 ast::ExprPtr Parser::ParseLiteral() {
-  size_t start = pos_;
   switch (Kind()) {
     case TokenKind::IntLiteral:
     case TokenKind::FloatLiteral:
@@ -56,35 +55,8 @@ ast::ExprPtr Parser::ParseLiteral() {
     case TokenKind::KwFalse:
     case TokenKind::KwNull:
       return ParseScalarLiteral();
-    case TokenKind::LBracket: {
-      DepthGuard guard(this);
-      if (!guard.ok()) return ErrorExpr();
-      Advance();
-      ast::ListExpr list;
-      while (!At(TokenKind::RBracket) && !Failed()) {
-        list.elements.push_back(ParseLiteral());
-        if (!Match(TokenKind::Comma)) break;
-      }
-      ExpectListEnd(TokenKind::RBracket);
-      return MakeExpr(start, std::move(list));
-    }
-    case TokenKind::LBrace: {
-      DepthGuard guard(this);
-      if (!guard.ok()) return ErrorExpr();
-      Advance();
-      ast::DictExpr dict;
-      while (!At(TokenKind::RBrace) && !Failed()) {
-        size_t entry_start = pos_;
-        ast::DictEntry entry;
-        if (!ExpectKey(&entry.key) || !Expect(TokenKind::Colon)) break;
-        entry.value = ParseLiteral();
-        entry.span = SpanSince(entry_start);
-        dict.entries.push_back(std::move(entry));
-        if (!Match(TokenKind::Comma)) break;
-      }
-      ExpectListEnd(TokenKind::RBrace, DictSeparatorHint());
-      return MakeExpr(start, std::move(dict));
-    }
+    case TokenKind::LBracket: return ParseListExpr(&Parser::ParseLiteral);
+    case TokenKind::LBrace: return ParseDictExpr(&Parser::ParseLiteral);
     default:
       // Values in @model are literals only: `n: -1;` is an error (§3.4).
       ErrorExpected("literal");
