@@ -418,6 +418,21 @@ int Program::FindGraphIndex(std::string_view name) const {
   return -1;
 }
 
+std::vector<std::pair<int, diag::Span>> Program::CallsIn(const Graph& g) const {
+  std::vector<std::pair<int, diag::Span>> out;
+  for (const Node& n : g.nodes()) {
+    const std::string* callee = nullptr;
+    if (n.op == OpKind::kCall) callee = &n.callee;
+    if (n.op == OpKind::kRepeat && n.repeat_body && n.repeat_body->op == OpKind::kCall) {
+      callee = &n.repeat_body->callee;
+    }
+    if (!callee) continue;
+    int idx = FindGraphIndex(*callee);
+    if (idx >= 0) out.emplace_back(idx, n.span);
+  }
+  return out;
+}
+
 Graph* Program::FindGraph(std::string_view name) {
   int i = FindGraphIndex(name);
   return i < 0 ? nullptr : &graphs[static_cast<size_t>(i)];

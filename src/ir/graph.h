@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "diag/source.h"
@@ -318,6 +319,9 @@ struct Program {
   Graph* FindGraph(std::string_view name);
   const Graph* FindGraph(std::string_view name) const;
   int FindGraphIndex(std::string_view name) const;
+  // The graph calls in `g` (a repeat's body included) that name a graph of
+  // this program: the callee's index and the call's span, in node order.
+  std::vector<std::pair<int, diag::Span>> CallsIn(const Graph& g) const;
 };
 
 }  // namespace shrew::ir

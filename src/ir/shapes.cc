@@ -608,19 +608,6 @@ class GraphInferrer {
   std::vector<NodeId> weak_declared_;
 };
 
-void CollectCallees(const Graph& g, const Program& p, std::vector<int>* out) {
-  for (const Node& n : g.nodes()) {
-    const std::string* callee = nullptr;
-    if (n.op == OpKind::kCall) callee = &n.callee;
-    if (n.op == OpKind::kRepeat && n.repeat_body && n.repeat_body->op == OpKind::kCall) {
-      callee = &n.repeat_body->callee;
-    }
-    if (!callee) continue;
-    int idx = p.FindGraphIndex(*callee);
-    if (idx >= 0) out->push_back(idx);
-  }
-}
-
 }  // namespace
 
 bool InferGraphTypes(Graph* graph, const Program* program, diag::DiagnosticBag* diags,
@@ -642,8 +629,8 @@ bool InferProgramTypes(Program* program, diag::DiagnosticBag* diags,
   const int n = static_cast<int>(program->graphs.size());
   // Post-order over the call graph: callees first. Iterative DFS; a graph on
   // the current path (recursion, reported by validation) is not re-entered.
-  std::vector<std::vector<int>> callees(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) CollectCallees(program->graphs[static_cast<size_t>(i)], *program, &callees[static_cast<size_t>(i)]);
+  std::vector<std::vector<std::pair<int, diag::Span>>> callees(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) callees[static_cast<size_t>(i)] = program->CallsIn(program->graphs[static_cast<size_t>(i)]);
   std::vector<int8_t> state(static_cast<size_t>(n), 0);  // 0 new, 1 on path, 2 done
   std::vector<int> order;
   for (int root = 0; root < n; ++root) {
@@ -654,7 +641,7 @@ bool InferProgramTypes(Program* program, diag::DiagnosticBag* diags,
       auto& [g, next] = stack.back();
       const auto& cs = callees[static_cast<size_t>(g)];
       if (next < cs.size()) {
-        int c = cs[next++];
+        int c = cs[next++].first;
         if (state[static_cast<size_t>(c)] == 0) {
           state[static_cast<size_t>(c)] = 1;
           stack.push_back({c, 0});

@@ -123,29 +123,12 @@ void CheckCycles(const Graph& g, diag::DiagnosticBag* diags) {
   diags->Add(diag::Kind::Cycle, span, GraphPrefix(g) + "graph contains a cycle");
 }
 
-// Callee graph indices of every call in `g` (repeat bodies included), with
-// the span of the call.
-std::vector<std::pair<int, diag::Span>> Calls(const Graph& g, const Program& p) {
-  std::vector<std::pair<int, diag::Span>> out;
-  for (const Node& n : g.nodes()) {
-    const std::string* callee = nullptr;
-    if (n.op == OpKind::kCall) callee = &n.callee;
-    if (n.op == OpKind::kRepeat && n.repeat_body && n.repeat_body->op == OpKind::kCall) {
-      callee = &n.repeat_body->callee;
-    }
-    if (!callee) continue;
-    int idx = p.FindGraphIndex(*callee);
-    if (idx >= 0) out.emplace_back(idx, n.span);
-  }
-  return out;
-}
-
 // V10: iterative DFS; each back edge is one recursion, reported with the
 // path around the cycle.
 void CheckRecursion(const Program& p, diag::DiagnosticBag* diags) {
   const int n = static_cast<int>(p.graphs.size());
   std::vector<std::vector<std::pair<int, diag::Span>>> calls(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) calls[static_cast<size_t>(i)] = Calls(p.graphs[static_cast<size_t>(i)], p);
+  for (int i = 0; i < n; ++i) calls[static_cast<size_t>(i)] = p.CallsIn(p.graphs[static_cast<size_t>(i)]);
   std::vector<int8_t> state(static_cast<size_t>(n), 0);  // 0 new, 1 on path, 2 done
   // Nested calls below each finished graph (its callees finish first).
   std::vector<int> depth(static_cast<size_t>(n), 0);
