@@ -25,6 +25,19 @@ export function exactText(v: number): string {
   return Object.is(v, -0) ? "-0" : String(v);
 }
 
+/**
+ * A time read from a clock that steps by `stepMs`, shown no finer than the
+ * clock: browsers coarsen performance.now() (to 0.1 ms in a worker of a page
+ * that is not cross-origin isolated), where formatMs would show a run of
+ * 30 µs as "0.00 µs" and 3 ms as "3.00 ms". So "under 0.1 ms", "3.0 ms".
+ */
+export function formatClocked(ms: number, stepMs: number): string {
+  if (!(stepMs >= 0.01)) return ms < stepMs ? `under ${formatMs(stepMs)}` : formatMs(ms);  // a fine clock
+  // The step's decimal places in ms: 1 for 0.1, 3 for 0.005 (the measured step is off by rounding).
+  const digits = Math.max(0, Math.ceil(-Math.log10(stepMs) - 0.01));
+  return ms < stepMs ? `under ${stepMs.toFixed(digits)} ms` : `${ms.toFixed(digits)} ms`;
+}
+
 export function formatMs(ms: number): string {
   if (ms < 0.01) return `${(ms * 1000).toFixed(2)} µs`;
   if (ms < 1) return `${(ms * 1000).toFixed(1)} µs`;

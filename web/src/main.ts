@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import type { Text } from "@codemirror/state";
 import { SourceEditor } from "./editor.js";
 import { EXAMPLES, findExample } from "./examples.js";
-import { formatBytes, formatMs } from "./format.js";
+import { formatBytes, formatClocked } from "./format.js";
 import { GraphView } from "./graph-view.js";
 import { FieldNote, readInteger } from "./integer-field.js";
 import { renderPlan } from "./plan-chart.js";
@@ -140,7 +140,7 @@ function renderCompiledViews(): void {
     onHover: (b) => showBuffer(b, false),
     onSelect: (b) => showBuffer(b, true),
   }, g?.pending);
-  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current?.compileMs, current?.heap, g?.pending, g?.compiledFor);
+  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current && formatClocked(current.compileMs, current.clockMs), current?.heap, g?.pending, g?.compiledFor);
   prepareLineIndexes();
 }
 
@@ -245,8 +245,8 @@ async function compileNow(): Promise<void> {
   compiled = { doc, source, lines: new SourceLines(source) };
   views.classList.remove("stale");
   // The warm-up runs are part of the wait: reported, apart from the compile.
-  const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatMs(r.warmUpMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
-  setStatus(`compiled in ${formatMs(r.compileMs)}${warm}`, "ok");
+  const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatClocked(r.warmUpMs, r.clockMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
+  setStatus(`compiled in ${formatClocked(r.compileMs, r.clockMs)}${warm}`, "ok");
   showDiagnostics(r.warnings, source);
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));

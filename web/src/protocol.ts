@@ -133,6 +133,8 @@ export interface CompileOk {
   compileMs: number;
   /** The warm-up runs, all graphs together; undefined when none ran. */
   warmUpMs?: number;
+  /** The step of the worker's clock (performance.now()), which both times above are multiples of. */
+  clockMs: number;
   graphs: GraphReport[];
   optStats: OptStats;
   warnings: Diagnostic[];
@@ -173,13 +175,15 @@ export interface RunOk {
   /** Wall time of one run, milliseconds: the median over rounds of batched runs. */
   jitMs: number;
   interpMs: number;
-  /** Timed runs asked for, and made on each executor (fewer when the time budget ran out). */
+  /** Timed runs asked for, and made on each executor (more for a fast graph, to span 20 clock steps; fewer when the time budget ran out). */
   runs: number;
   jitRuns: number;
   interpRuns: number;
   maxAbsDiff: number;
-  /** A timed batch took under 2 ms: near the browser's timer resolution, so the times are rough. */
+  /** A timed JIT batch took under 20 steps of the clock (2 ms at 0.1 ms; cut short by the time budget): the times are rough. */
   coarse: boolean;
+  /** The step of the worker's clock (performance.now()). */
+  clockMs: number;
   /** For a graph compiled per input types (`?` inputs): the tape, plan and stats of this run's compile. */
   views?: CompiledViews;
 }

@@ -3,7 +3,7 @@
 // as tables with a heatmap for 2-D results.
 import type { Signature } from "../../js/dist/index.js";
 import { h } from "./dom.js";
-import { exactText, formatMs, formatShape, formatValue } from "./format.js";
+import { exactText, formatClocked, formatMs, formatShape, formatValue } from "./format.js";
 import { heatmap } from "./heatmap.js";
 import { inputRow, rowKey, type Draft, type InputRow } from "./input-row.js";
 import { FieldNote } from "./integer-field.js";
@@ -67,7 +67,8 @@ export class RunPanel {
       this.#seed = v;
       this.#cb.onSeed(v);
     });
-    const runsField = h("input", { type: "number", value: runs, min: 1, max: MAX_RUNS, step: 1, "aria-label": "timed runs", id: "run-count" });
+    const runsField = h("input", { type: "number", value: runs, min: 1, max: MAX_RUNS, step: 1, "aria-label": "timed runs", id: "run-count",
+      title: "At least this many runs on each executor; more when they take under 20 steps of the browser's clock (2 ms), which times them" });
     const runsNote = new FieldNote([runsField], "runs-error");
     this.#readRuns = () => runsNote.read("timed runs", 1, MAX_RUNS);
     runsField.addEventListener("change", () => {
@@ -178,14 +179,15 @@ export class RunPanel {
 
   #showResult(r: RunOk): void {
     const speed = r.interpMs > 0 && r.jitMs > 0 ? r.interpMs / r.jitMs : 0;
-    const timing = h("div", { class: "timing", "data-testid": "timing" },
+    const timing = h("div", { class: "timing", "data-testid": "timing", "data-asked": r.runs },
       h("div", { class: "card" }, h("div", { class: "card-title" }, "JIT tape"), h("div", { class: "card-value" }, formatMs(r.jitMs)), h("div", { class: "card-note", "data-runs": r.jitRuns }, `${r.jitRuns} runs, median of batches`)),
       h("div", { class: "card" }, h("div", { class: "card-title" }, "interpreter"), h("div", { class: "card-value" }, formatMs(r.interpMs)), h("div", { class: "card-note", "data-runs": r.interpRuns }, `${r.interpRuns} runs, median of batches`)),
       h("div", { class: "card" }, h("div", { class: "card-title" }, "speed-up"), h("div", { class: "card-value" }, speed ? `${speed.toFixed(1)}×` : "–"),
         h("div", { class: "card-note" }, `max |JIT − interp| = ${r.maxAbsDiff.toExponential(1)}`)));
     const cut = r.jitRuns < r.runs || r.interpRuns < r.runs
       ? h("p", { class: "hint", "data-testid": "timing-cut" }, `Timing stopped at its time budget before all ${r.runs} runs were made: the times are over the runs made.`) : "";
-    const coarse = r.coarse ? h("p", { class: "hint" }, "Some timed batches took under 2 ms, close to the browser's timer resolution (0.1 ms): raise the number of runs for steadier times.") : "";
+    const coarse = r.coarse ? h("p", { class: "hint", "data-testid": "timing-coarse" }, `Some timed batches took under ${formatClocked(20 * r.clockMs, r.clockMs)}, ` +
+      `close to the browser's timer resolution (${formatClocked(r.clockMs, r.clockMs)}): raise the number of runs for steadier times.`) : "";
     this.#result.replaceChildren(timing, cut, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
       h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"), ...r.inputs.map((o) => outputBlock(o, "input"))));
   }

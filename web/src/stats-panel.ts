@@ -2,7 +2,7 @@
 // pass counters, each with a one-line meaning.
 import type { CompileStats, OptStats } from "../../js/dist/index.js";
 import { h } from "./dom.js";
-import { formatBytes, formatMs } from "./format.js";
+import { formatBytes } from "./format.js";
 
 const STAT_ROWS: [keyof CompileStats, string, "bytes" | "us" | "count"][] = [
   ["numInstructions", "tape length, frees included", "count"],
@@ -30,7 +30,7 @@ const OPT_ROWS: [keyof OptStats, string][] = [
 ];
 
 export function renderStats(root: HTMLElement, graph: string | undefined, stats: CompileStats | undefined,
-                            opt: OptStats | undefined, compileMs: number | undefined,
+                            opt: OptStats | undefined, compileTime: string | undefined,
                             heap?: { heapBytes: number; usedBytes: number }, pending?: string,
                             compiledFor?: string): void {
   root.replaceChildren();
@@ -43,7 +43,7 @@ export function renderStats(root: HTMLElement, graph: string | undefined, stats:
     h("tbody", {}, ...OPT_ROWS.map(([k, what]) =>
       h("tr", { "data-field": k, "data-value": Number(opt[k]) },
         h("th", {}, k), h("td", { class: "num" }, String(opt[k])), h("td", { class: "what" }, what)))));
-  const compile = card("compile", compileMs === undefined ? "–" : formatMs(compileMs), "parse → IR → optimise → JIT, in the worker");
+  const compile = card("compile", compileTime ?? "–", "parse → IR → optimise → JIT, in the worker");
   const heapCard = heap ? card("wasm heap", formatBytes(heap.usedBytes), `in use, of ${formatBytes(heap.heapBytes)} linear memory`, heap.usedBytes) : null;
   if (!stats) {
     // A graph compiled when it first runs: the optimiser ran with the program, the JIT has not yet.

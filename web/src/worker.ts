@@ -184,12 +184,35 @@ async function compile(req: CompileRequest): Promise<void> {
   // Random inputs take the parameters' seed, as `shrew run` does; exactly
   // (`seed`, a number, throws past 2^53 - 1: @config's seed -1 is 2^64 - 1).
   const graphs = p.graphs.map((g) => report(p, g, p.seedBigInt, warmUp));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, seed: p.seedBigInt,
+  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, clockMs: CLOCK_MS, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, seed: p.seedBigInt,
         heap: s.heapStats() });
 }
 
 /** The longest the timed runs of one Run take, both executors together. */
 const TIMING_BUDGET_MS = 3000;
+
+/**
+ * The step of performance.now() in this worker: browsers coarsen it (to
+ * 0.1 ms without cross-origin isolation, 5 µs with it). Times are shown no
+ * finer than it, and a timed batch under 20 steps is rough. The smallest of
+ * ten steps, watched for at most 50 ms: a step that the thread was paused
+ * across is longer, and a worker starting on a busy machine is paused often.
+ */
+function clockStep(): number {
+  let step = Infinity, seen = 0, last = performance.now();
+  const end = last + 50;
+  while (seen < 10) {
+    const t = performance.now();
+    if (t !== last) {
+      step = Math.min(step, t - last);
+      last = t;
+      seen++;
+    }
+    if (t > end) break;
+  }
+  return Number.isFinite(step) ? step : 5;
+}
+const CLOCK_MS = clockStep();
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -197,16 +220,23 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** Times up to n calls, stopping after the one that passes the deadline: [milliseconds, calls made]. */
+/**
+ * Times at least n calls, and more until the batch spans 20 steps of the
+ * clock: five runs of a 3 µs graph read as 0 or 0.1 ms on a 0.1 ms clock,
+ * and the JIT and the interpreter came out alike. Stops after the call that
+ * passes the deadline. [milliseconds, calls made]
+ */
 function batch(fn: () => void, n: number, deadline: number): [number, number] {
   const t = performance.now();
-  let calls = 0;
-  while (calls < n) {
+  const long = 20 * CLOCK_MS;
+  let calls = 0, now = t;
+  while (calls < n || now - t < long) {
     fn();
     calls++;
-    if (performance.now() > deadline) break;
+    now = performance.now();
+    if (now > deadline) break;
   }
-  return [performance.now() - t, calls];
+  return [now - t, calls];
 }
 
 function run(req: RunRequest): void {
@@ -217,10 +247,10 @@ function run(req: RunRequest): void {
   const runs = Math.max(1, Math.min(10000, Math.floor(req.runs)));
   const jitOut = p.run(req.graph, feeds);
   const interpOut = p.interpret(req.graph, feeds);
-  // Browsers coarsen performance.now() (to 100 µs in a worker without
-  // cross-origin isolation), so runs are timed in batches: up to 5 rounds,
-  // each a JIT batch then an interpreter batch (interleaved, so a busy
-  // machine slows both alike); the time per run is the median over rounds.
+  // Browsers coarsen performance.now() (CLOCK_MS), so runs are timed in
+  // batches that span 20 steps of it (more runs than asked for a fast graph):
+  // up to 5 rounds, each a JIT batch then an interpreter batch (interleaved,
+  // so a busy machine slows both alike); the time per run is the median over rounds.
   // Timing stops at a deadline too: a slow graph (a 512 x 512 matmul takes
   // the interpreter 0.5 s) would otherwise hold the worker for minutes,
   // and every edit's compile waits behind it.
@@ -256,7 +286,8 @@ function run(req: RunRequest): void {
   // A graph compiled per input types now holds this run's compile: the page shows it.
   const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
   const views = compiled && { ...compiled, compiledFor: inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ") };
-  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff, coarse: shortestBatchMs < 2, views },
+  post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff,
+        coarse: shortestBatchMs < 20 * CLOCK_MS, clockMs: CLOCK_MS, views },
        [...jit, ...inputs].flatMap((o) => (o.exact ? [o.data.buffer, o.exact.buffer] : [o.data.buffer])));
 }
 

@@ -256,7 +256,10 @@ test("seed, timed runs and ? sizes must be whole numbers in range: not read as 0
   await runOk();
   assert.deepEqual(await shownValues("y"), ["2", "4", "6", "8", "10", "12", "14", "16"]);
   assert.equal(await page.$eval('[data-output="y"]', (el) => el.dataset.shape), "[4,2]");
-  assert.deepEqual(await page.$$eval('[data-testid="timing"] [data-runs]', (els) => els.map((e) => e.dataset.runs)), ["3", "3"]);
+  // Three runs asked for; each executor made at least that many (more, to span 20 clock steps).
+  assert.equal(await page.$eval('[data-testid="timing"]', (el) => el.dataset.asked), "3");
+  const made = await page.$$eval('[data-testid="timing"] [data-runs]', (els) => els.map((e) => Number(e.dataset.runs)));
+  assert.ok(made.length === 2 && made.every((n) => n >= 3), `runs made: ${made}`);
   assert.deepEqual(page.errors, []);
 });
 
