@@ -188,7 +188,7 @@ async function compile(req: CompileRequest): Promise<void> {
         heap: s.heapStats() });
 }
 
-/** The longest the timed runs of one Run take, both executors together. */
+/** The longest the warm-up and timed runs of one Run take, both executors together. */
 const TIMING_BUDGET_MS = 3000;
 
 /**
@@ -240,7 +240,7 @@ function batch(fn: () => void, n: number, deadline: number): [number, number] {
 }
 
 /** How long each executor runs untimed before its timed batches: at least, at most. */
-const WARM_UP_MS = [100, 500];
+const WARM_UP_MIN_MS = 100, WARM_UP_MAX_MS = 500;
 
 /**
  * Calls fn until its time per call stops improving: batches of 20 clock
@@ -250,9 +250,9 @@ const WARM_UP_MS = [100, 500];
  */
 function warm(fn: () => void, deadline: number): void {
   const start = performance.now();
-  const end = Math.min(start + WARM_UP_MS[1], deadline);
+  const end = Math.min(start + WARM_UP_MAX_MS, deadline);
   let best = Infinity, flat = 0;
-  while ((flat < 3 || performance.now() < start + WARM_UP_MS[0]) && performance.now() < end) {
+  while ((flat < 3 || performance.now() < start + WARM_UP_MIN_MS) && performance.now() < end) {
     const [ms, calls] = batch(fn, 1, end);
     if (ms / calls < 0.95 * best) {
       best = ms / calls;
