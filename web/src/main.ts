@@ -140,7 +140,7 @@ function renderCompiledViews(): void {
     onHover: (b) => showBuffer(b, false),
     onSelect: (b) => showBuffer(b, true),
   }, g?.pending);
-  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current && formatClocked(current.compileMs, current.clockMs), current?.heap, g?.pending, g?.compiledFor);
+  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current, current?.heap, g?.pending, g?.compiledFor);
   prepareLineIndexes();
 }
 

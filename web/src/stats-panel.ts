@@ -2,7 +2,7 @@
 // pass counters, each with a one-line meaning.
 import type { CompileStats, OptStats } from "../../js/dist/index.js";
 import { h } from "./dom.js";
-import { formatBytes } from "./format.js";
+import { formatBytes, formatClocked } from "./format.js";
 
 const STAT_ROWS: [keyof CompileStats, string, "bytes" | "us" | "count"][] = [
   ["numInstructions", "tape length, frees included", "count"],
@@ -17,7 +17,7 @@ const STAT_ROWS: [keyof CompileStats, string, "bytes" | "us" | "count"][] = [
   ["arenaBytes", "the one arena every intermediate lives in", "bytes"],
   ["arenaLowerBound", "most bytes alive at any single instruction: no plan can do better", "bytes"],
   ["arenaNaive", "one buffer per value, nothing reused", "bytes"],
-  ["compileTimeUs", "JIT compile of this graph (tape, kernels, weight packing); browsers round the clock to 0.1 ms", "us"],
+  ["compileTimeUs", "JIT compile of this graph (tape, kernels, weight packing), on the browser's clock", "us"],
 ];
 
 const OPT_ROWS: [keyof OptStats, string][] = [
@@ -30,7 +30,7 @@ const OPT_ROWS: [keyof OptStats, string][] = [
 ];
 
 export function renderStats(root: HTMLElement, graph: string | undefined, stats: CompileStats | undefined,
-                            opt: OptStats | undefined, compileTime: string | undefined,
+                            opt: OptStats | undefined, timing: { compileMs: number; clockMs: number } | undefined,
                             heap?: { heapBytes: number; usedBytes: number }, pending?: string,
                             compiledFor?: string): void {
   root.replaceChildren();
@@ -43,14 +43,14 @@ export function renderStats(root: HTMLElement, graph: string | undefined, stats:
     h("tbody", {}, ...OPT_ROWS.map(([k, what]) =>
       h("tr", { "data-field": k, "data-value": Number(opt[k]) },
         h("th", {}, k), h("td", { class: "num" }, String(opt[k])), h("td", { class: "what" }, what)))));
-  const compile = card("compile", compileTime ?? "–", "parse → IR → optimise → JIT, in the worker");
+  const compile = card("compile", timing ? formatClocked(timing.compileMs, timing.clockMs) : "–", "parse → IR → optimise → JIT, in the worker");
   const heapCard = heap ? card("wasm heap", formatBytes(heap.usedBytes), `in use, of ${formatBytes(heap.heapBytes)} linear memory`, heap.usedBytes) : null;
   if (!stats) {
     // A graph compiled when it first runs: the optimiser ran with the program, the JIT has not yet.
     root.append(h("div", { class: "cards" }, compile, heapCard), h("p", { class: "empty pending" }, pending ?? ""), passes);
     return;
   }
-  const value = (v: number, kind: string) => (kind === "bytes" ? `${formatBytes(v)}` : kind === "us" ? `${v} µs` : String(v));
+  const value = (v: number, kind: string) => (kind === "bytes" ? `${formatBytes(v)}` : kind === "us" ? (timing ? formatClocked(v / 1000, timing.clockMs) : `${v} µs`) : String(v));
   const jit = h("table", { class: "stats", "data-testid": "stats-table" },
     h("caption", {}, `JIT statistics of ${graph}`, compiledFor ? `, compiled for the inputs of the last run (${compiledFor})` : ""),
     h("tbody", {}, ...STAT_ROWS.map(([k, what, kind]) =>

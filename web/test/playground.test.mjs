@@ -93,6 +93,8 @@ test("every example: tape rows and statistics match `shrew stats --json`", async
       assert.equal(shown[k], v, `${file}: stats.${k}`);
     }
     assert.ok(Object.keys(shown).includes("compileTimeUs"));
+    // A time no finer than the browser's clock (0.1 ms here), as in the status line.
+    assert.match(await page.textContent('[data-testid="stats-table"] tr[data-field="compileTimeUs"] td.num'), /^(under 0\.1|\d+\.\d) ms$/);
     const opt = await page.$$eval('[data-testid="opt-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
     for (const [k, v] of Object.entries(expected.optimizer)) if (v !== undefined) assert.equal(opt[k], v, `${file}: optimizer.${k}`);
     // The memory chart draws one rectangle per planned buffer.
