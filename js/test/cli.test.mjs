@@ -685,14 +685,14 @@ test("options: repeated single values, options a command does not take, bad --ru
   }
   expectError(2, /^Error: --runs is given twice\n$/, "bench", MLP, "--runs", "3", "--runs", "4");
   // The message names the commands that do take the option, then this command's own.
-  expectError(2, /^Error: --out does not apply to check; it goes with run and build \(check's options: --dims, --seed, --params\)\n$/,
+  expectError(2, /^Error: --out does not apply to check; it goes with run, build \(check's options: --dims, --seed, --params\)\n$/,
     "check", MLP, "--out", "/tmp/x", "--executor", "interp");
-  expectError(2, /^Error: --executor does not apply to check; it goes with run and bench /, "check", MLP, "--executor", "interp");
+  expectError(2, /^Error: --executor does not apply to check; it goes with run, bench /, "check", MLP, "--executor", "interp");
   expectError(2, /^Error: --runs does not apply to run; it goes with bench \(run's options: /, "run", MLP, "--runs", "abc");
   expectError(2, /^Error: --runs does not apply to stats; it goes with bench /, "stats", MLP, "--runs", "5");
-  expectError(2, /^Error: --graph does not apply to info; it goes with dump, stats, run and bench /, "info", MLP, "--graph", "Classifier");
+  expectError(2, /^Error: --graph does not apply to info; it goes with dump, stats, run, bench /, "info", MLP, "--graph", "Classifier");
   expectError(2, /^Error: --tape does not apply to run; it goes with dump /, "run", MLP, "--tape");
-  expectError(2, /^Error: --input does not apply to build; it goes with dump, stats, run and bench /, "build", MLP, "--input", "images=random");
+  expectError(2, /^Error: --input does not apply to build; it goes with dump, stats, run, bench /, "build", MLP, "--input", "images=random");
   // The options each command does take still work (dims, seed and params apply to every command).
   assert.equal(shrew("dump", MLP, "--dims", "Batch=2", "--seed", "3", "--plan", "--json").code, 0);
   assert.equal(shrew("check", MLP, "--dims", "Batch=2", "--seed", "3").code, 0);

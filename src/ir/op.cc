@@ -141,12 +141,6 @@ std::vector<std::string> SourceAttrList(OpKind kind) {
   return names;
 }
 
-std::string SourceAttrNames(OpKind kind) {
-  std::string joined;
-  for (const std::string& name : SourceAttrList(kind)) joined += (joined.empty() ? "" : ", ") + name;
-  return joined;
-}
-
 const OpAttrSpec* FindOpAttrSpec(OpKind kind, std::string_view attr_name) {
   for (const OpAttrSpec& s : OpAttrSpecs(kind)) {
     if (attr_name == s.name) return &s;

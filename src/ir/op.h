@@ -121,8 +121,6 @@ const OpAttrSpec* FindOpAttrSpec(OpKind kind, std::string_view attr_name);
 // The attributes `kind` takes as source spells them, for messages: {"dim",
 // "keepdim"} for a reduction (its `dims` is written dim).
 std::vector<std::string> SourceAttrList(OpKind kind);
-// The same joined: "dim, keepdim"; "" for none.
-std::string SourceAttrNames(OpKind kind);
 // The value of `attr_name` in `attrs`, else the schema default, else nullptr.
 const AttrValue* AttrOrDefault(OpKind kind, const Attrs& attrs, std::string_view attr_name);
 // A canonical form for comparisons (CSE keys): the schema attributes in

@@ -2,9 +2,10 @@
 #include "ir/validate.h"
 
 #include <algorithm>
-
 #include <unordered_map>
 #include <unordered_set>
+
+#include "base/spelling.h"
 
 namespace shrew::ir {
 namespace {
@@ -73,9 +74,9 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
     const NodeId op = n.operands[static_cast<size_t>(i)];
     numbers = op >= 0 && op < g.num_nodes() && g.node(op).op == OpKind::kConstant;
   }
-  const std::string names = numbers ? SourceAttrNames(n.op) : "";
-  if (!names.empty()) {
-    report(arity.ToString(), "; attributes are written by name: it takes " + names);
+  const std::vector<std::string> attrs = numbers ? SourceAttrList(n.op) : std::vector<std::string>();
+  if (!attrs.empty()) {
+    report(arity.ToString(), "; attributes are written by name: it takes " + JoinNames(attrs));
   } else if ((n.op == OpKind::kMin || n.op == OpKind::kMax) && count == 2) {
     // NumPy's minimum / torch.min(a, b): elementwise, which these reductions are not.
     const char* cmp = n.op == OpKind::kMin ? "<" : ">";

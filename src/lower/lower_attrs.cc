@@ -214,8 +214,8 @@ namespace {
 // The attributes `kind` takes as written in source, for the unknown-attribute
 // message: "it takes dim, keepdim" or "it takes none".
 [[gnu::noinline, gnu::cold]] std::string AttrNamesOf(ir::OpKind kind) {
-  const std::string names = ir::SourceAttrNames(kind);
-  return "it takes " + (names.empty() ? std::string("none") : names);
+  const std::vector<std::string> names = ir::SourceAttrList(kind);
+  return "it takes " + (names.empty() ? std::string("none") : JoinNames(names));
 }
 
 // "; did you mean 'keepdim'? " for a typo of one of kind's attributes, or

@@ -1,6 +1,7 @@
 // Usage text and usage errors of the `shrew` CLI.
 
 import { parseArgs } from "node:util";
+import { joinNames } from "../plain.js";
 import { closestName } from "../spelling.js";
 
 export const OPTIONS = {
@@ -53,18 +54,13 @@ export function checkCommandOptions(command: string, tokens: Tokens): void {
     if (!allowed.includes(t.name)) {
       // Which commands take it: `run --runs 5` was most likely meant for bench.
       const takers = Object.keys(COMMAND_OPTIONS).filter((c) => COMMAND_OPTIONS[c].includes(t.name));
-      throw new UsageError(`${t.rawName} does not apply to ${command}; it goes with ${joinWords(takers)} ` +
+      throw new UsageError(`${t.rawName} does not apply to ${command}; it goes with ${joinNames(takers)} ` +
         `(${command}'s options: ${allowed.map((o) => `--${o}`).join(", ")})`);
     }
     const spec: { type: string; multiple?: boolean } = OPTIONS[t.name as keyof typeof OPTIONS];
     if (spec.type === "string" && !spec.multiple && seen.has(t.name)) throw new UsageError(`--${t.name} is given twice`);
     seen.add(t.name);
   }
-}
-
-/** "a", "a and b", "a, b and c". */
-function joinWords(words: readonly string[]): string {
-  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
 }
 
 type ValueOption = { [K in keyof typeof OPTIONS]: (typeof OPTIONS)[K]["type"] extends "string" ? K : never }[keyof typeof OPTIONS];
