@@ -128,7 +128,7 @@ export function renderMarkdown(results) {
     out.push(table(["workload", "B", "tape instr", "wasm Executor::Run", "wasm ns/instr", "JS call overhead", "native Executor::Run", "native ns/instr", "wasm ÷ native per call", "arena / lower bound"], shrewRows));
     out.push("");
     out.push("wasm Executor::Run: process CPU time per run of a loop inside wasm (`Program.benchRun`, no copies, no JS; fastest of 7 loops). " +
-      "JS call overhead: what a public `run` costs on top of the tape (input into wasm memory, one Embind call, output copy): " +
+      "JS call overhead: what a public `run` costs on top of the tape (input into wasm memory, one call of a plain wasm export, output copy): " +
       "bursts of public calls and of the in-wasm loop, interleaved, median difference of their wall time per run. " +
       "native: the same loop in `build/native/bench_peer_native`. wasm ÷ native: the two rows' cpu/call (else wall medians).");
     out.push("");

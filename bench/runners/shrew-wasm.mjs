@@ -68,7 +68,7 @@ export function shrewWasmRunner(mode) {
             const d = process.cpuUsage(c);
             ns = Math.min(ns, ((d.user + d.system) * 1000) / n);
           }
-          // The JS side of a call (input into wasm memory, the Embind call, the
+          // The JS side of a call (input into wasm memory, the export call, the
           // output copy): bursts of public calls against bursts of the same tape
           // run inside wasm, interleaved, median of the paired wall-time
           // differences. Process CPU per call minus the loop above also counts

@@ -3,8 +3,8 @@
 // `run` takes the lean path while a graph's input types stay the same: the
 // graph is prepared once per binding (checked and planned in C++, input
 // buffers at fixed addresses), then each call writes the input bytes straight
-// into those buffers through a HEAPU8 view, makes one Embind call with an
-// integer argument, and copies each output once out of the heap into a fresh
+// into those buffers through a HEAPU8 view, makes one call of a plain wasm
+// export with two integers, and copies each output once out of the heap into a fresh
 // typed array the caller owns. `interpret`, and dtypes that do not cross byte
 // for byte (i32 is i64 inside), go through the value path (one byte view per
 // input copied into a host tensor, outputs as fresh copies).
@@ -86,6 +86,7 @@ interface Prepared {
   readonly inBytes: readonly number[];
   readonly outputs: readonly { name: string; dtype: DType; shape: readonly number[]; bytes: number }[];
   readonly outPtrs: number;
+  readonly handle: number;
 }
 
 function preparedFrom(key: Prepared["key"], v: PreparedValue): Prepared {
@@ -93,7 +94,7 @@ function preparedFrom(key: Prepared["key"], v: PreparedValue): Prepared {
     key, lean: v.lean, id: v.id ?? -1,
     inPtrs: v.inputs?.map((i) => i.ptr) ?? [], inBytes: v.inputs?.map((i) => i.bytes) ?? [],
     outputs: v.outputs?.map((o) => ({ ...o, dtype: o.dtype as DType, shape: Object.freeze([...o.shape]) })) ?? [],
-    outPtrs: v.outPtrs ?? 0,
+    outPtrs: v.outPtrs ?? 0, handle: v.handle ?? 0,
   };
 }
 
@@ -346,8 +347,8 @@ export class Program {
     const m = this.#module.raw;
     let heap = m.HEAPU8;  // no allocation since the last call: this view is current
     for (let k = 0; k < raw.length; k++) heap.set(raw[k].bytes, p.inPtrs[k]);
-    const id = p.id;
-    if (this.#module.call(() => h.runPrepared(id)) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
+    const id = p.id, at = p.handle;
+    if (this.#module.call(() => m._shrew_run_prepared(at, id)) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
     heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
     const buffer = heap.buffer as ArrayBuffer;
     if (this.#ptrView === undefined || this.#ptrView.buffer !== buffer) this.#ptrView = new Uint32Array(buffer);

@@ -87,7 +87,7 @@ test("compile prepares graphs whose input types the configuration fixes (module 
     const x = randomF32(15, 0.7), sc = randomF32(5, 1.3);
     raw.HEAPU8.set(new Uint8Array(x.buffer), p.inputs[0].ptr);
     raw.HEAPU8.set(new Uint8Array(sc.buffer), p.inputs[1].ptr);
-    assert.equal(h.runPrepared(p.id), 0);
+    assert.equal(raw._shrew_run_prepared(p.handle, p.id), 0);
     const ptrs = new Uint32Array(raw.HEAPU8.buffer, p.outPtrs, 2);
     const y = new Float32Array(raw.HEAPU8.buffer.slice(ptrs[0], ptrs[0] + 60));
     const z = new Float32Array(raw.HEAPU8.buffer.slice(ptrs[1], ptrs[1] + 60));
@@ -99,6 +99,13 @@ test("compile prepares graphs whose input types the configuration fixes (module 
     const wantY = want.outputs[0].bytes;
     assert.deepEqual([...y], [...new Float32Array(wantY.buffer.slice(wantY.byteOffset, wantY.byteOffset + 60))]);
     for (let i = 0; i < 15; i++) assert.equal(z[i], x[i] + x[i]);
+    // The plain export checks the id: an unknown or released one is an error value, not a trap.
+    assert.equal(p.handle > 0, true);
+    assert.equal(raw._shrew_run_prepared(p.handle, p.id + 1000), 1);
+    assert.match(h.lastError().message, /no prepared run/);
+    h.release(p.id);
+    assert.equal(raw._shrew_run_prepared(p.handle, p.id), 1);
+    assert.match(h.lastError().message, /no prepared run/);
     // Inputs over 16 MiB in all: prepared by the first run, not held from compile on.
     const big = h.compile(`@graph Big {\n    input x: Tensor<[1100, 4096], f32>;\n    output y: x + x;\n}`, {});
     assert.equal(big.ok, true, big.rendered);

@@ -7,6 +7,7 @@
 // Uint8Array copies that JS wraps in the typed array of the dtype. i32 is
 // stored as i64 in C++ (OPS.md §1.3) and narrowed/widened here.
 #include <emscripten/bind.h>
+#include <emscripten/em_macros.h>
 #include <emscripten/val.h>
 
 #include <malloc.h>
@@ -457,10 +458,11 @@ class ProgramHandle {
   // The lean run path (program.ts uses it for `run` while the input types
   // stay the same). prepare(graph, [{name, dtype, shape}]) checks the inputs
   // like run (same structured errors) and returns
-  //   {ok, id, lean, inputs: [{ptr, bytes}] (specs order), outputs: [{name, dtype, shape, bytes}], outPtrs}
+  //   {ok, id, lean, handle, inputs: [{ptr, bytes}] (specs order), outputs: [{name, dtype, shape, bytes}], outPtrs}
   // Per call JS writes each input's bytes at its ptr (buffers stay put until
-  // release(id)), calls runPrepared(id) (0 = ok, else lastError() has the
-  // error value) and copies output o from HEAPU32[outPtrs/4 + o]. lean is
+  // release(id)), calls the export _shrew_run_prepared(handle, id) (0 = ok,
+  // else lastError() has the error value) and copies output o from
+  // HEAPU32[outPtrs/4 + o]. lean is
   // false when a dtype does not cross byte for byte (i32 is i64 inside) or
   // output shapes depend on values: the caller then uses run().
   val Prepare(const std::string& graph, val specs) {
@@ -537,6 +539,7 @@ class ProgramHandle {
     out.set("inputs", inputs);
     out.set("outputs", outputs);
     out.set("outPtrs", static_cast<double>(reinterpret_cast<uintptr_t>(slot->out_ptrs.data())));
+    out.set("handle", static_cast<double>(reinterpret_cast<uintptr_t>(this)));
     int id = 0;
     while (id < static_cast<int>(prepared_.size()) && prepared_[static_cast<size_t>(id)]) ++id;
     if (id == static_cast<int>(prepared_.size())) prepared_.emplace_back();
@@ -771,6 +774,16 @@ class ProgramHandle {
 
 }  // namespace
 
+// The lean path's per-call entry: a plain export, not an Embind method.
+// Embind's invoker (generic: the glue is built without eval) runs a few µs
+// of JS and V8 runtime code per call, and a graph that streams more weights
+// than the cache holds evicts that code, so it runs cold on every call
+// (mlp/1: about 9 µs of 100). `handle` is the address prepare() reports;
+// the caller (program.ts) checks the program is live before calling.
+extern "C" EMSCRIPTEN_KEEPALIVE int shrew_run_prepared(uintptr_t handle, int id) {
+  return reinterpret_cast<ProgramHandle*>(handle)->RunPrepared(id);
+}
+
 EMSCRIPTEN_BINDINGS(shrew) {
   emscripten::function("denseXnn", &DenseXnn);
   emscripten::function("simd128", &Simd128);
@@ -786,7 +799,6 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("run", &ProgramHandle::Run)
       .function("interpret", &ProgramHandle::Interpret)
       .function("prepare", &ProgramHandle::Prepare)
-      .function("runPrepared", &ProgramHandle::RunPrepared)
       .function("lastError", &ProgramHandle::LastError)
       .function("release", &ProgramHandle::Release)
       .function("benchRun", &ProgramHandle::BenchRun)

@@ -114,8 +114,10 @@ export interface PreparedValue {
   /** Per spec (same order): where to write its bytes. */
   inputs?: { ptr: number; bytes: number }[];
   outputs?: { name: string; dtype: string; shape: number[]; bytes: number }[];
-  /** Address of a Uint32 array: output o's address after a successful runPrepared. */
+  /** Address of a Uint32 array: output o's address after a successful _shrew_run_prepared. */
   outPtrs?: number;
+  /** The program handle's address: _shrew_run_prepared's first argument. */
+  handle?: number;
 }
 export interface SetDimsValue {
   ok: true;
@@ -147,8 +149,6 @@ export interface RawProgramHandle {
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
   interpret(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
   prepare(graph: string, specs: RawInputSpec[]): PreparedValue | ErrorValue;
-  /** 0 = ok; otherwise lastError() describes the failure. */
-  runPrepared(id: number): number;
   lastError(): ErrorValue;
   release(id: number): void;
   /** Mean ns per Executor::Run over n runs inside wasm (last binding); -1 if not bound. */
@@ -175,6 +175,8 @@ export interface RawModule {
   simd128(): boolean;
   heapStats(): { heapBytes: number; usedBytes: number };
   ProgramHandle: new () => RawProgramHandle;
+  /** Runs prepared run `id` of the handle at address `handle` (PreparedValue.handle): 0 = ok, otherwise its lastError() describes the failure. */
+  _shrew_run_prepared(handle: number, id: number): number;
   HEAPU8: Uint8Array;
 }
 export interface FactoryOptions {
