@@ -67,6 +67,9 @@ struct RunOptions {
   bool in_place = false;  // output buffer = operand `in_place_operand`'s buffer
   size_t in_place_operand = 0;
   int repeats = 1;  // Run() calls after one Setup
+  // The output filled with NaN bytes before each Run (not in place): a run
+  // that leaves part of it unwritten cannot pass on an earlier run's values.
+  bool poison_each_run = false;
 };
 
 // Reshape → Setup → Run on copies of the operands. The output buffer has 64
@@ -98,6 +101,7 @@ inline Result<Tensor> RunKernel(Kernel& kernel, const std::vector<const Tensor*>
   Status s = kernel.Setup(ptrs, out_ptr, *ws > 0 ? ws_buf->mutable_raw_data() : nullptr);
   if (!s.ok()) return s;
   for (int r = 0; r < opt.repeats; ++r) {
+    if (opt.poison_each_run && !opt.in_place) std::memset(out_ptr, 0xFF, out_bytes);
     s = kernel.Run();
     if (!s.ok()) return s;
   }

@@ -143,6 +143,10 @@ class MatmulTester {
     repeats_ = n;
     return *this;
   }
+  MatmulTester& PoisonEachRun() {
+    poison_ = true;
+    return *this;
+  }
 
   void Test() const {
     const bool linear = op_ == K::kLinear;
@@ -189,6 +193,7 @@ class MatmulTester {
     if (c) operands.push_back(&*c);
     testing::RunOptions opt;
     opt.repeats = repeats_;
+    opt.poison_each_run = poison_;
     Result<Tensor> y = testing::RunKernel(**k, operands, out, dtype_, opt);
     ASSERT_TRUE(y.ok()) << y.status().ToString();
     ASSERT_EQ(y->shape(), out);
@@ -212,6 +217,7 @@ class MatmulTester {
   ir::DType dtype_ = ir::DType::kF32;
   std::string impl_;
   int repeats_ = 1;
+  bool poison_ = false;
 };
 
 TEST(MatmulKernelTest, ConstantWeightUsesFullyConnected) {
@@ -221,6 +227,27 @@ TEST(MatmulKernelTest, ConstantWeightUsesFullyConnected) {
   MatmulTester().Shapes({2, 6}, {6}).Test();  // 1-D weight: result [2]
   MatmulTester().Shapes({1, 1}, {1, 1}).Test();
   MatmulTester().Shapes({64, 128}, {128, 33}).Repeats(3).Test();
+}
+
+// A constant weight of 512 KiB or more runs as column panels, taken in
+// alternating order from one run to the next: the first run (panels in
+// order), the second (reversed) and the third each give the whole product,
+// with the uneven last panel, a [K, N] weight's gathered columns, linear's
+// [N, K] rows, the packed bias and the relu clamp per panel.
+TEST(MatmulKernelTest, LargeWeightRunsAsPanelsInEitherOrder) {
+  for (int runs = 1; runs <= 3; ++runs) {
+    SCOPED_TRACE("runs " + std::to_string(runs));
+    // 700 x 200 floats = 547 KB: 3 panels of 96, 96 and 8 columns.
+    MatmulTester().Op(K::kFusedMatmulRelu).Shapes({2, 700}, {700, 200}).Repeats(runs).PoisonEachRun()
+        .ExpectImpl("xnn_fully_connected[3 panels](relu clamp)").Test();
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 700}, {700, 200}).Addend({200}, true).Repeats(runs)
+        .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]").Test();
+    // linear [300, 600]: 3 panels of 128, 128 and 44 rows.
+    MatmulTester().Op(K::kLinear).Shapes({65, 600}, {300, 600}).Addend({300}, true).Repeats(runs).PoisonEachRun()
+        .ExpectImpl("xnn_fully_connected[3 panels]").Test();
+  }
+  // Under 512 KiB: one operator.
+  MatmulTester().Shapes({1, 500}, {500, 200}).ExpectImpl("xnn_fully_connected").Test();
 }
 
 TEST(MatmulKernelTest, DynamicWeightUsesBatchMatrixMultiply) {
