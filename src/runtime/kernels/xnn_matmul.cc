@@ -122,13 +122,18 @@ bool IsBiasLike(const Tensor& c, int64_t n) {
 // alone, mlp at batch 1: 81 -> 74 µs in wasm, 75 -> 64 µs natively). Each
 // output column is computed as in the whole product (same microkernel, same
 // K order), so results do not depend on the split or the order.
+// Not split either: fewer than two aligned panels' worth of columns, or a
+// K so long that even the narrowest panel would not stay cached (gathering
+// one would only add its size to the peak memory of Create).
 constexpr int64_t kPanelSplitBytes = 512 * 1024;
 constexpr int64_t kPanelBytes = 256 * 1024;
 constexpr int64_t kPanelAlign = 32;  // columns: a multiple of the f32 GEMM tile widths (nr)
+constexpr int64_t kMaxPanelBytes = 1024 * 1024;
 
 int64_t PanelWidth(int64_t k, int64_t n) {
-  const int64_t bytes = k * n * static_cast<int64_t>(sizeof(float));
-  if (bytes < kPanelSplitBytes) return n;
+  const int64_t column_bytes = k * static_cast<int64_t>(sizeof(float));
+  const int64_t bytes = column_bytes * n;
+  if (bytes < kPanelSplitBytes || n < 2 * kPanelAlign || column_bytes * kPanelAlign > kMaxPanelBytes) return n;
   const int64_t panels = (bytes + kPanelBytes - 1) / kPanelBytes;
   const int64_t width = ((n + panels - 1) / panels + kPanelAlign - 1) / kPanelAlign * kPanelAlign;
   return std::min(width, n);

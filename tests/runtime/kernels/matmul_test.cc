@@ -246,8 +246,11 @@ TEST(MatmulKernelTest, LargeWeightRunsAsPanelsInEitherOrder) {
     MatmulTester().Op(K::kLinear).Shapes({65, 600}, {300, 600}).Addend({300}, true).Repeats(runs).PoisonEachRun()
         .ExpectImpl("xnn_fully_connected[3 panels]").Test();
   }
-  // Under 512 KiB: one operator.
+  // Under 512 KiB; fewer than 64 columns; K so long that a 32-column panel
+  // exceeds 1 MiB: one operator.
   MatmulTester().Shapes({1, 500}, {500, 200}).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Shapes({1, 4000}, {4000, 40}).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Shapes({1, 9000}, {9000, 64}).ExpectImpl("xnn_fully_connected").Test();
 }
 
 TEST(MatmulKernelTest, DynamicWeightUsesBatchMatrixMultiply) {
