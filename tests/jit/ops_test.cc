@@ -86,6 +86,10 @@ TEST(JitOps, FullyConnectedWithBiasAndActivation) {
   CheckOp("gelu(linear(x, w, b))", {{"x", {3, 6}}}, {{"w", {4, 6}}, {"b", {4}}});
   CheckOp("tanh(matmul(x, w) + b)", {{"x", {1, 6}}}, {{"w", {6, 4}}, {"b", {1, 4}}});
   CheckOp("relu(matmul(x, w))", {{"x", {3, 6}}}, {{"w", {6, 4}}});
+  // Weights of 512 KiB or more run as column panels in alternating order:
+  // the two runs after RunBoth take them in opposite orders, bit for bit alike.
+  CheckOp("relu(matmul(x, w) + b)", {{"x", {2, 700}}}, {{"w", {700, 200}}, {"b", {200}}});
+  CheckOp("linear(x, w, b)", {{"x", {3, 600}}}, {{"w", {300, 600}}, {"b", {300}}});
 }
 
 TEST(JitOps, BinaryWithBroadcasting) {
