@@ -54,12 +54,30 @@ export class ModuleState {
     try {
       return fn(this.raw);
     } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError || (e instanceof Error && /^Aborted\(/.test(e.message))) {
-        this.markDead(e.message);
-        throw new ShrewRuntimeError("aborted", `the Shrew wasm module aborted: ${e.message}; it is unusable from now on`);
-      }
-      throw e;
+      throw this.#trapped(e);
     }
+  }
+
+  /**
+   * `call` for the lean run's one export, without a closure per run (each
+   * allocation on the hot path is a fresh nursery line, missed in cache).
+   */
+  runPrepared(handle: number, id: number): number {
+    this.checkLive();
+    try {
+      return this.raw._shrew_run_prepared(handle, id);
+    } catch (e) {
+      throw this.#trapped(e);
+    }
+  }
+
+  /** What a call throws for `e`: a wasm trap marks the module unusable. */
+  #trapped(e: unknown): unknown {
+    if (e instanceof WebAssembly.RuntimeError || (e instanceof Error && /^Aborted\(/.test(e.message))) {
+      this.markDead(e.message);
+      return new ShrewRuntimeError("aborted", `the Shrew wasm module aborted: ${e.message}; it is unusable from now on`);
+    }
+    return e;
   }
 }
 

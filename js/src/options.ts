@@ -77,16 +77,19 @@ export function checkOptions(options: unknown, what: string, rules: Readonly<Rec
   if (options === undefined) return {};
   // A Map's entries are no own keys: compile(src, new Map([["dims", …]])) took every default.
   if (!isNamedObject(options)) throw invalid(`${what} options`, "must be an object", options);
-  for (const key of Object.keys(options)) {
+  // for-in over own keys, not Object.keys/entries: no arrays per call (run's options).
+  for (const key in options) {
+    if (!Object.hasOwn(options, key)) continue;
     if (!Object.hasOwn(rules, key)) {
       const known = Object.keys(rules);
       throw new ShrewRuntimeError("invalid_argument", `unknown ${what} option '${key}'${didYouMean(key, known) || ";"} options: ${known.join(", ")}`);
     }
   }
   const out: Record<string, unknown> = {};
-  for (const [key, check] of Object.entries(rules)) {
+  for (const key in rules) {
+    if (!Object.hasOwn(rules, key)) continue;
     const value = (options as Record<string, unknown>)[key];
-    if (value !== undefined) out[key] = check(value, key);
+    if (value !== undefined) out[key] = rules[key](value, key);
   }
   return out;
 }

@@ -44,6 +44,8 @@ const IR_OPTIONS: Record<string, Rule> = { optimized: BOOLEAN };
 
 /** The most runs one benchRun call makes (its count crosses into wasm as an int32). */
 const MAX_BENCH_RUNS = 2 ** 31 - 1;
+/** `run`'s options when none are given: one shared object, not a fresh one per call. */
+const NO_OPTIONS: RunOptions = Object.freeze({});
 
 function isError(v: { ok: boolean }): v is ErrorValue {
   return v.ok === false;
@@ -155,6 +157,7 @@ export class Program {
   #handle: RawProgramHandle | undefined;
   #graphs: readonly string[];
   readonly #signatures = new Map<string, Signature>();
+  readonly #concreteShapes = new WeakMap<TensorSpec, readonly number[] | null>();
   readonly #prepared = new Map<string, Prepared>();
   /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
   #ptrView: Uint32Array | undefined;
@@ -290,12 +293,12 @@ export class Program {
   }
 
   /** Runs a graph on the JIT tape executor; outputs by name in declaration order. */
-  run(graph: string, inputs: Feeds = {}, options: RunOptions = {}): Outputs {
+  run(graph: string, inputs: Feeds = {}, options: RunOptions = NO_OPTIONS): Outputs {
     return this.#execute(graph, inputs, false, options);
   }
 
   /** Runs a graph on the reference interpreter (same parameters). */
-  interpret(graph: string, inputs: Feeds = {}, options: RunOptions = {}): Outputs {
+  interpret(graph: string, inputs: Feeds = {}, options: RunOptions = NO_OPTIONS): Outputs {
     return this.#execute(graph, inputs, true, options);
   }
 
@@ -311,11 +314,15 @@ export class Program {
     // A Map's entries are no own keys: it fed no inputs at all.
     if (!isNamedObject(inputs)) throw new TypeError(`inputs must be an object {name: tensor}, got ${describe(inputs)}`);
     const sig = this.signature(graph);
-    const into = destinations(options, sig, interpret ? "interpret" : "run");
+    const into = options === NO_OPTIONS ? undefined : destinations(options, sig, interpret ? "interpret" : "run");
     const raw: RawTensorIn[] = [];
     // An input given as undefined is left out, as options are: `{ x, mask: maybeMask }`
     // runs without an optional mask, and a required one is reported missing with its type.
-    for (const [name, value] of Object.entries(inputs)) {
+    // for-in over own keys: Object.entries' arrays per call would be garbage
+    // (fresh nursery lines, each a cache miss once weights stream through).
+    for (const name in inputs) {
+      if (!Object.hasOwn(inputs, name)) continue;
+      const value = inputs[name];
       checkWellFormed(name, "input name");
       // A misspelt name is reported as such, whatever its value is.
       const spec = inputSpec(sig, name);
@@ -347,8 +354,7 @@ export class Program {
     const m = this.#module.raw;
     let heap = m.HEAPU8;  // no allocation since the last call: this view is current
     for (let k = 0; k < raw.length; k++) heap.set(raw[k].bytes, p.inPtrs[k]);
-    const id = p.id, at = p.handle;
-    if (this.#module.call(() => m._shrew_run_prepared(at, id)) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
+    if (this.#module.runPrepared(p.handle, p.id) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
     heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
     const buffer = heap.buffer as ArrayBuffer;
     if (this.#ptrView === undefined || this.#ptrView.buffer !== buffer) this.#ptrView = new Uint32Array(buffer);
@@ -460,15 +466,27 @@ export class Program {
     return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
   }
 
-  #concreteShape(spec: TensorSpec): number[] | undefined {
-    if (!spec.shape) return undefined;
-    const out: number[] = [];
-    for (const d of spec.shape as Dim[]) {
-      if (typeof d === "number") out.push(d);
-      else if (typeof d === "string" && Object.hasOwn(this.#dims, d)) out.push(this.#dims[d]);
-      else return undefined;
+  /**
+   * An input's shape with the bound dims filled in; undefined while one is
+   * unbound. Kept per spec, so a run does not build it again: setDims, the
+   * one change of #dims, replaces the signatures and so their specs.
+   */
+  #concreteShape(spec: TensorSpec): readonly number[] | undefined {
+    let shape = this.#concreteShapes.get(spec);
+    if (shape === undefined) {
+      shape = null;
+      if (spec.shape) {
+        const out: number[] = [];
+        for (const d of spec.shape as Dim[]) {
+          if (typeof d === "number") out.push(d);
+          else if (typeof d === "string" && Object.hasOwn(this.#dims, d)) out.push(this.#dims[d]);
+          else break;
+        }
+        if (out.length === spec.shape.length) shape = Object.freeze(out);
+      }
+      this.#concreteShapes.set(spec, shape);
     }
-    return out;
+    return shape ?? undefined;
   }
 
   /** The JIT dump of a graph: tape, values and memory plan (text). */

@@ -101,3 +101,18 @@ test("the lean run path follows setDims for the same input types", (t) => {
   assert.deepEqual([...y.shape], [2, 3, 6]);
   allClose(assert, y, p.interpret("Net", { x: x(2, 3, 8) }).y, 1e-5, 1e-6, "tape vs interpreter");
 });
+
+test("a bare typed array takes its shape from the dims in force, before and after setDims", (t) => {
+  const p = track(t, shrew.compile(`@graph G {\n    input x: Tensor<[B, 3], f32>;\n    output y: x * 2.0;\n}`, { dims: { B: 2 } }));
+  const data = (n) => Float32Array.from({ length: n * 3 }, (_, i) => i + 0.5);
+  const y2 = p.run("G", { x: data(2) }).y;
+  assert.deepEqual([...y2.shape], [2, 3]);
+  assert.deepEqual([...y2.data], [...data(2)].map((v) => v * 2));
+  p.setDims({ B: 4 });
+  const y4 = p.run("G", { x: data(4) }).y;
+  assert.deepEqual([...y4.shape], [4, 3]);
+  assert.deepEqual([...y4.data], [...data(4)].map((v) => v * 2));
+  // The old size no longer fits: the error gives the shape of the dims now in force.
+  assert.throws(() => p.run("G", { x: data(2) }),
+    (e) => e instanceof ShrewRuntimeError && e.input === "x" && /expected \[4, 3\] \(12 elements\)/.test(e.message));
+});
