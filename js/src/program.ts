@@ -315,7 +315,10 @@ export class Program {
     if (!isNamedObject(inputs)) throw new TypeError(`inputs must be an object {name: tensor}, got ${describe(inputs)}`);
     const sig = this.signature(graph);
     const into = options === NO_OPTIONS ? undefined : destinations(options, sig, interpret ? "interpret" : "run");
-    const raw: RawTensorIn[] = [];
+    // At most one per input of the graph (names are unique): sized once, not
+    // grown by push (an empty array's first push allocates 17 slots).
+    const raw: RawTensorIn[] = new Array(sig.inputs.length);
+    let fed = 0;
     // An input given as undefined is left out, as options are: `{ x, mask: maybeMask }`
     // runs without an optional mask, and a required one is reported missing with its type.
     // for-in over own keys: Object.entries' arrays per call would be garbage
@@ -327,8 +330,9 @@ export class Program {
       // A misspelt name is reported as such, whatever its value is.
       const spec = inputSpec(sig, name);
       if (!spec) throw noSuchInput(sig, name);
-      if (value !== undefined) raw.push(this.#toRaw(name, value, spec));
+      if (value !== undefined) raw[fed++] = this.#toRaw(name, value, spec);
     }
+    raw.length = fed;
     if (!interpret) {
       const out = this.#runLean(graph, raw, into);
       if (out !== undefined) return out;

@@ -48,7 +48,9 @@ function shapeText(shape: readonly unknown[]): string {
 export function shapeSize(shape: readonly number[]): number {
   if (!Array.isArray(shape)) throw new TypeError(`a shape must be an array of non-negative integers, got ${describe(shape)}`);
   let n = 1;
-  for (const d of shape) {
+  // Indexed: a for-of over a frozen array allocates an iterator per call.
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i];
     if (!Number.isSafeInteger(d) || d < 0) {
       throw new RangeError(`invalid dimension ${describe(d)} in shape ${shapeText(shape)}: dimensions are non-negative integers`);
     }
