@@ -68,9 +68,26 @@ function bytesOf(data: ArrayBufferView): Uint8Array {
  * array. Undefined otherwise (a field reassigned, Object.create(Tensor.prototype),
  * a Proxy): the caller checks it like a {dtype, shape, data} object.
  */
-function rawTensor(name: string, t: Tensor): RawTensorIn | undefined {
+function rawTensor(name: string, t: Tensor): Feed | undefined {
   const { dtype, shape, data } = t;
-  return shape === madeShape(t) && isDataOf(dtype, data) ? { name, dtype, shape, bytes: bytesOf(data) } : undefined;
+  return shape === madeShape(t) && isDataOf(dtype, data) ? { name, dtype, shape, data } : undefined;
+}
+
+/**
+ * A checked input: its data is the caller's typed array, viewed as bytes only
+ * on the value path (the lean path copies it through a heap view of its type,
+ * with no view object per call).
+ */
+interface Feed {
+  name: string;
+  dtype: string;
+  shape: readonly number[];
+  data: ArrayBufferView;
+}
+
+/** A feed as the module's run/interpret take it. */
+function wire(f: Feed): RawTensorIn {
+  return { name: f.name, dtype: f.dtype, shape: f.shape, bytes: bytesOf(f.data) };
 }
 
 /** Embind would throw its own BindingError, naming neither the argument nor the method. */
@@ -124,7 +141,7 @@ function noSuchInput(sig: Signature, name: string): ShrewRuntimeError {
     `graph '${sig.name}' has no input named '${name}'${didYouMean(name, names) || ";"} its inputs are: ${joinNames(names)}`, { input: name });
 }
 
-function sameKey(key: Prepared["key"], raw: readonly RawTensorIn[]): boolean {
+function sameKey(key: Prepared["key"], raw: readonly Feed[]): boolean {
   if (key.length !== raw.length) return false;
   for (let k = 0; k < raw.length; k++) {
     const a = key[k], b = raw[k];
@@ -161,6 +178,9 @@ export class Program {
   readonly #prepared = new Map<string, Prepared>();
   /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
   #ptrView: Uint32Array | undefined;
+  // Views of the whole wasm memory by typed-array class, for copying inputs
+  // in (made again when memory grows and detaches the old buffer).
+  readonly #heapViews = new Map<unknown, ArrayBufferView>();
   #dims: Readonly<Record<string, number>>;
   #metadata: ProgramMetadata;
   #optStats: OptStats;
@@ -317,7 +337,7 @@ export class Program {
     const into = options === NO_OPTIONS ? undefined : destinations(options, sig, interpret ? "interpret" : "run");
     // At most one per input of the graph (names are unique): sized once, not
     // grown by push (an empty array's first push allocates 17 slots).
-    const raw: RawTensorIn[] = new Array(sig.inputs.length);
+    const raw: Feed[] = new Array(sig.inputs.length);
     let fed = 0;
     // An input given as undefined is left out, as options are: `{ x, mask: maybeMask }`
     // runs without an optional mask, and a required one is reported missing with its type.
@@ -337,12 +357,13 @@ export class Program {
       const out = this.#runLean(graph, raw, into);
       if (out !== undefined) return out;
     }
-    const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, raw) : h.run(graph, raw))));
+    const wired = raw.map(wire);
+    const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, wired) : h.run(graph, wired))));
     return deliver(graph, r.outputs, into);
   }
 
   /** The lean path; undefined when this binding must take the value path. */
-  #runLean(graph: string, raw: readonly RawTensorIn[], into: Destinations | undefined): Outputs | undefined {
+  #runLean(graph: string, raw: readonly Feed[], into: Destinations | undefined): Outputs | undefined {
     const h = this.#live();
     let p = this.#prepared.get(graph);
     if (p === undefined || !sameKey(p.key, raw)) {
@@ -354,10 +375,17 @@ export class Program {
     }
     if (!p.lean) return undefined;
     // A data length that does not match its shape: the value path reports it.
-    for (let k = 0; k < raw.length; k++) if (raw[k].bytes.byteLength !== p.inBytes[k]) return undefined;
+    for (let k = 0; k < raw.length; k++) if (raw[k].data.byteLength !== p.inBytes[k]) return undefined;
     const m = this.#module.raw;
     let heap = m.HEAPU8;  // no allocation since the last call: this view is current
-    for (let k = 0; k < raw.length; k++) heap.set(raw[k].bytes, p.inPtrs[k]);
+    for (let k = 0; k < raw.length; k++) {
+      const { dtype, data } = raw[k];
+      const ctor = CTORS[dtype as DType];
+      const ptr = p.inPtrs[k];
+      // Same element type: a plain copy of the bytes.
+      if (ptr % ctor.BYTES_PER_ELEMENT === 0) (this.#heapView(ctor, heap.buffer) as Float32Array).set(data as Float32Array, ptr / ctor.BYTES_PER_ELEMENT);
+      else heap.set(bytesOf(data), ptr);
+    }
     if (this.#module.runPrepared(p.handle, p.id) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
     heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
     const buffer = heap.buffer as ArrayBuffer;
@@ -377,15 +405,31 @@ export class Program {
       const ctor = CTORS[spec.dtype];
       const n = spec.bytes / ctor.BYTES_PER_ELEMENT;
       const dest = into?.get(spec.name);
-      // Without a destination, new ctor(n) then set(): small arrays stay on
-      // V8's heap (no ArrayBuffer materialised per call, unlike slice().buffer).
-      const data = dest === undefined ? new ctor(n) as TensorData : dest.data;
-      if (ptr % ctor.BYTES_PER_ELEMENT === 0) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
-      else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
+      const aligned = ptr % ctor.BYTES_PER_ELEMENT === 0;
+      let data: TensorData;
+      if (dest === undefined && aligned && (ctor as { [Symbol.species]?: unknown })[Symbol.species] === ctor) {
+        // A slice of the heap view of its type: one new array, no view object
+        // per call (small ones stay on V8's heap, no ArrayBuffer materialised).
+        const at = ptr / ctor.BYTES_PER_ELEMENT;
+        data = (this.#heapView(ctor, buffer) as Float32Array).slice(at, at + n) as TensorData;
+      } else {
+        data = dest === undefined ? new ctor(n) as TensorData : dest.data;
+        if (aligned) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
+        else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
+      }
       setOwn(out, spec.name, dest === undefined ? new Tensor(spec.dtype, spec.shape, data as never, TRUSTED)
         : dest.tensor ?? wrapped(spec.dtype, spec.shape, data));
     }
     return out;
+  }
+
+  #heapView(ctor: (typeof CTORS)[DType], buffer: ArrayBufferLike): ArrayBufferView {
+    let v = this.#heapViews.get(ctor);
+    if (v === undefined || v.buffer !== buffer) {
+      v = new ctor(buffer as ArrayBuffer);
+      this.#heapViews.set(ctor, v);
+    }
+    return v;
   }
 
   /**
@@ -408,7 +452,7 @@ export class Program {
     return ns;
   }
 
-  #toRaw(name: string, value: TensorLike, spec: TensorSpec): RawTensorIn {
+  #toRaw(name: string, value: TensorLike, spec: TensorSpec): Feed {
     if (value instanceof Tensor) {
       // Anything but a Tensor as its constructor left it is checked below,
       // like {dtype, shape, data}.
@@ -438,7 +482,7 @@ export class Program {
           `input '${name}': expected ${expected} (${size} elements), got ${withArticle(typeName(value))} of ${value.length} elements`,
           { input: name, expected, actual: `[${value.length}]` });
       }
-      return { name, dtype, shape, bytes: bytesOf(value) };
+      return { name, dtype, shape, data: value };
     }
     const v = value as { dtype?: unknown; shape?: unknown; data?: unknown } | null;
     if (v === null || typeof v !== "object" || v.dtype === undefined) {
@@ -467,7 +511,7 @@ export class Program {
       if (e instanceof TypeError) throw new TypeError(`input '${name}': ${e.message}`);
       throw e;
     }
-    return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
+    return { name, dtype: t.dtype, shape: t.shape, data: t.data };
   }
 
   /**
@@ -566,7 +610,7 @@ export class Program {
         { input: name, ...(expected ? { expected } : {}), actual: typeName(value) });
     }
     const raw = v instanceof Tensor ? rawTensor(name, v) : undefined;
-    if (raw !== undefined) return raw;
+    if (raw !== undefined) return wire(raw);
     const t = new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
     return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
   }

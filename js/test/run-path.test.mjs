@@ -343,3 +343,38 @@ test("thousands of inputs as typed arrays, in any order, each found by name", ()
     p.dispose();
   }
 });
+
+test("outputs are plain typed arrays of their own memory, bit for bit, whatever Symbol.species says", () => {
+  const p = shrew.compile(`@graph G {\n    input x: Tensor<[2, 3], f32>;\n    input n: Tensor<[4], i64>;\n    output y: x * 1.0;\n    output m: n + 1;\n}`, {});
+  try {
+    // NaN payloads cross as they are: the copy is of bytes, not of values.
+    const bits = Uint32Array.of(0x7fc00001, 0x3f800000, 0xff800000, 0x00000001, 0x80000000, 0x7f7fffff);
+    const x = new Float32Array(bits.buffer);
+    const n = BigInt64Array.of(-5n, 0n, 2n ** 62n, 7n);
+    const check = () => {
+      const out = p.run("G", { x, n });
+      assert.equal(Object.getPrototypeOf(out.y.data), Float32Array.prototype);
+      assert.equal(Object.getPrototypeOf(out.m.data), BigInt64Array.prototype);
+      assert.deepEqual([...new Uint32Array(out.y.data.buffer, out.y.data.byteOffset, 6)], [...bits]);
+      assert.deepEqual([...out.m.data], [-4n, 1n, 2n ** 62n + 1n, 8n]);
+      // The caller's own memory: not a view of the wasm heap.
+      assert.notEqual(out.y.data.buffer, out.m.data.buffer);
+      assert.equal(out.y.data.byteLength, 24);
+      return out;
+    };
+    const first = check();
+    first.y.data.fill(9);  // writing a returned array changes nothing the next run returns
+    check();
+    // A species redefined on Float32Array (it is inherited from %TypedArray%).
+    class Sneaky extends Float32Array {}
+    Object.defineProperty(Float32Array, Symbol.species, { get: () => Sneaky, configurable: true });
+    try {
+      check();
+    } finally {
+      delete Float32Array[Symbol.species];
+    }
+    assert.equal(Float32Array[Symbol.species], Float32Array);
+  } finally {
+    p.dispose();
+  }
+});
