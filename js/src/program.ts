@@ -176,10 +176,9 @@ export class Program {
   readonly #signatures = new Map<string, Signature>();
   readonly #concreteShapes = new WeakMap<TensorSpec, readonly number[] | null>();
   readonly #prepared = new Map<string, Prepared>();
-  /** A Uint32 view of the wasm heap (output addresses), renewed when memory grows. */
-  #ptrView: Uint32Array | undefined;
-  // Views of the whole wasm memory by typed-array class, for copying inputs
-  // in (made again when memory grows and detaches the old buffer).
+  // Views of the whole wasm memory by typed-array class: inputs copied in,
+  // outputs sliced out, output addresses read (Uint32). Made again when
+  // memory grows and detaches the old buffer.
   readonly #heapViews = new Map<unknown, ArrayBufferView>();
   #dims: Readonly<Record<string, number>>;
   #metadata: ProgramMetadata;
@@ -389,8 +388,7 @@ export class Program {
     if (this.#module.runPrepared(p.handle, p.id) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
     heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
     const buffer = heap.buffer as ArrayBuffer;
-    if (this.#ptrView === undefined || this.#ptrView.buffer !== buffer) this.#ptrView = new Uint32Array(buffer);
-    const ptrs = this.#ptrView;
+    const ptrs = this.#heapView(Uint32Array, buffer) as Uint32Array;
     if (into !== undefined) {
       // Destinations are checked before any is written.
       for (const spec of p.outputs) {
@@ -423,7 +421,7 @@ export class Program {
     return out;
   }
 
-  #heapView(ctor: (typeof CTORS)[DType], buffer: ArrayBufferLike): ArrayBufferView {
+  #heapView(ctor: (typeof CTORS)[DType] | Uint32ArrayConstructor, buffer: ArrayBufferLike): ArrayBufferView {
     let v = this.#heapViews.get(ctor);
     if (v === undefined || v.buffer !== buffer) {
       v = new ctor(buffer as ArrayBuffer);
