@@ -3,7 +3,7 @@
 // checked before any is written.
 import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
-import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
 import { describe as describeValue, isNamedObject, joinNames, setOwn, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
@@ -72,6 +72,9 @@ export type Destinations = ReadonlyMap<string, Destination>;
  * installs, a second bundle) fails `instanceof Tensor` and was refused.
  */
 function destination(name: string, value: unknown): Destination {
+  if (isTypedArrayProxy(value)) {
+    throw new TypeError(`output '${name}': the destination is a Proxy of ${withArticle(typeName(value))}, which has no memory of its own to write into; pass the array itself`);
+  }
   if (ArrayBuffer.isView(value)) {
     if (dtypeOfArray(value) !== undefined) return { tensor: undefined, bare: true, dtype: undefined, shape: [], data: value as TensorData };
   } else if (value !== null && typeof value === "object") {
@@ -113,10 +116,6 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
     outputNames.set(sig, names);
   }
   const seen = new Set<unknown>();
-  // Per buffer, the bytes each destination covers: two views of the same
-  // memory (two arrays over one ArrayBuffer, overlapping subarrays) would
-  // also leave the last output's values in the other's array.
-  const spans = new Map<ArrayBufferLike, { name: string; start: number; end: number }[]>();
   const taken = new Map<string, Destination>();
   for (const name of Object.keys(outputs)) {
     if (!names.has(name)) {
@@ -129,14 +128,27 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
     // Two outputs written into one array would leave only the last.
     if (seen.has(dest.data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
     seen.add(dest.data);
-    const data = dest.data;
-    if (ArrayBuffer.isView(data) && data.byteLength > 0) {
-      const list = spans.get(data.buffer);
-      const span = { name, start: data.byteOffset, end: data.byteOffset + data.byteLength };
-      if (list === undefined) spans.set(data.buffer, [span]);
-      else list.push(span);
-    }
     taken.set(name, dest);
+  }
+  checkNoSharedMemory(taken);
+  return taken;
+}
+
+/**
+ * Throws when two destinations view overlapping bytes of one buffer (two
+ * arrays over one ArrayBuffer, overlapping subarrays): the last output
+ * written would overwrite part of the other. Checked when the options are
+ * read and again just before the outputs are written, since an input's
+ * getter may resize a buffer in between (views of 0 bytes overlap nothing).
+ */
+export function checkNoSharedMemory(into: Destinations): void {
+  const spans = new Map<ArrayBufferLike, { name: string; start: number; end: number }[]>();
+  for (const [name, { data }] of into) {
+    if (!ArrayBuffer.isView(data) || data.byteLength === 0) continue;
+    const list = spans.get(data.buffer);
+    const span = { name, start: data.byteOffset, end: data.byteOffset + data.byteLength };
+    if (list === undefined) spans.set(data.buffer, [span]);
+    else list.push(span);
   }
   for (const list of spans.values()) {
     if (list.length < 2) continue;
@@ -151,7 +163,6 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
       if (span.end > last.end) last = span;
     }
   }
-  return taken;
 }
 
 function describe(dtype: unknown, shape: readonly unknown[]): string {
@@ -199,6 +210,7 @@ export function wrapped(dtype: DType, shape: readonly number[], data: TensorData
  * copies otherwise.
  */
 export function deliver(graph: string, outputs: readonly RawTensorOut[], into: Destinations | undefined): Outputs {
+  if (into !== undefined) checkNoSharedMemory(into);
   for (const o of outputs) {
     const dest = into?.get(o.name);
     if (dest === undefined) continue;

@@ -52,8 +52,29 @@ const BUFFER = intrinsic("buffer");
 const BYTE_OFFSET = intrinsic("byteOffset");
 const BYTE_LENGTH = intrinsic("byteLength");
 
-type ViewCtor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; from(a: ArrayLike<number>): T;
-                    readonly BYTES_PER_ELEMENT: number };
+type ViewCtor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T;
+                    from(a: ArrayLike<number>): T; readonly BYTES_PER_ELEMENT: number };
+
+const INDEX_KEY = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * A copy, as a `ctor` array, of `v`: a Proxy of one (instanceof sees through
+ * it, but it has no typed-array slots, so no buffer to view). Through
+ * `ctor.from` when the handler lets the built-in methods run (one that binds
+ * them to its target); those refuse a Proxy as `this` otherwise (an empty
+ * handler: even `length` throws), so then element by element over its own
+ * index keys, which a Proxy passes on to its target.
+ */
+export function copyOfProxy<T>(v: object, ctor: ViewCtor<T>): T {
+  try {
+    return ctor.from(v as ArrayLike<number>);
+  } catch {
+    const n = Reflect.ownKeys(v).filter((k) => typeof k === "string" && INDEX_KEY.test(k)).length;
+    const out = new ctor(n);
+    for (let i = 0; i < n; i++) (out as unknown as unknown[])[i] = (v as unknown as unknown[])[i];
+    return out;
+  }
+}
 
 /**
  * A `ctor` typed array as a plain view of the same memory (no copy), read
@@ -66,7 +87,7 @@ export function plainView<T>(v: unknown, ctor: ViewCtor<T>): T | undefined {
   try {
     buffer = BUFFER.call(v);
   } catch {
-    return ctor.from(v as unknown as ArrayLike<number>);  // a Proxy: no typed-array slots to read
+    return copyOfProxy(v as object, ctor);  // a Proxy: no typed-array slots to read
   }
   const length = BYTE_LENGTH.call(v) / ctor.BYTES_PER_ELEMENT;
   // A detached buffer reads as empty (a view of it cannot be made).

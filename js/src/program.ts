@@ -15,8 +15,8 @@
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
-import { ARRAY_CTORS as CTORS, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize } from "./tensor.js";
-import { type Destinations, type RunOptions, checkDestination, deliver, destinations, tensorFromRaw, wrapped } from "./outputs.js";
+import { ARRAY_CTORS as CTORS, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize, unproxied } from "./tensor.js";
+import { type Destinations, type RunOptions, checkDestination, checkNoSharedMemory, deliver, destinations, tensorFromRaw, wrapped } from "./outputs.js";
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
@@ -83,6 +83,21 @@ interface Feed {
   dtype: string;
   shape: readonly number[];
   data: ArrayBufferView;
+}
+
+/**
+ * A feed whose data no longer fills its shape: a Tensor's buffer detached or
+ * resized since it was checked (the lean path leaves such a feed to the
+ * value path). Named like a bare array of the wrong length.
+ */
+function checkFedLength(f: Feed): void {
+  const size = shapeSize(f.shape);
+  const n = f.data.byteLength / (f.data as Float32Array).BYTES_PER_ELEMENT;
+  if (n === size) return;
+  const expected = `[${f.shape.join(", ")}]`;
+  throw new ShrewRuntimeError("invalid_argument",
+    `input '${f.name}': expected ${expected} (${size} elements), got ${withArticle(typeName(f.data))} of ${n} elements (its buffer was detached or resized)`,
+    { input: f.name, expected, actual: `[${n}]` });
 }
 
 /** A feed as the module's run/interpret take it. */
@@ -356,6 +371,7 @@ export class Program {
       const out = this.#runLean(graph, raw, into);
       if (out !== undefined) return out;
     }
+    for (const f of raw) checkFedLength(f);
     const wired = raw.map(wire);
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, wired) : h.run(graph, wired))));
     return deliver(graph, r.outputs, into);
@@ -391,6 +407,7 @@ export class Program {
     const ptrs = this.#heapView(Uint32Array, buffer) as Uint32Array;
     if (into !== undefined) {
       // Destinations are checked before any is written.
+      checkNoSharedMemory(into);
       for (const spec of p.outputs) {
         const dest = into.get(spec.name);
         if (dest !== undefined) checkDestination(graph, spec.name, spec.dtype, spec.shape, spec.bytes, dest);
@@ -457,6 +474,7 @@ export class Program {
       const raw = rawTensor(name, value);
       if (raw !== undefined) return raw;
     }
+    value = unproxied(value) as TensorLike;
     if (ArrayBuffer.isView(value)) {
       const shape = this.#concreteShape(spec);
       if (!shape) {
@@ -498,7 +516,8 @@ export class Program {
     // the Tensor constructor's, each error naming the input and the field
     // (a dtype "float32" or a shape that is no array only said "must be a
     // Tensor, a {dtype, shape, data} object or a typed array").
-    const { dtype, shape, data } = v;
+    const { dtype, shape } = v;
+    const data = unproxied(v.data);
     let t: Tensor;
     try {
       // The data is a typed array, taken as is (a list of values is not converted here).
@@ -609,7 +628,15 @@ export class Program {
     }
     const raw = v instanceof Tensor ? rawTensor(name, v) : undefined;
     if (raw !== undefined) return wire(raw);
-    const t = new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
+    let t: Tensor;
+    try {
+      t = new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
+    } catch (e) {
+      // Named like an input's: "unknown dtype 'float'" alone did not say which value had it.
+      if (e instanceof RangeError) throw new RangeError(`parameter '${name}': ${e.message}`);
+      if (e instanceof TypeError) throw new TypeError(`parameter '${name}': ${e.message}`);
+      throw e;
+    }
     return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
   }
 

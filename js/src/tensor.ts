@@ -1,5 +1,5 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
-import { describe, typeName, withArticle } from "./plain.js";
+import { copyOfProxy, describe, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
 
 /** Element types that cross the boundary. */
@@ -150,6 +150,25 @@ export function allocate<D extends DType>(dtype: D, length: number): DataTypeMap
 /** %TypedArray%, the constructor every typed array class extends. */
 const TypedArray = Object.getPrototypeOf(Uint8Array) as abstract new () => ArrayBufferView;
 
+/** Whether `v` is a Proxy of a typed array (or another object whose prototype chain has one). */
+export function isTypedArrayProxy(v: unknown): v is object {
+  return !ArrayBuffer.isView(v) && v instanceof TypedArray;
+}
+
+/**
+ * `v` as it is, or, for a Proxy of a tensor data array (a Float32Array,
+ * Float64Array, Int32Array, BigInt64Array or Uint8Array: instanceof sees
+ * through the Proxy), a copy of that array, since a Proxy has no memory to
+ * view. Where a typed array is taken as a tensor's data, so is a Proxy of one.
+ */
+export function unproxied(v: unknown): unknown {
+  if (!isTypedArrayProxy(v)) return v;
+  for (const ctor of new Set(Object.values(ARRAY_CTORS))) {
+    if (v instanceof ctor) return copyOfProxy(v, ctor as Uint8ArrayConstructor);
+  }
+  return v;
+}
+
 /** Internal (not exported by the package): see the Tensor constructor. */
 export const TRUSTED: unique symbol = Symbol("shrew.trustedTensor");
 
@@ -218,7 +237,7 @@ export class Tensor<D extends DType = DType> {
       if (view ? !isDataOf(dtype, data) : !((data as object) instanceof ctor)) {
         throw new TypeError(`${dtype} tensor needs ${withArticle(ctor.name)}, got ${(view && TYPED_ARRAY_NAME.call(data)) || typeName(data)}`);
       }
-      this.data = (view ? data : (ctor as Uint8ArrayConstructor).from(data as Uint8Array)) as DataTypeMap[D];
+      this.data = (view ? data : copyOfProxy(data as object, ctor as Uint8ArrayConstructor)) as DataTypeMap[D];
     } else {
       this.data = fromValues(dtype, data, shape, size);
     }

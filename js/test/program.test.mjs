@@ -293,13 +293,21 @@ test("a getter or Proxy that disposes the program mid-call: the call throws 'dis
   fresh.dispose();
 });
 
-test("input data that does not fit its shape, or whose buffer was transferred: errors naming the input", () => {
+test("input data that does not fit its shape, or whose buffer was transferred or resized: errors naming the input, with expected and actual", () => {
   const p = shrew.compile("@graph G { input x: Tensor<[4], f32>; output y: x * 2.0; }");
   try {
     const t = new Tensor("f32", [4], new Float32Array([1, 2, 3, 4]));
     structuredClone(t.data.buffer, { transfer: [t.data.buffer] });  // as when posted to a worker
-    assert.throws(() => p.run("G", { x: t }),
-      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.input === "x" && /input 'x': shape \[4\] needs 16 bytes of f32 data, got 0/.test(e.message));
+    const resizable = new ArrayBuffer(16, { maxByteLength: 32 });
+    const grown = new Tensor("f32", [4], new Float32Array(resizable));  // length-tracking view
+    resizable.resize(24);
+    for (const [x, n] of [[t, 0], [grown, 6]]) {
+      for (const exec of ["run", "interpret"]) {
+        assert.throws(() => p[exec]("G", { x }), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+          e.input === "x" && e.expected === "[4]" && e.actual === `[${n}]` &&
+          e.message === `input 'x': expected [4] (4 elements), got a Float32Array of ${n} elements (its buffer was detached or resized)`);
+      }
+    }
     assert.throws(() => p.run("G", { x: { dtype: "f32", shape: [4], data: new Float32Array(3) } }),
       (e) => e instanceof RangeError && /^input 'x': shape \[4\] needs 4 elements, data has 3$/.test(e.message));
     assert.throws(() => p.run("G", { x: { dtype: "f32", shape: [4], data: new Int32Array(4) } }),

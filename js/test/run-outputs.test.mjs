@@ -129,6 +129,22 @@ test("destinations that share memory through different views are refused, none w
   });
 });
 
+test("destinations that come to share memory while the inputs are read (a getter resizing their buffer) are refused, none written", () => {
+  withProgram(`@graph G { input x: Tensor<[6], f32>; output y: x * 2.0; output z: x + 100.0; }`, {}, (p) => {
+    for (const exec of ["run", "interpret"]) {
+      const rab = new ArrayBuffer(48, { maxByteLength: 48 });
+      const y = new Float32Array(rab, 8, 6), z = new Float32Array(rab, 16, 6);  // overlapping, length 6 each
+      rab.resize(0);  // both views out of bounds (0 bytes) when the options are read
+      const x = new Float32Array([1, 2, 3, 4, 5, 6]);
+      assert.throws(() => p[exec]("G", { get x() { rab.resize(48); new Float32Array(rab).fill(7); return x; } }, { outputs: { y, z } }),
+        (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && e.output === "z" &&
+          e.message === "output 'z': its destination array shares memory with the destination of output 'y'");
+      assert.ok(new Float32Array(rab).every((v) => v === 7), `${exec}: nothing written`);
+      assert.deepEqual([...p[exec]("G", { x }).y.data], [2, 4, 6, 8, 10, 12]);
+    }
+  });
+});
+
 test("a destination Tensor whose data was replaced by another typed array, or a look-alike of one, is an error: no output is converted", () => {
   withProgram(`@graph G { input n: Tensor<[N], f32>; output z: n + 0; }`, {}, (p) => {
     const n = new Tensor("f32", [2], [1, 2]);
