@@ -17,7 +17,7 @@ struct OperatorDeleter {
 using OperatorPtr = std::unique_ptr<xnn_operator, OperatorDeleter>;
 
 Status XnnError(const char* step, xnn_status status) {
-  return Internal(std::string("XNNPACK fully_connected ") + step + " failed: " + XnnStatusName(status));
+  return XnnStatusError(status, std::string("XNNPACK fully_connected ") + step + " failed");
 }
 
 }  // namespace

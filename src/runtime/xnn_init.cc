@@ -28,4 +28,11 @@ const char* XnnStatusName(int status) {
   return "unknown xnn_status";
 }
 
+Status XnnStatusError(int status, std::string message) {
+  message += ": ";
+  message += XnnStatusName(status);
+  if (status == xnn_status_out_of_memory) return ResourceExhausted(std::move(message));
+  return Internal(std::move(message));
+}
+
 }  // namespace shrew::runtime

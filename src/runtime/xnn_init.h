@@ -1,6 +1,8 @@
 // One-time XNNPACK initialisation, shared by every kernel.
 #pragma once
 
+#include <string>
+
 #include "base/status.h"
 
 namespace shrew::runtime {
@@ -11,5 +13,10 @@ Status EnsureXnnInitialized();
 
 // Human-readable name of an xnn_status value, for error messages.
 const char* XnnStatusName(int status);
+
+// The error for a failed XNNPACK call: `message` + ": " + the status's name,
+// as ResourceExhausted when XNNPACK ran out of memory (the caller can free
+// memory or ask for less), else Internal (a parameter we should not pass).
+Status XnnStatusError(int status, std::string message);
 
 }  // namespace shrew::runtime

@@ -42,7 +42,7 @@ int LiveXnnOperatorCount() { return g_live_xnn_operators.load(std::memory_order_
 
 Status XnnCheck(xnn_status status, std::string_view what, std::string_view step) {
   if (status == xnn_status_success) return Status::Ok();
-  return Internal("XNNPACK " + std::string(what) + " " + std::string(step) + " failed: " + XnnStatusName(status));
+  return XnnStatusError(status, "XNNPACK " + std::string(what) + " " + std::string(step) + " failed");
 }
 
 Result<int64_t> IntAttr(const ir::Node& node, std::string_view name) {
