@@ -496,7 +496,12 @@ Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inp
   TensorMap out;
   for (int o = 0; o < ex.num_outputs(); ++o) {
     Result<Tensor> t = ex.CopyOutput(o);
-    if (!t.ok()) return t.status();
+    if (!t.ok()) {
+      // Out of memory for the outputs' copies: the arena is the one big
+      // block this failed run can give back.
+      if (t.status().code() == StatusCode::kResourceExhausted) ex.ReleaseArena();
+      return t.status();
+    }
     out.insert_or_assign(runner->compiled->outputs[static_cast<size_t>(o)].first, std::move(t).value());
   }
   return out;
@@ -528,6 +533,7 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
     // The input checks capped each input at max_tensor_bytes.
     Result<Tensor> staged = Tensor::Zeros(ir::DType::kU8, {static_cast<int64_t>(bytes)});
     if (!staged.ok()) {
+      ex.ReleaseArena();  // grown by Bind for a run that cannot happen
       return ResourceExhausted("input '" + inputs[static_cast<size_t>(k)].name + "': out of memory for its " +
                                std::to_string(bytes) + "-byte staging buffer");
     }

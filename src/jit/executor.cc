@@ -278,6 +278,14 @@ void Executor::Invalidate() {
   ran_ = false;
 }
 
+void Executor::ReleaseArena() {
+  arena_.reset();
+  arena_capacity_ = 0;
+  // Slot pointers point into the freed arena: set up again before a run.
+  kernels_ready_ = false;
+  ran_ = false;
+}
+
 Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, const ir::DimBindings& dims,
                                        std::span<const ir::NodeId> pinned,
                                        std::span<const ir::Type> pinned_types) const {
@@ -445,6 +453,10 @@ Status Executor::Activate(int index) {
       return ResourceExhausted("graph '" + cg.name + "' needs an arena of " + std::to_string(size) +
                                " bytes, more than this platform can address");
     }
+    // The old arena's contents are not needed (inputs are copied in after
+    // Bind): freed first, so the two are never held at once.
+    arena_.reset();
+    arena_capacity_ = 0;
     std::byte* p = static_cast<std::byte*>(std::aligned_alloc(kDefaultAlignment, static_cast<size_t>(size)));
     if (p == nullptr) return ResourceExhausted("cannot allocate an arena of " + std::to_string(size) + " bytes");
     std::memset(p, 0, size);

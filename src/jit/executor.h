@@ -128,6 +128,11 @@ class Executor {
   // rebuilt (workspace sizes may change) before the next run.
   void Invalidate();
 
+  // Frees the arena; the next Bind allocates it again for its plan. For a
+  // run that failed for want of memory after Bind grew the arena: the memory
+  // is not held for a run that never happened.
+  void ReleaseArena();
+
   const BindingPlan* plan() const { return active_ < 0 ? nullptr : plans_[static_cast<size_t>(active_)].get(); }
   int num_plans() const { return static_cast<int>(plans_.size()); }
   // The compile statistics with the arena fields of the plan in use.

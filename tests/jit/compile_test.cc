@@ -141,6 +141,27 @@ TEST(JitCompile, MlpRunsAndPlansWithinBound) {
   EXPECT_EQ(st->arena_lower_bound, 192u);
 }
 
+TEST(JitCompile, AReleasedArenaIsAllocatedAgainByTheNextRun) {
+  // What a run that failed for want of memory does after Bind grew the arena.
+  std::unique_ptr<shrew::Program> p = MakeProgram(kMlp);
+  ASSERT_NE(p, nullptr);
+  runtime::TensorMap in;
+  in.emplace("x", F32({2, 4}, {1, 2, 3, 4, -1, -2, -3, -4}));
+  Result<runtime::TensorMap> before = p->Run("Forward", in);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  jit::Executor* ex = p->executor("Forward");
+  ASSERT_NE(ex, nullptr);
+  ex->ReleaseArena();
+  EXPECT_FALSE(ex->CopyOutput(0).ok());  // the outputs went with the arena
+  for (int run = 0; run < 2; ++run) {
+    Result<runtime::TensorMap> after = p->Run("Forward", in);
+    ASSERT_TRUE(after.ok()) << after.status().ToString();
+    const runtime::Tensor& y = after->at("probs");
+    for (int64_t i = 0; i < y.num_elements(); ++i) EXPECT_EQ(y.GetDouble(i), before->at("probs").GetDouble(i)) << i;
+  }
+  testing::RunBoth(*p, "Forward", in);
+}
+
 TEST(JitCompile, ParamChangeRecreatesOnlyItsKernels) {
   // w is packed by two kernels (one fused with its relu), v by one, b by the
   // fused one. Setting w re-creates exactly the two kernels that read it.
