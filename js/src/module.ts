@@ -36,6 +36,22 @@ export class ModuleState {
     this.#dead ??= reason;
   }
 
+  /**
+   * What the C++ side recorded before it aborted (running out of memory in a
+   * container's allocation), or undefined: the glue's own reason is only
+   * "Aborted()". Read from memory, the instance no longer being usable.
+   */
+  abortDetail(): string | undefined {
+    try {
+      const heap = this.raw.HEAPU8;
+      const at = this.raw._shrew_abort_reason();
+      const end = heap.indexOf(0, at);
+      return end > at ? new TextDecoder().decode(heap.subarray(at, end)) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Bytes of wasm linear memory right now (a fresh view: memory growth detaches old ones). */
   get heapBytes(): number {
     return this.raw.HEAPU8.byteLength;
@@ -74,8 +90,8 @@ export class ModuleState {
   /** What a call throws for `e`: a wasm trap marks the module unusable. */
   #trapped(e: unknown): unknown {
     if (e instanceof WebAssembly.RuntimeError || (e instanceof Error && /^Aborted\(/.test(e.message))) {
-      this.markDead(e.message);
-      return new ShrewRuntimeError("aborted", `the Shrew wasm module aborted: ${e.message}; it is unusable from now on`);
+      this.markDead(this.abortDetail() ?? e.message);
+      return new ShrewRuntimeError("aborted", `the Shrew wasm module aborted: ${this.#dead}; it is unusable from now on`);
     }
     return e;
   }
@@ -151,7 +167,7 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
       locateFile: url ? () => url : undefined,
       printErr,
       onAbort: (what: unknown) => {
-        abortReason = String(what);
+        abortReason = state?.abortDetail() ?? (String(what) || "Aborted()");
         state?.markDead(abortReason);
       },
     });

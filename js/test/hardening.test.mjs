@@ -197,13 +197,74 @@ test("an input whose arena fits but whose staging copy does not is an error, not
   const p = shrew.compile("@graph G {\n    input x: Tensor<[B, 1024, 1024], f32>;\n    output y: x * 2.0;\n}\n");
   try {
     const big = new Tensor("f32", [200, 1024, 1024], new Float32Array(200 * 1024 * 1024));
+    const used = shrew.heapStats().usedBytes;
     throwsRuntime(() => p.run("G", { x: big }), "resource_exhausted", ["input 'x'", "838860800-byte staging buffer"]);
+    // The 1.6 GB arena grown for the run that failed is given back, not kept for the program's life.
+    assert.ok(shrew.heapStats().usedBytes - used < 64 << 20, `${shrew.heapStats().usedBytes - used} bytes still held`);
     const y = p.run("G", { x: new Tensor("f32", [1, 1024, 1024], new Float32Array(1 << 20).fill(1.5)) });
     assert.equal(y.y.data[12345], 3);
   } finally {
     p.dispose();
   }
   stillWorks();
+});
+
+test("XNNPACK running out of memory packing a weight is resource_exhausted (E150 at the node), not internal", () => {
+  // A 1 GiB weight fits; its packed copy, another 1 GiB, does not.
+  const src = "@config { H: 4; }\n@graph G {\n  input x: Tensor<[B, D], f32>;\n  param w: Tensor<[D, H], f32> { init: \"ones\"; };\n  output y: matmul(x, w);\n}\n";
+  throwsRuntime(() => shrew.compile(src, { dims: { B: 1, D: 2 ** 26 } }), "resource_exhausted",
+    ["E150", "node 'y' (matmul): XNNPACK matmul fully_connected create failed: out of memory"]);
+  const p = shrew.compile(src, { dims: { B: 1, D: 3 } });
+  try {
+    assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2, 3]) }).y.data], [6, 6, 6, 6]);
+  } finally {
+    p.dispose();
+  }
+});
+
+test("with wasm memory nearly full, compile, loadBundle, setDims and run are resource_exhausted, not an abort", async () => {
+  // A module of its own, filled with parameters (tensors: their allocation failing is an error) until even
+  // a compile of one is refused.
+  const own = await Shrew.load({ wasmBinary: readFileSync(new URL("../dist/wasm/shrew.wasm", import.meta.url)) });
+  const small = own.compile("@graph G {\n  input x: Tensor<[N], f32>;\n  output y: x * 3.0;\n}\n");
+  const x = new Tensor("f32", [2], [1, 2]);
+  const bundle = small.saveBundle();
+  // Input types fixed: prepared by compile, so its runs need no more memory.
+  const ready = own.compile("@graph R {\n  input x: Tensor<[2], f32>;\n  output y: x - 1.0;\n}\n");
+  const last = own.compile("@graph L {\n  input x: Tensor<[N], f32>;\n  output y: x + 1.0;\n}\n");
+  const hogs = [last];
+  for (let n = 1 << 26; n >= 1 << 14; ) {
+    try {
+      hogs.push(own.compile(`@graph H { param w: Tensor<[${n}], f32> { init: "zeros"; }; output y: w; }`));
+    } catch (e) {
+      assert.ok(e instanceof ShrewRuntimeError && e.code === "resource_exhausted", String(e));
+      n >>= 1;
+    }
+  }
+  // Compiles stop while up to 16 MiB (their margin) are free: a run's 12 MB arena and staging copy take those.
+  try {
+    last.run("L", { x: new Tensor("f32", [1 << 20], new Float32Array(1 << 20)) });
+  } catch (e) {
+    assert.ok(e instanceof ShrewRuntimeError && e.code === "resource_exhausted", String(e));
+  }
+  assert.ok(own.heapStats().heapBytes > 2 ** 31 - (64 << 20));
+  const full = (what) => ["not enough wasm memory left to " + what, "dispose of programs no longer needed"];
+  throwsRuntime(() => own.compile(MLP, { dims: { Batch: 1 } }), "resource_exhausted", full("compile"));
+  throwsRuntime(() => own.loadBundle(bundle), "resource_exhausted", []);
+  throwsRuntime(() => small.run("G", { x }), "resource_exhausted", full("run"));
+  throwsRuntime(() => small.interpret("G", { x }), "resource_exhausted", full("interpret"));
+  throwsRuntime(() => small.setDims({ N: 2 }), "resource_exhausted", full("compile with new dims"));
+  assert.deepEqual([...ready.run("R", { x: new Float32Array([1, 2]) }).y.data], [0, 1]);
+  assert.equal(own.aborted, false);
+  for (const h of hogs) h.dispose();
+  assert.deepEqual([...small.run("G", { x }).y.data], [3, 6]);
+  const loaded = own.loadBundle(bundle);
+  assert.deepEqual([...loaded.run("G", { x: new Tensor("f32", [2], [-1, 0.5]) }).y.data], [-3, 1.5]);
+  const mlp = own.compile(MLP, { dims: { Batch: 2 } });
+  const out = mlp.run("Classifier", { images: images(2) });
+  const ref = mlp.interpret("Classifier", { images: images(2) });
+  for (let i = 0; i < 20; i++) assert.ok(Math.abs(out.probs.data[i] - ref.probs.data[i]) < 1e-5);
+  for (const p of [mlp, loaded, small, ready]) p.dispose();
 });
 
 // ---- determinism (the input formula of tests/api/determinism_test.cc)

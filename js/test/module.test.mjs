@@ -66,6 +66,18 @@ test("a WebAssembly.RuntimeError marks the module unusable; later calls throw a 
   assert.equal(fresh.dead, undefined);
 });
 
+test("an allocation that fails in a container aborts with that reason, not only 'Aborted()'", async () => {
+  const state = await instantiate({ wasmBinary: wasm });
+  const raw = state.raw;
+  // Every byte malloc can give, taken (the memory grows to its 2 GB maximum).
+  for (let size = 1 << 28; size >= 1; size >>= 1) while (raw._malloc(size) !== 0);
+  assert.throws(() => state.call((r) => new r.ProgramHandle()),
+    (e) => e instanceof ShrewRuntimeError && e.code === "aborted" &&
+      /^the Shrew wasm module aborted: out of wasm memory \(an allocation of \d+ bytes failed\); it is unusable from now on$/.test(e.message));
+  assert.throws(() => state.call((r) => r.simd128()),
+    (e) => e instanceof ShrewRuntimeError && /unusable after an earlier abort \(out of wasm memory/.test(e.message));
+});
+
 test("after the default instance aborts, load() re-creates it once and shares the new one", async () => {
   const dead = await instantiateDefault();
   assert.throws(() => dead.call(() => { throw new WebAssembly.RuntimeError("unreachable"); }), ShrewRuntimeError);

@@ -31,6 +31,7 @@
 #include "ir/dump.h"
 #include "runtime/tensor.h"
 #include "runtime/xnn_dense.h"
+#include "wasm/out_of_memory.h"
 #include "wasm/values.h"
 
 namespace {
@@ -265,6 +266,9 @@ class ProgramHandle {
     program_.reset();
     compiled_.reset();
     bundle_ = {};
+    // The AST and IR take a few dozen bytes per byte of source.
+    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom + 64 * source.size(), "compile");
+    if (!room.ok()) return Error(room);
     shrew::CompileOptions opts = std::move(settings->compile);
     shrew::ProgramOptions popts = std::move(settings->program);
     compiled_ = std::make_unique<shrew::CompileResult>(shrew::Compile(source, opts));
@@ -308,6 +312,9 @@ class ProgramHandle {
     program_.reset();
     compiled_.reset();
     bundle_ = {};
+    // The parameters are tensors (their failure is an error); the margin is for the graphs.
+    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom, "load a bundle");
+    if (!room.ok()) return Error(room);
     std::optional<shrew::runtime::Tensor> held(std::move(blob).value());
     shrew::Result<std::unique_ptr<shrew::Program>> program =
         shrew::LoadBundle(held->values<uint8_t>(), *popts, &bundle_, [&held] { held.reset(); });
@@ -362,6 +369,9 @@ class ProgramHandle {
     }
     shrew::Result<shrew::ir::DimBindings> change = DimsFrom(dims);
     if (!change.ok()) return Error(change.status());
+    shrew::Status room = shrew::wasm::EnsureHeadroom(
+        shrew::wasm::kWorkHeadroom + 64 * compiled_->source->text().size(), "compile with new dims");
+    if (!room.ok()) return Error(room);
     shrew::Result<shrew::Reconfigured> r =
         shrew::Reconfigure(compiled_->source->text(), copts_, popts_, *program_, *change);
     if (!r.ok()) return Error(r.status());
@@ -501,6 +511,9 @@ class ProgramHandle {
   // does not cross byte for byte.
   val PrepareSpecs(const std::string& graph, std::span<const shrew::InputSpec> in, bool lean) {
     const int n = static_cast<int>(in.size());
+    // Planning (or compiling for these input types) builds containers.
+    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom, "run");
+    if (!room.ok()) return Error(room);
     shrew::jit::InputIssue issue;
     auto prepared = program_->Prepare(graph, in, &issue);
     if (!prepared.ok()) return ErrorWithIssue(prepared.status(), issue);
@@ -724,6 +737,8 @@ class ProgramHandle {
     if (!program_) return NotReady();
     const shrew::ir::Graph* g = FindGraph(graph);
     if (g == nullptr) return NoGraph(graph);
+    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom, interpret ? "interpret" : "run");
+    if (!room.ok()) return Error(room);
     shrew::runtime::TensorMap in;
     const int n = inputs["length"].as<int>();
     for (int i = 0; i < n; ++i) {

@@ -177,6 +177,8 @@ export interface RawModule {
   ProgramHandle: new () => RawProgramHandle;
   /** Runs prepared run `id` of the handle at address `handle` (PreparedValue.handle): 0 = ok, otherwise its lastError() describes the failure. */
   _shrew_run_prepared(handle: number, id: number): number;
+  /** Address of a NUL-terminated UTF-8 reason the C++ side wrote before aborting ("" if none): a failed allocation. */
+  _shrew_abort_reason(): number;
   HEAPU8: Uint8Array;
 }
 export interface FactoryOptions {

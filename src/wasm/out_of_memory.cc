@@ -1,0 +1,51 @@
+#include "wasm/out_of_memory.h"
+
+#include <emscripten/em_macros.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+namespace {
+
+// Written once, just before an abort; read by the JS wrapper (module.ts).
+char g_abort_reason[160];
+
+// Escapes the probe, so that the compiler cannot drop its malloc/free pair.
+void* volatile g_probe;
+
+}  // namespace
+
+namespace shrew::wasm {
+
+Status EnsureHeadroom(size_t bytes, const char* what) {
+  g_probe = std::malloc(bytes);
+  if (g_probe == nullptr) {
+    return ResourceExhausted("not enough wasm memory left to " + std::string(what) + " (" +
+                             std::to_string(bytes >> 20) +
+                             " MiB is kept free for it); dispose of programs no longer needed, or load another module");
+  }
+  std::free(g_probe);
+  g_probe = nullptr;
+  return Status::Ok();
+}
+
+}  // namespace shrew::wasm
+
+extern "C" EMSCRIPTEN_KEEPALIVE const char* shrew_abort_reason() { return g_abort_reason; }
+
+// The replaceable allocation functions that std containers call.
+void* operator new(std::size_t n) {
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  std::snprintf(g_abort_reason, sizeof g_abort_reason, "out of wasm memory (an allocation of %zu bytes failed)", n);
+  std::abort();
+}
+void* operator new[](std::size_t n) { return ::operator new(n); }
+// libc++'s nothrow forms call the throwing ones, which abort without exceptions.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n == 0 ? 1 : n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n == 0 ? 1 : n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
