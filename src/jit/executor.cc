@@ -75,7 +75,8 @@ Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<co
   if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
   return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +
                            ir::FormatDouble(length) + "], i64>, over the limit of " + std::to_string(cap) +
-                           " bytes per tensor");
+                           " bytes per tensor")
+      .At(node.span);
 }
 
 // A value the probe would compute whose type is known and over the byte cap

@@ -360,6 +360,22 @@ TEST(ExecutorValueShapes, ProbedValuesOverTheByteCapAreRefusedUnmade) {
   }
 }
 
+TEST(ExecutorValueShapes, ARangeOverTheByteCapPointsAtItsNodeOnBothExecutors) {
+  shrew::ProgramOptions options;
+  options.max_tensor_bytes = 1000;
+  auto p = MakeProgram("@graph G {\n  input n: Tensor<[], i64>;\n  output r: range(n);\n}\n", options);
+  ASSERT_NE(p, nullptr);
+  for (bool tape : {true, false}) {
+    TensorMap in = Feed("n", Tensor::FromVector<int64_t>(kI64, {}, {200}).value());
+    Result<TensorMap> out = tape ? p->Run("G", in) : p->Interpret("G", in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("node 'r' (range) would be"), std::string::npos) << out.status().ToString();
+    EXPECT_EQ(out.status().span().line, 3u) << tape;
+    EXPECT_EQ(out.status().span().column, 3u) << tape;
+  }
+}
+
 TEST(ExecutorValueShapes, PreparedRunsReportEachRunsShapes) {
   auto p = MakeProgram(R"(
     @graph G {
