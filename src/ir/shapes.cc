@@ -411,7 +411,11 @@ class GraphInferrer {
     if (!kind) return;
     double f = v->is_float() ? v->as_float() : 0.0;
     if (!WeakLiteralFits(*kind, f, dtype)) {
-      std::string msg = IsComplex(dtype)
+      // Its dtype comes from a node's declared type, or from an operand.
+      std::string msg = adopting_declared_ != nullptr
+                            ? (IsComplex(dtype) ? "literal " : "float literal ") + v->ToString() +
+                                  " does not fit the declared type " + adopting_declared_->ToString()
+                        : IsComplex(dtype)
                             ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
                             : "float literal " + v->ToString() + " cannot be used with an integer operand";
       diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
@@ -486,7 +490,9 @@ class GraphInferrer {
       Type declared = Bound(*node.declared_type);
       const bool adopted = IsWeak(id);
       if (adopted) {
+        adopting_declared_ = &declared;
         SetWeakDType(id, declared.dtype(), false, WeakKind::kBool);
+        adopting_declared_ = nullptr;
         inferred = node.type;
       }
       // Compared with what inference found (after a weak adoption, which the
@@ -599,6 +605,8 @@ class GraphInferrer {
   diag::DiagnosticBag* diags_;
   const InferOptions& options_;
   std::vector<int8_t> weak_;  // kNotWeak or a WeakKind
+  // While a node's declared type gives its weak sub-expression a dtype: that type, for the messages.
+  const Type* adopting_declared_ = nullptr;
   // SetWeakDType's memory: whether a walk went through a node, and the
   // epoch in which the last keep-weak walk through it ended (0: none).
   std::vector<bool> walked_;

@@ -1,5 +1,7 @@
 #include "lower/types.h"
 
+#include <cmath>
+
 #include "base/spelling.h"
 #include "diag/utf8.h"
 #include "front/token.h"
@@ -9,8 +11,11 @@ namespace shrew::lower {
 std::string NotAPositiveDimension(const std::string& name, const ir::ConfigValue& value) {
   const bool text = value.kind == ir::ConfigValue::Kind::kString || value.kind == ir::ConfigValue::Kind::kOpaque;
   const std::string shown = diag::EscapeForMessage(text ? value.s : value.ToString(), 40);
+  // A float is shown as one: "config value 2, which is not a positive integer" contradicted itself for 2.0.
+  const bool whole_float = value.kind == ir::ConfigValue::Kind::kFloat && std::isfinite(value.f) &&
+                           shown.find_first_of(".eE") == std::string::npos;
   return "'" + name + "' refers to config value " + (text ? "'" + shown + "'" : shown) +
-         ", which is not a positive integer";
+         (whole_float ? ".0 (a float)" : "") + ", which is not a positive integer";
 }
 
 ir::DType ToIrDType(ast::Dtype dtype) {

@@ -545,6 +545,22 @@ TEST(CompileTest, RepeatBodyLiteralsAdoptTheCarriedDtype) {
       << bad.RenderDiagnostics();
 }
 
+TEST(CompileTest, ALiteralThatDoesNotFitADeclaredTypeNamesThatType) {
+  // No operand here: the integer dtype is the node's declared type's.
+  CompileResult r = Compile("@graph G {\n  input x: Tensor<[2], f32>;\n  node c: Tensor<[], i64> { op: 2.5; };\n  output c;\n}\n");
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.RenderDiagnostics().find(
+                "3:3: error[E100]: [G::c] float literal 2.5 does not fit the declared type Tensor<[], i64>"),
+            std::string::npos)
+      << r.RenderDiagnostics();
+  // An expression of literals under such a declaration too.
+  CompileResult e = Compile("@graph G {\n  node c: Tensor<[], i64> { op: 1 + 0.5; };\n  output c;\n}\n");
+  ASSERT_FALSE(e.ok);
+  EXPECT_NE(e.RenderDiagnostics().find("float literal 0.5 does not fit the declared type Tensor<[], i64>"),
+            std::string::npos)
+      << e.RenderDiagnostics();
+}
+
 TEST(CompileTest, StageNames) {
   EXPECT_STREQ(CompileStageName(CompileStage::kParse), "parse");
   EXPECT_STREQ(CompileStageName(CompileStage::kMaterialize), "materialise");

@@ -76,6 +76,11 @@ TEST(LowerTypesTest, Errors) {
   // looked like a mystery; it is the text "M * 2", LANGUAGE.md §5.1).
   EXPECT_EQ(LowerError("@config { H: 0; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
             "E056 2:29 dimension 'H' refers to config value 0, which is not a positive integer");
+  // A whole float is shown as a float ("config value 2" contradicted the reason).
+  EXPECT_EQ(LowerError("@config { H: 2.0; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
+            "E056 2:29 dimension 'H' refers to config value 2.0 (a float), which is not a positive integer");
+  EXPECT_EQ(LowerError("@config { H: 4e2; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
+            "E056 2:29 dimension 'H' refers to config value 400.0 (a float), which is not a positive integer");
   EXPECT_EQ(LowerError("@config { H: 2.5; }\n@graph G { input x: Tensor<[H], f32>; output x; }"),
             "E056 2:29 dimension 'H' refers to config value 2.5, which is not a positive integer");
   EXPECT_EQ(LowerError("@config { H: \"big\"; }\n@types { type T = Tensor<[H], f32>; }"),
