@@ -2,7 +2,7 @@
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
-import { plainBytes, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
+import { describe, plainBytes, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
 import { BOOLEAN, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
@@ -153,6 +153,18 @@ export class Shrew {
 function denseArray(v: unknown, what: string): Float32Array | number[] {
   const view = plainView(v, Float32Array);
   if (view !== undefined) return view;
-  if (Array.isArray(v) && v.every((e) => typeof e === "number")) return [...v] as number[];
+  if (Array.isArray(v)) {
+    // Indexed, not every(): every() skips a hole, which then went in as NaN.
+    const out = new Array<number>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const e: unknown = v[i];
+      if (typeof e !== "number") {
+        throw new ShrewRuntimeError("invalid_argument",
+          `dense: ${what} must be a Float32Array or an array of numbers; element ${i} is ${i in v ? describe(e) : "a hole"}`);
+      }
+      out[i] = e;
+    }
+    return out;
+  }
   throw new ShrewRuntimeError("invalid_argument", `dense: ${what} must be a Float32Array, got ${typeName(v)}`);
 }

@@ -173,8 +173,12 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
     });
   } catch (e) {
     const from = opts.wasmBinary ? "wasmBinary" : String(opts.wasmUrl ?? defaultUrl);
+    const reason = abortReason ?? (e as Error)?.message ?? String(e);
+    // A valid module with other exports fails in the glue's own code, which
+    // reads them: "Cannot read properties of undefined (reading 'buffer')".
+    const foreign = abortReason === undefined && e instanceof TypeError ? "its exports are not those of this package's shrew.wasm (another module, or another build): " : "";
     throw new ShrewRuntimeError(opts.wasmBinary || opts.wasmUrl ? "invalid_argument" : "internal",
-      `cannot instantiate the Shrew wasm module from ${from}: ${abortReason ?? (e as Error)?.message ?? String(e)}`);
+      `cannot instantiate the Shrew wasm module from ${from}: ${foreign}${reason}`);
   } finally {
     loading = false;
   }

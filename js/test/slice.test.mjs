@@ -73,6 +73,11 @@ test("dense operands that are not arrays of numbers are typed errors (not a raw 
   assert.throws(() => shrew.dense(1, 2, 2, new Float32Array(2), w, null), err(/bias must be a Float32Array, got null/));
   assert.throws(() => shrew.dense("1", 2, 2, new Float32Array(2), w), err(/sizes must be non-negative integers, got string/));
   assert.deepEqual(Array.from(shrew.dense(1, 2, 2, [3, 4], w)), [3, 4]);  // an array of numbers still works
+  // An element that is no number, or a hole (every() skipped holes: they went in as NaN).
+  // eslint-disable-next-line no-sparse-arrays
+  assert.throws(() => shrew.dense(1, 2, 2, [1, , ], w), err(/^dense: x must be a Float32Array or an array of numbers; element 1 is a hole$/));
+  assert.throws(() => shrew.dense(1, 2, 2, [1, "2"], w), err(/; element 1 is "2" \(a string\)$/));
+  assert.throws(() => shrew.dense(1, 2, 2, [1, 2], [1, 0, undefined, 1]), err(/^dense: w must .*; element 2 is undefined$/));
 });
 
 test("the module is built with SIMD128 and its code uses f32x4/v128 instructions", () => {
