@@ -267,7 +267,7 @@ class ProgramHandle {
     compiled_.reset();
     bundle_ = {};
     // The AST and IR take a few dozen bytes per byte of source.
-    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom + 64 * source.size(), "compile");
+    shrew::Status room = shrew::wasm::EnsureHeadroom("compile", source.size(), 64);
     if (!room.ok()) return Error(room);
     shrew::CompileOptions opts = std::move(settings->compile);
     shrew::ProgramOptions popts = std::move(settings->program);
@@ -313,7 +313,7 @@ class ProgramHandle {
     compiled_.reset();
     bundle_ = {};
     // The parameters are tensors (their failure is an error); the margin is for the graphs.
-    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom, "load a bundle");
+    shrew::Status room = shrew::wasm::EnsureHeadroom("load a bundle");
     if (!room.ok()) return Error(room);
     std::optional<shrew::runtime::Tensor> held(std::move(blob).value());
     shrew::Result<std::unique_ptr<shrew::Program>> program =
@@ -369,8 +369,7 @@ class ProgramHandle {
     }
     shrew::Result<shrew::ir::DimBindings> change = DimsFrom(dims);
     if (!change.ok()) return Error(change.status());
-    shrew::Status room = shrew::wasm::EnsureHeadroom(
-        shrew::wasm::kWorkHeadroom + 64 * compiled_->source->text().size(), "compile with new dims");
+    shrew::Status room = shrew::wasm::EnsureHeadroom("compile with new dims", compiled_->source->text().size(), 64);
     if (!room.ok()) return Error(room);
     shrew::Result<shrew::Reconfigured> r =
         shrew::Reconfigure(compiled_->source->text(), copts_, popts_, *program_, *change);
@@ -512,7 +511,7 @@ class ProgramHandle {
   val PrepareSpecs(const std::string& graph, std::span<const shrew::InputSpec> in, bool lean) {
     const int n = static_cast<int>(in.size());
     // Planning (or compiling for these input types) builds containers.
-    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom, "run");
+    shrew::Status room = shrew::wasm::EnsureHeadroom("run");
     if (!room.ok()) return Error(room);
     shrew::jit::InputIssue issue;
     auto prepared = program_->Prepare(graph, in, &issue);
@@ -737,7 +736,7 @@ class ProgramHandle {
     if (!program_) return NotReady();
     const shrew::ir::Graph* g = FindGraph(graph);
     if (g == nullptr) return NoGraph(graph);
-    shrew::Status room = shrew::wasm::EnsureHeadroom(shrew::wasm::kWorkHeadroom, interpret ? "interpret" : "run");
+    shrew::Status room = shrew::wasm::EnsureHeadroom(interpret ? "interpret" : "run");
     if (!room.ok()) return Error(room);
     shrew::runtime::TensorMap in;
     const int n = inputs["length"].as<int>();

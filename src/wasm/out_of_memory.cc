@@ -2,6 +2,7 @@
 
 #include <emscripten/em_macros.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -19,8 +20,10 @@ void* volatile g_probe;
 
 namespace shrew::wasm {
 
-Status EnsureHeadroom(size_t bytes, const char* what) {
-  g_probe = std::malloc(bytes);
+Status EnsureHeadroom(const char* what, uint64_t input_bytes, uint64_t per_byte) {
+  // In 64 bits: 64 bytes for each byte of a 64 MiB source wraps a 32-bit size_t.
+  const uint64_t bytes = kWorkHeadroom + input_bytes * per_byte;
+  g_probe = bytes <= SIZE_MAX ? std::malloc(static_cast<size_t>(bytes)) : nullptr;
   if (g_probe == nullptr) {
     return ResourceExhausted("not enough wasm memory left to " + std::string(what) + " (" +
                              std::to_string(bytes >> 20) +

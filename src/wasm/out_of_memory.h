@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "base/status.h"
 
@@ -20,8 +21,9 @@ namespace shrew::wasm {
 // The margin kept free for compiling, loading or planning.
 inline constexpr size_t kWorkHeadroom = size_t{16} << 20;
 
-// Ok when `bytes` can be allocated now; else ResourceExhausted naming `what`
+// Ok when kWorkHeadroom plus `per_byte` bytes for each of `input_bytes`
+// (a source's) can be allocated now; else ResourceExhausted naming `what`
 // ("compile", "run", …).
-Status EnsureHeadroom(size_t bytes, const char* what);
+Status EnsureHeadroom(const char* what, uint64_t input_bytes = 0, uint64_t per_byte = 0);
 
 }  // namespace shrew::wasm
