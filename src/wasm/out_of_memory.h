@@ -4,8 +4,9 @@
 // guards for that case, for the bindings only (the native build throws
 // std::bad_alloc as usual):
 //   - EnsureHeadroom before a call that builds such containers: the margin
-//     is allocated and released (growing the memory if it can), so a memory
-//     that is nearly full is an error value, not an abort;
+//     must be free, as room the memory can still grow by or else as a block
+//     malloc gives (allocated and released), so a memory that is nearly full
+//     is an error value, not an abort;
 //   - operator new records what it failed to allocate before it aborts, and
 //     the JS wrapper reads it back (shrew_abort_reason) for its error, which
 //     said only "Aborted()".
