@@ -88,7 +88,9 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
   runtime::KernelSpec spec = MakeKernelSpec(cg, node, options.training);
   for (size_t i = 0; i < node.operands.size(); ++i) {
     const Node& op = cg.graph.node(node.operands[i]);
-    if (op.is_param() && spec.constant_operands[i] != nullptr) {
+    // A call hands its operands to the callee at each run: it packs nothing,
+    // and there is no kernel factory to re-create it with on SetParam.
+    if (node.op != OpKind::kCall && op.is_param() && spec.constant_operands[i] != nullptr) {
       ck.constant_params.push_back(ParamOf(cg, op.id));
     }
   }

@@ -117,6 +117,36 @@ TEST(ParamBlob, SaveLoadReproducesOutputsBitForBit) {
   jit::testing::ExpectAgree(*yb2, *ib);
 }
 
+TEST(ParamBlob, AParameterPassedToAGraphCallIsSetAndLoadedWithoutError) {
+  // The call's kernel packs nothing: setting the parameter re-creates no
+  // kernel for it (it was "unimplemented ... no kernel for op 'call'", after
+  // the value had been written).
+  std::unique_ptr<Program> p = MakeProgram(R"(
+    @graph Scale { input v: Tensor<[4], f32>; output out: v * 2.0; }
+    @graph Main {
+      input x: Tensor<[4], f32>;
+      param g: Tensor<[4], f32> { init: "ones"; };
+      output y: x + Scale(g);
+    })");
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", Tensor::FromVector<float>(ir::DType::kF32, {4}, {1, 2, 3, 4}).value());
+  ASSERT_TRUE(p->Run("Main", in).ok());
+  Status set = p->SetParam("Main/g", Tensor::FromVector<float>(ir::DType::kF32, {4}, {10, 20, 30, 40}).value());
+  ASSERT_TRUE(set.ok()) << set.ToString();
+  for (int round = 0; round < 2; ++round) {
+    Result<TensorMap> y = p->Run("Main", in);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    const float want[4] = {21, 42, 63, 84};
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(y->at("y").GetDouble(i), want[i]) << i;
+    Result<TensorMap> ref = p->Interpret("Main", in);
+    ASSERT_TRUE(ref.ok());
+    jit::testing::ExpectAgree(*y, *ref);
+    Status load = p->LoadParams(p->SaveParams());
+    ASSERT_TRUE(load.ok()) << load.ToString();
+  }
+}
+
 TEST(ParamBlob, LoadingThousandsOfPackedWeightsRepacksEachOnce) {
   // Two graphs; G chains 4,000 matmuls, each with its own packed weight.
   // Loading refreshes every kernel that packed a written weight in one pass
