@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readNpy, writeNpy, Shrew, Tensor } from "../dist/index.js";
@@ -856,13 +856,13 @@ test("errors escape control characters and cap very long lines from files (a par
   writeFileSync(esc, renamed("G/\x1b[2J\x07\x7f"));
   const r = shrew("run", src, "--params", esc);
   assert.equal(r.code, 1);
-  assert.equal(r.err, "Error: parameter blob has 'G/\\x1b[2J\\x07\\x7f', which this program does not have; its parameters: G/w\n");
+  assert.equal(r.err, `Error: ${esc} (--params): parameter blob has 'G/\\x1b[2J\\x07\\x7f', which this program does not have; its parameters: G/w\n`);
   const long = join(dir, "long.params");
   writeFileSync(long, renamed(`G/${"A".repeat(100_000)}`));
   const l = shrew("run", src, "--params", long);
   assert.equal(l.code, 1);
   assert.ok(l.err.length < 1100, `${l.err.length} characters`);
-  assert.match(l.err, /^Error: parameter blob has 'G\/A+ … \[\d+ characters left out\] … A+', which this program does not have; its parameters: G\/w\n$/);
+  assert.match(l.err, /^Error: \S+long\.params \(--params\): parameter blob has 'G\/A+ … \[\d+ characters left out\] … A+', which this program does not have; its parameters: G\/w\n$/);
   // A .npy dtype is echoed too.
   const npy = join(dir, "x.npy");
   writeFileSync(npy, npyBytes("{'descr': '\x1b[31m', 'fortran_order': False, 'shape': (3,), }"));
@@ -1120,4 +1120,49 @@ test("run: int16 and float16 .npy files feed inputs declared i16 and f16 (widene
   assert.equal(r.code, 0, r.err);
   const { y, z } = JSON.parse(r.out).outputs;
   assert.deepEqual([y.data, z.data], [[-600, 14], [2, -1]]);
+});
+
+test("--out through a file or a symlink loop is a one-line error; a failed write keeps the files it would have replaced", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const file = join(dir, "plain.txt");
+  writeFileSync(file, "x");
+  const LR = `${EXAMPLES}logistic_regression.sw`;
+  expectError(1, /^Error: cannot write into \S+plain\.txt\/ \(--out\): ENOTDIR/, "run", LR, "--out", `${file}/`);
+  expectError(1, /^Error: cannot write \S+plain\.txt\/m\.swb \(--out\): ENOTDIR/, "build", LR, "--out", join(file, "m.swb"));
+  symlinkSync(join(dir, "loop1"), join(dir, "loop2"));
+  symlinkSync(join(dir, "loop2"), join(dir, "loop1"));
+  expectError(1, /^Error: cannot (?:create|write into) \S+loop1 \(--out\): E[A-Z]+/, "run", LR, "--out", join(dir, "loop1"));
+  // Three outputs; one's path is a directory: none is written, the old ones stay.
+  const out = join(dir, "out");
+  mkdirSync(join(out, "squared_error.npy"), { recursive: true });
+  writeFileSync(join(out, "prob.npy"), "old");
+  expectError(1, /^Error: cannot write \S+squared_error\.npy \(--out\): it is a directory$/m, "run", LR, "--out", out);
+  assert.equal(readFileSync(join(out, "prob.npy"), "utf8"), "old");
+  assert.deepEqual(readdirSync(out).sort(), ["prob.npy", "squared_error.npy"]);  // no temporary file left
+  // A bundle written over an older one replaces it whole.
+  const swb = join(dir, "m.swb");
+  writeFileSync(swb, "old");
+  assert.equal(shrew("build", LR, "--out", swb).code, 0);
+  assert.equal(shrew("run", swb).code, 0);
+});
+
+test("the command line is checked before any file is read; build never overwrites its --params; bundle and blob errors name their file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const missing = join(dir, "missing.sw");
+  expectError(2, /^Error: --seed expects a non-negative integer/, "run", missing, "--seed", "abc");
+  expectError(2, /^Error: --executor expects jit or interp, got 'fast'/, "run", missing, "--executor", "fast");
+  expectError(2, /^Error: --runs expects a positive integer, got '0'/, "bench", missing, "--runs", "0");
+  expectError(2, /^Error: --dims expects NAME=SIZE/, "run", missing, "--dims", "N=x");
+  const LR = `${EXAMPLES}logistic_regression.sw`;
+  expectError(2, /^Error: --out expects a file; standard output \(-\) is not one/, "build", LR, "--out", "-");
+  const blob = join(dir, "w.params");
+  const swb = join(dir, "lr.swb");
+  assert.equal(shrew("build", LR, "--out", swb).code, 0);
+  writeFileSync(blob, "SHRWPRM1");  // a blob's magic, then nothing
+  expectError(1, new RegExp(`^Error: ${blob.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(--params\\): parameter blob: truncated`), "run", LR, "--params", blob);
+  expectError(2, /^Error: --out \S+w\.params is the --params file: build would overwrite it/, "build", LR, "--params", blob, "--out", blob);
+  assert.equal(readFileSync(blob, "latin1"), "SHRWPRM1");
+  const cut = join(dir, "cut.swb");
+  writeFileSync(cut, readFileSync(swb).subarray(0, 12));
+  expectError(1, /^Error: \S+cut\.swb: bundle: truncated/, "run", cut);
 });

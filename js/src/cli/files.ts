@@ -1,8 +1,8 @@
 // The files the `shrew` CLI reads and writes besides the program itself:
 // .npy inputs, the --params blob and the --out directory. Every failure is a
 // FileError naming the path (exit status 1), never a stack trace or a hang.
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { NpyError, npyHeaderEnd, readNpyHeader } from "../npy.js";
 import { byteSize, shapeSize } from "../tensor.js";
 
@@ -204,15 +204,58 @@ export function ensureDir(dir: string): void {
   } catch (e) {
     throw new FileError(`cannot create ${dir} (--out): ${(e as Error).message}`);
   }
-  if (!statSync(dir).isDirectory()) throw new FileError(`cannot write into ${dir} (--out): not a directory`);
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (e) {
+    // A path through a regular file (ENOTDIR) or a symlink loop (ELOOP).
+    throw new FileError(`cannot write into ${dir} (--out): ${(e as Error).message}`);
+  }
+  if (!isDir) throw new FileError(`cannot write into ${dir} (--out): not a directory`);
 }
 
-/** Writes `bytes` to DIR/NAME. */
-export function writeInto(dir: string, name: string, bytes: Uint8Array): void {
-  const path = join(dir, name);
+/**
+ * Writes each file (path, bytes) in full, or none of them: each goes to a
+ * temporary file next to it first, renamed over its path once all are
+ * written. A disk that fills up half-way had truncated the previous file and
+ * left a corrupt one in its place. `what` names the option (" (--out)").
+ */
+export function writeFiles(files: readonly (readonly [string, Uint8Array])[], what: string): void {
+  const temps: string[] = [];
   try {
-    writeFileSync(path, bytes);
-  } catch (e) {
-    throw new FileError(`cannot write ${path} (--out): ${(e as Error).message}`);
+    for (const [path, bytes] of files) {
+      const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+      temps.push(temp);
+      try {
+        writeFileSync(temp, bytes);
+      } catch (e) {
+        throw new FileError(`cannot write ${path}${what}: ${(e as Error).message}`);
+      }
+    }
+    // A path that is a directory is found before any rename: none is replaced.
+    for (const [path] of files) {
+      let isDir = false;
+      try {
+        isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      } catch {
+        // ELOOP and the like: the rename below reports it.
+      }
+      if (isDir) throw new FileError(`cannot write ${path}${what}: it is a directory`);
+    }
+    files.forEach(([path], i) => {
+      try {
+        renameSync(temps[i], path);
+      } catch (e) {
+        throw new FileError(`cannot write ${path}${what}: ${(e as Error).message}`);
+      }
+    });
+  } finally {
+    for (const t of temps) {
+      try {
+        rmSync(t, { force: true });
+      } catch {
+        // It was never made (its directory is no directory).
+      }
+    }
   }
 }

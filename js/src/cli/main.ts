@@ -2,8 +2,8 @@
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
 // info, run and bench a .sw file or a bundle on the wasm runtime, and build
 // a .sw file into a bundle.
-import { realpathSync, statSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs, type RunOptions } from "../index.js";
@@ -13,7 +13,7 @@ import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs
 import { quantile } from "./quantile.js";
 import { MAX_SEED } from "../options.js";
 import { didYouMean } from "../spelling.js";
-import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeInto, type ReadLimit } from "./files.js";
+import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeFiles, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
 
 interface Context {
@@ -56,10 +56,36 @@ function seedJson(seed: bigint): number | string {
   return seed <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seed) : String(seed);
 }
 
-function executor(ctx: Context): "jit" | "interp" {
-  const ex = ctx.values.executor ?? "jit";
+/**
+ * fn(), a bundle's or parameter blob's own format errors ("bundle: truncated
+ * seed", "parameter blob: …") prefixed with the file they are in, as .npy
+ * errors are.
+ */
+function naming<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ShrewRuntimeError && /^(?:bundle|parameter blob)\b/.test(e.message)) {
+      throw new ShrewRuntimeError(e.code, `${what}: ${e.message}`, e);
+    }
+    throw e;
+  }
+}
+
+function executorOption(v: string | undefined): "jit" | "interp" {
+  const ex = v ?? "jit";
   if (ex !== "jit" && ex !== "interp") throw new UsageError(`--executor expects jit or interp, got '${ex}'${didYouMean(ex, ["jit", "interp"])}`);
   return ex;
+}
+
+function executor(ctx: Context): "jit" | "interp" {
+  return executorOption(ctx.values.executor);
+}
+
+function runsOption(v: string | undefined): number {
+  const runs = intOption(v, "runs", 100);
+  if (runs < 1) throw new UsageError(`--runs expects a positive integer, got '${v}'`);
+  return runs;
 }
 
 function execute(ctx: Context, feeds: Record<string, unknown>, options: RunOptions = {}): Outputs {
@@ -255,7 +281,15 @@ function cmdInfo(ctx: Context): number {
 
 /** Whether two paths name one file (a symlink or hard link to it too). */
 function sameFile(a: string, b: string): boolean {
-  const sa = statSync(a, { throwIfNoEntry: false }), sb = statSync(b, { throwIfNoEntry: false });
+  // A path that cannot be stat'ed (ENOTDIR, ELOOP) names no existing file; writing it reports why.
+  const stat = (p: string) => {
+    try {
+      return statSync(p, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+  };
+  const sa = stat(a), sb = stat(b);
   return resolve(a) === resolve(b) || (!!sa && !!sb && sa.dev === sb.dev && sa.ino === sb.ino);
 }
 
@@ -263,13 +297,9 @@ function cmdBuild(ctx: Context): number {
   // The default output sits next to the source: model.sw -> model.swb.
   const target = ctx.values.out ?? `${ctx.file.replace(/\.sw$/, "")}.swb`;
   const what = ctx.values.out === undefined ? "" : " (--out)";
-  if (sameFile(target, ctx.file)) throw new UsageError(`--out ${target} is the source file: build would overwrite it`);
+  if (ctx.file !== STDIN && sameFile(target, ctx.file)) throw new UsageError(`--out ${target} is the source file: build would overwrite it`);
   const bytes = ctx.program.saveBundle();
-  try {
-    writeFileSync(target, bytes);
-  } catch (e) {
-    throw new FileError(`cannot write ${target}${what}: ${(e as Error).message}`);
-  }
+  writeFiles([[target, bytes]], what);
   const params = ctx.program.params();
   const info = { file: ctx.file, bundle: target, bytes: bytes.byteLength, graphs: ctx.program.graphs,
                  dims: ctx.program.dims, seed: seedJson(ctx.program.seedBigInt), paramBytes: params.reduce((a, q) => a + q.bytes, 0) };
@@ -294,7 +324,8 @@ function cmdRun(ctx: Context): number {
       if (name === "") throw new FileError(`cannot write an output with an empty name into ${ctx.values.out} (--out)`);
     }
     ensureDir(ctx.values.out);
-    for (const [name, t] of Object.entries(outputs)) writeInto(ctx.values.out, `${name}.npy`, writeNpy(t));
+    const dir = ctx.values.out;
+    writeFiles(Object.entries(outputs).map(([name, t]) => [join(dir, `${name}.npy`), writeNpy(t)] as const), " (--out)");
   }
   if (ctx.values.json) {
     // Written as text: JSON.stringify would make NaN and ±Infinity null and -0 0 (tensorJson).
@@ -317,8 +348,7 @@ function cmdRun(ctx: Context): number {
 }
 
 function cmdBench(ctx: Context): number {
-  const runs = intOption(ctx.values.runs, "runs", 100);
-  if (runs < 1) throw new UsageError(`--runs expects a positive integer, got '${ctx.values.runs}'`);
+  const runs = runsOption(ctx.values.runs);
   const feeds = feedsFor(ctx);
   // Timed runs write into the warm-up's output arrays, as a steady-state
   // caller would (the `outputs` run option): fresh arrays would time the
@@ -446,16 +476,22 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   let spansIn: { file: string; bytes: Uint8Array } | undefined;
   try {
     checkCommandOptions(command, tokens);
-    // Bytes as they are: decoding would shift columns after an invalid byte.
-    const source = readBytes(file, undefined, (head) => (isBundle(head) ? BLOB_LIMIT : SOURCE_LIMIT));
-    const bundled = isBundle(source);
-    if (!bundled) spansIn = { file, bytes: source };
+    // The whole command line is checked before any file is read or anything
+    // compiled: a usage error is exit status 2 at once, whatever the files hold.
     let dims = parseDims(values.dims ?? []);
     // No --seed: none is passed, so the program's @config seed (else 0) applies
     // (OPS.md §5); passing 0 here overrode it.
     const givenSeed = values.seed === undefined ? undefined : seedOption(values.seed);
-    if (values.out === "") throw new UsageError(`--out expects a ${command === "build" ? "file" : "directory"}, got ''`);
+    executorOption(values.executor);
+    runsOption(values.runs);
+    const outKind = command === "build" ? "file" : "directory";
+    if (values.out === "") throw new UsageError(`--out expects a ${outKind}, got ''`);
+    if (values.out === STDIN) throw new UsageError(`--out expects a ${outKind}; standard output (-) is not one`);
     if (values.params === "") throw new UsageError("--params expects a file, got ''");
+    if (command === "build" && values.out !== undefined && values.params !== undefined && values.params !== STDIN &&
+        sameFile(values.out, values.params)) {
+      throw new UsageError(`--out ${values.out} is the --params file: build would overwrite it`);
+    }
     // Standard input ends once read: a second '-' would read nothing.
     const stdinUsers = [file === STDIN ? "FILE" : "", values.params === STDIN ? "--params" : "",
       ...[...parseInputSpecs(values.input ?? [])].map(([name, spec]) => (spec.kind === "npy" && spec.path === STDIN ? `--input ${name}` : ""))]
@@ -464,6 +500,10 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     if (file === STDIN && command === "build" && values.out === undefined) {
       throw new UsageError("build - (a source on standard input) needs --out FILE.swb");
     }
+    // Bytes as they are: decoding would shift columns after an invalid byte.
+    const source = readBytes(file, undefined, (head) => (isBundle(head) ? BLOB_LIMIT : SOURCE_LIMIT));
+    const bundled = isBundle(source);
+    if (!bundled) spansIn = { file, bytes: source };
     if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
     if (bundled && Object.keys(dims).length > 0) {
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
@@ -473,18 +513,19 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     const shrew = await Shrew.load();
     const t0 = performance.now();
     let program: Program;
+    const paramsName = `${values.params} (--params)`;
     if (bundled) {
-      program = shrew.loadBundle(source);
+      program = naming(file, () => shrew.loadBundle(source));
       try {
-        if (params) program.loadParams(params);
+        if (params) naming(paramsName, () => program.loadParams(params));
       } catch (e) {
         program.dispose();
         throw e;
       }
       dims = { ...program.dims };
     } else {
-      program = shrew.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
-                                        ...(params ? { params } : {}) });
+      program = naming(paramsName, () => shrew.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
+                                                               ...(params ? { params } : {}) }));
     }
     const compileMs = performance.now() - t0;
     // Every command that compiles says what the compiler warns about (a
