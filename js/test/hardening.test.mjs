@@ -209,6 +209,21 @@ test("an input whose arena fits but whose staging copy does not is an error, not
   stillWorks();
 });
 
+test("an i64 value outside an input's declared i32 is an error naming it (it ran with the value, outputs wrapped)", () => {
+  const p = shrew.compile("@graph G {\n  input a: Tensor<[N], i32>;\n  output same: a + 0;\n  output positive: a > 0;\n}\n");
+  try {
+    for (const exec of ["run", "interpret"]) {
+      throwsRuntime(() => p[exec]("G", { a: new Tensor("i64", [3], [7n, 2n ** 32n, -1n]) }), "invalid_argument",
+        ["input 'a': value 4294967296 (at index 1) does not fit i32, its declared dtype"]);
+      const ok = p[exec]("G", { a: new Tensor("i64", [2], [2n ** 31n - 1n, -(2n ** 31n)]) });
+      assert.deepEqual([...ok.same.data], [2147483647, -2147483648]);
+      assert.deepEqual([...ok.positive.data], [1, 0]);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
 test("XNNPACK running out of memory packing a weight is resource_exhausted (E150 at the node), not internal", () => {
   // A 1 GiB weight fits; its packed copy, another 1 GiB, does not.
   const src = "@config { H: 4; }\n@graph G {\n  input x: Tensor<[B, D], f32>;\n  param w: Tensor<[D, H], f32> { init: \"ones\"; };\n  output y: matmul(x, w);\n}\n";

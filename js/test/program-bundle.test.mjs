@@ -191,5 +191,5 @@ test("CLI: build writes a bundle that every command takes in place of the source
   writeFileSync(bad, readFileSync(out).subarray(0, 200));
   const c = cli("run", bad);
   assert.equal(c.code, 1);
-  assert.match(c.err, /^Error: bundle: /);
+  assert.match(c.err, /^Error: \S+bad\.swb: bundle: /);
 });

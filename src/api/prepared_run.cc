@@ -44,6 +44,13 @@ Status PreparedRun::Run() {
     if (is_bool_[i]) {
       for (size_t b = 0; b < size; ++b) buf[b] = buf[b] != std::byte{0} ? std::byte{1} : std::byte{0};
     }
+    if (narrow_[i]) {
+      const ir::Graph& g = program_->program_.graphs[graph_];
+      const ir::Node& node = g.node(g.inputs()[i].node);
+      // The staging buffer is bytes (a u8 tensor), 64-byte aligned: its i64 values in place.
+      const std::span<const int64_t> values(reinterpret_cast<const int64_t*>(buf), size / sizeof(int64_t));
+      SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *narrow_[i], values, nullptr));
+    }
     const int in = static_cast<int>(i);
     if (ex.input_bytes(in) == 0) continue;  // an input the tape never reads
     if (ex.input_bytes(in) != size) return Internal("input buffer size differs from its arena slot");

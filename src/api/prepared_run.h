@@ -26,9 +26,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "api/input_ranges.h"
 #include "base/status.h"
 #include "ir/dtype.h"
 #include "ir/type.h"
@@ -90,6 +92,7 @@ class PreparedRun {
   // builds without exceptions).
   std::vector<runtime::Tensor> staged_;
   std::vector<uint8_t> is_bool_;                // per graph input
+  std::vector<std::optional<IntRange>> narrow_;  // per graph input: declared i8..u32 fed as i64 (input_ranges.h)
   std::vector<int> spec_input_;                 // per InputSpec: its graph input
   std::vector<Output> outputs_;
   bool shapes_vary_ = false;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "api/assertions.h"
+#include "api/input_ranges.h"
 #include "api/param_blob.h"
 #include "base/spelling.h"
 #include "interp/interpreter.h"
@@ -476,13 +477,38 @@ std::vector<InputSpec> SpecsOf(const TensorMap& inputs, std::vector<const Tensor
 
 }  // namespace
 
+namespace {
+
+// Inputs declared i8/i16/i32/u16/u32 hold values of that dtype (input_ranges.h).
+Status CheckNarrowInputs(const ir::Graph& g, std::span<const int> supplied, std::span<const Tensor* const> tensors,
+                         jit::InputIssue* issue) {
+  for (size_t i = 0; i < supplied.size(); ++i) {
+    if (supplied[i] < 0) continue;
+    const ir::Node& node = g.node(g.inputs()[i].node);
+    if (!node.type.is_tensor()) continue;
+    const std::optional<IntRange> range = NarrowIntRange(node.type.dtype());
+    const Tensor& t = *tensors[static_cast<size_t>(supplied[i])];
+    if (!range || ir::StorageOf(t.dtype()) != ir::StorageType::kI64) continue;
+    SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *range, t.values<int64_t>(), issue));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inputs, jit::InputIssue* issue) {
+  return RunGraph(graph_name, inputs, issue, true);
+}
+
+Result<TensorMap> Program::RunGraph(std::string_view graph_name, const TensorMap& inputs, jit::InputIssue* issue,
+                                    bool from_caller) {
   Result<size_t> gi = FindGraph(graph_name);
   if (!gi.ok()) return gi.status();
   std::vector<const Tensor*> tensors;
   const std::vector<InputSpec> specs = SpecsOf(inputs, &tensors);
   Result<CheckedInputs> checked = CheckInputs(*gi, specs, issue);
   if (!checked.ok()) return checked.status();
+  if (from_caller) SHREW_RETURN_IF_ERROR(CheckNarrowInputs(program_.graphs[*gi], checked->supplied, tensors, issue));
   Result<Runner> runner = RunnerFor(*gi, specs, *checked);
   if (!runner.ok()) return runner.status();
   jit::Executor& ex = *runner->executor;
@@ -539,6 +565,12 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
     }
     p->staged_.push_back(std::move(staged).value());
     p->is_bool_.push_back(k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kBool);
+    {
+      const ir::Node& node = program_.graphs[*gi].node(program_.graphs[*gi].inputs()[i].node);
+      const std::optional<IntRange> range = node.type.is_tensor() ? NarrowIntRange(node.type.dtype()) : std::nullopt;
+      const bool held_as_i64 = k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kI64;
+      p->narrow_.push_back(range && held_as_i64 ? range : std::nullopt);
+    }
     if (k >= 0) p->spec_input_[static_cast<size_t>(k)] = static_cast<int>(i);
   }
   p->shapes_vary_ = ex.value_shaped();
@@ -579,7 +611,7 @@ Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tenso
     if (!t.ok()) return t.status();
     in.emplace(g.node(g.inputs()[i].node).name, std::move(t).value());
   }
-  Result<TensorMap> out = Run(callee, in);
+  Result<TensorMap> out = RunGraph(callee, in, nullptr, false);
   if (!out.ok()) return out.status();
   auto it = out->find(g.outputs().front().name);
   if (it == out->end()) return Internal("graph '" + g.name() + "' produced no first output");
@@ -592,6 +624,7 @@ Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& in
   std::vector<const Tensor*> tensors;
   Result<CheckedInputs> checked = CheckInputs(*gi, SpecsOf(inputs, &tensors), issue);
   if (!checked.ok()) return checked.status();
+  SHREW_RETURN_IF_ERROR(CheckNarrowInputs(program_.graphs[*gi], checked->supplied, tensors, issue));
   interp::InterpreterOptions io;
   io.training = options_.training;
   io.dims = options_.dims;

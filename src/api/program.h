@@ -261,6 +261,11 @@ class Program {
   // cost, not the program's size: SetParam in a loop stays linear.
   Status RefreshKernelsFor(std::span<const std::string> keys);
   Result<runtime::Tensor> CallGraph(std::string_view callee, std::span<const runtime::Tensor* const> operands);
+  // Run; `from_caller`: the inputs are the caller's, whose narrow integer
+  // values are checked (input_ranges.h); a graph call's operands are values
+  // computed inside, held as i64 like every integer.
+  Result<runtime::TensorMap> RunGraph(std::string_view graph, const runtime::TensorMap& inputs, jit::InputIssue* issue,
+                                      bool from_caller);
 
   ir::Program program_;
   ProgramOptions options_;

@@ -1,0 +1,33 @@
+#include "api/input_ranges.h"
+
+#include <limits>
+#include <string>
+
+namespace shrew {
+
+std::optional<IntRange> NarrowIntRange(ir::DType declared) {
+  switch (declared) {
+    case ir::DType::kI8: return IntRange{-128, 127};
+    case ir::DType::kI16: return IntRange{-32768, 32767};
+    case ir::DType::kI32: return IntRange{std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case ir::DType::kU16: return IntRange{0, 65535};
+    case ir::DType::kU32: return IntRange{0, std::numeric_limits<uint32_t>::max()};
+    default: return std::nullopt;
+  }
+}
+
+Status CheckIntRange(std::string_view input, ir::DType declared, IntRange range, std::span<const int64_t> values,
+                     jit::InputIssue* issue) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t v = values[i];
+    if (v >= range.lo && v <= range.hi) continue;
+    const std::string name(ir::DTypeName(declared));
+    if (issue != nullptr) *issue = {std::string(input), name + " values", std::to_string(v) + " at index " + std::to_string(i)};
+    return InvalidArgument("input '" + std::string(input) + "': value " + std::to_string(v) + " (at index " +
+                           std::to_string(i) + ") does not fit " + name + ", its declared dtype (" +
+                           std::to_string(range.lo) + " to " + std::to_string(range.hi) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace shrew
