@@ -193,6 +193,7 @@ Status Program::Init(const ParamSource& source) {
     return params.status();
   }
   params_ = std::move(params).value();
+  interp_rng_ = rng_;
   std::string key;
   for (size_t gi = 0; gi < program_.graphs.size(); ++gi) {
     const std::vector<ir::Param>& declared = program_.graphs[gi].params();
@@ -630,7 +631,7 @@ Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& in
   io.dims = options_.dims;
   io.default_float_dtype = options_.default_dtype;
   io.max_tensor_bytes = options_.max_tensor_bytes;
-  interp::Interpreter interp(&program_, &params_, io, &rng_);
+  interp::Interpreter interp(&program_, &params_, io, &interp_rng_);
   Result<interp::RunResult> r = interp.Run(graph, inputs);
   if (!r.ok()) return r.status();
   TensorMap out;

@@ -271,6 +271,9 @@ class Program {
   ProgramOptions options_;
   uint64_t seed_;
   runtime::Rng rng_;
+  // The interpreter's own generator (OPS.md §5: one per executor): rng_ as
+  // the parameters' draws left it, so the two executors draw alike.
+  runtime::Rng interp_rng_;
   runtime::ParamMap params_;
   // Where each key of params_ is declared: program_.graphs[graph].params()[param].
   struct ParamSlot {

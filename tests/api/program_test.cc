@@ -461,3 +461,41 @@ TEST(ProgramLifetime, LiveXnnOperatorsDoNotGrowOverAThousandRuns) {
 
 }  // namespace
 }  // namespace shrew
+
+namespace shrew {
+namespace {
+
+// OPS.md §5: one generator per executor. Both start where the parameters'
+// draws left the seed's stream, so the n-th training run of either executor
+// draws the same masks, whatever the other executor ran in between.
+TEST(ProgramTraining, EachExecutorDrawsFromItsOwnGenerator) {
+  ProgramOptions options;
+  options.training = true;
+  options.seed = 5;
+  const char* source =
+      "@graph E {\n  input x: Tensor<[64], f32>;\n  param w: Tensor<[64], f32> { init: \"uniform(1, 2)\"; };\n"
+      "  output y: dropout(x * w, p: 0.5);\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(source, options);
+  std::unique_ptr<Program> q = MakeProgram(source, options);
+  ASSERT_TRUE(p && q);
+  TensorMap in;
+  in.emplace("x", F32({64}, std::vector<float>(64, 1.0f)));
+  auto zeros = [](const Tensor& t) {
+    std::vector<bool> z;
+    for (int64_t i = 0; i < t.num_elements(); ++i) z.push_back(t.GetDouble(i) == 0.0);
+    return z;
+  };
+  for (int round = 0; round < 3; ++round) {
+    // p: tape then interpreter; q: interpreter then tape.
+    Result<TensorMap> pt = p->Run("E", in), pi = p->Interpret("E", in);
+    Result<TensorMap> qi = q->Interpret("E", in), qt = q->Run("E", in);
+    ASSERT_TRUE(pt.ok() && pi.ok() && qi.ok() && qt.ok());
+    EXPECT_EQ(zeros(pt->at("y")), zeros(pi->at("y"))) << round;
+    EXPECT_EQ(zeros(pt->at("y")), zeros(qt->at("y"))) << round;
+    EXPECT_EQ(zeros(pi->at("y")), zeros(qi->at("y"))) << round;
+    jit::testing::ExpectAgree(*pt, *pi);
+  }
+}
+
+}  // namespace
+}  // namespace shrew
