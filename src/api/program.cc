@@ -476,20 +476,22 @@ std::vector<InputSpec> SpecsOf(const TensorMap& inputs, std::vector<const Tensor
   return specs;
 }
 
-}  // namespace
+// The range graph input `i` must keep when fed data of `given` (input_ranges.h):
+// set for a declared i8/i16/i32/u16/u32 given as i64-held data.
+std::optional<IntRange> NarrowRangeOf(const ir::Graph& g, size_t i, ir::DType given) {
+  const ir::Node& node = g.node(g.inputs()[i].node);
+  if (!node.type.is_tensor() || ir::StorageOf(given) != ir::StorageType::kI64) return std::nullopt;
+  return NarrowIntRange(node.type.dtype());
+}
 
-namespace {
-
-// Inputs declared i8/i16/i32/u16/u32 hold values of that dtype (input_ranges.h).
 Status CheckNarrowInputs(const ir::Graph& g, std::span<const int> supplied, std::span<const Tensor* const> tensors,
                          jit::InputIssue* issue) {
   for (size_t i = 0; i < supplied.size(); ++i) {
     if (supplied[i] < 0) continue;
-    const ir::Node& node = g.node(g.inputs()[i].node);
-    if (!node.type.is_tensor()) continue;
-    const std::optional<IntRange> range = NarrowIntRange(node.type.dtype());
     const Tensor& t = *tensors[static_cast<size_t>(supplied[i])];
-    if (!range || ir::StorageOf(t.dtype()) != ir::StorageType::kI64) continue;
+    const std::optional<IntRange> range = NarrowRangeOf(g, i, t.dtype());
+    if (!range) continue;
+    const ir::Node& node = g.node(g.inputs()[i].node);
     SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *range, t.values<int64_t>(), issue));
   }
   return Status::Ok();
@@ -566,12 +568,8 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
     }
     p->staged_.push_back(std::move(staged).value());
     p->is_bool_.push_back(k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kBool);
-    {
-      const ir::Node& node = program_.graphs[*gi].node(program_.graphs[*gi].inputs()[i].node);
-      const std::optional<IntRange> range = node.type.is_tensor() ? NarrowIntRange(node.type.dtype()) : std::nullopt;
-      const bool held_as_i64 = k >= 0 && ir::StorageOf(inputs[static_cast<size_t>(k)].dtype) == ir::StorageType::kI64;
-      p->narrow_.push_back(range && held_as_i64 ? range : std::nullopt);
-    }
+    p->narrow_.push_back(k >= 0 ? NarrowRangeOf(program_.graphs[*gi], i, inputs[static_cast<size_t>(k)].dtype)
+                                : std::nullopt);
     if (k >= 0) p->spec_input_[static_cast<size_t>(k)] = static_cast<int>(i);
   }
   p->shapes_vary_ = ex.value_shaped();
