@@ -210,14 +210,23 @@ test("an input whose arena fits but whose staging copy does not is an error, not
 });
 
 test("an i64 value outside an input's declared i32 is an error naming it (it ran with the value, outputs wrapped)", () => {
-  const p = shrew.compile("@graph G {\n  input a: Tensor<[N], i32>;\n  output same: a + 0;\n  output positive: a > 0;\n}\n");
+  // G's i32 output takes the value path; H's bool output alone the lean one.
+  const p = shrew.compile("@graph G {\n  input a: Tensor<[N], i32>;\n  output same: a + 0;\n  output positive: a > 0;\n}\n" +
+    "@graph H {\n  input a: Tensor<[N], i32>;\n  output positive: a > 0;\n}\n");
   try {
-    for (const exec of ["run", "interpret"]) {
-      throwsRuntime(() => p[exec]("G", { a: new Tensor("i64", [3], [7n, 2n ** 32n, -1n]) }), "invalid_argument",
-        ["input 'a': value 4294967296 (at index 1) does not fit i32, its declared dtype"]);
-      const ok = p[exec]("G", { a: new Tensor("i64", [2], [2n ** 31n - 1n, -(2n ** 31n)]) });
-      assert.deepEqual([...ok.same.data], [2147483647, -2147483648]);
-      assert.deepEqual([...ok.positive.data], [1, 0]);
+    for (const graph of ["G", "H"]) {
+      for (const exec of ["run", "interpret"]) {
+        const bad = { a: new Tensor("i64", [3], [7n, 2n ** 32n, -1n]) };
+        throwsRuntime(() => p[exec](graph, bad), "invalid_argument",
+          ["input 'a': value 4294967296 (at index 1) does not fit i32, its declared dtype"]);
+        assert.throws(() => p[exec](graph, bad), (e) => {
+          assert.deepEqual([e.input, e.expected, e.actual], ["a", "i32 values", "4294967296 at index 1"], `${graph} ${exec}`);
+          return true;
+        });
+        const ok = p[exec](graph, { a: new Tensor("i64", [2], [2n ** 31n - 1n, -(2n ** 31n)]) });
+        if (graph === "G") assert.deepEqual([...ok.same.data], [2147483647, -2147483648]);
+        assert.deepEqual([...ok.positive.data], [1, 0]);
+      }
     }
   } finally {
     p.dispose();

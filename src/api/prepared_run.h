@@ -66,7 +66,9 @@ class PreparedRun {
   // The graph input (index for input_data) of the k-th InputSpec given to Prepare.
   int input_of_spec(int k) const { return spec_input_[static_cast<size_t>(k)]; }
 
-  Status Run();
+  // On an input error (a value outside a narrow declared dtype) `issue`, if
+  // given, receives its fields.
+  Status Run(jit::InputIssue* issue = nullptr);
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   const Output& output(int o) const { return outputs_[static_cast<size_t>(o)]; }

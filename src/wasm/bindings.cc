@@ -566,9 +566,11 @@ class ProgramHandle {
     Prepared* slot = PreparedAt(id);
     if (slot == nullptr) {
       last_error_ = shrew::Status(shrew::StatusCode::kFailedPrecondition, "no prepared run " + std::to_string(id));
+      last_issue_ = {};
       return 1;
     }
-    shrew::Status s = slot->run->Run();
+    last_issue_ = {};
+    shrew::Status s = slot->run->Run(&last_issue_);
     if (!s.ok()) {
       last_error_ = std::move(s);
       return 1;
@@ -579,7 +581,7 @@ class ProgramHandle {
     return 0;
   }
 
-  val LastError() const { return Error(last_error_); }
+  val LastError() const { return ErrorWithIssue(last_error_, last_issue_); }
 
   void Release(int id) {
     if (PreparedAt(id) != nullptr) prepared_[static_cast<size_t>(id)].reset();
@@ -784,6 +786,7 @@ class ProgramHandle {
   std::unique_ptr<shrew::Program> program_;
   std::vector<std::unique_ptr<Prepared>> prepared_;
   shrew::Status last_error_;
+  shrew::jit::InputIssue last_issue_;  // with last_error_: an input error's fields
 };
 
 }  // namespace
