@@ -341,8 +341,15 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
   plan->slot_dtypes.assign(n, ir::DType::kF32);
   plan->slot_bytes.assign(n, 0);
   for (size_t s = 0; s < n; ++s) {
-    if (cg.lifetimes[s].produced_at < 0) continue;
     const ir::Node& node = g.node(cg.slot_node[s]);
+    if (cg.lifetimes[s].produced_at < 0) {
+      // Fused away: no bytes, but the dumps show the value's type.
+      if (node.type.is_tensor() && node.type.IsStatic()) {
+        for (const ir::Dim& d : node.type.dims()) plan->slot_shapes[s].push_back(d.size());
+        plan->slot_dtypes[s] = node.type.dtype();
+      }
+      continue;
+    }
     if (!node.type.is_tensor() || !node.type.IsStatic()) {
       // A name no input or configuration binds (`reshape(x, shape: [M, 2])`)
       // is the program's error; the interpreter finds it as it evaluates.

@@ -83,7 +83,7 @@ struct BindingPlan {
   std::vector<runtime::Shape> input_shapes;  // the cache key, with dims and value_types
   ir::DimBindings dims;
   std::vector<ir::Type> value_types;         // value-shaped graphs: the probed nodes' types
-  std::vector<runtime::Shape> slot_shapes;   // per slot (empty for unproduced slots)
+  std::vector<runtime::Shape> slot_shapes;   // per slot (a fused-away slot's too; it has 0 bytes)
   std::vector<ir::DType> slot_dtypes;
   std::vector<uint64_t> slot_bytes;
   std::vector<uint64_t> workspace_bytes;     // per tape instruction
