@@ -361,7 +361,11 @@ void Lexer::LexUnexpected() {
   const char* hint = At(begin) == '#'                         ? "; comments start with // or /*"
                      : begin == 0 && text_.starts_with("\xEF\xBB\xBF") ? "; save the file as UTF-8 without one"
                                                                         : "";
-  Report(Kind::UnexpectedCharacter, begin, 1, "unexpected character " + DescribeCharacter(text_, begin) + hint);
+  // The span covers the character the message names: all of its UTF-8
+  // bytes (one byte of an emoji would underline half a UTF-16 pair in an editor).
+  uint32_t cp = 0;
+  const size_t length = std::max<size_t>(1, diag::DecodeUtf8(text_, begin, &cp));
+  Report(Kind::UnexpectedCharacter, begin, length, "unexpected character " + DescribeCharacter(text_, begin) + hint);
   Emit(TokenKind::Error, begin, pos_);
 }
 

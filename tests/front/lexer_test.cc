@@ -273,6 +273,13 @@ TEST(LexerTest, UnexpectedCharacters) {
   EXPECT_EQ(utf8.kinds(), (std::vector<TokenKind>{K::Identifier, K::Assign, K::Identifier,
                                                   K::Error, K::Semicolon, K::EndOfInput}));
   ExpectOneError(Lexed("\xFF\xFF"), Kind::UnexpectedCharacter, "unexpected character '\\xff'", 1, 1);
+  // The span is the named character's bytes: all four of an emoji, one of a broken sequence.
+  EXPECT_EQ(utf8.diags.all()[0].span.length, 2u);
+  Lexed emoji("node \xF0\x9F\x98\x80 {");
+  ExpectOneError(emoji, Kind::UnexpectedCharacter, "unexpected character '\xF0\x9F\x98\x80'", 1, 6);
+  EXPECT_EQ(emoji.diags.all()[0].span.length, 4u);
+  Lexed broken("\xFF\xFF");
+  EXPECT_EQ(broken.diags.all()[0].span.length, 1u);
 }
 
 // A file saved as UTF-16 was one error per stray NUL and byte (68 for a
