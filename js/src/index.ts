@@ -7,9 +7,9 @@ import { BOOLEAN, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Ru
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
-export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData } from "./tensor.js";
+export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData, type TensorValues, type ValueTypeMap } from "./tensor.js";
 export { readNpy, writeNpy, NpyError } from "./npy.js";
-export { Program, type Feeds, type Outputs, type TensorLike, type IrDump } from "./program.js";
+export { Program, type Feeds, type Outputs, type AnyTensor, type TensorLike, type IrDump } from "./program.js";
 export type { RunOptions } from "./outputs.js";
 export type {
   CompileOptions, CompileStats, Dim, LoadBundleOptions, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,

@@ -7,14 +7,14 @@ import { ShrewRuntimeError } from "./errors.js";
 /** Options of `Shrew.load` (checked: an unknown key or a value of another type is an error). */
 export interface LoadOptions {
   /** The bytes of shrew.wasm; skips any file or network access. */
-  wasmBinary?: ArrayBuffer | Uint8Array;
+  wasmBinary?: ArrayBuffer | Uint8Array | undefined;
   /**
    * Where to fetch shrew.wasm from; defaults to next to this file. A URL or a
    * non-empty string. In Node a `file:` URL is read from disk (fetch takes
    * none), and so is a string without a URL scheme: a path (relative ones
    * from the working directory).
    */
-  wasmUrl?: string | URL;
+  wasmUrl?: string | URL | undefined;
 }
 
 const isNode = typeof process === "object" && typeof process.versions?.node === "string";

@@ -5,7 +5,7 @@ import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
 import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
-import { describe as describeValue, isNamedObject, joinNames, setOwn, typeName, withArticle } from "./plain.js";
+import { describe as describeValue, elements, isNamedObject, joinNames, setOwn, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
 import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
@@ -24,7 +24,7 @@ export interface RunOptions {
    * Outputs not named (or given as undefined) get fresh arrays. Every
    * destination is checked before any is written; on an error none is.
    */
-  outputs?: Record<string, Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData | undefined>;
+  outputs?: Record<string, Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData | undefined> | undefined;
 }
 
 /** The output's dtype, or an error when its values cannot cross to JS. */
@@ -185,7 +185,7 @@ export function checkDestination(graph: string, name: string, dtype: DType, shap
   const fits = isDataOf(dtype, data) && data.byteLength === bytes;
   if (fits && (bare || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
   const expected = describe(dtype, shape);
-  let actual = bare ? `${withArticle(typeName(data))} of ${data.length} elements` : describe(dest.dtype, dest.shape);
+  let actual = bare ? `${withArticle(typeName(data))} of ${elements(data.length)}` : describe(dest.dtype, dest.shape);
   if (!bare && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
   else if (actual === expected) actual += ` whose data has ${data.byteLength} bytes`;
   throw new ShrewRuntimeError("invalid_argument",

@@ -126,6 +126,11 @@ export function withArticle(word: string): string {
   return `${/^(?:[aeio]|u(?!int|ni|s[eu]|r[li]))/i.test(word) ? "an" : "a"} ${word}`;
 }
 
+/** "1 element", "3 elements": a count for messages. */
+export function elements(n: number): string {
+  return `${n} element${n === 1 ? "" : "s"}`;
+}
+
 /** "null", "string", "Float32Array", …: what a value is, for messages. */
 export function typeName(v: unknown): string {
   if (v === null) return "null";

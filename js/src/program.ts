@@ -21,7 +21,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { checkWellFormed, deepFreeze, describe, isNamedObject, joinNames, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
+import { checkWellFormed, deepFreeze, describe, elements, isNamedObject, joinNames, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 import { didYouMean } from "./spelling.js";
 
@@ -29,7 +29,12 @@ import { didYouMean } from "./spelling.js";
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
 /** Inputs by name; an input given as undefined is left out. */
 export type Feeds = Record<string, TensorLike | undefined>;
-export type Outputs = Record<string, Tensor>;
+/**
+ * A Tensor of one of the dtypes: checking `t.dtype === "f32"` narrows `t.data`
+ * to a Float32Array (a plain `Tensor`'s data is the union of all of them).
+ */
+export type AnyTensor = { [D in DType]: Tensor<D> }[DType];
+export type Outputs = Record<string, AnyTensor>;
 
 export interface IrDump {
   /** The §7.7 text dump. */
@@ -96,7 +101,7 @@ function checkFedLength(f: Feed): void {
   if (n === size) return;
   const expected = `[${f.shape.join(", ")}]`;
   throw new ShrewRuntimeError("invalid_argument",
-    `input '${f.name}': expected ${expected} (${size} elements), got ${withArticle(typeName(f.data))} of ${n} elements (its buffer was detached or resized)`,
+    `input '${f.name}': expected ${expected} (${elements(size)}), got ${withArticle(typeName(f.data))} of ${elements(n)} (its buffer was detached or resized)`,
     { input: f.name, expected, actual: `[${n}]` });
 }
 
@@ -495,7 +500,7 @@ export class Program {
       if (value.length !== size) {
         const expected = `[${shape.join(", ")}]`;
         throw new ShrewRuntimeError("invalid_argument",
-          `input '${name}': expected ${expected} (${size} elements), got ${withArticle(typeName(value))} of ${value.length} elements`,
+          `input '${name}': expected ${expected} (${elements(size)}), got ${withArticle(typeName(value))} of ${elements(value.length)}`,
           { input: name, expected, actual: `[${value.length}]` });
       }
       return { name, dtype, shape, data: value };
@@ -584,7 +589,7 @@ export class Program {
   }
 
   /** The IR of a graph, optimised (default) or as materialised. */
-  ir(graph: string, options: { optimized?: boolean } = {}): IrDump {
+  ir(graph: string, options: { optimized?: boolean | undefined } = {}): IrDump {
     this.#live();
     checkString(graph, "graph");
     const opts = checkOptions(options, "ir", IR_OPTIONS) as { optimized?: boolean };
@@ -645,7 +650,7 @@ export class Program {
    * src/api/param_blob.h: magic "SHRWPRM1", version, then per parameter its
    * key, dtype, shape and little-endian values).
    */
-  saveParams(): Uint8Array {
+  saveParams(): Uint8Array<ArrayBuffer> {
     return unwrap(this.#call((h) => h.saveParams())).bytes;
   }
 
@@ -655,7 +660,7 @@ export class Program {
    * its dims, seed and source, then the parameters as saveParams() writes
    * them, current values included).
    */
-  saveBundle(): Uint8Array {
+  saveBundle(): Uint8Array<ArrayBuffer> {
     return unwrap(this.#call((h) => h.saveBundle())).bytes;
   }
 
@@ -667,7 +672,7 @@ export class Program {
    * bundle that carries none. `bytes` is a fresh copy of the text's UTF-8
    * bytes, which span offsets, columns and lengths count.
    */
-  source(): { filename: string; bytes: Uint8Array } | undefined {
+  source(): { filename: string; bytes: Uint8Array<ArrayBuffer> } | undefined {
     const r = unwrap(this.#call((h) => h.source()));
     return r.bytes === undefined ? undefined : { filename: r.filename ?? "", bytes: r.bytes };
   }

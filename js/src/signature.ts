@@ -21,40 +21,40 @@ export interface Signature {
 
 export interface CompileOptions {
   /** Shown in diagnostics (`<input>` when absent). */
-  filename?: string;
+  filename?: string | undefined;
   /** Symbolic dimension values, e.g. `{ Batch: 8 }`. */
-  dims?: Record<string, number>;
+  dims?: Record<string, number> | undefined;
   /**
    * Parameter-initialisation seed, a u64 (default: @config `seed`, else 0):
    * a number up to 2^53 - 1, or a bigint up to 2^64 - 1 (any seed exactly;
    * `@config { seed: -1; }` is 2n ** 64n - 1n).
    */
-  seed?: number | bigint;
+  seed?: number | bigint | undefined;
   /** Run the optimiser (default true). */
-  optimize?: boolean;
+  optimize?: boolean | undefined;
   /** Training mode (dropout active). */
-  training?: boolean;
+  training?: boolean | undefined;
   /**
    * Largest tensor (input, parameter or intermediate value) in bytes; bigger
    * ones are a `resource_exhausted` error before anything is allocated.
    * Default 1 GiB; at most 2^50 (1125899906842624, the JIT executor's own
    * cap): a larger value is an `invalid_argument` error.
    */
-  maxTensorBytes?: number;
+  maxTensorBytes?: number | undefined;
   /**
    * Parameter values, as `saveParams()` returns them, used instead of the
    * initialisers: checked like `loadParams` (the same errors), and each weight
    * is packed once. The generator (dropout) continues as after initialising.
    */
-  params?: Uint8Array;
+  params?: Uint8Array | undefined;
 }
 
 /** Options of `Shrew.loadBundle`: what the loader chooses (the rest comes from the bundle). */
 export interface LoadBundleOptions {
   /** Training mode (dropout active). */
-  training?: boolean;
+  training?: boolean | undefined;
   /** Largest tensor in bytes, as for `compile`. Default 1 GiB, at most 2^50. */
-  maxTensorBytes?: number;
+  maxTensorBytes?: number | undefined;
 }
 
 /** JIT statistics of one graph (PIPELINE.md §7.6). */
@@ -76,12 +76,12 @@ export interface CompileStats {
 
 /** Optimiser counters of the whole program. */
 export interface OptStats {
-  deadCodeRemoved: number;
-  identitiesRemoved: number;
-  constantsFolded: number;
-  cseEliminated: number;
-  opsFused: number;
-  rounds: number;
+  readonly deadCodeRemoved: number;
+  readonly identitiesRemoved: number;
+  readonly constantsFolded: number;
+  readonly cseEliminated: number;
+  readonly opsFused: number;
+  readonly rounds: number;
   /** `OptStats { dce: 0, identity: 1, … }`. */
   text: string;
 }
@@ -99,10 +99,10 @@ export interface ParamInfo {
 
 /** The metadata blocks of the program (@model, @config, @types, @training, @inference, @custom_op). */
 export interface ProgramMetadata {
-  model: Record<string, string>;
-  config: Record<string, unknown>;
-  types: Record<string, string>;
-  customOps: string[];
-  training: Record<string, unknown> | null;
-  inference: Record<string, unknown> | null;
+  readonly model: Readonly<Record<string, string>>;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly types: Readonly<Record<string, string>>;
+  readonly customOps: readonly string[];
+  readonly training: Readonly<Record<string, unknown>> | null;
+  readonly inference: Readonly<Record<string, unknown>> | null;
 }

@@ -1,5 +1,5 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
-import { copyOfProxy, describe, typeName, withArticle } from "./plain.js";
+import { copyOfProxy, describe, elements, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
 
 /** Element types that cross the boundary. */
@@ -16,7 +16,24 @@ export interface DataTypeMap {
 }
 export type TensorData = DataTypeMap[DType];
 
-export const DTYPES: readonly DType[] = ["f32", "f64", "i32", "i64", "u8", "bool"];
+/** Frozen: isDType and the Tensor constructor read it. */
+export const DTYPES: readonly DType[] = Object.freeze(["f32", "f64", "i32", "i64", "u8", "bool"] as const);
+
+/** The plain values each dtype takes in `new Tensor` (each checked to be held exactly). */
+export interface ValueTypeMap {
+  f32: number;
+  f64: number;
+  i32: number;
+  i64: number | bigint;
+  u8: number;
+  bool: number | boolean;
+}
+/**
+ * An array (or array-like) of plain values. Typed arrays are left out
+ * (they have BYTES_PER_ELEMENT): another dtype's typed array is a TypeError
+ * at run time, never converted, so the types say so too.
+ */
+export type TensorValues<D extends DType> = ArrayLike<ValueTypeMap[D]> & { readonly BYTES_PER_ELEMENT?: never };
 
 /** The typed array constructor of each dtype. */
 export const ARRAY_CTORS = {
@@ -86,7 +103,7 @@ function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly 
     throw new TypeError(`${dtype} tensor data must be ${withArticle(ARRAY_CTORS[dtype].name)} or an array, got ${describe(values)}`);
   }
   const list = Array.from(values as ArrayLike<unknown>);  // a getter or Proxy trap runs once per element
-  if (list.length !== size) throw new RangeError(`shape ${shapeText(shape)} needs ${size} elements, data has ${list.length}`);
+  if (list.length !== size) throw new RangeError(`shape ${shapeText(shape)} needs ${elements(size)}, data has ${list.length}`);
   const { types, holds, exact } = ELEMENTS[dtype];
   const out = allocate(dtype, size);
   for (let i = 0; i < size; i++) {
@@ -206,7 +223,7 @@ export class Tensor<D extends DType = DType> {
    * exactly (ELEMENTS); undefined: zeros. `trusted` is the package's own,
    * not exported.
    */
-  constructor(dtype: D, shape: readonly number[], data?: DataTypeMap[D] | ArrayLike<number> | ArrayLike<bigint>,
+  constructor(dtype: D, shape: readonly number[], data?: DataTypeMap[D] | TensorValues<D>,
               trusted?: typeof TRUSTED) {
     if (trusted === TRUSTED) {
       // The package's own outputs: a frozen shape and a matching array of the
@@ -242,7 +259,7 @@ export class Tensor<D extends DType = DType> {
       this.data = fromValues(dtype, data, shape, size);
     }
     if (this.data.length !== size) {
-      throw new RangeError(`shape ${shapeText(shape)} needs ${size} elements, data has ${this.data.length}`);
+      throw new RangeError(`shape ${shapeText(shape)} needs ${elements(size)}, data has ${this.data.length}`);
     }
   }
 

@@ -4,7 +4,7 @@
 // truncated or kept out of range.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Shrew, ShrewRuntimeError, Tensor, writeNpy } from "../dist/index.js";
+import { DTYPES, Shrew, ShrewRuntimeError, Tensor, isDType, writeNpy } from "../dist/index.js";
 
 const shrew = await Shrew.load();
 const invalid = (message) => (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
@@ -340,4 +340,17 @@ test("messages say 'an Int32Array', 'an ArrayBuffer', 'a Float32Array' and 'a Ui
       invalid(`filename must be a string, got ${shown}`));
   }
   assert.deepEqual([...p.run("G", { a: new Int32Array([1, -2]) }).y.data], [2, -4]);
+});
+
+test("DTYPES is frozen: emptying it made every dtype unknown for the whole process", () => {
+  assert.ok(Object.isFrozen(DTYPES));
+  assert.throws(() => { DTYPES.length = 0; }, TypeError);
+  assert.throws(() => DTYPES.push("f16"), TypeError);
+  assert.deepEqual([...DTYPES], ["f32", "f64", "i32", "i64", "u8", "bool"]);
+  assert.ok(isDType("f32"));
+  assert.equal(new Tensor("f32", [1], [2]).data[0], 2);
+});
+
+test("a count of one element is '1 element' in messages", () => {
+  assert.throws(() => new Tensor("f32", [1], [1, 2]), (e) => e instanceof RangeError && e.message === "shape [1] needs 1 element, data has 2");
 });

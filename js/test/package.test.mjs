@@ -69,6 +69,44 @@ for (const [what, options] of [
   });
 }
 
+// What a strict consumer writes, following js/README.md: each line failed to
+// type-check before (bool values, options given as undefined, a Blob of a
+// bundle, outputs narrowed by dtype), or type-checked where the run throws.
+const STRICT = { target: "ES2022", lib: ["ES2022", "DOM"], module: "NodeNext", moduleResolution: "NodeNext", types: [],
+  exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
+
+test("package: a consumer under exactOptionalPropertyTypes and noUncheckedIndexedAccess type-checks what the README documents", () => {
+  const source = `import { Shrew, Tensor, DTYPES } from "shrew-wasm";
+const shrew = await Shrew.load({ wasmUrl: undefined });
+const program = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }", { seed: undefined, dims: undefined });
+const flags = new Tensor("bool", [2], [true, false]);
+const mixed = new Tensor("i64", [2], [1n, 2]);
+const out = program.run("G", { x: new Float32Array([1, 2]) }, { outputs: undefined });
+const y = out.y;
+if (y !== undefined && y.dtype === "f32") {
+  const f: Float32Array = y.data;
+  console.log(f[0]);
+}
+const blob = new Blob([program.saveBundle(), program.saveParams()]);
+const text = program.source()?.bytes;
+const loaded = shrew.loadBundle(program.saveBundle(), { training: undefined });
+console.log(program.ir("G", { optimized: undefined }).text, flags.size, mixed.size, blob.size, text, loaded.graphs, DTYPES.length);
+`;
+  assert.equal(typeCheck(STRICT, source), "");
+});
+
+test("package: what fails at run time fails to type-check too (another dtype's typed array, writing frozen metadata)", () => {
+  const wrongArray = typeCheck(STRICT, `import { Tensor } from "shrew-wasm";\nexport const t = new Tensor("f32", [2], new Float64Array(2));\n`);
+  assert.match(wrongArray, /error TS2769|error TS2345|error TS2322/, wrongArray);
+  const frozen = typeCheck(STRICT, `import { Shrew } from "shrew-wasm";
+const program = (await Shrew.load()).compile("@model { name: \\"m\\"; }\\n@graph G { input x: Tensor<[2], f32>; output x; }");
+program.metadata.model["name"] = "x";
+program.optStats.rounds = 0;
+`);
+  assert.match(frozen, /main\.ts\(3,\d+\): error TS2542/, frozen);
+  assert.match(frozen, /main\.ts\(4,\d+\): error TS2540/, frozen);
+});
+
 // A bundler that copies the package's code into the consumer's own file
 // (rolldown or esbuild for Node) leaves dist/wasm/shrew.wasm behind: the
 // default load then fails, and said only ENOENT.

@@ -141,9 +141,9 @@ export interface RawProgramHandle {
   /** source: UTF-8 bytes (Embind copies a Uint8Array into the std::string as is). */
   compile(source: string | Uint8Array, options: object): CompileValue | ErrorValue;
   loadBundle(bytes: Uint8Array, options: object): LoadBundleValue | ErrorValue;
-  saveBundle(): { ok: true; bytes: Uint8Array } | ErrorValue;
+  saveBundle(): { ok: true; bytes: Uint8Array<ArrayBuffer> } | ErrorValue;
   /** The text the program's spans refer to (a fresh copy); neither field for a bundle that carries none. */
-  source(): { ok: true; filename?: string; bytes?: Uint8Array } | ErrorValue;
+  source(): { ok: true; filename?: string; bytes?: Uint8Array<ArrayBuffer> } | ErrorValue;
   graphs(): string[];
   signature(graph: string): RawSignature | ErrorValue;
   run(graph: string, inputs: RawTensorIn[]): RunValue | ErrorValue;
@@ -162,7 +162,7 @@ export interface RawProgramHandle {
   setParam(key: string, tensor: RawTensorIn): { ok: true } | ErrorValue;
   metadata(): Record<string, unknown> | null;
   tape(graph: string): TextValue | ErrorValue;
-  saveParams(): { ok: true; bytes: Uint8Array } | ErrorValue;
+  saveParams(): { ok: true; bytes: Uint8Array<ArrayBuffer> } | ErrorValue;
   loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
   paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
   recompile(graph: string): { ok: true } | ErrorValue;
