@@ -22,3 +22,12 @@ export function s<K extends keyof SVGElementTagNameMap>(
   for (const c of children) if (c !== null && c !== undefined) el.append(c);
   return el;
 }
+
+/**
+ * Appends every child in turn: `el.append(...children)` passes one argument
+ * per child, and an array from the program (tape rows, graphs, outputs) can
+ * hold more than a call takes (a RangeError past some 100,000 in V8).
+ */
+export function appendAll(parent: Node & ParentNode, children: Iterable<Node | string>): void {
+  for (const c of children) parent.append(c);
+}

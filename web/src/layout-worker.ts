@@ -47,7 +47,8 @@ function layeredLayout(req: LayoutRequest): LayoutResult {
   let y = SPACING.margin, width = 0;
   for (const row of rows) {
     if (!row) continue;
-    const tallest = Math.max(...row.map((i) => req.nodes[i].height));
+    let tallest = 0;  // a loop: a layer can hold more nodes than a call takes arguments
+    for (const i of row) tallest = Math.max(tallest, req.nodes[i].height);
     let x = SPACING.margin;
     for (const i of row) {
       const n = req.nodes[i];

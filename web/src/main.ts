@@ -1,7 +1,7 @@
 // The playground page: wires the editor, the worker and the views.
 import "./style.css";
 import type { Diagnostic } from "../../js/dist/index.js";
-import { h } from "./dom.js";
+import { appendAll, h } from "./dom.js";
 import type { Text } from "@codemirror/state";
 import { SourceEditor } from "./editor.js";
 import { EXAMPLES, findExample } from "./examples.js";
@@ -102,7 +102,7 @@ const runPanel = new RunPanel($("run-panel"), {
     // A graph compiled per input types (`?` inputs): the views show this run's compile.
     if (r.ok && r.views && current?.graphs.includes(g)) {
       Object.assign(g, r.views, { pending: undefined });
-      if (selectedGraph() === g) renderCompiledViews();
+      if (selectedGraph() === g) sayDrawFailures(renderCompiledViews());
     }
     // A failure at a place in the source is marked there, like a compile
     // error, until the next run or compile.
@@ -125,10 +125,37 @@ function selectedGraph(): GraphReport | undefined {
   return current?.graphs.find((g) => g.name === state.graph) ?? current?.graphs[0];
 }
 
-/** The views of the graph's JIT compile: tape, memory plan and stats (a run can change them). */
-function renderCompiledViews(): void {
+/**
+ * Draws one view. One that throws (a program larger than it was written
+ * for) shows the failure in its place rather than the previous program's
+ * view, and the views after it are drawn all the same; returns the
+ * failure, for the status, or undefined.
+ */
+function draw(name: string, root: HTMLElement, fn: () => void): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    const note = h("p", { class: "error", "data-testid": "view-error" }, `The ${name} view could not be drawn: ${why}`);
+    try {
+      root.replaceChildren(note);
+    } catch {
+      root.textContent = note.textContent;
+    }
+    return `the ${name} view could not be drawn: ${why}`;
+  }
+}
+
+/** The status after drawing: the views that failed (if any) said after `text`. */
+function drawnStatus(text: string, failures: (string | undefined)[]): string {
+  return [text, ...failures.filter((f) => f !== undefined)].join("; ");
+}
+
+/** The views of the graph's JIT compile: tape, memory plan and stats (a run can change them); the failures to draw. */
+function renderCompiledViews(): (string | undefined)[] {
   const g = selectedGraph();
-  tape.render(g?.tape, g?.pending, g?.compiledFor);
+  const failures = [draw("Tape", $("tape-view"), () => tape.render(g?.tape, g?.pending, g?.compiledFor))];
   // A buffer hovered, focused or chosen marks the tape rows writing it and their source.
   const showBuffer = (b: PlanBuffer | null, scroll: boolean) => {
     tape.markSlots(b ? b.slots : []);
@@ -136,12 +163,14 @@ function renderCompiledViews(): void {
     const spans = g.tape.instructions.filter((i) => i.opcode !== "free" && i.results.some((s) => b.slots.includes(s))).flatMap((i) => i.spans);
     editor.highlight(spans, scroll);
   };
-  renderPlan($("plan-chart"), g?.plan, g?.tape, {
+  failures.push(draw("Memory", $("plan-chart"), () => renderPlan($("plan-chart"), g?.plan, g?.tape, {
     onHover: (b) => showBuffer(b, false),
     onSelect: (b) => showBuffer(b, true),
-  }, g?.pending);
-  renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current, current?.heap, g?.pending, g?.compiledFor);
+  }, g?.pending)));
+  failures.push(draw("Stats", $("stats-panel"),
+    () => renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current, current?.heap, g?.pending, g?.compiledFor)));
   prepareLineIndexes();
+  return failures;
 }
 
 /** Indexes the tape rows and graph nodes by source line while the page is idle: the first cursor move costs no more than the rest. */
@@ -156,11 +185,17 @@ function prepareLineIndexes(): void {
   });
 }
 
-function renderViews(): void {
+/** Draws every view of the selected graph; returns the failures to draw (see draw()). */
+function renderViews(): (string | undefined)[] {
   const g = selectedGraph();
-  renderCompiledViews();
-  graphView.render(g ? { before: g.irBefore, after: g.irAfter } : undefined);
-  runPanel.render(g?.signature, current?.dims ?? {}, g?.bindError);
+  return [...renderCompiledViews(),
+    draw("Graph", $("graph-view"), () => graphView.render(g ? { before: g.irBefore, after: g.irAfter } : undefined)),
+    draw("Run", $("run-panel"), () => runPanel.render(g?.signature, current?.dims ?? {}, g?.bindError))];
+}
+
+/** After a redraw that is not a compile's: a view that failed is said in the status. */
+function sayDrawFailures(failures: (string | undefined)[]): void {
+  if (failures.some((f) => f !== undefined)) setStatus(drawnStatus(status.textContent ?? "", failures), status.dataset.state as "ok");
 }
 
 // ---- diagnostics ----
@@ -246,10 +281,11 @@ async function compileNow(): Promise<void> {
   views.classList.remove("stale");
   // The warm-up runs are part of the wait: reported, apart from the compile.
   const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatClocked(r.warmUpMs, r.clockMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
-  setStatus(`compiled in ${formatClocked(r.compileMs, r.clockMs)}${warm}`, "ok");
+  const compiledText = `compiled in ${formatClocked(r.compileMs, r.clockMs)}${warm}`;
   showDiagnostics(r.warnings, source);
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
-  graphSelect.replaceChildren(...r.graphs.map((g) => h("option", { value: g.name }, g.name)));
+  graphSelect.replaceChildren();
+  appendAll(graphSelect, r.graphs.map((g) => h("option", { value: g.name }, g.name)));
   graphSelect.value = state.graph ?? "";
   // A negative @config seed is taken modulo 2^64: past 2^53 - 1 it is no
   // number the seed field takes, and the field keeps its own.
@@ -257,7 +293,7 @@ async function compileNow(): Promise<void> {
   state.dims = r.dims;  // the next compile binds them straight away
   renderDims(r.dims);
   saveState(state);
-  renderViews();
+  setStatus(drawnStatus(compiledText, renderViews()), "ok");
 }
 
 /**
@@ -336,7 +372,7 @@ exampleSelect.addEventListener("change", () => {
 graphSelect.addEventListener("change", () => {
   state.graph = graphSelect.value;
   saveState(state);
-  renderViews();
+  sayDrawFailures(renderViews());
 });
 
 // ---- tabs ----
@@ -349,7 +385,7 @@ function showTab(tab: string): void {
     b.tabIndex = b.dataset.tab === tab ? 0 : -1;  // one tab stop for the list: arrows move within it
   }
   for (const p of document.querySelectorAll<HTMLElement>("[data-panel]")) p.hidden = p.dataset.panel !== tab;
-  graphView.setVisible(tab === "graph");
+  sayDrawFailures([draw("Graph", $("graph-view"), () => graphView.setVisible(tab === "graph"))]);
 }
 for (const b of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab!));
 // The ARIA tabs pattern: Left/Right (wrapping), Home and End select and focus a tab.
@@ -440,6 +476,6 @@ function start(): void {
                     (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
 }
 
-renderViews();
+sayDrawFailures(renderViews());
 diagList.hidden = true;
 start();

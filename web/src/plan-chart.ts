@@ -33,7 +33,10 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
     return;
   }
   const arena = plan.arena_bytes ?? 0, lower = plan.lower_bound ?? 0, naive = plan.naive ?? 0;
-  const steps = Math.max(1, ...tape.instructions.map((i) => i.time + 1), ...plan.buffers.map((b) => b.last + 1));
+  // A loop, not Math.max(...): a tape of 100,000 instructions is more arguments than a call takes.
+  let steps = 1;
+  for (const i of tape.instructions) steps = Math.max(steps, i.time + 1);
+  for (const b of plan.buffers) steps = Math.max(steps, b.last + 1);
   const names = new Map(plan.values.map((v) => [v.slot, v.name]));
   root.append(h("p", { class: "lede" },
     `${plan.buffers.length} buffers in one arena of ${formatBytes(arena)}. `,

@@ -2,7 +2,7 @@
 // N timed runs on the JIT and on the reference interpreter, and the outputs
 // as tables with a heatmap for 2-D results.
 import type { Signature } from "../../js/dist/index.js";
-import { h } from "./dom.js";
+import { appendAll, h } from "./dom.js";
 import { exactText, formatClocked, formatMs, formatShape, formatValue } from "./format.js";
 import { heatmap } from "./heatmap.js";
 import { inputRow, rowKey, type Draft, type InputRow } from "./input-row.js";
@@ -149,11 +149,13 @@ export class RunPanel {
       this.#result = h("div", { class: "run-result" });
       this.#rows = sig.inputs.map((input) => inputRow(input, this.#drafts.get(input.name), dims,
                                                       (draft) => this.#drafts.set(input.name, draft)));
+      const inputs = h("div", { class: "inputs" });
+      appendAll(inputs, this.#rows.map((r) => r.el));
       this.#root.replaceChildren(this.#controls,
         h("p", { class: "hint", "data-testid": "seed-hint" }, "Symbolic dims are set at the top; the same seed makes the same inputs and parameters as ",
           h("code", {}, "shrew run --seed"), ". Until one is typed, the seed is the program's own (",
           h("code", {}, "@config { seed: N; }"), ", else 0), as for ", h("code", {}, "shrew run"), " without ", h("code", {}, "--seed"), "."),
-        this.#notes, h("div", { class: "inputs" }, ...this.#rows.map((r) => r.el)), this.#result);
+        this.#notes, inputs, this.#result);
     } else {
       sig.inputs.forEach((input, i) => this.#rows[i].update(input, dims));
       // A result shown is of the program before this compile; a run under way
@@ -188,8 +190,11 @@ export class RunPanel {
       ? h("p", { class: "hint", "data-testid": "timing-cut" }, `Timing stopped at its time budget before all ${r.runs} runs were made: the times are over the runs made.`) : "";
     const coarse = r.coarse ? h("p", { class: "hint", "data-testid": "timing-coarse" }, `Some timed batches took under ${formatClocked(20 * r.clockMs, r.clockMs)}, ` +
       `close to the browser's timer resolution (${formatClocked(r.clockMs, r.clockMs)}): raise the number of runs for steadier times.`) : "";
-    this.#result.replaceChildren(timing, cut, coarse, ...r.jit.map((o) => outputBlock(o, "output")),
-      h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"), ...r.inputs.map((o) => outputBlock(o, "input"))));
+    const used = h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"));
+    appendAll(used, r.inputs.map((o) => outputBlock(o, "input")));
+    this.#result.replaceChildren(timing, cut, coarse);
+    appendAll(this.#result, r.jit.map((o) => outputBlock(o, "output")));
+    this.#result.append(used);
   }
 }
 

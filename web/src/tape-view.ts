@@ -91,7 +91,8 @@ export class TapeView {
       });
       return row;
     });
-    body.append(...this.#rows);
+    // One by one: append(...rows) of a 140,000-row tape is more arguments than a call takes.
+    for (const row of this.#rows) body.append(row);
     // A focused row shows its source like a hover.
     this.#focus = new RovingFocus(body, this.#rows, {
       move: listMove(this.#rows.length),
