@@ -8,6 +8,7 @@
 import type { DType, TensorSpec } from "../../js/dist/index.js";
 import { h } from "./dom.js";
 import { FieldNote, readInteger } from "./integer-field.js";
+import { own } from "./own.js";
 import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource } from "./protocol.js";
 import { randintProblem } from "./randint-range.js";
 
@@ -45,7 +46,7 @@ export function rowKey(input: TensorSpec): string {
 
 function typeText(input: TensorSpec, dims: Record<string, number>): string {
   if (input.dtype === null && input.shape === null) return input.type;
-  const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${dims[d] ?? "?"}` : d ?? "?"));
+  const shape = (input.shape ?? []).map((d) => (typeof d === "string" ? `${d}=${own(dims, d) ?? "?"}` : d ?? "?"));
   return `${input.dtype ?? "?"}[${shape.join(", ")}]`;
 }
 

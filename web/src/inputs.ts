@@ -5,6 +5,7 @@
 // generator, like the CLI's .npy inputs.
 import { Rng, Tensor, type DType, type Signature, type TensorSpec } from "../../js/dist/index.js";
 import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor } from "./protocol.js";
+import { own, record } from "./own.js";
 import { randintProblem } from "./randint-range.js";
 
 // Declared dtype -> the JS storage dtype (the CLI's table).
@@ -50,7 +51,7 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>, si
   const bad = sizes.findIndex((n) => !Number.isSafeInteger(n) || n < 0);
   if (bad >= 0) throw new Error(`input '${spec.name}': the size of its ? dim ${bad} is ${sizes[bad]}, not a non-negative integer`);
   let k = 0;
-  return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : sizes[k++] ?? 1));
+  return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? own(dims, d) ?? 1 : sizes[k++] ?? 1));
 }
 
 // A decimal number as written: Number() also reads 0x10, 0b11 and 0o7 (as 16, 3 and 7).
@@ -153,7 +154,7 @@ function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number
   if (values.length !== n) {
     throw new Error(`input '${spec.name}' needs ${n} values for shape [${shape.join(", ")}], got ${values.length}`);
   }
-  const big = BIG_RANGE[spec.dtype ?? ""];
+  const big = own(BIG_RANGE, spec.dtype ?? "");
   if (big) {
     const out: bigint[] = [];
     for (let i = 0; i < n; i++) {
@@ -165,7 +166,7 @@ function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number
     }
     return out;
   }
-  const range = INT_RANGE[spec.dtype ?? ""];
+  const range = own(INT_RANGE, spec.dtype ?? "");
   if (range) {
     const bad = values.findIndex((v) => !Number.isInteger(v) || v < range[0] || v > range[1]);
     if (bad >= 0) {
@@ -188,14 +189,14 @@ function allocate(spec: TensorSpec, dtype: DType, shape: number[]): Tensor {
 export function makeInputs(sig: Signature, sources: Record<string, InputSource>, dims: Record<string, number>,
                            seed: number | bigint): Record<string, Tensor> {
   const rng = new Rng(seed);
-  const feeds: Record<string, Tensor> = {};
+  const feeds = record<Tensor>();  // by input name: one may be named __proto__
   for (const declared of sig.inputs) {
-    const src: InputSource = sources[declared.name] ?? { mode: "random" };
+    const src: InputSource = own(sources, declared.name) ?? { mode: "random" };
     // Left out, as a caller of run() may leave an optional input out (and as
     // `shrew run` does without --input): nothing is drawn for it.
     if (declared.optional && src.omit) continue;
     const input = runSpec(declared, src);
-    const dtype = JS_DTYPE[input.dtype ?? ""];
+    const dtype = own(JS_DTYPE, input.dtype ?? "");
     if (!dtype) throw new Error(`input '${input.name}' has dtype ${input.dtype}, which the playground cannot make`);
     const shape = concreteShape(input, dims, src.sizes);
     const t = allocate(input, dtype, shape);

@@ -12,6 +12,7 @@ import { renderPlan } from "./plan-chart.js";
 import type { CompileOk, GraphReport, PlanBuffer } from "./protocol.js";
 import { RunPanel } from "./run-panel.js";
 import { SourceLines } from "./source-lines.js";
+import { own, recordOf } from "./own.js";
 import { loadState, saveState } from "./state.js";
 import { renderStats } from "./stats-panel.js";
 import { TapeView } from "./tape-view.js";
@@ -291,7 +292,7 @@ async function compileNow(): Promise<void> {
   // number the seed field takes, and the field keeps its own.
   if (r.seed <= BigInt(Number.MAX_SAFE_INTEGER)) runPanel.compiledWith(Number(r.seed));
   state.dims = r.dims;  // the next compile binds them straight away
-  renderDims(r.dims);
+  renderDims(r.dims, r.runDims);
   saveState(state);
   setStatus(drawnStatus(compiledText, renderViews()), "ok");
 }
@@ -300,28 +301,35 @@ async function compileNow(): Promise<void> {
  * One field per symbolic dim. The fields stay while the names do (a
  * recompile after a change must not take the focus from the next field).
  */
-function renderDims(dims: Record<string, number>): void {
+function renderDims(dims: Record<string, number>, runDims?: CompileOk["runDims"]): void {
+  // A dim left symbolic (see CompileOk.runDims) sizes the inputs made for a run; its field says so.
+  const title = (name: string) => runDims?.names.includes(name)
+    ? `${name} is bound by each run, from the shapes of its inputs (made at this size): binding it for the whole program fails: ${runDims.reason}`
+    : `${name}, bound for the whole program`;
   const fields = [...dimsBox.querySelectorAll<HTMLInputElement>("input[data-dim]")];
-  if (fields.length === Object.keys(dims).length && fields.every((f) => f.dataset.dim! in dims)) {
-    for (const f of fields) if (document.activeElement !== f) f.value = String(dims[f.dataset.dim!]);
+  if (fields.length === Object.keys(dims).length && fields.every((f) => Object.hasOwn(dims, f.dataset.dim!))) {
+    for (const f of fields) {
+      if (document.activeElement !== f) f.value = String(own(dims, f.dataset.dim!));
+      f.title = title(f.dataset.dim!);
+    }
     return;
   }
   dimsBox.replaceChildren();
   for (const [name, value] of Object.entries(dims)) {
-    const input = h("input", { type: "number", min: 1, max: 4096, step: 1, value, "aria-label": `dim ${name}`, "data-dim": name });
+    const input = h("input", { type: "number", min: 1, max: 4096, step: 1, value, "aria-label": `dim ${name}`, "data-dim": name, title: title(name) });
     const note = new FieldNote([], "dim-error");  // the field is put back, so it is not marked invalid
     input.addEventListener("change", () => {
       const r = readInteger(`dim ${name}`, input.value, input.validity.badInput, 1, 4096);
       if (!r.ok) {
         // The size asked for last stays (compiled, or being compiled): the field shows it again, the note says why.
-        const stays = state.dims[name] ?? value;
+        const stays = own(state.dims, name) ?? value;
         note.show(`${r.message}; ${name} stays ${stays}`);
         input.value = String(stays);
         return;
       }
       note.show(undefined);
       // From state.dims, not this compile's: another dim changed since must stay.
-      state.dims = { ...state.dims, [name]: r.value };
+      state.dims = recordOf([...Object.entries(state.dims), [name, r.value] as const]);
       state.stopped = null;  // asked for (maybe a smaller size, after a stopped warm-up): compiled as after an edit
       saveState(state);
       scheduleCompile(0);

@@ -138,8 +138,15 @@ export interface CompileOk {
   graphs: GraphReport[];
   optStats: OptStats;
   warnings: Diagnostic[];
-  /** Symbolic dims used by some input, with the value each was compiled with. */
+  /** Symbolic dims used by some input, with the value each was compiled with (or, see runDims, runs with). */
   dims: Record<string, number>;
+  /**
+   * Dims left symbolic because binding them for the whole program makes it
+   * invalid (a graph calls one with such a dim at a size of its own): each
+   * run binds them from its inputs, made at their sizes in `dims`; `reason`
+   * is the error binding them gave.
+   */
+  runDims?: { names: string[]; reason: string };
   /** The seed the parameters were made with (the request's, else the program's own), exact; random inputs take it too. */
   seed: bigint;
   /** Wasm memory after this compile (the previous program already freed). */

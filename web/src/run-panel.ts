@@ -7,6 +7,7 @@ import { exactText, formatClocked, formatMs, formatShape, formatValue } from "./
 import { heatmap } from "./heatmap.js";
 import { inputRow, rowKey, type Draft, type InputRow } from "./input-row.js";
 import { FieldNote } from "./integer-field.js";
+import { recordOf } from "./own.js";
 import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
 
 export interface RunSettings {
@@ -115,7 +116,7 @@ export class RunPanel {
     this.#running = true;
     this.#result.replaceChildren(h("p", { class: "busy" }, "running…"));
     try {
-      const inputs = Object.fromEntries(this.#rows.map((r, i) => [r.name, sources[i]!]));
+      const inputs = recordOf(this.#rows.map((r, i) => [r.name, sources[i]!] as const));
       const r = await this.#cb.onRun({ seed: this.#seed, runs, inputs });
       if (token !== this.#token) return;  // another run, or another graph's form, came meanwhile
       // undefined: it ran on a program recompiled since, whose results these are not.

@@ -1,6 +1,7 @@
 // What survives a reload: the source, the selected example, graph, tab,
 // symbolic dims and seed, and whether Stop ended this source's compile
 // (localStorage; a broken or missing entry falls back to the defaults).
+import { record } from "./own.js";
 export interface SavedState {
   source: string | null;
   example: string;
@@ -29,7 +30,7 @@ export function loadState(): SavedState {
     const raw = localStorage.getItem(KEY);
     if (!raw) return { ...DEFAULT_STATE };
     const v = JSON.parse(raw) as Partial<SavedState>;
-    const dims: Record<string, number> = {};
+    const dims = record<number>();  // a dim may be named __proto__: no prototype to set
     for (const [k, n] of Object.entries(v.dims ?? {})) if (Number.isSafeInteger(n) && n >= 0) dims[k] = n;
     return {
       source: typeof v.source === "string" ? v.source : null,

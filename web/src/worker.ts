@@ -5,6 +5,7 @@
 import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorForPage } from "./inputs.js";
+import { own, record } from "./own.js";
 import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
@@ -43,12 +44,13 @@ function spanDiagnostics(e: unknown): Diagnostic[] {
  * with the requested value (default 4). Bound ones show as numbers in the
  * signature: they are in `Program.dims`.
  */
-function unboundDims(p: Program, requested: Record<string, number>, config: Record<string, unknown>): Record<string, number> {
-  const dims: Record<string, number> = {};
+function unboundDims(p: Program, requested: Readonly<Record<string, number>>, config: Readonly<Record<string, unknown>>): Record<string, number> {
+  // Own properties only, and no prototype: a dim may be named constructor or __proto__.
+  const dims = record<number>();
   for (const g of p.graphs) {
     for (const i of p.signature(g).inputs) {
       for (const d of i.shape ?? []) {
-        if (typeof d === "string" && !(d in config)) dims[d] = requested[d] ?? 4;
+        if (typeof d === "string" && !Object.hasOwn(config, d)) dims[d] = own(requested, d) ?? 4;
       }
     }
   }
@@ -126,16 +128,29 @@ function seedOption(req: CompileRequest): { seed?: number } {
 }
 
 /**
- * Compiles with the dims of the previous source; when they do not fit this
+ * Compiles with the dims of the previous source. When they do not fit this
  * one (compile rejects a dim it does not use), without them: the symbolic
- * dims are then found and bound by a second compile.
+ * dims are then found and bound by a second compile. When binding them
+ * makes the program invalid though it is valid without (a graph calls one
+ * with a symbolic dim at a size of its own: `A(q)` with q [2, 3] where A
+ * takes [R, 3] contradicts R = 4 for the whole program), also without
+ * them, and `unbindable` says why: they stay symbolic, and each run binds
+ * them from its input shapes, which the dim fields size.
  */
-function compileFirst(s: Shrew, req: CompileRequest): Program {
+function compileFirst(s: Shrew, req: CompileRequest): { p: Program; unbindable?: string } {
   try {
-    return s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: req.dims });
+    return { p: s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: req.dims }) };
   } catch (e) {
-    if (!(e instanceof ShrewRuntimeError) || e.code !== "invalid_argument" || Object.keys(req.dims).length === 0) throw e;
-    return s.compile(req.source, { filename: "playground.sw", ...seedOption(req) });
+    if (Object.keys(req.dims).length === 0) throw e;
+    const unused = e instanceof ShrewRuntimeError && e.code === "invalid_argument";
+    if (!unused && !(e instanceof ShrewCompileError)) throw e;
+    let p: Program;
+    try {
+      p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req) });
+    } catch (plain) {
+      throw unused ? plain : e;  // invalid either way: the error of the compile asked for
+    }
+    return unused ? { p } : { p, unbindable: message(e).split("\n")[0] };
   }
 }
 
@@ -146,18 +161,29 @@ async function compile(req: CompileRequest): Promise<void> {
   program = undefined;
   const t0 = performance.now();
   let p: Program, dims: Record<string, number>, compileMs: number;
+  let unbindable: string | undefined;  // why the symbolic dims left are bound by each run, not the compile
   try {
-    p = compileFirst(s, req);
+    const first = compileFirst(s, req);
+    p = first.p;
+    unbindable = first.unbindable;
     compileMs = performance.now() - t0;
     // The requested dims the source uses are bound now; any it left symbolic
     // are bound by a second compile. (A bound dim no longer shows in the
     // signature, so it is taken from p.dims, not found again.)
     const unbound = unboundDims(p, req.dims, p.metadata.config);
-    dims = { ...p.dims, ...unbound };
-    if (Object.keys(unbound).length > 0) {
-      p.dispose();
+    const bound = { ...p.dims };
+    dims = { ...bound, ...unbound };
+    if (Object.keys(unbound).length > 0 && unbindable === undefined) {
+      p.dispose();  // first: two large programs need not fit in memory at once
       const t1 = performance.now();
-      p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims });
+      try {
+        p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims });
+      } catch (e) {
+        // Valid unbound, invalid bound (see compileFirst): left symbolic, bound by each run.
+        if (!(e instanceof ShrewCompileError)) throw e;
+        unbindable = message(e).split("\n")[0];
+        p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: bound });
+      }
       compileMs = performance.now() - t1;
     }
   } catch (e) {
@@ -184,7 +210,10 @@ async function compile(req: CompileRequest): Promise<void> {
   // Random inputs take the parameters' seed, as `shrew run` does; exactly
   // (`seed`, a number, throws past 2^53 - 1: @config's seed -1 is 2^64 - 1).
   const graphs = p.graphs.map((g) => report(p, g, p.seedBigInt, warmUp));
-  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, clockMs: CLOCK_MS, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, seed: p.seedBigInt,
+  // The dims that stayed symbolic (see compileFirst): the Run tab's inputs are made at their sizes.
+  const runDims = unbindable === undefined ? undefined
+    : { names: Object.keys(unboundDims(p, dims, p.metadata.config)), reason: unbindable };
+  post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, clockMs: CLOCK_MS, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, runDims, seed: p.seedBigInt,
         heap: s.heapStats() });
 }
 

@@ -1,0 +1,122 @@
+// Symbolic dims in a real browser (web/test/browser.mjs). A graph that
+// calls one with a symbolic dim at a size of its own: the page bound every
+// dim for the whole program (R = 4), which the call contradicts (E105),
+// though `shrew check` accepts the program. And dims named like
+// Object.prototype's properties (constructor, toString, __proto__):
+// looked up with `in` and `[]` on plain objects, they had no field and ran
+// as "invalid dimension a function".
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI, openPlayground, waitCompiled } from "./page.mjs";
+
+let page, close, scratch;
+
+before(async () => {
+  scratch = mkdtempSync(join(tmpdir(), "shrew-web-dims-"));
+  ({ page, close } = await openPlayground());
+  await page.click('[data-tab="run"]');
+});
+
+after(async () => {
+  await close?.();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** `shrew <args> FILE` on `source`, its stdout. */
+function cli(source, ...args) {
+  const file = join(scratch, "prog.sw");
+  writeFileSync(file, source);
+  return execFileSync(process.execPath, [CLI, args[0], file, ...args.slice(1)], { encoding: "utf8" });
+}
+
+/** Pastes `source` and waits for its compile to end, whichever way; the status. */
+async function setSource(source) {
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(source);
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.state === "busy", null, { timeout: 5_000 }).catch(() => {});
+  await page.waitForFunction(() => ["ok", "error"].includes(document.getElementById("status")?.dataset.state), null, { timeout: 30_000 });
+  return page.textContent("#status");
+}
+
+async function enter(selector, text) {
+  await page.fill(selector, text);
+  await page.press(selector, "Tab");
+}
+
+const dimFields = () => page.$$eval("[data-dim]", (els) => els.map((e) => [e.dataset.dim, e.value]));
+
+async function run() {
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const error = await page.$('[data-testid="run-error"]');
+  assert.equal(error, null, await error?.textContent());
+}
+
+/** A tensor the Run tab shows: an output, or (kind "input") an input used. */
+function shown(kind, name) {
+  return page.$eval(`${kind === "input" ? ".inputs-used " : ""}[data-${kind}="${name}"]`, (el) => ({
+    shape: JSON.parse(el.dataset.shape), values: [...el.querySelectorAll("td")].map((td) => Number(td.dataset.v)) }));
+}
+
+test("a graph calling one with a symbolic dim at its own size compiles; both run, the dim's field sizes the callee's input", async () => {
+  const source = "@graph A {\n  input x: Tensor<[R, 3], f32>;\n  output y: x * 2.0;\n}\n" +
+    "@graph C {\n  input q: Tensor<[2, 3], f32>;\n  output w: A(q);\n}\n";
+  assert.match(cli(source, "check"), /ok/);
+  assert.match(await setSource(source), /^compiled in /);
+  assert.deepEqual(await page.$$eval("#diagnostics li", (l) => l.map((e) => e.textContent)), []);
+  assert.deepEqual(await dimFields(), [["R", "4"]]);
+  // The field says why R is not bound for the whole program, as dims are otherwise.
+  assert.match(await page.getAttribute('[data-dim="R"]', "title"),
+    /^R is bound by each run, from the shapes of its inputs \(made at this size\): binding it for the whole program fails: .*E105/);
+  // A runs at the size the field asks for.
+  await enter('[data-dim="R"]', "5");
+  await waitCompiled(page, "A", 30_000);
+  assert.equal(await page.textContent('[data-input="x"] code'), "f32[R=5, 3]");
+  await run();
+  const x = await shown("input", "x"), y = await shown("output", "y");
+  assert.deepEqual([x.shape, y.shape], [[5, 3], [5, 3]]);
+  assert.deepEqual(y.values, x.values.map((v) => Math.fround(v * 2)));
+  // C calls A on its [2, 3] input: the CLI's values (same seed, same random inputs).
+  await page.selectOption("#graph-select", "C");
+  assert.equal(await page.textContent('[data-testid="run-button"]'), "Run C");
+  await run();
+  const want = JSON.parse(cli(source, "run", "--graph", "C", "--json")).outputs.w;
+  const w = await shown("output", "w");
+  assert.deepEqual(w.shape, want.shape);
+  assert.deepEqual(w.values, want.data.flat());
+  assert.deepEqual(page.errors, []);
+});
+
+test("dims named constructor, toString, valueOf, hasOwnProperty and __proto__ have fields and size their inputs", async () => {
+  const source = "@graph P {\n  input x: Tensor<[constructor, 3], f32>;\n  input z: Tensor<[__proto__, toString], f32>;\n" +
+    "  input v: Tensor<[valueOf, hasOwnProperty], f32>;\n  output y: x * 2.0;\n  output w: z + 1.0;\n  output u: v;\n}\n";
+  assert.match(await setSource(source), /^compiled in /);
+  const names = ["constructor", "__proto__", "toString", "valueOf", "hasOwnProperty"];
+  assert.deepEqual((await dimFields()).sort(), names.map((n) => [n, "4"]).sort());
+  // A Map: in an object literal, __proto__: 3 would set the prototype.
+  const sizes = new Map([["constructor", 2], ["__proto__", 3], ["toString", 1], ["valueOf", 2], ["hasOwnProperty", 5]]);
+  for (const n of names) {
+    await enter(`[data-dim="${n}"]`, String(sizes.get(n)));
+    await waitCompiled(page, "P", 30_000);
+  }
+  await page.waitForFunction(() => document.querySelector('[data-dim="hasOwnProperty"]')?.value === "5");
+  assert.equal(await page.textContent('[data-input="z"] code'), "f32[3, 1]");  // bound for the whole program
+  await run();
+  const dims = [...sizes].map(([k, v]) => `${k}=${v}`).join(",");
+  const want = JSON.parse(cli(source, "run", "--json", "--dims", dims)).outputs;
+  for (const name of ["y", "w", "u"]) {
+    const got = await shown("output", name);
+    assert.deepEqual(got.shape, want[name].shape, name);
+    assert.deepEqual(got.values, want[name].data.flat(), name);
+  }
+  // The sizes are kept over a reload (the saved dims are read back by name too).
+  await page.reload();
+  await waitCompiled(page, "P", 30_000);
+  assert.deepEqual((await dimFields()).sort(), names.map((n) => [n, String(sizes.get(n))]).sort());
+  assert.deepEqual(page.errors, []);
+});
