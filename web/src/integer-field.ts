@@ -25,6 +25,23 @@ export function readInteger(what: string, text: string, badInput: boolean, min: 
   return { ok: true, value: v === 0 ? 0 : v };  // "-0" is 0
 }
 
+export type BigIntegerRead = { ok: true; value: bigint } | { ok: false; message: string };
+
+/**
+ * `text` as a whole number in [min, max], exactly, however large (a seed is
+ * any u64): the same rules as readInteger (digits only, with a sign; no
+ * 2.5, 1e3 or empty), for a text field (a number field rounds past 2^53).
+ */
+export function readBigInteger(what: string, text: string, min: bigint, max: bigint): BigIntegerRead {
+  const t = text.trim();
+  const fail = (why: string): BigIntegerRead => ({ ok: false, message: `${what}: ${why}` });
+  if (t === "") return fail("empty: type a whole number");
+  if (!/^[-+]?\d+$/.test(t)) return fail(`'${t}' is not a whole number written in digits`);
+  const v = BigInt(t);
+  if (v < min || v > max) return fail(`${t} is outside ${min}..${max}`);
+  return { ok: true, value: v };
+}
+
 /** The message shown next to one or more fields, which it marks invalid while it shows. */
 export class FieldNote {
   readonly el: HTMLElement;
@@ -50,6 +67,13 @@ export class FieldNote {
   read(what: string, min: number, max: number): number | undefined {
     const f = this.#fields[0];
     const r = readInteger(what, f.value, f.validity.badInput, min, max);
+    this.show(r.ok ? undefined : r.message);
+    return r.ok ? r.value : undefined;
+  }
+
+  /** The field's whole number in [min, max] as a bigint (see readBigInteger), or undefined with the reason shown. */
+  readBig(what: string, min: bigint, max: bigint): bigint | undefined {
+    const r = readBigInteger(what, this.#fields[0].value, min, max);
     this.show(r.ok ? undefined : r.message);
     return r.ok ? r.value : undefined;
   }

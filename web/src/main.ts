@@ -115,12 +115,15 @@ const runPanel = new RunPanel($("run-panel"), {
     return r;
   },
   onSeed(seed) {
-    state.seed = seed;
-    state.stopped = null;  // asked for: a new compile, as after an edit
+    if (state.seed === seed) return;
+    state.seed = seed;  // typed: it applies to every program from now on
     saveState(state);
+    // The one this program was compiled with (its own, typed again): nothing to compile.
+    if (current?.seed === seed && compilesPending === 0 && upToDate()) return;
+    state.stopped = null;  // asked for: a new compile, as after an edit
     scheduleCompile(0);  // the seed also initialises the parameters
   },
-}, state.seed ?? 0, 200);
+}, state.seed ?? 0n, 200);
 
 function selectedGraph(): GraphReport | undefined {
   return current?.graphs.find((g) => g.name === state.graph) ?? current?.graphs[0];
@@ -288,9 +291,9 @@ async function compileNow(): Promise<void> {
   graphSelect.replaceChildren();
   appendAll(graphSelect, r.graphs.map((g) => h("option", { value: g.name }, g.name)));
   graphSelect.value = state.graph ?? "";
-  // A negative @config seed is taken modulo 2^64: past 2^53 - 1 it is no
-  // number the seed field takes, and the field keeps its own.
-  if (r.seed <= BigInt(Number.MAX_SAFE_INTEGER)) runPanel.compiledWith(Number(r.seed));
+  // The program's seed, exact (a negative @config seed is taken modulo 2^64, past 2^53 - 1):
+  // random inputs take it too, as in `shrew run` without --seed.
+  runPanel.compiledWith(r.seed);
   state.dims = r.dims;  // the next compile binds them straight away
   renderDims(r.dims, r.runDims);
   saveState(state);

@@ -90,8 +90,8 @@ export interface CompileRequest {
   id: number;
   source: string;
   dims: Record<string, number>;
-  /** null: none is passed, so the program's own seed (`@config`, else 0) applies. */
-  seed: number | null;
+  /** null: none is passed, so the program's own seed (`@config`, else 0) applies. Any u64. */
+  seed: bigint | null;
   /**
    * Run each graph once with random inputs after compiling (binds the memory
    * plan, so the tape, plan and stats show real sizes). Off after Stop ended
@@ -113,7 +113,8 @@ export interface RunRequest {
   type: "run";
   id: number;
   graph: string;
-  seed: number;
+  /** The random inputs' seed: any u64, exactly. */
+  seed: bigint;
   runs: number;
   inputs: Record<string, InputSource>;
 }

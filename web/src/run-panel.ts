@@ -11,7 +11,7 @@ import { recordOf } from "./own.js";
 import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
 
 export interface RunSettings {
-  seed: number;
+  seed: bigint;
   runs: number;
   inputs: Record<string, InputSource>;
 }
@@ -23,16 +23,19 @@ export interface RunCallbacks {
    * program was recompiled while it ran (the answer is not for it).
    */
   onRun(settings: RunSettings): Promise<RunOk | RunFailed | undefined>;
-  onSeed(seed: number): void;
+  /** A seed typed (also the one the field showed already: typed, it applies to every program). */
+  onSeed(seed: bigint): void;
 }
 
 const MAX_ROWS = 64, MAX_COLS = 32, MAX_RUNS = 10000;
+/** Seeds are u64s, as `shrew run --seed` takes (`@config { seed: -1; }` is 2^64 - 1). */
+const MAX_SEED = 2n ** 64n - 1n;
 
 export class RunPanel {
   readonly #root: HTMLElement;
   readonly #cb: RunCallbacks;
   readonly #drafts = new Map<string, Draft>();
-  #seed: number;
+  #seed: bigint;
   #runs: number;
   #result: HTMLElement = h("div", { class: "run-result" });
   // The controls are made once: a recompile (a new seed or dim commits on
@@ -42,8 +45,10 @@ export class RunPanel {
   readonly #button: HTMLButtonElement;
   readonly #notes = h("div", { class: "run-notes" });
   /** The seed and run count as typed: whole numbers in range, else undefined with the reason shown. */
-  readonly #readSeed: () => number | undefined;
+  readonly #readSeed: () => bigint | undefined;
   readonly #seedField: HTMLInputElement;
+  /** Typed into since the field last took a seed: leaving it (or Enter) makes that the typed seed. */
+  #seedTyped = false;
   readonly #readRuns: () => number | undefined;
   /** The form's fields as built, per input (see rowKey): rebuilt only when they change. */
   #formKey = "";
@@ -52,21 +57,33 @@ export class RunPanel {
   #token = 0;
   #running = false;
 
-  constructor(root: HTMLElement, cb: RunCallbacks, seed: number, runs: number) {
+  constructor(root: HTMLElement, cb: RunCallbacks, seed: bigint, runs: number) {
     this.#root = root;
     this.#cb = cb;
     this.#seed = seed;
     this.#runs = runs;
-    const seedField = h("input", { type: "number", value: seed, min: 0, step: 1, "aria-label": "seed", id: "run-seed" });
-    // Seeds are non-negative safe integers (the package rejects others).
+    // A text field: a number field would show and step 2^64 - 1 as a rounded double.
+    const seedField = h("input", { type: "text", inputmode: "numeric", value: String(seed), size: 12, spellcheck: false,
+                                   autocomplete: "off", "aria-label": "seed", id: "run-seed" });
     const seedNote = new FieldNote([seedField], "seed-error");
-    this.#readSeed = () => seedNote.read("seed", 0, Number.MAX_SAFE_INTEGER);
+    this.#readSeed = () => seedNote.readBig("seed", 0n, MAX_SEED);
     this.#seedField = seedField;
-    seedField.addEventListener("change", () => {
+    // Typed, a seed is the user's, even the value the field already showed (the
+    // program's own): a change event only comes when the text differs, so
+    // typing is noted and committed on leaving the field or Enter.
+    const commit = () => {
+      if (!this.#seedTyped) return;
       const v = this.#readSeed();
-      if (v === undefined || v === this.#seed) return;
+      if (v === undefined) return;
+      this.#seedTyped = false;
       this.#seed = v;
       this.#cb.onSeed(v);
+    };
+    seedField.addEventListener("input", () => (this.#seedTyped = true));
+    seedField.addEventListener("change", commit);
+    seedField.addEventListener("blur", commit);
+    seedField.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") commit();
     });
     const runsField = h("input", { type: "number", value: runs, min: 1, max: MAX_RUNS, step: 1, "aria-label": "timed runs", id: "run-count",
       title: "At least this many runs on each executor; more when they take under 20 steps of the browser's clock (2 ms), which times them" });
@@ -81,22 +98,22 @@ export class RunPanel {
       h("label", {}, "timed runs ", runsField), runsNote.el, this.#button);
   }
 
-  get seed(): number {
+  get seed(): bigint {
     return this.#seed;
   }
 
   /**
    * The seed the program was compiled with: the one chosen here, or, until
    * one is, the program's own (`@config { seed: N; }`, else 0), which the
-   * field then shows. Random inputs take it, as `shrew run` does. A field
-   * being edited is left alone.
+   * field then shows. Random inputs take it, as `shrew run` does: exactly,
+   * past 2^53 - 1 too (a negative @config seed is taken modulo 2^64). A
+   * field being edited is left alone.
    */
-  compiledWith(seed: number): void {
-    // A seed past 2^53 - 1 (a negative @config seed is taken modulo 2^64) is
-    // none the field takes: the caller passes none, and the field keeps its own.
-    if (!Number.isSafeInteger(seed) || seed === this.#seed || document.activeElement === this.#seedField) return;
+  compiledWith(seed: bigint): void {
+    if (seed === this.#seed || document.activeElement === this.#seedField) return;
     this.#seed = seed;
     this.#seedField.value = String(seed);
+    this.#seedTyped = false;
   }
 
   async #run(): Promise<void> {

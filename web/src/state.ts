@@ -12,7 +12,7 @@ export interface SavedState {
    * The seed chosen in the Run tab; null until one is: the program's own
    * (`@config { seed: N; }`, else 0) applies, as for `shrew run` without --seed.
    */
-  seed: number | null;
+  seed: bigint | null;
   /**
    * Stop ended the compile of this source ("compile") or its warm-up run
    * ("warm-up"): it is compiled without a warm-up, or not at all until
@@ -29,7 +29,7 @@ export function loadState(): SavedState {
   try {
     const raw = localStorage.getItem(KEY);
     if (!raw) return { ...DEFAULT_STATE };
-    const v = JSON.parse(raw) as Partial<SavedState>;
+    const v = JSON.parse(raw) as Partial<SavedState>;  // checked field by field (the seed is saved as digits)
     const dims = record<number>();  // a dim may be named __proto__: no prototype to set
     for (const [k, n] of Object.entries(v.dims ?? {})) if (Number.isSafeInteger(n) && n >= 0) dims[k] = n;
     return {
@@ -38,7 +38,7 @@ export function loadState(): SavedState {
       graph: typeof v.graph === "string" ? v.graph : null,
       tab: typeof v.tab === "string" ? v.tab : DEFAULT_STATE.tab,
       dims,
-      seed: Number.isSafeInteger(v.seed) && (v.seed as number) >= 0 ? (v.seed as number) : null,
+      seed: savedSeed(v.seed),
       stopped: v.stopped === "compile" || v.stopped === "warm-up" ? v.stopped : null,
     };
   } catch {
@@ -46,9 +46,16 @@ export function loadState(): SavedState {
   }
 }
 
+/** A seed as saved: decimal digits (JSON has no bigint), or a number as saved before; null for anything else. */
+function savedSeed(v: unknown): bigint | null {
+  if (typeof v === "string" && /^\d+$/.test(v) && BigInt(v) < 2n ** 64n) return BigInt(v);
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  return null;
+}
+
 export function saveState(s: SavedState): void {
   try {
-    localStorage.setItem(KEY, JSON.stringify(s));
+    localStorage.setItem(KEY, JSON.stringify({ ...s, seed: s.seed === null ? null : String(s.seed) }));
   } catch {
     // Storage full or disabled: the playground works without it.
   }

@@ -100,7 +100,7 @@ export class WorkerClient {
     });
   }
 
-  compile(source: string, dims: Record<string, number>, seed: number | null, warmUp: boolean): Promise<CompileOk | CompileFailed> {
+  compile(source: string, dims: Record<string, number>, seed: bigint | null, warmUp: boolean): Promise<CompileOk | CompileFailed> {
     const req = { type: "compile", source, dims, seed, warmUp } as const;
     if (![...this.#pending.values()].some((p) => p.type === "compile")) return this.#send(req);
     this.#held?.resolve({ type: "compiled", id: 0, ok: false, compileMs: 0, stage: "superseded", diagnostics: [],

@@ -123,7 +123,7 @@ function report(p: Program, graph: string, seed: bigint, warmUp: WarmUp): GraphR
  * program's `@config { seed: N; }` applies (OPS.md §5), as in `shrew run`
  * without --seed; passing 0 overrode it.
  */
-function seedOption(req: CompileRequest): { seed?: number } {
+function seedOption(req: CompileRequest): { seed?: bigint } {
   return req.seed === null ? {} : { seed: req.seed };
 }
 
