@@ -9,6 +9,9 @@ import { NAN_RGB, NEG_INF_RGB, POS_INF_RGB, heatScale, nonFiniteRgb, scalePositi
 // infinity in it, see blockMeans). One pixel per cell took the page two
 // seconds for a 4000 x 4000 output.
 const HEATMAP_PX = 360;
+// The least a side is drawn: a 1 x 4096 output's cells are 360 / 4096 px,
+// and its one row was 0.09 px tall, nothing to see.
+const MIN_SIDE_PX = 12;
 
 /**
  * Means of step x step blocks. A block with any non-finite cell takes the sum
@@ -57,11 +60,12 @@ export function heatmap(data: Float64Array, rows: number, cols: number): HTMLEle
   }
   // Cells stay square: small matrices scale up (4-28 px a cell), large ones
   // shrink so the longer side is 360 px (it was 4 px a cell at least: a
-  // 2048 x 2048 output drew 8192 px tall).
+  // 2048 x 2048 output drew 8192 px tall). A thin side is stretched to 12 px
+  // at least: its cells are then taller (or wider) than wide.
   const longest = Math.max(rows, cols);
-  const px = longest <= 90 ? Math.min(28, Math.floor(360 / longest)) : 360 / longest;
-  canvas.style.width = `${cols * px}px`;
-  canvas.style.height = `${rows * px}px`;
+  const px = longest <= 90 ? Math.min(28, Math.floor(HEATMAP_PX / longest)) : HEATMAP_PX / longest;
+  canvas.style.width = `${Math.max(cols * px, MIN_SIDE_PX)}px`;
+  canvas.style.height = `${Math.max(rows * px, MIN_SIDE_PX)}px`;
   return h("div", { class: "heatmap-wrap" }, canvas, legend(scale));
 }
 

@@ -104,3 +104,23 @@ test("a large all-NaN output (drawn from blocks of cells) and an empty one do no
   assert.equal(await page.$('[data-output="w"] canvas.heatmap'), null);
   assert.deepEqual(page.errors, []);
 });
+
+test("a 1 x N or N x 1 output's heatmap stays visible: its thin side is at least 12 px, its long side blocked as before", async () => {
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph Thin {\n  input a: Tensor<[1, 4096], f32>;\n  input b: Tensor<[4096, 1], f32>;\n" +
+    "  input c: Tensor<[3, 60], f32>;\n  output row: a;\n  output col: b;\n  output small: c;\n}\n");
+  await waitCompiled("Thin");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  const drawn = (name) => page.$eval(`[data-output="${name}"] canvas.heatmap`, (c) => {
+    const r = c.getBoundingClientRect();
+    return { cells: [c.width, c.height], px: [Math.round(r.width * 100) / 100, Math.round(r.height * 100) / 100] };
+  });
+  // 4096 cells are drawn 12 to a pixel (342 pixels) over 360 px, as before; the one cell across is 12 px, not 0.09.
+  assert.deepEqual(await drawn("row"), { cells: [342, 1], px: [360, 12] });
+  assert.deepEqual(await drawn("col"), { cells: [1, 342], px: [12, 360] });
+  // Small outputs keep square cells of 6 px (360 / 60); their 3 rows are 18 px.
+  assert.deepEqual(await drawn("small"), { cells: [60, 3], px: [360, 18] });
+  assert.deepEqual(page.errors, []);
+});
