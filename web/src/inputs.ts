@@ -116,8 +116,14 @@ export function parseNumbers(text: string): Pasted {
     // An empty innermost array leaves no number depth: its shape is the arrays' lengths.
     return { values, texts, shape: shape.length > 1 ? shape : null };
   }
-  // Separators at either end (a trailing comma) separate nothing: no value.
-  const texts = t.split(/[\s,]+/).filter((s) => s !== "");
+  // Values are separated by whitespace or one comma (spaces around it or not).
+  // Two commas with nothing between leave a value out: an error naming it ("1,,2"
+  // was read as [1, 2]). One comma at either end (a list copied with its
+  // trailing comma) separates nothing: no value.
+  const body = t.replace(/^,\s*/, "").replace(/\s*,$/, "");
+  const texts = body === "" ? [] : body.split(/\s*,\s*|\s+/);
+  const empty = texts.indexOf("");
+  if (empty >= 0) throw new Error(`element ${empty} is empty: there is nothing between two commas`);
   return { values: texts.map(parseToken), texts, shape: null };
 }
 

@@ -298,13 +298,17 @@ test("pasted numbers are decimals: 0x10 and 1e400 are refused, not read as 16 an
     ["1, 0b11", "input 'x': not a number: '0b11'"],
     ["1e400 1", past("1e400")],
     ["[1, -1e400]", past("-1e400")],
+    // An empty value between two commas was skipped: "1,,2" ran as [1, 2].
+    ["1,,2", "input 'x': element 1 is empty: there is nothing between two commas"],
+    [" 1 , , 2", "input 'x': element 1 is empty: there is nothing between two commas"],
+    ["1,2,,", "input 'x': element 2 is empty: there is nothing between two commas"],
   ]) {
     await page.fill('[data-input="x"] textarea', text);
     await page.click('[data-testid="run-button"]');
     assert.equal(await page.textContent('[data-testid="run-error"]'), message, text);
   }
   // What is a decimal still reads as before, infinities included when written so.
-  for (const [text, want] of [["inf -1.5e300", ["Infinity", "-1.5e+300"]], [".5 1e3", ["0.5", "1000"]], ["[-0, 2.]", null]]) {
+  for (const [text, want] of [["inf -1.5e300", ["Infinity", "-1.5e+300"]], [".5 1e3", ["0.5", "1000"]], ["3,\n4,", ["3", "4"]], ["[-0, 2.]", null]]) {
     await page.fill('[data-input="x"] textarea', text);
     if (want === null) {  // "2." is not JSON: the JSON reader says so
       await page.click('[data-testid="run-button"]');
