@@ -223,6 +223,8 @@ function showDiagnostics(diags: readonly Diagnostic[], source: string, message?:
 }
 
 // ---- compile ----
+/** Set when Stop ended a run: the status of the compile after it says so first. */
+let stoppedRun: string | undefined;
 /** Why there is no program to run (the last compile failed or was stopped). */
 let notCompiled = "nothing is compiled yet";
 // Compiles scheduled or under way; a run waits until there are none.
@@ -265,13 +267,15 @@ async function compileNow(): Promise<void> {
   const source = doc.toString();
   const warmUp = state.stopped !== "warm-up";
   compileAgain.hidden = true;
-  setStatus("compiling…", "busy");
+  setStatus(stoppedRun ? `${stoppedRun}; compiling…` : "compiling…", "busy");
   const r = await worker.compile(source, state.dims, state.seed, warmUp);
   if (seq !== compileSeq) return;  // a newer edit is on its way
   runMarked = false;
   if (!r.ok) {
     const errors = r.diagnostics.filter((d) => d.severity === "error").length;
-    setStatus(errors ? `${errors} error${errors > 1 ? "s" : ""} (${r.stage})` : r.message.split("\n")[0], "error");
+    const failed = errors ? `${errors} error${errors > 1 ? "s" : ""} (${r.stage})` : r.message.split("\n")[0];
+    setStatus(stoppedRun ? `${stoppedRun}; ${failed}` : failed, "error");
+    stoppedRun = undefined;
     showDiagnostics(r.diagnostics, source, r.message);
     views.classList.add("stale");
     compiled = undefined;
@@ -285,7 +289,9 @@ async function compileNow(): Promise<void> {
   views.classList.remove("stale");
   // The warm-up runs are part of the wait: reported, apart from the compile.
   const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatClocked(r.warmUpMs, r.clockMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
-  const compiledText = `compiled in ${formatClocked(r.compileMs, r.clockMs)}${warm}`;
+  // After a stopped run the page says so, or the recompile's status would hide it at once.
+  const compiledText = `${stoppedRun ? `${stoppedRun}; compiled again` : "compiled"} in ${formatClocked(r.compileMs, r.clockMs)}${warm}`;
+  stoppedRun = undefined;
   showDiagnostics(r.warnings, source);
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren();
@@ -459,6 +465,8 @@ stop.addEventListener("click", () => {
     state.stopped = stopped.warming ? "warm-up" : "compile";
     saveState(state);
   }
+  // The recompile's status would replace the word that the run was stopped at once: it says it too.
+  stoppedRun = stopped?.type === "run" ? "run stopped (the worker was restarted)" : undefined;
   start();
 });
 compileAgain.addEventListener("click", () => {
@@ -482,7 +490,7 @@ function showCompileStopped(): void {
 }
 
 function start(): void {
-  setStatus("loading the wasm runtime…", "busy");
+  setStatus(stoppedRun ? `${stoppedRun}; loading the wasm runtime…` : "loading the wasm runtime…", "busy");
   worker.ready.then(() => (state.stopped === "compile" ? showCompileStopped() : compile()),
                     (e: Error) => setStatus(`could not start: ${e.message}`, "error"));
 }

@@ -203,6 +203,8 @@ export interface RunFailed {
   message: string;
   /** The failure as a diagnostic, when it points into the source (a node, an `@assert`): the editor marks it. */
   diagnostic?: Diagnostic;
+  /** Stop ended the run (the worker was restarted): no result of the program, so the recompile after it keeps the message. */
+  stopped?: true;
 }
 
 export type BundleResponse = { type: "bundled"; id: number; ok: true; bytes: Uint8Array } |

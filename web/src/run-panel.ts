@@ -56,6 +56,8 @@ export class RunPanel {
   /** Counts runs and form rebuilds: a run's answer shows only if no newer run or other form came since. */
   #token = 0;
   #running = false;
+  /** The result shown says Stop ended the run: the recompile after it keeps it (it is no result of the program before). */
+  #stopShown = false;
 
   constructor(root: HTMLElement, cb: RunCallbacks, seed: bigint, runs: number) {
     this.#root = root;
@@ -118,6 +120,7 @@ export class RunPanel {
 
   async #run(): Promise<void> {
     const token = ++this.#token;
+    this.#stopShown = false;
     // Every field is read before anything runs: one that does not hold what it
     // says stops the run and says why, next to itself and here; nothing is sent.
     const seedOk = this.#readSeed() !== undefined, runs = this.#readRuns();
@@ -139,7 +142,7 @@ export class RunPanel {
       // undefined: it ran on a program recompiled since, whose results these are not.
       if (!r) this.#result.replaceChildren();
       else if (r.ok) this.#showResult(r);
-      else this.#showError(r.message);
+      else this.#showError(r.message, r.stopped === true);
     } finally {
       if (token === this.#token) this.#running = false;
     }
@@ -164,6 +167,7 @@ export class RunPanel {
       this.#token++;
       this.#running = false;
       this.#formKey = key;
+      this.#stopShown = false;
       this.#result = h("div", { class: "run-result" });
       this.#rows = sig.inputs.map((input) => inputRow(input, this.#drafts.get(input.name), dims,
                                                       (draft) => this.#drafts.set(input.name, draft)));
@@ -178,7 +182,8 @@ export class RunPanel {
       sig.inputs.forEach((input, i) => this.#rows[i].update(input, dims));
       // A result shown is of the program before this compile; a run under way
       // is answered for the program it ran on (onRun says when that is stale).
-      if (!this.#running) this.#result.replaceChildren();
+      if (!this.#running && !this.#stopShown) this.#result.replaceChildren();
+      this.#stopShown = false;  // kept over the recompile that Stop starts, not over the next
     }
     const unknown = sig.inputs.filter((i) => i.dtype === null || i.shape === null).map((i) => `'${i.name}'`);
     const optional = sig.inputs.filter((i) => i.optional).map((i) => `'${i.name}'`);
@@ -193,8 +198,9 @@ export class RunPanel {
         `${sig.name} is compiled for them when it runs; the Tape, Memory and Stats tabs then show that compile.`) : "");
   }
 
-  #showError(message: string): void {
+  #showError(message: string, stopped = false): void {
     this.#result.replaceChildren(h("p", { class: "error", "data-testid": "run-error" }, message));
+    this.#stopShown = stopped;
   }
 
   #showResult(r: RunOk): void {

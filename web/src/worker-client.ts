@@ -83,7 +83,7 @@ export class WorkerClient {
     this.#held?.resolve({ type: "compiled", id: 0, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
     this.#held = undefined;
     for (const [id, p] of pending) {
-      p.resolve(p.type === "run" ? { type: "ran", id, ok: false, message }
+      p.resolve(p.type === "run" ? { type: "ran", id, ok: false, message, stopped: true }
                 : p.type === "bundle" ? { type: "bundled", id, ok: false, message }
                 : { type: "compiled", id, ok: false, compileMs: 0, stage: "stopped", diagnostics: [], message });
     }

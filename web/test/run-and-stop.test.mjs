@@ -175,6 +175,14 @@ test("Stop ends a long warm-up run or compile for good: no recompile into the sa
   assert.match(await status(), /warm-up run off \(stopped\)$/);
   await page.click('[data-tab="run"]');
   assert.equal(await page.textContent('[data-testid="run-button"]'), "Run Long");
+  // A run stopped: the source is compiled again at once, and the page keeps saying
+  // the run was stopped (the recompile cleared the message at once).
+  await page.fill("#run-count", "1");
+  await page.click('[data-testid="run-button"]');
+  await page.click('[data-testid="stop"]', { timeout: 10_000 });
+  await waitCompiled("Long", 10_000);
+  assert.match(await status(), /^run stopped \(the worker was restarted\); compiled again in \d+\.\d ms, warm-up run off \(stopped\)$/);
+  assert.equal(await page.textContent('[data-testid="run-error"]'), "stopped: the worker was restarted");
 
   // An edit turns the warm-up on again; the status gives its time apart from the compile's.
   await typeSource("@graph Small {\n  input x: Tensor<[N, 3], f32>;\n  output y: x * 2.0;\n}\n");
