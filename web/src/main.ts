@@ -421,6 +421,37 @@ showTab(state.tab);
 // ---- bundle ----
 // The program as compiled now (dims, seed and parameters included), as a
 // file that Shrew.loadBundle and the CLI run without compiling.
+
+/** What a program calls itself: its @model name, else its first graph. */
+function programName(model: string | undefined, graphs: readonly string[]): string | undefined {
+  return model ?? graphs[0];
+}
+
+/** `name` as a file name: runs of anything but letters, digits, ".", "_" and "-" become one "-". */
+function fileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "program";
+}
+
+/**
+ * The bundle's file name, without .swb: the example's id as loaded, with
+ * "-edited" while the edited source is still that program (its @model
+ * name, else its first graph, is the example's); any other program is
+ * named after itself (a program pasted over the first example was
+ * "mlp-classifier-edited").
+ */
+function bundleName(r: CompileOk): string {
+  const ex = findExample(state.example);
+  if (ex && !edited()) return ex.id;
+  const name = programName(r.model, r.graphs.map((g) => g.name));
+  if (ex && name !== undefined && name === exampleName(ex.source)) return `${ex.id}-edited`;
+  return fileName(name ?? "program");
+}
+
+/** The name an example's source gives itself (see programName), read from its text: the examples are ours and plain. */
+function exampleName(source: string): string | undefined {
+  const model = /@model\s*\{[^}]*?\bname\s*:\s*"([^"]*)"/.exec(source)?.[1];
+  return programName(model, [.../@graph\s+([A-Za-z_]\w*)/.exec(source)?.slice(1) ?? []]);
+}
 const downloadBundle = $<HTMLButtonElement>("download-bundle");
 downloadBundle.addEventListener("click", async () => {
   await compileSettled();  // the program as the page will show it, not one an edit is replacing
@@ -430,7 +461,7 @@ downloadBundle.addEventListener("click", async () => {
     setStatus(`no bundle: ${r.message.split("\n")[0]}`, "error");
     return;
   }
-  const name = `${findExample(state.example)?.id ?? "program"}${edited() ? "-edited" : ""}.swb`;
+  const name = `${bundleName(current!)}.swb`;
   const url = URL.createObjectURL(new Blob([r.bytes as Uint8Array<ArrayBuffer>], { type: "application/octet-stream" }));
   const a = h("a", { href: url, download: name });
   document.body.append(a);

@@ -152,6 +152,8 @@ export interface CompileOk {
   seed: bigint;
   /** Wasm memory after this compile (the previous program already freed). */
   heap: { heapBytes: number; usedBytes: number };
+  /** The program's `@model { name: "…"; }`, if it has one. */
+  model?: string;
 }
 
 export interface CompileFailed {

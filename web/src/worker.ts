@@ -214,6 +214,7 @@ async function compile(req: CompileRequest): Promise<void> {
   const runDims = unbindable === undefined ? undefined
     : { names: Object.keys(unboundDims(p, dims, p.metadata.config)), reason: unbindable };
   post({ type: "compiled", id: req.id, ok: true, compileMs, warmUpMs: warmUp.ms, clockMs: CLOCK_MS, graphs, optStats: p.optStats, warnings: [...p.warnings], dims, runDims, seed: p.seedBigInt,
+        model: own(p.metadata.model, "name"),
         heap: s.heapStats() });
 }
 
