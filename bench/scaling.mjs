@@ -70,8 +70,8 @@ function best(f, reps = 5) {
 }
 
 // Per size: compile; then, on one compiled program, a run, a run through
-// the interpreter, a saveParams/loadParams round trip and setParam of each
-// parameter in turn.
+// the interpreter, its dump, plan and tape, a saveParams/loadParams round
+// trip and setParam of each parameter in turn.
 function measure(src) {
   const compileMs = best(() => shrew.compile(src).dispose());
   const p = shrew.compile(src);
@@ -82,12 +82,14 @@ function measure(src) {
     p.run(g, feeds);  // the first run of a binding prepares it
     const runMs = best(() => p.run(g, feeds));
     const interpretMs = best(() => p.interpret(g, feeds));
+    // What the playground shows of a compile: a per-slot search made the plan quadratic.
+    const viewsMs = best(() => { p.dump(g); p.plan(g); p.tape(g); });
     const blob = p.saveParams();
     const loadMs = best(() => p.loadParams(blob));
     // Every parameter set by name, one call each (a user's own weight loader).
     const values = p.params().map((info) => [info.name, p.getParam(info.name)]);
     const setEachMs = best(() => { for (const [name, v] of values) p.setParam(name, v); });
-    return { compileMs, runMs, interpretMs, loadMs, setEachMs };
+    return { compileMs, runMs, interpretMs, viewsMs, loadMs, setEachMs };
   } finally {
     p.dispose();
   }
@@ -99,9 +101,9 @@ for (const [name, gen] of Object.entries(SHAPES)) {
   measure(gen(N));  // warm-up: V8 tiers the compiler and the run path up
   const small = measure(gen(N));
   const large = measure(gen(4 * N));
-  for (const step of ["compileMs", "runMs", "interpretMs", "loadMs", "setEachMs"]) {
+  for (const step of ["compileMs", "runMs", "interpretMs", "viewsMs", "loadMs", "setEachMs"]) {
     if ((step === "loadMs" || step === "setEachMs") && name !== "parameters") continue;
-    if ((step === "runMs" || step === "interpretMs") && !["inputs", "outputs", "chain of ops"].includes(name)) continue;
+    if ((step === "runMs" || step === "interpretMs" || step === "viewsMs") && !["inputs", "outputs", "chain of ops"].includes(name)) continue;
     rows.push([name, step.replace("Ms", ""), fmt(small[step]), fmt(large[step]), (large[step] / small[step]).toFixed(1)]);
   }
 }
