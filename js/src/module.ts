@@ -45,8 +45,10 @@ export class ModuleState {
     try {
       const heap = this.raw.HEAPU8;
       const at = this.raw._shrew_abort_reason();
-      const end = heap.indexOf(0, at);
-      return end > at ? new TextDecoder().decode(heap.subarray(at, end)) : undefined;
+      // Its buffer is 160 bytes: a heap written over by a bug holds no NUL for megabytes.
+      const reason = heap.subarray(at, at + 160);
+      const end = reason.indexOf(0);
+      return end > 0 ? new TextDecoder().decode(reason.subarray(0, end)) : undefined;
     } catch {
       return undefined;
     }

@@ -5,7 +5,7 @@ import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
 import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
-import { describe as describeValue, elements, isNamedObject, joinNames, setOwn, typeName, withArticle } from "./plain.js";
+import { byteLengthOf, bytesView, describe as describeValue, elements, isNamedObject, joinNames, lengthOf, setOwn, spanOf, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
 import { checkOptions, rule, type Rule } from "./options.js";
 import type { Outputs } from "./program.js";
@@ -144,10 +144,12 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
 export function checkNoSharedMemory(into: Destinations): void {
   const spans = new Map<ArrayBufferLike, { name: string; start: number; end: number }[]>();
   for (const [name, { data }] of into) {
-    if (!ArrayBuffer.isView(data) || data.byteLength === 0) continue;
-    const list = spans.get(data.buffer);
-    const span = { name, start: data.byteOffset, end: data.byteOffset + data.byteLength };
-    if (list === undefined) spans.set(data.buffer, [span]);
+    if (!ArrayBuffer.isView(data)) continue;
+    const { buffer, start, end } = spanOf(data);  // built-in getters: no caller code runs (plain.ts)
+    if (start === end) continue;
+    const list = spans.get(buffer);
+    const span = { name, start, end };
+    if (list === undefined) spans.set(buffer, [span]);
     else list.push(span);
   }
   for (const list of spans.values()) {
@@ -182,12 +184,13 @@ export function checkDestination(graph: string, name: string, dtype: DType, shap
   // replaced by another typed array. byteLength also catches a buffer that
   // was transferred (detached: 0 bytes).
   const { bare, data } = dest;
-  const fits = isDataOf(dtype, data) && data.byteLength === bytes;
+  // Its size through the built-in getters (plain.ts): a subclass's may lie or run code.
+  const fits = isDataOf(dtype, data) && byteLengthOf(data) === bytes;
   if (fits && (bare || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
   const expected = describe(dtype, shape);
-  let actual = bare ? `${withArticle(typeName(data))} of ${elements(data.length)}` : describe(dest.dtype, dest.shape);
+  let actual = bare ? `${withArticle(typeName(data))} of ${elements(lengthOf(data))}` : describe(dest.dtype, dest.shape);
   if (!bare && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
-  else if (actual === expected) actual += ` whose data has ${data.byteLength} bytes`;
+  else if (actual === expected) actual += ` whose data has ${byteLengthOf(data)} bytes`;
   throw new ShrewRuntimeError("invalid_argument",
     `output '${name}' of graph '${graph}': expected a destination of ${expected}, got ${actual}`,
     { output: name, expected, actual });
@@ -224,7 +227,7 @@ export function deliver(graph: string, outputs: readonly RawTensorOut[], into: D
       continue;
     }
     const data = dest.data;
-    new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(o.bytes);
+    bytesView(data).set(o.bytes);
     setOwn(out, o.name, dest.tensor ?? wrapped(o.dtype as DType, o.shape, data));
   }
   return out;

@@ -51,6 +51,37 @@ const intrinsic = (key: string) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, 
 const BUFFER = intrinsic("buffer");
 const BYTE_OFFSET = intrinsic("byteOffset");
 const BYTE_LENGTH = intrinsic("byteLength");
+const LENGTH = intrinsic("length");
+const SET = (TYPED_ARRAY as { set: (this: ArrayBufferView, src: ArrayBufferView, offset?: number) => void }).set;
+
+// A caller's typed array may be a subclass, or carry own properties, whose
+// length, byteLength, buffer, byteOffset or set() lie or run code (dispose
+// the program, run it again, grow wasm memory) in the middle of a run. The
+// run path reads and writes caller arrays only through these, the built-in
+// getters and method, which see the array's own slots and run no user code.
+// Each takes a real typed array (ArrayBuffer.isView), never a Proxy.
+
+/** Elements, through the built-in getter (0 when its buffer is detached). */
+export const lengthOf = (v: ArrayBufferView): number => LENGTH.call(v);
+/** Bytes, through the built-in getter (0 when its buffer is detached). */
+export const byteLengthOf = (v: ArrayBufferView): number => BYTE_LENGTH.call(v);
+
+/** A Uint8Array over the same bytes, made through the built-in getters (empty when detached). */
+export function bytesView(v: ArrayBufferView): Uint8Array {
+  const n = BYTE_LENGTH.call(v);
+  return n === 0 ? new Uint8Array(0) : new Uint8Array(BUFFER.call(v), BYTE_OFFSET.call(v), n);
+}
+
+/** The buffer and byte span of a typed array, through the built-in getters. */
+export function spanOf(v: ArrayBufferView): { buffer: ArrayBufferLike; start: number; end: number } {
+  const start = BYTE_OFFSET.call(v);
+  return { buffer: BUFFER.call(v), start, end: start + BYTE_LENGTH.call(v) };
+}
+
+/** `dst.set(src, offset)` by the built-in method: a subclass's own set() never gets `src` (a view of wasm memory). */
+export function copyInto(dst: ArrayBufferView, src: ArrayBufferView, offset = 0): void {
+  SET.call(dst, src, offset);
+}
 
 type ViewCtor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T;
                     from(a: ArrayLike<number>): T; readonly BYTES_PER_ELEMENT: number };
@@ -146,7 +177,8 @@ export function sourceBytes(source: unknown): Uint8Array {
   if (typeof source === "string") return ENCODER.encode(source);
   const bytes = plainBytes(source);
   if (bytes === undefined) throw new TypeError(`source must be a string or a Uint8Array, got ${typeName(source)}`);
-  return bytes;
+  // A copy: an option's getter, read after this, may detach or shrink the caller's buffer.
+  return bytes.slice();
 }
 
 /** A string with each lone surrogate replaced by U+FFFD (Emscripten's UTF-8 encoder would swallow the next character). */

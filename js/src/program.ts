@@ -21,7 +21,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { checkWellFormed, deepFreeze, describe, elements, isNamedObject, joinNames, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
+import { byteLengthOf, bytesView, checkWellFormed, copyInto, deepFreeze, describe, elements, isNamedObject, joinNames, lengthOf, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
 import { didYouMean } from "./spelling.js";
 
@@ -61,12 +61,6 @@ function unwrap<T extends { ok: boolean }>(v: T | ErrorValue): Exclude<T, ErrorV
   return v as Exclude<T, ErrorValue>;
 }
 
-function bytesOf(data: ArrayBufferView): Uint8Array {
-  // A detached (transferred) buffer reads as empty: no view of it can be made,
-  // and the size check then names the input.
-  return data.byteLength === 0 ? new Uint8Array(0) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-}
-
 /**
  * A Tensor as it crosses, its fields read once, when they are still what its
  * constructor checked: its own frozen shape, and data of the dtype's typed
@@ -97,7 +91,7 @@ interface Feed {
  */
 function checkFedLength(f: Feed): void {
   const size = shapeSize(f.shape);
-  const n = f.data.byteLength / (f.data as Float32Array).BYTES_PER_ELEMENT;
+  const n = byteLengthOf(f.data) / CTORS[f.dtype as DType].BYTES_PER_ELEMENT;
   if (n === size) return;
   const expected = `[${f.shape.join(", ")}]`;
   throw new ShrewRuntimeError("invalid_argument",
@@ -107,7 +101,8 @@ function checkFedLength(f: Feed): void {
 
 /** A feed as the module's run/interpret take it. */
 function wire(f: Feed): RawTensorIn {
-  return { name: f.name, dtype: f.dtype, shape: f.shape, bytes: bytesOf(f.data) };
+  // A detached buffer reads as empty, and the size check then names the input.
+  return { name: f.name, dtype: f.dtype, shape: f.shape, bytes: bytesView(f.data) };
 }
 
 /** Embind would throw its own BindingError, naming neither the argument nor the method. */
@@ -394,8 +389,21 @@ export class Program {
       this.#prepared.set(graph, p);
     }
     if (!p.lean) return undefined;
+    // From here until the outputs are copied out no code of the caller's
+    // runs (plain.ts: caller arrays only through the built-in getters and
+    // set): it could dispose the program, run it or grow wasm memory while
+    // inputs or outputs wait in it.
     // A data length that does not match its shape: the value path reports it.
-    for (let k = 0; k < raw.length; k++) if (raw[k].data.byteLength !== p.inBytes[k]) return undefined;
+    for (let k = 0; k < raw.length; k++) if (byteLengthOf(raw[k].data) !== p.inBytes[k]) return undefined;
+    if (into !== undefined) {
+      // Destinations are checked before the run, so before any is written
+      // (the lean path's output types are fixed).
+      checkNoSharedMemory(into);
+      for (const spec of p.outputs) {
+        const dest = into.get(spec.name);
+        if (dest !== undefined) checkDestination(graph, spec.name, spec.dtype, spec.shape, spec.bytes, dest);
+      }
+    }
     const m = this.#module.raw;
     let heap = m.HEAPU8;  // no allocation since the last call: this view is current
     for (let k = 0; k < raw.length; k++) {
@@ -403,21 +411,13 @@ export class Program {
       const ctor = CTORS[dtype as DType];
       const ptr = p.inPtrs[k];
       // Same element type: a plain copy of the bytes.
-      if (ptr % ctor.BYTES_PER_ELEMENT === 0) (this.#heapView(ctor, heap.buffer) as Float32Array).set(data as Float32Array, ptr / ctor.BYTES_PER_ELEMENT);
-      else heap.set(bytesOf(data), ptr);
+      if (ptr % ctor.BYTES_PER_ELEMENT === 0) copyInto(this.#heapView(ctor, heap.buffer), data, ptr / ctor.BYTES_PER_ELEMENT);
+      else heap.set(bytesView(data), ptr);
     }
     if (this.#module.runPrepared(p.handle, p.id) !== 0) throw runtimeErrorFrom(this.#module.call(() => h.lastError()));
     heap = m.HEAPU8;  // the run may have grown memory (re-planning): a fresh view
     const buffer = heap.buffer as ArrayBuffer;
     const ptrs = this.#heapView(Uint32Array, buffer) as Uint32Array;
-    if (into !== undefined) {
-      // Destinations are checked before any is written.
-      checkNoSharedMemory(into);
-      for (const spec of p.outputs) {
-        const dest = into.get(spec.name);
-        if (dest !== undefined) checkDestination(graph, spec.name, spec.dtype, spec.shape, spec.bytes, dest);
-      }
-    }
     const out: Outputs = {};
     for (let o = 0; o < p.outputs.length; o++) {
       const spec = p.outputs[o];
@@ -434,8 +434,8 @@ export class Program {
         data = (this.#heapView(ctor, buffer) as Float32Array).slice(at, at + n) as TensorData;
       } else {
         data = dest === undefined ? new ctor(n) as TensorData : dest.data;
-        if (aligned) (data as Float32Array).set(new ctor(buffer, ptr, n) as Float32Array);
-        else new Uint8Array(data.buffer, data.byteOffset, spec.bytes).set(heap.subarray(ptr, ptr + spec.bytes));
+        if (aligned) copyInto(data, new ctor(buffer, ptr, n));
+        else bytesView(data).set(heap.subarray(ptr, ptr + spec.bytes));
       }
       setOwn(out, spec.name, dest === undefined ? new Tensor(spec.dtype, spec.shape, data as never, TRUSTED)
         : dest.tensor ?? wrapped(spec.dtype, spec.shape, data));
@@ -497,11 +497,12 @@ export class Program {
                             "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)");
       }
       const size = shapeSize(shape);
-      if (value.length !== size) {
+      const n = lengthOf(value);
+      if (n !== size) {
         const expected = `[${shape.join(", ")}]`;
         throw new ShrewRuntimeError("invalid_argument",
-          `input '${name}': expected ${expected} (${elements(size)}), got ${withArticle(typeName(value))} of ${elements(value.length)}`,
-          { input: name, expected, actual: `[${value.length}]` });
+          `input '${name}': expected ${expected} (${elements(size)}), got ${withArticle(typeName(value))} of ${elements(n)}`,
+          { input: name, expected, actual: `[${n}]` });
       }
       return { name, dtype, shape, data: value };
     }
@@ -642,7 +643,7 @@ export class Program {
       if (e instanceof TypeError) throw new TypeError(`parameter '${name}': ${e.message}`);
       throw e;
     }
-    return { name, dtype: t.dtype, shape: t.shape, bytes: bytesOf(t.data) };
+    return { name, dtype: t.dtype, shape: t.shape, bytes: bytesView(t.data) };
   }
 
   /**

@@ -1,5 +1,5 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
-import { copyOfProxy, describe, elements, typeName, withArticle } from "./plain.js";
+import { copyOfProxy, describe, elements, lengthOf, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
 
 /** Element types that cross the boundary. */
@@ -238,9 +238,12 @@ export class Tensor<D extends DType = DType> {
       const shown = typeof dtype === "string" ? `'${dtype}'${didYouMean(dtype, DTYPES)}` : describe(dtype);
       throw new TypeError(`unknown dtype ${shown} (expected one of ${DTYPES.join(", ")})`);
     }
-    const size = shapeSize(shape);
+    // Copied first, by index, then checked: what is checked is what is kept
+    // (an Array subclass's iterator could make [...shape] another shape).
+    const own = Array.isArray(shape) ? Array.from({ length: shape.length }, (_, i) => shape[i]) : shape;
+    const size = shapeSize(own);
     this.dtype = dtype;
-    this.shape = this.#shape = Object.freeze([...shape]);
+    this.shape = this.#shape = Object.freeze(own);
     const ctor = ARRAY_CTORS[dtype];
     if (data === undefined) {
       this.data = allocate(dtype, size);
@@ -256,11 +259,11 @@ export class Tensor<D extends DType = DType> {
       }
       this.data = (view ? data : copyOfProxy(data as object, ctor as Uint8ArrayConstructor)) as DataTypeMap[D];
     } else {
-      this.data = fromValues(dtype, data, shape, size);
+      this.data = fromValues(dtype, data, own, size);
     }
-    if (this.data.length !== size) {
-      throw new RangeError(`shape ${shapeText(shape)} needs ${elements(size)}, data has ${this.data.length}`);
-    }
+    // The built-in length (plain.ts): a subclass's may lie.
+    const n = lengthOf(this.data);
+    if (n !== size) throw new RangeError(`shape ${shapeText(own)} needs ${elements(size)}, data has ${n}`);
   }
 
   /** Number of elements. */
