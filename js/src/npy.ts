@@ -4,7 +4,7 @@
 // half-float types without a Tensor dtype widened, exactly, to the one the
 // runtime feeds such an input as; writes are C order.
 import { Tensor, type DType, ARRAY_CTORS, shapeSize, byteSize, allocate, isDataOf } from "./tensor.js";
-import { describe, elements, plainBytes, typeName, withArticle } from "./plain.js";
+import { bytesView, describe, elements, lengthOf, plainBytes, typeName, withArticle } from "./plain.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
@@ -213,7 +213,9 @@ export function writeNpy(t: Tensor): Uint8Array {
   if (!isDataOf(dtype, data)) throw new TypeError(`writeNpy: ${dtype} tensor data must be ${withArticle(ARRAY_CTORS[dtype].name)}, got ${describe(data)}`);
   const dims = Array.isArray(t.shape) ? [...t.shape] : t.shape;
   const size = shapeSize(dims);
-  if (data.length !== size) throw new RangeError(`writeNpy: shape [${dims.join(", ")}] needs ${elements(size)}, data has ${data.length}`);
+  // Sizes through the built-in getters (plain.ts): a subclass's length may lie.
+  const n = lengthOf(data);
+  if (n !== size) throw new RangeError(`writeNpy: shape [${dims.join(", ")}] needs ${elements(size)}, data has ${n}`);
   const shape = dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(", ")})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
   // magic + version + length field + header + '\n' is a multiple of 64.
@@ -222,7 +224,7 @@ export function writeNpy(t: Tensor): Uint8Array {
   const prefix = v1 ? 10 : 12;
   const total = padded(prefix);
   header = header.padEnd(total - prefix - 1, " ") + "\n";
-  const dataBytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const dataBytes = bytesView(data);
   const out = new Uint8Array(total + dataBytes.length);
   out.set(MAGIC, 0);
   out[6] = v1 ? 1 : 2;

@@ -8,7 +8,7 @@
 // arrays only through the built-in getters and set (js/src/plain.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Shrew, ShrewRuntimeError, Tensor } from "../dist/index.js";
+import { Shrew, ShrewRuntimeError, Tensor, writeNpy } from "../dist/index.js";
 
 const shrew = await Shrew.load();
 const SRC = "@graph G {\n  input x: Tensor<[4], f32>;\n  param w: Tensor<[4], f32> { init: \"ones\"; };\n  output y: x * w;\n  output z: x + 1.0;\n}\n";
@@ -49,8 +49,10 @@ test("an input whose class lies about its length is an error naming its real siz
           return true;
         });
       }
-      // The same lie inside a Tensor: its constructor counts the real elements.
+      // The same lie inside a Tensor, or written as .npy: the real elements are counted.
       assert.throws(() => new Tensor("f32", [4], x), (e) => e instanceof RangeError && e.message === `shape [4] needs 4 elements, data has ${n}`);
+      assert.throws(() => writeNpy({ dtype: "f32", shape: [4], data: x }),
+        (e) => e instanceof RangeError && e.message === `writeNpy: shape [4] needs 4 elements, data has ${n}`);
     }
     stillRight(p);
   } finally {
