@@ -743,6 +743,8 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   options.seed = seed;
   Result<std::unique_ptr<Program>> p =
       Program::CreateWithParams(std::move(program), std::move(options), params, source.get(), bytes_read);
+  // A parameter section that does not fit is the bundle's corruption too.
+  if (!p.ok() && p.status().code() == StatusCode::kInvalidArgument) return p.status().Prefixed("bundle: ");
   if (p.ok() && info != nullptr) {
     info->source = std::move(source);
     info->opt_stats = stats;
