@@ -233,6 +233,24 @@ test("an i64 value outside an input's declared i32 is an error naming it (it ran
   }
 });
 
+test("a parameter declared i8 takes what the dtype holds: setParam and loadParams refuse 300 (it was computed with)", () => {
+  const p = shrew.compile("@graph G {\n  input x: Tensor<[2], i8>;\n  param w: Tensor<[2], i8> { init: \"zeros\"; };\n  output y: x + w;\n}\n");
+  try {
+    throwsRuntime(() => p.setParam("G/w", new Tensor("i32", [2], [300, -1000])), "invalid_argument",
+      ["parameter 'G/w': value 300 (at index 0) does not fit i8, its declared dtype (-128 to 127)"]);
+    // A blob holding -1000 for w (its values are the last 16 bytes, two i64): all or nothing.
+    const blob = p.saveParams();
+    new DataView(blob.buffer).setBigInt64(blob.byteLength - 8, -1000n, true);
+    throwsRuntime(() => p.loadParams(blob), "invalid_argument",
+      ["parameter 'G/w': value -1000 (at index 1) does not fit i8"]);
+    assert.deepEqual([...p.getParam("G/w").data], [0, 0]);
+    p.setParam("G/w", new Tensor("i32", [2], [127, -128]));
+    assert.deepEqual([...p.run("G", { x: new Int32Array([0, 1]) }).y.data], [127, -127]);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("XNNPACK running out of memory packing a weight is resource_exhausted (E150 at the node), not internal", () => {
   // A 1 GiB weight fits; its packed copy, another 1 GiB, does not.
   const src = "@config { H: 4; }\n@graph G {\n  input x: Tensor<[B, D], f32>;\n  param w: Tensor<[D, H], f32> { init: \"ones\"; };\n  output y: matmul(x, w);\n}\n";

@@ -1,4 +1,4 @@
-// Values of inputs declared as a narrow integer dtype. i8, i16, i32, u16 and
+// Values of inputs (and parameters) declared as a narrow integer dtype. i8, i16, i32, u16 and
 // u32 are held as i64 (OPS.md §1.3), so data given as i64 (a NumPy int64
 // array for an i32 input) can hold values no such input can: the graph would
 // compute with 2^32 while the i32 outputs wrap it to 0. Such values are an
@@ -25,9 +25,10 @@ struct IntRange {
 // it is held as; nullopt for every other dtype (nothing to check).
 std::optional<IntRange> NarrowIntRange(ir::DType declared);
 
-// Ok when every value lies in `range`; else InvalidArgument naming `input`,
-// the first value out of range and its index, with `issue` filled in.
+// Ok when every value lies in `range`; else InvalidArgument naming `input`
+// (as `kind`: "input", "parameter"), the first value out of range and its
+// index, with `issue` filled in.
 Status CheckIntRange(std::string_view input, ir::DType declared, IntRange range, std::span<const int64_t> values,
-                     jit::InputIssue* issue);
+                     jit::InputIssue* issue, std::string_view kind = "input");
 
 }  // namespace shrew

@@ -2,8 +2,11 @@
 // or a whole blob all-or-nothing) and re-creating the kernels that packed
 // what was written.
 #include <cstring>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
+#include "api/input_ranges.h"
 #include "api/param_blob.h"
 #include "api/program.h"
 #include "base/spelling.h"
@@ -70,6 +73,10 @@ Status Program::SetParam(std::string_view key, const Tensor& value) {
   if (value.storage() != p.storage() || value.shape() != p.shape()) {
     return InvalidArgument("parameter '" + std::string(key) + "': expected " + p.TypeString() + ", got " +
                            value.TypeString());
+  }
+  // i8..u32 are held as i64 (OPS.md §1.3): a value the declared dtype cannot hold is refused, as for inputs.
+  if (const std::optional<IntRange> range = NarrowIntRange(p.dtype())) {
+    SHREW_RETURN_IF_ERROR(CheckIntRange(key, p.dtype(), *range, value.values<int64_t>(), nullptr, "parameter"));
   }
   // In place: kernels and plans keep pointing at the same storage.
   if (p.byte_size() > 0) std::memcpy(p.mutable_raw_data(), value.raw_data(), p.byte_size());
@@ -159,6 +166,12 @@ Result<std::vector<std::string>> Program::WriteParamRecords(std::span<const Para
     Tensor& p = it->second;
     if (rec.dtype != p.dtype() || rec.shape != p.shape()) return BlobMismatch(rec, p.TypeString());
     if (!seen.emplace(it->first, 0).second) return InvalidArgument("parameter blob has '" + rec.key + "' twice");
+    if (const std::optional<IntRange> range = NarrowIntRange(p.dtype())) {
+      // The record's bytes need not be 8-byte aligned.
+      std::vector<int64_t> values(rec.data.size() / sizeof(int64_t));
+      if (!values.empty()) std::memcpy(values.data(), rec.data.data(), values.size() * sizeof(int64_t));
+      SHREW_RETURN_IF_ERROR(CheckIntRange(rec.key, p.dtype(), *range, values, nullptr, "parameter blob: parameter"));
+    }
     targets.push_back(&p);
   }
   if (targets.size() != params_.size()) {
