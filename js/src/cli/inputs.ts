@@ -27,7 +27,8 @@ export function parseInputSpecs(values: readonly string[]): Map<string, InputSpe
       const m = /^randint:(-?[0-9]+):(-?[0-9]+)$/.exec(spec);
       const [lo, hi] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
       if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo) {
-        throw new UsageError(`--input ${name}=randint:LO:HI needs integers with LO < HI, got '${spec}'`);
+        // Drawn as JS numbers: exact only up to 2^53 - 1 in magnitude (for i64 too).
+        throw new UsageError(`--input ${name}=randint:LO:HI needs integers with LO < HI, each at most 2^53 - 1 in magnitude, got '${spec}'`);
       }
       out.set(name, { kind: "randint", lo, hi });
     } else out.set(name, { kind: "npy", path: spec });
