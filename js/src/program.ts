@@ -658,7 +658,7 @@ export class Program {
   /**
    * This program as a bundle, for `Shrew.loadBundle` (format documented in
    * src/api/bundle.h: magic "SHRWBND1", version, the optimised program with
-   * its dims, seed and source, then the parameters as saveParams() writes
+   * its dims, seed, optimiser passes and source, then the parameters as saveParams() writes
    * them, current values included).
    */
   saveBundle(): Uint8Array<ArrayBuffer> {

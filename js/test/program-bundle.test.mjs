@@ -108,9 +108,9 @@ test("bad bundles and options are typed errors; the module stays usable", async 
   invalid(() => shrew.loadBundle(p.saveParams()), /not a Shrew bundle/);
   invalid(() => shrew.loadBundle(new Uint8Array(0)), /not a Shrew bundle/);
   invalid(() => shrew.loadBundle("SHRWBND1"), /must be a Uint8Array/);
-  const v2 = bytes.slice();
-  v2[8] = 2;
-  invalid(() => shrew.loadBundle(v2), /unsupported version 2/);
+  const v3 = bytes.slice();
+  v3[8] = 3;
+  invalid(() => shrew.loadBundle(v3), /unsupported version 3 \(this build reads versions 1 to 2\)/);
   invalid(() => shrew.loadBundle(bytes, { dims: { N: 3 } }), /unknown loadBundle option 'dims'; options: training, maxTensorBytes/);
   invalid(() => shrew.loadBundle(bytes, { training: "yes" }), /training must be true or false/);
   // Every truncation fails cleanly.

@@ -226,11 +226,17 @@ test("benchRun times the tape inside wasm after a run", () => {
 // answered "has not run yet" after a successful run).
 test("benchRun on graphs compiled per input types times their last run's tape", () => {
   const p = shrew.compile(`@graph Any { input x: ?; output y: relu(x) * 2; }
-  @graph Calls { input v: Tensor<[3], f32>; output z: Any(v) + 1.0; }`);
+  @graph Calls { input v: Tensor<[3], f32>; output z: Any(v) + 1.0; }
+  @graph Alone { input w: ?; output y: w; }`);
   try {
-    // (Calls, whose input type is fixed, is prepared, and so compiled, by compile.)
-    assert.throws(() => p.benchRun("Any", 3), (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition");
+    assert.throws(() => p.benchRun("Alone", 3), (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition");
+    // Calls, whose input type is fixed, is prepared, and so compiled, by
+    // compile: that compiles Any for Calls' operand, f32[3], which Calls'
+    // call kernel runs. A run of Any compiles its own types.
+    assert.match(p.dump("Calls"), /call\[Any\] .*\n(.*\n)*.* kernel=call/);
+    assert.match(p.dump("Any"), /x: f32\[3\]/);
     assert.deepEqual([...p.run("Any", { x: new Tensor("f32", [2], [-1, 3]) }).y.data], [0, 6]);
+    assert.match(p.dump("Any"), /x: f32\[2\]/);
     assert.deepEqual([...p.run("Calls", { v: new Tensor("f32", [3], [1, -2, 0.5]) }).z.data], [3, 1, 2]);
     for (const g of ["Any", "Calls"]) {
       const ns = p.benchRun(g, 20);

@@ -632,6 +632,27 @@ Status FirstError(const char* stage, const diag::DiagnosticBag& bag) {
   return Corrupt(std::string(stage) + " failed");
 }
 
+// The passes a program was optimised with, as one byte: bit 0 optimised,
+// bits 1-5 DCE, identity elimination, constant folding, CSE, fusion.
+uint8_t PassBits(const std::optional<opt::PassOptions>& passes) {
+  if (!passes) return 0;
+  return static_cast<uint8_t>(1 | passes->dce << 1 | passes->identity << 2 | passes->const_fold << 3 |
+                              passes->cse << 4 | passes->fusion << 5);
+}
+
+bool PassesFromBits(uint8_t bits, std::optional<opt::PassOptions>* passes) {
+  if ((bits & ~0x3fu) != 0 || (bits > 1 && (bits & 1) == 0)) return false;
+  passes->reset();
+  if ((bits & 1) == 0) return true;
+  *passes = opt::PassOptions{(bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0, (bits & 16) != 0, (bits & 32) != 0};
+  return true;
+}
+
+std::string HexByte(uint8_t b) {
+  const char* digits = "0123456789abcdef";
+  return {digits[b >> 4], digits[b & 15]};
+}
+
 }  // namespace
 
 std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile* source,
@@ -655,6 +676,7 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
                 opt_stats.cse_eliminated, opt_stats.ops_fused, opt_stats.rounds}) {
     w.U32(static_cast<uint32_t>(v));
   }
+  w.U8(PassBits(program.options().optimized_with));
   w.U8(source != nullptr ? 1 : 0);
   if (source != nullptr) {
     w.String(source->name());
@@ -678,8 +700,8 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   }
   uint32_t version = 0;
   if (!r.U32(&version)) return Corrupt("truncated header");
-  if (version != kBundleVersion) {
-    return Corrupt("unsupported version " + std::to_string(version) + " (this build reads version " +
+  if (version != kBundleVersion && version != 1) {
+    return Corrupt("unsupported version " + std::to_string(version) + " (this build reads versions 1 to " +
                    std::to_string(kBundleVersion) + ")");
   }
   uint64_t seed = 0;
@@ -699,6 +721,16 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
     if (!d.U32(&u, "optimiser counters")) return Corrupt(d.error());
     if (u > static_cast<uint32_t>(INT32_MAX)) return Corrupt("optimiser counter " + std::to_string(u) + " is out of range");
     *v = static_cast<int>(u);
+  }
+  if (version == 1) {
+    // Version 1 did not say: a bundle optimised at all was optimised with every pass.
+    if (stats.rounds > 0) options.optimized_with = opt::PassOptions{};
+  } else {
+    uint8_t bits = 0;
+    if (!d.U8(&bits, "optimiser passes")) return Corrupt(d.error());
+    if (!PassesFromBits(bits, &options.optimized_with)) {
+      return Corrupt("optimiser passes 0x" + HexByte(bits) + " have unknown bits");
+    }
   }
   bool has_source = false;
   std::unique_ptr<diag::SourceFile> source;

@@ -6,17 +6,21 @@
 // the source text, so that errors found while loading or running still name
 // file, line and column.
 //
-// Format, version 1 (little-endian, no padding; base/byte_io.h):
+// Format, version 2 (little-endian, no padding; base/byte_io.h):
 //   magic "SHRWBND1", version u32,
 //   settings: seed u64, default dtype, configured dims, optimiser counters,
+//             optimiser passes u8 (bit 0: optimised; bits 1-5: DCE,
+//             identity, constant folding, CSE, fusion enabled) — a graph
+//             compiled per input signature is optimised again with them,
 //   source: present u8 [filename, text],
 //   program: @model metadata, @config values, type aliases, @custom_op
 //            names, @training and @inference settings, then every graph
 //            (nodes with op names, operands, types, attributes, spans;
 //            inputs, outputs, parameters with their init specs, assertions),
 //   params: u64 length + a parameter blob.
-// Strings are u32 length + bytes; ops and dtypes are stored by name, so a
-// runtime that lacks one says which.
+// Version 1 (no passes byte: optimised with every pass when the counters
+// show a round) is still read. Strings are u32 length + bytes; ops and
+// dtypes are stored by name, so a runtime that lacks one says which.
 //
 // LoadBundle trusts nothing: every length is checked against the bytes that
 // remain and every index against its table (lists are read item by item, so
@@ -45,7 +49,7 @@
 namespace shrew {
 
 inline constexpr char kBundleMagic[8] = {'S', 'H', 'R', 'W', 'B', 'N', 'D', '1'};
-inline constexpr uint32_t kBundleVersion = 1;
+inline constexpr uint32_t kBundleVersion = 2;
 
 // The program's IR, configured dims, default dtype and seed, its current
 // parameter values, `source` (may be null) and the optimiser's counters.

@@ -141,6 +141,7 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
   if (options.optimize) {
     result.stage = CompileStage::kOptimize;
     result.stats = opt::Optimize(program, options.passes);
+    result.passes = options.passes;
   } else {
     result.stage = CompileStage::kMaterialize;
   }

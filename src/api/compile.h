@@ -97,6 +97,9 @@ struct CompileResult {
   // After materialisation, before optimisation (for dumps).
   ir::Program unoptimized;
   opt::OptStats stats;
+  // The passes `program` was optimised with; nullopt when options.optimize
+  // was false.
+  std::optional<opt::PassOptions> passes;
   // Effective generator seed: options.seed, else @config `seed`, else 0.
   uint64_t seed = 0;
   // Symbolic dimension names of the source before any binding (in types,

@@ -15,6 +15,7 @@
 #include "jit/binding.h"
 #include "jit/compile.h"
 #include "jit/dump.h"
+#include "opt/pipeline.h"
 #include "runtime/kernel_registry.h"
 
 namespace shrew {
@@ -114,6 +115,7 @@ Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& comp
                                                        const ParamSource& source) {
   if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
   const uint64_t seed = options.seed.value_or(compiled.seed);
+  options.optimized_with = compiled.passes;  // a property of the IR, not a choice
   return FromIr(compiled.program, compiled.source.get(), seed, std::move(options), source);
 }
 
@@ -251,9 +253,8 @@ jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
   o.default_float = options_.default_dtype;
   o.jit_fusion = options_.jit_fusion;
   if (options_.native_kernels) {
-    o.callee_executor = [this](int index) -> jit::Executor* {
-      return index >= 0 && static_cast<size_t>(index) < graphs_.size() ? graphs_[static_cast<size_t>(index)].executor.get()
-                                                                        : nullptr;
+    o.callee_executor = [this](int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims) {
+      return CalleeFor(index, inputs, dims);
     };
   }
   o.config_dims = options_.dims;
@@ -336,6 +337,7 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   io.default_float = options_.default_dtype;
   Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_);
   if (!typed.ok()) return typed.Prefixed(where + ": ");
+  if (options_.optimized_with) opt::Optimize(sg, *options_.optimized_with);
   Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(sg, MakeCompileOptions(sg));
   if (!cg.ok()) return cg.status().Prefixed(where + ": ");
   auto s = std::make_shared<Specialized>();
@@ -345,6 +347,47 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   if (e.specialized.size() >= kMaxSpecializations) e.specialized.erase(e.specialized.begin());
   e.specialized.push_back(s);
   return Runner{s->compiled.get(), s->executor.get(), s};
+}
+
+Result<jit::CalleeTarget> Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs,
+                                             const ir::DimBindings& dims) {
+  if (index < 0 || static_cast<size_t>(index) >= graphs_.size()) return jit::CalleeTarget{};
+  const size_t gi = static_cast<size_t>(index);
+  Entry& e = graphs_[gi];
+  if (!e.deferred) return jit::CalleeTarget{e.executor.get(), nullptr};
+  auto matches = [&](const Specialized& s) {
+    if (s.signature.size() != inputs.size()) return false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const auto& typed = s.signature[i];
+      if (typed.has_value() != inputs[i].present) return false;
+      if (typed && (typed->first != inputs[i].dtype || typed->second != inputs[i].shape)) return false;
+    }
+    return true;
+  };
+  // Most recently used first: a caller running steadily finds its
+  // signature at once, without building it (no allocation).
+  for (size_t k = e.specialized.size(); k-- > 0;) {
+    if (!matches(*e.specialized[k])) continue;
+    std::rotate(e.specialized.begin() + static_cast<std::ptrdiff_t>(k),
+                e.specialized.begin() + static_cast<std::ptrdiff_t>(k) + 1, e.specialized.end());
+    const std::shared_ptr<Specialized>& s = e.specialized.back();
+    return jit::CalleeTarget{s->executor.get(), s};
+  }
+  // The first call with these types compiles them, as a run would.
+  const ir::Graph& g = program_.graphs[gi];
+  std::vector<InputSpec> specs;
+  CheckedInputs checked;
+  checked.dims = dims;
+  checked.supplied.assign(inputs.size(), -1);
+  for (size_t i = 0; i < inputs.size() && i < g.inputs().size(); ++i) {
+    if (!inputs[i].present) continue;
+    checked.supplied[i] = static_cast<int>(specs.size());
+    specs.push_back({g.node(g.inputs()[i].node).name, inputs[i].dtype, inputs[i].shape});
+    checked.shapes.push_back(inputs[i].shape);
+  }
+  Result<Runner> runner = RunnerFor(gi, specs, checked);
+  if (!runner.ok()) return runner.status();
+  return jit::CalleeTarget{runner->executor, runner->keep};
 }
 
 Result<const Program::Specialized*> Program::Latest(size_t gi) const {

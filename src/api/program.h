@@ -81,6 +81,12 @@ struct ProgramOptions {
   bool native_kernels = true;             // false: every node runs the ref fallback
   bool verify_plans = true;               // no-overlap check of every memory plan
   bool check_slots = false;               // empty-slot check while running (debug)
+  // The passes the IR was optimised with (nullopt: it was not). A graph
+  // compiled per input signature (`input x: ?`) is optimised again with
+  // them once its types are known: literals fold and merge in the inputs'
+  // dtypes, which the generic graph cannot do. Create(CompileResult) sets
+  // it from the compile, LoadBundle from the bundle.
+  std::optional<opt::PassOptions> optimized_with;
 };
 
 class Program {
@@ -229,6 +235,9 @@ class Program {
     std::shared_ptr<Specialized> keep;  // keeps a specialisation alive
   };
   Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
+  // What a call kernel runs (jit::CalleeResolver): graph `index`'s executor,
+  // or the one compiled for the call's input types and shapes.
+  Result<jit::CalleeTarget> CalleeFor(int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims);
   jit::ExecutorOptions MakeExecutorOptions() const;
   // Deferred graphs: the most recently used specialisation, for dumps and stats.
   Result<const Specialized*> Latest(size_t gi) const;

@@ -26,23 +26,25 @@ class CallKernel final : public runtime::Kernel {
     // Inputs no operand binds are left-out optional ones (OPS.md §3.16):
     // not present, and an error if the callee reads them, as for a run.
     const size_t num_inputs = callee_->inputs().size();
-    std::vector<InputDesc> descs(num_inputs);
-    std::vector<bool> given(num_inputs, false);
+    descs_.assign(num_inputs, InputDesc{});
     for (size_t k = 0; k < operand_shapes.size(); ++k) {
       const size_t i = static_cast<size_t>(input_indices_[k]);
       if (i >= num_inputs) return Internal(where + ": operand " + std::to_string(k) + " binds no input");
-      descs[i] = {true, dtypes_[k], operand_shapes[k]};
-      given[i] = true;
+      descs_[i] = {true, dtypes_[k], operand_shapes[k]};
     }
-    Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs);
+    Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs_);
     if (!dims.ok()) return dims.status();
     dims_ = std::move(dims).value();
-    Executor* ex = resolve_(index_);
+    target_ = {};
+    Result<CalleeTarget> target = resolve_(index_, descs_, dims_);
+    if (!target.ok()) return target.status();
+    target_ = std::move(target).value();
+    Executor* ex = target_.executor;
     if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
     shapes_.assign(num_inputs, Shape{});
     for (size_t i = 0; i < num_inputs; ++i) {
-      if (given[i]) {
-        shapes_[i] = descs[i].shape;
+      if (descs_[i].present) {
+        shapes_[i] = descs_[i].shape;
         continue;
       }
       const ir::Node& in = callee_->node(callee_->inputs()[i].node);
@@ -81,7 +83,11 @@ class CallKernel final : public runtime::Kernel {
   }
 
   Status Run() override {
-    Executor* ex = resolve_(index_);
+    Result<CalleeTarget> target = resolve_(index_, descs_, dims_);
+    if (!target.ok()) return target.status();
+    // Assigned only when it changed: a steady run copies no shared pointer.
+    if (target->executor != target_.executor || target->keep != target_.keep) target_ = std::move(target).value();
+    Executor* ex = target_.executor;
     if (ex == nullptr) return FailedPrecondition("call[" + callee_->name() + "]: the callee is not compiled");
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
     for (size_t i = 0; i < src_.size(); ++i) {
@@ -101,8 +107,10 @@ class CallKernel final : public runtime::Kernel {
   ir::DimBindings config_dims_;
   std::vector<ir::DType> dtypes_;
   std::vector<int> input_indices_;  // operand k binds input input_indices_[k]
+  std::vector<InputDesc> descs_;    // per callee input
   std::vector<Shape> shapes_;       // per callee input
   ir::DimBindings dims_;
+  CalleeTarget target_;             // the last one resolved (keeps a per-signature executor alive)
   std::vector<size_t> in_bytes_;
   size_t out_bytes_ = 0;
   std::vector<const void*> src_;

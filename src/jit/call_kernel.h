@@ -1,33 +1,50 @@
 // The kernel of a `call[G]` instruction (OPS.md §3.16): runs another
 // compiled graph of the program through its own executor, resolved by the
-// callee's index in the program (never by name while running). Operands
+// callee's index in the program (never by name while running) — for a
+// callee with inputs of unknown type (`?`), the executor the program
+// compiled for the call's operand types and shapes. Operands
 // bind to the callee's inputs in declaration order, skipping left-out
 // optional ones (lowering already turned named arguments into that order);
 // the result is the callee's first declared output.
 //
 //   Reshape  binds the callee's symbolic dims from the operand shapes
-//            (jit::BindInputs, with the configured dims first), binds the
-//            callee executor (its plan is cached per binding) and checks the
-//            callee's output shape against the planned one.
-//   Run      re-selects that binding (free when it is still active), copies
-//            the operands into the callee's input buffers, runs it and copies
-//            its first output out. No allocation once the callee's plan for
-//            the binding exists.
+//            (jit::BindInputs, with the configured dims first), resolves and
+//            binds the callee executor (its plan is cached per binding) and
+//            checks the callee's output shape against the planned one.
+//   Run      resolves the executor again (a recompile or SetParam may have
+//            replaced it), re-selects that binding (free when it is still
+//            active), copies the operands into the callee's input buffers,
+//            runs it and copies its first output out. No allocation once the
+//            callee's plan for the binding exists.
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <span>
 #include <vector>
 
+#include "base/status.h"
 #include "ir/graph.h"
+#include "jit/binding.h"
 #include "runtime/kernel.h"
 
 namespace shrew::jit {
 
 class Executor;
 
-// The executor of the program's graph `index` (it may be replaced by a
-// recompile, so kernels ask each time).
-using CalleeResolver = std::function<Executor*(int index)>;
+// The executor a call runs. `keep` holds a per-signature executor alive
+// while the kernel uses it (null for a graph's own executor).
+struct CalleeTarget {
+  Executor* executor = nullptr;
+  std::shared_ptr<const void> keep;
+};
+
+// The executor of the program's graph `index` for a call with these inputs
+// (one per callee input; absent ones are left out) and dims bound from
+// them. It may be replaced by a recompile, so kernels ask on every run; a
+// steady run must find it without allocating.
+using CalleeResolver =
+    std::function<Result<CalleeTarget>(int index, std::span<const InputDesc> inputs, const ir::DimBindings& dims)>;
 
 // Operand k binds the callee's input `input_indices[k]` (ascending; see
 // ir::CallInputIndices); the inputs no operand binds are left-out optional

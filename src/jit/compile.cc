@@ -100,10 +100,10 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
       if (callee.name() != node.callee) continue;
       std::vector<int> indices = ir::CallInputIndices(node);
       if (!ir::AcceptsCallBinding(callee, indices) || callee.outputs().empty()) break;
-      // A callee whose types depend on its inputs has no executor of its own
-      // (Program compiles it per input signature), and one whose result shape
-      // depends on values is known only by running it: both run through `call`.
-      if (ir::TypesDependOnInputs(callee) || ir::ShapesDependOnValues(callee, options.program)) break;
+      // A callee whose result shape depends on values is known only by
+      // running it: it runs through `call`. (One whose types depend on its
+      // inputs runs on the executor compiled for the call's operands.)
+      if (ir::ShapesDependOnValues(callee, options.program)) break;
       std::vector<ir::DType> dtypes;
       for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
       ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,

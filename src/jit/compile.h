@@ -25,6 +25,7 @@
 #include "base/status.h"
 #include "interp/eval.h"
 #include "ir/graph.h"
+#include "jit/call_kernel.h"
 #include "jit/compiled_graph.h"
 #include "runtime/rng.h"
 #include "runtime/tensor.h"
@@ -46,10 +47,10 @@ struct CompileOptions {
   KernelFactory kernel_factory;    // null: every node uses the fallback
   FusedKernelFactory fused_factory;
   bool jit_fusion = true;          // try act(fused_matmul_add / linear) fusion
-  // call[G] nodes: the executor of program graph i (Program owns them). When
-  // set (with `program`), calls run through a call kernel (call_kernel.h);
-  // otherwise through the fallback and `call`.
-  std::function<Executor*(int graph_index)> callee_executor;
+  // call[G] nodes: the executor of program graph i for the call's inputs
+  // (Program owns them). When set (with `program`), calls run through a
+  // call kernel (call_kernel.h); otherwise through the fallback and `call`.
+  CalleeResolver callee_executor;
   ir::DimBindings config_dims;     // configured dims (callee bindings)
 };
 

@@ -42,6 +42,7 @@ struct PassOptions {
   bool fusion = true;
 
   static PassOptions None() { return {false, false, false, false, false}; }
+  friend bool operator==(const PassOptions&, const PassOptions&) = default;
 };
 
 struct OptStats {

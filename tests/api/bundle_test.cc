@@ -263,21 +263,96 @@ TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   const std::vector<uint8_t> bytes = BundleOf(b);
   ASSERT_GT(bytes.size(), 12u);
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "SHRWBND1");
-  EXPECT_EQ(bytes[8], 1);
+  EXPECT_EQ(bytes[8], 2);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
   // The parameter blob is the last part, whole.
   const std::vector<uint8_t> params = b.program->SaveParams();
   ASSERT_GE(bytes.size(), params.size());
   EXPECT_TRUE(std::equal(params.begin(), params.end(), bytes.end() - static_cast<std::ptrdiff_t>(params.size())));
 
-  std::vector<uint8_t> v2 = bytes;
-  v2[8] = 2;
-  EXPECT_NE(LoadBundle(v2).status().message().find("unsupported version 2"), std::string::npos);
+  std::vector<uint8_t> v3 = bytes;
+  v3[8] = 3;
+  EXPECT_NE(LoadBundle(v3).status().message().find("unsupported version 3 (this build reads versions 1 to 2)"),
+            std::string::npos)
+      << LoadBundle(v3).status().message();
   std::vector<uint8_t> other = bytes;
   other[0] = 'X';
   EXPECT_NE(LoadBundle(other).status().message().find("not a Shrew bundle"), std::string::npos);
   // A parameter blob is not a bundle.
   EXPECT_NE(LoadBundle(params).status().message().find("not a Shrew bundle"), std::string::npos);
+}
+
+// The byte after the optimiser counters: magic, version, seed, "f32", no
+// dims, six counters.
+constexpr size_t kPassesAt = 8 + 4 + 8 + (4 + 3) + 4 + 6 * 4;
+
+TEST(Bundle, TheOptimiserPassesTravelWithTheProgram) {
+  // A graph compiled per input signature is optimised again with the passes
+  // the bundle's program was optimised with, so they are stored.
+  const char* source = "@graph B { input x: ?; output y: x * (1 / 2) + x * (1 / 2); }";
+  auto bundle = [&](CompileOptions copts) {
+    CompileResult c = Compile(source, copts);
+    EXPECT_TRUE(c.ok) << c.RenderDiagnostics();
+    Result<std::unique_ptr<Program>> p = Program::Create(c);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    return p.ok() ? EncodeBundle(**p, c.source.get(), c.stats) : std::vector<uint8_t>{};
+  };
+  auto ops_after_run = [](Program& p) {
+    TensorMap in;
+    in.emplace("x", F32({2}, {3, -4}));
+    Result<TensorMap> y = p.Run("B", in);
+    EXPECT_TRUE(y.ok()) << y.status().ToString();
+    if (y.ok()) EXPECT_TRUE(runtime::BitwiseEqual(y->at("y"), F32({2}, {3, -4})));
+    std::string ops;
+    for (const ir::Node& n : p.compiled("B")->graph.nodes()) {
+      if (!n.is_source() && n.op != ir::OpKind::kConstant) ops += std::string(ir::OpName(n.op)) + " ";
+    }
+    return ops;
+  };
+
+  std::vector<uint8_t> all = bundle({});
+  ASSERT_GT(all.size(), kPassesAt);
+  EXPECT_EQ(all[kPassesAt], 0x3f);
+  std::unique_ptr<Program> p = Load(all);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->options().optimized_with, opt::PassOptions{});
+  EXPECT_EQ(ops_after_run(*p), "mul add ");
+
+  CompileOptions no_cse;
+  no_cse.passes.cse = false;
+  std::vector<uint8_t> some = bundle(no_cse);
+  ASSERT_GT(some.size(), kPassesAt);
+  EXPECT_EQ(some[kPassesAt], 0x2f);
+  p = Load(some);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(ops_after_run(*p), "mul mul add ");
+
+  CompileOptions none;
+  none.optimize = false;
+  std::vector<uint8_t> unoptimised = bundle(none);
+  ASSERT_GT(unoptimised.size(), kPassesAt);
+  EXPECT_EQ(unoptimised[kPassesAt], 0);
+  p = Load(unoptimised);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->options().optimized_with, std::nullopt);
+  EXPECT_EQ(ops_after_run(*p), "div mul div mul add ");
+
+  // Unknown bits, or passes without bit 0, are corruption.
+  for (uint8_t bad : {0x40, 0x80, 0x02}) {
+    std::vector<uint8_t> b = all;
+    b[kPassesAt] = bad;
+    EXPECT_NE(LoadBundle(b).status().message().find("have unknown bits"), std::string::npos) << int{bad};
+  }
+
+  // Version 1 had no passes byte: optimised means every pass.
+  for (const std::vector<uint8_t>* v2 : {&some, &unoptimised}) {
+    std::vector<uint8_t> v1 = *v2;
+    v1[8] = 1;
+    v1.erase(v1.begin() + static_cast<std::ptrdiff_t>(kPassesAt));
+    p = Load(v1);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(ops_after_run(*p), v2 == &some ? "mul add " : "div mul div mul add ");
+  }
 }
 
 TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {

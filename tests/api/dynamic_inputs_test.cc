@@ -3,6 +3,7 @@
 // directly and as callees; results agree with the interpreter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -275,6 +276,44 @@ TEST(DynamicInputs, LiteralsTakeTheInputsDtypesAfterOptimisation) {
   EXPECT_TRUE(runtime::BitwiseEqual(out->at("b"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {1.5, 0}).value()));
 }
 
+// Once the inputs' types are known, the graph is optimised again: its
+// literals fold and merge in those dtypes, which the generic graph could not.
+TEST(DynamicInputs, EachSignatureIsOptimisedWithTheProgramsPasses) {
+  const char* source = "@graph B { input x: ?; output y: x * (1 / 2) + x * (1 / 2); output z: relu(x - 1); }";
+  auto ops = [](const Program& p) {
+    std::string s;
+    for (const ir::Node& n : p.compiled("B")->graph.nodes()) {
+      if (!n.is_source() && n.op != ir::OpKind::kConstant) s += std::string(ir::OpName(n.op)) + " ";
+    }
+    return s;
+  };
+  auto check = [&](CompileOptions copts, const std::string& expected) {
+    std::unique_ptr<Program> p = MakeProgram(source, {}, copts);
+    ASSERT_NE(p, nullptr);
+    for (ir::DType dtype : {ir::DType::kF32, ir::DType::kF64}) {
+      const TensorMap in = One("x", jit::testing::RandomTensor(dtype, {5}, 11));
+      jit::testing::RunBoth(*p, "B", in);
+      Result<TensorMap> out = p->Run("B", in);
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      const Tensor& x = in.at("x");
+      for (int64_t i = 0; i < 5; ++i) {
+        const double v = x.GetDouble(i);
+        // 1 / 2 takes x's dtype: 0.5, not the integer 0.
+        EXPECT_EQ(out->at("y").GetDouble(i), v * 0.5 + v * 0.5) << ir::DTypeName(dtype) << " " << i;
+        EXPECT_EQ(out->at("z").GetDouble(i), std::max(v - 1, 0.0)) << ir::DTypeName(dtype) << " " << i;
+      }
+      EXPECT_EQ(ops(*p), expected) << ir::DTypeName(dtype);
+    }
+  };
+  check({}, "mul add fused_sub_relu ");
+  CompileOptions no_fold;
+  no_fold.passes.const_fold = false;
+  check(no_fold, "div mul add fused_sub_relu ");
+  CompileOptions none;
+  none.optimize = false;
+  check(none, "div mul div mul add sub relu ");
+}
+
 TEST(DynamicInputs, LiteralsOfFusedOpsTakeTheInputsDtype) {
   // Fusion makes relu(x - 1) fused_sub_relu(x, 1), relu(x + 0.5)
   // fused_add_relu and matmul(x, w) + 1 fused_matmul_add; each run re-infers
@@ -311,8 +350,9 @@ TEST(DynamicInputs, CalleeWithUnknownInputTypes) {
   }
 }
 
-// A typed graph that calls a `?` graph has no executor of its own either: a
-// caller of it must run it through the program, not a call kernel.
+// A typed graph that calls a `?` graph has no executor of its own either
+// (it is compiled per input signature too); its call runs the executor the
+// callee was compiled with for the call's operands, through a call kernel.
 TEST(DynamicInputs, TypedGraphCallingAnUntypedOne) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph Scale(v: ?) -> ? { output y: v * 3; }\n"
@@ -324,6 +364,49 @@ TEST(DynamicInputs, TypedGraphCallingAnUntypedOne) {
   Result<TensorMap> out = p->Run("Top", in);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_TRUE(runtime::BitwiseEqual(out->at("o"), F32({2}, {4, -5})));
+  for (const char* g : {"Top", "Mid"}) {
+    Result<jit::CompileStats> stats = p->Stats(g);
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->num_ref_kernels, 0) << g;
+  }
+  EXPECT_NE(p->Dump("Mid")->find("call"), std::string::npos);
+}
+
+// The call kernel finds the callee's executor for its operands on every run:
+// after SetParam (which drops the callee's specialisations: they packed the
+// old values), after other signatures pushed it out of the callee's most
+// recently used ones, and with two calls of one `?` graph at different types.
+TEST(DynamicInputs, CallsOfAnUntypedGraphFollowParameterChangesAndOtherSignatures) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph Scale(v: ?) -> ? { param w: Tensor<[2], f32> { init: \"ones\"; }; output y: v * w; }\n"
+      "@graph Top { input t: Tensor<[3, 2], f32>; input u: Tensor<[2], f32>;"
+      " output o: Scale(t) + 1; output q: Scale(u); }\n");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("t", F32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  in.emplace("u", F32({2}, {-1, 7}));
+  auto expect = [&](float w0, float w1) {
+    jit::testing::RunBoth(*p, "Top", in);
+    Result<TensorMap> out = p->Run("Top", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_TRUE(runtime::BitwiseEqual(out->at("o"), F32({3, 2}, {1 * w0 + 1, 2 * w1 + 1, 3 * w0 + 1, 4 * w1 + 1,
+                                                                 5 * w0 + 1, 6 * w1 + 1})));
+    EXPECT_TRUE(runtime::BitwiseEqual(out->at("q"), F32({2}, {-1 * w0, 7 * w1})));
+  };
+  expect(1, 1);
+  expect(1, 1);
+  EXPECT_EQ(p->Stats("Top")->num_ref_kernels, 0);
+
+  ASSERT_TRUE(p->SetParam("Scale/w", F32({2}, {2, -3})).ok());
+  expect(2, -3);
+
+  // Nine other signatures of the callee: Top's two are no longer among its
+  // eight most recent; Top compiles them again and still gets the values.
+  for (int64_t n = 1; n <= 9; ++n) {
+    ASSERT_TRUE(p->Run("Scale", One("v", Tensor::Zeros(ir::DType::kF32, {n + 3, 2}).value())).ok());
+  }
+  expect(2, -3);
+  ASSERT_TRUE(p->SetParam("Scale/w", F32({2}, {0.5, 4})).ok());
+  expect(0.5, 4);
 }
 
 TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
