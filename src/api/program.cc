@@ -253,9 +253,8 @@ jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
   o.default_float = options_.default_dtype;
   o.jit_fusion = options_.jit_fusion;
   if (options_.native_kernels) {
-    o.callee_executor = [this](int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims) {
-      return CalleeFor(index, inputs, dims);
-    };
+    o.callee_executor = [this](int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims,
+                               jit::CalleeTarget* target) { return CalleeFor(index, inputs, dims, target); };
   }
   o.config_dims = options_.dims;
   return o;
@@ -267,6 +266,7 @@ Status Program::CompileOne(size_t index) {
   e.executor.reset();
   e.compiled.reset();
   e.specialized.clear();
+  ++e.generation;
   // Inputs of unknown type, or calls of graphs that have them: the types are
   // known only with the inputs, so the graph is compiled per input
   // signature (RunnerFor).
@@ -342,6 +342,7 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   if (!cg.ok()) return cg.status().Prefixed(where + ": ");
   auto s = std::make_shared<Specialized>();
   s->signature = std::move(signature);
+  s->generation = e.generation;
   s->compiled = std::move(cg).value();
   s->executor = std::make_unique<jit::Executor>(s->compiled.get(), MakeExecutorOptions());
   if (e.specialized.size() >= kMaxSpecializations) e.specialized.erase(e.specialized.begin());
@@ -349,12 +350,35 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   return Runner{s->compiled.get(), s->executor.get(), s};
 }
 
-Result<jit::CalleeTarget> Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs,
-                                             const ir::DimBindings& dims) {
-  if (index < 0 || static_cast<size_t>(index) >= graphs_.size()) return jit::CalleeTarget{};
+Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims,
+                          jit::CalleeTarget* target) {
+  if (index < 0 || static_cast<size_t>(index) >= graphs_.size()) {
+    *target = {};
+    return Status::Ok();
+  }
   const size_t gi = static_cast<size_t>(index);
   Entry& e = graphs_[gi];
-  if (!e.deferred) return jit::CalleeTarget{e.executor.get(), nullptr};
+  if (!e.deferred) {
+    *target = {e.executor.get(), nullptr};
+    return Status::Ok();
+  }
+  // The kernel's own: still valid unless the specialisations were dropped
+  // since. It is used even when the graph's most recently used ones no
+  // longer include it, so that a caller with more call sites of one graph
+  // than those hold does not compile them again on every run.
+  auto touch = [&e](const Specialized* s) {  // most recently used last
+    for (size_t k = e.specialized.size(); k-- > 0;) {
+      if (e.specialized[k].get() != s) continue;
+      std::rotate(e.specialized.begin() + static_cast<std::ptrdiff_t>(k),
+                  e.specialized.begin() + static_cast<std::ptrdiff_t>(k) + 1, e.specialized.end());
+      return true;
+    }
+    return false;
+  };
+  if (target->keep != nullptr && static_cast<const Specialized*>(target->keep.get())->generation == e.generation) {
+    touch(static_cast<const Specialized*>(target->keep.get()));
+    return Status::Ok();
+  }
   auto matches = [&](const Specialized& s) {
     if (s.signature.size() != inputs.size()) return false;
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -364,14 +388,11 @@ Result<jit::CalleeTarget> Program::CalleeFor(int index, std::span<const jit::Inp
     }
     return true;
   };
-  // Most recently used first: a caller running steadily finds its
-  // signature at once, without building it (no allocation).
-  for (size_t k = e.specialized.size(); k-- > 0;) {
-    if (!matches(*e.specialized[k])) continue;
-    std::rotate(e.specialized.begin() + static_cast<std::ptrdiff_t>(k),
-                e.specialized.begin() + static_cast<std::ptrdiff_t>(k) + 1, e.specialized.end());
-    const std::shared_ptr<Specialized>& s = e.specialized.back();
-    return jit::CalleeTarget{s->executor.get(), s};
+  for (const std::shared_ptr<Specialized>& s : e.specialized) {
+    if (!matches(*s)) continue;
+    *target = {s->executor.get(), s};
+    touch(s.get());
+    return Status::Ok();
   }
   // The first call with these types compiles them, as a run would.
   const ir::Graph& g = program_.graphs[gi];
@@ -387,7 +408,8 @@ Result<jit::CalleeTarget> Program::CalleeFor(int index, std::span<const jit::Inp
   }
   Result<Runner> runner = RunnerFor(gi, specs, checked);
   if (!runner.ok()) return runner.status();
-  return jit::CalleeTarget{runner->executor, runner->keep};
+  *target = {runner->executor, runner->keep};
+  return Status::Ok();
 }
 
 Result<const Program::Specialized*> Program::Latest(size_t gi) const {

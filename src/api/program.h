@@ -214,6 +214,7 @@ class Program {
   using InputSignature = std::vector<std::optional<std::pair<ir::DType, runtime::Shape>>>;
   struct Specialized {
     InputSignature signature;
+    uint64_t generation = 0;  // Entry::generation when compiled
     std::unique_ptr<jit::CompiledGraph> compiled;
     std::unique_ptr<jit::Executor> executor;
   };
@@ -225,6 +226,9 @@ class Program {
     // time, the kMaxSpecializations most recently used kept (least recent first).
     bool deferred = false;
     std::vector<std::shared_ptr<Specialized>> specialized;
+    // Counts the times `specialized` was dropped (a recompile, SetParam): a
+    // call kernel may still hold one of them, and must not run it.
+    uint64_t generation = 0;
   };
   static constexpr size_t kMaxSpecializations = 8;
   // What runs graph `gi` for inputs checked by CheckInputs: the graph's own
@@ -237,7 +241,8 @@ class Program {
   Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
   // What a call kernel runs (jit::CalleeResolver): graph `index`'s executor,
   // or the one compiled for the call's input types and shapes.
-  Result<jit::CalleeTarget> CalleeFor(int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims);
+  Status CalleeFor(int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims,
+                   jit::CalleeTarget* target);
   jit::ExecutorOptions MakeExecutorOptions() const;
   // Deferred graphs: the most recently used specialisation, for dumps and stats.
   Result<const Specialized*> Latest(size_t gi) const;

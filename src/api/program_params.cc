@@ -101,6 +101,7 @@ Status Program::RefreshKernelsFor(std::span<const std::string> keys) {
     Entry& e = graphs_[gi];
     if (e.deferred) {
       e.specialized.clear();  // they packed the old values
+      ++e.generation;
       continue;
     }
     Status s = jit::RecreateKernelsForParams(e.compiled.get(), changed, kernel_options);

@@ -35,10 +35,8 @@ class CallKernel final : public runtime::Kernel {
     Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs_);
     if (!dims.ok()) return dims.status();
     dims_ = std::move(dims).value();
-    target_ = {};
-    Result<CalleeTarget> target = resolve_(index_, descs_, dims_);
-    if (!target.ok()) return target.status();
-    target_ = std::move(target).value();
+    target_ = {};  // other inputs: another executor
+    SHREW_RETURN_IF_ERROR(resolve_(index_, descs_, dims_, &target_));
     Executor* ex = target_.executor;
     if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
     shapes_.assign(num_inputs, Shape{});
@@ -83,10 +81,7 @@ class CallKernel final : public runtime::Kernel {
   }
 
   Status Run() override {
-    Result<CalleeTarget> target = resolve_(index_, descs_, dims_);
-    if (!target.ok()) return target.status();
-    // Assigned only when it changed: a steady run copies no shared pointer.
-    if (target->executor != target_.executor || target->keep != target_.keep) target_ = std::move(target).value();
+    SHREW_RETURN_IF_ERROR(resolve_(index_, descs_, dims_, &target_));
     Executor* ex = target_.executor;
     if (ex == nullptr) return FailedPrecondition("call[" + callee_->name() + "]: the callee is not compiled");
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));

@@ -39,12 +39,13 @@ struct CalleeTarget {
   std::shared_ptr<const void> keep;
 };
 
-// The executor of the program's graph `index` for a call with these inputs
-// (one per callee input; absent ones are left out) and dims bound from
-// them. It may be replaced by a recompile, so kernels ask on every run; a
+// Sets `*target` to the executor of the program's graph `index` for a call
+// with these inputs (one per callee input; absent ones are left out) and
+// dims bound from them, leaving it as it is when it is still that. It may
+// be replaced by a recompile or SetParam, so kernels ask on every run; a
 // steady run must find it without allocating.
-using CalleeResolver =
-    std::function<Result<CalleeTarget>(int index, std::span<const InputDesc> inputs, const ir::DimBindings& dims)>;
+using CalleeResolver = std::function<Status(int index, std::span<const InputDesc> inputs,
+                                            const ir::DimBindings& dims, CalleeTarget* target)>;
 
 // Operand k binds the callee's input `input_indices[k]` (ascending; see
 // ir::CallInputIndices); the inputs no operand binds are left-out optional

@@ -409,6 +409,35 @@ TEST(DynamicInputs, CallsOfAnUntypedGraphFollowParameterChangesAndOtherSignature
   expect(0.5, 4);
 }
 
+// More call sites of one `?` graph, at different shapes, than the graph keeps
+// compiles of: each call keeps its own, so a steady run compiles nothing
+// (it compiled the ten anew on every run).
+TEST(DynamicInputs, ManyCallSitesOfAnUntypedGraphCompileOnce) {
+  std::string source = "@graph Twice(v: ?) -> ? { output y: v * 2; }\n@graph Top {";
+  TensorMap in;
+  for (int k = 1; k <= 10; ++k) {
+    const std::string n = std::to_string(k);
+    source += " input a" + n + ": Tensor<[" + n + "], f32>; output o" + n + ": Twice(a" + n + ");";
+    in.emplace("a" + n, jit::testing::RandomTensor(ir::DType::kF32, {k}, static_cast<uint32_t>(k)));
+  }
+  std::unique_ptr<Program> p = MakeProgram(source + " }");
+  ASSERT_NE(p, nullptr);
+  const jit::CompiledGraph* latest = nullptr;
+  for (int run = 0; run < 3; ++run) {
+    jit::testing::RunBoth(*p, "Top", in);
+    Result<TensorMap> out = p->Run("Top", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    for (int k = 1; k <= 10; ++k) {
+      const Tensor& a = in.at("a" + std::to_string(k));
+      const Tensor& o = out->at("o" + std::to_string(k));
+      ASSERT_EQ(o.num_elements(), k);
+      for (int i = 0; i < k; ++i) EXPECT_EQ(o.values<float>()[i], a.values<float>()[i] * 2) << k;
+    }
+    if (run > 0) EXPECT_EQ(p->compiled("Twice"), latest) << run;
+    latest = p->compiled("Twice");
+  }
+}
+
 TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph G { input x: ?; param w: Tensor<[3], f32> { init: \"ones\"; }; output y: x * w; }");
