@@ -65,7 +65,10 @@ export interface CompiledViews {
   tape: TapeDump;
   stats: CompileStats;
   plan: PlanDump;
-  /** For a graph compiled per input types, after a run: the inputs it was compiled for ("x: f32[2, 3]"). */
+  /**
+   * For a graph compiled per input types: what it was compiled for, "the inputs of the last run
+   * (x: f32[2, 3])", or before any run of its own "a call from another graph (x: f32[3, 4])".
+   */
   compiledFor?: string;
 }
 

@@ -52,7 +52,7 @@ export function renderStats(root: HTMLElement, graph: string | undefined, stats:
   }
   const value = (v: number, kind: string) => (kind === "bytes" ? `${formatBytes(v)}` : kind === "us" ? (timing ? formatClocked(v / 1000, timing.clockMs) : `${v} µs`) : String(v));
   const jit = h("table", { class: "stats", "data-testid": "stats-table" },
-    h("caption", {}, `JIT statistics of ${graph}`, compiledFor ? `, compiled for the inputs of the last run (${compiledFor})` : ""),
+    h("caption", {}, `JIT statistics of ${graph}`, compiledFor ? `, compiled for ${compiledFor}` : ""),
     h("tbody", {}, ...STAT_ROWS.map(([k, what, kind]) =>
       h("tr", { "data-field": k, "data-value": stats[k] },
         h("th", {}, k), h("td", { class: "num" }, value(stats[k], kind)), h("td", { class: "what" }, what)))));

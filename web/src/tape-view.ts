@@ -36,7 +36,7 @@ export class TapeView {
     this.#cb = cb;
   }
 
-  /** `note`: why there is no tape yet; `compiledFor`: the run's inputs a per-type compile was made for. */
+  /** `note`: why there is no tape yet; `compiledFor`: what a per-type compile was made for. */
   render(tape: TapeDump | undefined, note?: string, compiledFor?: string, all = false): void {
     if (tape !== this.#tape) this.#byLine = undefined;
     this.#tape = tape;
@@ -54,7 +54,7 @@ export class TapeView {
       `${tape.instructions.length} instructions (${frees} frees, ${fused} fused) over ${tape.num_slots} slots. `,
       "The JIT runs this list top to bottom, one kernel call per row, with every slot and arena offset fixed in advance.",
       tape.bound ? "" : " Sizes appear after the first run binds the symbolic dims.",
-      compiledFor ? h("span", { "data-testid": "compiled-for" }, ` Compiled for the inputs of the last run (${compiledFor}).`) : ""));
+      compiledFor ? h("span", { "data-testid": "compiled-for" }, ` Compiled for ${compiledFor}.`) : ""));
     const head = h("tr", {}, ...["#", "op", "operands → result", "shape", "dtype", "arena", "fused"].map((c) => h("th", {}, c)));
     const body = h("tbody");
     const shown = all ? tape.instructions : tape.instructions.slice(0, ROW_LIMIT);

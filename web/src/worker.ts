@@ -2,7 +2,7 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature } from "../../js/dist/index.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature, type TapeDump } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorForPage } from "./inputs.js";
 import { own, record } from "./own.js";
@@ -72,6 +72,13 @@ function compiledViews(p: Program, graph: string): CompiledViews | undefined {
   }
 }
 
+/** The inputs a tape loads, as " (x: f32[3, 4], y: i32[2])"; "" when it loads none. */
+function loadedInputs(tape: TapeDump): string {
+  const loaded = tape.instructions.filter((i) => i.opcode === "load_input")
+    .map((i) => `${i.node.name}: ${i.dtype}[${(i.shape ?? []).join(", ")}]`);
+  return loaded.length > 0 ? ` (${loaded.join(", ")})` : "";
+}
+
 /** The warm-up runs of one compile: whether they are wanted, their time so far, and what to do before each. */
 interface WarmUp {
   readonly wanted: boolean;
@@ -96,7 +103,11 @@ function report(p: Program, graph: string, seed: bigint, warmUp: WarmUp): GraphR
     }
     warmUp.ms = (warmUp.ms ?? 0) + performance.now() - t0;
   }
-  const views = compiledViews(p, graph);
+  // A graph of `?` inputs already compiled is one a typed graph calls: compiling that caller
+  // compiled the callee for the call's operands. Its loaded inputs say which.
+  const compiled = compiledViews(p, graph);
+  const views = compiled && unknown.length > 0
+    ? { ...compiled, compiledFor: `a call from another graph${loadedInputs(compiled.tape)}` } : compiled;
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
   if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) perRunGraphs.add(graph);
   const list = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
@@ -344,7 +355,7 @@ function run(req: RunRequest): void {
   const inputs = sig.inputs.filter((i) => feeds[i.name]).map((i) => tensorForPage(i.name, feeds[i.name]));  // left-out ones not
   // A graph compiled per input types now holds this run's compile: the page shows it.
   const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
-  const views = compiled && { ...compiled, compiledFor: inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ") };
+  const views = compiled && { ...compiled, compiledFor: `the inputs of the last run (${inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ")})` };
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff,
         coarse: shortestBatchMs < 20 * CLOCK_MS, clockMs: CLOCK_MS, views },
        [...jit, ...inputs].flatMap((o) => (o.exact ? [o.data.buffer, o.exact.buffer] : [o.data.buffer])));

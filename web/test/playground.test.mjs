@@ -507,9 +507,12 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   // the program compiles and what needs no run shows at once (the page asked for its tape right
   // after a warm-up that could not type x, and the whole program failed); the tape, plan and stats
   // say they come after a run, and then show that run's compile. Its other graphs work as before.
+  // One that a typed graph calls was compiled for that call when its caller was: the views show
+  // that compile, and say so.
   const untyped = "@graph Untyped {\n  input x: ?;\n  output y: relu(x) * 2.0;\n}\n\n" +
     "@graph Fixed {\n  input a: Tensor<[2, 3], f32>;\n  output b: a + 1.0;\n}\n\n" +
-    "@graph CallsUntyped {\n  input z: Tensor<[3, 4], f32>;\n  output w: Untyped(z);\n}\n";
+    "@graph CallsUntyped {\n  input z: Tensor<[3, 4], f32>;\n  output w: Untyped(z);\n}\n\n" +
+    "@graph Alone {\n  input q: ?;\n  output r: q * 3.0;\n}\n";
   const untypedFile = join(scratch, "untyped.sw");
   writeFileSync(untypedFile, untyped);
   const xs = [-1.5, 2, 0.25, -4, 5, 3];
@@ -521,7 +524,17 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText(untyped);
   await waitCompiled("Untyped");
-  const pendingText = /^The tape, memory plan and compile stats of Untyped appear after its first run: input 'x' has an unknown type \(\?\)/;
+  const loadX = () => page.$$eval('[data-testid="tape-table"] tbody tr', (rows) => rows.filter((r) => r.classList.contains("op-load_input"))
+    .map((r) => [r.querySelector("td.shape").textContent, r.querySelectorAll("td")[4].textContent]));
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[3, 4]", "f32"]]);
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for a call from another graph (x: f32[3, 4]).");
+  await tab("memory");
+  assert.ok(await page.$$eval(".plan-svg .buffer", (b) => b.length) > 0);
+  await tab("stats");
+  assert.match(await page.textContent('[data-testid="stats-table"] caption'), /, compiled for a call from another graph \(x: f32\[3, 4\]\)$/);
+  await page.selectOption("#graph-select", "Alone");
+  const pendingText = /^The tape, memory plan and compile stats of Alone appear after its first run: input 'q' has an unknown type \(\?\)/;
   await tab("tape");
   assert.match(await page.textContent("#tape-view .pending"), pendingText);
   assert.equal(await page.$('[data-testid="tape-table"]'), null);
@@ -529,6 +542,7 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   assert.match(await page.textContent("#plan-chart .pending"), pendingText);
   await tab("stats");
   assert.match(await page.textContent("#stats-panel .pending"), pendingText);
+  await page.selectOption("#graph-select", "Untyped");
   const optShown = await page.$$eval('[data-testid="opt-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
   for (const [k, v] of Object.entries(afterRun.optimizer)) assert.equal(optShown[k], v, `optimizer.${k}`);
   await tab("graph");
@@ -553,11 +567,9 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   assert.deepEqual(untypedY, { shape: [2, 3], dtype: "f64", values: xs.map((e) => Math.max(0, e) * 2) });
   // Now the tape, plan and stats are those of the f64 [2, 3] compile, as `shrew stats --input x=….npy` reports.
   await tab("tape");
-  const loadX = () => page.$$eval('[data-testid="tape-table"] tbody tr', (rows) => rows.filter((r) => r.classList.contains("op-load_input"))
-    .map((r) => [r.querySelector("td.shape").textContent, r.querySelectorAll("td")[4].textContent]));
   assert.equal(await page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length), afterRun.stats.numInstructions);
   assert.deepEqual(await loadX(), [["[2, 3]", "f64"]]);
-  assert.match(await page.textContent('[data-testid="compiled-for"]'), /x: f64\[2, 3\]/);
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for the inputs of the last run (x: f64[2, 3]).");
   await tab("stats");
   const statsShown = await page.$$eval('[data-testid="stats-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
   for (const [k, v] of Object.entries(afterRun.stats)) if (k !== "compileTimeUs") assert.equal(statsShown[k], v, `stats.${k}`);
