@@ -4,7 +4,8 @@
 // a compiled one: encoding it again and loading that gives the same bytes,
 // and each graph whose input types are fixed runs on zero inputs (or fails
 // cleanly) without crashing.
-// Seeds: fuzz/seeds/bundle_fuzzer/ (bundles of small programs).
+// Seeds: fuzz/seeds/bundle_fuzzer/ (bundles of small programs; small_v1.bin
+// in the previous format version, which is still read).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
