@@ -337,7 +337,11 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   io.default_float = options_.default_dtype;
   Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_);
   if (!typed.ok()) return typed.Prefixed(where + ": ");
-  if (options_.optimized_with) opt::Optimize(sg, *options_.optimized_with);
+  if (options_.optimized_with) {
+    // Folded as the run of the generic graph (the interpreter's) computes it.
+    sg.set_folds_in_node_dtypes(true);
+    opt::Optimize(sg, *options_.optimized_with);
+  }
   Result<std::unique_ptr<jit::CompiledGraph>> cg = jit::CompileGraph(sg, MakeCompileOptions(sg));
   if (!cg.ok()) return cg.status().Prefixed(where + ": ");
   auto s = std::make_shared<Specialized>();
@@ -394,14 +398,18 @@ Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, con
     touch(s.get());
     return Status::Ok();
   }
-  // The first call with these types compiles them, as a run would.
+  // The first call with these types compiles them, as a run would, after
+  // the check a run makes first: a left-out input the graph reads is missing.
   const ir::Graph& g = program_.graphs[gi];
   std::vector<InputSpec> specs;
   CheckedInputs checked;
   checked.dims = dims;
   checked.supplied.assign(inputs.size(), -1);
   for (size_t i = 0; i < inputs.size() && i < g.inputs().size(); ++i) {
-    if (!inputs[i].present) continue;
+    if (!inputs[i].present) {
+      if (ReadsInput(g, g.inputs()[i].node)) return MissingInput(g, i, nullptr);
+      continue;
+    }
     checked.supplied[i] = static_cast<int>(specs.size());
     specs.push_back({g.node(g.inputs()[i].node).name, inputs[i].dtype, inputs[i].shape});
     checked.shapes.push_back(inputs[i].shape);

@@ -136,6 +136,12 @@ class Graph {
   void set_name(std::string n) { name_ = std::move(n); }
   diag::Span span() const { return span_; }
   void set_span(diag::Span s) { span_ = s; }
+  // Set on a graph of `?` inputs compiled for one input signature: constant
+  // folding computes in each node's own dtype, as a run of the unfolded
+  // graph does, so that optimising it again changes no value. (A program's
+  // graphs fold in double, PIPELINE.md §6.4; opt/const_fold.h.)
+  bool folds_in_node_dtypes() const { return folds_in_node_dtypes_; }
+  void set_folds_in_node_dtypes(bool on) { folds_in_node_dtypes_ = on; }
 
   // ---- nodes
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
@@ -229,6 +235,7 @@ class Graph {
   std::vector<Param> params_;
   std::vector<Assertion> assertions_;
   std::optional<Type> return_type_;
+  bool folds_in_node_dtypes_ = false;
   std::unordered_map<std::string, NodeId> name_to_id_;
 };
 

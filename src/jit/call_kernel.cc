@@ -36,7 +36,8 @@ class CallKernel final : public runtime::Kernel {
     if (!dims.ok()) return dims.status();
     dims_ = std::move(dims).value();
     target_ = {};  // other inputs: another executor
-    SHREW_RETURN_IF_ERROR(resolve_(index_, descs_, dims_, &target_));
+    Status resolved = resolve_(index_, descs_, dims_, &target_);
+    if (!resolved.ok()) return resolved.Prefixed(where + ": ");
     Executor* ex = target_.executor;
     if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
     shapes_.assign(num_inputs, Shape{});

@@ -93,6 +93,22 @@ std::optional<AttrValue> Evaluate(const ir::Graph& graph, const ir::Node& node, 
   return AttrValue::Int(r->GetInt64(0));
 }
 
+// The same in a graph that folds in its nodes' dtypes: the operands as a
+// run materialises them, the op in the node's dtype (f32 rounding, i32
+// wrap-around), exactly what the unfolded graph computes.
+std::optional<AttrValue> EvaluateInNodeDtype(const ir::Graph& graph, const ir::Node& node, const ir::Node& a,
+                                             const ir::Node& b) {
+  if (!node.type.is_tensor() || !a.type.is_tensor() || !b.type.is_tensor()) return std::nullopt;
+  const interp::EvalContext ctx{};
+  Result<runtime::Tensor> ta = interp::EvalNode(graph, a, {}, ctx), tb = interp::EvalNode(graph, b, {}, ctx);
+  if (!ta.ok() || !tb.ok()) return std::nullopt;
+  const runtime::Tensor* operands[2] = {&*ta, &*tb};
+  Result<runtime::Tensor> r = interp::EvalNode(graph, node, operands, ctx);
+  if (!r.ok() || r->num_elements() != 1 || r->dtype() != node.type.dtype()) return std::nullopt;
+  if (ir::IsFloat(node.type.dtype())) return AttrValue::Float(r->GetDouble(0));
+  return AttrValue::Int(r->GetInt64(0));
+}
+
 bool FitsU8(const AttrValue& v) {
   std::optional<int64_t> i = AsInt(v);
   return i && *i >= 0 && *i <= 255;
@@ -117,6 +133,7 @@ std::optional<AttrValue> FoldedValue(const ir::Graph& graph, const ir::Node& nod
   if (a == nullptr || b == nullptr) return std::nullopt;
   std::optional<ArithClass> cls = ClassFor(node, *a, *b);
   if (!cls) return std::nullopt;
+  if (graph.folds_in_node_dtypes()) return EvaluateInNodeDtype(graph, node, graph.node(ia), graph.node(ib));
   const bool u8 = node.type.is_tensor() && ir::StorageOf(node.type.dtype()) == ir::StorageType::kU8;
   if (u8 && !(FitsU8(*a) && FitsU8(*b))) return std::nullopt;
   std::optional<AttrValue> value = Evaluate(graph, node, *cls, *a, *b, interp::EvalContext{});

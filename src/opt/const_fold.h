@@ -23,6 +23,11 @@
 //                     float operand in double arithmetic; bool operands are
 //                     not folded;
 //   bool, complex, or a result rank other than 0 -> not folded.
+// In a graph that folds in its nodes' dtypes (ir::Graph::folds_in_node_dtypes:
+// a `?`-input graph compiled for one signature), both operands are
+// materialised as a run would and the op computed in the node's own dtype
+// (f32 rounding, i32 wrap-around), so folding changes no value.
+
 // The values are computed by the reference interpreter's single-node
 // evaluator (one definition of op semantics), on rank-0 f64 / i64 tensors.
 //

@@ -314,6 +314,55 @@ TEST(DynamicInputs, EachSignatureIsOptimisedWithTheProgramsPasses) {
   check(none, "div mul div mul add sub relu ");
 }
 
+// The interpreter runs the generic graph, computing literal arithmetic in
+// the inputs' dtypes at run time; the optimised compile must fold to exactly
+// that (folded in double, 16777217 - 16777216 was 1 in f32, where 16777217
+// is 16777216); u8 wraps modulo 256 (OPS.md §1.3), (200 + 100) / 2 is 22.
+TEST(DynamicInputs, FoldingForASignatureChangesNoValue) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph F(x: ?) -> ? { output y: x + (16777217 - 16777216); output z: x * (0.1 * 0.1); }\n"
+      "@graph I(x: ?) -> ? { output w: x + (200 + 100) / 2; }\n"
+      "@graph C { input x: Tensor<[1], f32>; output y: F(x); }\n");
+  ASSERT_NE(p, nullptr);
+  auto both = [&](const char* graph, const TensorMap& in) {
+    Result<TensorMap> run = p->Run(graph, in), ref = p->Interpret(graph, in);
+    EXPECT_TRUE(run.ok() && ref.ok());
+    TensorMap out;
+    if (!run.ok() || !ref.ok()) return out;
+    for (const auto& [name, t] : *run) {
+      std::string why;
+      EXPECT_TRUE(runtime::BitwiseEqual(t, ref->at(name), &why)) << graph << " " << name << ": " << why;
+    }
+    return *run;
+  };
+  TensorMap f32 = both("F", One("x", F32({2}, {0, 1})));
+  ASSERT_FALSE(f32.empty());
+  EXPECT_TRUE(runtime::BitwiseEqual(f32.at("y"), F32({2}, {0, 1})));
+  EXPECT_EQ(f32.at("z").values<float>()[1], 0.1f * 0.1f);
+  TensorMap f64 = both("F", One("x", Tensor::FromVector<double>(ir::DType::kF64, {1}, {1}).value()));
+  ASSERT_FALSE(f64.empty());
+  EXPECT_EQ(f64.at("y").GetDouble(0), 2.0);
+  EXPECT_EQ(f64.at("z").GetDouble(0), 0.1 * 0.1);
+  TensorMap called = both("C", One("x", F32({1}, {0})));
+  ASSERT_FALSE(called.empty());
+  EXPECT_EQ(called.at("y").GetDouble(0), 0.0);
+  TensorMap u8 = both("I", One("x", Tensor::FromVector<uint8_t>(ir::DType::kU8, {1}, {5}).value()));
+  ASSERT_FALSE(u8.empty());
+  EXPECT_EQ(u8.at("w").GetInt64(0), 5 + 22);
+  TensorMap i32 = both("I", One("x", Tensor::FromVector<int64_t>(ir::DType::kI32, {1}, {5}).value()));
+  ASSERT_FALSE(i32.empty());
+  EXPECT_EQ(i32.at("w").GetInt64(0), 5 + 150);
+  // And the compile folded them: no literal arithmetic is left.
+  for (const char* g : {"F", "I"}) {
+    for (const ir::Node& n : p->compiled(g)->graph.nodes()) {
+      if (n.is_source() || n.operands.size() != 2) continue;
+      EXPECT_FALSE(p->compiled(g)->graph.node(n.operands[0]).op == ir::OpKind::kConstant &&
+                   p->compiled(g)->graph.node(n.operands[1]).op == ir::OpKind::kConstant)
+          << g << ": " << n.name;
+    }
+  }
+}
+
 TEST(DynamicInputs, LiteralsOfFusedOpsTakeTheInputsDtype) {
   // Fusion makes relu(x - 1) fused_sub_relu(x, 1), relu(x + 0.5)
   // fused_add_relu and matmul(x, w) + 1 fused_matmul_add; each run re-infers
@@ -519,6 +568,33 @@ TEST(DynamicInputs, ALeftOutInputReadByAGraphTypedPerRunIsMissingBeforeItIsTyped
     ASSERT_FALSE(ref.ok());
     EXPECT_NE(ref.status().message().find("'m'"), std::string::npos) << ref.status().ToString();
   }
+}
+
+// The same through a call that leaves the input out: the call kernel says
+// so, as for a typed callee (it said "type unknown after shape inference",
+// a failed_precondition).
+TEST(DynamicInputs, ACallLeavingOutAnInputThatAGraphTypedPerCallReadsIsMissing) {
+  std::unique_ptr<Program> p = MakeProgram(R"SW(
+@graph G3(m: ? ?, x: ?) -> ? { output y: x * 3; output z: m * x; }
+@graph A { input a: Tensor<[2], f32>; output o: G3(x: a); }
+)SW");
+  ASSERT_NE(p, nullptr);
+  const TensorMap a = One("a", F32({2}, {1, 2}));
+  Result<TensorMap> out = p->Run("A", a);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+  EXPECT_NE(out.status().message().find("call[G3]: missing input 'm' for graph 'G3'"), std::string::npos)
+      << out.status().ToString();
+  Result<TensorMap> ref = p->Interpret("A", a);
+  ASSERT_FALSE(ref.ok());
+  EXPECT_EQ(ref.status().code(), StatusCode::kInvalidArgument) << ref.status().ToString();
+  // The program stays usable.
+  EXPECT_TRUE(p->Run("G3", One("x", F32({2}, {1, 2}))).status().code() == StatusCode::kInvalidArgument);
+  TensorMap both = One("x", F32({2}, {1, 2}));
+  both.emplace("m", F32({2}, {3, 4}));
+  Result<TensorMap> g3 = p->Run("G3", both);
+  ASSERT_TRUE(g3.ok()) << g3.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(g3->at("z"), F32({2}, {3, 8})));
 }
 
 TEST(DynamicInputs, ACalleeTypedPerRunChecksItsNamesOnBothExecutors) {
