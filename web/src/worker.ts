@@ -5,7 +5,7 @@
 import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature, type TapeDump } from "../../js/dist/index.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorForPage } from "./inputs.js";
-import { own, record } from "./own.js";
+import { own, record, recordOf } from "./own.js";
 import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
@@ -146,22 +146,54 @@ function seedOption(req: CompileRequest): { seed?: bigint } {
  * with a symbolic dim at a size of its own: `A(q)` with q [2, 3] where A
  * takes [R, 3] contradicts R = 4 for the whole program), also without
  * them, and `unbindable` says why: they stay symbolic, and each run binds
- * them from its input shapes, which the dim fields size.
+ * them from its input shapes, which the dim fields size. `configured` (dims
+ * only the configuration can set, see compileConfigured) go to every compile.
  */
-function compileFirst(s: Shrew, req: CompileRequest): { p: Program; unbindable?: string } {
+function compileFirst(s: Shrew, req: CompileRequest, configured: Readonly<Record<string, number>>): { p: Program; unbindable?: string } {
   try {
-    return { p: s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: req.dims }) };
+    return { p: s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: recordOf([...Object.entries(req.dims), ...Object.entries(configured)]) }) };
   } catch (e) {
     if (Object.keys(req.dims).length === 0) throw e;
     const unused = e instanceof ShrewRuntimeError && e.code === "invalid_argument";
     if (!unused && !(e instanceof ShrewCompileError)) throw e;
     let p: Program;
     try {
-      p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req) });
+      p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: configured });
     } catch (plain) {
       throw unused ? plain : e;  // invalid either way: the error of the compile asked for
     }
     return unused ? { p } : { p, unbindable: message(e).split("\n")[0] };
+  }
+}
+
+/**
+ * The dim of "unresolved symbolic dimension 'H'" (a parameter sized by a dim
+ * no input binds, or the model dim of an implicit one): only the dims option
+ * or @config sets it. Undefined for any other error, or for a dim
+ * `configured` already sets (so that a retry cannot loop).
+ */
+function configOnlyDim(e: unknown, configured: Readonly<Record<string, number>>): string | undefined {
+  if (!(e instanceof ShrewCompileError || e instanceof ShrewRuntimeError)) return undefined;
+  const name = /unresolved symbolic dimension '([^']+)'/.exec(e.message)?.[1];
+  return name !== undefined && !Object.hasOwn(configured, name) ? name : undefined;
+}
+
+/**
+ * compileFirst, with every dim that only the configuration can set bound
+ * like an input's (the size asked for, else 4), also when the other dims
+ * asked for are dropped, so that it gets a field as they do: the program
+ * failed to compile and offered no way to size it but editing the source.
+ */
+function compileConfigured(s: Shrew, req: CompileRequest): { p: Program; unbindable?: string } {
+  let configured = record<number>();
+  for (;;) {
+    try {
+      return compileFirst(s, req, configured);
+    } catch (e) {
+      const name = configOnlyDim(e, configured);
+      if (name === undefined) throw e;
+      configured = recordOf([...Object.entries(configured), [name, own(req.dims, name) ?? 4] as const]);
+    }
   }
 }
 
@@ -174,7 +206,7 @@ async function compile(req: CompileRequest): Promise<void> {
   let p: Program, dims: Record<string, number>, compileMs: number;
   let unbindable: string | undefined;  // why the symbolic dims left are bound by each run, not the compile
   try {
-    const first = compileFirst(s, req);
+    const first = compileConfigured(s, req);
     p = first.p;
     unbindable = first.unbindable;
     compileMs = performance.now() - t0;

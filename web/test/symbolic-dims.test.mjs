@@ -120,3 +120,33 @@ test("dims named constructor, toString, valueOf, hasOwnProperty and __proto__ ha
   assert.deepEqual((await dimFields()).sort(), names.map((n) => [n, String(sizes.get(n))]).sort());
   assert.deepEqual(page.errors, []);
 });
+
+test("a dim only the configuration can set (a parameter's size, an implicit parameter's model dim) gets a field", async () => {
+  // Both failed to compile ("unresolved symbolic dimension 'H'" / 'D'), with no field to size them.
+  const source = "@graph G {\n  input x: Tensor<[N], f32>;\n  param w: Tensor<[H], f32> { init: \"ones\"; };\n" +
+    "  output y: x + sum(w);\n}\n@graph L {\n  input v: Tensor<[1, 2, D], f32>;\n  output o: multi_head_attention(v, n_heads: 1);\n}\n";
+  assert.match(cli(source, "check", "--dims", "D=4,H=4"), /ok/);
+  assert.match(await setSource(source), /^compiled in /);
+  assert.deepEqual((await dimFields()).sort(), [["D", "4"], ["H", "4"], ["N", "4"]]);
+  assert.match(await page.getAttribute('[data-dim="H"]', "title"), /^H, bound for the whole program/);
+  await page.selectOption("#graph-select", "G");
+  await run();
+  const y = await shown("output", "y"), x = await shown("input", "x");
+  assert.deepEqual(y.values, x.values.map((v) => Math.fround(v + 4)));
+  // The field sizes the parameter: sum(w) of seven ones.
+  await enter('[data-dim="H"]', "7");
+  await waitCompiled(page, "G", 30_000);
+  await run();
+  const x7 = await shown("input", "x"), y7 = await shown("output", "y");
+  assert.deepEqual(y7.values, x7.values.map((v) => Math.fround(v + 7)));
+  // L's implicit weights are [D, D]: the CLI, given the same dims, computes the same.
+  await enter('[data-dim="D"]', "5");
+  await waitCompiled(page, "G", 30_000);
+  await page.selectOption("#graph-select", "L");
+  await run();
+  const want = JSON.parse(cli(source, "run", "--graph", "L", "--json", "--dims", "D=5,H=7,N=4")).outputs.o;
+  const o = await shown("output", "o");
+  assert.deepEqual(o.shape, want.shape);
+  assert.deepEqual(o.values, want.data.flat());
+  assert.deepEqual(page.errors, []);
+});
