@@ -242,6 +242,10 @@ test("benchRun on graphs compiled per input types times their last run's tape", 
       const ns = p.benchRun(g, 20);
       assert.ok(ns > 0 && ns < 1e9, `${g}: ns per run ${ns}`);
     }
+    // A recompile of Calls compiles its one signature again at once, as compile does
+    // (benchRun answered "has not run yet").
+    p.recompile("Calls");
+    assert.ok(p.benchRun("Calls", 20) > 0);
   } finally {
     p.dispose();
   }

@@ -225,7 +225,10 @@ Status Program::Init(const ParamSource& source) {
     }
   }
   graphs_.resize(program_.graphs.size());
+  // Every graph's kernels first, then the plans of fixed input shapes: a
+  // call's plan binds its callee, whatever the order they are declared in.
   for (size_t i = 0; i < graphs_.size(); ++i) SHREW_RETURN_IF_ERROR(CompileOne(i));
+  for (size_t i = 0; i < graphs_.size(); ++i) PrepareStatic(i);
   return Status::Ok();
 }
 
@@ -280,13 +283,29 @@ Status Program::CompileOne(size_t index) {
   }
   e.compiled = std::move(cg).value();
   e.executor = std::make_unique<jit::Executor>(e.compiled.get(), MakeExecutorOptions());
+  return Status::Ok();
+}
+
+void Program::PrepareStatic(size_t index) {
+  const ir::Graph& g = program_.graphs[index];
+  Entry& e = graphs_[index];
   std::vector<runtime::Shape> shapes;
-  if (StaticInputShapes(g, options_.dims, &shapes, nullptr)) {
-    // Plan now; a failure here resurfaces (with the input checks first) on Run.
+  std::vector<InputSpec> specs;
+  if (!StaticInputShapes(g, options_.dims, &shapes, &specs)) return;
+  // Plan now (a graph compiled per signature: compile and plan its one
+  // signature, as a typed graph is); a failure here resurfaces, with the
+  // input checks first, on Run.
+  if (!e.deferred) {
     Status ignored = e.executor->Bind(shapes, options_.dims);
     (void)ignored;
+    return;
   }
-  return Status::Ok();
+  Result<CheckedInputs> checked = CheckInputs(index, specs, nullptr);
+  if (!checked.ok()) return;
+  Result<Runner> runner = RunnerFor(index, specs, *checked);
+  if (!runner.ok()) return;
+  Status ignored = runner->executor->Bind(checked->shapes, checked->dims);
+  (void)ignored;
 }
 
 jit::ExecutorOptions Program::MakeExecutorOptions() const {
@@ -757,7 +776,9 @@ Result<std::string> Program::TapeJson(std::string_view graph) const {
 Status Program::Recompile(std::string_view graph) {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
-  return CompileOne(*gi);
+  SHREW_RETURN_IF_ERROR(CompileOne(*gi));
+  PrepareStatic(*gi);
+  return Status::Ok();
 }
 
 int Program::num_live_xnn_operators() const {

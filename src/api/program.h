@@ -270,6 +270,9 @@ class Program {
   // The part of MakeCompileOptions that re-creating kernels reads.
   jit::CompileOptions MakeKernelOptions() const;
   Status CompileOne(size_t index);
+  // After CompileOne (of every graph, at Init): plans a graph whose input
+  // shapes are all fixed — for a deferred one, compiles its one signature.
+  void PrepareStatic(size_t index);
   // Re-creates the kernels that packed any of the parameters `keys`
   // ("Graph/name", after their values changed). Costs what those kernels
   // cost, not the program's size: SetParam in a loop stays linear.

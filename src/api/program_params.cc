@@ -109,6 +109,7 @@ Status Program::RefreshKernelsFor(std::span<const std::string> keys) {
       // The graph's kernels are in an unknown state: rebuild it whole, and
       // still refresh the other graphs; the first error is returned.
       Status rebuilt = CompileOne(gi);
+      if (rebuilt.ok()) PrepareStatic(gi);
       if (first_error.ok()) first_error = rebuilt.ok() ? s : rebuilt;
       continue;
     }

@@ -69,12 +69,19 @@ TEST(DynamicInputs, CompiledPerInputSignature) {
 
 TEST(DynamicInputs, DumpsFollowTheLastRun) {
   std::unique_ptr<Program> p = MakeProgram("@graph B { input x: ?; output y: x * 2; }\n"
-                                           "@graph C { input z: Tensor<[2], f32>; output w: B(z); }");
+                                           "@graph C { input z: Tensor<[N], f32>; output w: B(z); }\n"
+                                           "@graph F { input z: Tensor<[3], f32>; output w: B(z); }");
   ASSERT_NE(p, nullptr);
-  // A caller of an untyped graph has no tape before its first run either.
+  // A caller of an untyped graph has no tape before its first run either,
+  // unless its input shapes are fixed: then it is compiled for them at once,
+  // as a typed graph is, and so is its callee for the call's operand.
   EXPECT_NE(p->Dump("C").status().message().find("graph 'C' calls a graph with inputs of unknown type"),
             std::string::npos)
       << p->Dump("C").status().ToString();
+  ASSERT_TRUE(p->Dump("F").ok()) << p->Dump("F").status().ToString();
+  EXPECT_NE(p->Dump("F")->find("call[B]"), std::string::npos);
+  ASSERT_NE(p->executor("F"), nullptr);
+  EXPECT_NE(p->executor("F")->plan(), nullptr);
   auto run = [&](int64_t n) {
     Result<TensorMap> out = p->Run("B", One("x", Tensor::Zeros(ir::DType::kF32, {n}).value()));
     ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -83,12 +90,18 @@ TEST(DynamicInputs, DumpsFollowTheLastRun) {
     Result<std::string> d = p->Dump("B");
     return d.ok() && d->find("x: f32[" + std::to_string(n) + "] arena") != std::string::npos;
   };
+  EXPECT_TRUE(dumped(3)) << p->Dump("B").value();
   run(1);
   run(2);
   EXPECT_TRUE(dumped(2)) << p->Dump("B").value();
   run(1);  // reuses the first compile: the dump shows it, not the latest compiled
   EXPECT_TRUE(dumped(1));
   EXPECT_FALSE(dumped(2));
+  // A recompile drops a graph's compiles; one of fixed input shapes is
+  // compiled and planned again at once (benchRun failed after it).
+  ASSERT_TRUE(p->Recompile("F").ok());
+  ASSERT_NE(p->executor("F"), nullptr);
+  EXPECT_NE(p->executor("F")->plan(), nullptr);
 }
 
 // Run-time shape errors and failed assertions name the file as compile
