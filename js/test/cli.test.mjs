@@ -417,6 +417,16 @@ test("dump: a graph with an input of unknown type shows its tape and plan after 
   assert.match(none.err, /input 'x' has an unknown type \(\?\): give its values with --input x=PATH\.npy/);
   // The IR needs no run.
   assert.equal(shrew("dump", src, "--ir").code, 0);
+  // A graph with typed inputs of sizes to bind that calls B is compiled per
+  // input signature too: dump runs it on random inputs, as stats does.
+  const caller = join(dir, "caller.sw");
+  writeFileSync(caller, "@graph Top { input t: Tensor<[N, 3], f32>; output o: B(t) + 1; }\n" +
+    "@graph B { input x: ?; output y: relu(x) * 2; }\n");
+  const top = shrew("dump", caller);
+  assert.equal(top.code, 0, top.err);
+  assert.match(top.out, /^jit Top\n/);
+  assert.match(top.out, /call\[B\]/);
+  assert.match(top.out, /arena_bytes=[1-9]/);
   // A symbolic graph is planned for the --input it is given.
   writeFileSync(x, writeNpy(new Tensor("f32", [5, 784])));
   const mlp = shrew("dump", MLP, "--plan", "--json", "--input", `images=${x}`);

@@ -121,15 +121,29 @@ function cmdCheck(ctx: Context): number {
   return 0;
 }
 
+/** False while graph `g` has no tape: it is compiled per input signature and has not run. */
+function hasCompile(p: Program, g: string): boolean {
+  try {
+    p.stats(g);
+    return true;
+  } catch (e) {
+    if (e instanceof ShrewRuntimeError && e.code === "failed_precondition") return false;
+    throw e;
+  }
+}
+
 function cmdDump(ctx: Context): number {
   const { values: v, program: p, graph: g } = ctx;
   const modes = [v.ir, v["optimized-ir"], v.tape, v.plan].filter(Boolean).length;
   if (modes > 1) throw new UsageError("dump takes one of --ir, --optimized-ir, --tape, --plan");
   // A graph typed per run (`input x: ?`) has no tape or plan until it runs:
   // it runs once on the --input values (as stats does), and so does any graph
-  // given --input (its tape and plan are then those of that binding).
+  // given --input (its tape and plan are then those of that binding), and one
+  // that calls such a graph with inputs of sizes to bind (on random inputs,
+  // like stats: it said "run it, then ask again", which dump cannot).
   const typedPerRun = p.signature(g).inputs.some((i) => i.dtype == null || i.shape == null);
-  if (v.input !== undefined || (typedPerRun && !v.ir && !v["optimized-ir"])) execute(ctx, feedsFor(ctx));
+  const tapeOnly = !v.ir && !v["optimized-ir"];
+  if (v.input !== undefined || (tapeOnly && (typedPerRun || !hasCompile(p, g)))) execute(ctx, feedsFor(ctx));
   if (v.ir || v["optimized-ir"]) {
     const ir = p.ir(g, { optimized: !!v["optimized-ir"] });
     if (v.json) ctx.json(JSON.stringify(ir.json, null, 2));
