@@ -86,25 +86,32 @@ interface WarmUp {
   before(): void;
 }
 
-function report(p: Program, graph: string, seed: bigint, warmUp: WarmUp): GraphReport {
+/**
+ * One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes; its
+ * error, if it failed. Not for inputs of unknown type: any dtype and shape would be a guess,
+ * and the views would show a compile the user never asked for.
+ */
+function warmUpRun(p: Program, graph: string, seed: bigint, warmUp: WarmUp): string | undefined {
   const signature = p.signature(graph);
-  const unknown = unknownInputs(signature);
-  let bindError: string | undefined;
-  // One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes.
-  // Not for inputs of unknown type: any dtype and shape would be a guess, and the
-  // views would show a compile the user never asked for.
-  if (unknown.length === 0 && warmUp.wanted) {
-    warmUp.before();
-    const t0 = performance.now();
-    try {
-      p.run(graph, makeInputs(signature, {}, programDims, seed));
-    } catch (e) {
-      bindError = message(e);
-    }
+  if (unknownInputs(signature).length > 0 || !warmUp.wanted) return undefined;
+  warmUp.before();
+  const t0 = performance.now();
+  try {
+    p.run(graph, makeInputs(signature, {}, programDims, seed));
+    return undefined;
+  } catch (e) {
+    return message(e);
+  } finally {
     warmUp.ms = (warmUp.ms ?? 0) + performance.now() - t0;
   }
-  // A graph of `?` inputs already compiled is one a typed graph calls: compiling that caller
-  // compiled the callee for the call's operands. Its loaded inputs say which.
+}
+
+/** What the page shows of one graph, after every graph's warm-up run (`bindError`: its own's error). */
+function report(p: Program, graph: string, bindError: string | undefined, warmUp: WarmUp): GraphReport {
+  const signature = p.signature(graph);
+  const unknown = unknownInputs(signature);
+  // A graph of `?` inputs already compiled is one a typed graph calls: compiling or running
+  // that caller compiled the callee for the call's operands. Its loaded inputs say which.
   const compiled = compiledViews(p, graph);
   const views = compiled && unknown.length > 0
     ? { ...compiled, compiledFor: `a call from another graph${loadedInputs(compiled.tape)}` } : compiled;
@@ -252,7 +259,10 @@ async function compile(req: CompileRequest): Promise<void> {
   const warmUp: WarmUp = { wanted: req.warmUp, before: () => warmUp.ms === undefined && post({ type: "warming", id: req.id }) };
   // Random inputs take the parameters' seed, as `shrew run` does; exactly
   // (`seed`, a number, throws past 2^53 - 1: @config's seed -1 is 2^64 - 1).
-  const graphs = p.graphs.map((g) => report(p, g, p.seedBigInt, warmUp));
+  // Every warm-up first: a typed caller's run compiles the `?` graphs it calls, whose views
+  // then show that compile whether they are declared before or after it.
+  const bindErrors = p.graphs.map((g) => warmUpRun(p, g, p.seedBigInt, warmUp));
+  const graphs = p.graphs.map((g, i) => report(p, g, bindErrors[i], warmUp));
   // The dims that stayed symbolic (see compileFirst): the Run tab's inputs are made at their sizes.
   const runDims = unbindable === undefined ? undefined
     : { names: Object.keys(unboundDims(p, dims, p.metadata.config)), reason: unbindable };

@@ -150,3 +150,17 @@ test("a dim only the configuration can set (a parameter's size, an implicit para
   assert.deepEqual(o.values, want.data.flat());
   assert.deepEqual(page.errors, []);
 });
+
+test("a ? graph declared before the typed caller whose warm-up compiles it shows that compile", async () => {
+  // The reports were made graph by graph, each after its own warm-up: S's before Top's warm-up
+  // compiled it for Top's call, so S said "appear after its first run" (declared after Top: shown).
+  const source = "@graph S {\n  input v: ?;\n  output y: v * 3.0;\n}\n" +
+    "@graph Top {\n  input x: Tensor<[N, 4], f32>;\n  output o: S(x);\n}\n";
+  assert.match(await setSource(source), /^compiled in /);
+  await page.selectOption("#graph-select", "S");
+  await page.click('[data-tab="tape"]');
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for a call from another graph (v: f32[4, 4]).");
+  assert.equal(await page.$("#tape-view .pending"), null);
+  await page.click('[data-tab="run"]');
+  assert.deepEqual(page.errors, []);
+});
