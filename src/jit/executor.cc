@@ -51,9 +51,12 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
     types[i] = t;
   }
   ir::Graph g = ir::WithInputTypes(*callee, types);
+  // Named as the interpreter names a failing call: the caller's node, then the callee.
+  const std::string where = caller.NodeLabel(node) + ": in graph '" + callee->name() + "': ";
   Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
-  if (!dims.ok()) return dims.status();
-  SHREW_RETURN_IF_ERROR(SpecializeWithCalls(&g, program, *dims, config_dims, io, file, depth + 1));
+  if (!dims.ok()) return dims.status().Prefixed(where);
+  Status typed = SpecializeWithCalls(&g, program, *dims, config_dims, io, file, depth + 1);
+  if (!typed.ok()) return typed.Prefixed(where);
   return g.node(g.outputs().front().node).type;
 }
 
@@ -309,7 +312,7 @@ Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, cons
   io.default_float = options_.default_float;
   Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name);
   if (!specialized.ok()) {
-    return specialized.Prefixed("graph '" + cg.name + "' cannot run with these input shapes: ");
+    return specialized.Prefixed("graph '" + cg.name + "' cannot run with these inputs: ");
   }
   return sg;
 }

@@ -610,6 +610,32 @@ TEST(DynamicInputs, ACallLeavingOutAnInputThatAGraphTypedPerCallReadsIsMissing) 
   EXPECT_TRUE(runtime::BitwiseEqual(g3->at("z"), F32({2}, {3, 8})));
 }
 
+// A callee typed per call that cannot take the call's operands: both
+// executors name the call and the callee (the tape named only the callee's
+// node), and the error points into the callee.
+TEST(DynamicInputs, ACallThatItsCalleeCannotTakeIsNamedOnBothExecutors) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph M(a: ?, b: ?) -> ? { output y: matmul(a, b); }\n"
+      "@graph T { input x: Tensor<[2, 3], f32>; output o: M(x, x); }\n");
+  ASSERT_NE(p, nullptr);
+  const TensorMap in = One("x", F32({2, 3}, {1, 2, 3, 4, 5, 6}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? p->Interpret("T", in) : p->Run("T", in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("node 'o' (call[M]): in graph 'M': "), std::string::npos)
+        << interpret << ": " << out.status().ToString();
+    EXPECT_NE(out.status().message().find("matmul"), std::string::npos) << out.status().ToString();
+  }
+  Result<TensorMap> direct = p->Run("M", [] {
+    TensorMap m = One("a", F32({1, 2}, {1, 2}));
+    m.emplace("b", F32({2, 1}, {3, 4}));
+    return m;
+  }());
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  EXPECT_TRUE(runtime::BitwiseEqual(direct->at("y"), F32({1, 1}, {11})));
+}
+
 TEST(DynamicInputs, ACalleeTypedPerRunChecksItsNamesOnBothExecutors) {
   // Inner's P is 3 from a and 4 from b: the interpreter, which re-types a
   // callee with a `?` input, checked b against its supplied type and summed it.
