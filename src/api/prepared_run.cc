@@ -14,11 +14,13 @@ Status PreparedRun::Run(jit::InputIssue* issue) {
   if (!entry.deferred) {
     ran_ = nullptr;
     keep_.reset();
-  } else if (keep_ != nullptr && !entry.specialized.empty() && entry.specialized.back() == keep_) {
-    // The last run's specialisation is still the program's most recently
-    // used one (SetParam and Recompile drop them all; keep_ keeps its address
-    // from being reused): run it again without building the signature and
-    // looking it up, so that a steady run allocates nothing.
+  } else if (keep_ != nullptr && static_cast<const Program::Specialized*>(keep_.get())->generation == entry.generation) {
+    // The last run's specialisation is still valid (SetParam and Recompile
+    // drop them all; keep_ holds it even when other signatures pushed it out
+    // of the graph's most recent ones): run it again without building the
+    // signature and looking it up, so that a steady run allocates nothing,
+    // also when another prepared run of the graph alternates with this one.
+    program_->Touch(entry, static_cast<const Program::Specialized*>(keep_.get()));
     executor = ran_;
   } else {
     // Compiled per input signature: find (or make again) this one's.

@@ -373,6 +373,16 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   return Runner{s->compiled.get(), s->executor.get(), s};
 }
 
+void Program::Touch(Entry& e, const Specialized* s) {
+  if (!e.specialized.empty() && e.specialized.back().get() == s) return;
+  for (size_t k = e.specialized.size(); k-- > 0;) {
+    if (e.specialized[k].get() != s) continue;
+    std::rotate(e.specialized.begin() + static_cast<std::ptrdiff_t>(k),
+                e.specialized.begin() + static_cast<std::ptrdiff_t>(k) + 1, e.specialized.end());
+    return;
+  }
+}
+
 Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims,
                           jit::CalleeTarget* target) {
   if (index < 0 || static_cast<size_t>(index) >= graphs_.size()) {
@@ -389,17 +399,8 @@ Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, con
   // since. It is used even when the graph's most recently used ones no
   // longer include it, so that a caller with more call sites of one graph
   // than those hold does not compile them again on every run.
-  auto touch = [&e](const Specialized* s) {  // most recently used last
-    for (size_t k = e.specialized.size(); k-- > 0;) {
-      if (e.specialized[k].get() != s) continue;
-      std::rotate(e.specialized.begin() + static_cast<std::ptrdiff_t>(k),
-                  e.specialized.begin() + static_cast<std::ptrdiff_t>(k) + 1, e.specialized.end());
-      return true;
-    }
-    return false;
-  };
   if (target->keep != nullptr && static_cast<const Specialized*>(target->keep.get())->generation == e.generation) {
-    touch(static_cast<const Specialized*>(target->keep.get()));
+    Touch(e, static_cast<const Specialized*>(target->keep.get()));
     return Status::Ok();
   }
   auto matches = [&](const Specialized& s) {
@@ -414,7 +415,7 @@ Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, con
   for (const std::shared_ptr<Specialized>& s : e.specialized) {
     if (!matches(*s)) continue;
     *target = {s->executor.get(), s};
-    touch(s.get());
+    Touch(e, s.get());
     return Status::Ok();
   }
   // The first call with these types compiles them, as a run would, after

@@ -239,6 +239,9 @@ class Program {
     std::shared_ptr<Specialized> keep;  // keeps a specialisation alive
   };
   Result<Runner> RunnerFor(size_t gi, std::span<const InputSpec> inputs, const CheckedInputs& checked);
+  // Makes `s` the most recently used of e's specialisations, if it is one of
+  // them (an evicted one a kernel or prepared run still holds is not).
+  static void Touch(Entry& e, const Specialized* s);
   // What a call kernel runs (jit::CalleeResolver): graph `index`'s executor,
   // or the one compiled for the call's input types and shapes.
   Status CalleeFor(int index, std::span<const jit::InputDesc> inputs, const ir::DimBindings& dims,

@@ -10,6 +10,7 @@
 
 #include "api/program.h"
 #include "jit/jit_test_util.h"
+#include "support/heap_counter.h"
 
 namespace shrew {
 namespace {
@@ -518,6 +519,45 @@ TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
   ASSERT_TRUE((*run)->Run().ok());
   y = static_cast<const float*>((*run)->output_data(0));
   EXPECT_EQ(std::vector<float>(y, y + 6), (std::vector<float>{2, 0, -3, 8, 0, -6}));
+}
+
+// Two prepared runs of one graph at two signatures, alternating: each finds
+// its own compile without building and looking up its signature (it did
+// whenever the other had run last), so neither allocates; the dumps follow
+// the last run.
+TEST(DynamicInputs, AlternatingPreparedRunsOfOneGraphAllocateNothing) {
+  std::unique_ptr<Program> p = MakeProgram("@graph G { input x: ?; output y: x * 2 + 1; }");
+  ASSERT_NE(p, nullptr);
+  const std::vector<InputSpec> a = {{"x", ir::DType::kF32, {2}}}, b = {{"x", ir::DType::kF32, {3}}};
+  Result<std::unique_ptr<PreparedRun>> ra = p->Prepare("G", a), rb = p->Prepare("G", b);
+  ASSERT_TRUE(ra.ok() && rb.ok());
+  const float xa[2] = {1, 2}, xb[3] = {-1, 0, 4};
+  auto run = [&](PreparedRun& r, const float* x, size_t n) {
+    std::memcpy(r.input_data(0), x, n * sizeof(float));
+    ASSERT_TRUE(r.Run().ok());
+    const float* y = static_cast<const float*>(r.output_data(0));
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(y[i], x[i] * 2 + 1) << i;
+  };
+  run(**ra, xa, 2);
+  run(**rb, xb, 3);
+  int64_t allocations = 0;
+  {
+    shrew::testing::CountAllocations counted;
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_TRUE((*ra)->Run().ok());
+      ASSERT_TRUE((*rb)->Run().ok());
+    }
+    allocations = counted.count();
+  }
+  EXPECT_EQ(allocations, 0);
+  run(**ra, xa, 2);
+  EXPECT_NE(p->Dump("G")->find("x: f32[2] arena"), std::string::npos);
+  run(**rb, xb, 3);
+  EXPECT_NE(p->Dump("G")->find("x: f32[3] arena"), std::string::npos);
+  // New parameter values or a recompile: each finds its signature again.
+  ASSERT_TRUE(p->Recompile("G").ok());
+  run(**ra, xa, 2);
+  run(**rb, xb, 3);
 }
 
 // PIPELINE.md §8 step 2: a left-out optional input is an error when the
