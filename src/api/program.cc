@@ -432,9 +432,8 @@ Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, con
     }
     checked.supplied[i] = static_cast<int>(specs.size());
     specs.push_back({g.node(g.inputs()[i].node).name, inputs[i].dtype, inputs[i].shape});
-    checked.shapes.push_back(inputs[i].shape);
   }
-  Result<Runner> runner = RunnerFor(gi, specs, checked);
+  Result<Runner> runner = RunnerFor(gi, specs, checked);  // reads dims and supplied
   if (!runner.ok()) return runner.status();
   *target = {runner->executor, runner->keep};
   return Status::Ok();
