@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "interp/kernel.h"
+#include "runtime/float_pow.h"
 
 namespace shrew::interp {
 namespace {
@@ -162,7 +163,7 @@ Result<Tensor> FloatArith(K op, const Tensor& a, const Tensor& b) {
         if (r != T(0) && ((r < T(0)) != (y < T(0)))) r += y;
         return r;
       });
-    case K::kPow: return Zip<T, T>(a, b, dt, [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+    case K::kPow: return Zip<T, T>(a, b, dt, [](T x, T y) { return runtime::FloatPow(x, y); });
     default: return Internal("not an arithmetic operation");
   }
 }

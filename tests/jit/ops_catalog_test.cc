@@ -7,7 +7,9 @@
 // loops, and the tape must not fall back to the interpreter for them.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -249,6 +251,61 @@ TEST(JitCatalog, ModAndPowFollowTheSpec) {
   EXPECT_EQ(p[1], 4.0f);
   EXPECT_TRUE(std::isinf(p[2]) && p[2] > 0);
   EXPECT_TRUE(std::isnan(p[3]));
+}
+
+// x ** 2, x ** 1 and x ** 0.5 are exact (x·x, x, sqrt with C pow's +0 for
+// −0 and +inf for −inf; runtime/float_pow.h), as one exponent for the tensor
+// (a loop of their own) or element by element, on both executors.
+TEST(JitCatalog, PowOfTwoOneAndAHalfIsExact) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> a = {-0.0f, 0.0f, -inf, inf, nan, -2.0f, 2.0f, 1e-40f, 3.3f, 1e20f, 0.1f, -1e-45f};
+  const std::vector<float> want_sq = [&] {
+    std::vector<float> v;
+    for (float x : a) v.push_back(x * x);
+    return v;
+  }();
+  const std::vector<float> want_half = [&] {
+    std::vector<float> v;
+    for (float x : a) v.push_back(x == -inf ? inf : x == 0.0f ? 0.0f : x < 0 ? nan : std::sqrt(x));
+    return v;
+  }();
+  const int64_t n = static_cast<int64_t>(a.size());
+  const std::string src = "@graph G {\n  input a: Tensor<[" + std::to_string(n) + "], f32>;\n  input e: Tensor<[" +
+                          std::to_string(n) + "], f32>;\n  output s: a ** 2;\n  output r: a ** 0.5;\n"
+                          "  output o: a ** 1;\n  output g: a ** e;\n}\n";
+  for (float e : {2.0f, 0.5f, 1.0f}) {
+    SCOPED_TRACE(e);
+    TensorMap feed;
+    feed.emplace("a", testing::F32({n}, a));
+    feed.emplace("e", testing::F32({n}, std::vector<float>(a.size(), e)));
+    std::unique_ptr<Program> p = MakeProgram(src);
+    ASSERT_NE(p, nullptr);
+    testing::RunBoth(*p, "G", feed);
+    Result<TensorMap> out = p->Run("G", feed);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const std::vector<float>& want = e == 2.0f ? want_sq : e == 0.5f ? want_half : a;
+    const std::pair<const char*, const std::vector<float>*> expected[] = {
+        {"s", &want_sq}, {"r", &want_half}, {"o", &a}, {"g", &want}};
+    for (const auto& [name, values] : expected) {
+      // Bit for bit (the sign of zero included); a NaN's sign and payload are the machine's.
+      std::span<const float> got = out->at(name).values<float>();
+      for (size_t i = 0; i < a.size(); ++i) {
+        const float w = (*values)[i];
+        EXPECT_TRUE(std::isnan(w) ? std::isnan(got[i]) : std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(w))
+            << name << "[" << i << "] = " << got[i] << ", want " << w;
+      }
+    }
+    Result<TensorMap> ref = p->Interpret("G", feed);
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+    for (const char* name : {"s", "r", "o", "g"}) {
+      EXPECT_TRUE(runtime::BitwiseEqual(ref->at(name), out->at(name))) << name;
+    }
+  }
+  CheckOp("a ** 0.5", {{"a", {5, 7}, kF32, -3, 3}});
+  CheckOp("a ** 0.5", {{"a", {5, 7}, kF64, -3, 3}});
+  CheckOp("a ** 2", {{"a", {5, 7}, kF64, -3, 3}});
+  CheckOp("a ** 1", {{"a", {5, 7}, kF64, -3, 3}});
+  CheckOp("a ** b", {{"a", {3, 4}, kF32, -3, 3}, {"b", {3, 1}, kF32, 2, 2}});
 }
 
 // Integer and f64 arithmetic on the tape, including in place (the output

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "runtime/float_pow.h"
 #include "runtime/kernels/loops.h"
 
 namespace shrew::runtime::kernels {
@@ -83,7 +84,7 @@ template <typename T>
 struct Pow {
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(std::pow(a, b));
+      return FloatPow(a, b);
     } else {
       // Exponentiation by squaring modulo 2^bits (= repeated multiplication);
       // b >= 0 was checked.
@@ -137,6 +138,22 @@ template <typename T, template <typename> class F>
 void ComparisonRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
   DisjointBinaryRow(static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, static_cast<uint8_t*>(out), n,
                     F<T>{});
+}
+
+// Float pow: an exponent that is one value for the row gets a loop of its
+// own, in which FloatPow's exact cases (2, 1, 0.5) vectorise.
+template <typename T>
+void FloatPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+  const T* pa = static_cast<const T*>(a);
+  const T* pb = static_cast<const T*>(b);
+  T* po = static_cast<T*>(out);
+  if (sa != 0 && sb == 0) {
+    const T e = pb[0];
+    if (e == T(2)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(2)); });
+    if (e == T(1)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(1)); });
+    if (e == T(0.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(0.5)); });
+  }
+  BinaryRow(pa, sa, pb, sb, po, n, Pow<T>{});
 }
 
 template <template <typename> class F>
@@ -199,7 +216,10 @@ BinaryRows ArithmeticRows(ir::OpKind op, ir::StorageType storage) {
     case K::kMul: return Arithmetic<Mul>(storage);
     case K::kDiv: return Arithmetic<Div>(storage);
     case K::kMod: return Arithmetic<Mod>(storage);
-    case K::kPow: return Arithmetic<Pow>(storage);
+    case K::kPow:
+      if (storage == S::kF32) return {&FloatPowRow<float>, 4, 4};
+      if (storage == S::kF64) return {&FloatPowRow<double>, 8, 8};
+      return Arithmetic<Pow>(storage);
     // relu takes floats only, and f32's is an XNNPACK stage.
     case K::kFusedAddRelu:
       if (storage == S::kF64) return {&ArithmeticRow<double, AddRelu>, 8, 8};
