@@ -393,6 +393,47 @@ TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {
   }
 }
 
+// batch_norm of x: [N, C] walks x in memory order, every channel at once
+// (it strode across x channel by channel); each channel's statistics are
+// still summed over n in order, so the tape equals the interpreter bit for
+// bit, with and without weights, f32 and f64, and a constant channel whose
+// sqrt(σ² + eps) is below f32's range computed in double as before.
+TEST(JitCatalog, BatchNormOfRowsIsTheInterpretersBitForBit) {
+  for (const char* dtype : {"f32", "f64"}) {
+    for (bool affine : {false, true}) {
+      SCOPED_TRACE(std::string(dtype) + (affine ? " w, b" : ""));
+      const std::string src = std::string("@graph G {\n  input x: Tensor<[37, 19], ") + dtype + ">;\n" +
+                              (affine ? std::string("  input w: Tensor<[19], ") + dtype + ">;\n  input b: Tensor<[19], " +
+                                            dtype + ">;\n  output y: batch_norm(x, w, b, eps: 0.001);\n}\n"
+                                      : "  output y: batch_norm(x);\n}\n");
+      const ir::DType dt = std::string(dtype) == "f32" ? kF32 : kF64;
+      TensorMap feed;
+      feed.emplace("x", testing::RandomTensor(dt, {37, 19}, 5, -40, 40));
+      if (affine) {
+        feed.emplace("w", testing::RandomTensor(dt, {19}, 6));
+        feed.emplace("b", testing::RandomTensor(dt, {19}, 7));
+      }
+      std::unique_ptr<Program> p = MakeProgram(src);
+      ASSERT_NE(p, nullptr);
+      Result<TensorMap> jit = p->Run("G", feed), ref = p->Interpret("G", feed);
+      ASSERT_TRUE(jit.ok() && ref.ok());
+      std::string why;
+      EXPECT_TRUE(runtime::BitwiseEqual(jit->at("y"), ref->at("y"), &why)) << why;
+    }
+  }
+  // Channel 1 constant: σ² = 0 and sqrt(1e-300) is 0 in f32.
+  const std::string tiny = "@graph G {\n  input x: Tensor<[3, 3], f32>;\n  output y: batch_norm(x, eps: 1e-300);\n}\n";
+  TensorMap feed;
+  feed.emplace("x", testing::F32({3, 3}, {1, 5, -2, 4, 5, 0.5f, -3, 5, 7}));
+  std::unique_ptr<Program> p = MakeProgram(tiny);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> jit = p->Run("G", feed), ref = p->Interpret("G", feed);
+  ASSERT_TRUE(jit.ok() && ref.ok());
+  std::string why;
+  EXPECT_TRUE(runtime::BitwiseEqual(jit->at("y"), ref->at("y"), &why)) << why;
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(jit->at("y").values<float>()[static_cast<size_t>(r * 3 + 1)], 0.0f);
+}
+
 TEST(JitCatalog, BatchNormLossesRange) {
   CheckOp("batch_norm(x)", {{"x", {4, 3}}});
   CheckOp("batch_norm(x, w, b, eps: 0.001)", {{"x", {2, 3, 4, 5}}, {"w", {3}}, {"b", {3}}});
