@@ -116,6 +116,42 @@ TEST(JitCatalog, ReductionsAnyAxesKeepdimNegativeAxes) {
   CheckOp("sum(x, dim: 0)", {{"x", {0, 3}}});  // empty slices sum to 0
 }
 
+// Rows shorter than the row sums' lanes, one output each, take a loop of
+// their own: bit for bit the interpreter's values (its sums in order from
+// +0, the lanes' zeros changing nothing), −0 rows and NaNs included, and a
+// hand-written sum in double.
+TEST(JitCatalog, ReductionsOfShortRowsAreTheInterpretersBitForBit) {
+  for (const char* op : {"sum", "mean", "variance"}) {
+    for (ir::DType dt : {kF32, kF64}) {
+      for (int64_t n : {2, 3, 4, 7}) {
+        for (const std::vector<int64_t>& shape : {std::vector<int64_t>{301, n}, std::vector<int64_t>{7, 43, n}}) {
+          const std::string src = Source(std::string(op) + "(x, dim: -1)", {{"x", shape, dt}});
+          SCOPED_TRACE(src);
+          Tensor x = testing::RandomTensor(dt, shape, 9, -1e3, 1e3);
+          for (int64_t i = 0; i < n; ++i) x.SetDouble(i, -0.0);  // row 0: all −0
+          x.SetDouble(n, std::numeric_limits<double>::quiet_NaN());
+          TensorMap feed;
+          feed.emplace("x", x);
+          std::unique_ptr<Program> p = MakeProgram(src);
+          ASSERT_NE(p, nullptr);
+          Result<TensorMap> jit = p->Run("G", feed), ref = p->Interpret("G", feed);
+          ASSERT_TRUE(jit.ok() && ref.ok());
+          const Tensor& y = jit->begin()->second;
+          std::string why;
+          EXPECT_TRUE(runtime::BitwiseEqual(y, ref->begin()->second, &why)) << why;
+          if (std::string(op) == "sum") {
+            EXPECT_EQ(std::bit_cast<uint64_t>(y.GetDouble(0)), std::bit_cast<uint64_t>(0.0));  // +0
+            EXPECT_TRUE(std::isnan(y.GetDouble(1)));
+            double want = 0;
+            for (int64_t i = 0; i < n; ++i) want += x.GetDouble(2 * n + i);
+            EXPECT_EQ(y.GetDouble(2), dt == kF32 ? static_cast<double>(static_cast<float>(want)) : want);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(JitCatalog, ReductionsMatchHandWrittenLoops) {
   const std::string src = Source("sum(x, dim: [-1, 0])", {{"x", {2, 3, 4}}}) ;
   TensorMap feed;
