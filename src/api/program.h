@@ -83,9 +83,10 @@ struct ProgramOptions {
   bool check_slots = false;               // empty-slot check while running (debug)
   // The passes the IR was optimised with (nullopt: it was not). A graph
   // compiled per input signature (`input x: ?`) is optimised again with
-  // them once its types are known: literals fold and merge in the inputs'
-  // dtypes, which the generic graph cannot do. Create(CompileResult) sets
-  // it from the compile, LoadBundle from the bundle.
+  // them once its types are known: literals fold (in each node's dtype, as
+  // the interpreter computes them) and merge in the inputs' dtypes, which the
+  // generic graph cannot do. Create(CompileResult) sets it from the compile,
+  // LoadBundle from the bundle.
   std::optional<opt::PassOptions> optimized_with;
 };
 
@@ -227,7 +228,8 @@ class Program {
     bool deferred = false;
     std::vector<std::shared_ptr<Specialized>> specialized;
     // Counts the times `specialized` was dropped (a recompile, SetParam): a
-    // call kernel may still hold one of them, and must not run it.
+    // call kernel or prepared run may still hold one of them, and must not
+    // run it.
     uint64_t generation = 0;
   };
   static constexpr size_t kMaxSpecializations = 8;
