@@ -338,17 +338,7 @@ TEST(DynamicInputs, FoldingForASignatureChangesNoValue) {
       "@graph I(x: ?) -> ? { output w: x + (200 + 100) / 2; }\n"
       "@graph C { input x: Tensor<[1], f32>; output y: F(x); }\n");
   ASSERT_NE(p, nullptr);
-  auto both = [&](const char* graph, const TensorMap& in) {
-    Result<TensorMap> run = p->Run(graph, in), ref = p->Interpret(graph, in);
-    EXPECT_TRUE(run.ok() && ref.ok());
-    TensorMap out;
-    if (!run.ok() || !ref.ok()) return out;
-    for (const auto& [name, t] : *run) {
-      std::string why;
-      EXPECT_TRUE(runtime::BitwiseEqual(t, ref->at(name), &why)) << graph << " " << name << ": " << why;
-    }
-    return *run;
-  };
+  auto both = [&](const char* graph, const TensorMap& in) { return jit::testing::RunBothBitwise(*p, graph, in); };
   TensorMap f32 = both("F", One("x", F32({2}, {0, 1})));
   ASSERT_FALSE(f32.empty());
   EXPECT_TRUE(runtime::BitwiseEqual(f32.at("y"), F32({2}, {0, 1})));

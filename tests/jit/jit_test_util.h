@@ -154,4 +154,27 @@ inline void RunBoth(shrew::Program& p, const std::string& graph, const runtime::
   ExpectSteadyRunsAllocateNothing(p, graph, inputs);
 }
 
+// RunBoth where the executors must agree bit for bit; the tape's outputs
+// (empty when either executor failed, which is a test failure).
+inline runtime::TensorMap RunBothBitwise(shrew::Program& p, const std::string& graph,
+                                         const runtime::TensorMap& inputs) {
+  Result<runtime::TensorMap> jit = p.Run(graph, inputs);
+  Result<runtime::TensorMap> ref = p.Interpret(graph, inputs);
+  EXPECT_TRUE(jit.ok()) << jit.status().ToString();
+  EXPECT_TRUE(ref.ok()) << ref.status().ToString();
+  if (!jit.ok() || !ref.ok()) return {};
+  EXPECT_EQ(jit->size(), ref->size());
+  for (const auto& [name, t] : *ref) {
+    auto it = jit->find(name);
+    if (it == jit->end()) {
+      ADD_FAILURE() << "missing output " << name;
+      continue;
+    }
+    std::string why;
+    EXPECT_TRUE(runtime::BitwiseEqual(it->second, t, &why)) << graph << " output " << name << ": " << why;
+  }
+  ExpectSteadyRunsAllocateNothing(p, graph, inputs);
+  return std::move(jit).value();
+}
+
 }  // namespace shrew::jit::testing
