@@ -119,6 +119,44 @@ test("NaN and Inf times a zero weight stay NaN in matmul with a parameter (XNNPA
   }
 });
 
+// Float -> integer casts run four f32 (two f64) lanes at a time while every
+// lane is below 2^31 (2^51 for f64), one at a time otherwise: each group
+// here mixes both kinds, at every offset, with a ragged tail.
+function truncSaturate(x) {
+  if (Number.isNaN(x)) return 0n;
+  if (x >= 2 ** 63) return 2n ** 63n - 1n;
+  if (x < -(2 ** 63)) return -(2n ** 63n);
+  return BigInt(Math.trunc(x));
+}
+
+test("float -> integer casts truncate and saturate exactly, whichever lanes share a vector", () => {
+  const edges = [NaN, Infinity, -Infinity, 2147483520, -2147483520, 2 ** 31, -(2 ** 31), 2 ** 51 - 0.5, -(2 ** 51) + 0.5,
+    2 ** 51, -(2 ** 51), 2 ** 52 + 1, 9.2e18, -9.3e18, 1e-45, -0, 0.99999, -0.99999, 123456.7, -7.5];
+  const ordinary = (i) => Math.sin(i * 0.7) * 1000;
+  for (const dtype of ["f32", "f64"]) {
+    const round = dtype === "f32" ? Math.fround : (v) => v;
+    const xs = [];
+    for (let e = 0; e < edges.length; e++) {
+      for (let at = 0; at < 4; at++) {
+        for (let j = 0; j < 4; j++) xs.push(round(j === at ? edges[e] : ordinary(xs.length)));
+      }
+    }
+    for (let j = 0; j < 3; j++) xs.push(round(edges[j + 3]));  // a tail of 3
+    const p = shrew.compile(`@graph G { input x: Tensor<[N], ${dtype}>; output y: cast(x, dtype: "i64"); }`);
+    try {
+      const x = new Tensor(dtype, [xs.length], dtype === "f32" ? Float32Array.from(xs) : Float64Array.from(xs));
+      const got = p.run("G", { x }).y.data;
+      const interpreted = p.interpret("G", { x }).y.data;
+      for (let i = 0; i < xs.length; i++) {
+        assert.equal(got[i], truncSaturate(xs[i]), `${dtype} cast(${xs[i]}) at ${i}`);
+        assert.equal(interpreted[i], got[i]);
+      }
+    } finally {
+      p.dispose();
+    }
+  }
+});
+
 test("a string literal's broken UTF-8 reaches JS as U+FFFD, the same on every call", () => {
   // Strings of 16 bytes or less went through the glue's own decoder, which
   // completed a truncated sequence with the bytes after the string.

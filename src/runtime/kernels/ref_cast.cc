@@ -14,11 +14,18 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/loops.h"
 
+#if defined(__wasm_simd128__) && defined(__wasm_nontrapping_fptoint__)
+#include <wasm_simd128.h>
+#define SHREW_WASM_TRUNCATE 1
+#endif
+
 namespace shrew::runtime::kernels {
 namespace {
 
+// Inlined even at -Os (this file's size setting for wasm): a call per
+// element made every cast 2-3x slower than the loop around it.
 template <typename In, typename Out>
-Out Convert(In v) {
+[[gnu::always_inline]] inline Out Convert(In v) {
   if constexpr (std::is_same_v<Out, bool>) {
     return v != In(0);
   } else if constexpr (std::is_same_v<In, bool>) {
@@ -26,16 +33,63 @@ Out Convert(In v) {
   } else if constexpr (std::is_floating_point_v<Out>) {
     return static_cast<Out>(v);
   } else if constexpr (std::is_floating_point_v<In>) {
+#if defined(__wasm__) && defined(__wasm_nontrapping_fptoint__)
+    // The same saturating truncation in one instruction (NaN gives 0).
+    int64_t t = 0;
+    if constexpr (std::is_same_v<In, float>) t = __builtin_wasm_trunc_saturate_s_i64_f32(v);
+    else t = __builtin_wasm_trunc_saturate_s_i64_f64(v);
+    return static_cast<Out>(t);
+#else
     int64_t t = 0;
     if (std::isnan(v)) t = 0;
     else if (v >= In(9223372036854775808.0)) t = std::numeric_limits<int64_t>::max();
     else if (v < In(-9223372036854775808.0)) t = std::numeric_limits<int64_t>::min();
     else t = static_cast<int64_t>(v);
     return static_cast<Out>(t);
+#endif
   } else {
     return static_cast<Out>(v);
   }
 }
+
+#ifdef SHREW_WASM_TRUNCATE
+// Float -> i64 storage, as Convert does, four or two lanes at a time: V8
+// compiles the scalar saturating truncation to a slow sequence (2.5 ns per
+// element here, 3x a plain JS `x | 0`). A group with a lane out of the
+// fast range (NaN, inf, |x| >= 2^31 for f32, >= 2^51 for f64) takes the
+// scalar instruction, whose result is the same by definition.
+void TruncateRow(const float* x, int64_t* y, size_t n) {
+  const v128_t limit = wasm_f32x4_splat(2147483520.0f);  // largest f32 below 2^31
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t v = wasm_v128_load(x + i);
+    if (wasm_i32x4_all_true(wasm_f32x4_lt(wasm_f32x4_abs(v), limit))) {
+      const v128_t t = wasm_i32x4_trunc_sat_f32x4(v);
+      wasm_v128_store(y + i, wasm_i64x2_extend_low_i32x4(t));
+      wasm_v128_store(y + i + 2, wasm_i64x2_extend_high_i32x4(t));
+    } else {
+      for (size_t j = i; j < i + 4; ++j) y[j] = Convert<float, int64_t>(x[j]);
+    }
+  }
+  for (; i < n; ++i) y[i] = Convert<float, int64_t>(x[i]);
+}
+void TruncateRow(const double* x, int64_t* y, size_t n) {
+  // trunc(v) + 1.5 * 2^52 holds trunc(v) + 2^51 in its low mantissa bits
+  // while |v| < 2^51: subtracting the magic constant's bits leaves trunc(v).
+  const v128_t limit = wasm_f64x2_splat(0x1p51);
+  const v128_t magic = wasm_f64x2_splat(0x1.8p52);
+  size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const v128_t v = wasm_v128_load(x + i);
+    if (wasm_i64x2_all_true(wasm_f64x2_lt(wasm_f64x2_abs(v), limit))) {
+      wasm_v128_store(y + i, wasm_i64x2_sub(wasm_f64x2_add(wasm_f64x2_trunc(v), magic), magic));
+    } else {
+      for (size_t j = i; j < i + 2; ++j) y[j] = Convert<double, int64_t>(x[j]);
+    }
+  }
+  for (; i < n; ++i) y[i] = Convert<double, int64_t>(x[i]);
+}
+#endif
 
 template <typename In, typename Out>
 class CastKernel final : public Kernel {
@@ -55,8 +109,12 @@ class CastKernel final : public Kernel {
   Status Run() override {
     if constexpr (std::is_same_v<In, Out>) {
       if (n_ > 0 && static_cast<const void*>(x_) != static_cast<void*>(y_)) std::memcpy(y_, x_, n_ * sizeof(In));
+#ifdef SHREW_WASM_TRUNCATE
+    } else if constexpr (std::is_floating_point_v<In> && std::is_same_v<Out, int64_t>) {
+      TruncateRow(x_, y_, n_);
+#endif
     } else {
-      MapUnary(x_, y_, n_, [](In v) { return Convert<In, Out>(v); });
+      MapUnary(x_, y_, n_, [](In v) __attribute__((always_inline)) { return Convert<In, Out>(v); });
     }
     return Status::Ok();
   }
