@@ -653,6 +653,29 @@ std::string HexByte(uint8_t b) {
   return {digits[b >> 4], digits[b & 15]};
 }
 
+// A dims list: count u32, then name + i64 value per dim.
+void WriteDims(ByteWriter& w, const ir::DimBindings& dims) {
+  w.U32(static_cast<uint32_t>(dims.size()));
+  for (const auto& [name, value] : dims) {
+    w.String(name);
+    w.I64(value);
+  }
+}
+
+Status ReadDims(Decoder& d, const char* which, ir::DimBindings* dims) {
+  uint32_t count = 0;
+  if (!d.U32(&count, "dims")) return Corrupt(d.error());
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string name;
+    int64_t value = 0;
+    if (!d.Name(&name, "dim name") || !d.I64(&value, "dim value")) return Corrupt(d.error());
+    if (value < 0 || !dims->emplace(name, value).second) {
+      return Corrupt(std::string(which) + " dim '" + name + "' is invalid");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile* source,
@@ -667,16 +690,13 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
   w.U32(kBundleVersion);
   w.U64(program.seed());
   e.DType(program.options().default_dtype);
-  w.U32(static_cast<uint32_t>(program.options().dims.size()));
-  for (const auto& [name, value] : program.options().dims) {
-    w.String(name);
-    w.I64(value);
-  }
+  WriteDims(w, program.options().dims);
   for (int v : {opt_stats.dead_code_removed, opt_stats.identities_removed, opt_stats.constants_folded,
                 opt_stats.cse_eliminated, opt_stats.ops_fused, opt_stats.rounds}) {
     w.U32(static_cast<uint32_t>(v));
   }
   w.U8(PassBits(program.options().optimized_with));
+  WriteDims(w, program.options().specialized_with);
   w.U8(source != nullptr ? 1 : 0);
   if (source != nullptr) {
     w.String(source->name());
@@ -700,20 +720,14 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   }
   uint32_t version = 0;
   if (!r.U32(&version)) return Corrupt("truncated header");
-  if (version != kBundleVersion && version != 1) {
+  if (version < 1 || version > kBundleVersion) {
     return Corrupt("unsupported version " + std::to_string(version) + " (this build reads versions 1 to " +
                    std::to_string(kBundleVersion) + ")");
   }
   uint64_t seed = 0;
-  uint32_t num_dims = 0;
   ir::DimBindings dims;
-  if (!d.U64(&seed, "seed") || !d.DType(&options.default_dtype) || !d.U32(&num_dims, "dims")) return Corrupt(d.error());
-  for (uint32_t i = 0; i < num_dims; ++i) {
-    std::string name;
-    int64_t value = 0;
-    if (!d.Name(&name, "dim name") || !d.I64(&value, "dim value")) return Corrupt(d.error());
-    if (value < 0 || !dims.emplace(name, value).second) return Corrupt("configured dim '" + name + "' is invalid");
-  }
+  if (!d.U64(&seed, "seed") || !d.DType(&options.default_dtype)) return Corrupt(d.error());
+  SHREW_RETURN_IF_ERROR(ReadDims(d, "configured", &dims));
   opt::OptStats stats;
   for (int* v : {&stats.dead_code_removed, &stats.identities_removed, &stats.constants_folded, &stats.cse_eliminated,
                  &stats.ops_fused, &stats.rounds}) {
@@ -731,6 +745,11 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
     if (!PassesFromBits(bits, &options.optimized_with)) {
       return Corrupt("optimiser passes 0x" + HexByte(bits) + " have unknown bits");
     }
+  }
+  if (version >= 3) {
+    SHREW_RETURN_IF_ERROR(ReadDims(d, "inference", &options.specialized_with));
+  } else {
+    options.specialized_with = dims;  // earlier versions stored one set for both
   }
   bool has_source = false;
   std::unique_ptr<diag::SourceFile> source;
@@ -756,7 +775,7 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   ir::Program inferred = program;
   ir::InferOptions io;
   io.default_float = options.default_dtype;
-  io.bindings = dims.empty() ? nullptr : &dims;
+  io.bindings = options.specialized_with.empty() ? nullptr : &options.specialized_with;
   io.callee_bindings = io.bindings;  // the configuration's: shared by every graph
   if (!ir::InferProgramTypes(&inferred, &bag, io)) return FirstError("invalid types", bag);
   for (size_t gi = 0; gi < program.graphs.size(); ++gi) {

@@ -6,27 +6,31 @@
 // the source text, so that errors found while loading or running still name
 // file, line and column.
 //
-// Format, version 2 (little-endian, no padding; base/byte_io.h):
+// Format, version 3 (little-endian, no padding; base/byte_io.h):
 //   magic "SHRWBND1", version u32,
 //   settings: seed u64, default dtype, configured dims, optimiser counters,
 //             optimiser passes u8 (bit 0: optimised; bits 1-5: DCE,
 //             identity, constant folding, CSE, fusion enabled) — a graph
-//             compiled per input signature is optimised again with them,
+//             compiled per input signature is optimised again with them —,
+//             inference dims (those the IR's types were inferred with:
+//             ProgramOptions::specialized_with; dims are count u32, then
+//             name + value i64 each),
 //   source: present u8 [filename, text],
 //   program: @model metadata, @config values, type aliases, @custom_op
 //            names, @training and @inference settings, then every graph
 //            (nodes with op names, operands, types, attributes, spans;
 //            inputs, outputs, parameters with their init specs, assertions),
 //   params: u64 length + a parameter blob.
-// Version 1 (no passes byte: optimised with every pass when the counters
-// show a round) is still read. Strings are u32 length + bytes; ops and
+// Versions 1 (no passes byte: optimised with every pass when the counters
+// show a round) and 2 (no inference dims: the configured dims were both)
+// are still read. Strings are u32 length + bytes; ops and
 // dtypes are stored by name, so a runtime that lacks one says which.
 //
 // LoadBundle trusts nothing: every length is checked against the bytes that
 // remain and every index against its table (lists are read item by item, so
 // a hostile count cannot reserve memory), then the program goes through the
 // same checks as a compiled one — structural validation and shape inference
-// with the stored dims — and every node's inferred type must equal its
+// with the stored inference dims — and every node's inferred type must equal its
 // stored type; only then are parameters written and kernels created.
 // Any failure is an InvalidArgument "bundle: …" naming the graph and node;
 // it never aborts.
@@ -49,9 +53,9 @@
 namespace shrew {
 
 inline constexpr char kBundleMagic[8] = {'S', 'H', 'R', 'W', 'B', 'N', 'D', '1'};
-inline constexpr uint32_t kBundleVersion = 2;
+inline constexpr uint32_t kBundleVersion = 3;
 
-// The program's IR, configured dims, default dtype and seed, its current
+// The program's IR, configured and inference dims, default dtype and seed, its current
 // parameter values, `source` (may be null) and the optimiser's counters.
 std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile* source,
                                   const opt::OptStats& opt_stats = {});
@@ -63,8 +67,8 @@ struct BundleInfo {
 };
 
 // A runnable program from a bundle. `options` gives what the loader chooses
-// (training, max_tensor_bytes, kernels, checks); dims, default_dtype and seed
-// come from the bundle and override options'. `info` (optional) receives
+// (training, max_tensor_bytes, kernels, checks); dims, specialized_with,
+// default_dtype and seed come from the bundle and override options'. `info` (optional) receives
 // the source and counters. `bytes_read`, if given, is called once nothing
 // reads `bytes` any more (the parameters are written, no weight is packed
 // yet): a caller that owns the bytes frees them there, so the packed copies

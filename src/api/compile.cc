@@ -95,6 +95,7 @@ Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
 
 CompileResult Compile(std::string_view text, const CompileOptions& options) {
   CompileResult result;
+  result.dims = options.dims;
   diag::DiagnosticBag diags(options.max_errors);
   auto stop = [&](CompileStage stage) -> CompileResult {
     result.stage = stage;

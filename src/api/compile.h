@@ -100,6 +100,8 @@ struct CompileResult {
   // The passes `program` was optimised with; nullopt when options.optimize
   // was false.
   std::optional<opt::PassOptions> passes;
+  // The dims shape inference was specialised with (options.dims).
+  ir::DimBindings dims;
   // Effective generator seed: options.seed, else @config `seed`, else 0.
   uint64_t seed = 0;
   // Symbolic dimension names of the source before any binding (in types,

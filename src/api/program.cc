@@ -115,7 +115,8 @@ Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& comp
                                                        const ParamSource& source) {
   if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
   const uint64_t seed = options.seed.value_or(compiled.seed);
-  options.optimized_with = compiled.passes;  // a property of the IR, not a choice
+  options.optimized_with = compiled.passes;  // properties of the IR, not choices
+  options.specialized_with = compiled.dims;
   return FromIr(compiled.program, compiled.source.get(), seed, std::move(options), source);
 }
 

@@ -88,6 +88,11 @@ struct ProgramOptions {
   // generic graph cannot do. Create(CompileResult) sets it from the compile,
   // LoadBundle from the bundle.
   std::optional<opt::PassOptions> optimized_with;
+  // The dims the IR's types were inferred with (CompileOptions::dims; they
+  // may differ from `dims`, which only bind runs). A bundle stores both and
+  // checks its IR against these. Create(CompileResult) sets it from the
+  // compile, LoadBundle from the bundle.
+  ir::DimBindings specialized_with;
 };
 
 class Program {

@@ -263,18 +263,20 @@ TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   const std::vector<uint8_t> bytes = BundleOf(b);
   ASSERT_GT(bytes.size(), 12u);
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "SHRWBND1");
-  EXPECT_EQ(bytes[8], 2);
+  EXPECT_EQ(bytes[8], 3);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
   // The parameter blob is the last part, whole.
   const std::vector<uint8_t> params = b.program->SaveParams();
   ASSERT_GE(bytes.size(), params.size());
   EXPECT_TRUE(std::equal(params.begin(), params.end(), bytes.end() - static_cast<std::ptrdiff_t>(params.size())));
 
-  std::vector<uint8_t> v3 = bytes;
-  v3[8] = 3;
-  EXPECT_NE(LoadBundle(v3).status().message().find("unsupported version 3 (this build reads versions 1 to 2)"),
+  std::vector<uint8_t> v4 = bytes;
+  v4[8] = 4;
+  EXPECT_NE(LoadBundle(v4).status().message().find("unsupported version 4 (this build reads versions 1 to 3)"),
             std::string::npos)
-      << LoadBundle(v3).status().message();
+      << LoadBundle(v4).status().message();
+  v4[8] = 0;
+  EXPECT_NE(LoadBundle(v4).status().message().find("unsupported version 0"), std::string::npos);
   std::vector<uint8_t> other = bytes;
   other[0] = 'X';
   EXPECT_NE(LoadBundle(other).status().message().find("not a Shrew bundle"), std::string::npos);
@@ -344,14 +346,58 @@ TEST(Bundle, TheOptimiserPassesTravelWithTheProgram) {
     EXPECT_NE(LoadBundle(b).status().message().find("have unknown bits"), std::string::npos) << int{bad};
   }
 
-  // Version 1 had no passes byte: optimised means every pass.
-  for (const std::vector<uint8_t>* v2 : {&some, &unoptimised}) {
-    std::vector<uint8_t> v1 = *v2;
+  // Version 2 had no inference dims after the passes (here: none, 4 zero
+  // bytes); version 1 had no passes byte either: optimised means every pass.
+  for (const std::vector<uint8_t>* v3 : {&some, &unoptimised}) {
+    std::vector<uint8_t> v2 = *v3;
+    v2[8] = 2;
+    v2.erase(v2.begin() + static_cast<std::ptrdiff_t>(kPassesAt + 1), v2.begin() + static_cast<std::ptrdiff_t>(kPassesAt + 5));
+    p = Load(v2);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(ops_after_run(*p), v3 == &some ? "mul mul add " : "div mul div mul add ");
+    std::vector<uint8_t> v1 = v2;
     v1[8] = 1;
     v1.erase(v1.begin() + static_cast<std::ptrdiff_t>(kPassesAt));
     p = Load(v1);
     ASSERT_NE(p, nullptr);
-    EXPECT_EQ(ops_after_run(*p), v2 == &some ? "mul add " : "div mul div mul add ");
+    EXPECT_EQ(ops_after_run(*p), v3 == &some ? "mul add " : "div mul div mul add ");
+  }
+}
+
+TEST(Bundle, DimsOfTheCompileAndOfTheProgramMayDiffer) {
+  // CompileOptions::dims specialise the IR's types, ProgramOptions::dims
+  // only bind runs: an embedder may give either alone. The bundle checks its
+  // IR against the first and runs with the second (version 2 stored the
+  // program's for both, and such a bundle failed to load).
+  const char* source = R"(@graph G {
+    input x: Tensor<[Batch, 2], f32>;
+    param w: Tensor<[2, 2], f32> { init: "ones"; };
+    output y: matmul(x, w);
+  })";
+  const ir::DimBindings three{{"Batch", 3}};
+  for (bool at_compile : {false, true}) {
+    SCOPED_TRACE(at_compile ? "compile dims" : "program dims");
+    CompileOptions copts;
+    ProgramOptions popts;
+    (at_compile ? copts.dims : popts.dims) = three;
+    CompileResult c = Compile(source, copts);
+    ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+    Result<std::unique_ptr<Program>> made = Program::Create(c, popts);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    EXPECT_EQ((*made)->options().specialized_with, copts.dims);
+    Result<std::unique_ptr<Program>> loaded = LoadBundle(EncodeBundle(**made, c.source.get(), c.stats));
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    EXPECT_EQ((*loaded)->options().dims, popts.dims);
+    EXPECT_EQ((*loaded)->options().specialized_with, copts.dims);
+    TensorMap in;
+    in.emplace("x", F32({3, 2}, {1, 2, 3, 4, 5, 6}));
+    Result<TensorMap> y = (*loaded)->Run("G", in);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    EXPECT_TRUE(runtime::BitwiseEqual(y->at("y"), F32({3, 2}, {3, 3, 7, 7, 11, 11})));
+    // The configured batch still binds runs: 2 rows are refused.
+    TensorMap two;
+    two.emplace("x", F32({2, 2}, {1, 2, 3, 4}));
+    EXPECT_FALSE((*loaded)->Run("G", two).ok());
   }
 }
 
