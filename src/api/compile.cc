@@ -93,6 +93,16 @@ Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
   return Status::Ok();
 }
 
+Status CheckDimValues(const ir::DimBindings& dims) {
+  for (const auto& [name, value] : dims) {
+    if (value < 0) {
+      return InvalidArgument("dimension '" + name + "' = " + std::to_string(value) +
+                             ": a dimension is a non-negative integer");
+    }
+  }
+  return Status::Ok();
+}
+
 CompileResult Compile(std::string_view text, const CompileOptions& options) {
   CompileResult result;
   result.dims = options.dims;
@@ -114,6 +124,10 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
     return stop(CompileStage::kParse);
   }
   result.source = std::make_unique<diag::SourceFile>(options.filename, std::string(text));
+  if (Status dims = CheckDimValues(options.dims); !dims.ok()) {
+    diags.Add(diag::Kind::BadDimension, result.source->MakeSpan(0, 0), dims.message() + " (CompileOptions::dims)");
+    return stop(CompileStage::kParse);
+  }
 
   result.stage = CompileStage::kParse;
   ast::Program tree = front::Parse(*result.source, diags);

@@ -115,6 +115,11 @@ struct CompileResult {
 
 CompileResult Compile(std::string_view source, const CompileOptions& options = {});
 
+// Every configured dim is a size: a negative one is an InvalidArgument
+// "dimension 'N' = -1: a dimension is a non-negative integer". Checked by
+// Compile (an E056 error), Program's Create and Reconfigure.
+Status CheckDimValues(const ir::DimBindings& dims);
+
 // Configured dims must change something: a name @config sets (it always
 // wins, so the value would be ignored) or one the source never uses (most
 // likely a typo) is an InvalidArgument naming it. `compiled` must be ok.

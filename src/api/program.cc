@@ -113,7 +113,10 @@ Result<std::unique_ptr<Program>> Program::CreateCarrying(const CompileResult& co
 
 Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& compiled, ProgramOptions options,
                                                        const ParamSource& source) {
-  if (!compiled.ok) return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
+  if (!compiled.ok) {
+    if (compiled.diagnostics.empty()) return FailedPrecondition("the program did not compile (a CompileResult without diagnostics: not one from Compile)");
+    return FailedPrecondition("the program did not compile:\n" + compiled.RenderDiagnostics());
+  }
   const uint64_t seed = options.seed.value_or(compiled.seed);
   options.optimized_with = compiled.passes;  // properties of the IR, not choices
   options.specialized_with = compiled.dims;
@@ -150,6 +153,7 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
 }
 
 Status Program::Init(const ParamSource& source) {
+  SHREW_RETURN_IF_ERROR(CheckDimValues(options_.dims));
   // The byte cap, for every parameter before any is allocated.
   for (const ir::Graph& g : program_.graphs) {
     for (const ir::Param& p : g.params()) {

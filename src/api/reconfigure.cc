@@ -8,12 +8,7 @@ namespace shrew {
 Result<Reconfigured> Reconfigure(std::string_view source, CompileOptions compile_options,
                                  ProgramOptions program_options, const Program& previous,
                                  const ir::DimBindings& change) {
-  for (const auto& [name, value] : change) {
-    if (value < 0) {
-      return InvalidArgument("dimension '" + name + "' = " + std::to_string(value) +
-                             ": a dimension is a non-negative integer");
-    }
-  }
+  SHREW_RETURN_IF_ERROR(CheckDimValues(change));
   Reconfigured out;
   out.dims = compile_options.dims;
   for (const auto& [name, value] : change) out.dims[name] = value;

@@ -497,5 +497,33 @@ TEST(ProgramTraining, EachExecutorDrawsFromItsOwnGenerator) {
   }
 }
 
+TEST(ProgramOptionsTest, NegativeConfiguredDimsAndEmptyCompileResultsAreRefusedClearly) {
+  // Create took {Batch: -1} and every run then failed with "dimension
+  // 'Batch' is 2 here but -1"; the error belongs where the value is given.
+  const char* source = "@graph G { input x: Tensor<[Batch, 2], f32>; output y: x * 2.0; }";
+  CompileResult c = Compile(source);
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  ProgramOptions popts;
+  popts.dims = {{"Batch", -1}};
+  Result<std::unique_ptr<Program>> p = Program::Create(c, popts);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status().message().find("dimension 'Batch' = -1: a dimension is a non-negative integer"), std::string::npos)
+      << p.status().message();
+
+  // A default CompileResult (not from Compile) says so instead of nothing.
+  Result<std::unique_ptr<Program>> none = Program::Create(CompileResult{});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("without diagnostics"), std::string::npos) << none.status().message();
+
+  CompileOptions copts;
+  copts.dims = {{"Batch", -3}};
+  CompileResult bad = Compile(source, copts);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.RenderDiagnostics().find("dimension 'Batch' = -3: a dimension is a non-negative integer"),
+            std::string::npos)
+      << bad.RenderDiagnostics();
+}
+
 }  // namespace
 }  // namespace shrew
