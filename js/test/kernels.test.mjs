@@ -157,6 +157,30 @@ test("float -> integer casts truncate and saturate exactly, whichever lanes shar
   }
 });
 
+test("f32 % and integral ** in the wasm build: fmod's exact value with the divisor's sign, the rounded power", () => {
+  // Both take double arithmetic in the wasm build (runtime/float_mod.h,
+  // float_pow.h); JS numbers are doubles, so a plain loop gives the answers.
+  const xs = Array.from({ length: 1001 }, (_, i) => Math.fround(Math.sin(i * 0.61) * 10 ** ((i % 14) - 4)));
+  const p = shrew.compile(`@graph G { input x: Tensor<[N], f32>; output m: x % 6.2831855; output c: x ** 3;
+    output r: x ** -1; output q: (x * 0.5) ** 4; }`);
+  try {
+    const x = new Tensor("f32", [xs.length], Float32Array.from(xs));
+    const out = p.run("G", { x });
+    const b = Math.fround(6.2831855);
+    for (let i = 0; i < xs.length; i++) {
+      let r = xs[i] % b;
+      if (r !== 0 && (r < 0) !== (b < 0)) r = Math.fround(r + b);
+      assert.ok(Object.is(out.m.data[i], r), `${xs[i]} % ${b} = ${out.m.data[i]}, want ${r}`);
+      const h = Math.fround(xs[i] * 0.5);
+      for (const [name, got, want] of [["c", out.c.data[i], xs[i] ** 3], ["r", out.r.data[i], 1 / xs[i]], ["q", out.q.data[i], h * h * h * h]]) {
+        assert.ok(Object.is(got, Math.fround(want)), `${name}: x = ${xs[i]}: ${got}, want ${Math.fround(want)}`);
+      }
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
 test("a string literal's broken UTF-8 reaches JS as U+FFFD, the same on every call", () => {
   // Strings of 16 bytes or less went through the glue's own decoder, which
   // completed a truncated sequence with the bytes after the string.

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "interp/kernel.h"
+#include "runtime/float_mod.h"
 #include "runtime/float_pow.h"
 
 namespace shrew::interp {
@@ -157,12 +158,7 @@ Result<Tensor> FloatArith(K op, const Tensor& a, const Tensor& b) {
     case K::kMul: return Zip<T, T>(a, b, dt, [](T x, T y) { return x * y; });
     case K::kDiv: return Zip<T, T>(a, b, dt, [](T x, T y) { return x / y; });
     case K::kMod:
-      // Floored modulo via fmod, avoiding the rounding of floor(a/b).
-      return Zip<T, T>(a, b, dt, [](T x, T y) {
-        T r = std::fmod(x, y);
-        if (r != T(0) && ((r < T(0)) != (y < T(0)))) r += y;
-        return r;
-      });
+      return Zip<T, T>(a, b, dt, [](T x, T y) { return runtime::FloatMod(x, y); });
     case K::kPow: return Zip<T, T>(a, b, dt, [](T x, T y) { return runtime::FloatPow(x, y); });
     default: return Internal("not an arithmetic operation");
   }

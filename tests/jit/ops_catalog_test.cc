@@ -10,10 +10,12 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "jit/jit_test_util.h"
+#include "runtime/float_pow.h"
 
 namespace shrew::jit {
 namespace {
@@ -335,6 +337,100 @@ TEST(JitCatalog, PowOfTwoOneAndAHalfIsExact) {
   CheckOp("a ** 2", {{"a", {5, 7}, kF64, -3, 3}});
   CheckOp("a ** 1", {{"a", {5, 7}, kF64, -3, 3}});
   CheckOp("a ** b", {{"a", {3, 4}, kF32, -3, 3}, {"b", {3, 1}, kF32, 2, 2}});
+}
+
+// Bit for bit, the sign of zero included; any NaN for a NaN.
+void ExpectSameFloats(std::span<const float> got, const std::vector<float>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_TRUE(std::isnan(want[i]) ? std::isnan(got[i]) : std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want[i]))
+        << what << "[" << i << "] = " << got[i] << ", want " << want[i];
+  }
+}
+
+// f32 to an integral power (runtime/float_pow.h): square-and-multiply in
+// double, rounded once, the rules of C pow for the special values; the
+// tensor-wide exponent's block loop, the per-element path and the
+// interpreter give the same bits.
+TEST(JitCatalog, F32IntegralPowersAreCorrectlyRoundedAndFollowCPow) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = {-0.0f, 0.0f, -inf, inf, nan, -2.0f, 2.0f, 1e-40f, -1e-45f, 1e30f, -1e30f, 1e-30f, -1e-30f,
+                          1.0f, -1.0f, 1.0000001f, 0.99999994f, 3.3f, -0.7f};
+  for (int i = 0; i < 600; ++i) a.push_back(std::ldexp(std::sin(i * 0.37f + 0.1f) * 1.9f, i % 40 - 20));
+  const int64_t n = static_cast<int64_t>(a.size());
+  const std::string src = "@graph G {\n  input a: Tensor<[" + std::to_string(n) + "], f32>;\n  input e: Tensor<[" +
+                          std::to_string(n) + "], f32>;\n  input k: Tensor<[], f32>;\n  output row: a ** k;\n"
+                          "  output each: a ** e;\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  for (float k : {3.0f, -1.0f, -2.0f, 0.0f, -0.0f, 4.0f, 5.0f, 7.0f, -3.0f, 13.0f, 1024.0f, -1024.0f, 1025.0f, 2.5f}) {
+    SCOPED_TRACE(k);
+    std::vector<float> want;
+    for (float x : a) {
+      // C pow in double is within an ulp of double: rounded to f32 it is the
+      // correctly rounded f32 power but for ties, which these values miss.
+      want.push_back(std::fabs(k) <= 1024.0f ? static_cast<float>(std::pow(static_cast<double>(x), static_cast<double>(k)))
+                                             : std::pow(x, k));
+    }
+    TensorMap feed;
+    feed.emplace("a", testing::F32({n}, a));
+    feed.emplace("e", testing::F32({n}, std::vector<float>(a.size(), k)));
+    feed.emplace("k", testing::F32({}, {k}));
+    const TensorMap run = testing::RunBothBitwise(*p, "G", feed);
+    ASSERT_EQ(run.size(), 2u);
+    ExpectSameFloats(run.at("row").values<float>(), want, "row");
+    ExpectSameFloats(run.at("each").values<float>(), want, "each");
+  }
+  // C pow's special values, spelled out.
+  EXPECT_EQ(runtime::FloatPow(nan, 0.0f), 1.0f);
+  EXPECT_EQ(runtime::FloatPow(-0.0f, -3.0f), -inf);
+  EXPECT_EQ(runtime::FloatPow(-0.0f, -2.0f), inf);
+  EXPECT_EQ(runtime::FloatPow(-2.0f, 3.0f), -8.0f);
+  EXPECT_TRUE(std::signbit(runtime::FloatPow(-inf, -3.0f)));
+  EXPECT_EQ(runtime::FloatPow(-1e30f, 3.0f), -inf);
+  EXPECT_TRUE(std::signbit(runtime::FloatPow(-1e-30f, 3.0f)) && runtime::FloatPow(-1e-30f, 3.0f) == 0.0f);
+  EXPECT_EQ(runtime::FloatPow(1e-30f, -2.0f), inf);
+  // In place and broadcast along a column, on both executors.
+  CheckOp("(a * 1.5) ** 3", {{"a", {4, 9}, kF32, -3, 3}});
+  CheckOp("a ** b", {{"a", {3, 4}, kF32, -3, 3}, {"b", {3, 1}, kF32, -3, -3}});
+}
+
+// Float floored modulo (runtime/float_mod.h): fmod's exact value with the
+// divisor's sign, by double arithmetic for f32 while |a / b| < 2^24 — the
+// same bits as libm's fmod, on both executors, large quotients included.
+TEST(JitCatalog, F32ModIsFmodsExactValueWithTheDivisorsSign) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = {-0.0f, 0.0f, 7.0f, -7.0f, 5.5f, -5.5f, inf, -inf, nan, 1e-45f, -1e-45f, 16777215.0f, 16777216.0f,
+                          -16777217.0f, 3e38f, 1e-38f, 6.2831855f, -6.2831855f, 12.566371f};
+  std::vector<float> b = {3.0f, 3.0f, -3.0f, 3.0f, 2.0f, -2.0f, 2.0f, 1.0f, 1.0f, 3.0f, 3.0f, 1.0f, 1.0f, 1.0f, 1e-45f, -7.0f,
+                          6.2831855f, 6.2831855f, 6.2831855f};
+  for (float x : {1.0f, -1.0f, 0.0f, -0.0f}) {
+    for (float y : {0.0f, -0.0f, inf, -inf, nan}) a.push_back(x), b.push_back(y);
+  }
+  for (int i = 0; i < 2000; ++i) {
+    a.push_back(std::ldexp(std::sin(i * 0.61f) * 1.3f, i % 60 - 10));
+    b.push_back(std::ldexp(std::cos(i * 0.23f + 0.4f) * 1.7f, i % 13 - 6));
+  }
+  std::vector<float> want;
+  for (size_t i = 0; i < a.size(); ++i) {
+    float r = std::fmod(a[i], b[i]);
+    if (r != 0 && ((r < 0) != (b[i] < 0))) r += b[i];
+    want.push_back(r);
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  const std::string src = "@graph G {\n  input a: Tensor<[" + std::to_string(n) + "], f32>;\n  input b: Tensor<[" +
+                          std::to_string(n) + "], f32>;\n  output m: a % b;\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap feed;
+  feed.emplace("a", testing::F32({n}, a));
+  feed.emplace("b", testing::F32({n}, b));
+  const TensorMap run = testing::RunBothBitwise(*p, "G", feed);
+  ASSERT_EQ(run.size(), 1u);
+  ExpectSameFloats(run.at("m").values<float>(), want, "m");
+  CheckOp("a % 6.2831855", {{"a", {8, 8}, kF32, -1e6, 1e6}});
+  CheckOp("3.5 % a", {{"a", {700}, kF32, -9, 9}});
+  CheckOp("(a * 1e9) % b", {{"a", {3, 300}, kF32, -9, 9}, {"b", {3, 1}, kF32, 0.5, 2}});
 }
 
 // Integer and f64 arithmetic on the tape, including in place (the output

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "runtime/float_mod.h"
 #include "runtime/float_pow.h"
 #include "runtime/kernels/loops.h"
 
@@ -66,10 +67,7 @@ template <typename T>
 struct Mod {
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      // fmod then a sign correction avoids the rounding of floor(a/b).
-      T r = std::fmod(a, b);
-      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
-      return r;
+      return FloatMod(a, b);
     } else if constexpr (std::is_signed_v<T>) {
       if (b == -1) return 0;  // INT64_MIN % −1 is undefined in C++; floored result 0
       T r = static_cast<T>(a % b);
@@ -140,8 +138,70 @@ void ComparisonRow(const void* a, int64_t sa, const void* b, int64_t sb, void* o
                     F<T>{});
 }
 
+// PowIntegral over a row, a block at a time so that each multiplication
+// is one vectorised loop (the same products in the same order: same bits).
+void PowIntegralRow(const float* x, float* y, size_t n, int32_t k) {
+  constexpr size_t kBlock = 256;
+  double base[kBlock], acc[kBlock];
+  const uint32_t m0 = static_cast<uint32_t>(k < 0 ? -k : k);
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t len = n - start < kBlock ? n - start : kBlock;
+    for (size_t i = 0; i < len; ++i) base[i] = x[start + i], acc[i] = 1.0;
+    for (uint32_t m = m0; m != 0; m >>= 1) {
+      if (m & 1) {
+        for (size_t i = 0; i < len; ++i) acc[i] *= base[i];
+      }
+      if (m > 1) {
+        for (size_t i = 0; i < len; ++i) base[i] *= base[i];
+      }
+    }
+    if (k < 0) {
+      for (size_t i = 0; i < len; ++i) y[start + i] = static_cast<float>(1.0 / acc[i]);
+    } else {
+      for (size_t i = 0; i < len; ++i) y[start + i] = static_cast<float>(acc[i]);
+    }
+  }
+}
+
+// f32 mod, a block at a time: the remainders that double arithmetic gives
+// exactly (runtime/float_mod.h) in one vectorised loop, the rare rest
+// (|a / b| >= 2^24, NaN, inf, b = 0) again from libm's fmod; the block is
+// staged so that in place the operands are still there for that.
+template <bool kStepA, bool kStepB>
+void F32ModRowSteps(const float* a, const float* b, float* out, size_t n) {
+  constexpr size_t kBlock = 256;
+  float r[kBlock];
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t len = n - start < kBlock ? n - start : kBlock;
+    const float* pa = a + (kStepA ? start : 0);
+    const float* pb = b + (kStepB ? start : 0);
+    bool all_exact = true;
+    for (size_t i = 0; i < len; ++i) {
+      const float x = pa[kStepA ? i : 0], y = pb[kStepB ? i : 0];
+      bool exact = false;
+      r[i] = FlooredFromTruncated(F32RemainderIfExact(x, y, &exact), y);
+      all_exact &= exact;
+    }
+    if (!all_exact) {
+      for (size_t i = 0; i < len; ++i) r[i] = FloatMod(pa[kStepA ? i : 0], pb[kStepB ? i : 0]);
+    }
+    for (size_t i = 0; i < len; ++i) out[start + i] = r[i];
+  }
+}
+
+void F32ModRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+  const float* pa = static_cast<const float*>(a);
+  const float* pb = static_cast<const float*>(b);
+  float* po = static_cast<float*>(out);
+  if (sa != 0 && sb != 0) return F32ModRowSteps<true, true>(pa, pb, po, n);
+  if (sa != 0) return F32ModRowSteps<true, false>(pa, pb, po, n);
+  if (sb != 0) return F32ModRowSteps<false, true>(pa, pb, po, n);
+  return F32ModRowSteps<false, false>(pa, pb, po, n);
+}
+
 // Float pow: an exponent that is one value for the row gets a loop of its
-// own, in which FloatPow's exact cases (2, 1, 0.5) vectorise.
+// own, in which FloatPow's exact cases (2, 1, 0.5) and f32's integral
+// powers vectorise.
 template <typename T>
 void FloatPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
   const T* pa = static_cast<const T*>(a);
@@ -152,6 +212,11 @@ void FloatPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out
     if (e == T(2)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(2)); });
     if (e == T(1)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(1)); });
     if (e == T(0.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(0.5)); });
+    if constexpr (std::is_same_v<T, float>) {
+      int32_t k = 0;
+      // In place is fine: each block reads its x before writing its y.
+      if (IntegralExponent(e, &k)) return PowIntegralRow(pa, po, n, k);
+    }
   }
   BinaryRow(pa, sa, pb, sb, po, n, Pow<T>{});
 }
@@ -215,7 +280,9 @@ BinaryRows ArithmeticRows(ir::OpKind op, ir::StorageType storage) {
     case K::kSub: return Arithmetic<Sub>(storage);
     case K::kMul: return Arithmetic<Mul>(storage);
     case K::kDiv: return Arithmetic<Div>(storage);
-    case K::kMod: return Arithmetic<Mod>(storage);
+    case K::kMod:
+      if (storage == S::kF32) return {&F32ModRow, 4, 4};
+      return Arithmetic<Mod>(storage);
     case K::kPow:
       if (storage == S::kF32) return {&FloatPowRow<float>, 4, 4};
       if (storage == S::kF64) return {&FloatPowRow<double>, 8, 8};
