@@ -1,7 +1,9 @@
 // A compiled, runnable Shrew program: one wasm ProgramHandle.
 //
-// `run` takes the lean path while a graph's input types stay the same: the
-// graph is prepared once per binding (checked and planned in C++, input
+// `run` takes the lean path for the input types of a graph's last few
+// bindings (MAX_PREPARED, most recently used first; a server alternating
+// batch sizes keeps them all): the graph is prepared once per binding
+// (checked and planned in C++, input
 // buffers at fixed addresses), then each call writes the input bytes straight
 // into those buffers through a HEAPU8 view, makes one call of a plain wasm
 // export with two integers, and copies each output once out of the heap into a fresh
@@ -156,6 +158,11 @@ function noSuchInput(sig: Signature, name: string): ShrewRuntimeError {
     `graph '${sig.name}' has no input named '${name}'${didYouMean(name, names) || ";"} its inputs are: ${joinNames(names)}`, { input: name });
 }
 
+// Prepared bindings kept per graph. Each holds input buffers the size of
+// its inputs; preparing again costs 20-30 µs in wasm (Embind marshalling of
+// the specs and the result), a prepared run of a small graph ~8 µs.
+const MAX_PREPARED = 8;
+
 function sameKey(key: Prepared["key"], raw: readonly Feed[]): boolean {
   if (key.length !== raw.length) return false;
   for (let k = 0; k < raw.length; k++) {
@@ -190,7 +197,8 @@ export class Program {
   #graphs: readonly string[];
   readonly #signatures = new Map<string, Signature>();
   readonly #concreteShapes = new WeakMap<TensorSpec, readonly number[] | null>();
-  readonly #prepared = new Map<string, Prepared>();
+  // Per graph, most recently used first (at most MAX_PREPARED).
+  readonly #prepared = new Map<string, Prepared[]>();
   // Views of the whole wasm memory by typed-array class: inputs copied in,
   // outputs sliced out, output addresses read (Uint32). Made again when
   // memory grows and detaches the old buffer.
@@ -230,7 +238,7 @@ export class Program {
   #adopt(graphs: readonly RawGraphValue[]): readonly string[] {
     for (const g of graphs) {
       this.#signatures.set(g.name, signatureFrom(g.signature));
-      if (g.key !== undefined && g.prepared !== undefined) this.#prepared.set(g.name, preparedFrom(g.key, g.prepared));
+      if (g.key !== undefined && g.prepared !== undefined) this.#prepared.set(g.name, [preparedFrom(g.key, g.prepared)]);
     }
     return Object.freeze(graphs.map((g) => g.name));
   }
@@ -380,13 +388,26 @@ export class Program {
   /** The lean path; undefined when this binding must take the value path. */
   #runLean(graph: string, raw: readonly Feed[], into: Destinations | undefined): Outputs | undefined {
     const h = this.#live();
-    let p = this.#prepared.get(graph);
-    if (p === undefined || !sameKey(p.key, raw)) {
-      if (p !== undefined && p.lean) this.#module.call(() => h.release(p!.id));
-      this.#prepared.delete(graph);
-      const specs = raw.map((r) => ({ name: r.name!, dtype: r.dtype, shape: [...r.shape] }));
-      p = preparedFrom(specs, unwrap<PreparedValue>(this.#call((hh) => hh.prepare(graph, specs))));
-      this.#prepared.set(graph, p);
+    let list = this.#prepared.get(graph);
+    if (list === undefined) this.#prepared.set(graph, list = []);
+    let p: Prepared;
+    if (list.length > 0 && sameKey(list[0].key, raw)) {
+      p = list[0];
+    } else {
+      let at = 1;
+      while (at < list.length && !sameKey(list[at].key, raw)) at++;
+      if (at < list.length) {
+        p = list[at];
+        list.splice(at, 1);
+      } else {
+        const specs = raw.map((r) => ({ name: r.name!, dtype: r.dtype, shape: [...r.shape] }));
+        p = preparedFrom(specs, unwrap<PreparedValue>(this.#call((hh) => hh.prepare(graph, specs))));
+        if (list.length >= MAX_PREPARED) {
+          const old = list.pop()!;
+          if (old.lean) this.#module.call(() => h.release(old.id));
+        }
+      }
+      list.unshift(p);
     }
     if (!p.lean) return undefined;
     // From here until the outputs are copied out no code of the caller's

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Shrew, Tensor, ShrewRuntimeError } from "../dist/index.js";
-import { instantiate } from "../dist/module.js";
+import { instantiate, instantiateDefault } from "../dist/module.js";
 import { readExample } from "./helpers.mjs";
 
 const shrew = await Shrew.load();
@@ -47,6 +47,38 @@ test("repeated runs match the interpreter across batch changes, setParam and hea
     const after = run(2, 0.1);
     assert.deepEqual([...after.logits.data], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   } finally {
+    p.dispose();
+  }
+});
+
+test("alternating batch sizes keep their prepared bindings (8 per graph, least recently used dropped), all exact", async () => {
+  // A server batching requests of varying sizes: each size is prepared once,
+  // not again every time the size changes.
+  const proto = (await instantiateDefault()).raw.ProgramHandle.prototype;
+  const prepare = proto.prepare;
+  let prepares = 0;
+  proto.prepare = function (...args) {
+    prepares++;
+    return prepare.apply(this, args);
+  };
+  const p = shrew.compile(MLP, { seed: 5 });
+  try {
+    const run = (batch) => {
+      const x = new Tensor("f32", [batch, 784], randomF32(batch * 784, 0.1 + batch / 7));
+      const got = p.run("Classifier", { images: x });
+      assert.deepEqual([...got.probs.shape], [batch, 10]);
+      close(got.probs.data, p.interpret("Classifier", { images: x }).probs.data);
+    };
+    const before = prepares;
+    for (let round = 0; round < 3; round++) for (const b of [1, 2, 3, 4, 5, 6, 7, 8]) run(b);
+    assert.equal(prepares - before, 8);
+    run(9);  // a ninth size drops the least recently used binding (batch 1)
+    run(2);
+    assert.equal(prepares - before, 9);
+    run(1);
+    assert.equal(prepares - before, 10);
+  } finally {
+    proto.prepare = prepare;
     p.dispose();
   }
 });

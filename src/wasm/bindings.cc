@@ -464,8 +464,8 @@ class ProgramHandle {
   val Run(const std::string& graph, val inputs) { return Execute(graph, inputs, false); }
   val Interpret(const std::string& graph, val inputs) { return Execute(graph, inputs, true); }
 
-  // The lean run path (program.ts uses it for `run` while the input types
-  // stay the same). prepare(graph, [{name, dtype, shape}]) checks the inputs
+  // The lean run path (program.ts uses it for `run` with the input types of
+  // a graph's recent bindings, each prepared once). prepare(graph, [{name, dtype, shape}]) checks the inputs
   // like run (same structured errors) and returns
   //   {ok, id, lean, handle, inputs: [{ptr, bytes}] (specs order), outputs: [{name, dtype, shape, bytes}], outPtrs}
   // Per call JS writes each input's bytes at its ptr (buffers stay put until
