@@ -45,6 +45,20 @@ test("below XNNPACK's flush to zero, sigmoid, silu and gelu are still within 1e-
   }
 });
 
+test("exp stays within 1e-6 relative over [-110, 90], one subnormal step below the normal range", () => {
+  // Ours (vector_math.h, SIMD128 in this build) replaced XNNPACK's, which gave 0 below e^-87.3.
+  const xs = Array.from({ length: 20001 }, (_, i) => Math.fround(-110 + i * 0.01));
+  xs.push(-Infinity, Infinity, NaN, -0);
+  const y = runUnary("exp", xs);
+  for (let i = 0; i < xs.length; i++) {
+    const want = Math.exp(xs[i]);
+    if (Number.isNaN(want)) assert.ok(Number.isNaN(y[i]));
+    else if (want > 3.4028234663852886e38) assert.equal(y[i], Infinity, `exp(${xs[i]})`);
+    else if (want >= 1.1754943508222875e-38) assert.ok(Math.abs(y[i] - want) <= 1e-6 * want, `exp(${xs[i]}) = ${y[i]}, want ${want}`);
+    else assert.ok(Math.abs(y[i] - want) <= 1.401298464324817e-45, `exp(${xs[i]}) = ${y[i]}, want ${want}`);
+  }
+});
+
 test("sigmoid, silu and gelu saturate for huge inputs instead of giving NaN", () => {
   const y = runUnary("sigmoid", [1e30, -1e30, 3e38, NaN]);
   assert.deepEqual([...y.slice(0, 3)], [1, 0, 1]);

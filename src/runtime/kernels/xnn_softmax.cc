@@ -2,9 +2,10 @@
 //
 // f32, last axis: XNNPACK softmax (rows of the last axis).
 // f32, another axis, viewed as [outer, L, inner]: three passes that run
-// along contiguous `inner` rows so they vectorise: (1) per-column maximum
-// and x − max, (2) XNNPACK exp in place over the whole output, (3)
-// per-column sum and scale by its reciprocal. This avoids the two transposes
+// along contiguous `inner` rows so they vectorise: (1) per-column maximum,
+// (2) y = exp(x − max) with our vectorised exp (vector_math.h: XNNPACK's
+// flushes results below e^-87.3 to 0 and is slower) and the per-column
+// sums, (3) scale by their reciprocals. This avoids the two transposes
 // a "move the axis last" scheme would need.
 // f64: the same three passes with std::exp.
 // The axis is normalised at Reshape (negative axes count from the end).
@@ -18,6 +19,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/loops.h"
+#include "runtime/kernels/vector_math.h"
 #include "runtime/xnn_init.h"
 
 namespace shrew::runtime::kernels {
@@ -34,11 +36,6 @@ class SoftmaxKernel final : public Kernel {
       xnn_operator_t raw = nullptr;
       SHREW_RETURN_IF_ERROR(XnnCheck(xnn_create_softmax_nc_f32(0, &raw), "softmax", "create"));
       softmax_op_ = AdoptXnnOperator(raw);
-      SHREW_RETURN_IF_ERROR(
-          XnnCheck(xnn_create_unary_elementwise_nc(xnn_unary_exp, xnn_datatype_fp32, xnn_datatype_fp32, nullptr,
-                                                   nullptr, nullptr, 0, &raw),
-                   "softmax", "exp create"));
-      exp_op_ = AdoptXnnOperator(raw);
     }
     return Status::Ok();
   }
@@ -56,19 +53,14 @@ class SoftmaxKernel final : public Kernel {
     n_ = static_cast<size_t>(outer_ * len_ * inner_);
     use_xnn_softmax_ = std::is_same_v<T, float> && inner_ == 1;
     if (n_ == 0) return size_t{0};
-    if constexpr (std::is_same_v<T, float>) {
-      if (use_xnn_softmax_) {
-        const size_t c = static_cast<size_t>(len_);
-        SHREW_RETURN_IF_ERROR(
-            XnnCheck(xnn_reshape_softmax_nc_f32(softmax_op_.get(), c, c, c, static_cast<size_t>(outer_), nullptr),
-                     "softmax", "reshape"));
-      } else {
-        SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_unary_elementwise_nc(exp_op_.get(), 1, n_, n_, n_, nullptr),
-                                       "softmax", "exp reshape"));
-      }
+    if (use_xnn_softmax_) {
+      const size_t c = static_cast<size_t>(len_);
+      SHREW_RETURN_IF_ERROR(
+          XnnCheck(xnn_reshape_softmax_nc_f32(softmax_op_.get(), c, c, c, static_cast<size_t>(outer_), nullptr),
+                   "softmax", "reshape"));
     }
     // Column statistics for the own passes, sized here so Run never allocates.
-    if (!use_xnn_softmax_) column_.assign(static_cast<size_t>(inner_), T(0));
+    if (!use_xnn_softmax_) column_.assign(2 * static_cast<size_t>(inner_), T(0));
     return size_t{0};
   }
 
@@ -78,10 +70,7 @@ class SoftmaxKernel final : public Kernel {
     out_ = static_cast<T*>(output);
     if (n_ == 0) return Status::Ok();
     if constexpr (std::is_same_v<T, float>) {
-      if (use_xnn_softmax_) {
-        return XnnCheck(xnn_setup_softmax_nc_f32(softmax_op_.get(), in_, out_), "softmax", "setup");
-      }
-      return XnnCheck(xnn_setup_unary_elementwise_nc(exp_op_.get(), out_, out_), "softmax", "exp setup");
+      if (use_xnn_softmax_) return XnnCheck(xnn_setup_softmax_nc_f32(softmax_op_.get(), in_, out_), "softmax", "setup");
     }
     return Status::Ok();
   }
@@ -90,57 +79,50 @@ class SoftmaxKernel final : public Kernel {
     if (n_ == 0) return Status::Ok();
     if (use_xnn_softmax_) return XnnCheck(xnn_run_operator(softmax_op_.get(), nullptr), "softmax", "run");
     const size_t len = static_cast<size_t>(len_), inner = static_cast<size_t>(inner_);
-    T* __restrict col = column_.data();
-    // (1) column maximum, then y = x − max (x may be y: each slice's max is
-    // complete before its first store).
+    T* __restrict top = column_.data();
+    T* __restrict sum = column_.data() + inner;
     for (int64_t o = 0; o < outer_; ++o) {
       const T* x = in_ + static_cast<size_t>(o) * len * inner;
       T* y = out_ + static_cast<size_t>(o) * len * inner;
-      for (size_t i = 0; i < inner; ++i) col[i] = x[i];
+      // (1) column maximum.
+      for (size_t i = 0; i < inner; ++i) top[i] = x[i], sum[i] = 0;
       for (size_t l = 1; l < len; ++l) {
         const T* row = x + l * inner;
-        for (size_t i = 0; i < inner; ++i) col[i] = row[i] > col[i] ? row[i] : col[i];
+        for (size_t i = 0; i < inner; ++i) top[i] = row[i] > top[i] ? row[i] : top[i];
       }
+      // (2) y = exp(x − max) and the column sums, one row at a time (x may
+      // be y: each element is read before it is written).
       for (size_t l = 0; l < len; ++l) {
         const T* xr = x + l * inner;
         T* yr = y + l * inner;
-        for (size_t i = 0; i < inner; ++i) yr[i] = xr[i] - col[i];
+        for (size_t i = 0; i < inner; ++i) {
+          T e;
+          if constexpr (std::is_same_v<T, float>) {
+            e = ExpOne(xr[i] - top[i]);
+          } else {
+            e = std::exp(xr[i] - top[i]);
+          }
+          yr[i] = e;
+          sum[i] += e;
+        }
       }
-    }
-    // (2) exp over everything.
-    if constexpr (std::is_same_v<T, float>) {
-      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(exp_op_.get(), nullptr), "softmax", "exp run"));
-    } else {
-      MapUnary(out_, out_, n_, [](T v) { return std::exp(v); });
-    }
-    // (3) column sums and scaling.
-    for (int64_t o = 0; o < outer_; ++o) {
-      T* y = out_ + static_cast<size_t>(o) * len * inner;
-      for (size_t i = 0; i < inner; ++i) col[i] = 0;
-      for (size_t l = 0; l < len; ++l) {
-        const T* yr = y + l * inner;
-        for (size_t i = 0; i < inner; ++i) col[i] += yr[i];
-      }
-      for (size_t i = 0; i < inner; ++i) col[i] = T(1) / col[i];
+      // (3) scale by the reciprocal sums.
+      for (size_t i = 0; i < inner; ++i) sum[i] = T(1) / sum[i];
       for (size_t l = 0; l < len; ++l) {
         T* yr = y + l * inner;
-        for (size_t i = 0; i < inner; ++i) yr[i] *= col[i];
+        for (size_t i = 0; i < inner; ++i) yr[i] *= sum[i];
       }
     }
     return Status::Ok();
   }
 
   bool CanRunInPlace(size_t operand_index) const override { return operand_index == 0; }
-  int num_xnn_operators() const override { return (softmax_op_ ? 1 : 0) + (exp_op_ ? 1 : 0); }
-  const char* impl_name() const override {
-    if (use_xnn_softmax_) return "xnn_softmax";
-    return std::is_same_v<T, float> ? "ref+xnn_exp" : "ref";
-  }
+  int num_xnn_operators() const override { return softmax_op_ ? 1 : 0; }
+  const char* impl_name() const override { return use_xnn_softmax_ ? "xnn_softmax" : "ref"; }
 
  private:
   int64_t axis_;
   XnnOperatorPtr softmax_op_;
-  XnnOperatorPtr exp_op_;
   int64_t outer_ = 0, len_ = 0, inner_ = 0;
   size_t n_ = 0;
   bool use_xnn_softmax_ = false;

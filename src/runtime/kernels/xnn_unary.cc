@@ -14,6 +14,7 @@
 
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/loops.h"
+#include "runtime/kernels/vector_math.h"
 #include "runtime/xnn_init.h"
 
 namespace shrew::runtime::kernels {
@@ -35,50 +36,9 @@ inline float GeluArgF32(float x) { return x * (kGeluAf + kGeluBf * x * x); }
 // recomputed in double and the sigmoid corrected (rare for activations).
 constexpr float kGeluExactBelow = -2.0f;
 
-inline float BitsToFloat(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-inline uint32_t FloatToBits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 }  // namespace
 
 namespace {
-
-// log(x) = e·ln2 + log(m), x = 2^e·m with m in [√½, √2), and
-// log(m) = 2·atanh(s) = 2s·(1 + s²/3 + s⁴/5 + …), s = (m − 1)/(m + 1),
-// |s| <= 0.172, so terms up to s¹⁰/11 reach f32 precision. Branch-free
-// (selects only) so loops over it vectorise.
-inline float LogOne(float x) {
-  constexpr float kLn2Hi = 0.693145751953125f;         // exact in 16 bits
-  constexpr float kLn2Lo = 1.428606765330187045e-06f;  // ln 2 − kLn2Hi
-  constexpr float kMinNormal = 1.17549435e-38f;
-  const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const bool subnormal = x < kMinNormal;
-  const float xs = subnormal ? x * 8388608.0f : x;  // 2^23
-  const uint32_t bits = FloatToBits(xs);
-  const int32_t e = static_cast<int32_t>((bits >> 23) & 0xffu) - 127;
-  float m = BitsToFloat((bits & 0x007fffffu) | 0x3f800000u);  // [1, 2)
-  const bool high = m > 1.41421356f;
-  m = high ? m * 0.5f : m;
-  const float ef = static_cast<float>(e + (high ? 1 : 0)) - (subnormal ? 23.0f : 0.0f);
-  const float f = m - 1.0f;  // exact
-  const float s = f / (2.0f + f);
-  const float z = s * s;
-  const float p = ((((z * (1.0f / 11) + 1.0f / 9) * z + 1.0f / 7) * z + 1.0f / 5) * z + 1.0f / 3) * z;
-  const float two_s = s + s;
-  float y = ef * kLn2Hi + (two_s + (two_s * p + ef * kLn2Lo));
-  y = x == inf ? inf : y;
-  y = x == 0.0f ? -inf : y;
-  y = (x < 0.0f || x != x) ? nan : y;
-  return y;
-}
 
 // What rounding t to the f32 argument `hi` of the sigmoid dropped (0 when
 // t was clamped or is not finite: the sigmoid is saturated there).
@@ -186,6 +146,7 @@ bool KeepSet(uint32_t* masks, size_t n, F&& keep) {
 }  // namespace
 
 void LogF32(const float* in, float* out, size_t n) { MapUnary(in, out, n, LogOne); }
+void ExpF32(const float* in, float* out, size_t n) { MapUnary(in, out, n, ExpOne); }
 
 bool UnaryStage::Supports(ir::OpKind op) {
   using K = ir::OpKind;
@@ -212,6 +173,9 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
   using K = ir::OpKind;
   if (!Supports(op)) return InvalidArgument(std::string(ir::OpName(op)) + " is not a unary elementwise op");
   if (op == K::kLog) return UnaryStage(op, Mode::kLog, nullptr);
+  // XNNPACK's exp flushes results below e^-87.3 to 0 and costs 2-3x its
+  // own sigmoid here; ours (vector_math.h) is a vectorised loop.
+  if (op == K::kExp) return UnaryStage(op, Mode::kExp, nullptr);
   // XNNPACK's negate gives +0 for +0 (OPS.md: -x, so -0), its sqrt is NaN
   // for +inf and up to 50 % off above 1e37, and its clamp to [0, +inf)
   // returns -0 for -0 (OPS.md: relu is x if x > 0, else 0): plain loops
@@ -224,9 +188,6 @@ Result<UnaryStage> UnaryStage::Create(ir::OpKind op) {
   switch (op) {
     case K::kTanh:
       type = xnn_unary_tanh;
-      break;
-    case K::kExp:
-      type = xnn_unary_exp;
       break;
     case K::kSigmoid:
     case K::kSilu:
@@ -275,6 +236,9 @@ Status UnaryStage::Run() {
       return XnnCheck(xnn_run_operator(xnn_op_.get(), nullptr), ir::OpName(op_), "run");
     case Mode::kLog:
       LogF32(in_, out_, n_);
+      return Status::Ok();
+    case Mode::kExp:
+      ExpF32(in_, out_, n_);
       return Status::Ok();
     case Mode::kLoop:
       if (op_ == ir::OpKind::kNeg) {
@@ -358,6 +322,7 @@ const char* UnaryStage::impl_name() const {
     case Mode::kChunkedSigmoid:
       return op_ == ir::OpKind::kSigmoid ? "xnn_unary" : "xnn_sigmoid+ref";
     case Mode::kLog:
+    case Mode::kExp:
     case Mode::kLoop:
       return "ref";
   }
