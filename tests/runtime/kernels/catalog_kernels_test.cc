@@ -102,6 +102,55 @@ TEST(CatalogKernels, CrossEntropyLargeLogitsKeepsLogSum) {
   }
 }
 
+// Rows of many classes take log_sum_exp.h's lanes (8 wide) and tail: the
+// loss equals a plain log-softmax loop in double, for index and
+// distribution targets; a row whose maximum sits in the tail or after a
+// NaN-free lane, and a NaN logit, which makes the loss NaN.
+TEST(CatalogKernels, CrossEntropyOfWideRowsMatchesAPlainLoop) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-20, 20);
+  for (int64_t c : {8, 13, 100}) {
+    SCOPED_TRACE(c);
+    const int64_t rows = 37;
+    std::vector<float> logits(static_cast<size_t>(rows * c));
+    for (float& v : logits) v = u(rng);
+    // Row 0: its maximum in the tail (or the last lane), far enough above the
+    // rest that exp(x − m) overflows unless m is that maximum.
+    logits[static_cast<size_t>(c - 1)] = 200;
+    std::vector<int64_t> target(static_cast<size_t>(rows));
+    std::vector<float> dist(logits.size(), 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      target[static_cast<size_t>(r)] = (r * 7) % c;
+      dist[static_cast<size_t>(r * c + (r * 7) % c)] = 0.75f;
+      dist[static_cast<size_t>(r * c + (r * 3) % c)] += 0.25f;
+    }
+    double want_idx = 0, want_dist = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* x = logits.data() + r * c;
+      double m = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < c; ++j) m = std::max(m, static_cast<double>(x[j]));
+      for (int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(x[j]) - m);
+      want_idx -= static_cast<double>(x[target[static_cast<size_t>(r)]]) - m - std::log(sum);
+      for (int64_t j = 0; j < c; ++j) want_dist -= dist[static_cast<size_t>(r * c + j)] * (static_cast<double>(x[j]) - m - std::log(sum));
+    }
+    Tensor x = Tensor::FromVector<float>(F, {rows, c}, logits).value();
+    Tensor t = Tensor::FromVector<int64_t>(ir::DType::kI64, {rows}, target).value();
+    Tensor d = Tensor::FromVector<float>(F, {rows, c}, dist).value();
+    auto by_index = MakeSpec(K::kCrossEntropy, {F, ir::DType::kI64}, F);
+    auto by_dist = MakeSpec(K::kCrossEntropy, {F, F}, F);
+    Result<Tensor> yi = testing::CreateAndRun(by_index->spec, {&x, &t}, {});
+    Result<Tensor> yd = testing::CreateAndRun(by_dist->spec, {&x, &d}, {});
+    ASSERT_TRUE(yi.ok() && yd.ok());
+    EXPECT_NEAR(yi->values<float>()[0], want_idx / rows, 1e-6 * want_idx / rows);
+    EXPECT_NEAR(yd->values<float>()[0], want_dist / rows, 1e-6 * want_dist / rows);
+    logits[static_cast<size_t>(c + 2)] = NAN;
+    Tensor xn = Tensor::FromVector<float>(F, {rows, c}, logits).value();
+    Result<Tensor> yn = testing::CreateAndRun(by_index->spec, {&xn, &t}, {});
+    ASSERT_TRUE(yn.ok());
+    EXPECT_TRUE(std::isnan(yn->values<float>()[0]));
+  }
+}
+
 TEST(CatalogKernels, MaxPropagatesNaN) {
   Tensor x = Tensor::FromVector<float>(F, {2, 9}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, NAN, 4, 5, 6, 7, 8, 0}).value();
   auto spec = MakeSpec(K::kMax, {F}, F, Attr("dims", ir::AttrValue::Int(-1)));
