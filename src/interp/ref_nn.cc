@@ -85,6 +85,10 @@ Result<Tensor> LayerNormOp(const Tensor& x, const Tensor* w, const Tensor* b, do
   }
   if (b) {
     SHREW_TRY_ASSIGN(out, BinaryOp(K::kAdd, out, *b));
+  } else {
+    // A missing b is b = 0 (OPS.md §3.11.3), and −0 + 0 is +0, as on the tape.
+    SHREW_TRY_ASSIGN(Tensor zero, Tensor::Zeros(x.dtype(), {}));
+    SHREW_TRY_ASSIGN(out, BinaryOp(K::kAdd, out, zero));
   }
   return out;
 }

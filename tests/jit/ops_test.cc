@@ -130,6 +130,33 @@ TEST(JitOps, LayerNorm) {
   CheckOp("layer_norm(x, g, b, eps: 0.001)", {{"x", {4, 8}}}, {{"g", {8}}, {"b", {8}}});
 }
 
+// Without b, y = normalised · w + 0 (OPS.md §3.11.3): rows of signed zeros
+// (and in f64 a row whose variance overflows to inf) give +0 everywhere on
+// both executors (the interpreter skipped the + 0 and kept the −0 of
+// (−0 − mean) / σ).
+TEST(JitOps, LayerNormWithoutBiasGivesPositiveZeros) {
+  for (const char* dtype : {"f32", "f64"}) {
+    SCOPED_TRACE(dtype);
+    const std::string src = std::string("@graph G {\n  input x: Tensor<[3, 2], ") + dtype +
+                            ">;\n  output y: layer_norm(x);\n}\n";
+    std::unique_ptr<Program> p = testing::MakeProgram(src);
+    ASSERT_NE(p, nullptr);
+    TensorMap feed;
+    const std::vector<double> xs = {-0.0, -0.0, 0.0, -0.0, 1e200, -1e200};
+    if (std::string(dtype) == "f32") {
+      feed.emplace("x", testing::F32({3, 2}, {-0.0f, -0.0f, 0.0f, -0.0f, -0.0f, 0.0f}));
+    } else {
+      feed.emplace("x", runtime::Tensor::FromVector<double>(ir::DType::kF64, {3, 2}, xs).value());
+    }
+    const TensorMap out = testing::RunBothBitwise(*p, "G", feed);
+    ASSERT_EQ(out.size(), 1u);
+    for (int i = 0; i < 6; ++i) {
+      const double v = out.at("y").GetDouble(i);
+      EXPECT_TRUE(v == 0.0 && !std::signbit(v)) << i << ": " << v;
+    }
+  }
+}
+
 TEST(JitOps, ShapeOps) {
   CheckOp("transpose(x)", {{"x", {3, 4}}});
   CheckOp("transpose(x, dim0: 0, dim1: -1)", {{"x", {2, 3, 4}}});
