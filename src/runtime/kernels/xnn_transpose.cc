@@ -5,11 +5,15 @@
 // (a [B, S, H, D] → [B, H, S, D] permute becomes a 3-D one, a transpose of
 // size-1 axes becomes a copy). The result runs as:
 //   rank <= 1     a memcpy (the permutation was a relabelling);
+//   8-byte elements whose innermost output axis is strided in the input
+//                 our own tiled copy (XNNPACK's x64 kernels are scalar in
+//                 wasm: a 512 x 512 f64 transpose took 1.1 ms, 13x f32's);
 //   rank <= 6     XNNPACK transpose_nd by element size (x8, x32, x64);
 //   otherwise     our own strided copy.
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -85,10 +89,11 @@ class TransposeKernel final : public Kernel {
     SHREW_RETURN_IF_ERROR(CheckOutputShape(name(), expected, output_shape));
     bytes_ = static_cast<size_t>(NumElements(x)) * element_size_;
     SimplifyPermutation(x, *perm, &dims_, &perm_);
-    mode_ = bytes_ == 0                           ? Mode::kEmpty
-            : dims_.size() <= 1                   ? Mode::kCopy
-            : dims_.size() <= XNN_MAX_TENSOR_DIMS ? Mode::kXnn
-                                                  : Mode::kStrided;
+    mode_ = bytes_ == 0                                              ? Mode::kEmpty
+            : dims_.size() <= 1                                      ? Mode::kCopy
+            : element_size_ == 8 && perm_.back() != dims_.size() - 1 ? Mode::kTiled
+            : dims_.size() <= XNN_MAX_TENSOR_DIMS                    ? Mode::kXnn
+                                                                     : Mode::kStrided;
     if (mode_ == Mode::kXnn) {
       xnn_status s =
           element_size_ == 1
@@ -97,6 +102,8 @@ class TransposeKernel final : public Kernel {
               ? xnn_reshape_transpose_nd_x32(op_xnn_.get(), dims_.size(), dims_.data(), perm_.data(), nullptr)
               : xnn_reshape_transpose_nd_x64(op_xnn_.get(), dims_.size(), dims_.data(), perm_.data(), nullptr);
       SHREW_RETURN_IF_ERROR(XnnCheck(s, name(), "reshape"));
+    } else if (mode_ == Mode::kTiled) {
+      PlanTiles();
     } else if (mode_ == Mode::kStrided) {
       // Input strides (elements) in output axis order, for the odometer.
       std::vector<size_t> in_strides(dims_.size(), 1);
@@ -132,6 +139,9 @@ class TransposeKernel final : public Kernel {
         return Status::Ok();
       case Mode::kXnn:
         return XnnCheck(xnn_run_operator(op_xnn_.get(), nullptr), name(), "run");
+      case Mode::kTiled:
+        TiledCopy();
+        return Status::Ok();
       case Mode::kStrided:
         if (element_size_ == 1)
           StridedCopy<uint8_t>();
@@ -151,13 +161,15 @@ class TransposeKernel final : public Kernel {
         return "copy";
       case Mode::kStrided:
         return "ref_strided";
+      case Mode::kTiled:
+        return "ref_tiled";
       default:
         return "xnn_transpose";
     }
   }
 
  private:
-  enum class Mode { kEmpty, kCopy, kXnn, kStrided };
+  enum class Mode { kEmpty, kCopy, kXnn, kStrided, kTiled };
   const char* name() const { return ir::OpName(op_); }
 
   // The full permutation for a rank-`rank` operand, from the attributes.
@@ -187,6 +199,66 @@ class TransposeKernel final : public Kernel {
       perm[i] = *a;
     }
     return perm;
+  }
+
+  // kTiled: the output is walked as 2-D tiles over two of its axes: `rows_`
+  // (the axis that reads the input's contiguous axis) and its innermost
+  // axis (contiguous in the output, strided by `col_stride_` in the input),
+  // so that both sides of a tile stay in cache; the other axes are an
+  // odometer over (outer_dims_, outer_in_, outer_out_).
+  void PlanTiles() {
+    const size_t rank = dims_.size();
+    std::vector<size_t> in_strides(rank, 1), out_dims(rank), out_strides(rank, 1);
+    for (size_t i = rank - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * dims_[i + 1];
+    for (size_t i = 0; i < rank; ++i) out_dims[i] = dims_[perm_[i]];
+    for (size_t i = rank - 1; i-- > 0;) out_strides[i] = out_strides[i + 1] * out_dims[i + 1];
+    const size_t row_axis = static_cast<size_t>(std::find(perm_.begin(), perm_.end(), rank - 1) - perm_.begin());
+    rows_ = out_dims[row_axis];
+    row_out_stride_ = out_strides[row_axis];
+    cols_ = out_dims[rank - 1];
+    col_stride_ = in_strides[perm_[rank - 1]];
+    outer_dims_.clear();
+    outer_in_.clear();
+    outer_out_.clear();
+    for (size_t i = 0; i + 1 < rank; ++i) {
+      if (i == row_axis) continue;
+      outer_dims_.push_back(out_dims[i]);
+      outer_in_.push_back(in_strides[perm_[i]]);
+      outer_out_.push_back(out_strides[i]);
+    }
+    index_.assign(outer_dims_.size(), 0);
+  }
+
+  void TiledCopy() {
+    constexpr size_t kTile = 16;
+    const uint64_t* in = static_cast<const uint64_t*>(in_);
+    uint64_t* out = static_cast<uint64_t*>(out_);
+    size_t outer = 1;
+    for (size_t d : outer_dims_) outer *= d;
+    for (size_t& i : index_) i = 0;
+    size_t in_off = 0, out_off = 0;
+    for (size_t o = 0; o < outer; ++o) {
+      for (size_t r0 = 0; r0 < rows_; r0 += kTile) {
+        const size_t r1 = std::min(rows_, r0 + kTile);
+        for (size_t c0 = 0; c0 < cols_; c0 += kTile) {
+          const size_t c1 = std::min(cols_, c0 + kTile);
+          for (size_t r = r0; r < r1; ++r) {
+            const uint64_t* src = in + in_off + r;
+            uint64_t* dst = out + out_off + r * row_out_stride_;
+            for (size_t c = c0; c < c1; ++c) dst[c] = src[c * col_stride_];
+          }
+        }
+      }
+      for (size_t i = outer_dims_.size(); i-- > 0;) {
+        ++index_[i];
+        in_off += outer_in_[i];
+        out_off += outer_out_[i];
+        if (index_[i] < outer_dims_[i]) break;
+        in_off -= outer_in_[i] * outer_dims_[i];
+        out_off -= outer_out_[i] * outer_dims_[i];
+        index_[i] = 0;
+      }
+    }
   }
 
   template <typename T>
@@ -219,7 +291,9 @@ class TransposeKernel final : public Kernel {
   Mode mode_ = Mode::kEmpty;
   size_t bytes_ = 0;
   std::vector<size_t> dims_, perm_;                 // simplified
-  std::vector<size_t> out_dims_, strides_, index_;  // kStrided
+  std::vector<size_t> out_dims_, strides_, index_;  // kStrided (index_ also kTiled)
+  size_t rows_ = 0, row_out_stride_ = 0, cols_ = 0, col_stride_ = 0;  // kTiled
+  std::vector<size_t> outer_dims_, outer_in_, outer_out_;             // kTiled
   const void* in_ = nullptr;
   void* out_ = nullptr;
 };

@@ -120,6 +120,21 @@ TEST(TransposeKernelTest, SevenAxesThatCannotMergeUseOwnLoop) {
   PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({4, 5, 6, 0, 1, 2, 3}).ExpectImpl("xnn_transpose").Test();
 }
 
+// 8-byte elements whose innermost output axis is strided in the input take
+// our tiled copy (tiles of 16, ragged edges here); those whose innermost
+// axis stays contiguous still take XNNPACK.
+TEST(TransposeKernelTest, EightByteElementsTakeTheTiledCopy) {
+  for (ir::DType d : {ir::DType::kF64, ir::DType::kI64}) {
+    PermuteTester().InputShape({37, 53}).Transpose(0, 1).DType(d).ExpectImpl("ref_tiled").Test();
+    PermuteTester().InputShape({3, 17, 33}).Dims({0, 2, 1}).DType(d).ExpectImpl("ref_tiled").Test();
+    PermuteTester().InputShape({5, 19, 7, 21}).Dims({3, 1, 0, 2}).DType(d).ExpectImpl("ref_tiled").Test();
+    PermuteTester().InputShape({2, 20, 3, 18}).Dims({1, 3, 0, 2}).DType(d).ExpectImpl("ref_tiled").Test();
+    PermuteTester().InputShape({16, 32}).Transpose(0, 1).DType(d).ExpectImpl("ref_tiled").Test();
+    PermuteTester().InputShape({4, 5, 6}).Dims({1, 0, 2}).DType(d).ExpectImpl("xnn_transpose").Test();
+  }
+  PermuteTester().InputShape({37, 53}).Transpose(0, 1).DType(ir::DType::kF32).ExpectImpl("xnn_transpose").Test();
+}
+
 TEST(TransposeKernelTest, RandomPermutations) {
   std::mt19937 rng(21);
   for (int i = 0; i < 60; ++i) {
