@@ -2,7 +2,7 @@
 import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
-import { describe, plainBytes, plainView, sourceBytes, typeName, wellFormed } from "./plain.js";
+import { describe, isArrayBuffer, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
 import { BOOLEAN, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
@@ -23,7 +23,8 @@ export { Rng } from "./rng.js";
 // value's type) and made plain data: getters run once, dims and params are
 // copied, a filename's lone surrogates become U+FFFD.
 const LOAD_OPTIONS: Record<string, Rule> = {
-  wasmBinary: rule("must be an ArrayBuffer or a Uint8Array", (v) => v instanceof ArrayBuffer || v instanceof Uint8Array),
+  // Either kind from any realm (a Jest environment's Buffer is a foreign Uint8Array).
+  wasmBinary: rule("must be an ArrayBuffer or a Uint8Array", (v) => isArrayBuffer(v) || typedArrayName(v) === "Uint8Array" || v instanceof Uint8Array),
   // "" would be taken as no URL at all.
   wasmUrl: rule("must be a URL or a non-empty string", (v) => (typeof v === "string" && v !== "") || v instanceof URL),
 };

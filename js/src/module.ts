@@ -3,6 +3,7 @@
 // unknown state, so the module is marked dead and later calls throw.
 import createShrewModule, { type RawModule } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
+import { isArrayBuffer, spanOf } from "./plain.js";
 
 /** Options of `Shrew.load` (checked: an unknown key or a value of another type is an error). */
 export interface LoadOptions {
@@ -106,9 +107,9 @@ export class ModuleState {
  * to it (WebAssembly.instantiate copies the bytes it compiles).
  */
 function wholeBuffer(bytes: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array {
-  const whole = bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer &&
-    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return whole ? (bytes as Uint8Array).buffer as ArrayBuffer : bytes;
+  if (isArrayBuffer(bytes)) return bytes;
+  const { buffer, start, end } = spanOf(bytes);
+  return isArrayBuffer(buffer) && start === 0 && end === buffer.byteLength ? buffer : bytes;
 }
 
 /**
@@ -128,6 +129,38 @@ async function fileUrl(url: string | URL): Promise<URL | undefined> {
   } catch {
     return undefined;  // the glue's fetch reports it
   }
+}
+
+/**
+ * The wasm module's response from `url`, checked: the glue's own fetch
+ * reported an unreachable server as "its exports are not those of this
+ * package" (fetch's TypeError), a 404 in a page as "both async and sync
+ * fetching of the wasm failed" and in a worker compiled the 404 page, and
+ * in Node a server's application/octet-stream made it fall back to a
+ * `require("fs")` that bundled code does not have.
+ */
+async function fetchWasm(url: string, code: "invalid_argument" | "internal"): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, { credentials: "same-origin" });
+  } catch (e) {
+    throw new ShrewRuntimeError(code, `cannot fetch the Shrew wasm module from ${url}: ${(e as Error)?.message ?? String(e)} ` +
+      "(a network error, or a cross-origin URL served without CORS headers)");
+  }
+  if (!response.ok) {
+    throw new ShrewRuntimeError(code, `cannot fetch the Shrew wasm module from ${url}: HTTP ${response.status}` +
+      (response.statusText ? ` ${response.statusText}` : ""));
+  }
+  return response;
+}
+
+/** Compiles while downloading when the server says application/wasm (what streaming requires), else from the bytes. */
+async function instantiateFrom(response: Response, imports: WebAssembly.Imports): Promise<WebAssembly.WebAssemblyInstantiatedSource> {
+  const type = response.headers.get("content-type") ?? "";
+  if (typeof WebAssembly.instantiateStreaming === "function" && /^application\/wasm\b/i.test(type)) {
+    return WebAssembly.instantiateStreaming(response, imports);
+  }
+  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
 }
 
 export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> {
@@ -157,6 +190,11 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
   }
   if (wasmBinary) wasmBinary = wholeBuffer(wasmBinary);
   const url = wasmBinary ? undefined : String(opts.wasmUrl ?? defaultUrl);
+  const code = opts.wasmBinary || opts.wasmUrl ? "invalid_argument" : "internal";
+  const response = url === undefined ? undefined : await fetchWasm(url, code);
+  // The glue never settles its promise when instantiateWasm's work fails: this one does.
+  let instantiateFailed: (e: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => { instantiateFailed = reject; });
   let state: ModuleState | undefined;
   let abortReason: string | undefined;
   // The glue prints why instantiation failed; that reason goes into the error instead.
@@ -164,23 +202,25 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
   const printErr = (s: string) => (loading ? undefined : console.warn(s));
   let raw: RawModule;
   try {
-    raw = await createShrewModule({
+    raw = await Promise.race([createShrewModule({
       wasmBinary,
-      locateFile: url ? () => url : undefined,
+      instantiateWasm: response === undefined ? undefined : (imports, receive) => {
+        instantiateFrom(response, imports).then((r) => receive(r.instance, r.module)).catch(instantiateFailed);
+        return {};
+      },
       printErr,
       onAbort: (what: unknown) => {
         abortReason = state?.abortDetail() ?? (String(what) || "Aborted()");
         state?.markDead(abortReason);
       },
-    });
+    }), failed]);
   } catch (e) {
     const from = opts.wasmBinary ? "wasmBinary" : String(opts.wasmUrl ?? defaultUrl);
     const reason = abortReason ?? (e as Error)?.message ?? String(e);
     // A valid module with other exports fails in the glue's own code, which
     // reads them: "Cannot read properties of undefined (reading 'buffer')".
     const foreign = abortReason === undefined && e instanceof TypeError ? "its exports are not those of this package's shrew.wasm (another module, or another build): " : "";
-    throw new ShrewRuntimeError(opts.wasmBinary || opts.wasmUrl ? "invalid_argument" : "internal",
-      `cannot instantiate the Shrew wasm module from ${from}: ${foreign}${reason}`);
+    throw new ShrewRuntimeError(code, `cannot instantiate the Shrew wasm module from ${from}: ${foreign}${reason}`);
   } finally {
     loading = false;
   }

@@ -48,6 +48,25 @@ export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
 
 const TYPED_ARRAY = Object.getPrototypeOf(Uint8Array.prototype) as object;
 const intrinsic = (key: string) => Object.getOwnPropertyDescriptor(TYPED_ARRAY, key)!.get!;
+
+// A typed array's class as its internal slot names it ("Float32Array"):
+// undefined for anything else (a Proxy of one too), and no subclass,
+// prototype or constructor property can change it. It also names arrays
+// made in another realm (a Jest environment, node:vm, an iframe), which
+// `instanceof` refuses: Node's Buffer there is a foreign Uint8Array.
+const TYPED_ARRAY_NAME = Object.getOwnPropertyDescriptor(TYPED_ARRAY, Symbol.toStringTag)!.get!;
+export const typedArrayName = (v: unknown): string | undefined => TYPED_ARRAY_NAME.call(v) as string | undefined;
+
+const ARRAY_BUFFER_BYTES = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!;
+/** Whether `v` is an ArrayBuffer (not a shared one), from any realm. */
+export function isArrayBuffer(v: unknown): v is ArrayBuffer {
+  try {
+    ARRAY_BUFFER_BYTES.call(v);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const BUFFER = intrinsic("buffer");
 const BYTE_OFFSET = intrinsic("byteOffset");
 const BYTE_LENGTH = intrinsic("byteLength");
@@ -109,17 +128,16 @@ export function copyOfProxy<T>(v: object, ctor: ViewCtor<T>): T {
 
 /**
  * A `ctor` typed array as a plain view of the same memory (no copy), read
- * through the built-in getters (a subclass's overrides do not count); a
- * Proxy of one is copied. Undefined when `v` is not a `ctor` array.
+ * through the built-in getters (a subclass's overrides do not count), from
+ * any realm; a Proxy of one is copied. Undefined when `v` is not a `ctor` array.
  */
-export function plainView<T>(v: unknown, ctor: ViewCtor<T>): T | undefined {
-  if (!(v instanceof (ctor as unknown as typeof Uint8Array))) return undefined;
-  let buffer: ArrayBufferLike;
-  try {
-    buffer = BUFFER.call(v);
-  } catch {
-    return copyOfProxy(v as object, ctor);  // a Proxy: no typed-array slots to read
+export function plainView<T>(v: unknown, ctor: ViewCtor<T> & { readonly name: string }): T | undefined {
+  if (!ArrayBuffer.isView(v)) {
+    // A Proxy: no typed-array slots to read, but instanceof sees through it.
+    return v instanceof (ctor as unknown as typeof Uint8Array) ? copyOfProxy(v as object, ctor) : undefined;
   }
+  if (typedArrayName(v) !== ctor.name) return undefined;
+  const buffer: ArrayBufferLike = BUFFER.call(v);
   const length = BYTE_LENGTH.call(v) / ctor.BYTES_PER_ELEMENT;
   // A detached buffer reads as empty (a view of it cannot be made).
   return length === 0 ? ctor.from([]) : new ctor(buffer, BYTE_OFFSET.call(v), length);

@@ -1,5 +1,5 @@
 // Tensors as they cross the JS boundary: a dtype, a shape and a typed array.
-import { copyOfProxy, describe, elements, lengthOf, typeName, withArticle } from "./plain.js";
+import { copyOfProxy, describe, elements, lengthOf, typeName, typedArrayName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
 
 /** Element types that cross the boundary. */
@@ -118,10 +118,6 @@ function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly 
   return out;
 }
 
-// A typed array's class as its internal slot names it ("Float32Array"):
-// undefined for anything else (a Proxy of one too), and no subclass,
-// prototype or constructor property can change it.
-const TYPED_ARRAY_NAME = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
 
 function arrayName(dtype: string): string | undefined {
   switch (dtype) {
@@ -142,7 +138,7 @@ function arrayName(dtype: string): string | undefined {
 export function isDataOf(dtype: unknown, data: unknown): boolean {
   if (typeof dtype !== "string") return false;
   const name = arrayName(dtype);
-  return name !== undefined && TYPED_ARRAY_NAME.call(data) === name;
+  return name !== undefined && typedArrayName(data) === name;
 }
 
 /**
@@ -150,7 +146,7 @@ export function isDataOf(dtype: unknown, data: unknown): boolean {
  * internal slot: an Int32Array given Float32Array.prototype is still i32.
  */
 export function dtypeOfArray(data: ArrayBufferView): DType | undefined {
-  switch (TYPED_ARRAY_NAME.call(data)) {
+  switch (typedArrayName(data)) {
     case "Float32Array": return "f32";
     case "Float64Array": return "f64";
     case "Int32Array": return "i32";
@@ -255,7 +251,7 @@ export class Tensor<D extends DType = DType> {
       // slot's, whatever its prototype says.
       const view = ArrayBuffer.isView(data);
       if (view ? !isDataOf(dtype, data) : !((data as object) instanceof ctor)) {
-        throw new TypeError(`${dtype} tensor needs ${withArticle(ctor.name)}, got ${(view && TYPED_ARRAY_NAME.call(data)) || typeName(data)}`);
+        throw new TypeError(`${dtype} tensor needs ${withArticle(ctor.name)}, got ${(view && typedArrayName(data)) || typeName(data)}`);
       }
       this.data = (view ? data : copyOfProxy(data as object, ctor as Uint8ArrayConstructor)) as DataTypeMap[D];
     } else {

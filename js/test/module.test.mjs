@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Shrew, ShrewRuntimeError } from "../dist/index.js";
+import { Shrew, ShrewRuntimeError, Tensor } from "../dist/index.js";
 import { instantiate, instantiateDefault } from "../dist/module.js";
 
 const wasm = readFileSync(new URL("../dist/wasm/shrew.wasm", import.meta.url));
@@ -132,4 +132,70 @@ test("a wasmBinary that is not the module is a ShrewRuntimeError, not an abort p
     console.warn = warn;
   }
   assert.deepEqual(printed, []);
+});
+
+test("an http(s) wasmUrl: fetched and checked; octet-stream loads, a 404, a refused connection and a foreign module each say what happened", async () => {
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => {
+    if (req.url === "/missing.wasm") {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not found");
+    } else if (req.url === "/html.wasm") {
+      res.writeHead(200, { "content-type": "application/wasm" });
+      res.end("<html>");
+    } else {
+      res.writeHead(200, { "content-type": req.url === "/typed.wasm" ? "application/wasm" : "application/octet-stream" });
+      res.end(wasm);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const warn = console.warn;
+  const printed = [];
+  console.warn = (...a) => printed.push(a.join(" "));
+  try {
+    // application/wasm compiles while streaming; any other type (what many
+    // servers send) from the bytes, where the glue fell back to require("fs").
+    for (const path of ["/typed.wasm", "/octet.wasm"]) {
+      const shrew = await Shrew.load({ wasmUrl: base + path });
+      assert.deepEqual([...shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }").run("G", { x: new Float32Array([1, 2]) }).y.data], [2, 4]);
+    }
+    const rejects = (wasmUrl, pattern) => assert.rejects(Shrew.load({ wasmUrl }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && pattern.test(e.message), wasmUrl);
+    await rejects(`${base}/missing.wasm`, /^cannot fetch the Shrew wasm module from http:\/\/127\.0\.0\.1:\d+\/missing\.wasm: HTTP 404 Not Found$/);
+    // A failed connection was "its exports are not those of this package's shrew.wasm".
+    await rejects("http://127.0.0.1:9/refused.wasm", /^cannot fetch the Shrew wasm module from http:\/\/127\.0\.0\.1:9\/refused\.wasm: fetch failed \(a network error/);
+    await rejects(`${base}/html.wasm`, /^cannot instantiate the Shrew wasm module from .*html\.wasm: .*expected magic word/);
+  } finally {
+    console.warn = warn;
+    server.close();
+  }
+  assert.deepEqual(printed, []);  // the glue's "failed to asynchronously prepare wasm" and "Aborted(…)" lines
+});
+
+test("bytes and arrays from another realm (node:vm, a Jest environment) are taken like this realm's", async () => {
+  const vm = await import("node:vm");
+  const foreign = vm.runInNewContext("(b) => new Uint8Array(b)");
+  const foreignBuffer = vm.runInNewContext("(b) => { const a = new ArrayBuffer(b.length); new Uint8Array(a).set(b); return a; }");
+  for (const wasmBinary of [foreign(wasm), foreignBuffer(wasm)]) assert.equal((await Shrew.load({ wasmBinary })).simd128, true);
+  const shrew = await Shrew.load();
+  const src = "@graph G { input x: Tensor<[2], f32>; param w: Tensor<[2], f32>; output y: x * w; }";
+  const p = shrew.compile(src);
+  try {
+    p.setParam("G/w", new Tensor("f32", [2], vm.runInNewContext("new Float32Array([3, 4])")));
+    const want = [...p.run("G", { x: new Float32Array([1, 2]) }).y.data];
+    const x = new Float32Array([1, 2]);
+    assert.deepEqual([...shrew.loadBundle(foreign(p.saveBundle())).run("G", { x }).y.data], want);
+    assert.deepEqual([...shrew.compile(src, { params: foreign(p.saveParams()) }).run("G", { x }).y.data], want);
+    assert.deepEqual(shrew.compile(foreign(new TextEncoder().encode(src))).graphs, ["G"]);
+    const q = shrew.compile(src);
+    q.loadParams(foreign(p.saveParams()));
+    assert.deepEqual([...q.run("G", { x }).y.data], want);
+    const dense = shrew.dense(1, 2, 1, vm.runInNewContext("new Float32Array([1, 2])"), new Float32Array([1, 1]));
+    assert.deepEqual([...dense], [3]);
+    // Still refused: another typed array class, from any realm.
+    assert.throws(() => shrew.loadBundle(vm.runInNewContext("new Float32Array(4)")), /a bundle must be a Uint8Array/);
+  } finally {
+    p.dispose();
+  }
 });

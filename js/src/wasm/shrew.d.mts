@@ -186,6 +186,9 @@ export interface FactoryOptions {
   locateFile?: (path: string, prefix: string) => string;
   onAbort?: (what: unknown) => void;
   printErr?: (text: string) => void;
+  /** Instantiates the module itself: calls `receive` with the instance later and returns {} now. */
+  instantiateWasm?: (imports: WebAssembly.Imports,
+                     receive: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void) => object;
 }
 declare const createShrewModule: (options?: FactoryOptions) => Promise<RawModule>;
 export default createShrewModule;
