@@ -696,7 +696,7 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
     w.U32(static_cast<uint32_t>(v));
   }
   w.U8(PassBits(program.options().optimized_with));
-  WriteDims(w, program.options().specialized_with);
+  WriteDims(w, program.options().inference_dims());
   w.U8(source != nullptr ? 1 : 0);
   if (source != nullptr) {
     w.String(source->name());
@@ -747,9 +747,11 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
     }
   }
   if (version >= 3) {
-    SHREW_RETURN_IF_ERROR(ReadDims(d, "inference", &options.specialized_with));
+    ir::DimBindings inferred_with;
+    SHREW_RETURN_IF_ERROR(ReadDims(d, "inference", &inferred_with));
+    options.specialized_with = std::move(inferred_with);
   } else {
-    options.specialized_with = dims;  // earlier versions stored one set for both
+    options.specialized_with.reset();  // earlier versions stored one set for both
   }
   bool has_source = false;
   std::unique_ptr<diag::SourceFile> source;
@@ -775,7 +777,9 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   ir::Program inferred = program;
   ir::InferOptions io;
   io.default_float = options.default_dtype;
-  io.bindings = options.specialized_with.empty() ? nullptr : &options.specialized_with;
+  options.dims = std::move(dims);  // before inference_dims() reads it
+  const ir::DimBindings& inference = options.inference_dims();
+  io.bindings = inference.empty() ? nullptr : &inference;
   io.callee_bindings = io.bindings;  // the configuration's: shared by every graph
   if (!ir::InferProgramTypes(&inferred, &bag, io)) return FirstError("invalid types", bag);
   for (size_t gi = 0; gi < program.graphs.size(); ++gi) {
@@ -790,7 +794,6 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
       }
     }
   }
-  options.dims = std::move(dims);
   options.seed = seed;
   Result<std::unique_ptr<Program>> p =
       Program::CreateWithParams(std::move(program), std::move(options), params, source.get(), bytes_read);

@@ -89,10 +89,11 @@ struct ProgramOptions {
   // LoadBundle from the bundle.
   std::optional<opt::PassOptions> optimized_with;
   // The dims the IR's types were inferred with (CompileOptions::dims; they
-  // may differ from `dims`, which only bind runs). A bundle stores both and
-  // checks its IR against these. Create(CompileResult) sets it from the
-  // compile, LoadBundle from the bundle.
-  ir::DimBindings specialized_with;
+  // may differ from `dims`, which only bind runs); unset means `dims`. A
+  // bundle stores both and checks its IR against these. Create(CompileResult)
+  // sets it from the compile, LoadBundle from the bundle.
+  std::optional<ir::DimBindings> specialized_with;
+  const ir::DimBindings& inference_dims() const { return specialized_with ? *specialized_with : dims; }
 };
 
 class Program {

@@ -384,11 +384,14 @@ TEST(Bundle, DimsOfTheCompileAndOfTheProgramMayDiffer) {
     ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
     Result<std::unique_ptr<Program>> made = Program::Create(c, popts);
     ASSERT_TRUE(made.ok()) << made.status().ToString();
-    EXPECT_EQ((*made)->options().specialized_with, copts.dims);
-    Result<std::unique_ptr<Program>> loaded = LoadBundle(EncodeBundle(**made, c.source.get(), c.stats));
+    EXPECT_EQ((*made)->options().inference_dims(), copts.dims);
+    // The loader's own specialized_with is replaced by the bundle's, not merged.
+    ProgramOptions loader;
+    loader.specialized_with = ir::DimBindings{{"M", 7}};
+    Result<std::unique_ptr<Program>> loaded = LoadBundle(EncodeBundle(**made, c.source.get(), c.stats), loader);
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
     EXPECT_EQ((*loaded)->options().dims, popts.dims);
-    EXPECT_EQ((*loaded)->options().specialized_with, copts.dims);
+    EXPECT_EQ((*loaded)->options().inference_dims(), copts.dims);
     TensorMap in;
     in.emplace("x", F32({3, 2}, {1, 2, 3, 4, 5, 6}));
     Result<TensorMap> y = (*loaded)->Run("G", in);
@@ -399,6 +402,19 @@ TEST(Bundle, DimsOfTheCompileAndOfTheProgramMayDiffer) {
     two.emplace("x", F32({2, 2}, {1, 2, 3, 4}));
     EXPECT_FALSE((*loaded)->Run("G", two).ok());
   }
+  // A program made from IR with the same dims on both sides (no
+  // specialized_with given: it means `dims`) saves a bundle that loads.
+  CompileOptions copts;
+  copts.dims = three;
+  CompileResult c = Compile(source, copts);
+  ASSERT_TRUE(c.ok);
+  ProgramOptions popts;
+  popts.dims = three;
+  Result<std::unique_ptr<Program>> from_ir = Program::Create(c.program, popts);
+  ASSERT_TRUE(from_ir.ok()) << from_ir.status().ToString();
+  Result<std::unique_ptr<Program>> loaded = LoadBundle(EncodeBundle(**from_ir, c.source.get(), c.stats));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->options().inference_dims(), three);
 }
 
 TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {
