@@ -1,7 +1,9 @@
 // f32 exp and log as branch-free inline functions (selects only), so that
 // loops over them vectorise: clang turns them into SIMD128 in wasm and
 // SSE natively. Both are within 1e-6 relative of the exact function (OPS.md
-// §3.3) over the whole f32 range, subnormal results and arguments included.
+// §3.3) wherever the result is a normal f32 (log: subnormal arguments
+// included); exp's subnormal results are within one subnormal step (2^-149),
+// which is all that f32 can hold there.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,8 @@ inline uint32_t FloatToBits(float f) {
 // so that a subnormal result is rounded once and never flushed (XNNPACK's
 // exp returns 0 below e^-87.3). The argument is clamped where the result is
 // already 0 or inf, which keeps both factors' exponents in range; NaN stays
-// NaN. Measured against double exp: at most 3.6e-7 relative on normal results.
+// NaN. Measured against double exp over every f32: at most 1.03e-7 relative on
+// normal results, 0.78 of a subnormal step below.
 inline float ExpOne(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;         // exact in 16 bits

@@ -76,7 +76,7 @@ class UnaryStage {
 // log(x) per element, accurate to a few ulp, written so that compilers
 // vectorise it (no libm call): log(0) = -inf, log(x < 0) = NaN.
 void LogF32(const float* in, float* out, size_t n);
-// exp(x) per element, within 1e-6 relative down into the subnormal results,
+// exp(x) per element, within 1e-6 relative (one subnormal step below 2^-126),
 // vectorised the same way (vector_math.h); `in` may equal `out`.
 void ExpF32(const float* in, float* out, size_t n);
 
