@@ -519,28 +519,31 @@ TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {
 }
 
 // batch_norm of x: [N, C] walks x in memory order, every channel at once
-// (it strode across x channel by channel); each channel's statistics are
-// still summed over n in order, so the tape equals the interpreter bit for
-// bit, with and without weights, f32 and f64, and a constant channel whose
-// sqrt(σ² + eps) is below f32's range computed in double as before.
+// (it strode across x channel by channel); [N, C, H, W] goes channel by
+// channel; each channel's statistics are summed in the interpreter's order,
+// so the tape equals the interpreter bit for bit, with and without weights,
+// f32 and f64, and a constant channel whose sqrt(σ² + eps) is below f32's
+// range computed in double as before.
 TEST(JitCatalog, BatchNormOfRowsIsTheInterpretersBitForBit) {
-  for (const char* dtype : {"f32", "f64"}) {
-    for (bool affine : {false, true}) {
-      SCOPED_TRACE(std::string(dtype) + (affine ? " w, b" : ""));
-      const std::string src = std::string("@graph G {\n  input x: Tensor<[37, 19], ") + dtype + ">;\n" +
-                              (affine ? std::string("  input w: Tensor<[19], ") + dtype + ">;\n  input b: Tensor<[19], " +
-                                            dtype + ">;\n  output y: batch_norm(x, w, b, eps: 0.001);\n}\n"
-                                      : "  output y: batch_norm(x);\n}\n");
-      const ir::DType dt = std::string(dtype) == "f32" ? kF32 : kF64;
-      TensorMap feed;
-      feed.emplace("x", testing::RandomTensor(dt, {37, 19}, 5, -40, 40));
-      if (affine) {
-        feed.emplace("w", testing::RandomTensor(dt, {19}, 6));
-        feed.emplace("b", testing::RandomTensor(dt, {19}, 7));
+  for (const std::string shape : {"37, 19", "5, 19, 3, 7"}) {
+    for (const char* dtype : {"f32", "f64"}) {
+      for (bool affine : {false, true}) {
+        SCOPED_TRACE(shape + " " + dtype + (affine ? " w, b" : ""));
+        const std::string src = std::string("@graph G {\n  input x: Tensor<[") + shape + "], " + dtype + ">;\n" +
+                                (affine ? std::string("  input w: Tensor<[19], ") + dtype + ">;\n  input b: Tensor<[19], " +
+                                              dtype + ">;\n  output y: batch_norm(x, w, b, eps: 0.001);\n}\n"
+                                        : "  output y: batch_norm(x);\n}\n");
+        const ir::DType dt = std::string(dtype) == "f32" ? kF32 : kF64;
+        TensorMap feed;
+        feed.emplace("x", testing::RandomTensor(dt, shape == "37, 19" ? Shape{37, 19} : Shape{5, 19, 3, 7}, 5, -40, 40));
+        if (affine) {
+          feed.emplace("w", testing::RandomTensor(dt, {19}, 6));
+          feed.emplace("b", testing::RandomTensor(dt, {19}, 7));
+        }
+        std::unique_ptr<Program> p = MakeProgram(src);
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(testing::RunBothBitwise(*p, "G", feed).size(), 1u);
       }
-      std::unique_ptr<Program> p = MakeProgram(src);
-      ASSERT_NE(p, nullptr);
-      EXPECT_EQ(testing::RunBothBitwise(*p, "G", feed).size(), 1u);
     }
   }
   // Channel 1 constant: σ² = 0 and sqrt(1e-300) is 0 in f32.
