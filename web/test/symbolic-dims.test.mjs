@@ -63,6 +63,16 @@ function shown(kind, name) {
     shape: JSON.parse(el.dataset.shape), values: [...el.querySelectorAll("td")].map((td) => Number(td.dataset.v)) }));
 }
 
+/** The Run tab's outputs `names` equal `shrew run --json <args>` on `source`, shape and values. */
+async function expectOutputsLikeCli(source, names, ...args) {
+  const want = JSON.parse(cli(source, "run", "--json", ...args)).outputs;
+  for (const name of names) {
+    const got = await shown("output", name);
+    assert.deepEqual(got.shape, want[name].shape, name);
+    assert.deepEqual(got.values, want[name].data.flat(), name);
+  }
+}
+
 test("a graph calling one with a symbolic dim at its own size compiles; both run, the dim's field sizes the callee's input", async () => {
   const source = "@graph A {\n  input x: Tensor<[R, 3], f32>;\n  output y: x * 2.0;\n}\n" +
     "@graph C {\n  input q: Tensor<[2, 3], f32>;\n  output w: A(q);\n}\n";
@@ -85,10 +95,7 @@ test("a graph calling one with a symbolic dim at its own size compiles; both run
   await page.selectOption("#graph-select", "C");
   assert.equal(await page.textContent('[data-testid="run-button"]'), "Run C");
   await run();
-  const want = JSON.parse(cli(source, "run", "--graph", "C", "--json")).outputs.w;
-  const w = await shown("output", "w");
-  assert.deepEqual(w.shape, want.shape);
-  assert.deepEqual(w.values, want.data.flat());
+  await expectOutputsLikeCli(source, ["w"], "--graph", "C");
   assert.deepEqual(page.errors, []);
 });
 
@@ -108,12 +115,7 @@ test("dims named constructor, toString, valueOf, hasOwnProperty and __proto__ ha
   assert.equal(await page.textContent('[data-input="z"] code'), "f32[3, 1]");  // bound for the whole program
   await run();
   const dims = [...sizes].map(([k, v]) => `${k}=${v}`).join(",");
-  const want = JSON.parse(cli(source, "run", "--json", "--dims", dims)).outputs;
-  for (const name of ["y", "w", "u"]) {
-    const got = await shown("output", name);
-    assert.deepEqual(got.shape, want[name].shape, name);
-    assert.deepEqual(got.values, want[name].data.flat(), name);
-  }
+  await expectOutputsLikeCli(source, ["y", "w", "u"], "--dims", dims);
   // The sizes are kept over a reload (the saved dims are read back by name too).
   await page.reload();
   await waitCompiled(page, "P", 30_000);
@@ -144,10 +146,7 @@ test("a dim only the configuration can set (a parameter's size, an implicit para
   await waitCompiled(page, "G", 30_000);
   await page.selectOption("#graph-select", "L");
   await run();
-  const want = JSON.parse(cli(source, "run", "--graph", "L", "--json", "--dims", "D=5,H=7,N=4")).outputs.o;
-  const o = await shown("output", "o");
-  assert.deepEqual(o.shape, want.shape);
-  assert.deepEqual(o.values, want.data.flat());
+  await expectOutputsLikeCli(source, ["o"], "--graph", "L", "--dims", "D=5,H=7,N=4");
   assert.deepEqual(page.errors, []);
 });
 
