@@ -15,7 +15,7 @@
 // import.meta.url)` resolves as it does from dist/index.js. Run after `tsc`
 // (npm run build:js).
 import { build } from "rolldown";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const KEEP_CLASS_NAMES = { function: false, class: true };
@@ -30,6 +30,9 @@ for (const [file, how] of [["index.js", "tsc -p js/tsconfig.json"], ["wasm/shrew
 // whose own declarations tsc does not copy: without them a consumer's tsc
 // failed (TS7016, under noImplicitAny) or took those types as any.
 copyFileSync(fileURLToPath(new URL("../src/wasm/shrew.d.mts", import.meta.url)), `${dist}wasm/shrew.d.mts`);
+// Each bundle's declarations are index.d.ts's: a page or a TypeScript project
+// that imports a bundle by its file name (the playground does) gets the types.
+for (const file of ["shrew.min", "shrew.node"]) writeFileSync(`${dist}${file}.d.ts`, 'export * from "./index.js";\n');
 // The package ships its license and, for the code compiled into shrew.wasm
 // (XNNPACK, pthreadpool, FXdiv, Emscripten's runtime), their notices.
 for (const file of ["LICENSE", "THIRD_PARTY_NOTICES.md"]) {
@@ -51,7 +54,30 @@ const TSC_MAPS = {
     return { code, map: JSON.parse(readFileSync(`${id}.map`, "utf8")) };
   },
 };
-for (const [file, minify] of [["shrew.min.js", MINIFY], ["shrew.node.js", false]]) {
+// The browser bundle reads files in Node without a `node:` import
+// (src/node-files.browser.ts): web bundlers warn about every such import.
+const BROWSER_FILES = {
+  name: "browser-node-files",
+  resolveId(source, importer) {
+    return source === "./node-files.js" && importer?.startsWith(dist) ? `${dist}node-files.browser.js` : null;
+  },
+};
+// The glue's default URL for shrew.wasm, `new URL("shrew.wasm",
+// import.meta.url)`, is never fetched: Shrew hands the glue the bytes or its
+// own instantiateWasm (src/module.ts). A web bundler that sees the expression
+// looks for shrew.wasm next to the bundle, does not find it and warns.
+const GLUE = `${dist}wasm/shrew.mjs`;
+const GLUE_URL = 'new URL("shrew.wasm",import.meta.url).toString()';
+const GLUE_DEFAULT_URL = {
+  name: "glue-default-url",
+  transform(code, id) {
+    if (id !== GLUE) return null;
+    const found = code.split(GLUE_URL).length - 1;
+    if (found !== 1) throw new Error(`bundle: expected ${GLUE_URL} once in the glue, found it ${found} times (another Emscripten?)`);
+    return { code: code.replace(GLUE_URL, '"shrew.wasm"'), map: null };  // same lines: the map stays
+  },
+};
+for (const [file, minify, plugins] of [["shrew.min.js", MINIFY, [BROWSER_FILES]], ["shrew.node.js", false, []]]) {
   await build({
     input: `${dist}index.js`,
     // The glue's Node branch require()s fs/path only to read files; Shrew always
@@ -59,7 +85,7 @@ for (const [file, minify] of [["shrew.min.js", MINIFY], ["shrew.node.js", false]
     external: [/^node:/, "fs", "path"],
     platform: "neutral",
     logLevel: "warn",
-    plugins: [TSC_MAPS],
+    plugins: [TSC_MAPS, GLUE_DEFAULT_URL, ...plugins],
     output: { file: `${dist}${file}`, format: "esm", sourcemap: true, minify },
   });
 }

@@ -3,6 +3,7 @@
 // unknown state, so the module is marked dead and later calls throw.
 import createShrewModule, { type RawModule } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
+import { pathToFileUrl, readFileBytes } from "./node-files.js";
 import { isArrayBuffer, spanOf } from "./plain.js";
 
 /** Options of `Shrew.load` (checked: an unknown key or a value of another type is an error). */
@@ -120,8 +121,7 @@ function wholeBuffer(bytes: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array 
 async function fileUrl(url: string | URL): Promise<URL | undefined> {
   if (url instanceof URL) return url.protocol === "file:" ? url : undefined;
   if (!/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url)) {
-    const { pathToFileURL } = await import("node:url");
-    return pathToFileURL(url);
+    return pathToFileUrl(url);
   }
   if (!/^file:/i.test(url)) return undefined;
   try {
@@ -169,13 +169,13 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
   // Resolved against this file, not against the glue: in the single-file
   // bundle (dist/shrew.min.js) the glue's own import.meta.url is the bundle's.
   const defaultUrl = new URL("./wasm/shrew.wasm", import.meta.url);
-  const file = isNode && !wasmBinary ? (opts.wasmUrl === undefined ? defaultUrl : await fileUrl(opts.wasmUrl)) : undefined;
-  if (file !== undefined) {
+  if (isNode && !wasmBinary) {
     // Node's fetch() takes no file: URLs (the glue's error was only "fetch
     // failed"): the default and a file: wasmUrl are read here.
-    const fs = await import("node:fs/promises");
+    let file: URL | undefined;
     try {
-      wasmBinary = await fs.readFile(file);
+      file = opts.wasmUrl === undefined ? defaultUrl : await fileUrl(opts.wasmUrl);
+      if (file !== undefined) wasmBinary = await readFileBytes(file);
     } catch (e) {
       // The default is found next to this module: a bundler that copied the
       // package's code into another file (esbuild, rolldown for Node) leaves
@@ -185,7 +185,7 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
           "was bundled into another file, copy shrew.wasm to that path, or pass Shrew.load({ wasmBinary }) or { wasmUrl }"
         : "";
       throw new ShrewRuntimeError(opts.wasmUrl === undefined ? "internal" : "invalid_argument",
-        `cannot read the Shrew wasm module from ${String(file)}: ${(e as Error)?.message ?? String(e)}${missing}`);
+        `cannot read the Shrew wasm module from ${String(file ?? opts.wasmUrl)}: ${(e as Error)?.message ?? String(e)}${missing}`);
     }
   }
   if (wasmBinary) wasmBinary = wholeBuffer(wasmBinary);

@@ -117,3 +117,33 @@ shrew.compile("@graph G {\\n  input x: Tensor<[2], f32>;\\n  output y: relu(zz);
   const longest = Math.max(...child.stderr.split("\n").map((l) => l.length));
   assert.ok(longest < 200, `longest stderr line: ${longest} characters`);
 });
+
+// The browser bundle has no `node:` import (web bundlers warn about them;
+// web/test/vite-app.test.mjs), yet still reads shrew.wasm from disk when
+// something runs it in Node (a test runner's browser-like environment, as
+// Jest with jsdom): through process.getBuiltinModule, or with a clear error
+// where Node lacks it.
+test("the browser bundle in Node reads shrew.wasm from disk, by default and from a path; without getBuiltinModule it says what to do", () => {
+  const min = new URL("../dist/shrew.min.js", import.meta.url).href;
+  const wasm = fileURLToPath(new URL("../dist/wasm/shrew.wasm", import.meta.url));
+  const script = (prelude) => `${prelude}
+const { Shrew } = await import(${JSON.stringify(min)});
+for (const options of [undefined, { wasmUrl: ${JSON.stringify(wasm)} }]) {
+  try {
+    const shrew = await Shrew.load(options);
+    const p = shrew.compile("@graph G { input x: Tensor<[3], f32>; output y: relu(x); }");
+    console.log(Array.from(p.run("G", { x: new Float32Array([-1, 2, -3]) }).y.data).join(","));
+  } catch (e) {
+    console.log(e.name, e.code, e.message);
+  }
+}`;
+  const child = nodeInPackage("module", script(""));
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout, "0,2,0\n0,2,0\n");
+  const old = nodeInPackage("module", script("delete process.getBuiltinModule;"));
+  assert.equal(old.status, 0, old.stderr);
+  const lines = old.stdout.trim().split("\n");
+  assert.equal(lines.length, 2, old.stdout);
+  assert.match(lines[0], /^ShrewRuntimeError internal cannot read the Shrew wasm module from file:.*\/dist\/wasm\/shrew\.wasm: this is the package's browser build .* Node 20\.16 .*"node" condition.*wasmBinary/);
+  assert.match(lines[1], /^ShrewRuntimeError invalid_argument cannot read the Shrew wasm module from .*shrew\.wasm: this is the package's browser build/);
+});

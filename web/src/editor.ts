@@ -11,7 +11,7 @@ import { bracketMatching, indentOnInput } from "@codemirror/language";
 import { lintGutter, setDiagnostics, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
 import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
-import type { Diagnostic } from "../../js/dist/index.js";
+import type { Diagnostic } from "../../js/dist/shrew.min.js";
 import { swHighlight, swLanguage } from "./sw-language.js";
 
 /** A source span as the compiler reports it: 1-based line, 1-based byte column, byte length. */

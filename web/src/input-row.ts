@@ -5,7 +5,7 @@
 // changes values (a dim, the seed) keeps the fields the user is in. Its
 // numbers are read strictly: a range its dtype cannot hold, or a `?` size
 // that is not a whole number, is refused next to the field.
-import type { DType, TensorSpec } from "../../js/dist/index.js";
+import type { DType, TensorSpec } from "../../js/dist/shrew.min.js";
 import { h } from "./dom.js";
 import { FieldNote, readInteger } from "./integer-field.js";
 import { own } from "./own.js";

@@ -3,7 +3,7 @@
 // [-1, 1), bools 0/1, integers uniform in [lo, hi)), or numbers pasted as
 // JSON or separated by spaces/commas. Pasted inputs draw nothing from the
 // generator, like the CLI's .npy inputs.
-import { Rng, Tensor, type DType, type Signature, type TensorSpec } from "../../js/dist/index.js";
+import { Rng, Tensor, type DType, type Signature, type TensorSpec } from "../../js/dist/shrew.min.js";
 import { RUN_DTYPES, UNKNOWN_DEFAULT, type InputSource, type OutputTensor } from "./protocol.js";
 import { own, record } from "./own.js";
 import { randintProblem } from "./randint-range.js";

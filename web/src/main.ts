@@ -1,6 +1,6 @@
 // The playground page: wires the editor, the worker and the views.
 import "./style.css";
-import type { Diagnostic } from "../../js/dist/index.js";
+import type { Diagnostic } from "../../js/dist/shrew.min.js";
 import { appendAll, h } from "./dom.js";
 import type { Text } from "@codemirror/state";
 import { SourceEditor } from "./editor.js";

@@ -4,7 +4,7 @@
 // alive at once) and the naive total (one buffer per value). The buffers
 // are an ARIA listbox, one Tab stop: arrows move by the chart's layout,
 // Enter or Space selects a buffer and marks where it is written.
-import type { TapeDump } from "../../js/dist/index.js";
+import type { TapeDump } from "../../js/dist/shrew.min.js";
 import { h, s } from "./dom.js";
 import { formatBytes } from "./format.js";
 import type { PlanBuffer, PlanDump } from "./protocol.js";

@@ -2,7 +2,7 @@
 // crosses is plain data (structured clone); tensor values are Float64Arrays,
 // transferred, not copied (a 2048 x 2048 output as a number[] took the
 // page seconds to receive).
-import type { CompileStats, DType, Diagnostic, OptStats, Signature, TapeDump } from "../../js/dist/index.js";
+import type { CompileStats, DType, Diagnostic, OptStats, Signature, TapeDump } from "../../js/dist/shrew.min.js";
 
 /** The dtypes an input of unknown type (`?`) can be run with: the JS tensor dtypes. */
 export const RUN_DTYPES: readonly DType[] = ["f32", "f64", "i32", "i64", "u8", "bool"];

@@ -1,7 +1,7 @@
 // The Run tab: inputs (seeded random, integer ranges, or pasted numbers),
 // N timed runs on the JIT and on the reference interpreter, and the outputs
 // as tables with a heatmap for 2-D results.
-import type { Signature } from "../../js/dist/index.js";
+import type { Signature } from "../../js/dist/shrew.min.js";
 import { appendAll, h } from "./dom.js";
 import { exactText, formatClocked, formatMs, formatShape, formatValue } from "./format.js";
 import { heatmap } from "./heatmap.js";

@@ -1,6 +1,6 @@
 // The Stats tab: every CompileStats field of the graph and the optimiser's
 // pass counters, each with a one-line meaning.
-import type { CompileStats, OptStats } from "../../js/dist/index.js";
+import type { CompileStats, OptStats } from "../../js/dist/shrew.min.js";
 import { h } from "./dom.js";
 import { formatBytes, formatClocked } from "./format.js";
 

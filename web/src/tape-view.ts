@@ -3,7 +3,7 @@
 // produced; a memory buffer hovered in the plan chart marks its rows. From
 // the keyboard the table is one Tab stop (an ARIA grid of focusable rows):
 // arrows, Home and End move, Space selects, Enter jumps to the source.
-import type { TapeDump, TapeInstruction } from "../../js/dist/index.js";
+import type { TapeDump, TapeInstruction } from "../../js/dist/shrew.min.js";
 import { h } from "./dom.js";
 import { formatBytes, formatShape } from "./format.js";
 import { LineIndex } from "./line-index.js";

@@ -2,7 +2,7 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature, type TapeDump } from "../../js/dist/index.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature, type TapeDump } from "../../js/dist/shrew.min.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorForPage } from "./inputs.js";
 import { own, record, recordOf } from "./own.js";
@@ -381,7 +381,7 @@ function run(req: RunRequest): void {
     interpRuns += interpN;
   }
   const jitMs = median(jitTimes), interpMs = median(interpTimes);
-  const list = (o: Record<string, import("../../js/dist/index.js").Tensor>): OutputTensor[] =>
+  const list = (o: Record<string, import("../../js/dist/shrew.min.js").Tensor>): OutputTensor[] =>
     Object.entries(o).map(([name, t]) => tensorForPage(name, t));
   // The page shows the JIT's outputs; the interpreter's are only compared here.
   const jit = list(jitOut), interp = list(interpOut);
