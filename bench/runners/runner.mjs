@@ -36,6 +36,9 @@
  *   (shape cell.outputShape). Must not keep per-call garbage alive.
  * @property {() => (MemoryInfo | null) | Promise<MemoryInfo | null>} [memory]
  *   Model memory if the library can report it (called after the first result).
+ * @property {() => (object | null) | Promise<object | null>} [extra]
+ *   Facts of this runtime for the report's row (`row.extra` in latest.json;
+ *   Shrew's JIT: tape length, in-wasm ns per run), called after the timed runs.
  * @property {() => void | Promise<void>} dispose
  */
 
