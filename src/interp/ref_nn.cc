@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "interp/kernel.h"
+#include "runtime/row_sums.h"
 
 namespace shrew::interp {
 namespace {
@@ -48,21 +49,23 @@ void BatchNormLoop(const Tensor& x, const Tensor* w, const Tensor* b, double eps
   const int64_t count = n * inner;
   const T* px = x.data<T>();
   T* po = out->mutable_data<T>();
+  const size_t row_len = static_cast<size_t>(inner);
   for (int64_t ch = 0; ch < c; ++ch) {
     auto at = [&](int64_t bi, int64_t s) { return (bi * c + ch) * inner + s; };
     auto value = [&](int64_t bi, int64_t s) { return static_cast<double>(px[at(bi, s)]); };
+    // Each (n, c) row summed as runtime::RowSum sums it, then the rows in
+    // order: the order of the tape's kernel, so the two agree bit for bit.
     double sum = 0;
-    for (int64_t bi = 0; bi < n; ++bi)
-      for (int64_t s = 0; s < inner; ++s) sum += value(bi, s);
+    for (int64_t bi = 0; bi < n; ++bi) sum += runtime::RowSum(px + at(bi, 0), row_len);
     const double mean = sum / static_cast<double>(count);
     double sq = 0;
-    for (int64_t bi = 0; bi < n; ++bi)
-      for (int64_t s = 0; s < inner; ++s) sq += (value(bi, s) - mean) * (value(bi, s) - mean);
-    const double denom = std::sqrt(sq / static_cast<double>(count) + eps);
+    for (int64_t bi = 0; bi < n; ++bi) sq += runtime::RowSquaredDeviation(px + at(bi, 0), row_len, mean);
+    // 1 / sqrt(σ² + eps) is finite for any eps > 0: a constant channel gives b.
+    const double inv_denom = 1.0 / std::sqrt(sq / static_cast<double>(count) + eps);
     const double scale = w ? static_cast<double>(w->data<T>()[ch]) : 1.0;
     const double shift = b ? static_cast<double>(b->data<T>()[ch]) : 0.0;
     for (int64_t bi = 0; bi < n; ++bi)
-      for (int64_t s = 0; s < inner; ++s) po[at(bi, s)] = static_cast<T>((value(bi, s) - mean) / denom * scale + shift);
+      for (int64_t s = 0; s < inner; ++s) po[at(bi, s)] = static_cast<T>((value(bi, s) - mean) * inv_denom * scale + shift);
   }
 }
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/kernels/row_sums.h"
+#include "runtime/row_sums.h"
 #include "runtime/kernels/vector_math.h"
 
 namespace shrew::runtime::kernels {

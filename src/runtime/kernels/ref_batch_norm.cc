@@ -3,8 +3,9 @@
 // over centred values) over all other axes of the current batch, then
 // y = (x − μ_c) / sqrt(σ²_c + eps) · w_c + b_c, w and b optional ([C],
 // defaults 1 and 0). Statistics and the per-element arithmetic in double,
-// rounded once, as the interpreter computes them (bit for bit; the
-// per-element step in the storage type was a unit in the last place off).
+// rounded once, in the interpreter's order (runtime/row_sums.h), so the two
+// agree bit for bit (the per-element step in the storage type was a unit in
+// the last place off).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/row_sums.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -38,7 +40,7 @@ class BatchNormKernel final : public Kernel {
     inner_ = 1;
     for (size_t i = 2; i < x.size(); ++i) inner_ *= x[i];
     if (inner_ == 1) {
-      for (std::vector<double>* v : {&sum_, &sq_, &mean_, &denom_, &scale_, &shift_}) {
+      for (std::vector<double>* v : {&sum_, &sq_, &mean_, &inv_denom_, &scale_, &shift_}) {
         v->assign(static_cast<size_t>(c_), 0.0);
       }
     }
@@ -58,28 +60,25 @@ class BatchNormKernel final : public Kernel {
     if (inner_ == 1) return RunRows();
     const size_t inner = static_cast<size_t>(inner_);
     for (int64_t ch = 0; ch < c_; ++ch) {
+      // Each row's sums in kRowSumLanes partial sums: one chain of dependent
+      // adds per channel held the kernel to one element per add latency
+      // (2x the written-out formula at [8, 64, 32, 32]).
       double sum = 0;
-      for (int64_t bi = 0; bi < n_; ++bi) {
-        const T* row = x_ + (bi * c_ + ch) * inner_;
-        for (size_t s = 0; s < inner; ++s) sum += static_cast<double>(row[s]);
-      }
+      for (int64_t bi = 0; bi < n_; ++bi) sum += RowSum(x_ + (bi * c_ + ch) * inner_, inner);
       const double mean = sum / static_cast<double>(count);
       double sq = 0;
-      for (int64_t bi = 0; bi < n_; ++bi) {
-        const T* row = x_ + (bi * c_ + ch) * inner_;
-        for (size_t s = 0; s < inner; ++s) {
-          const double d = static_cast<double>(row[s]) - mean;
-          sq += d * d;
-        }
-      }
-      const double denom = std::sqrt(sq / static_cast<double>(count) + eps_);
+      for (int64_t bi = 0; bi < n_; ++bi) sq += RowSquaredDeviation(x_ + (bi * c_ + ch) * inner_, inner, mean);
+      // One division per channel, not per element (f64x2.div is the
+      // slowest step of the pass); 1/denom stays finite for any eps > 0, so
+      // a constant channel still gives 0 · scale + shift.
+      const double inv_denom = 1.0 / std::sqrt(sq / static_cast<double>(count) + eps_);
       const double scale = w_ != nullptr ? static_cast<double>(w_[ch]) : 1.0;
       const double shift = b_ != nullptr ? static_cast<double>(b_[ch]) : 0.0;
       for (int64_t bi = 0; bi < n_; ++bi) {
         const T* __restrict row = x_ + (bi * c_ + ch) * inner_;
         T* __restrict out = y_ + (bi * c_ + ch) * inner_;
         for (size_t s = 0; s < inner; ++s) {
-          out[s] = static_cast<T>((static_cast<double>(row[s]) - mean) / denom * scale + shift);
+          out[s] = static_cast<T>((static_cast<double>(row[s]) - mean) * inv_denom * scale + shift);
         }
       }
     }
@@ -112,11 +111,11 @@ class BatchNormKernel final : public Kernel {
         sq[ch] += d * d;
       }
     }
-    double* __restrict denom = denom_.data();
+    double* __restrict inv_denom = inv_denom_.data();
     double* __restrict scale = scale_.data();
     double* __restrict shift = shift_.data();
     for (size_t ch = 0; ch < c; ++ch) {
-      denom[ch] = std::sqrt(sq[ch] / count + eps_);
+      inv_denom[ch] = 1.0 / std::sqrt(sq[ch] / count + eps_);
       scale[ch] = w_ != nullptr ? static_cast<double>(w_[ch]) : 1.0;
       shift[ch] = b_ != nullptr ? static_cast<double>(b_[ch]) : 0.0;
     }
@@ -124,7 +123,7 @@ class BatchNormKernel final : public Kernel {
       const T* __restrict row = x_ + bi * c_;
       T* __restrict out = y_ + bi * c_;
       for (size_t ch = 0; ch < c; ++ch) {
-        out[ch] = static_cast<T>((static_cast<double>(row[ch]) - mean[ch]) / denom[ch] * scale[ch] + shift[ch]);
+        out[ch] = static_cast<T>((static_cast<double>(row[ch]) - mean[ch]) * inv_denom[ch] * scale[ch] + shift[ch]);
       }
     }
     return Status::Ok();
@@ -134,7 +133,7 @@ class BatchNormKernel final : public Kernel {
   double eps_;
   int64_t n_ = 0, c_ = 0, inner_ = 0;
   // Per channel, for [N, C] (RunRows); sized by Reshape.
-  std::vector<double> sum_, sq_, mean_, denom_, scale_, shift_;
+  std::vector<double> sum_, sq_, mean_, inv_denom_, scale_, shift_;
   const T* x_ = nullptr;
   const T* w_ = nullptr;
   const T* b_ = nullptr;

@@ -13,7 +13,7 @@
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/row_sums.h"
+#include "runtime/row_sums.h"
 
 namespace shrew::runtime::kernels {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
-#include "runtime/kernels/row_sums.h"
+#include "runtime/row_sums.h"
 
 namespace shrew::runtime::kernels {
 namespace {

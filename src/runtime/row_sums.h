@@ -1,11 +1,12 @@
 // Row reductions in double with kLanes independent partial sums: the lanes
 // let the compiler vectorise (SIMD128 in wasm) and keep the rounding of long
-// rows small. Shared by the reduction and normalisation kernels.
+// rows small. Shared by the reduction and normalisation kernels, and by the
+// interpreter's batch_norm, which the tape's matches bit for bit.
 #pragma once
 
 #include <cstddef>
 
-namespace shrew::runtime::kernels {
+namespace shrew::runtime {
 
 inline constexpr int kRowSumLanes = 8;
 
@@ -42,4 +43,4 @@ double RowSquaredDeviation(const T* x, size_t n, double mean) {
   return s;
 }
 
-}  // namespace shrew::runtime::kernels
+}  // namespace shrew::runtime
