@@ -1,12 +1,13 @@
 // The rest of the OPS.md catalog on the tape: reductions, comparisons and
 // logic, where, cast, mod/pow, concat/split, embedding, batch_norm, losses,
-// range and training-mode dropout. Each is compared with the reference
+// range, training-mode dropout and f64 products. Each is compared with the reference
 // interpreter (native kernels, and the whole-ref fallback as a control) on
 // random inputs of every dtype it accepts, with broadcasting, rank 0,
 // size-0 dims and negative axes; a few are checked against hand-written
 // loops, and the tape must not fall back to the interpreter for them.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -556,6 +557,29 @@ TEST(JitCatalog, BatchNormOfRowsIsTheInterpretersBitForBit) {
   const TensorMap out = testing::RunBothBitwise(*p, "G", feed);
   ASSERT_EQ(out.size(), 1u);
   for (int r = 0; r < 3; ++r) EXPECT_EQ(out.at("y").values<float>()[static_cast<size_t>(r * 3 + 1)], 0.0f);
+}
+
+// f64 products run in register tiles of 4 rows × 4 columns (ref_gemm.h),
+// each element still summed over k in increasing order: the interpreter's
+// value bit for bit, at every edge (rows and columns short of a tile),
+// for matmul (b: [K, N]) and linear (w: [N, K]).
+TEST(JitCatalog, F64ProductsAreTheInterpretersBitForBit) {
+  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {3, 7, 5}, {4, 33, 4}, {9, 16, 17}, {8, 5, 3}}) {
+    const std::string d = std::to_string(m) + ", " + std::to_string(k) + ", " + std::to_string(n);
+    for (bool linear : {false, true}) {
+      SCOPED_TRACE(d + (linear ? " linear" : " matmul"));
+      const std::string w = linear ? std::to_string(n) + ", " + std::to_string(k) : std::to_string(k) + ", " + std::to_string(n);
+      const std::string src = "@graph G {\n  input x: Tensor<[" + std::to_string(m) + ", " + std::to_string(k) +
+                              "], f64>;\n  input w: Tensor<[" + w + "], f64>;\n  output y: " +
+                              (linear ? "linear(x, w)" : "matmul(x, w)") + ";\n}\n";
+      TensorMap feed;
+      feed.emplace("x", testing::RandomTensor(kF64, {m, k}, 21, -3, 3));
+      feed.emplace("w", testing::RandomTensor(kF64, linear ? Shape{n, k} : Shape{k, n}, 22, -3, 3));
+      std::unique_ptr<Program> p = MakeProgram(src);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(testing::RunBothBitwise(*p, "G", feed).size(), 1u);
+    }
+  }
 }
 
 TEST(JitCatalog, BatchNormLossesRange) {

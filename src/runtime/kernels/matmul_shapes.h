@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "runtime/kernels/broadcast.h"
+#include "runtime/kernels/ref_gemm.h"
 #include "runtime/tensor.h"
 
 namespace shrew::runtime::kernels {
@@ -43,37 +44,14 @@ struct MatmulAddShapes {
 };
 Result<MatmulAddShapes> ComputeMatmulAddShapes(std::string_view op, const MatmulDims& dims, const Shape& c, bool linear);
 
-// out[batch] = a[batch] · b[batch] (b transposed per dims) in plain loops for
+// out[batch] = a[batch] · b[batch] (b transposed per dims) in plain C++ (ref_gemm.h) for
 // any element type; `loop` walks dims.batch_out with inputs batch_a,
 // batch_b. T = int64_t wraps. Used for f64/integers and for f32 products
 // whose batch axes XNNPACK cannot take. Accumulates in Acc.
 template <typename T, typename Acc>
 void RefMatmul(const MatmulDims& dims, const BroadcastLoop<2>& batch_loop, const T* a, const T* b, T* out) {
   const int64_t m = dims.m, k = dims.k, n = dims.n;
-  auto one = [&](const T* pa, const T* pb, T* po) {
-    for (int64_t i = 0; i < m; ++i) {
-      const T* arow = pa + i * k;
-      T* orow = po + i * n;
-      if (dims.transpose_b) {
-        for (int64_t j = 0; j < n; ++j) {
-          const T* brow = pb + j * k;
-          Acc acc = 0;
-          for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(arow[p]) * static_cast<Acc>(brow[p]);
-          orow[j] = static_cast<T>(acc);
-        }
-      } else {
-        // i-k-j order: the inner loop runs along contiguous rows of b and out.
-        Acc* __restrict acc = reinterpret_cast<Acc*>(orow);
-        static_assert(sizeof(Acc) == sizeof(T), "accumulating in place needs equal sizes");
-        for (int64_t j = 0; j < n; ++j) acc[j] = 0;
-        for (int64_t p = 0; p < k; ++p) {
-          const Acc av = static_cast<Acc>(arow[p]);
-          const T* __restrict brow = pb + p * n;
-          for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(brow[j]);
-        }
-      }
-    }
-  };
+  auto one = [&](const T* pa, const T* pb, T* po) { Gemm<T, Acc>(pa, pb, po, m, k, n, dims.transpose_b); };
   const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;
   if (dims.batch_out.empty()) {
     one(a, b, out);

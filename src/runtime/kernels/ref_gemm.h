@@ -1,0 +1,134 @@
+// out = a · b for one [M, K] × [K, N] product (b stored as [N, K] when
+// transposed) in plain C++, for the dtypes XNNPACK has no GEMM for (f64,
+// integers) and f32 batches it cannot take.
+//
+// Floats: each 4-row × 32-byte tile of out is summed over all of K in
+// registers, in 16-byte vectors of the compiler's vector extension (SIMD128
+// in wasm, SSE natively), which stay vectors at -Os, where this code is built
+// in wasm. The plain i-k-j loop read a row of b and a row of out from memory
+// for every multiply-add: f64 [256, 256]² ran at 4 GFLOP/s in wasm. Every
+// element is still the sum over k in increasing order, as the plain loop and
+// the interpreter take it, so results do not change by a bit.
+// Integers: the plain loop. Wasm has no fast 64-bit vector multiply (V8
+// emulates i64x2.mul on x64): tiles gained nothing there.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace shrew::runtime::kernels {
+
+template <typename T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+  typedef float type __attribute__((vector_size(16)));
+};
+template <>
+struct Vec16<double> {
+  typedef double type __attribute__((vector_size(16)));
+};
+
+inline constexpr int kGemmTileRows = 4;
+
+// One R × (2 vectors) tile: a at its first row (row stride lda), b at the
+// tile's first column (element (k, c) at b[k * ldb + c], or b[c * ldb + k]
+// when kTransposedB), out at the tile's corner (row stride ldo).
+template <typename T, int R, bool kTransposedB>
+inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
+  using V = typename Vec16<T>::type;
+  constexpr int L = static_cast<int>(16 / sizeof(T));
+  V acc[R][2] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    V b0, b1;
+    if constexpr (kTransposedB) {
+      for (int l = 0; l < L; ++l) {
+        b0[l] = b[l * ldb + p];
+        b1[l] = b[(L + l) * ldb + p];
+      }
+    } else {
+      std::memcpy(&b0, b + p * ldb, sizeof b0);
+      std::memcpy(&b1, b + p * ldb + L, sizeof b1);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const T av = a[r * lda + p];
+      acc[r][0] += av * b0;
+      acc[r][1] += av * b1;
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    std::memcpy(out + r * ldo, &acc[r][0], sizeof acc[r][0]);
+    std::memcpy(out + r * ldo + L, &acc[r][1], sizeof acc[r][1]);
+  }
+}
+
+// The last columns (fewer than a tile's), one output at a time.
+template <typename T, bool kTransposedB>
+inline T GemmDot(const T* a, const T* b, int64_t ldb, int64_t k) {
+  T acc = 0;
+  for (int64_t p = 0; p < k; ++p) acc += a[p] * (kTransposedB ? b[p] : b[p * ldb]);
+  return acc;
+}
+
+// Column panels of a tile's width, row tiles of R inside each (the panel of
+// b, K × 32 bytes, stays in L1 across them), the edges narrower.
+template <typename T, bool kTransposedB>
+void GemmFloat(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n) {
+  constexpr int R = kGemmTileRows;
+  constexpr int64_t C = 32 / sizeof(T);
+  const int64_t ldb = kTransposedB ? k : n;
+  auto column = [&](int64_t j) { return kTransposedB ? b + j * k : b + j; };
+  int64_t j = 0;
+  for (; j + C <= n; j += C) {
+    int64_t i = 0;
+    for (; i + R <= m; i += R) GemmTile<T, R, kTransposedB>(a + i * k, k, column(j), ldb, out + i * n + j, n, k);
+    for (; i < m; ++i) GemmTile<T, 1, kTransposedB>(a + i * k, k, column(j), ldb, out + i * n + j, n, k);
+  }
+  for (; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) out[i * n + j] = GemmDot<T, kTransposedB>(a + i * k, column(j), ldb, k);
+  }
+}
+
+// i-k-j order: the inner loop runs along contiguous rows of b and out.
+template <typename T, typename Acc>
+void GemmPlain(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n, bool transpose_b) {
+  static_assert(sizeof(Acc) == sizeof(T), "accumulating in place needs equal sizes");
+  for (int64_t i = 0; i < m; ++i) {
+    const T* arow = a + i * k;
+    T* orow = out + i * n;
+    if (transpose_b) {
+      for (int64_t j = 0; j < n; ++j) {
+        const T* brow = b + j * k;
+        Acc acc = 0;
+        for (int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(arow[p]) * static_cast<Acc>(brow[p]);
+        orow[j] = static_cast<T>(acc);
+      }
+    } else {
+      Acc* __restrict acc = reinterpret_cast<Acc*>(orow);
+      for (int64_t j = 0; j < n; ++j) acc[j] = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const Acc av = static_cast<Acc>(arow[p]);
+        const T* __restrict brow = b + p * n;
+        for (int64_t j = 0; j < n; ++j) acc[j] += av * static_cast<Acc>(brow[j]);
+      }
+    }
+  }
+}
+
+// Acc: the accumulator (integers: of the same size, unsigned for wrapping).
+template <typename T, typename Acc>
+void Gemm(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n, bool transpose_b) {
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, Acc>) {
+    if (transpose_b) {
+      GemmFloat<T, true>(a, b, out, m, k, n);
+    } else {
+      GemmFloat<T, false>(a, b, out, m, k, n);
+    }
+  } else {
+    GemmPlain<T, Acc>(a, b, out, m, k, n, transpose_b);
+  }
+}
+
+}  // namespace shrew::runtime::kernels
