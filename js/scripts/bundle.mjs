@@ -74,7 +74,9 @@ const GLUE_DEFAULT_URL = {
     if (id !== GLUE) return null;
     const found = code.split(GLUE_URL).length - 1;
     if (found !== 1) throw new Error(`bundle: expected ${GLUE_URL} once in the glue, found it ${found} times (another Emscripten?)`);
-    return { code: code.replace(GLUE_URL, '"shrew.wasm"'), map: null };  // same lines: the map stays
+    // Padded to the expression's length: the glue is one long line, and a
+    // shorter text moved every later column of it (the map is kept as is).
+    return { code: code.replace(GLUE_URL, '"shrew.wasm"'.padEnd(GLUE_URL.length)), map: null };
   },
 };
 for (const [file, minify, plugins] of [["shrew.min.js", MINIFY, [BROWSER_FILES]], ["shrew.node.js", false, []]]) {
