@@ -174,7 +174,9 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
     // failed"): the default and a file: wasmUrl are read here.
     let file: URL | undefined;
     try {
-      file = opts.wasmUrl === undefined ? defaultUrl : await fileUrl(opts.wasmUrl);
+      // The default is read from disk when this module was (a file: URL);
+      // imported over http(s) (Deno, Node's network imports) it is fetched.
+      file = opts.wasmUrl === undefined ? (defaultUrl.protocol === "file:" ? defaultUrl : undefined) : await fileUrl(opts.wasmUrl);
       if (file !== undefined) wasmBinary = await readFileBytes(file);
     } catch (e) {
       // The default is found next to this module: a bundler that copied the

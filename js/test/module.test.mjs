@@ -173,6 +173,43 @@ test("an http(s) wasmUrl: fetched and checked; octet-stream loads, a 404, a refu
   assert.deepEqual(printed, []);  // the glue's "failed to asynchronously prepare wasm" and "Aborted(…)" lines
 });
 
+// A runtime with Node's `process` that imported the package over http(s)
+// (Deno from a CDN, Node's network imports): the default shrew.wasm is next
+// to the module, on that server. It was read "from disk" ("The URL must be
+// of scheme file").
+test("the package imported over http by a Node-like runtime fetches its default shrew.wasm from there", async () => {
+  const { createServer } = await import("node:http");
+  const { spawn } = await import("node:child_process");
+  const dist = new URL("../dist/", import.meta.url);
+  const server = createServer((req, res) => {
+    try {
+      const body = readFileSync(new URL(`.${req.url}`, dist));
+      res.writeHead(200, { "content-type": req.url.endsWith(".wasm") ? "application/wasm" : "text/javascript" });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const script = `const { Shrew } = await import("http://127.0.0.1:${server.address().port}/shrew.min.js");
+const shrew = await Shrew.load();
+const y = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }").run("G", { x: new Float32Array([1, 2]) }).y;
+console.log(Array.from(y.data).join(","));`;
+    const child = spawn(process.execPath, ["--experimental-network-imports", "--no-warnings", "--input-type=module", "-e", script],
+      { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "", err = "";
+    child.stdout.on("data", (d) => { out += d; });
+    child.stderr.on("data", (d) => { err += d; });
+    const status = await new Promise((resolve) => child.on("close", resolve));
+    assert.equal(status, 0, err);
+    assert.equal(out, "2,4\n");
+  } finally {
+    server.close();
+  }
+});
+
 test("bytes and arrays from another realm (node:vm, a Jest environment) are taken like this realm's", async () => {
   const vm = await import("node:vm");
   const foreign = vm.runInNewContext("(b) => new Uint8Array(b)");
