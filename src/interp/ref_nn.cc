@@ -60,7 +60,8 @@ void BatchNormLoop(const Tensor& x, const Tensor* w, const Tensor* b, double eps
     const double mean = sum / static_cast<double>(count);
     double sq = 0;
     for (int64_t bi = 0; bi < n; ++bi) sq += runtime::RowSquaredDeviation(px + at(bi, 0), row_len, mean);
-    // 1 / sqrt(σ² + eps) is finite for any eps > 0: a constant channel gives b.
+    // 1 / sqrt(σ² + eps) is finite for any eps > 0 (a constant channel whose
+    // mean comes out exact, as any f32 one does, gives b).
     const double inv_denom = 1.0 / std::sqrt(sq / static_cast<double>(count) + eps);
     const double scale = w ? static_cast<double>(w->data<T>()[ch]) : 1.0;
     const double shift = b ? static_cast<double>(b->data<T>()[ch]) : 0.0;

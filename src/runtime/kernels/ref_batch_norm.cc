@@ -70,7 +70,8 @@ class BatchNormKernel final : public Kernel {
       for (int64_t bi = 0; bi < n_; ++bi) sq += RowSquaredDeviation(x_ + (bi * c_ + ch) * inner_, inner, mean);
       // One division per channel, not per element (f64x2.div is the
       // slowest step of the pass); 1/denom stays finite for any eps > 0, so
-      // a constant channel still gives 0 · scale + shift.
+      // a constant channel whose mean is exact (any f32 one) still gives
+      // 0 · scale + shift.
       const double inv_denom = 1.0 / std::sqrt(sq / static_cast<double>(count) + eps_);
       const double scale = w_ != nullptr ? static_cast<double>(w_[ch]) : 1.0;
       const double shift = b_ != nullptr ? static_cast<double>(b_[ch]) : 0.0;
