@@ -267,7 +267,19 @@ TEST(MatmulKernelTest, DynamicWeightUsesBatchMatrixMultiply) {
       {{1, 7, 16}, {4, 16, 1}},
   };
   for (const auto& [a, b] : cases) MatmulTester().Shapes(a, b).ConstantWeight(false).Test();
-  MatmulTester().Shapes({2, 3, 4}, {2, 4, 5}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
+  MatmulTester().Shapes({2, 4, 4}, {2, 4, 5}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
+}
+
+// Fewer than 4 rows against a dynamic b (a vector times a matrix, a dot
+// product) run on our own tiles, which read b where it is: XNNPACK packed it
+// on every run. Linear's [N, K] weight still goes to XNNPACK (our tiles
+// would read it down its columns).
+TEST(MatmulKernelTest, FewRowsAgainstADynamicWeightUseOurTiles) {
+  for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{
+           {{1, 64}, {64, 40}}, {{3, 64}, {64, 40}}, {{8, 1, 33}, {8, 33, 17}}, {{300}, {300}}, {{2, 1, 9}, {9, 3}}}) {
+    MatmulTester().Shapes(a, b).ConstantWeight(false).ExpectImpl("ref_matmul").Test();
+  }
+  MatmulTester().Op(K::kLinear).Shapes({1, 64}, {40, 64}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
 }
 
 TEST(MatmulKernelTest, RandomShapes) {
@@ -423,7 +435,7 @@ TEST(MatmulKernelTest, FusedMatmulAdd) {
   MatmulTester().Op(K::kFusedMatmulAdd).Shapes({2, 6}, {6}).Addend({2}, true).Test();  // 1-D weight: no bias folding
   MatmulTester()
       .Op(K::kFusedMatmulAdd)
-      .Shapes({2, 3, 4}, {2, 4, 5})
+      .Shapes({2, 4, 4}, {2, 4, 5})
       .ConstantWeight(false)
       .Addend({5}, true)
       .ExpectImpl("xnn_batch_matrix_multiply+xnn_binary")
