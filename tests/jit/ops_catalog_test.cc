@@ -225,6 +225,9 @@ TEST(JitCatalog, WhereAndCast) {
   CheckOp("where(c, a, b)", {{"c", {6}, kI64, -1, 2}, {"a", {6}, kBool}, {"b", {6}, kBool}});
   CheckOp("where(c, a, b)", {{"c", {2, 1}, kF64}, {"a", {1, 7}, kI64}, {"b", {2, 7}, kI64}});
   CheckOp("where(c, a, b)", {{"c", {9}, kU8, 0, 2}, {"a", {9}}, {"b", {9}}});
+  // A condition per row (a column): each row is a's or b's, copied or filled.
+  CheckOp("where(c, a, b)", {{"c", {6, 1}, kBool}, {"a", {6, 1}, kF64}, {"b", {6, 37}, kF64}});
+  CheckOp("where(c, a, b)", {{"c", {6, 1}, kBool}, {"a", {6, 37}, kU8, 0, 9}, {"b", {1, 37}, kU8, 0, 9}});
 }
 
 // A float condition is false only for ±0 (NaN is true), and the chosen
@@ -468,6 +471,13 @@ TEST(JitCatalog, ConcatAndSplitAnyAxis) {
   CheckOp("concat(a, b, c, dim: -1)", {{"a", {2, 3}}, {"b", {2, 1}}, {"c", {2, 0}}});
   CheckOp("concat(a, b, dim: 1)", {{"a", {2, 3, 2}, kI64}, {"b", {2, 1, 2}, kI64}});
   CheckOp("concat(a, dim: 0)", {{"a", {3}, kBool}});
+  // Narrow slabs are copied in 8-, 4- or 1-byte words (the widest dividing
+  // every slab), slabs of 64 bytes and more by memcpy.
+  CheckOp("concat(a, b, dim: -1)", {{"a", {5, 1}, kU8, 0, 9}, {"b", {5, 2}, kU8, 0, 9}});
+  CheckOp("concat(a, b, c, dim: -1)", {{"a", {5, 1}}, {"b", {5, 3}}, {"c", {5, 2}}});
+  CheckOp("concat(a, b, dim: -1)", {{"a", {5, 1}, kF64}, {"b", {5, 2}, kF64}});
+  CheckOp("concat(a, b, dim: -1)", {{"a", {5, 20}}, {"b", {5, 1}}});
+  CheckOp("concat(a, b, dim: -1)", {{"a", {5, 16}}, {"b", {5, 32}}});
   for (int index = 0; index < 3; ++index) {
     // L = 5, n = 4: c = 2, three chunks of 2, 2, 1.
     CheckOp("split(x, chunks: 4, dim: 1, index: " + std::to_string(index) + ")", {{"x", {3, 5, 2}}});
@@ -493,6 +503,8 @@ TEST(JitCatalog, ShapeTargetsNamingADimBoundToZero) {
   // used to refuse the 0 as if it had been written).
   CheckOp("view(x, shape: [3, Zx0])", {{"x", {0, 3}}});
   CheckOp("expand(x, shape: [2, Zx0, 3])", {{"x", {0, 3}}});
+  // A column filled across rows for every element size (vectors and a tail).
+  for (ir::DType d : {kF32, kF64, kU8, kBool, kI64}) CheckOp("expand(x, shape: [3, 37])", {{"x", {3, 1}, d, 0, 9}});
   CheckOp("reshape(x, shape: [Zx0, 1, 3]) + 1", {{"x", {0, 3}}});
   const std::string src = Source("reshape(x, shape: [Zx0, -1])", {{"x", {0, 3}}});
   Status s = RunTape(src, Feed({{"x", {0, 3}}}, 1));

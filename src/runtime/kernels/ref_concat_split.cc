@@ -1,9 +1,11 @@
 // concat and split (OPS.md §3.10.5, §3.10.6) for every dtype: byte copies
 // of contiguous slabs. With `outer` the product of the sizes before the
 // axis, each operand (concat) or the chosen chunk (split) is `outer` slabs
-// of (its axis size × the sizes after the axis) elements; one memcpy each.
+// of (its axis size × the sizes after the axis) elements; one memcpy each
+// (concat's small slabs: a word loop).
 // Axes are signed and normalised against the actual rank at Reshape.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -47,6 +49,7 @@ class ConcatKernel final : public Kernel {
       for (size_t i = a; i < t.size(); ++i) slab *= t[i];
       slab_bytes_.push_back(static_cast<size_t>(slab) * eb_);
     }
+    ChooseWord();
     return size_t{0};
   }
   Status Setup(std::span<const void* const> operands, void* output, void* workspace) override {
@@ -56,25 +59,73 @@ class ConcatKernel final : public Kernel {
     return Status::Ok();
   }
   Status Run() override {
-    std::byte* dst = dst_;
-    for (int64_t o = 0; o < outer_; ++o) {
-      for (size_t k = 0; k < src_.size(); ++k) {
-        const size_t slab = slab_bytes_[k];
-        if (slab == 0) continue;
-        std::memcpy(dst, static_cast<const std::byte*>(src_[k]) + static_cast<size_t>(o) * slab, slab);
-        dst += slab;
+    if (min_slab_ >= kMemcpyFrom) {
+      std::byte* dst = dst_;
+      for (int64_t o = 0; o < outer_; ++o) {
+        for (size_t k = 0; k < src_.size(); ++k) {
+          const size_t slab = slab_bytes_[k];
+          if (slab == 0) continue;
+          std::memcpy(dst, static_cast<const std::byte*>(src_[k]) + static_cast<size_t>(o) * slab, slab);
+          dst += slab;
+        }
       }
+    } else if (word_ == 8) {
+      CopyInWords<8>();
+    } else if (word_ == 4) {
+      CopyInWords<4>();
+    } else {
+      CopyInWords<1>();
     }
     return Status::Ok();
   }
   const char* impl_name() const override { return "ref"; }
 
  private:
+  // Slabs this small (a concat along a narrow last axis: features side by
+  // side) are copied in words of W bytes inline: a memcpy call per slab cost
+  // 8x a plain JS loop at 4 bytes a slab.
+  static constexpr size_t kMemcpyFrom = 64;
+
+  // Operand by operand: a one-word slab is a strided store per row, the
+  // tightest loop (row by row, 1.6 ns per element at 4 bytes, 3x JS).
+  template <size_t W>
+  void CopyInWords() {
+    size_t row = 0;
+    for (size_t slab : slab_bytes_) row += slab;
+    size_t at = 0;
+    for (size_t k = 0; k < src_.size(); ++k) {
+      const size_t slab = slab_bytes_[k];
+      const std::byte* src = static_cast<const std::byte*>(src_[k]);
+      std::byte* dst = dst_ + at;
+      const size_t rows = static_cast<size_t>(outer_);
+      if (slab == W) {
+        for (size_t o = 0; o < rows; ++o) std::memcpy(dst + o * row, src + o * W, W);
+      } else {
+        for (size_t o = 0; o < rows; ++o) {
+          for (size_t i = 0; i < slab; i += W) std::memcpy(dst + o * row + i, src + o * slab + i, W);
+        }
+      }
+      at += slab;
+    }
+  }
+
+  // The widest word (8, 4 or 1 bytes) that divides every slab.
+  void ChooseWord() {
+    min_slab_ = SIZE_MAX;
+    size_t all = 0;
+    for (size_t slab : slab_bytes_) {
+      min_slab_ = std::min(min_slab_, slab);
+      all |= slab;
+    }
+    word_ = all % 8 == 0 ? 8 : all % 4 == 0 ? 4 : 1;
+  }
+
   size_t num_operands_;
   int64_t dim_;
   size_t eb_;
   int64_t outer_ = 0;
   std::vector<size_t> slab_bytes_;
+  size_t min_slab_ = 0, word_ = 1;
   std::vector<const void*> src_;  // sized at Setup
   std::byte* dst_ = nullptr;
 };
