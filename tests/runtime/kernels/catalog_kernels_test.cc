@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 
 #include "runtime/kernels/kernel_test_util.h"
 
@@ -235,6 +236,32 @@ TEST(CatalogKernels, ZeroExtremeOfALongRowHasTheSignOfItsFirstZero) {
     EXPECT_EQ(std::signbit(y->values<float>()[2]), !flip);
     for (int r = 0; r < 3; ++r) EXPECT_EQ(y->values<float>()[r], 0.0f);
   }
+}
+
+// Rows shorter than the 16 running extremes take a plain loop per row, in
+// order: the first zero's sign, a NaN propagated, as the interpreter.
+TEST(CatalogKernels, ExtremesOfShortRowsAreTakenInOrder) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = Tensor::FromVector<float>(F, {4, 4}, {-1, -0.0f, 0.0f, -1,  //
+                                                   -1, 0.0f, -0.0f, -1,  //
+                                                   nan, 2, 7, 3,         //
+                                                   -5, -3, -4, -9})
+                 .value();
+  auto max = MakeSpec(K::kMax, {F}, F, Attr("dims", ir::AttrValue::Int(-1)));
+  Result<Tensor> y = testing::CreateAndRun(max->spec, {&x}, {4});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  const std::span<const float> v = y->values<float>();
+  EXPECT_EQ(v[0], 0.0f);
+  EXPECT_TRUE(std::signbit(v[0]));
+  EXPECT_FALSE(std::signbit(v[1]));
+  EXPECT_TRUE(std::isnan(v[2]));
+  EXPECT_EQ(v[3], -3.0f);
+  auto min = MakeSpec(K::kMin, {F}, F, Attr("dims", ir::AttrValue::Int(-1)));
+  Result<Tensor> z = testing::CreateAndRun(min->spec, {&x}, {4});
+  ASSERT_TRUE(z.ok()) << z.status().ToString();
+  EXPECT_TRUE(std::isnan(z->values<float>()[2]));
+  EXPECT_EQ(z->values<float>()[3], -9.0f);
+  EXPECT_EQ(z->values<float>()[0], -1.0f);
 }
 
 TEST(CatalogKernels, CastWrapsAndTruncatesAsTheSpecSays) {
