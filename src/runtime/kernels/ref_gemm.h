@@ -6,9 +6,11 @@
 // registers, in 16-byte vectors of the compiler's vector extension (SIMD128
 // in wasm, SSE natively), which stay vectors at -Os, where this code is built
 // in wasm. The plain i-k-j loop read a row of b and a row of out from memory
-// for every multiply-add: f64 [256, 256]² ran at 4 GFLOP/s in wasm. Every
-// element is still the sum over k in increasing order, as the plain loop and
-// the interpreter take it, so results do not change by a bit.
+// for every multiply-add: f64 [256, 256]² ran at 4 GFLOP/s in wasm. Fewer
+// than 4 rows take one-row panels 8 vectors wide; a K under 8 builds rows of
+// out in memory. Every element is still the sum over k in increasing order,
+// as the plain loop and the interpreter take it, so results do not change by
+// a bit.
 // Integers: the plain loop. Wasm has no fast 64-bit vector multiply (V8
 // emulates i64x2.mul on x64): tiles gained nothing there.
 #pragma once
@@ -104,13 +106,44 @@ void GemmRow(const T* a, const T* b, T* out, int64_t k, int64_t n) {
   for (; j < n; ++j) out[j] = GemmDot<T, false>(a, b + j, n, k);
 }
 
+// One row of out built in memory over a short k: out[j] = Σ_p a[p] · b[p, j]
+// added row of b by row of b, in vectors along j. With k this small a
+// register tile is all setup and stores (an outer product, k = 1, took 2.6x
+// the plain loop in tiles).
+template <typename T>
+void GemmRowShortK(const T* a, const T* b, T* out, int64_t k, int64_t n) {
+  using V = typename Vec16<T>::type;
+  constexpr int64_t L = 16 / sizeof(T);
+  for (int64_t j = 0; j < n; ++j) out[j] = 0;
+  for (int64_t p = 0; p < k; ++p) {
+    const T av = a[p];
+    const T* brow = b + p * n;
+    int64_t j = 0;
+    for (; j + L <= n; j += L) {
+      V o, bv;
+      std::memcpy(&o, out + j, sizeof o);
+      std::memcpy(&bv, brow + j, sizeof bv);
+      o += av * bv;
+      std::memcpy(out + j, &o, sizeof o);
+    }
+    for (; j < n; ++j) out[j] += av * brow[j];
+  }
+}
+
+inline constexpr int64_t kGemmShortK = 8;
+
 // Column panels of a tile's width, row tiles of R inside each (the panel of
 // b, K × 32 bytes, stays in L1 across them), the edges narrower. Fewer rows
-// than a tile's stream b row by row instead.
+// than a tile's take one-row panels; a k under kGemmShortK builds rows in
+// memory.
 template <typename T, bool kTransposedB>
 void GemmFloat(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n) {
   constexpr int R = kGemmTileRows;
   constexpr int64_t C = 32 / sizeof(T);
+  if (!kTransposedB && k < kGemmShortK) {
+    for (int64_t i = 0; i < m; ++i) GemmRowShortK(a + i * k, b, out + i * n, k, n);
+    return;
+  }
   if (!kTransposedB && m < R) {
     for (int64_t i = 0; i < m; ++i) GemmRow(a + i * k, b, out + i * n, k, n);
     return;
