@@ -35,24 +35,17 @@ struct Vec16<double> {
 inline constexpr int kGemmTileRows = 4;
 
 // One R × (2 vectors) tile: a at its first row (row stride lda), b at the
-// tile's first column (element (k, c) at b[k * ldb + c], or b[c * ldb + k]
-// when kTransposedB), out at the tile's corner (row stride ldo).
-template <typename T, int R, bool kTransposedB>
+// tile's first column (element (k, c) at b[k * ldb + c]), out at the tile's
+// corner (row stride ldo).
+template <typename T, int R>
 inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
   using V = typename Vec16<T>::type;
   constexpr int L = static_cast<int>(16 / sizeof(T));
   V acc[R][2] = {};
   for (int64_t p = 0; p < k; ++p) {
     V b0, b1;
-    if constexpr (kTransposedB) {
-      for (int l = 0; l < L; ++l) {
-        b0[l] = b[l * ldb + p];
-        b1[l] = b[(L + l) * ldb + p];
-      }
-    } else {
-      std::memcpy(&b0, b + p * ldb, sizeof b0);
-      std::memcpy(&b1, b + p * ldb + L, sizeof b1);
-    }
+    std::memcpy(&b0, b + p * ldb, sizeof b0);
+    std::memcpy(&b1, b + p * ldb + L, sizeof b1);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const T av = a[r * lda + p];
@@ -67,10 +60,10 @@ inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, i
 }
 
 // The last columns (fewer than a tile's), one output at a time.
-template <typename T, bool kTransposedB>
+template <typename T>
 inline T GemmDot(const T* a, const T* b, int64_t ldb, int64_t k) {
   T acc = 0;
-  for (int64_t p = 0; p < k; ++p) acc += a[p] * (kTransposedB ? b[p] : b[p * ldb]);
+  for (int64_t p = 0; p < k; ++p) acc += a[p] * b[p * ldb];
   return acc;
 }
 
@@ -103,7 +96,7 @@ void GemmRow(const T* a, const T* b, T* out, int64_t k, int64_t n) {
   int64_t j = 0;
   for (; j + 8 * L <= n; j += 8 * L) GemmRowPanel<T, 8>(a, b + j, n, out + j, k);
   for (; j + L <= n; j += L) GemmRowPanel<T, 1>(a, b + j, n, out + j, k);
-  for (; j < n; ++j) out[j] = GemmDot<T, false>(a, b + j, n, k);
+  for (; j < n; ++j) out[j] = GemmDot(a, b + j, n, k);
 }
 
 // One row of out built in memory over a short k: out[j] = Σ_p a[p] · b[p, j]
@@ -136,28 +129,26 @@ inline constexpr int64_t kGemmShortK = 8;
 // b, K × 32 bytes, stays in L1 across them), the edges narrower. Fewer rows
 // than a tile's take one-row panels; a k under kGemmShortK builds rows in
 // memory.
-template <typename T, bool kTransposedB>
+template <typename T>
 void GemmFloat(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n) {
   constexpr int R = kGemmTileRows;
   constexpr int64_t C = 32 / sizeof(T);
-  if (!kTransposedB && k < kGemmShortK) {
+  if (k < kGemmShortK) {
     for (int64_t i = 0; i < m; ++i) GemmRowShortK(a + i * k, b, out + i * n, k, n);
     return;
   }
-  if (!kTransposedB && m < R) {
+  if (m < R) {
     for (int64_t i = 0; i < m; ++i) GemmRow(a + i * k, b, out + i * n, k, n);
     return;
   }
-  const int64_t ldb = kTransposedB ? k : n;
-  auto column = [&](int64_t j) { return kTransposedB ? b + j * k : b + j; };
   int64_t j = 0;
   for (; j + C <= n; j += C) {
     int64_t i = 0;
-    for (; i + R <= m; i += R) GemmTile<T, R, kTransposedB>(a + i * k, k, column(j), ldb, out + i * n + j, n, k);
-    for (; i < m; ++i) GemmTile<T, 1, kTransposedB>(a + i * k, k, column(j), ldb, out + i * n + j, n, k);
+    for (; i + R <= m; i += R) GemmTile<T, R>(a + i * k, k, b + j, n, out + i * n + j, n, k);
+    for (; i < m; ++i) GemmTile<T, 1>(a + i * k, k, b + j, n, out + i * n + j, n, k);
   }
   for (; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) out[i * n + j] = GemmDot<T, kTransposedB>(a + i * k, column(j), ldb, k);
+    for (int64_t i = 0; i < m; ++i) out[i * n + j] = GemmDot(a + i * k, b + j, n, k);
   }
 }
 
@@ -188,17 +179,17 @@ void GemmPlain(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n, 
 }
 
 // Acc: the accumulator (integers: of the same size, unsigned for wrapping).
+// A float b stored [N, K] takes the plain loop: the kernels transpose a
+// float linear's weight first (ref_matmul.cc) or leave it to XNNPACK.
 template <typename T, typename Acc>
 void Gemm(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n, bool transpose_b) {
   if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, Acc>) {
-    if (transpose_b) {
-      GemmFloat<T, true>(a, b, out, m, k, n);
-    } else {
-      GemmFloat<T, false>(a, b, out, m, k, n);
+    if (!transpose_b) {
+      GemmFloat(a, b, out, m, k, n);
+      return;
     }
-  } else {
-    GemmPlain<T, Acc>(a, b, out, m, k, n, transpose_b);
   }
+  GemmPlain<T, Acc>(a, b, out, m, k, n, transpose_b);
 }
 
 }  // namespace shrew::runtime::kernels
