@@ -341,7 +341,8 @@ void XnnMatmulKernel::FillProduct() {
   for (int64_t r = 0; r < rows; ++r) {
     float* row = product_ + r * n;
     for (int64_t j = 0; j < n; ++j) {
-      const float v = bias_packed_ ? bias_[j] : 0.0f;
+      // 0 + bias (the empty sum plus c, as the interpreter adds it): -0 gives +0.
+      const float v = bias_packed_ ? 0.0f + bias_[j] : 0.0f;
       row[j] = clamp_relu_ && v < 0.0f ? 0.0f : v;
     }
   }

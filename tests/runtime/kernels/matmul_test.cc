@@ -387,6 +387,23 @@ TEST(MatmulKernelTest, DegenerateSizes) {
   MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 0}, {0, 5}).Addend({5}, true).Test();  // K = 0: bias
 }
 
+// K = 0 with a packed bias: the empty sum plus c, as the interpreter adds
+// it, so a bias of -0 gives +0 (the bias was copied as it was).
+TEST(MatmulKernelTest, AnEmptySumPlusANegativeZeroBiasIsPositiveZero) {
+  const Tensor x = Tensor::Zeros(ir::DType::kF32, {3, 0}).value();
+  const Tensor w = Tensor::Zeros(ir::DType::kF32, {0, 2}).value();
+  const Tensor b = Tensor::FromVector<float>(ir::DType::kF32, {2}, {-0.0f, 1.0f}).value();
+  auto spec = MakeSpec(K::kFusedMatmulAdd, {ir::DType::kF32, ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32, {},
+                       {nullptr, &w, &b});
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x, &w, &b}, {3, 2});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(y->values<float>()[static_cast<size_t>(2 * r)], 0.0f);
+    EXPECT_FALSE(std::signbit(y->values<float>()[static_cast<size_t>(2 * r)])) << r;
+    EXPECT_EQ(y->values<float>()[static_cast<size_t>(2 * r + 1)], 1.0f);
+  }
+}
+
 TEST(MatmulKernelTest, MoreThanSixBatchAxesFallBackToOwnLoop) {
   MatmulTester()
       .Shapes({2, 1, 2, 1, 2, 1, 2, 3, 4}, {1, 2, 1, 2, 1, 2, 1, 4, 5})
