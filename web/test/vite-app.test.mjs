@@ -16,19 +16,13 @@ import { fileURLToPath } from "node:url";
 import { build, createLogger, createServer } from "vite";
 import { launchBrowser } from "./browser.mjs";
 import { serve } from "./static-server.mjs";
-import { Shrew, Tensor } from "../../js/dist/index.js";
+import { SEED, SOURCE, X, expectedInNode } from "./package-program.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const SOURCE = `@graph Net {
-  input x: Tensor<[2, 3], f32>;
-  param w: Tensor<[3, 4], f32> { init: "xavier_uniform"; };
-  output y: softmax(relu(matmul(x, w)), dim: -1);
-}`;
-const X = [0.5, -1, 2, 0.25, 3, -0.75];
 const MAIN = `import { Shrew, Tensor } from "shrew-wasm";
 try {
   const shrew = await Shrew.load();
-  const program = shrew.compile(${JSON.stringify(SOURCE)}, { seed: 5 });
+  const program = shrew.compile(${JSON.stringify(SOURCE)}, { seed: ${SEED} });
   const y = program.run("Net", { x: new Tensor("f32", [2, 3], new Float32Array(${JSON.stringify(X)})) }).y;
   window.result = { shape: y.shape, data: Array.from(y.data) };
 } catch (e) {
@@ -78,14 +72,6 @@ async function resultAt(url) {
   }
 }
 
-async function expected() {
-  const shrew = await Shrew.load();
-  const program = shrew.compile(SOURCE, { seed: 5 });
-  const y = program.run("Net", { x: new Tensor("f32", [2, 3], new Float32Array(X)) }).y;
-  program.dispose();
-  return { shape: y.shape, data: Array.from(y.data) };
-}
-
 test("a Vite app that imports the packed package builds without a warning and runs in Chromium", async () => {
   const said = [];
   await build({ ...viteConfig(said), logLevel: "warn", build: { outDir: join(app, "dist"), emptyOutDir: true } });
@@ -95,7 +81,7 @@ test("a Vite app that imports the packed package builds without a warning and ru
   assert.equal(assets.filter((f) => f.endsWith(".wasm")).length, 1, String(assets));
   const server = await serve(join(app, "dist"));
   try {
-    assert.deepEqual(await resultAt(`${server.url}index.html`), await expected());
+    assert.deepEqual(await resultAt(`${server.url}index.html`), await expectedInNode());
   } finally {
     await server.close();
   }
@@ -107,7 +93,7 @@ test("the same app runs in Chromium from Vite's dev server (dependencies pre-bun
   await server.listen();
   try {
     const url = server.resolvedUrls.local[0];
-    assert.deepEqual(await resultAt(url), await expected());
+    assert.deepEqual(await resultAt(url), await expectedInNode());
     assert.deepEqual(said, []);
   } finally {
     await server.close();
