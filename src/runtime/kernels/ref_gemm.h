@@ -1,6 +1,7 @@
 // out = a · b for one [M, K] × [K, N] product (b stored as [N, K] when
 // transposed) in plain C++, for the dtypes XNNPACK has no GEMM for (f64,
-// integers) and f32 batches it cannot take.
+// integers), f32 batches it cannot take, and f32 products of fewer than 4
+// rows against a b that changes per run (XNNPACK packs such a b each run).
 //
 // Floats: each 4-row × 32-byte tile of out is summed over all of K in
 // registers, in 16-byte vectors of the compiler's vector extension (SIMD128

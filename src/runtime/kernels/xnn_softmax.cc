@@ -163,8 +163,8 @@ class SoftmaxKernel final : public Kernel {
 
   bool CanRunInPlace(size_t operand_index) const override { return operand_index == 0; }
 
-  // Each row of XNNPACK's output divided by its sum in double (a NaN row
-  // stays NaN; an all-zero row, from a NaN-free row that cannot be, is left).
+  // Each row of XNNPACK's output divided by its sum in double. A row whose
+  // sum is NaN (a NaN or an inf in x) or 0 is left as XNNPACK gave it.
   void Renormalise() {
     if constexpr (std::is_same_v<T, float>) {
       const size_t len = static_cast<size_t>(len_);
