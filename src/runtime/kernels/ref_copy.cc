@@ -11,6 +11,7 @@
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/vec16.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -52,21 +53,15 @@ class CopyKernel final : public Kernel {
   void* out_ = nullptr;
 };
 
-// o[0..n) = v, in 16-byte vectors of the compiler's vector extension for
-// 4- and 8-byte values (this file is built at -Os in wasm, where a plain
-// loop stays scalar: expanding a column [N, 1] ran at a ninth of a JS fill),
-// memset for bytes.
-template <typename T>
-struct FillVector {
-  typedef T type __attribute__((vector_size(16)));
-};
-
+// o[0..n) = v, in 16-byte vectors (vec16.h) for 4- and 8-byte values (this
+// file is built at -Os in wasm, where a plain loop stays scalar: expanding a
+// column [N, 1] ran at a ninth of a JS fill), memset for bytes.
 template <typename T>
 void FillRow(T* o, size_t n, T v) {
   if constexpr (sizeof(T) == 1) {
     std::memset(o, v, n);
   } else {
-    using V = typename FillVector<T>::type;
+    using V = Vec16Of<T>;
     constexpr size_t L = 16 / sizeof(T);
     V splat;
     for (size_t l = 0; l < L; ++l) splat[l] = v;

@@ -20,18 +20,9 @@
 #include <cstring>
 #include <type_traits>
 
-namespace shrew::runtime::kernels {
+#include "runtime/kernels/vec16.h"
 
-template <typename T>
-struct Vec16;
-template <>
-struct Vec16<float> {
-  typedef float type __attribute__((vector_size(16)));
-};
-template <>
-struct Vec16<double> {
-  typedef double type __attribute__((vector_size(16)));
-};
+namespace shrew::runtime::kernels {
 
 inline constexpr int kGemmTileRows = 4;
 
@@ -40,7 +31,7 @@ inline constexpr int kGemmTileRows = 4;
 // corner (row stride ldo).
 template <typename T, int R>
 inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
-  using V = typename Vec16<T>::type;
+  using V = Vec16Of<T>;
   constexpr int L = static_cast<int>(16 / sizeof(T));
   V acc[R][2] = {};
   for (int64_t p = 0; p < k; ++p) {
@@ -75,7 +66,7 @@ inline T GemmDot(const T* a, const T* b, int64_t ldb, int64_t k) {
 // into out in memory instead loaded and stored out for every k.
 template <typename T, int W>
 inline void GemmRowPanel(const T* a, const T* b, int64_t ldb, T* out, int64_t k) {
-  using V = typename Vec16<T>::type;
+  using V = Vec16Of<T>;
   constexpr int L = static_cast<int>(16 / sizeof(T));
   V acc[W] = {};
   for (int64_t p = 0; p < k; ++p) {
@@ -106,7 +97,7 @@ void GemmRow(const T* a, const T* b, T* out, int64_t k, int64_t n) {
 // the plain loop in tiles).
 template <typename T>
 void GemmRowShortK(const T* a, const T* b, T* out, int64_t k, int64_t n) {
-  using V = typename Vec16<T>::type;
+  using V = Vec16Of<T>;
   constexpr int64_t L = 16 / sizeof(T);
   for (int64_t j = 0; j < n; ++j) out[j] = 0;
   for (int64_t p = 0; p < k; ++p) {
