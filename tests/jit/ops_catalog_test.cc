@@ -594,6 +594,27 @@ TEST(JitCatalog, F64ProductsAreTheInterpretersBitForBit) {
   }
 }
 
+// A constant f64 linear weight is transposed once, when the kernel is
+// created; setting the parameter re-creates it, so the new values are used.
+TEST(JitCatalog, F64LinearWithAParameterWeightTracksSetParam) {
+  const std::string src =
+      "@graph G {\n  input x: Tensor<[5, 9], f64>;\n  param w: Tensor<[6, 9], f64> { init: \"xavier_uniform\"; };\n"
+      "  output y: linear(x, w);\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap feed;
+  feed.emplace("x", testing::RandomTensor(kF64, {5, 9}, 31, -3, 3));
+  EXPECT_EQ(testing::RunBothBitwise(*p, "G", feed).size(), 1u);
+  ASSERT_TRUE(p->SetParam("G/w", testing::RandomTensor(kF64, {6, 9}, 32, -3, 3)).ok());
+  const TensorMap out = testing::RunBothBitwise(*p, "G", feed);
+  ASSERT_EQ(out.size(), 1u);
+  // y[0, 0] by hand from the new weight.
+  const Tensor w = testing::RandomTensor(kF64, {6, 9}, 32, -3, 3);
+  double y00 = 0;
+  for (int64_t q = 0; q < 9; ++q) y00 += feed.at("x").values<double>()[q] * w.values<double>()[q];
+  EXPECT_EQ(out.at("y").values<double>()[0], y00);
+}
+
 TEST(JitCatalog, BatchNormLossesRange) {
   CheckOp("batch_norm(x)", {{"x", {4, 3}}});
   CheckOp("batch_norm(x, w, b, eps: 0.001)", {{"x", {2, 3, 4, 5}}, {"w", {3}}, {"b", {3}}});

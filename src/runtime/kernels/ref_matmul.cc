@@ -1,12 +1,15 @@
 // matmul, fused_matmul_add, fused_matmul_relu and linear in our own C++ for
 // f64 and integer storage (XNNPACK's dense operators take f32, which never
 // comes here). The product uses RefMatmul (matmul_shapes.h, ref_gemm.h),
-// a float linear's [N, K] weight transposed into the workspace first; "+ c"
+// a float linear's [N, K] weight transposed first (a constant one once); "+ c"
 // is a broadcast add (binary_rows.h) and relu a final pass. Integer
 // arithmetic wraps.
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/kernels/binary_rows.h"
 #include "runtime/kernels/broadcast.h"
@@ -24,11 +27,37 @@ using K = ir::OpKind;
 template <typename T>
 using AccOf = std::conditional_t<std::is_same_v<T, int64_t>, uint64_t, T>;
 
+// b [n, k] as [k, n], in 16 × 16 tiles: element by element one side
+// strode a row apart (a 512 × 512 f64 weight took 1.3 ms, 10x the product
+// of one row it was for).
+template <typename T>
+void TransposeWeight(const T* b, int64_t n, int64_t k, T* out) {
+  constexpr int64_t kTile = 16;
+  for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+    const int64_t j1 = std::min(n, j0 + kTile);
+    for (int64_t p0 = 0; p0 < k; p0 += kTile) {
+      const int64_t p1 = std::min(k, p0 + kTile);
+      for (int64_t j = j0; j < j1; ++j) {
+        for (int64_t p = p0; p < p1; ++p) out[p * n + j] = b[j * k + p];
+      }
+    }
+  }
+}
+
 template <typename T>
 class RefMatmulKernel final : public Kernel {
  public:
   RefMatmulKernel(ir::OpKind op, bool linear, bool has_add, bool relu, BinaryRows add)
       : op_(op), linear_(linear), has_add_(has_add), relu_(relu), add_(add) {}
+
+  // A constant float weight of linear ([N, K]) transposed once, here, not
+  // on every run (the kernel is created again when the parameter changes).
+  void PackWeight(const Tensor& w) {
+    if (w.rank() != 2 || w.num_elements() == 0) return;
+    packed_shape_ = w.shape();
+    packed_weight_.resize(static_cast<size_t>(w.num_elements()));
+    TransposeWeight(w.data<T>(), w.dim(0), w.dim(1), packed_weight_.data());
+  }
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const char* name = ir::OpName(op_);
@@ -53,16 +82,18 @@ class RefMatmulKernel final : public Kernel {
     WorkspaceLayout layout;
     product_in_temp_ = has_add_ && dims_.result != output_shape && !empty_;
     if (product_in_temp_) product_offset_ = layout.Add(static_cast<size_t>(NumElements(dims_.result)) * sizeof(T));
-    // A float weight stored [N, K] (linear's) is transposed into the
-    // workspace on each run, so that the product runs on ref_gemm.h's tiles
-    // along contiguous rows: read down its columns as it is, f64 linear ran
-    // at 2.3 GFLOP/s, 6x below matmul. The copy is K·N of the M·K·N work.
-    transpose_weight_ = std::is_floating_point_v<T> && dims_.transpose_b && !empty_;
+    // A float weight stored [N, K] (linear's) runs as [K, N], so that the
+    // product takes ref_gemm.h's tiles along contiguous rows: read down its
+    // columns as it is, f64 linear ran at 2.3 GFLOP/s, 6x below matmul. A
+    // constant one was transposed at creation; any other is transposed into
+    // the workspace on each run (K·N of the M·K·N work) when there are rows
+    // enough to repay it (a tile's): fewer take dot products as stored.
+    const bool float_linear = std::is_floating_point_v<T> && dims_.transpose_b && !empty_;
+    use_packed_ = float_linear && !packed_weight_.empty() && operand_shapes[1] == packed_shape_;
+    transpose_weight_ = float_linear && !use_packed_ && dims_.m >= kGemmTileRows;
     untransposed_ = dims_;
-    if (transpose_weight_) {
-      untransposed_.transpose_b = false;
-      weight_offset_ = layout.Add(static_cast<size_t>(dims_.k * dims_.n) * sizeof(T));
-    }
+    if (use_packed_ || transpose_weight_) untransposed_.transpose_b = false;
+    if (transpose_weight_) weight_offset_ = layout.Add(static_cast<size_t>(dims_.k * dims_.n) * sizeof(T));
     temp_bytes_ = layout.total();
     return temp_bytes_;
   }
@@ -78,17 +109,16 @@ class RefMatmulKernel final : public Kernel {
     c_ = has_add_ ? static_cast<const T*>(operands[2]) : nullptr;
     out_ = static_cast<T*>(output);
     product_ = product_in_temp_ ? WorkspaceAt<T>(workspace, product_offset_) : out_;
-    weight_ = transpose_weight_ ? WorkspaceAt<T>(workspace, weight_offset_) : nullptr;
+    weight_ = transpose_weight_ ? WorkspaceAt<T>(workspace, weight_offset_)
+              : use_packed_     ? packed_weight_.data()
+                                : nullptr;
     return Status::Ok();
   }
 
   Status Run() override {
     if (empty_) return Status::Ok();
-    if (transpose_weight_) {
-      const int64_t k = dims_.k, n = dims_.n;
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t p = 0; p < k; ++p) weight_[p * n + j] = b_[j * k + p];
-      }
+    if (transpose_weight_) TransposeWeight(b_, dims_.n, dims_.k, weight_);
+    if (weight_ != nullptr) {
       RefMatmul<T, AccOf<T>>(untransposed_, batch_loop_, a_, weight_, product_);
     } else {
       RefMatmul<T, AccOf<T>>(dims_, batch_loop_, a_, b_, product_);
@@ -111,9 +141,11 @@ class RefMatmulKernel final : public Kernel {
   bool empty_ = true;
   size_t out_elements_ = 0;
   size_t temp_bytes_ = 0;
-  bool product_in_temp_ = false, transpose_weight_ = false;
+  bool product_in_temp_ = false, transpose_weight_ = false, use_packed_ = false;
   size_t product_offset_ = 0, weight_offset_ = 0;
   MatmulDims untransposed_;  // dims_ with b as [K, N], for the transposed copy
+  std::vector<T> packed_weight_;  // a constant linear weight as [K, N] (floats)
+  Shape packed_shape_;            // its shape as given, [N, K]
   const T* a_ = nullptr;
   const T* b_ = nullptr;
   const T* c_ = nullptr;
@@ -155,8 +187,12 @@ Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec) {
   if (!storage.ok()) return storage.status();
   const BinaryRows add = ArithmeticRows(K::kAdd, *storage);
   switch (*storage) {
-    case ir::StorageType::kF64:
-      return KernelPtr(new RefMatmulKernel<double>(op, linear, has_add, relu, add));
+    case ir::StorageType::kF64: {
+      auto k = std::make_unique<RefMatmulKernel<double>>(op, linear, has_add, relu, add);
+      const Tensor* weight = spec.constant_operands.size() > 1 ? spec.constant_operands[1] : nullptr;
+      if (linear && weight != nullptr) k->PackWeight(*weight);
+      return KernelPtr(std::move(k));
+    }
     case ir::StorageType::kI64:
       return KernelPtr(new RefMatmulKernel<int64_t>(op, linear, has_add, relu, add));
     case ir::StorageType::kU8:
