@@ -118,7 +118,6 @@ function fromValues<D extends DType>(dtype: D, values: unknown, shape: readonly 
   return out;
 }
 
-
 function arrayName(dtype: string): string | undefined {
   switch (dtype) {
     case "f32": return "Float32Array";
