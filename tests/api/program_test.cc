@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <ctime>
+#include <limits>
 
 #include "api/prepared_run.h"
 #include "jit/jit_test_util.h"
@@ -404,6 +406,45 @@ TEST(ProgramParams, SetTakesTheStorageTypeOfNarrowDtypes) {
               {"parameter 'G/h'", "expected f16[2]", "got f64[2]"});
   ExpectError(p->SetParam("G/k", Tensor::Zeros(ir::DType::kF32, {2}).value()), StatusCode::kInvalidArgument,
               {"expected i8[2]", "got f32[2]"});
+}
+
+// A one-row product skips the weight rows a ReLU zero multiplies
+// (runtime/kernels/sparse_row.h) only while the weight is finite: SetParam
+// re-creates the kernel, so an inf written into such a row makes the
+// column NaN (0 · inf), on the tape as in the interpreter.
+TEST(ProgramParams, OneRowProductsSeeANonFiniteWeightAfterSetParam) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G {\n  input x: Tensor<[1, 64], f32>;\n"
+      "  param w1: Tensor<[64, 256], f32> { init: \"kaiming_uniform\"; };\n"
+      "  param w2: Tensor<[256, 128], f32> { init: \"kaiming_uniform\"; };\n"
+      "  node h { op: relu(matmul(x, w1)); };\n"
+      "  output y: matmul(h, w2);\n  output h;\n}\n");
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", RandomTensor(ir::DType::kF32, {1, 64}, 5, -1.0, 1.0));
+  Result<TensorMap> tape = p->Run("G", in);
+  Result<TensorMap> ref = p->Interpret("G", in);
+  ASSERT_TRUE(tape.ok() && ref.ok());
+  jit::testing::ExpectAgree(*tape, *ref);
+  const std::span<const float> h = ref->at("h").values<float>();
+  int64_t zeros = 0, zero_row = -1;
+  for (int64_t k = 0; k < 256; ++k) {
+    if (h[k] == 0.0f) zero_row = k, ++zeros;
+  }
+  ASSERT_GE(zeros, 256 * 3 / 10) << "the sparse path needs 30 % zeros";
+  Tensor w2 = p->GetParam("G/w2").value();
+  w2.SetDouble(zero_row * 128 + 7, std::numeric_limits<double>::infinity());
+  ASSERT_TRUE(p->SetParam("G/w2", w2).ok());
+  tape = p->Run("G", in);
+  ref = p->Interpret("G", in);
+  ASSERT_TRUE(tape.ok() && ref.ok());
+  const std::span<const float> y = tape->at("y").values<float>();
+  EXPECT_TRUE(std::isnan(y[7]));
+  EXPECT_TRUE(std::isnan(ref->at("y").values<float>()[7]));
+  for (int64_t j = 0; j < 128; ++j) {
+    const float r = ref->at("y").values<float>()[j];
+    if (j != 7) EXPECT_NEAR(y[j], r, 1e-5 * std::fabs(r) + 1e-6) << j;  // PIPELINE.md §9
+  }
 }
 
 TEST(ProgramStats, DumpPlanJsonAndRecompile) {

@@ -11,6 +11,9 @@
 //             fewer than 4 rows (vector × matrix), use RefMatmul.
 //             A large constant weight is split into column panels, one
 //             operator each, run in alternating order (see PanelWidth).
+//             A one-row product against a large [K, N] weight whose input
+//             row is mostly zeros reads only the weight rows it needs
+//             (sparse_row.h), bias and relu clamp added after.
 //   + c       fused_matmul_add's c or linear's bias. A constant c that only
 //             varies along the last axis ([N], [1, N], [1], rank 0) becomes
 //             the fully-connected bias; otherwise an XNNPACK broadcast add,
@@ -21,6 +24,7 @@
 #include <xnnpack.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -29,6 +33,7 @@
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/matmul_shapes.h"
+#include "runtime/kernels/sparse_row.h"
 #include "runtime/kernels/xnn_binary.h"
 #include "runtime/kernels/xnn_unary.h"
 #include "runtime/xnn_init.h"
@@ -64,6 +69,7 @@ class XnnMatmulKernel final : public Kernel {
   explicit XnnMatmulKernel(DenseConfig config) : config_(config) {}
   const char* name() const { return ir::OpName(config_.op); }
   void FillProduct();  // the K = 0 product: bias (or 0), clamped
+  bool RunSparseRow();  // a one-row product over a's nonzeros; false: too dense
 
   DenseConfig config_;
   Core core_ = Core::kBatchMatmul;
@@ -82,6 +88,10 @@ class XnnMatmulKernel final : public Kernel {
   std::vector<float> bias_;  // packed bias (fully-connected), for FillProduct
   bool bias_packed_ = false;
   bool clamp_relu_ = false;  // relu applied as the fully-connected clamp
+  // A [K, N] weight large enough to stream and all finite: one-row products
+  // may skip the rows a zero multiplies (sparse_row.h).
+  bool sparse_rows_ = false;
+  std::vector<int32_t> nonzero_rows_;  // K entries, filled per run
   std::optional<BinaryStage> add_;
   std::optional<UnaryStage> act_;
   std::string panel_tag_;    // "[N panels]" when the weight is split
@@ -140,6 +150,10 @@ int64_t PanelWidth(int64_t k, int64_t n) {
   return std::min(width, n);
 }
 
+// [K, N] weights from this size on may take the sparse one-row product
+// (sparse_row.h) when enough of the row's inputs are zero.
+constexpr int64_t kSparseRowsBytes = 64 * 1024;
+
 Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig config) {
   SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
   std::unique_ptr<XnnMatmulKernel> k(new XnnMatmulKernel(config));
@@ -194,6 +208,12 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
         k->panels_.push_back({AdoptXnnOperator(raw), col0});
       }
       if (k->panels_.size() > 1) k->panel_tag_ = "[" + std::to_string(k->panels_.size()) + " panels]";
+      if (!config.linear && weight->rank() == 2 && kk * n * static_cast<int64_t>(sizeof(float)) >= kSparseRowsBytes &&
+          kk <= std::numeric_limits<int32_t>::max()) {
+        std::span<const float> values = weight->values<float>();
+        k->sparse_rows_ = std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+        if (k->sparse_rows_) k->nonzero_rows_.resize(static_cast<size_t>(kk));
+      }
     }
   } else {
     k->core_ = Core::kBatchMatmul;
@@ -299,9 +319,12 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   if (add_) SHREW_RETURN_IF_ERROR(add_->Reshape(dims_.result, addend, output_shape));
   if (act_) SHREW_RETURN_IF_ERROR(act_->Reshape(static_cast<size_t>(NumElements(output_shape))));
   workspace_bytes_ = layout.total();
+  // "|sparse_rows": a one-row product may take RunSparseRow instead.
+  const bool sparse = plan_ == Plan::kXnn && sparse_rows_ && dims_.m == 1;
+  const std::string fc = "xnn_fully_connected" + panel_tag_ + (sparse ? "|sparse_rows" : "");
   const std::string core = plan_ == Plan::kRef              ? "ref_matmul"
                            : plan_ == Plan::kFill           ? "zero_fill"
-                           : core_ == Core::kFullyConnected ? "xnn_fully_connected" + panel_tag_
+                           : core_ == Core::kFullyConnected ? fc
                                                             : "xnn_batch_matrix_multiply";
   if (plan_ != Plan::kEmpty) impl_name_ = core + impl_suffix_;
   return workspace_bytes_;
@@ -348,6 +371,20 @@ void XnnMatmulKernel::FillProduct() {
   }
 }
 
+bool XnnMatmulKernel::RunSparseRow() {
+  if (!SparseRowPays(CountNonzero(a_, dims_.k), dims_.k, dims_.n)) return false;
+  const int64_t count = ListNonzeroRows(a_, dims_.k, nonzero_rows_.data());
+  const int64_t n = dims_.n;
+  SparseRowProduct(a_, nonzero_rows_.data(), count, b_, product_, n);
+  if (bias_packed_) {
+    for (int64_t j = 0; j < n; ++j) product_[j] += bias_[j];
+  }
+  if (clamp_relu_) {
+    for (int64_t j = 0; j < n; ++j) product_[j] = product_[j] < 0.0f ? 0.0f : product_[j];
+  }
+  return true;
+}
+
 Status XnnMatmulKernel::Run() {
   switch (plan_) {
     case Plan::kEmpty:
@@ -360,6 +397,7 @@ Status XnnMatmulKernel::Run() {
         SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(core_op_.get(), nullptr), name(), "run"));
         break;
       }
+      if (sparse_rows_ && dims_.m == 1 && RunSparseRow()) break;
       for (size_t i = 0; i < panels_.size(); ++i) {
         const Panel& p = panels_[reverse_ ? panels_.size() - 1 - i : i];
         SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(p.op.get(), nullptr), name(), "run"));

@@ -147,6 +147,11 @@ class MatmulTester {
     poison_ = true;
     return *this;
   }
+  // This share of a's elements, drawn at random, set to 0 (ReLU-like input).
+  MatmulTester& ZeroFraction(double f) {
+    zeros_ = f;
+    return *this;
+  }
 
   void Test() const {
     const bool linear = op_ == K::kLinear;
@@ -157,6 +162,12 @@ class MatmulTester {
     std::mt19937 rng(static_cast<unsigned>(a_.size() * 7 + b_.size() * 3 + (c_ ? c_->size() : 0)));
     const double lo = ir::IsFloat(dtype_) ? -1 : -4, hi = ir::IsFloat(dtype_) ? 1 : 4;
     Tensor a = RandomTensor(dtype_, a_, rng, lo, hi);
+    if (zeros_ > 0) {
+      std::uniform_real_distribution<double> u(0, 1);
+      for (int64_t i = 0; i < a.num_elements(); ++i) {
+        if (u(rng) < zeros_) a.SetDouble(i, 0);
+      }
+    }
     Tensor b = RandomTensor(dtype_, b_, rng, lo, hi);
     std::optional<Tensor> c;
     if (c_) c = RandomTensor(dtype_, *c_, rng, lo, hi);
@@ -218,6 +229,7 @@ class MatmulTester {
   std::string impl_;
   int repeats_ = 1;
   bool poison_ = false;
+  double zeros_ = 0;
 };
 
 TEST(MatmulKernelTest, ConstantWeightUsesFullyConnected) {
@@ -248,9 +260,89 @@ TEST(MatmulKernelTest, LargeWeightRunsAsPanelsInEitherOrder) {
   }
   // Under 512 KiB; fewer than 64 columns; K so long that a 32-column panel
   // exceeds 1 MiB: one operator.
-  MatmulTester().Shapes({1, 500}, {500, 200}).ExpectImpl("xnn_fully_connected").Test();
-  MatmulTester().Shapes({1, 4000}, {4000, 40}).ExpectImpl("xnn_fully_connected").Test();
-  MatmulTester().Shapes({1, 9000}, {9000, 64}).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Shapes({1, 500}, {500, 200}).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+  MatmulTester().Shapes({1, 4000}, {4000, 40}).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+  MatmulTester().Shapes({1, 9000}, {9000, 64}).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+}
+
+// One row against a constant [K, N] weight of 64 KiB or more skips the
+// weight rows a zero input multiplies when enough of the row is zero (30 %,
+// or 60 % under 128 columns; sparse_row.h): every share of zeros, on either
+// side of those thresholds and all zeros, with N and the count of nonzeros
+// not multiples of 4, panels in either order, the packed bias, the relu
+// clamp, an add that is not a bias and a fused activation.
+TEST(MatmulKernelTest, OneRowOfZerosSkipsWeightRows) {
+  for (double zeros : {0.0, 0.2, 0.35, 0.5, 0.65, 0.9, 0.99, 1.0}) {
+    SCOPED_TRACE("zeros " + std::to_string(zeros));
+    MatmulTester().Shapes({1, 300}, {300, 203}).ZeroFraction(zeros).Repeats(2).PoisonEachRun()
+        .ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+    MatmulTester().Shapes({301}, {301, 130}).ZeroFraction(zeros).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+    MatmulTester().Op(K::kFusedMatmulRelu).Shapes({1, 700}, {700, 200}).ZeroFraction(zeros).Repeats(3)
+        .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]|sparse_rows(relu clamp)").Test();
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({1, 1, 302}, {302, 129}).Addend({129}, true).ZeroFraction(zeros)
+        .ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({1, 302}, {302, 129}).Addend({2, 129}, false).ZeroFraction(zeros)
+        .ExpectImpl("xnn_fully_connected|sparse_rows+xnn_binary").Test();
+    MatmulTester().Shapes({1, 303}, {303, 200}).Activation(K::kGelu).ZeroFraction(zeros)
+        .ExpectImpl("xnn_fully_connected|sparse_rows+gelu").Test();
+    MatmulTester().Shapes({1, 2001}, {2001, 21}).ZeroFraction(zeros).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+  }
+  // More than one row, linear's [N, K] weight, a weight under 64 KiB: dense.
+  MatmulTester().Shapes({2, 300}, {300, 200}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Op(K::kLinear).Shapes({1, 300}, {200, 300}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected")
+      .Test();
+  MatmulTester().Shapes({1, 100}, {100, 100}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
+}
+
+// Runs matmul(x, w) (+ b) on one row of 300 against a [300, 200] weight.
+Result<Tensor> RunOneRow(const Tensor& x, const Tensor& w, const Tensor* b) {
+  const std::vector<ir::DType> dtypes(b ? 3 : 2, ir::DType::kF32);
+  std::vector<const Tensor*> constants = {nullptr, &w};
+  std::vector<const Tensor*> operands = {&x, &w};
+  if (b) {
+    constants.push_back(b);
+    operands.push_back(b);
+  }
+  auto spec = MakeSpec(b ? K::kFusedMatmulAdd : K::kMatmul, dtypes, ir::DType::kF32, {}, constants);
+  return testing::CreateAndRun(spec->spec, operands, {1, 200});
+}
+
+// What skipping must not change: 0 · inf and 0 · NaN are NaN (a weight that
+// is not finite never takes the sparse path), a NaN input is not a zero, and
+// a sum of nothing but zeros plus a bias of -0 is +0, as the interpreter
+// adds it.
+TEST(MatmulKernelTest, SkippedRowsKeepNaNAndTheSignOfZero) {
+  std::mt19937 rng(11);
+  Tensor w = RandomTensor(ir::DType::kF32, {300, 200}, rng);
+  Tensor x = Tensor::Zeros(ir::DType::kF32, {1, 300}).value();
+  x.SetDouble(3, 0.5);  // one nonzero of 300
+  Result<Tensor> y = RunOneRow(x, w, nullptr);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int64_t j = 0; j < 200; ++j) ASSERT_FLOAT_EQ(y->values<float>()[j], 0.5f * w.values<float>()[3 * 200 + j]);
+
+  Tensor w_inf = w;  // a copy
+  w_inf.SetDouble(7 * 200 + 5, std::numeric_limits<double>::infinity());  // row 7: its input is 0
+  y = RunOneRow(x, w_inf, nullptr);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_TRUE(std::isnan(y->values<float>()[5]));
+  EXPECT_FLOAT_EQ(y->values<float>()[6], 0.5f * w.values<float>()[3 * 200 + 6]);
+
+  Tensor x_nan = x;
+  x_nan.SetDouble(9, std::numeric_limits<double>::quiet_NaN());
+  y = RunOneRow(x_nan, w, nullptr);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int64_t j = 0; j < 200; ++j) ASSERT_TRUE(std::isnan(y->values<float>()[j])) << j;
+
+  const Tensor zeros = Tensor::Zeros(ir::DType::kF32, {1, 300}).value();
+  const Tensor minus_zero = Tensor::Full(ir::DType::kF32, {200}, -0.0).value();
+  for (const Tensor* b : {static_cast<const Tensor*>(nullptr), &minus_zero}) {
+    y = RunOneRow(zeros, w, b);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    for (int64_t j = 0; j < 200; ++j) {
+      ASSERT_EQ(y->values<float>()[j], 0.0f) << j;
+      ASSERT_FALSE(std::signbit(y->values<float>()[j])) << j;
+    }
+  }
 }
 
 TEST(MatmulKernelTest, DynamicWeightUsesBatchMatrixMultiply) {
