@@ -185,6 +185,8 @@ Result<Tensor> RefConcat(const KernelArgs& args) {
     shape[static_cast<size_t>(axis)] += t.dim(axis);
   }
   SHREW_TRY_ASSIGN(Tensor out, Tensor::Zeros(first.dtype(), shape));
+  // Nothing to copy, however long the outer axes ([2^40, 0] looped 2^40 times).
+  if (out.num_elements() == 0) return out;
   int64_t outer = 1;
   for (int i = 0; i < axis; ++i) outer *= first.dim(i);
   const size_t eb = ElementBytes(first);
@@ -244,8 +246,9 @@ Result<Tensor> RefRange(const KernelArgs& args) {
     }
     if (ir::IsFloat(t.dtype())) {
       const double v = t.GetDouble(0);
-      if (!std::isfinite(v) || v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
-        return InvalidArgument("range operand " + ir::FormatDouble(v) + " is not a finite integer value");
+      if (!std::isfinite(v)) return InvalidArgument("range operand " + ir::FormatDouble(v) + " is not a finite number");
+      if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
+        return InvalidArgument("range operand " + ir::FormatDouble(v) + " is outside the i64 range");
       }
       bounds[k] = static_cast<int64_t>(v);  // truncates toward zero
     } else if (ir::IsInteger(t.dtype())) {
@@ -281,7 +284,10 @@ Result<Tensor> RefRange(const KernelArgs& args) {
     return InvalidArgument("range is empty (start " + std::to_string(start) + ", end " + std::to_string(end) + ")");
   }
   int64_t length = 0;
-  if (__builtin_sub_overflow(end, start, &length)) return InvalidArgument("range is too long");
+  if (__builtin_sub_overflow(end, start, &length)) {
+    return InvalidArgument("range [" + std::to_string(start) + ", " + std::to_string(end) +
+                           ") has more elements than an i64 can count");
+  }
   SHREW_TRY_ASSIGN(Tensor out, Tensor::Zeros(ir::DType::kI64, {length}));
   std::span<int64_t> v = out.mutable_values<int64_t>();
   for (int64_t i = 0; i < length; ++i) v[static_cast<size_t>(i)] = start + i;

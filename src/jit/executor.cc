@@ -70,10 +70,12 @@ Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<co
   }
   const double start = operands.size() == 2 ? std::trunc(operands[0]->GetDouble(0)) : 0.0;
   const double length = std::trunc(operands.back()->GetDouble(0)) - start;
-  // A bound that is no finite int64 (inf, 1e19) is EvalNode's invalid_argument,
-  // as in the interpreter, not a length over the cap.
+  // A bound that is no finite int64 (inf, 1e19), or a length no int64 holds,
+  // is EvalNode's invalid_argument, as in the interpreter, not a length over
+  // the cap.
   constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
   if (!(std::fabs(start) < kInt64Limit) || !(std::fabs(start + length) < kInt64Limit)) return Status::Ok();
+  if (!(length < kInt64Limit)) return Status::Ok();
   const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
   if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
   return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +

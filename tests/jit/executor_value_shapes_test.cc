@@ -331,6 +331,25 @@ TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
     ASSERT_FALSE(interp.ok());
     EXPECT_EQ(tape.status().code(), StatusCode::kInvalidArgument) << tape.status().ToString();
     EXPECT_EQ(interp.status().code(), StatusCode::kInvalidArgument) << interp.status().ToString();
+    const char* why = std::isinf(bad) ? "is not a finite number" : "is outside the i64 range";
+    EXPECT_NE(tape.status().message().find(why), std::string::npos) << tape.status().ToString();
+    EXPECT_NE(interp.status().message().find(why), std::string::npos) << interp.status().ToString();
+  }
+  // Bounds that are int64s, a length that is none: the same error on both
+  // (the tape called it a tensor of 18400000535877910528 elements).
+  auto q = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[1], f32>;
+      output r: range(0.0 - sum(x), sum(x));
+    })");
+  ASSERT_NE(q, nullptr);
+  for (bool tape : {true, false}) {
+    TensorMap feeds = Feed("x", F32({1}, {9.2e18f}));
+    Result<TensorMap> out = tape ? q->Run("G", feeds) : q->Interpret("G", feeds);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("has more elements than an i64 can count"), std::string::npos)
+        << out.status().ToString();
   }
   Result<TensorMap> ok = p->Run("G", Feed("x", F32({2}, {1, 2})));
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();

@@ -44,8 +44,9 @@ class RangeKernel final : public Kernel {
         case ir::StorageType::kF64: {
           const double v = ir::StorageOf(dtypes_[k]) == ir::StorageType::kF32 ? *static_cast<const float*>(src_[k])
                                                                                : *static_cast<const double*>(src_[k]);
-          if (!std::isfinite(v) || v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
-            return InvalidArgument("range operand " + ir::FormatDouble(v) + " is not a finite integer value");
+          if (!std::isfinite(v)) return InvalidArgument("range operand " + ir::FormatDouble(v) + " is not a finite number");
+          if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
+            return InvalidArgument("range operand " + ir::FormatDouble(v) + " is outside the i64 range");
           }
           bounds[k] = static_cast<int64_t>(v);
           break;
@@ -62,7 +63,10 @@ class RangeKernel final : public Kernel {
       return InvalidArgument("range is empty (start " + std::to_string(start) + ", end " + std::to_string(end) + ")");
     }
     int64_t length = 0;
-    if (__builtin_sub_overflow(end, start, &length)) return InvalidArgument("range is too long");
+    if (__builtin_sub_overflow(end, start, &length)) {
+      return InvalidArgument("range [" + std::to_string(start) + ", " + std::to_string(end) +
+                             ") has more elements than an i64 can count");
+    }
     if (length != length_) {
       return InvalidArgument("range [" + std::to_string(start) + ", " + std::to_string(end) + ") has " +
                              std::to_string(length) + " elements but its planned shape is [" +
