@@ -48,6 +48,28 @@ std::vector<const Instr*> Producers(const CompiledGraph& cg) {
   return producers;
 }
 
+// Per buffer of the plan, the slots it holds and the instructions whose
+// workspace it is, in increasing order. One pass each: a scan of every slot
+// per buffer made dumps quadratic (2.9 s for a graph of 32,000 outputs).
+struct BufferMembers {
+  std::vector<std::vector<SlotId>> slots;
+  std::vector<std::vector<size_t>> workspaces;
+};
+
+BufferMembers MembersOf(const BindingPlan& plan) {
+  const size_t n = plan.buffers.records.size();
+  BufferMembers m{std::vector<std::vector<SlotId>>(n), std::vector<std::vector<size_t>>(n)};
+  for (size_t s = 0; s < plan.buffers.slot_buffer.size(); ++s) {
+    const int32_t b = plan.buffers.slot_buffer[s];
+    if (b >= 0 && static_cast<size_t>(b) < n) m.slots[static_cast<size_t>(b)].push_back(static_cast<SlotId>(s));
+  }
+  for (size_t i = 0; i < plan.buffers.workspace_buffer.size(); ++i) {
+    const int32_t b = plan.buffers.workspace_buffer[i];
+    if (b >= 0 && static_cast<size_t>(b) < n) m.workspaces[static_cast<size_t>(b)].push_back(i);
+  }
+  return m;
+}
+
 }  // namespace
 
 std::string DumpInstr(const CompiledGraph& cg, const Instr& in) {
@@ -129,17 +151,14 @@ std::string DumpCompiledGraph(const CompiledGraph& cg, const Executor* ex) {
          std::to_string(plan->buffers.num_in_place) + " aliases=" + std::to_string(plan->buffers.num_aliases) +
          " buffers=" + std::to_string(plan->buffers.records.size()) + " strategy=" +
          (mp.greedy ? "greedy" : "first_fit") + " ref_kernels=" + std::to_string(st.num_ref_kernels) + "\n";
+  const BufferMembers members = MembersOf(*plan);
   for (size_t b = 0; b < plan->buffers.records.size(); ++b) {
     const BufferRecord& r = plan->buffers.records[b];
     out += "  buffer " + std::to_string(b) + ": @" + std::to_string(mp.offsets[b]) + " +" + std::to_string(r.size) +
            " live [" + std::to_string(r.first) + ", " + std::to_string(r.last) + "]";
     std::string slots;
-    for (size_t s = 0; s < plan->buffers.slot_buffer.size(); ++s) {
-      if (plan->buffers.slot_buffer[s] == static_cast<int32_t>(b)) slots += " " + Slot(static_cast<SlotId>(s));
-    }
-    for (size_t i = 0; i < plan->buffers.workspace_buffer.size(); ++i) {
-      if (plan->buffers.workspace_buffer[i] == static_cast<int32_t>(b)) slots += " workspace of " + std::to_string(i);
-    }
+    for (SlotId s : members.slots[b]) slots += " " + Slot(s);
+    for (size_t i : members.workspaces[b]) slots += " workspace of " + std::to_string(i);
     out += (slots.empty() ? "" : " slots" + slots) + "\n";
   }
   return out;
@@ -153,15 +172,12 @@ std::string DumpPlanJson(const CompiledGraph& cg, const Executor* ex) {
   out += ", \"arena_bytes\": " + std::to_string(mp.arena_bytes) + ", \"lower_bound\": " +
          std::to_string(mp.lower_bound) + ", \"naive\": " + std::to_string(mp.naive) + ", \"reused\": " +
          std::to_string(mp.num_reused) + ", \"buffers\": [";
+  const BufferMembers members = MembersOf(*plan);
   for (size_t b = 0; b < plan->buffers.records.size(); ++b) {
     const BufferRecord& r = plan->buffers.records[b];
     std::string slots;
-    SlotId first_slot = kNoSlot;
-    for (size_t s = 0; s < plan->buffers.slot_buffer.size(); ++s) {
-      if (plan->buffers.slot_buffer[s] != static_cast<int32_t>(b)) continue;
-      if (first_slot == kNoSlot) first_slot = static_cast<SlotId>(s);
-      slots += (slots.empty() ? "" : ", ") + std::to_string(s);
-    }
+    const SlotId first_slot = members.slots[b].empty() ? kNoSlot : members.slots[b].front();
+    for (SlotId s : members.slots[b]) slots += (slots.empty() ? "" : ", ") + std::to_string(s);
     const char* kind = plan->buffers.buffer_is_input[b] ? "input" : first_slot == kNoSlot ? "workspace" : "value";
     out += std::string(b == 0 ? "" : ", ") + "{\"id\": " + std::to_string(b) + ", \"kind\": \"" + kind +
            "\", \"slot\": " + std::to_string(first_slot) + ", \"slots\": [" + slots + "], \"first\": " +
