@@ -53,17 +53,19 @@ std::vector<uint64_t> ReferencePlacement(const std::vector<BufferRecord>& r, uin
 TEST(MemoryPlan, IndexedPlacementsEqualThePlainOnes) {
   // Short lifetimes (a long chain), long ones (many outputs live to the
   // end), and a mix, so that both the lifetime index and the scan of all
-  // placed buffers serve the greedy placement.
+  // placed buffers serve the greedy placement; and many buffers of one or
+  // two sizes dying in random order, so that first fit's gaps split, fill
+  // and merge with their neighbours on either side.
   std::mt19937 rng(99);
-  for (int trial = 0; trial < 45; ++trial) {
+  for (int trial = 0; trial < 60; ++trial) {
     const int n = 1 + static_cast<int>(rng() % 500);
-    const int kind = trial % 3;
+    const int kind = trial % 4;
     std::vector<BufferRecord> r(n);
     for (int i = 0; i < n; ++i) {
-      r[i].first = kind == 2 ? static_cast<int32_t>(rng() % n) : i;
+      r[i].first = kind >= 2 ? static_cast<int32_t>(rng() % n) : i;
       int32_t len = kind == 0 ? static_cast<int32_t>(rng() % 6) : kind == 1 ? n : static_cast<int32_t>(rng() % (n / 2 + 1));
       r[i].last = r[i].first + len;
-      r[i].size = rng() % 7 == 0 ? 0 : 64 * (1 + rng() % 6) - rng() % 64;
+      r[i].size = kind == 3 ? 64 * (1 + rng() % 2) : rng() % 7 == 0 ? 0 : 64 * (1 + rng() % 6) - rng() % 64;
     }
     if (trial % 5 == 4) {
       // Sparse instruction numbers up to 2e9: the index is sized by the records.
