@@ -71,6 +71,7 @@ bool StaticInputShapes(const ir::Graph& g, const ir::DimBindings& dims, std::vec
 Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
     : program_(std::move(program)), options_(std::move(options)), seed_(seed), rng_(seed) {
   for (const ir::Graph& g : program_.graphs) assertions_.emplace_back(g, program_.config);
+  for (size_t i = 0; i < program_.graphs.size(); ++i) graph_index_.emplace(program_.graphs[i].name(), i);
 }
 
 Program::~Program() = default;
@@ -472,9 +473,7 @@ std::optional<std::vector<InputSpec>> Program::StaticInputs(std::string_view gra
 }
 
 Result<size_t> Program::FindGraph(std::string_view name) const {
-  for (size_t i = 0; i < program_.graphs.size(); ++i) {
-    if (program_.graphs[i].name() == name) return i;
-  }
+  if (auto it = graph_index_.find(name); it != graph_index_.end()) return it->second;
   const std::vector<std::string> names = GraphNames();
   return NotFound("no graph named '" + std::string(name) + "'" + HintBeforeList(DidYouMean(name, names)) +
                   "graphs: " + JoinNames(names));

@@ -703,7 +703,8 @@ class ProgramHandle {
  private:
   const shrew::ir::Graph* FindGraph(const std::string& name) const {
     if (!program_) return nullptr;
-    return program_->ir().FindGraph(name);
+    shrew::Result<size_t> gi = program_->FindGraph(name);
+    return gi.ok() ? &program_->ir().graphs[*gi] : nullptr;
   }
   val NoGraph(const std::string& name) const {
     if (!program_) return NotReady();
