@@ -72,6 +72,7 @@ Program::Program(ir::Program program, ProgramOptions options, uint64_t seed)
     : program_(std::move(program)), options_(std::move(options)), seed_(seed), rng_(seed) {
   for (const ir::Graph& g : program_.graphs) assertions_.emplace_back(g, program_.config);
   for (size_t i = 0; i < program_.graphs.size(); ++i) graph_index_.emplace(program_.graphs[i].name(), i);
+  steps_ = ir::StepsPerRun(program_);
 }
 
 Program::~Program() = default;
@@ -484,6 +485,14 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
   const ir::Graph& g = program_.graphs[gi];
   const Entry& e = graphs_[gi];
   const std::string where = "graph '" + g.name() + "'";
+  if (gi < steps_.size() && steps_[gi].steps > options_.max_steps_per_run) {
+    const uint64_t n = steps_[gi].steps;
+    const std::string count = n == std::numeric_limits<uint64_t>::max() ? "over 1.8e19" : std::to_string(n);
+    return ResourceExhausted(where + " would perform " + count + " operations per run through its calls (" +
+                             ir::HeaviestCallChain(program_, steps_, static_cast<int>(gi)) +
+                             "), more than the limit of " + std::to_string(options_.max_steps_per_run))
+        .At(g.span());
+  }
   std::vector<std::string> input_names;
   for (const ir::GraphInput& in : g.inputs()) input_names.push_back(g.node(in.node).name);
   auto report = [&](const std::string& input, std::string expected, std::string actual) {

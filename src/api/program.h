@@ -53,6 +53,7 @@
 #include "api/prepared_run.h"
 #include "base/status.h"
 #include "ir/graph.h"
+#include "ir/run_steps.h"
 #include "jit/binding.h"
 #include "jit/compile.h"
 #include "jit/compiled_graph.h"
@@ -82,6 +83,12 @@ struct ProgramOptions {
   bool native_kernels = true;             // false: every node runs the ref fallback
   bool verify_plans = true;               // no-overlap check of every memory plan
   bool check_slots = false;               // empty-slot check while running (debug)
+  // A run whose graph performs more operations than this once its calls and
+  // repeats are unrolled (ir/run_steps.h) is refused before it starts, on
+  // either executor: a few lines can ask for 2^64 calls. 2^26: seconds of
+  // the tape's smallest operations, about a minute of calls; models are far
+  // below (a repeat of 100 layers of 50 operations is 5,000).
+  uint64_t max_steps_per_run = uint64_t{1} << 26;
   // The passes the IR was optimised with (nullopt: it was not). A graph
   // compiled per input signature (`input x: ?`) is optimised again with
   // them once its types are known: literals fold (in each node's dtype, as
@@ -300,6 +307,7 @@ class Program {
   // Graph name -> index in program_.graphs (the first of a name): a scan per
   // lookup made a program of 32,000 graphs take 6 s to load (a lookup per graph).
   std::map<std::string, size_t, std::less<>> graph_index_;
+  std::vector<ir::RunSteps> steps_;  // per graph (max_steps_per_run)
   ProgramOptions options_;
   uint64_t seed_;
   runtime::Rng rng_;

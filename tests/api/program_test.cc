@@ -447,6 +447,55 @@ TEST(ProgramParams, OneRowProductsSeeANonFiniteWeightAfterSetParam) {
   }
 }
 
+// Each graph calling the next twice asks for 2^40 leaf runs from a few
+// lines: run, interpret and prepare refuse it at once, naming the calls
+// (it ran for ever), and the program stays usable. A repeat of a repeat is
+// held to the limit as well, and runs when the limit allows it.
+TEST(ProgramLimits, RunsOverTheStepLimitAreRefusedBeforeTheyStart) {
+  std::string src;
+  for (int i = 0; i < 40; ++i) {
+    src += "@graph G" + std::to_string(i) + " {\n  input x: Tensor<[2], f32>;\n  output y: G" + std::to_string(i + 1) +
+           "(x) + G" + std::to_string(i + 1) + "(x * 2.0);\n}\n";
+  }
+  src += "@graph G40 {\n  input x: Tensor<[2], f32>;\n  output y: relu(x);\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(src);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", F32({2}, {1.0f, -2.0f}));
+  const std::vector<InputSpec> specs = {{"x", ir::DType::kF32, {2}}};
+  for (int how = 0; how < 3; ++how) {
+    SCOPED_TRACE(how);
+    const Status s = how == 0   ? p->Run("G0", in).status()
+                     : how == 1 ? p->Interpret("G0", in).status()
+                                : p->Prepare("G0", specs).status();
+    ExpectError(s, StatusCode::kResourceExhausted,
+                {"graph 'G0' would perform ", " operations per run through its calls (G0 calls G1 2 times, G1 calls G2 2 times",
+                 "more than the limit of 67108864"});
+  }
+  // Two levels from the leaf: 1 + 2 × (1 + 4) + 1 + 1 = 13 steps, far below.
+  Result<TensorMap> ok = p->Run("G38", in);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  // relu(x) + relu(2x), twice over: [1 + 2 + 2 + 4, 0] = [9, 0].
+  EXPECT_FLOAT_EQ(ok->at("y").values<float>()[0], 9.0f);
+  EXPECT_FLOAT_EQ(ok->at("y").values<float>()[1], 0.0f);
+
+  const std::string nested =
+      "@graph A {\n  input x: Tensor<[2], f32>;\n  output y: repeat(300) { B(x) };\n}\n"
+      "@graph B {\n  input x: Tensor<[2], f32>;\n  output y: repeat(300) { C(x) };\n}\n"
+      "@graph C {\n  input x: Tensor<[2], f32>;\n  output y: x * 0.5 + 1.0;\n}\n";
+  ProgramOptions tight;
+  tight.max_steps_per_run = 100000;
+  std::unique_ptr<Program> q = MakeProgram(nested, tight);
+  ASSERT_NE(q, nullptr);
+  ExpectError(q->Run("A", in).status(), StatusCode::kResourceExhausted, {"graph 'A' would perform ", "A calls B 300 times, B calls C 300 times"});
+  std::unique_ptr<Program> r = MakeProgram(nested);
+  ASSERT_NE(r, nullptr);
+  Result<TensorMap> y = r->Run("A", in);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  // Each iteration maps the carried value v to v * 0.5 + 1, which converges on 2.
+  EXPECT_FLOAT_EQ(y->at("y").values<float>()[0], 2.0f);
+}
+
 TEST(ProgramStats, DumpPlanJsonAndRecompile) {
   std::unique_ptr<Program> p = Mlp();
   ASSERT_NE(p, nullptr);
