@@ -443,7 +443,9 @@ TEST(ProgramParams, OneRowProductsSeeANonFiniteWeightAfterSetParam) {
   EXPECT_TRUE(std::isnan(ref->at("y").values<float>()[7]));
   for (int64_t j = 0; j < 128; ++j) {
     const float r = ref->at("y").values<float>()[j];
-    if (j != 7) EXPECT_NEAR(y[j], r, 1e-5 * std::fabs(r) + 1e-6) << j;  // PIPELINE.md §9
+    if (j != 7) {
+      EXPECT_NEAR(y[j], r, 1e-5 * std::fabs(r) + 1e-6) << j;  // PIPELINE.md §9
+    }
   }
 }
 
