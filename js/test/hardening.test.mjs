@@ -53,6 +53,25 @@ const SOFTMAX_NET = `@graph Net {
   output doubled: x * 2.0;
 }`;
 
+test("a program whose calls unroll past the step limit is refused by run, interpret and benchRun; others run", () => {
+  // Each graph calls the next twice: 2^40 leaf runs, which ran for ever.
+  let src = "";
+  for (let i = 0; i < 40; i++) {
+    src += `@graph G${i} { input x: Tensor<[2], f32>; output y: G${i + 1}(x) + G${i + 1}(x * 2.0); }\n`;
+  }
+  src += "@graph G40 { input x: Tensor<[2], f32>; output y: relu(x); }\n";
+  const p = shrew.compile(src);
+  const x = new Float32Array([1, -2]);
+  const why = ["graph 'G0' would perform", "G0 calls G1 2 times, G1 calls G2 2 times", "more than the limit of 67108864"];
+  throwsRuntime(() => p.run("G0", { x }), "resource_exhausted", why);
+  throwsRuntime(() => p.interpret("G0", { x }), "resource_exhausted", why);
+  // Its tape is planned (static shapes), but no run may start: benchRun too (it never returned).
+  throwsRuntime(() => p.benchRun("G0", 1), "failed_precondition", ["graph 'G0'"]);
+  // Two levels above the leaf: relu(x) + relu(2x), twice over.
+  assert.deepEqual(Array.from(p.run("G38", { x }).y.data), [9, 0]);
+  p.dispose();
+});
+
 test("NaN and Inf propagate row by row, never crash", () => {
   const p = shrew.compile(SOFTMAX_NET);
   try {

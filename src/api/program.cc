@@ -480,19 +480,28 @@ Result<size_t> Program::FindGraph(std::string_view name) const {
                   "graphs: " + JoinNames(names));
 }
 
+Status Program::CheckSteps(size_t gi) const {
+  if (gi >= steps_.size() || steps_[gi].steps <= options_.max_steps_per_run) return Status::Ok();
+  const ir::Graph& g = program_.graphs[gi];
+  const uint64_t n = steps_[gi].steps;
+  const std::string count = n == std::numeric_limits<uint64_t>::max() ? "over 1.8e19" : std::to_string(n);
+  return ResourceExhausted("graph '" + g.name() + "' would perform " + count + " operations per run through its calls (" +
+                           ir::HeaviestCallChain(program_, steps_, static_cast<int>(gi)) + "), more than the limit of " +
+                           std::to_string(options_.max_steps_per_run))
+      .At(g.span());
+}
+
+Status Program::CheckSteps(std::string_view graph) const {
+  Result<size_t> gi = FindGraph(graph);
+  return gi.ok() ? CheckSteps(*gi) : gi.status();
+}
+
 Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const InputSpec> inputs,
                                                     jit::InputIssue* issue) const {
   const ir::Graph& g = program_.graphs[gi];
   const Entry& e = graphs_[gi];
   const std::string where = "graph '" + g.name() + "'";
-  if (gi < steps_.size() && steps_[gi].steps > options_.max_steps_per_run) {
-    const uint64_t n = steps_[gi].steps;
-    const std::string count = n == std::numeric_limits<uint64_t>::max() ? "over 1.8e19" : std::to_string(n);
-    return ResourceExhausted(where + " would perform " + count + " operations per run through its calls (" +
-                             ir::HeaviestCallChain(program_, steps_, static_cast<int>(gi)) +
-                             "), more than the limit of " + std::to_string(options_.max_steps_per_run))
-        .At(g.span());
-  }
+  SHREW_RETURN_IF_ERROR(CheckSteps(gi));
   std::vector<std::string> input_names;
   for (const ir::GraphInput& in : g.inputs()) input_names.push_back(g.node(in.node).name);
   auto report = [&](const std::string& input, std::string expected, std::string actual) {

@@ -208,6 +208,11 @@ class Program {
   // XNNPACK operators owned by this program's kernels.
   int num_live_xnn_operators() const;
 
+  // Ok, or the ResourceExhausted error a run of `graph` gets for performing
+  // more than max_steps_per_run operations (Run, Interpret and Prepare check
+  // it themselves; callers driving executor() directly should too).
+  Status CheckSteps(std::string_view graph) const;
+
   // Low-level access (bindings, benchmarks): the compiled graph and its
   // executor, nullptr for an unknown name. A graph compiled per input
   // signature has them once it ran: those of its most recent signature.
@@ -224,6 +229,7 @@ class Program {
     std::vector<int> supplied;  // per graph input: index into the specs, -1 if absent
   };
   Result<CheckedInputs> CheckInputs(size_t graph, std::span<const InputSpec> inputs, jit::InputIssue* issue) const;
+  Status CheckSteps(size_t graph) const;
   // A graph compiled for one signature of its inputs (dtype and shape each,
   // nullopt when an optional input is left out).
   using InputSignature = std::vector<std::optional<std::pair<ir::DType, runtime::Shape>>>;

@@ -591,7 +591,8 @@ class ProgramHandle {
   // on the binding of the graph's last run (no input or output copies); -1
   // when the graph is unknown, not bound yet, or a run fails.
   double BenchRun(const std::string& graph, int n) {
-    if (!program_ || n <= 0) return -1;
+    // A graph over the step limit has a plan (its shapes are static) but no run may start.
+    if (!program_ || n <= 0 || !program_->CheckSteps(graph).ok()) return -1;
     shrew::jit::Executor* ex = program_->executor(graph);
     if (ex == nullptr || ex->plan() == nullptr) return -1;
     using Clock = std::chrono::steady_clock;

@@ -366,7 +366,7 @@ void XnnMatmulKernel::FillProduct() {
     for (int64_t j = 0; j < n; ++j) {
       // 0 + bias (the empty sum plus c, as the interpreter adds it): -0 gives +0.
       const float v = bias_packed_ ? 0.0f + bias_[j] : 0.0f;
-      row[j] = clamp_relu_ && v < 0.0f ? 0.0f : v;
+      row[j] = clamp_relu_ && !(v > 0.0f) ? 0.0f : v;
     }
   }
 }
@@ -380,7 +380,8 @@ bool XnnMatmulKernel::RunSparseRow() {
     for (int64_t j = 0; j < n; ++j) product_[j] += bias_[j];
   }
   if (clamp_relu_) {
-    for (int64_t j = 0; j < n; ++j) product_[j] = product_[j] < 0.0f ? 0.0f : product_[j];
+    // relu as the interpreter takes it (v > 0 ? v : 0): a NaN sum gives 0, as XNNPACK's clamp does.
+    for (int64_t j = 0; j < n; ++j) product_[j] = product_[j] > 0.0f ? product_[j] : 0.0f;
   }
   return true;
 }

@@ -294,8 +294,8 @@ TEST(MatmulKernelTest, OneRowOfZerosSkipsWeightRows) {
   MatmulTester().Shapes({1, 100}, {100, 100}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
 }
 
-// Runs matmul(x, w) (+ b) on one row of 300 against a [300, 200] weight.
-Result<Tensor> RunOneRow(const Tensor& x, const Tensor& w, const Tensor* b) {
+// Runs matmul(x, w) (+ b) (then relu) on one row of 300 against a [300, 200] weight.
+Result<Tensor> RunOneRow(const Tensor& x, const Tensor& w, const Tensor* b, bool relu = false) {
   const std::vector<ir::DType> dtypes(b ? 3 : 2, ir::DType::kF32);
   std::vector<const Tensor*> constants = {nullptr, &w};
   std::vector<const Tensor*> operands = {&x, &w};
@@ -304,13 +304,16 @@ Result<Tensor> RunOneRow(const Tensor& x, const Tensor& w, const Tensor* b) {
     operands.push_back(b);
   }
   auto spec = MakeSpec(b ? K::kFusedMatmulAdd : K::kMatmul, dtypes, ir::DType::kF32, {}, constants);
-  return testing::CreateAndRun(spec->spec, operands, {1, 200});
+  if (!relu) return testing::CreateAndRun(spec->spec, operands, {1, 200});
+  Result<KernelPtr> k = CreateFusedDenseActivation(spec->spec, K::kRelu);
+  if (!k.ok()) return k.status();
+  return testing::RunKernel(**k, operands, {1, 200}, ir::DType::kF32, {});
 }
 
 // What skipping must not change: 0 · inf and 0 · NaN are NaN (a weight that
-// is not finite never takes the sparse path), a NaN input is not a zero, and
-// a sum of nothing but zeros plus a bias of -0 is +0, as the interpreter
-// adds it.
+// is not finite never takes the sparse path), a NaN input is not a zero (and
+// relu of the NaN sum is 0), and a sum of nothing but zeros plus a bias of
+// -0 is +0, as the interpreter adds it.
 TEST(MatmulKernelTest, SkippedRowsKeepNaNAndTheSignOfZero) {
   std::mt19937 rng(11);
   Tensor w = RandomTensor(ir::DType::kF32, {300, 200}, rng);
@@ -332,6 +335,10 @@ TEST(MatmulKernelTest, SkippedRowsKeepNaNAndTheSignOfZero) {
   y = RunOneRow(x_nan, w, nullptr);
   ASSERT_TRUE(y.ok()) << y.status().ToString();
   for (int64_t j = 0; j < 200; ++j) ASSERT_TRUE(std::isnan(y->values<float>()[j])) << j;
+  // relu of that NaN is 0, as in the interpreter (the clamp left NaN).
+  y = RunOneRow(x_nan, w, nullptr, /*relu=*/true);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int64_t j = 0; j < 200; ++j) ASSERT_EQ(y->values<float>()[j], 0.0f) << j;
 
   const Tensor zeros = Tensor::Zeros(ir::DType::kF32, {1, 300}).value();
   const Tensor minus_zero = Tensor::Full(ir::DType::kF32, {200}, -0.0).value();
