@@ -3,7 +3,7 @@ import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } f
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
 import { describe, isArrayBuffer, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
-import { BOOLEAN, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
+import { BOOLEAN, COUNT, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -37,8 +37,9 @@ const PARAMS: Rule = (value, name) => {
 const COMPILE_OPTIONS: Record<string, Rule> = {
   filename: rule("must be a string", (v) => typeof v === "string", wellFormed),
   dims: DIMS, seed: SEED, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, params: PARAMS,
+  maxStepsPerRun: COUNT,
 };
-const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: TENSOR_BYTES };
+const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, maxStepsPerRun: COUNT };
 
 /** A loaded Shrew runtime (one wasm instance). */
 export class Shrew {

@@ -47,6 +47,15 @@ export interface CompileOptions {
    * is packed once. The generator (dropout) continues as after initialising.
    */
   params?: Uint8Array | undefined;
+  /**
+   * Most operations one run may perform once the graph's calls and repeats
+   * are unrolled (each graph calling the next twice is 2^n runs of the last
+   * from a few lines); a run over it is a `resource_exhausted` error before
+   * it starts, naming the heaviest calls (`run`, `interpret`, `benchRun`).
+   * Default 2^26 (67108864): seconds of small operations, about a minute of
+   * calls.
+   */
+  maxStepsPerRun?: number | undefined;
 }
 
 /** Options of `Shrew.loadBundle`: what the loader chooses (the rest comes from the bundle). */
@@ -55,6 +64,8 @@ export interface LoadBundleOptions {
   training?: boolean | undefined;
   /** Largest tensor in bytes, as for `compile`. Default 1 GiB, at most 2^50. */
   maxTensorBytes?: number | undefined;
+  /** Most operations per run, as for `compile`. Default 2^26. */
+  maxStepsPerRun?: number | undefined;
 }
 
 /** JIT statistics of one graph (PIPELINE.md §7.6). */

@@ -28,9 +28,9 @@ test("bad compile options are typed errors naming the option", () => {
     [{ dims: [1, 2] }, /dims must be an object/],
     [{ dim: { N: 2 } }, /unknown compile option 'dim'; did you mean 'dims'\? options: filename, dims, seed/],
     // A misspelt option is told the closest one; a name close to none, only the list.
-    [{ sed: 1 }, /^unknown compile option 'sed'; did you mean 'seed'\? options: filename, dims, seed, optimize, training, maxTensorBytes, params$/],
+    [{ sed: 1 }, /^unknown compile option 'sed'; did you mean 'seed'\? options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun$/],
     [{ Training: true }, /^unknown compile option 'Training'; did you mean 'training'\? options: filename, dims, seed, /],
-    [{ verbose: true }, /^unknown compile option 'verbose'; options: filename, dims, seed, optimize, training, maxTensorBytes, params$/],
+    [{ verbose: true }, /^unknown compile option 'verbose'; options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun$/],
     // The rule of setDims: a dim the source does not use or that @config sets would be ignored.
     [{ dims: { N: 2, Hidden: 3 } }, /^dimension 'Hidden' is not used by this program; its dimensions: N$/],
     [{ dims: { Width: 8 } }, /^dimension 'Width' is set by @config in the source/],

@@ -72,6 +72,33 @@ test("a program whose calls unroll past the step limit is refused by run, interp
   p.dispose();
 });
 
+test("maxStepsPerRun sets the step limit for compile and loadBundle, and is checked like every option", () => {
+  // A repeat of a repeat: 30 × (1 + 30 × (1 + 4)) + … steps, about 4,600.
+  const src = `@graph A { input x: Tensor<[2], f32>; output y: repeat(30) { B(x) }; }
+@graph B { input x: Tensor<[2], f32>; output y: repeat(30) { C(x) }; }
+@graph C { input x: Tensor<[2], f32>; output y: x * 0.5 + 1.0; }`;
+  const x = new Float32Array([6, -2]);
+  const tight = shrew.compile(src, { maxStepsPerRun: 1000 });
+  throwsRuntime(() => tight.run("A", { x }), "resource_exhausted",
+    ["graph 'A' would perform", "A calls B 30 times, B calls C 30 times", "more than the limit of 1000"]);
+  // v -> v / 2 + 1 900 times converges on 2; C alone runs under the limit.
+  assert.deepEqual(Array.from(tight.run("C", { x }).y.data), [4, 0]);
+  const loose = shrew.compile(src, { maxStepsPerRun: 10000 });
+  assert.deepEqual(Array.from(loose.run("A", { x }).y.data), [2, 2]);
+  const bundle = loose.saveBundle();
+  throwsRuntime(() => shrew.loadBundle(bundle, { maxStepsPerRun: 1000 }).run("A", { x }), "resource_exhausted",
+    ["more than the limit of 1000"]);
+  assert.deepEqual(Array.from(shrew.loadBundle(bundle).run("A", { x }).y.data), [2, 2]);
+  // setDims keeps the limit it was compiled with.
+  tight.setDims({});
+  throwsRuntime(() => tight.run("A", { x }), "resource_exhausted", ["more than the limit of 1000"]);
+  for (const bad of [-1, 1.5, "9", 2 ** 53]) {
+    throwsRuntime(() => shrew.compile(src, { maxStepsPerRun: bad }), "invalid_argument", ["maxStepsPerRun must be"]);
+  }
+  tight.dispose();
+  loose.dispose();
+});
+
 test("NaN and Inf propagate row by row, never crash", () => {
   const p = shrew.compile(SOFTMAX_NET);
   try {

@@ -111,7 +111,7 @@ test("bad bundles and options are typed errors; the module stays usable", async 
   const v4 = bytes.slice();
   v4[8] = 4;
   invalid(() => shrew.loadBundle(v4), /unsupported version 4 \(this build reads versions 1 to 3\)/);
-  invalid(() => shrew.loadBundle(bytes, { dims: { N: 3 } }), /unknown loadBundle option 'dims'; options: training, maxTensorBytes/);
+  invalid(() => shrew.loadBundle(bytes, { dims: { N: 3 } }), /unknown loadBundle option 'dims'; options: training, maxTensorBytes, maxStepsPerRun$/);
   invalid(() => shrew.loadBundle(bytes, { training: "yes" }), /training must be true or false/);
   // Every truncation fails cleanly.
   for (let n = 0; n < bytes.length; n += 97) invalid(() => shrew.loadBundle(bytes.subarray(0, n)), /^bundle: /);

@@ -161,7 +161,8 @@ struct CompileSettings {
   std::optional<shrew::runtime::Tensor> params;  // a saveParams blob (u8): the values instead of the initialisers
 };
 
-// The options a compiled and a loaded program share: training, maxTensorBytes.
+// The options a compiled and a loaded program share: training, maxTensorBytes,
+// maxStepsPerRun.
 shrew::Status RunSettingsFrom(val options, shrew::ProgramOptions* out) {
   if (!options["training"].isUndefined()) {
     if (options["training"].typeOf().as<std::string>() != "boolean") {
@@ -174,6 +175,12 @@ shrew::Status RunSettingsFrom(val options, shrew::ProgramOptions* out) {
       return shrew::InvalidArgument(std::string("maxTensorBytes ") + kCountRule + Show(options["maxTensorBytes"]));
     }
     out->max_tensor_bytes = static_cast<uint64_t>(options["maxTensorBytes"].as<double>());
+  }
+  if (!options["maxStepsPerRun"].isUndefined()) {
+    if (!IsCount(options["maxStepsPerRun"])) {
+      return shrew::InvalidArgument(std::string("maxStepsPerRun ") + kCountRule + Show(options["maxStepsPerRun"]));
+    }
+    out->max_steps_per_run = static_cast<uint64_t>(options["maxStepsPerRun"].as<double>());
   }
   return shrew::Status::Ok();
 }
@@ -196,12 +203,12 @@ shrew::Status KnownKeys(val options, std::span<const char* const> known, const c
   return shrew::Status::Ok();
 }
 
-// loadBundle(bytes, {training, maxTensorBytes}).
+// loadBundle(bytes, {training, maxTensorBytes, maxStepsPerRun}).
 shrew::Result<shrew::ProgramOptions> LoadSettingsFrom(val options) {
   shrew::ProgramOptions out;
   if (options.isUndefined() || options.isNull()) return out;
   if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("load options must be an object");
-  static const char* const kKnown[] = {"training", "maxTensorBytes"};
+  static const char* const kKnown[] = {"training", "maxTensorBytes", "maxStepsPerRun"};
   SHREW_RETURN_IF_ERROR(KnownKeys(options, kKnown, "load"));
   SHREW_RETURN_IF_ERROR(RunSettingsFrom(options, &out));
   return out;
@@ -215,7 +222,8 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   CompileSettings out;
   if (options.isUndefined() || options.isNull()) return out;
   if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("compile options must be an object");
-  static const char* const kKnown[] = {"filename", "dims", "seed", "optimize", "training", "maxTensorBytes", "params"};
+  static const char* const kKnown[] = {"filename", "dims",           "seed",   "optimize",
+                                       "training", "maxTensorBytes", "params", "maxStepsPerRun"};
   SHREW_RETURN_IF_ERROR(KnownKeys(options, kKnown, "compile"));
   auto present = [&](const char* key) { return !options[key].isUndefined(); };
   if (present("filename")) {
@@ -253,7 +261,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
 // the runnable Program built from it.
 class ProgramHandle {
  public:
-  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes, params})
+  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun})
   //   -> {ok, diagnostics, rendered, stage, seed, optStats, graphs}
   // (seed: the effective seed's decimal digits, exact past 2^53, as in the
   // results of loadBundle and setDims)
