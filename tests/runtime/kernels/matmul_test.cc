@@ -251,8 +251,10 @@ TEST(MatmulKernelTest, LargeWeightRunsAsPanelsInEitherOrder) {
     SCOPED_TRACE("runs " + std::to_string(runs));
     // 700 x 200 floats = 547 KB: 3 panels of 96, 96 and 8 columns.
     MatmulTester().Op(K::kFusedMatmulRelu).Shapes({2, 700}, {700, 200}).Repeats(runs).PoisonEachRun()
-        .ExpectImpl("xnn_fully_connected[3 panels](relu clamp)").Test();
+        .ExpectImpl("xnn_fully_connected[3 panels]|sparse_rows(relu clamp)").Test();
     MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 700}, {700, 200}).Addend({200}, true).Repeats(runs)
+        .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]|sparse_rows").Test();
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({4, 700}, {700, 200}).Addend({200}, true).Repeats(runs)
         .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]").Test();
     // linear [300, 600]: 3 panels of 128, 128 and 44 rows.
     MatmulTester().Op(K::kLinear).Shapes({65, 600}, {300, 600}).Addend({300}, true).Repeats(runs).PoisonEachRun()
@@ -265,9 +267,9 @@ TEST(MatmulKernelTest, LargeWeightRunsAsPanelsInEitherOrder) {
   MatmulTester().Shapes({1, 9000}, {9000, 64}).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
 }
 
-// One row against a constant [K, N] weight of 64 KiB or more skips the
-// weight rows a zero input multiplies when enough of the row is zero (30 %,
-// or 60 % under 128 columns; sparse_row.h): every share of zeros, on either
+// One row (up to 3) against a constant [K, N] weight of 64 KiB or more skips
+// the weight rows a zero input multiplies when enough of the row is zero
+// (30 %, or 60 % under 128 columns, 40 % for 3 rows; sparse_row.h): every share of zeros, on either
 // side of those thresholds and all zeros, with N and the count of nonzeros
 // not multiples of 4, panels in either order, the packed bias, the relu
 // clamp, an add that is not a bias and a fused activation.
@@ -287,8 +289,16 @@ TEST(MatmulKernelTest, OneRowOfZerosSkipsWeightRows) {
         .ExpectImpl("xnn_fully_connected|sparse_rows+gelu").Test();
     MatmulTester().Shapes({1, 2001}, {2001, 21}).ZeroFraction(zeros).ExpectImpl("xnn_fully_connected|sparse_rows").Test();
   }
-  // More than one row, linear's [N, K] weight, a weight under 64 KiB: dense.
-  MatmulTester().Shapes({2, 300}, {300, 200}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
+  // 2 and 3 rows (batch axes folded in), each row on its own when every row pays.
+  for (double zeros : {0.0, 0.45, 0.65, 0.9, 1.0}) {
+    SCOPED_TRACE("rows, zeros " + std::to_string(zeros));
+    MatmulTester().Op(K::kFusedMatmulRelu).Shapes({2, 300}, {300, 203}).ZeroFraction(zeros).Repeats(2)
+        .PoisonEachRun().ExpectImpl("xnn_fully_connected|sparse_rows(relu clamp)").Test();
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 1, 301}, {301, 130}).Addend({130}, true).ZeroFraction(zeros)
+        .ExpectImpl("xnn_fully_connected|sparse_rows").Test();
+  }
+  // Four rows, linear's [N, K] weight, a weight under 64 KiB: dense.
+  MatmulTester().Shapes({4, 300}, {300, 200}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
   MatmulTester().Op(K::kLinear).Shapes({1, 300}, {200, 300}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected")
       .Test();
   MatmulTester().Shapes({1, 100}, {100, 100}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
