@@ -89,8 +89,8 @@ class XnnMatmulKernel final : public Kernel {
   std::vector<float> bias_;  // packed bias (fully-connected), for FillProduct
   bool bias_packed_ = false;
   bool clamp_relu_ = false;  // relu applied as the fully-connected clamp
-  // A [K, N] weight large enough to stream and all finite: one-row products
-  // may skip the rows a zero multiplies (sparse_row.h).
+  // A [K, N] weight large enough to stream and all finite: products of 1 to
+  // 3 rows may skip the weight rows a zero multiplies (sparse_row.h).
   bool sparse_rows_ = false;
   std::vector<int32_t> nonzero_rows_;  // K entries, filled per run
   std::optional<BinaryStage> add_;
@@ -151,8 +151,8 @@ int64_t PanelWidth(int64_t k, int64_t n) {
   return std::min(width, n);
 }
 
-// [K, N] weights from this size on may take the sparse one-row product
-// (sparse_row.h) when enough of the row's inputs are zero.
+// [K, N] weights from this size on may take the sparse product
+// (sparse_row.h) when enough of each row's inputs are zero.
 constexpr int64_t kSparseRowsBytes = 64 * 1024;
 
 Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig config) {
