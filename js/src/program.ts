@@ -488,6 +488,7 @@ export class Program {
     if (!this.graphs.includes(graph)) {
       throw new ShrewRuntimeError("not_found", `no graph named '${graph}'${didYouMean(graph, this.#graphs) || ";"} graphs: ${joinNames(this.#graphs)}`);
     }
+    unwrap(this.#call((h) => h.checkSteps(graph)));  // over the step limit: run's error, not "has not run yet"
     const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
     return ns;

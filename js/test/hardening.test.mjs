@@ -66,14 +66,14 @@ test("a program whose calls unroll past the step limit is refused by run, interp
   throwsRuntime(() => p.run("G0", { x }), "resource_exhausted", why);
   throwsRuntime(() => p.interpret("G0", { x }), "resource_exhausted", why);
   // Its tape is planned (static shapes), but no run may start: benchRun too (it never returned).
-  throwsRuntime(() => p.benchRun("G0", 1), "failed_precondition", ["graph 'G0'"]);
+  throwsRuntime(() => p.benchRun("G0", 1), "resource_exhausted", why);
   // Two levels above the leaf: relu(x) + relu(2x), twice over.
   assert.deepEqual(Array.from(p.run("G38", { x }).y.data), [9, 0]);
   p.dispose();
 });
 
 test("maxStepsPerRun sets the step limit for compile and loadBundle, and is checked like every option", () => {
-  // A repeat of a repeat: 30 × (1 + 30 × (1 + 4)) + … steps, about 4,600.
+  // A repeat of a repeat: 5,461 steps (ir/run_steps.h counts C 5, B 1 + (1 + 30 × 6) + 1, A 1 + (1 + 30 × 184) + 1).
   const src = `@graph A { input x: Tensor<[2], f32>; output y: repeat(30) { B(x) }; }
 @graph B { input x: Tensor<[2], f32>; output y: repeat(30) { C(x) }; }
 @graph C { input x: Tensor<[2], f32>; output y: x * 0.5 + 1.0; }`;
@@ -91,7 +91,12 @@ test("maxStepsPerRun sets the step limit for compile and loadBundle, and is chec
   assert.deepEqual(Array.from(shrew.loadBundle(bundle).run("A", { x }).y.data), [2, 2]);
   // setDims keeps the limit it was compiled with.
   tight.setDims({});
-  throwsRuntime(() => tight.run("A", { x }), "resource_exhausted", ["more than the limit of 1000"]);
+  throwsRuntime(() => tight.run("A", { x }), "resource_exhausted", ["would perform 5461 operations", "more than the limit of 1000"]);
+  // A graph that calls nothing, over a limit of 0: no call chain to name.
+  const none = shrew.compile(src, { maxStepsPerRun: 0 });
+  throwsRuntime(() => none.run("C", { x }), "resource_exhausted",
+    ["graph 'C' would perform 5 operations per run, more than the limit of 0"]);
+  none.dispose();
   for (const bad of [-1, 1.5, "9", 2 ** 53]) {
     throwsRuntime(() => shrew.compile(src, { maxStepsPerRun: bad }), "invalid_argument", ["maxStepsPerRun must be"]);
   }

@@ -485,9 +485,10 @@ Status Program::CheckSteps(size_t gi) const {
   const ir::Graph& g = program_.graphs[gi];
   const uint64_t n = steps_[gi].steps;
   const std::string count = n == std::numeric_limits<uint64_t>::max() ? "over 1.8e19" : std::to_string(n);
-  return ResourceExhausted("graph '" + g.name() + "' would perform " + count + " operations per run through its calls (" +
-                           ir::HeaviestCallChain(program_, steps_, static_cast<int>(gi)) + "), more than the limit of " +
-                           std::to_string(options_.max_steps_per_run))
+  const std::string calls = ir::HeaviestCallChain(program_, steps_, static_cast<int>(gi));
+  return ResourceExhausted("graph '" + g.name() + "' would perform " + count + (n == 1 ? " operation" : " operations") +
+                           " per run" + (calls.empty() ? "" : " through its calls (" + calls + ")") +
+                           ", more than the limit of " + std::to_string(options_.max_steps_per_run))
       .At(g.span());
 }
 

@@ -693,6 +693,17 @@ class ProgramHandle {
     return out;
   }
   // Rebuilds one graph's tape, kernels and plans (Program::Recompile).
+  // checkSteps(graph) -> {ok} or the error a run over the step limit gets
+  // (benchRun asks first: its -1 cannot say why).
+  val CheckSteps(const std::string& graph) const {
+    if (!program_) return NotReady();
+    shrew::Status s = program_->CheckSteps(graph);
+    if (!s.ok()) return Error(s);
+    val out = val::object();
+    out.set("ok", true);
+    return out;
+  }
+
   val Recompile(const std::string& graph) {
     if (!program_) return NotReady();
     shrew::Status s = program_->Recompile(graph);
@@ -829,6 +840,7 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("lastError", &ProgramHandle::LastError)
       .function("release", &ProgramHandle::Release)
       .function("benchRun", &ProgramHandle::BenchRun)
+      .function("checkSteps", &ProgramHandle::CheckSteps)
       .function("dump", &ProgramHandle::Dump)
       .function("plan", &ProgramHandle::Plan)
       .function("stats", &ProgramHandle::Stats)

@@ -153,6 +153,8 @@ export interface RawProgramHandle {
   release(id: number): void;
   /** Mean ns per Executor::Run over n runs inside wasm (last binding); -1 if not bound. */
   benchRun(graph: string, n: number): number;
+  /** The error a run over the step limit (maxStepsPerRun) gets, else ok. */
+  checkSteps(graph: string): { ok: true } | ErrorValue;
   dump(graph: string): TextValue | ErrorValue;
   plan(graph: string): TextValue | ErrorValue;
   stats(graph: string): RawCompileStats | ErrorValue;
