@@ -38,6 +38,7 @@ namespace {
 
 using emscripten::val;
 using shrew::wasm::Error;
+using shrew::wasm::OkOrError;
 using shrew::wasm::ErrorWithIssue;
 using shrew::wasm::StringList;
 
@@ -686,31 +687,19 @@ class ProgramHandle {
     if (!program_) return NotReady();
     shrew::Result<shrew::runtime::Tensor> blob = shrew::wasm::BytesIn(bytes, "loadParams");
     if (!blob.ok()) return Error(blob.status());
-    shrew::Status s = program_->LoadParams(blob->values<uint8_t>());
-    if (!s.ok()) return Error(s);
-    val out = val::object();
-    out.set("ok", true);
-    return out;
+    return OkOrError(program_->LoadParams(blob->values<uint8_t>()));
   }
-  // Rebuilds one graph's tape, kernels and plans (Program::Recompile).
   // checkSteps(graph) -> {ok} or the error a run over the step limit gets
   // (benchRun asks first: its -1 cannot say why).
   val CheckSteps(const std::string& graph) const {
     if (!program_) return NotReady();
-    shrew::Status s = program_->CheckSteps(graph);
-    if (!s.ok()) return Error(s);
-    val out = val::object();
-    out.set("ok", true);
-    return out;
+    return OkOrError(program_->CheckSteps(graph));
   }
 
+  // Rebuilds one graph's tape, kernels and plans (Program::Recompile).
   val Recompile(const std::string& graph) {
     if (!program_) return NotReady();
-    shrew::Status s = program_->Recompile(graph);
-    if (!s.ok()) return Error(s);
-    val out = val::object();
-    out.set("ok", true);
-    return out;
+    return OkOrError(program_->Recompile(graph));
   }
   val ParamsChecksum() const {
     if (!program_) return NotReady();

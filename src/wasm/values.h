@@ -76,6 +76,14 @@ inline val Error(const Status& status) {
   return out;
 }
 
+// {ok: true}, or Error(status).
+inline val OkOrError(const Status& status) {
+  if (!status.ok()) return Error(status);
+  val out = val::object();
+  out.set("ok", true);
+  return out;
+}
+
 // An error value plus the input problem's fields (when there is one).
 inline val ErrorWithIssue(const Status& status, const jit::InputIssue& issue) {
   val out = Error(status);
