@@ -117,6 +117,53 @@ test("one-row matmuls of 8 or more columns give the bits of a plain f32 loop, an
   assert.equal(checked, 2 * (11 * 7 + 2));
 });
 
+test("products of 2 and 3 rows run row by row: each row the bits of a plain f32 loop, a mostly-zero row too", () => {
+  // XNNPACK's one-row kernel per row and panel (its 4-row tile would cost
+  // what 4 rows do); a row of 90 % zeros takes the sparse product, which
+  // sums from 0 and adds the bias after.
+  const K = 784, N = 512;
+  const vals = (n, k) => Float32Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * k + 0.3) * 1.7));
+  const w = vals(K * N, 0.37), b = vals(N, 1.3);
+  for (const R of [2, 3]) {
+    for (const fused of [false, true]) {
+      for (const sparseRow of [-1, 0, 1]) {
+        const src = fused
+          ? `@graph G { input x: Tensor<[${R}, ${K}], f32>; param w: Tensor<[${K}, ${N}], f32>; param b: Tensor<[${N}], f32>;
+               output y: relu(matmul(x, w) + b); }`
+          : `@graph G { input x: Tensor<[${R}, ${K}], f32>; param w: Tensor<[${K}, ${N}], f32>; output y: matmul(x, w); }`;
+        const p = shrew.compile(src);
+        try {
+          p.setParam("G/w", new Tensor("f32", [K, N], w));
+          if (fused) p.setParam("G/b", new Tensor("f32", [N], b));
+          const x = vals(R * K, 0.61);
+          if (sparseRow >= 0) for (let i = 0; i < K; i++) if (i % 10 !== 3) x[sparseRow * K + i] = 0;
+          for (let run = 0; run < 2; run++) {  // panels in either order
+            const got = p.run("G", { x: new Tensor("f32", [R, K], x) }).y.data;
+            for (let r = 0; r < R; r++) {
+              const row = x.subarray(r * K, (r + 1) * K);
+              let want;
+              if (r === sparseRow) {
+                want = rowTimesMatrix(row, w, null, K, N, false);
+                if (fused) want = want.map((v, j) => Math.max(Math.fround(v + b[j]), 0));
+              } else {
+                want = rowTimesMatrix(row, w, fused ? b : null, K, N, fused);
+              }
+              for (let j = 0; j < N; j++) {
+                const y = got[r * N + j];
+                assert.ok(Object.is(y, want[j]) || (y === 0 && want[j] === 0),
+                  `R=${R} fused=${fused} sparse row ${sparseRow} run ${run}: y[${r}, ${j}] = ${y}, want ${want[j]}`);
+              }
+            }
+          }
+          assert.match(p.dump("G"), /xnn_fully_connected\[\d+ panels\]\|by_row\|sparse_rows/);
+        } finally {
+          p.dispose();
+        }
+      }
+    }
+  }
+});
+
 test("NaN and Inf times a zero weight stay NaN in matmul with a parameter (XNNPACK's narrow-N kernels)", () => {
   // K = 3 is all remainder for the 4x2c4 kernel that N < 8 selects.
   const p = shrew.compile(`@graph P { input a: Tensor<[2, 3], f32>; param w: Tensor<[3, 2], f32> { init: "ones"; }; output y: matmul(a, w); }`);

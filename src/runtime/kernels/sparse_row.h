@@ -47,15 +47,15 @@ inline int64_t ListNonzeroRows(const float* a, int64_t k, int32_t* rows) {
 }
 
 // Whether a row with `count` nonzeros of k is worth the sparse product
-// against a weight n columns wide, in a product of `rows` rows (1 to 3).
-// Measured in wasm against XNNPACK's dense one-row product (64 KB to 4 MB
-// weights): even at about a quarter of zeros, faster from 40 % on (4 MB:
-// 0.68x the time at 40 %, 0.48x at 50 %, 0.19x at 75 %). Rows under 128
-// columns pay more per row (out is loaded and stored for every four rows of
-// the weight): [2048, 64] breaks even at about 55 % zeros. 2 or 3 rows run
-// one by one against XNNPACK's tile of 4, which costs 2.2-3.3x one row
-// ([2, 512] x [512, 512]: 0.46x the time at 40 % zeros, 0.21x at 75 %; 3
-// rows from 40 % zeros, 0.47x at 60 %).
+// against a weight n columns wide: `rows` is 1 when the row is weighed
+// against one dense row, else the count of rows (2 or 3) that must all pay
+// to leave XNNPACK's tile of 4 rows. Measured in wasm against XNNPACK's
+// dense one-row product (64 KB to 4 MB weights): even at about a quarter of
+// zeros, faster from 40 % on (4 MB: 0.68x the time at 40 %, 0.48x at 50 %,
+// 0.19x at 75 %). Rows under 128 columns pay more per row (out is loaded and
+// stored for every four rows of the weight): [2048, 64] breaks even at
+// about 55 % zeros. Against the tile of 4, which costs 2.2-3.3x one row,
+// 3 rows pay from 40 % zeros (0.47x the time at 60 %).
 inline bool SparseRowPays(int64_t count, int64_t k, int64_t n, int64_t rows = 1) {
   const int64_t tenths = n >= 128 ? (rows == 3 ? 6 : 7) : 4;  // the largest share of nonzeros, in tenths
   return count * 10 <= k * tenths;

@@ -14,7 +14,9 @@
 //             A product of 1 to 3 rows against a large [K, N] weight whose
 //             input rows are mostly zeros reads, row by row, only the
 //             weight rows each needs (sparse_row.h), bias and relu clamp
-//             added after.
+//             added after. Products of 2 rows (3 in wasm) against a
+//             weight of 16 KiB or more run each row on its own through
+//             XNNPACK's one-row kernel (kByRowBelow).
 //   + c       fused_matmul_add's c or linear's bias. A constant c that only
 //             varies along the last axis ([N], [1, N], [1], rank 0) becomes
 //             the fully-connected bias; otherwise an XNNPACK broadcast add,
@@ -70,7 +72,8 @@ class XnnMatmulKernel final : public Kernel {
   explicit XnnMatmulKernel(DenseConfig config) : config_(config) {}
   const char* name() const { return ir::OpName(config_.op); }
   void FillProduct();  // the K = 0 product: bias (or 0), clamped
-  bool RunSparseRows();  // a product of < 4 rows over a's nonzeros; false: too dense
+  Status RunFullyConnected();
+  void RunSparseRow(int64_t row);  // one row over a's nonzeros (sparse_row.h)
 
   DenseConfig config_;
   Core core_ = Core::kBatchMatmul;
@@ -93,6 +96,9 @@ class XnnMatmulKernel final : public Kernel {
   // 3 rows may skip the weight rows a zero multiplies (sparse_row.h).
   bool sparse_rows_ = false;
   std::vector<int32_t> nonzero_rows_;  // K entries, filled per run
+  // From Reshape: the operators are reshaped for one row and run once per
+  // row and panel (kByRowBelow).
+  bool by_row_ = false;
   std::optional<BinaryStage> add_;
   std::optional<UnaryStage> act_;
   std::string panel_tag_;    // "[N panels]" when the weight is split
@@ -154,6 +160,29 @@ int64_t PanelWidth(int64_t k, int64_t n) {
 // [K, N] weights from this size on may take the sparse product
 // (sparse_row.h) when enough of each row's inputs are zero.
 constexpr int64_t kSparseRowsBytes = 64 * 1024;
+
+// Fully-connected products of 2 up to kByRowBelow rows, exclusive, against
+// a weight of kByRowMinBytes to kByRowMaxBytes, run one row at a time, panel
+// by panel, so that the rows after the first read the panel from cache.
+// XNNPACK's wasm f32 GEMM has tiles of 1x8 and 4x8 only, and 2 or 3 rows
+// cost a whole 4-row tile: [2, 512] x [512, 512] 50 µs against 15 µs for one
+// row; past the last-level cache the 4-row tile also streams the weight at
+// a third of the one-row kernel's rate ([2, 2048] x [2048, 8192]: 8.7 ms
+// against 2.6 ms for one row). By row, in wasm: 0.58-0.77x the time for 2
+// rows, 0.85-0.96x for 3 (16 KiB to 16 MiB). Natively (AVX-512: tiles of
+// 1x16 and 7x16) 2 rows by row take 0.65-0.85x the time up to 2.25 MiB, but
+// 1.05x at 4 MiB and 1.11x at 16 MiB, and 3 rows gain nothing. Under 16 KiB
+// the calls per row cost more than the tile wastes ([3, 16] x [16, 16]:
+// 1.6x the time).
+#if defined(__wasm__)
+constexpr int64_t kByRowBelow = 4;
+constexpr int64_t kByRowMaxBytes = std::numeric_limits<int64_t>::max();
+#else
+constexpr int64_t kByRowBelow = 3;
+constexpr int64_t kByRowMaxBytes = 3 << 20;
+#endif
+constexpr int64_t kByRowMinBytes = 16 * 1024;
+static_assert(kByRowBelow <= kGemmTileRows, "RunFullyConnected marks rows under kGemmTileRows");
 
 Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig config) {
   SHREW_RETURN_IF_ERROR(EnsureXnnInitialized());
@@ -270,6 +299,7 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
 
   WorkspaceLayout layout;
   packed_bytes_ = 0;
+  by_row_ = false;
   const bool empty = NumElements(dims_.result) == 0 || NumElements(output_shape) == 0;
   if (empty) {
     plan_ = Plan::kEmpty;
@@ -277,9 +307,12 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
     plan_ = Plan::kFill;
   } else if (core_ == Core::kFullyConnected) {
     plan_ = Plan::kXnn;
+    const int64_t weight_bytes = dims_.k * dims_.n * static_cast<int64_t>(sizeof(float));
+    by_row_ = dims_.m > 1 && dims_.m < kByRowBelow && weight_bytes >= kByRowMinBytes && weight_bytes <= kByRowMaxBytes;
+    const size_t batch = by_row_ ? 1 : static_cast<size_t>(dims_.m);
     for (const Panel& p : panels_) {
-      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_fully_connected_nc_f32(p.op.get(), static_cast<size_t>(dims_.m), nullptr),
-                                     name(), "fully_connected reshape"));
+      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_reshape_fully_connected_nc_f32(p.op.get(), batch, nullptr), name(),
+                                     "fully_connected reshape"));
     }
   } else {
     batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
@@ -320,9 +353,11 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   if (add_) SHREW_RETURN_IF_ERROR(add_->Reshape(dims_.result, addend, output_shape));
   if (act_) SHREW_RETURN_IF_ERROR(act_->Reshape(static_cast<size_t>(NumElements(output_shape))));
   workspace_bytes_ = layout.total();
-  // "|sparse_rows": a product of fewer than 4 rows may take RunSparseRows instead.
+  // "|by_row": one row at a time; "|sparse_rows": a product of fewer than 4
+  // rows may take the sparse product.
   const bool sparse = plan_ == Plan::kXnn && sparse_rows_ && dims_.m < kGemmTileRows;
-  const std::string fc = "xnn_fully_connected" + panel_tag_ + (sparse ? "|sparse_rows" : "");
+  const std::string fc =
+      "xnn_fully_connected" + panel_tag_ + (by_row_ ? "|by_row" : "") + (sparse ? "|sparse_rows" : "");
   const std::string core = plan_ == Plan::kRef              ? "ref_matmul"
                            : plan_ == Plan::kFill           ? "zero_fill"
                            : core_ == Core::kFullyConnected ? fc
@@ -344,6 +379,7 @@ Status XnnMatmulKernel::Setup(std::span<const void* const> operands, void* outpu
   if (plan_ == Plan::kXnn) {
     if (core_ == Core::kFullyConnected) {
       for (const Panel& p : panels_) {
+        if (by_row_) break;  // set up per row in Run
         SHREW_RETURN_IF_ERROR(XnnCheck(xnn_setup_fully_connected_nc_f32(p.op.get(), a_, product_ + p.col0), name(),
                                        "fully_connected setup"));
       }
@@ -372,29 +408,55 @@ void XnnMatmulKernel::FillProduct() {
   }
 }
 
-// Each row on its own over its nonzeros, when every row pays: XNNPACK runs
-// 2 or 3 rows as a tile of 4 (its 4x8 kernel), so [2, 512] x [512, 512]
-// costs what 4 rows do, 3.3x one row; two sparse rows of half zeros cost
-// about one dense row.
-bool XnnMatmulKernel::RunSparseRows() {
+void XnnMatmulKernel::RunSparseRow(int64_t row) {
+  const int64_t k = dims_.k, n = dims_.n;
+  const float* a = a_ + row * k;
+  float* y = product_ + row * n;
+  const int64_t count = ListNonzeroRows(a, k, nonzero_rows_.data());
+  SparseRowProduct(a, nonzero_rows_.data(), count, b_, y, n);
+  if (bias_packed_) {
+    for (int64_t j = 0; j < n; ++j) y[j] += bias_[j];
+  }
+  if (clamp_relu_) {
+    // relu as the interpreter takes it (v > 0 ? v : 0): a NaN sum gives 0, as XNNPACK's clamp does.
+    for (int64_t j = 0; j < n; ++j) y[j] = y[j] > 0.0f ? y[j] : 0.0f;
+  }
+}
+
+// Rows under 4 whose inputs are mostly zeros take the sparse product. By
+// row, each row is judged on its own against one dense row; otherwise the
+// rows run together as XNNPACK's tile, and only when every row pays (2 or 3
+// rows cost what 4 do: two sparse rows of half zeros cost about one dense
+// row). The dense rest goes through the panels, in alternating order.
+Status XnnMatmulKernel::RunFullyConnected() {
   const int64_t k = dims_.k, n = dims_.n, rows = dims_.m;
-  for (int64_t r = 0; r < rows; ++r) {
-    if (!SparseRowPays(CountNonzero(a_ + r * k, k), k, n, rows)) return false;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* a = a_ + r * k;
-    float* y = product_ + r * n;
-    const int64_t count = ListNonzeroRows(a, k, nonzero_rows_.data());
-    SparseRowProduct(a, nonzero_rows_.data(), count, b_, y, n);
-    if (bias_packed_) {
-      for (int64_t j = 0; j < n; ++j) y[j] += bias_[j];
+  bool sparse[kGemmTileRows] = {};
+  bool any_dense = true;
+  if (sparse_rows_ && rows < kGemmTileRows) {
+    any_dense = false;
+    for (int64_t r = 0; r < rows; ++r) {
+      sparse[r] = SparseRowPays(CountNonzero(a_ + r * k, k), k, n, by_row_ ? 1 : rows);
+      any_dense = any_dense || !sparse[r];
     }
-    if (clamp_relu_) {
-      // relu as the interpreter takes it (v > 0 ? v : 0): a NaN sum gives 0, as XNNPACK's clamp does.
-      for (int64_t j = 0; j < n; ++j) y[j] = y[j] > 0.0f ? y[j] : 0.0f;
+    if (!by_row_ && any_dense) std::fill_n(sparse, rows, false);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (sparse[r]) RunSparseRow(r);
     }
   }
-  return true;
+  if (!any_dense) return Status::Ok();
+  for (size_t i = 0; i < panels_.size(); ++i) {
+    const Panel& p = panels_[reverse_ ? panels_.size() - 1 - i : i];
+    for (int64_t r = 0; r < (by_row_ ? rows : 1); ++r) {
+      if (by_row_) {
+        if (sparse[r]) continue;
+        SHREW_RETURN_IF_ERROR(XnnCheck(xnn_setup_fully_connected_nc_f32(p.op.get(), a_ + r * k, product_ + r * n + p.col0),
+                                       name(), "fully_connected setup"));
+      }
+      SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(p.op.get(), nullptr), name(), "run"));
+    }
+  }
+  reverse_ = !reverse_;
+  return Status::Ok();
 }
 
 Status XnnMatmulKernel::Run() {
@@ -409,12 +471,7 @@ Status XnnMatmulKernel::Run() {
         SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(core_op_.get(), nullptr), name(), "run"));
         break;
       }
-      if (sparse_rows_ && dims_.m < kGemmTileRows && RunSparseRows()) break;
-      for (size_t i = 0; i < panels_.size(); ++i) {
-        const Panel& p = panels_[reverse_ ? panels_.size() - 1 - i : i];
-        SHREW_RETURN_IF_ERROR(XnnCheck(xnn_run_operator(p.op.get(), nullptr), name(), "run"));
-      }
-      reverse_ = !reverse_;
+      SHREW_RETURN_IF_ERROR(RunFullyConnected());
       break;
     case Plan::kRef:
       RefMatmul<float, float>(dims_, batch_loop_, a_, b_, product_);

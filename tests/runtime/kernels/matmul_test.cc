@@ -149,7 +149,12 @@ class MatmulTester {
   }
   // This share of a's elements, drawn at random, set to 0 (ReLU-like input).
   MatmulTester& ZeroFraction(double f) {
-    zeros_ = f;
+    zeros_ = {f};
+    return *this;
+  }
+  // Row r of a (its leading axes flattened) gets the share f[r] of zeros.
+  MatmulTester& RowZeroFractions(std::vector<double> f) {
+    zeros_ = std::move(f);
     return *this;
   }
 
@@ -162,10 +167,12 @@ class MatmulTester {
     std::mt19937 rng(static_cast<unsigned>(a_.size() * 7 + b_.size() * 3 + (c_ ? c_->size() : 0)));
     const double lo = ir::IsFloat(dtype_) ? -1 : -4, hi = ir::IsFloat(dtype_) ? 1 : 4;
     Tensor a = RandomTensor(dtype_, a_, rng, lo, hi);
-    if (zeros_ > 0) {
+    if (!zeros_.empty()) {
       std::uniform_real_distribution<double> u(0, 1);
+      const int64_t k = a_.back();
       for (int64_t i = 0; i < a.num_elements(); ++i) {
-        if (u(rng) < zeros_) a.SetDouble(i, 0);
+        const double share = zeros_.size() == 1 ? zeros_[0] : zeros_.at(static_cast<size_t>(i / k));
+        if (u(rng) < share) a.SetDouble(i, 0);
       }
     }
     Tensor b = RandomTensor(dtype_, b_, rng, lo, hi);
@@ -229,7 +236,7 @@ class MatmulTester {
   std::string impl_;
   int repeats_ = 1;
   bool poison_ = false;
-  double zeros_ = 0;
+  std::vector<double> zeros_;
 };
 
 TEST(MatmulKernelTest, ConstantWeightUsesFullyConnected) {
@@ -251,7 +258,7 @@ TEST(MatmulKernelTest, LargeWeightRunsAsPanelsInEitherOrder) {
     SCOPED_TRACE("runs " + std::to_string(runs));
     // 700 x 200 floats = 547 KB: 3 panels of 96, 96 and 8 columns.
     MatmulTester().Op(K::kFusedMatmulRelu).Shapes({2, 700}, {700, 200}).Repeats(runs).PoisonEachRun()
-        .ExpectImpl("xnn_fully_connected[3 panels]|sparse_rows(relu clamp)").Test();
+        .ExpectImpl("xnn_fully_connected[3 panels]|by_row|sparse_rows(relu clamp)").Test();
     MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 700}, {700, 200}).Addend({200}, true).Repeats(runs)
         .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]|sparse_rows").Test();
     MatmulTester().Op(K::kFusedMatmulAdd).Shapes({4, 700}, {700, 200}).Addend({200}, true).Repeats(runs)
@@ -293,7 +300,7 @@ TEST(MatmulKernelTest, OneRowOfZerosSkipsWeightRows) {
   for (double zeros : {0.0, 0.45, 0.65, 0.9, 1.0}) {
     SCOPED_TRACE("rows, zeros " + std::to_string(zeros));
     MatmulTester().Op(K::kFusedMatmulRelu).Shapes({2, 300}, {300, 203}).ZeroFraction(zeros).Repeats(2)
-        .PoisonEachRun().ExpectImpl("xnn_fully_connected|sparse_rows(relu clamp)").Test();
+        .PoisonEachRun().ExpectImpl("xnn_fully_connected|by_row|sparse_rows(relu clamp)").Test();
     MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 1, 301}, {301, 130}).Addend({130}, true).ZeroFraction(zeros)
         .ExpectImpl("xnn_fully_connected|sparse_rows").Test();
   }
@@ -302,6 +309,46 @@ TEST(MatmulKernelTest, OneRowOfZerosSkipsWeightRows) {
   MatmulTester().Op(K::kLinear).Shapes({1, 300}, {200, 300}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected")
       .Test();
   MatmulTester().Shapes({1, 100}, {100, 100}).ZeroFraction(0.9).ExpectImpl("xnn_fully_connected").Test();
+}
+
+// Two rows (three in wasm) against a weight of 16 KiB or more (natively at
+// most 3 MiB) run one at a time through XNNPACK's one-row kernel, panel by
+// panel, each set up for its own row on every run: panels in either order,
+// the packed bias and relu clamp, linear's [N, K] weight, a 1-D weight,
+// rows from batch axes, an add that is not a bias and a fused activation. A
+// row that is mostly zeros takes the sparse product on its own while the
+// other runs dense, whichever of the two it is.
+TEST(MatmulKernelTest, TwoRowsRunOneAtATime) {
+  for (int runs = 1; runs <= 3; ++runs) {
+    SCOPED_TRACE("runs " + std::to_string(runs));
+    MatmulTester().Op(K::kFusedMatmulAdd).Shapes({2, 700}, {700, 200}).Addend({200}, true).Activation(K::kRelu)
+        .Repeats(runs).PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]|by_row|sparse_rows(relu clamp)")
+        .Test();
+    MatmulTester().Op(K::kLinear).Shapes({2, 600}, {300, 600}).Addend({300}, true).Repeats(runs).PoisonEachRun()
+        .ExpectImpl("xnn_fully_connected[3 panels]|by_row").Test();
+    for (std::vector<double> zeros : {std::vector<double>{0.9, 0}, {0, 0.9}, {0.8, 0.9}}) {
+      MatmulTester().Op(K::kFusedMatmulRelu).Shapes({2, 700}, {700, 200}).RowZeroFractions(zeros).Repeats(runs)
+          .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]|by_row|sparse_rows(relu clamp)").Test();
+    }
+  }
+  MatmulTester().Shapes({2, 5000}, {5000}).ExpectImpl("xnn_fully_connected|by_row").Test();
+  MatmulTester().Shapes({2, 1, 300}, {300, 203}).RowZeroFractions({0, 0.95}).Repeats(2)
+      .ExpectImpl("xnn_fully_connected|by_row|sparse_rows").Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({2, 302}, {302, 129}).Addend({2, 129}, false)
+      .RowZeroFractions({0.7, 0}).ExpectImpl("xnn_fully_connected|by_row|sparse_rows+xnn_binary").Test();
+  MatmulTester().Shapes({2, 303}, {303, 200}).Activation(K::kGelu).ExpectImpl("xnn_fully_connected|by_row|sparse_rows+gelu")
+      .Test();
+  MatmulTester().Shapes({2, 64}, {64, 64}).Repeats(2).PoisonEachRun().ExpectImpl("xnn_fully_connected|by_row").Test();
+  // Under 16 KiB, the rows run together.
+  MatmulTester().Shapes({2, 30}, {30, 20}).Repeats(2).ExpectImpl("xnn_fully_connected").Test();
+#if defined(__wasm__)
+  const std::string by_row = "|by_row";
+#else
+  const std::string by_row;  // 3 rows, or a weight over 3 MiB: together
+#endif
+  MatmulTester().Shapes({3, 300}, {300, 203}).ExpectImpl("xnn_fully_connected" + by_row + "|sparse_rows").Test();
+  MatmulTester().Shapes({2, 1000}, {1000, 800}).Repeats(2).PoisonEachRun()
+      .ExpectImpl("xnn_fully_connected[13 panels]" + by_row + "|sparse_rows").Test();
 }
 
 // Runs matmul(x, w) (+ b) (then relu) on one row of 300 against a [300, 200] weight.
