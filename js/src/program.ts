@@ -7,9 +7,10 @@
 // buffers at fixed addresses), then each call writes the input bytes straight
 // into those buffers through a HEAPU8 view, makes one call of a plain wasm
 // export with two integers, and copies each output once out of the heap into a fresh
-// typed array the caller owns. `interpret`, and dtypes that do not cross byte
-// for byte (i32 is i64 inside), go through the value path (one byte view per
-// input copied into a host tensor, outputs as fresh copies).
+// typed array the caller owns (an i32, i64 inside, through a 32-bit copy the
+// module widens and narrows). `interpret`, and graphs whose output shapes
+// depend on values, go through the value path (one byte view per input
+// copied into a host tensor, outputs as fresh copies).
 // `[Symbol.dispose]` (for `using`) needs the Disposable types. The reference
 // is kept in program.d.ts (preserve), so that a consumer whose lib is ES2022 (this
 // package's own target) type-checks without adding esnext.disposable itself.

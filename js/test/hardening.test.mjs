@@ -261,7 +261,7 @@ test("an input whose arena fits but whose staging copy does not is an error, not
 });
 
 test("an i64 value outside an input's declared i32 is an error naming it (it ran with the value, outputs wrapped)", () => {
-  // G's i32 output takes the value path; H's bool output alone the lean one.
+  // G has an i32 output (a 32-bit copy of its i64 values), H a bool output alone.
   const p = shrew.compile("@graph G {\n  input a: Tensor<[N], i32>;\n  output same: a + 0;\n  output positive: a > 0;\n}\n" +
     "@graph H {\n  input a: Tensor<[N], i32>;\n  output positive: a > 0;\n}\n");
   try {

@@ -184,23 +184,65 @@ test("a prepared first run, other feed orders and shapes, and setDims all match 
   }
 });
 
-test("i32 inputs and outputs take the value path and stay exact", () => {
+test("i32 inputs and outputs take the lean path through 32-bit copies (i64 inside) and stay exact", () => {
   const src = `@graph G {
     input a: Tensor<[N], i32>;
     input b: Tensor<[N], f32>;
     output s: a + a;
     output t: b * 2.0;
+  }
+  @graph H {
+    input c: Tensor<[N], i8>;
+    output d: c * 2;
   }`;
   const p = shrew.compile(src);
   try {
     for (let k = 0; k < 3; k++) {
-      const out = p.run("G", { a: new Tensor("i32", [3], Int32Array.from([1, -2, 2 ** 30 + k])), b: new Tensor("f32", [3], Float32Array.from([1, 2, 3])) });
-      assert.ok(out.s.data instanceof Int32Array);
-      assert.deepEqual([...out.s.data], [2, -4, -(2 ** 31) + 2 * k]);  // i32 wraps (OPS.md)
-      assert.deepEqual([...out.t.data], [2, 4, 6]);
+      const feeds = { a: new Tensor("i32", [3], Int32Array.from([1, -2, 2 ** 30 + k])), b: new Tensor("f32", [3], Float32Array.from([1, 2, 3])) };
+      for (const exec of ["run", "interpret"]) {  // lean path, value path
+        const out = p[exec]("G", feeds);
+        assert.ok(out.s.data instanceof Int32Array);
+        assert.deepEqual([...out.s.data], [2, -4, -(2 ** 31) + 2 * k], exec);  // i32 wraps (OPS.md)
+        assert.deepEqual([...out.t.data], [2, 4, 6]);
+      }
+    }
+    // Every element crosses, at each length (the widening and narrowing loops).
+    for (const n of [0, 1, 5, 1000]) {
+      const a = Int32Array.from({ length: n }, (_, i) => (i * 2654435761) | 0);
+      const s = p.run("G", { a: new Tensor("i32", [n], a), b: new Tensor("f32", [n], new Float32Array(n)) }).s.data;
+      assert.deepEqual([...s], [...a].map((v) => (2 * v) | 0), `n=${n}`);
+    }
+    // A declared i8 crosses as i32: a value out of its range is named on either path, and the program stays usable.
+    for (const exec of ["run", "interpret", "run"]) {
+      assert.throws(() => p[exec]("H", { c: new Tensor("i32", [2], [5, 300]) }), (e) => {
+        assert.ok(e instanceof ShrewRuntimeError, String(e));
+        assert.deepEqual([e.input, e.actual], ["c", "300 at index 1"], `${exec}: ${e.message}`);
+        return true;
+      });
+      assert.deepEqual([...p[exec]("H", { c: new Tensor("i32", [2], [5, -128]) }).d.data], [10, -256], exec);
     }
   } finally {
     p.dispose();
+  }
+});
+
+test("prepare hands out 32-bit buffers for i32 inputs and outputs (module contract)", async () => {
+  const state = await instantiate();
+  const h = new state.raw.ProgramHandle();
+  try {
+    assert.equal(h.compile("@graph G { input a: Tensor<[3], i32>; output s: a * 3; output f: cast(a, dtype: \"f32\"); }", {}).ok, true);
+    const p = h.prepare("G", [{ name: "a", dtype: "i32", shape: [3] }]);
+    assert.equal(p.lean, true);
+    assert.deepEqual(p.inputs.map((i) => i.bytes), [12]);
+    assert.deepEqual(p.outputs.map((o) => [o.name, o.dtype, o.bytes]), [["s", "i32", 12], ["f", "f32", 12]]);
+    state.raw.HEAPU8.set(new Uint8Array(Int32Array.from([7, -1, 2 ** 31 - 1]).buffer), p.inputs[0].ptr);
+    assert.equal(state.raw._shrew_run_prepared(p.handle, p.id), 0);
+    const ptrs = new Uint32Array(state.raw.HEAPU8.buffer, p.outPtrs, 2);
+    assert.deepEqual([...new Int32Array(state.raw.HEAPU8.buffer.slice(ptrs[0], ptrs[0] + 12))], [21, -3, 2147483645]);
+    assert.deepEqual([...new Float32Array(state.raw.HEAPU8.buffer.slice(ptrs[1], ptrs[1] + 12))], [7, -1, 2147483648]);
+    h.release(p.id);
+  } finally {
+    h.delete();
   }
 });
 
@@ -304,7 +346,7 @@ test("names such as __proto__ and constructor are own keys of plain objects: out
     }
     const feeds = {};
     Object.defineProperty(feeds, "constructor", { value: new Tensor("i32", [1, 2], Int32Array.from([4, 5])), enumerable: true });
-    const k = p.run("K", feeds);  // i32: the value path
+    const k = p.run("K", feeds);  // i32: a 32-bit copy on the lean path
     assert.deepEqual(Object.keys(k), ["__proto__"]);
     assert.deepEqual([...k.__proto__.data], [8, 10]);
     assert.deepEqual(Object.keys(p.metadata.config), ["__proto__"]);

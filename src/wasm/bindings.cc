@@ -441,8 +441,7 @@ class ProgramHandle {
 
   // The input specs GraphsValue prepares a graph for: its declared inputs
   // with each dtype as a typed array crosses (f16 → f32); nullopt when the
-  // configuration does not fix them, an input crosses by value (i32), or
-  // they total over kEagerInputBytes.
+  // configuration does not fix them or they total over kEagerInputBytes.
   std::optional<std::vector<shrew::InputSpec>> EagerSpecs(const std::string& graph) const {
     std::optional<std::vector<shrew::InputSpec>> specs = program_->StaticInputs(graph);
     if (!specs) return std::nullopt;
@@ -451,7 +450,7 @@ class ProgramHandle {
       const std::string js = shrew::wasm::JsDType(spec.dtype);
       std::optional<shrew::ir::DType> crossed = shrew::ir::DTypeFromName(js);
       shrew::Result<int64_t> n = shrew::runtime::CountElements(spec.shape);
-      if (!crossed || js == "i32" || !n.ok() || static_cast<uint64_t>(*n) > kEagerInputBytes) return std::nullopt;
+      if (!crossed || !n.ok() || static_cast<uint64_t>(*n) > kEagerInputBytes) return std::nullopt;
       spec.dtype = *crossed;
       bytes += static_cast<uint64_t>(*n) * shrew::ir::StorageByteSize(shrew::ir::StorageOf(spec.dtype));
       if (bytes > kEagerInputBytes) return std::nullopt;
@@ -480,9 +479,9 @@ class ProgramHandle {
   // Per call JS writes each input's bytes at its ptr (buffers stay put until
   // release(id)), calls the export _shrew_run_prepared(handle, id) (0 = ok,
   // else lastError() has the error value) and copies output o from
-  // HEAPU32[outPtrs/4 + o]. lean is
-  // false when a dtype does not cross byte for byte (i32 is i64 inside) or
-  // output shapes depend on values: the caller then uses run().
+  // HEAPU32[outPtrs/4 + o]. An i32 input or output (i64 inside) crosses
+  // through a 32-bit copy of its own. lean is false when output shapes
+  // depend on values: the caller then uses run().
   val Prepare(const std::string& graph, val specs) {
     if (!program_) return NotReady();
     if (FindGraph(graph) == nullptr) return NoGraph(graph);
@@ -501,7 +500,6 @@ class ProgramHandle {
         e.set("input", spec.name);
         return e;
       }
-      lean = lean && dtype_name != "i32";
       spec.dtype = *dtype;
       auto shape = shrew::wasm::ShapeIn(item["shape"]);
       if (!shape.ok()) {
@@ -515,8 +513,7 @@ class ProgramHandle {
     return PrepareSpecs(graph, in, lean);
   }
 
-  // prepare() once the specs are parsed; `lean` false when an input dtype
-  // does not cross byte for byte.
+  // prepare() once the specs are parsed; `lean` false to check only.
   val PrepareSpecs(const std::string& graph, std::span<const shrew::InputSpec> in, bool lean) {
     const int n = static_cast<int>(in.size());
     // Planning (or compiling for these input types) builds containers.
@@ -528,7 +525,7 @@ class ProgramHandle {
     shrew::PreparedRun& p = **prepared;
     for (int o = 0; o < p.num_outputs(); ++o) {
       const std::string js = shrew::wasm::JsDType(p.output(o).dtype);
-      lean = lean && js != "i32" && js != "unsupported";
+      lean = lean && js != "unsupported";
     }
     // Output shapes that depend on values are known per run: the value path.
     lean = lean && !p.shapes_vary();
@@ -542,19 +539,29 @@ class ProgramHandle {
     val inputs = val::array();
     for (int k = 0; k < n; ++k) {
       const int i = p.input_of_spec(k);
+      const void* ptr = p.input_data(i);
+      uint64_t bytes = p.input_bytes(i);
+      if (shrew::wasm::JsDType(in[static_cast<size_t>(k)].dtype) == "i32") {
+        std::vector<int32_t>& narrow = slot->AddNarrow(&slot->narrow_inputs, i, bytes);
+        ptr = narrow.data();
+        bytes = narrow.size() * sizeof(int32_t);
+      }
       val d = val::object();
-      d.set("ptr", static_cast<double>(reinterpret_cast<uintptr_t>(p.input_data(i))));
-      d.set("bytes", static_cast<double>(p.input_bytes(i)));
+      d.set("ptr", static_cast<double>(reinterpret_cast<uintptr_t>(ptr)));
+      d.set("bytes", static_cast<double>(bytes));
       inputs.set(k, d);
     }
     val outputs = val::array();
     for (int o = 0; o < p.num_outputs(); ++o) {
       const shrew::PreparedRun::Output& po = p.output(o);
+      const std::string js = shrew::wasm::JsDType(po.dtype);
+      uint64_t bytes = po.bytes;
+      if (js == "i32") bytes = slot->AddNarrow(&slot->narrow_outputs, o, bytes).size() * sizeof(int32_t);
       val d = val::object();
       d.set("name", po.name);
-      d.set("dtype", shrew::wasm::JsDType(po.dtype));
+      d.set("dtype", js);
       d.set("shape", shrew::wasm::ShapeValue(po.shape));
-      d.set("bytes", static_cast<double>(po.bytes));
+      d.set("bytes", static_cast<double>(bytes));
       outputs.set(o, d);
     }
     out.set("inputs", inputs);
@@ -579,6 +586,10 @@ class ProgramHandle {
       return 1;
     }
     last_issue_ = {};
+    for (Prepared::Narrow& in : slot->narrow_inputs) {
+      int64_t* wide = reinterpret_cast<int64_t*>(slot->run->input_data(in.index));
+      for (size_t j = 0; j < in.values.size(); ++j) wide[j] = in.values[j];
+    }
     shrew::Status s = slot->run->Run(&last_issue_);
     if (!s.ok()) {
       last_error_ = std::move(s);
@@ -586,6 +597,12 @@ class ProgramHandle {
     }
     for (size_t o = 0; o < slot->out_ptrs.size(); ++o) {
       slot->out_ptrs[o] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(slot->run->output_data(static_cast<int>(o))));
+    }
+    // i32 wraps to 32 bits at the boundary, as on the value path (TensorOut).
+    for (Prepared::Narrow& out : slot->narrow_outputs) {
+      const int64_t* wide = static_cast<const int64_t*>(slot->run->output_data(out.index));
+      for (size_t j = 0; j < out.values.size(); ++j) out.values[j] = static_cast<int32_t>(wide[j]);
+      slot->out_ptrs[static_cast<size_t>(out.index)] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out.values.data()));
     }
     return 0;
   }
@@ -782,6 +799,18 @@ class ProgramHandle {
   struct Prepared {
     std::unique_ptr<shrew::PreparedRun> run;
     std::vector<uint32_t> out_ptrs;  // wasm32 addresses of the outputs after a run
+    // An i32 input or output is i64 inside: JS writes (reads) a 32-bit copy,
+    // widened before each run (narrowed after it).
+    struct Narrow {
+      int index;  // graph input or output
+      std::vector<int32_t> values;
+    };
+    std::vector<Narrow> narrow_inputs, narrow_outputs;
+    // The copy for one of `wide_bytes` bytes of i64.
+    std::vector<int32_t>& AddNarrow(std::vector<Narrow>* list, int index, uint64_t wide_bytes) {
+      list->push_back({index, std::vector<int32_t>(static_cast<size_t>(wide_bytes / sizeof(int64_t)))});
+      return list->back().values;
+    }
   };
   Prepared* PreparedAt(int id) {
     if (id < 0 || id >= static_cast<int>(prepared_.size())) return nullptr;
