@@ -107,10 +107,58 @@ TEST(SoftmaxKernelTest, RandomShapesAndAxes) {
 }
 
 TEST(SoftmaxKernelTest, ImplementationPerAxis) {
+  SoftmaxTester().InputShape({4, 40}).Axis(-1).ExpectImpl("xnn_softmax").Test();
+  SoftmaxTester().InputShape({4, 40}).Axis(1).ExpectImpl("xnn_softmax").Test();
+  SoftmaxTester().InputShape({4, 40}).Axis(0).ExpectImpl("ref").Test();
+  SoftmaxTester().InputShape({4, 40, 1}).Axis(1).ExpectImpl("xnn_softmax").Test();  // inner size 1
+  // f32 rows of the last axis under 9, and f64 rows of the last axis, across rows; in place or not.
+  SoftmaxTester().InputShape({4, 8}).Axis(-1).ExpectImpl("ref_rows").Test();
+  SoftmaxTester().InputShape({4, 8, 1}).Axis(1).InPlace(true).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({4, 9}).Axis(-1).ExpectImpl("xnn_softmax").Test();
-  SoftmaxTester().InputShape({4, 9}).Axis(1).ExpectImpl("xnn_softmax").Test();
-  SoftmaxTester().InputShape({4, 9}).Axis(0).ExpectImpl("ref").Test();
-  SoftmaxTester().InputShape({4, 9, 1}).Axis(1).ExpectImpl("xnn_softmax").Test();  // inner size 1
+  SoftmaxTester().InputShape({4, 40}).Axis(-1).DType(ir::DType::kF64).ExpectImpl("ref_rows").Test();
+  SoftmaxTester().InputShape({3, 5000}).Axis(-1).DType(ir::DType::kF64).InPlace(true).ExpectImpl("ref_rows").Test();
+  SoftmaxTester().InputShape({4, 40}).Axis(0).DType(ir::DType::kF64).ExpectImpl("ref").Test();
+}
+
+// Rows of the last axis computed across rows (f32 under 9 columns, f64 any):
+// each row on its own, with its own maximum (±inf and NaN follow y =
+// exp(x − max) / Σ: a row holding +inf or NaN is all NaN, -inf gives 0, a
+// row of -inf is NaN), rows of 1, values far beyond exp's range, and many
+// rows over several blocks (the exp pass runs in vectors), each fixed length.
+TEST(SoftmaxKernelTest, ShortRowsFollowTheFormulaRowByRow) {
+  const float inf = INFINITY, nan = NAN;
+  for (ir::DType dtype : {ir::DType::kF32, ir::DType::kF64}) {
+    SCOPED_TRACE(ir::DTypeName(dtype));
+    const std::vector<double> v = {1, 2, 3,  -inf, 0, 0,  inf, 1, 2,  nan, 1, 2,  -inf, -inf, -inf,  900, 901, -900};
+    Result<Tensor> x = Tensor::Zeros(dtype, {6, 3});
+    ASSERT_TRUE(x.ok());
+    for (int i = 0; i < 18; ++i) x->SetDouble(i, v[static_cast<size_t>(i)]);
+    auto spec = MakeSpec(K::kSoftmax, {dtype}, dtype, testing::Attr("dim", ir::AttrValue::Int(-1)));
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x}, {6, 3});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    const double s = 1 + std::exp(-1.0) + std::exp(-2.0);
+    const double want[] = {std::exp(-2.0) / s, std::exp(-1.0) / s, 1 / s, 0, 0.5, 0.5, nan, nan, nan,
+                           nan, nan, nan, nan, nan, nan, std::exp(-1.0) / (1 + std::exp(-1.0)), 1 / (1 + std::exp(-1.0)), 0};
+    for (int i = 0; i < 18; ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(y->GetDouble(i))) << i << ": " << y->GetDouble(i);
+      } else {
+        EXPECT_NEAR(y->GetDouble(i), want[i], 1e-6 * want[i]) << i;
+      }
+    }
+    // Rows of 1: exp(0) / 1.
+    Result<Tensor> ones = Tensor::Full(dtype, {5, 1}, -7.5);
+    ASSERT_TRUE(ones.ok());
+    y = testing::CreateAndRun(spec->spec, {&*ones}, {5, 1});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(y->GetDouble(i), 1.0);
+  }
+  for (int64_t len : {1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 700, 3000}) {
+    SoftmaxTester().InputShape({1001, len}).Axis(-1).Range(-20, 20).InPlace(len % 2 == 0)
+        .ExpectImpl(len < 9 ? "ref_rows" : "xnn_softmax").Test();
+    SoftmaxTester().InputShape({3, 7, len}).Axis(-1).DType(ir::DType::kF64).InPlace(len % 2 == 1)
+        .ExpectImpl("ref_rows").Test();
+  }
 }
 
 // Worst relative error of softmax(x) along `axis` of [outer, len, inner]
