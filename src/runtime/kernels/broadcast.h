@@ -8,7 +8,8 @@
 // (at Run, no allocation) calls
 //     fn(std::array<int64_t, N> input_offsets, int64_t output_offset)
 // for each innermost row of `inner()` elements; inside a row input k
-// advances by `inner_stride(k)` (0 or 1).
+// advances by `inner_stride(k)` (0 or 1). ForEachBlock(2, fn) does the same
+// per plane of the last two axes.
 //
 // After merging, an input's stride on a merged axis is either 0 (broadcast
 // along all of it) or non-zero (it has the full extent), so `InputDims`
@@ -86,15 +87,22 @@ class BroadcastLoop {
 
   template <typename Fn>
   void ForEachRow(Fn&& fn) const {
+    ForEachBlock(1, fn);
+  }
+
+  // fn(input_offsets, output_offset) for each block of the last
+  // `inner_axes` axes (1: rows; 2: planes of rows), in order.
+  template <typename Fn>
+  void ForEachBlock(size_t inner_axes, Fn&& fn) const {
     if (empty_) return;
-    const size_t outer_rank = dims_.size() - 1;
-    int64_t rows = 1;
-    for (size_t i = 0; i < outer_rank; ++i) rows *= dims_[i];
+    const size_t outer_rank = dims_.size() - inner_axes;
+    int64_t blocks = 1, block = 1;
+    for (size_t i = 0; i < outer_rank; ++i) blocks *= dims_[i];
+    for (size_t i = outer_rank; i < dims_.size(); ++i) block *= dims_[i];
     for (size_t i = 0; i < outer_rank; ++i) index_[i] = 0;
     std::array<int64_t, N> off{};
-    const int64_t inner = dims_.back();
-    for (int64_t r = 0; r < rows; ++r) {
-      fn(off, r * inner);
+    for (int64_t r = 0; r < blocks; ++r) {
+      fn(off, r * block);
       // Odometer increment over the outer axes.
       for (size_t i = outer_rank; i-- > 0;) {
         ++index_[i];

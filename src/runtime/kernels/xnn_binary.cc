@@ -39,7 +39,8 @@ Status BinaryStage::Reshape(const Shape& a, const Shape& b, const Shape& out) {
   if (!expected.ok()) return InvalidArgument(std::string(ir::OpName(op_)) + ": " + expected.status().message());
   SHREW_RETURN_IF_ERROR(CheckOutputShape(ir::OpName(op_), *expected, out));
   loop_.Init(out, {&a, &b});
-  use_xnn_ = loop_.rank() <= XNN_MAX_TENSOR_DIMS;
+  // XNNPACK makes a call per row: rows shorter than 32 go in groups on ours.
+  use_xnn_ = loop_.rank() <= XNN_MAX_TENSOR_DIMS && !BinaryRows::RunsInGroups(loop_);
   if (!use_xnn_ || loop_.empty()) return Status::Ok();
   const std::vector<size_t> da = loop_.InputDims(0);
   const std::vector<size_t> db = loop_.InputDims(1);

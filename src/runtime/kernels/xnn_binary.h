@@ -5,8 +5,10 @@
 // XNNPACK's binary-elementwise-nd operator does the work. It takes at most
 // XNN_MAX_TENSOR_DIMS (6) axes, so the shapes are first merged
 // (BroadcastLoop); the rare broadcast that still needs more than 6 axes runs
-// our own strided loop. `out` may equal `a` (or `b`) when that operand has
-// the output's shape.
+// our own strided loop, and so does a broadcast over rows shorter than 32,
+// which XNNPACK runs a call per row and ours in groups of rows
+// (binary_rows.h). `out` may equal `a` (or `b`) when that operand has the
+// output's shape.
 #pragma once
 
 #include "base/status.h"

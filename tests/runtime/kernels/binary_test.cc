@@ -173,7 +173,20 @@ TEST(BinaryKernelTest, MoreThanSixAlternatingAxesUseOwnLoop) {
   BinaryTester().Op(K::kSub).Shapes(a, b).ExpectImpl("ref_strided").Test();
   BinaryTester().Op(K::kFusedAddRelu).Shapes(a, b).ExpectImpl("ref_strided+relu").Test();
   // Rank 8 that merges down to 2 axes still goes to XNNPACK.
-  BinaryTester().Op(K::kMul).Shapes({2, 2, 2, 2, 2, 2, 2, 3}, {3}).ExpectImpl("xnn_binary").Test();
+  BinaryTester().Op(K::kMul).Shapes({2, 2, 2, 2, 2, 2, 2, 40}, {40}).ExpectImpl("xnn_binary").Test();
+}
+
+// A broadcast over rows shorter than 32 runs on our loop, in groups of rows
+// (XNNPACK makes a call per row): a repeated row, a column, planes of a
+// third axis, in place, with relu.
+TEST(BinaryKernelTest, BroadcastsOfShortRowsRunInGroups) {
+  BinaryTester().Op(K::kMul).Shapes({2, 2, 2, 2, 2, 2, 2, 3}, {3}).ExpectImpl("ref_strided").Test();
+  BinaryTester().Op(K::kAdd).Shapes({1000, 2}, {2}).InPlace(0).ExpectImpl("ref_strided").Test();
+  BinaryTester().Op(K::kDiv).Shapes({1000, 1}, {1000, 7}).InPlace(1).ExpectImpl("ref_strided").Test();
+  BinaryTester().Op(K::kFusedSubRelu).Shapes({5, 1, 31}, {5, 300, 1}).ExpectImpl("ref_strided+relu").Test();
+  BinaryTester().Op(K::kSub).Shapes({1000, 32}, {32}).ExpectImpl("xnn_binary").Test();
+  BinaryTester().Op(K::kSub).Shapes({1000, 3}, {1000, 3}).ExpectImpl("xnn_binary").Test();
+  BinaryTester().Op(K::kAdd).Shapes({300, 5}, {5}).DType(ir::DType::kF64).Test();
 }
 
 TEST(BinaryKernelTest, IntegerArithmeticWrapsAndTruncates) {
