@@ -190,7 +190,7 @@ function truncSaturate(x) {
   return BigInt(Math.trunc(x));
 }
 
-test("float -> integer casts truncate and saturate exactly, whichever lanes share a vector", () => {
+test("float -> integer casts (i64, and u8 wrapping) truncate and saturate exactly, whichever lanes share a vector", () => {
   const edges = [NaN, Infinity, -Infinity, 2147483520, -2147483520, 2 ** 31, -(2 ** 31), 2 ** 51 - 0.5, -(2 ** 51) + 0.5,
     2 ** 51, -(2 ** 51), 2 ** 52 + 1, 9.2e18, -9.3e18, 1e-45, -0, 0.99999, -0.99999, 123456.7, -7.5];
   const ordinary = (i) => Math.sin(i * 0.7) * 1000;
@@ -203,14 +203,23 @@ test("float -> integer casts truncate and saturate exactly, whichever lanes shar
       }
     }
     for (let j = 0; j < 3; j++) xs.push(round(edges[j + 3]));  // a tail of 3
-    const p = shrew.compile(`@graph G { input x: Tensor<[N], ${dtype}>; output y: cast(x, dtype: "i64"); }`);
+    // u8: the truncation's low byte (an f32 row goes 16 lanes at a time: each edge at each of 16 places).
+    if (dtype === "f32") {
+      for (let e = 0; e < edges.length; e++) {
+        for (let at = 0; at < 16; at++) {
+          for (let j = 0; j < 16; j++) xs.push(round(j === at ? edges[e] : ordinary(xs.length)));
+        }
+      }
+    }
+    const p = shrew.compile(`@graph G { input x: Tensor<[N], ${dtype}>; output y: cast(x, dtype: "i64"); output z: cast(x, dtype: "u8"); }`);
     try {
       const x = new Tensor(dtype, [xs.length], dtype === "f32" ? Float32Array.from(xs) : Float64Array.from(xs));
-      const got = p.run("G", { x }).y.data;
-      const interpreted = p.interpret("G", { x }).y.data;
+      const got = p.run("G", { x }), interpreted = p.interpret("G", { x });
       for (let i = 0; i < xs.length; i++) {
-        assert.equal(got[i], truncSaturate(xs[i]), `${dtype} cast(${xs[i]}) at ${i}`);
-        assert.equal(interpreted[i], got[i]);
+        assert.equal(got.y.data[i], truncSaturate(xs[i]), `${dtype} cast(${xs[i]}) at ${i}`);
+        assert.equal(got.z.data[i], Number(BigInt.asUintN(8, truncSaturate(xs[i]))), `${dtype} cast(${xs[i]}, u8) at ${i}`);
+        assert.equal(interpreted.y.data[i], got.y.data[i]);
+        assert.equal(interpreted.z.data[i], got.z.data[i]);
       }
     } finally {
       p.dispose();

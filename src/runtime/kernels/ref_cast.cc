@@ -89,6 +89,30 @@ void TruncateRow(const double* x, int64_t* y, size_t n) {
   }
   for (; i < n; ++i) y[i] = Convert<double, int64_t>(x[i]);
 }
+// Float -> u8 (the truncation's low byte, as Convert): sixteen lanes at a
+// time truncated to i32 and their low bytes gathered, while every lane is
+// below 2^31 (an image's values: 4.5x the time of a cast to i64 before).
+void TruncateRow(const float* x, uint8_t* y, size_t n) {
+  const v128_t limit = wasm_f32x4_splat(2147483520.0f);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t v0 = wasm_v128_load(x + i), v1 = wasm_v128_load(x + i + 4);
+    const v128_t v2 = wasm_v128_load(x + i + 8), v3 = wasm_v128_load(x + i + 12);
+    const v128_t in_range = wasm_v128_and(
+        wasm_v128_and(wasm_f32x4_lt(wasm_f32x4_abs(v0), limit), wasm_f32x4_lt(wasm_f32x4_abs(v1), limit)),
+        wasm_v128_and(wasm_f32x4_lt(wasm_f32x4_abs(v2), limit), wasm_f32x4_lt(wasm_f32x4_abs(v3), limit)));
+    if (wasm_i32x4_all_true(in_range)) {
+      const v128_t t0 = wasm_i32x4_trunc_sat_f32x4(v0), t1 = wasm_i32x4_trunc_sat_f32x4(v1);
+      const v128_t t2 = wasm_i32x4_trunc_sat_f32x4(v2), t3 = wasm_i32x4_trunc_sat_f32x4(v3);
+      const v128_t lo = wasm_i8x16_shuffle(t0, t1, 0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0);
+      const v128_t hi = wasm_i8x16_shuffle(t2, t3, 0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0);
+      wasm_v128_store(y + i, wasm_i8x16_shuffle(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23));
+    } else {
+      for (size_t j = i; j < i + 16; ++j) y[j] = Convert<float, uint8_t>(x[j]);
+    }
+  }
+  for (; i < n; ++i) y[i] = Convert<float, uint8_t>(x[i]);
+}
 #endif
 
 template <typename In, typename Out>
@@ -110,7 +134,8 @@ class CastKernel final : public Kernel {
     if constexpr (std::is_same_v<In, Out>) {
       if (n_ > 0 && static_cast<const void*>(x_) != static_cast<void*>(y_)) std::memcpy(y_, x_, n_ * sizeof(In));
 #ifdef SHREW_WASM_TRUNCATE
-    } else if constexpr (std::is_floating_point_v<In> && std::is_same_v<Out, int64_t>) {
+    } else if constexpr ((std::is_floating_point_v<In> && std::is_same_v<Out, int64_t>) ||
+                         (std::is_same_v<In, float> && std::is_same_v<Out, uint8_t>)) {
       TruncateRow(x_, y_, n_);
 #endif
     } else {
