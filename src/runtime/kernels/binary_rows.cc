@@ -1,15 +1,14 @@
 #include "runtime/kernels/binary_rows.h"
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "runtime/float_mod.h"
 #include "runtime/float_pow.h"
 #include "runtime/kernels/loops.h"
+#include "runtime/kernels/row_groups.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -258,75 +257,30 @@ bool AnyZero(const void* b, size_t n) {
 
 }  // namespace
 
-namespace {
-
-// Rows shorter than this run as groups of whole rows along the next axis
-// (RunShortRows): a call per row cost more than its elements ([524288, 2]
-// + [2] f32: 3.0 ms through XNNPACK, a call per row of ours about as much).
-constexpr int64_t kShortRow = 32;
-// A group's elements; an operand that repeats its row, or broadcasts one
-// value along each row, is copied into a tile of that many (on the stack).
-constexpr size_t kGroupBytes = 2048;
-
-// How operand k is read over the last two axes of `loop` (rows of n).
-enum class Pattern {
-  kContiguous,  // a full plane
-  kRepeat,      // one row of n, the same for every row
-  kConstant,    // one value
-  kColumn,      // one value per row
-};
-
-Pattern PatternOf(const BroadcastLoop<2>& loop, size_t k) {
-  const int64_t s2 = loop.stride(k, loop.rank() - 2), s1 = loop.inner_stride(k);
-  if (s1 == 1) return s2 == 0 ? Pattern::kRepeat : Pattern::kContiguous;
-  return s2 == 0 ? Pattern::kConstant : Pattern::kColumn;
-}
-
-// tile = each of `rows` values of `column` n times, values of `bytes`.
-template <typename T>
-void FillColumnOf(uint8_t* tile, const uint8_t* column, int64_t rows, int64_t n) {
-  T* t = reinterpret_cast<T*>(tile);
-  const T* c = reinterpret_cast<const T*>(column);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < n; ++j) t[r * n + j] = c[r];
-  }
-}
-void FillColumn(uint8_t* tile, const uint8_t* column, int64_t rows, int64_t n, size_t bytes) {
-  switch (bytes) {
-    case 1: return FillColumnOf<uint8_t>(tile, column, rows, n);
-    case 4: return FillColumnOf<uint32_t>(tile, column, rows, n);
-    default: return FillColumnOf<uint64_t>(tile, column, rows, n);
-  }
-}
-
-// Whether each operand's rows follow one another as its pattern says (a
-// contiguous operand's next row n elements on, a column's next value 1 on),
-// as merged axes always give.
-bool GroupsApply(const BroadcastLoop<2>& loop) {  // BinaryRows::RunsInGroups
-  if (loop.rank() < 2 || loop.inner() >= kShortRow) return false;
-  for (size_t k = 0; k < 2; ++k) {
-    const int64_t s2 = loop.stride(k, loop.rank() - 2);
-    const Pattern p = PatternOf(loop, k);
-    if ((p == Pattern::kContiguous && s2 != loop.inner()) || (p == Pattern::kColumn && s2 != 1)) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool BinaryRows::RunsInGroups(const BroadcastLoop<2>& loop) { return GroupsApply(loop); }
+bool BinaryRows::RunsInGroups(const BroadcastLoop<2>& loop) { return kernels::RunsInGroups(loop); }
 
 void BinaryRows::Run(const BroadcastLoop<2>& loop, const void* a, const void* b, void* out) const {
-  if (GroupsApply(loop)) {
-    RunShortRows(loop, a, b, out);
+  auto* po = static_cast<uint8_t*>(out);
+  const int64_t io = static_cast<int64_t>(out_bytes);
+  if (kernels::RunsInGroups(loop)) {
+    // A call per group of whole rows (row_groups.h).
+    ForEachRowGroup<2>(loop, {a, b}, {in_bytes, in_bytes},
+                       [&](const std::array<const uint8_t*, 2>& q, const std::array<int64_t, 2>& step, int64_t out_off,
+                           int64_t count) {
+                         uint8_t* o = po + out_off * io;
+                         if (swap) {
+                           fn(q[1], step[1], q[0], step[0], o, static_cast<size_t>(count));
+                         } else {
+                           fn(q[0], step[0], q[1], step[1], o, static_cast<size_t>(count));
+                         }
+                       });
     return;
   }
   const int64_t sa = loop.inner_stride(0), sb = loop.inner_stride(1);
   const size_t n = static_cast<size_t>(loop.inner());
   const auto* pa = static_cast<const uint8_t*>(a);
   const auto* pb = static_cast<const uint8_t*>(b);
-  auto* po = static_cast<uint8_t*>(out);
-  const int64_t ia = static_cast<int64_t>(in_bytes), io = static_cast<int64_t>(out_bytes);
+  const int64_t ia = static_cast<int64_t>(in_bytes);
   loop.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
     const uint8_t* ra = pa + off[0] * ia;
     const uint8_t* rb = pb + off[1] * ia;
@@ -334,54 +288,6 @@ void BinaryRows::Run(const BroadcastLoop<2>& loop, const void* a, const void* b,
       fn(rb, sb, ra, sa, po + out_off * io, n);
     } else {
       fn(ra, sa, rb, sb, po + out_off * io, n);
-    }
-  });
-}
-
-// Each plane of the last two axes (d rows of n) as groups of whole rows,
-// one call per group: a contiguous operand is read in place, a repeated row
-// from a tile of copies of it (made once per plane), a column from a tile
-// of each row's value n times (made per group). A group never overlaps an
-// in-place output differently from a row: offsets advance alike.
-void BinaryRows::RunShortRows(const BroadcastLoop<2>& loop, const void* a, const void* b, void* out) const {
-  const int64_t n = loop.inner(), d = loop.dims()[loop.rank() - 2];
-  const int64_t group = std::max<int64_t>(1, std::min<int64_t>(d, static_cast<int64_t>(kGroupBytes / in_bytes) / n));
-  const std::array<Pattern, 2> pattern = {PatternOf(loop, 0), PatternOf(loop, 1)};
-  const std::array<const uint8_t*, 2> base = {static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(b)};
-  auto* po = static_cast<uint8_t*>(out);
-  const int64_t ib = static_cast<int64_t>(in_bytes), ob = static_cast<int64_t>(out_bytes);
-  alignas(16) uint8_t tiles[2][kGroupBytes];
-  loop.ForEachBlock(2, [&](const std::array<int64_t, 2>& off, int64_t out_off) {
-    std::array<const uint8_t*, 2> p;
-    std::array<int64_t, 2> step;  // per element within a group
-    for (size_t k = 0; k < 2; ++k) {
-      p[k] = base[k] + off[k] * ib;
-      step[k] = pattern[k] == Pattern::kConstant ? 0 : 1;
-      if (pattern[k] == Pattern::kRepeat) {
-        for (int64_t r = 0; r < group; ++r) std::memcpy(tiles[k] + r * n * ib, p[k], static_cast<size_t>(n * ib));
-      }
-    }
-    for (int64_t r0 = 0; r0 < d; r0 += group) {
-      const int64_t rows = std::min(group, d - r0);
-      std::array<const uint8_t*, 2> q;
-      for (size_t k = 0; k < 2; ++k) {
-        switch (pattern[k]) {
-          case Pattern::kContiguous: q[k] = p[k] + r0 * n * ib; break;
-          case Pattern::kConstant: q[k] = p[k]; break;
-          case Pattern::kRepeat: q[k] = tiles[k]; break;
-          case Pattern::kColumn:
-            FillColumn(tiles[k], p[k] + r0 * ib, rows, n, in_bytes);
-            q[k] = tiles[k];
-            break;
-        }
-      }
-      uint8_t* o = po + (out_off + r0 * n) * ob;
-      const size_t count = static_cast<size_t>(rows * n);
-      if (swap) {
-        fn(q[1], step[1], q[0], step[0], o, count);
-      } else {
-        fn(q[0], step[0], q[1], step[1], o, count);
-      }
     }
   });
 }

@@ -38,11 +38,9 @@ struct BinaryRows {
   // out = f(a, b) over `loop`, whose input 0 is a and input 1 is b.
   void Run(const BroadcastLoop<2>& loop, const void* a, const void* b, void* out) const;
   // Whether Run takes `loop` in groups of whole rows, one call each (a
-  // broadcast whose rows are shorter than 32) rather than a call per row.
+  // broadcast whose rows are shorter than 32; row_groups.h) rather than a
+  // call per row.
   static bool RunsInGroups(const BroadcastLoop<2>& loop);
-
- private:
-  void RunShortRows(const BroadcastLoop<2>& loop, const void* a, const void* b, void* out) const;
 };
 
 // add sub mul div mod pow for f32 f64 i64 u8, and fused_add_relu /

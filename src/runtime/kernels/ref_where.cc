@@ -8,6 +8,7 @@
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/row_groups.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -96,6 +97,17 @@ class WhereKernel final : public Kernel {
     return Status::Ok();
   }
   Status Run() override {
+    if (RunsInGroups(loop_)) {
+      // A call per group of whole rows (row_groups.h): a column condition
+      // against rows of 2 took 10x a same-shape where.
+      const size_t cb = static_cast<size_t>(cond_bytes_), vb = static_cast<size_t>(value_bytes_);
+      ForEachRowGroup<3>(loop_, {c_, a_, b_}, {cb, vb, vb},
+                         [&](const std::array<const uint8_t*, 3>& q, const std::array<int64_t, 3>& steps,
+                             int64_t out_off, int64_t count) {
+                           row_(q[0], q[1], q[2], y_ + out_off * value_bytes_, steps, count);
+                         });
+      return Status::Ok();
+    }
     const std::array<int64_t, 3> steps = {loop_.inner_stride(0), loop_.inner_stride(1), loop_.inner_stride(2)};
     const int64_t n = loop_.inner();
     loop_.ForEachRow([&](const std::array<int64_t, 3>& off, int64_t out_off) {
