@@ -1,0 +1,92 @@
+// Reductions of the last axis into one value per row (ref_reduce.cc): rows
+// under 128 run four at a time and must give RowSum's value (row_sums.h, as
+// the one-row-at-a-time walk does) bit for bit, for each row length around
+// the lanes (8) and a row count that leaves 1 to 3 rows over; and a
+// reduction over size-1 axes only is each element itself, plus +0 for sum
+// and mean (-0 gives +0, as the accumulator does), kept as is by max and
+// min, NaN and inf included.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "runtime/kernels/kernel_test_util.h"
+#include "runtime/row_sums.h"
+
+namespace shrew::runtime::kernels {
+namespace {
+
+using testing::Attr;
+using testing::MakeSpec;
+using testing::RandomTensor;
+using K = ir::OpKind;
+
+template <typename T>
+void CheckRows(K op, int64_t rows, int64_t n) {
+  const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
+  SCOPED_TRACE(std::string(ir::OpName(op)) + " [" + std::to_string(rows) + ", " + std::to_string(n) + "] " +
+               ir::DTypeName(dtype));
+  std::mt19937 rng(static_cast<unsigned>(rows * 131 + n));
+  Tensor x = RandomTensor(dtype, {rows, n}, rng, 100, 101);  // an offset: the order of the sum shows
+  auto spec = MakeSpec(op, {dtype}, dtype, Attr("dims", ir::AttrValue::Int(-1)));
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {rows});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* row = x.values<T>().data() + r * n;
+    const double sum = RowSum(row, static_cast<size_t>(n));
+    double want = sum;
+    if (op == K::kMean) want = sum / static_cast<double>(n);
+    if (op == K::kVariance) {
+      want = RowSquaredDeviation(row, static_cast<size_t>(n), sum / static_cast<double>(n)) / static_cast<double>(n);
+    }
+    const T got = y->values<T>()[static_cast<size_t>(r)];
+    ASSERT_EQ(got, static_cast<T>(want)) << "row " << r;
+  }
+}
+
+TEST(ReduceRowsTest, ShortRowsFourAtATimeGiveRowSumBitForBit) {
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 64, 127, 128, 300}) {
+    for (int64_t rows : {1, 2, 3, 4, 5, 7, 41}) {
+      for (K op : {K::kSum, K::kMean, K::kVariance}) {
+        CheckRows<float>(op, rows, n);
+        CheckRows<double>(op, rows, n);
+      }
+    }
+  }
+}
+
+TEST(ReduceRowsTest, OverSizeOneAxesEachOutputIsItsElement) {
+  const double inf = INFINITY;
+  const std::vector<double> v = {1.5, -0.0, 0.0, NAN, inf, -inf, -2.25, 3e38};
+  for (ir::DType dtype : {ir::DType::kF32, ir::DType::kF64}) {
+    Result<Tensor> x = Tensor::Zeros(dtype, {4, 1, 2});
+    ASSERT_TRUE(x.ok());
+    for (int i = 0; i < 8; ++i) x->SetDouble(i, v[static_cast<size_t>(i)]);
+    for (K op : {K::kSum, K::kMean, K::kMax, K::kMin, K::kVariance}) {
+      SCOPED_TRACE(std::string(ir::OpName(op)) + " " + ir::DTypeName(dtype));
+      auto spec = MakeSpec(op, {dtype}, dtype, Attr("dims", ir::AttrValue::Int(1)));
+      Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x}, {4, 2});
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      for (int i = 0; i < 8; ++i) {
+        const double in = x->GetDouble(i);  // as stored (3e38 rounds in f32)
+        const double got = y->GetDouble(i);
+        if (op == K::kVariance) {
+          // (x − x)² / 1: 0, NaN for inf and NaN.
+          if (std::isfinite(in)) {
+            EXPECT_EQ(got, 0.0) << i;
+          } else {
+            EXPECT_TRUE(std::isnan(got)) << i;
+          }
+        } else if (std::isnan(in)) {
+          EXPECT_TRUE(std::isnan(got)) << i;
+        } else {
+          EXPECT_EQ(got, in) << i;
+          const bool sum_like = op == K::kSum || op == K::kMean;
+          EXPECT_EQ(std::signbit(got), sum_like && in == 0 ? false : std::signbit(in)) << i;  // -0 + 0 is +0
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace shrew::runtime::kernels
