@@ -48,5 +48,35 @@ TEST(RowSums, AShortRowIsItsLanesSum) {
   }
 }
 
+// Under the lanes the row is summed in order with no fold of the zero
+// lanes: the same value, sign of zero included, as folding them in (a sum
+// that starts at +0 is never -0), for rows of zeros of either sign, NaN and
+// infinities; the squared deviations likewise.
+TEST(RowSums, RowsUnderTheLanesNeedNoFold) {
+  const double inf = INFINITY;
+  const std::vector<std::vector<double>> rows = {
+      {}, {-0.0}, {-0.0, -0.0, -0.0}, {0.0, -0.0}, {-1.5, 1.5}, {1e308, 1e308, -1e308}, {NAN, 1},
+      {inf, -inf}, {-inf, -2}, {3, -0.0, -3, -0.0, 1e-300, -1e-300, 7}};
+  for (const std::vector<double>& x : rows) {
+    ASSERT_LT(x.size(), static_cast<size_t>(kRowSumLanes));
+    for (double mean : {0.0, -0.0, 1.5}) {
+      double s = 0, q = 0;
+      for (double v : x) {
+        s += v;
+        q += (v - mean) * (v - mean);
+      }
+      for (int l = 0; l < kRowSumLanes; ++l) {  // the zero lanes, folded in
+        s += 0.0;
+        q += 0.0;
+      }
+      const double got = RowSum(x.data(), x.size()), got_q = RowSquaredDeviation(x.data(), x.size(), mean);
+      EXPECT_TRUE((std::isnan(s) && std::isnan(got)) || (got == s && std::signbit(got) == std::signbit(s)))
+          << x.size() << ": " << got << " vs " << s;
+      EXPECT_TRUE((std::isnan(q) && std::isnan(got_q)) || (got_q == q && std::signbit(got_q) == std::signbit(q)))
+          << x.size() << ": " << got_q << " vs " << q;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shrew::runtime
