@@ -542,9 +542,14 @@ class ProgramHandle {
       const void* ptr = p.input_data(i);
       uint64_t bytes = p.input_bytes(i);
       if (shrew::wasm::JsDType(in[static_cast<size_t>(k)].dtype) == "i32") {
-        std::vector<int32_t>& narrow = slot->AddNarrow(&slot->narrow_inputs, i, bytes);
-        ptr = narrow.data();
-        bytes = narrow.size() * sizeof(int32_t);
+        shrew::Result<int32_t*> narrow = slot->AddNarrow(&slot->narrow_inputs, i, bytes);
+        if (!narrow.ok()) {
+          val e = Error(narrow.status().Prefixed("input '" + in[static_cast<size_t>(k)].name + "': "));
+          e.set("input", in[static_cast<size_t>(k)].name);
+          return e;
+        }
+        ptr = *narrow;
+        bytes /= 2;
       }
       val d = val::object();
       d.set("ptr", static_cast<double>(reinterpret_cast<uintptr_t>(ptr)));
@@ -556,7 +561,11 @@ class ProgramHandle {
       const shrew::PreparedRun::Output& po = p.output(o);
       const std::string js = shrew::wasm::JsDType(po.dtype);
       uint64_t bytes = po.bytes;
-      if (js == "i32") bytes = slot->AddNarrow(&slot->narrow_outputs, o, bytes).size() * sizeof(int32_t);
+      if (js == "i32") {
+        shrew::Result<int32_t*> narrow = slot->AddNarrow(&slot->narrow_outputs, o, bytes);
+        if (!narrow.ok()) return Error(narrow.status().Prefixed("output '" + po.name + "': "));
+        bytes /= 2;
+      }
       val d = val::object();
       d.set("name", po.name);
       d.set("dtype", js);
@@ -588,7 +597,8 @@ class ProgramHandle {
     last_issue_ = {};
     for (Prepared::Narrow& in : slot->narrow_inputs) {
       int64_t* wide = reinterpret_cast<int64_t*>(slot->run->input_data(in.index));
-      for (size_t j = 0; j < in.values.size(); ++j) wide[j] = in.values[j];
+      const int32_t* narrow = in.data();
+      for (int64_t j = 0; j < in.count; ++j) wide[j] = narrow[j];
     }
     shrew::Status s = slot->run->Run(&last_issue_);
     if (!s.ok()) {
@@ -601,8 +611,9 @@ class ProgramHandle {
     // i32 wraps to 32 bits at the boundary, as on the value path (TensorOut).
     for (Prepared::Narrow& out : slot->narrow_outputs) {
       const int64_t* wide = static_cast<const int64_t*>(slot->run->output_data(out.index));
-      for (size_t j = 0; j < out.values.size(); ++j) out.values[j] = static_cast<int32_t>(wide[j]);
-      slot->out_ptrs[static_cast<size_t>(out.index)] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(out.values.data()));
+      int32_t* narrow = out.data();
+      for (int64_t j = 0; j < out.count; ++j) narrow[j] = static_cast<int32_t>(wide[j]);
+      slot->out_ptrs[static_cast<size_t>(out.index)] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(narrow));
     }
     return 0;
   }
@@ -803,13 +814,21 @@ class ProgramHandle {
     // widened before each run (narrowed after it).
     struct Narrow {
       int index;  // graph input or output
-      std::vector<int32_t> values;
+      int64_t count;
+      shrew::runtime::Tensor bytes;  // count int32 values (a Tensor: running out of memory is an error)
+      int32_t* data() { return reinterpret_cast<int32_t*>(bytes.mutable_raw_data()); }
     };
     std::vector<Narrow> narrow_inputs, narrow_outputs;
-    // The copy for one of `wide_bytes` bytes of i64.
-    std::vector<int32_t>& AddNarrow(std::vector<Narrow>* list, int index, uint64_t wide_bytes) {
-      list->push_back({index, std::vector<int32_t>(static_cast<size_t>(wide_bytes / sizeof(int64_t)))});
-      return list->back().values;
+    // The copy for `wide_bytes` bytes of i64, or ResourceExhausted.
+    shrew::Result<int32_t*> AddNarrow(std::vector<Narrow>* list, int index, uint64_t wide_bytes) {
+      const int64_t count = static_cast<int64_t>(wide_bytes / sizeof(int64_t));
+      shrew::Result<shrew::runtime::Tensor> t =
+          shrew::runtime::Tensor::Zeros(shrew::ir::DType::kU8, {count * static_cast<int64_t>(sizeof(int32_t))});
+      if (!t.ok()) {
+        return shrew::ResourceExhausted("out of memory for its " + std::to_string(count * 4) + "-byte 32-bit copy");
+      }
+      list->push_back({index, count, std::move(t).value()});
+      return list->back().data();
     }
   };
   Prepared* PreparedAt(int id) {

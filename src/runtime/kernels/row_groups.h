@@ -66,7 +66,8 @@ inline void FillColumn(uint8_t* tile, const uint8_t* column, int64_t rows, int64
 template <size_t N>
 bool RunsInGroups(const BroadcastLoop<N>& loop) {
   using row_groups::Pattern;
-  if (loop.rank() < 2 || loop.inner() >= kShortRow) return false;
+  // An empty output (a last axis of 0 does not merge away) has no rows.
+  if (loop.empty() || loop.rank() < 2 || loop.inner() >= kShortRow) return false;
   for (size_t k = 0; k < N; ++k) {
     const int64_t s2 = loop.stride(k, loop.rank() - 2);
     const Pattern p = row_groups::PatternOf(loop, k);

@@ -15,8 +15,8 @@
 //             input rows are mostly zeros reads, row by row, only the
 //             weight rows each needs (sparse_row.h), bias and relu clamp
 //             added after. Products of 2 rows (3 in wasm) against a
-//             weight of 16 KiB or more run each row on its own through
-//             XNNPACK's one-row kernel (kByRowBelow).
+//             weight of 16 KiB or more (natively at most 3 MiB) run each
+//             row on its own through XNNPACK's one-row kernel (kByRowBelow).
 //   + c       fused_matmul_add's c or linear's bias. A constant c that only
 //             varies along the last axis ([N], [1, N], [1], rank 0) becomes
 //             the fully-connected bias; otherwise an XNNPACK broadcast add,

@@ -158,6 +158,8 @@ TEST(BinaryRowsTest, OnlyBroadcastsOfShortRowsRunInGroups) {
   EXPECT_FALSE(groups({300, 3}, {300, 3}, {300, 3}));  // no broadcast: one row
   EXPECT_FALSE(groups({300, 3}, {}, {300, 3}));        // one value: one row
   EXPECT_FALSE(groups({3}, {3}, {3}));
+  EXPECT_FALSE(groups({3, 0}, {3, 1}, {3, 0}));  // empty: no rows (the group size divided by 0)
+  EXPECT_FALSE(groups({0, 2}, {2}, {0, 2}));
 }
 
 }  // namespace

@@ -315,5 +315,23 @@ TEST(BinaryKernelTest, CanRunInPlaceOnlyWhereShapesMatch) {
   EXPECT_FALSE((*k)->CanRunInPlace(1));
 }
 
+// A last axis of 0 against one of 1 does not merge away: the output is
+// empty and nothing runs (the grouped path divided by the row length, 0: a
+// trap in wasm), for comparisons, logic and arithmetic.
+TEST(BinaryKernelTest, EmptyLastAxisAgainstABroadcastRunsNothing) {
+  std::mt19937 rng(3);
+  const Tensor a = RandomTensor(ir::DType::kF32, {3, 0}, rng), b = RandomTensor(ir::DType::kF32, {3, 1}, rng);
+  for (K op : {K::kLess, K::kEqual, K::kGreater}) {
+    auto spec = MakeSpec(op, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kBool);
+    Result<Tensor> y = CreateAndRun(spec->spec, {&a, &b}, {3, 0});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    EXPECT_EQ(y->num_elements(), 0);
+  }
+  const Tensor p = Tensor::Zeros(ir::DType::kBool, {3, 0}).value(), q = Tensor::Zeros(ir::DType::kBool, {3, 1}).value();
+  auto logic = MakeSpec(K::kAnd, {ir::DType::kBool, ir::DType::kBool}, ir::DType::kBool);
+  ASSERT_TRUE(CreateAndRun(logic->spec, {&q, &p}, {3, 0}).ok());
+  for (ir::DType dt : {ir::DType::kF32, ir::DType::kF64}) BinaryTester().Op(K::kSub).Shapes({3, 0}, {3, 1}).DType(dt).Test();
+}
+
 }  // namespace
 }  // namespace shrew::runtime::kernels

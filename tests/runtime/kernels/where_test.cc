@@ -60,6 +60,8 @@ TEST(WhereKernelTest, ShortAndLongRowsOfEveryBroadcast) {
       {{2, 300, 1}, {2, 300, 31}, {31}},        // 31: still short
       {{300, 1}, {300, 40}, {300, 40}},         // 40: a call per row
       {{200, 3}, {200, 3}, {200, 3}},           // no broadcast
+      {{3, 1}, {3, 0}, {3, 0}},                 // empty: a last axis of 0 that does not merge away
+      {{3, 0}, {3, 0}, {3, 1}},
   };
   for (ir::DType cond : {ir::DType::kBool, ir::DType::kF32, ir::DType::kF64, ir::DType::kI64}) {
     for (ir::DType value : {ir::DType::kF32, ir::DType::kF64, ir::DType::kU8}) {
