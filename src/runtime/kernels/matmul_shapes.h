@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "base/status.h"
 #include "runtime/kernels/broadcast.h"
@@ -51,7 +52,24 @@ Result<MatmulAddShapes> ComputeMatmulAddShapes(std::string_view op, const Matmul
 template <typename T, typename Acc>
 void RefMatmul(const MatmulDims& dims, const BroadcastLoop<2>& batch_loop, const T* a, const T* b, T* out) {
   const int64_t m = dims.m, k = dims.k, n = dims.n;
-  auto one = [&](const T* pa, const T* pb, T* po) { Gemm<T, Acc>(pa, pb, po, m, k, n, dims.transpose_b); };
+  // Float products at most 4 columns wide over a short k (a batch of 2 x 2
+  // products): the sums in the plain loop's order, inline, where Gemm's
+  // calls per row cost 5x a JS loop over [16384, 2, 2].
+  constexpr bool kFloat = std::is_floating_point_v<T> && std::is_same_v<T, Acc>;
+  const bool tiny = kFloat && !dims.transpose_b && k < kGemmShortK && n <= 4;
+  auto one = [&](const T* pa, const T* pb, T* po) {
+    if (tiny) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          T s = 0;
+          for (int64_t p = 0; p < k; ++p) s += pa[i * k + p] * pb[p * n + j];
+          po[i * n + j] = s;
+        }
+      }
+      return;
+    }
+    Gemm<T, Acc>(pa, pb, po, m, k, n, dims.transpose_b);
+  };
   const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;
   if (dims.batch_out.empty()) {
     one(a, b, out);

@@ -351,6 +351,18 @@ TEST(MatmulKernelTest, TwoRowsRunOneAtATime) {
       .ExpectImpl("xnn_fully_connected[13 panels]" + by_row + "|sparse_rows").Test();
 }
 
+// Batches of matrices at most 4 columns wide over a short k (2 x 2, 3 x 3,
+// vector times matrix) run inline in the plain loop's order; batch axes
+// broadcast on either side, f32 and f64.
+TEST(MatmulKernelTest, BatchesOfTinyMatrices) {
+  for (ir::DType dt : {ir::DType::kF32, ir::DType::kF64}) {
+    MatmulTester().Shapes({300, 2, 2}, {300, 2, 2}).ConstantWeight(false).DType(dt).ExpectImpl("ref_matmul").Test();
+    MatmulTester().Shapes({7, 3, 3}, {3, 3}).ConstantWeight(false).DType(dt).Test();
+    MatmulTester().Shapes({2, 1}, {5, 1, 3}).ConstantWeight(false).DType(dt).Test();
+    MatmulTester().Shapes({4, 1, 7}, {4, 7, 1}).ConstantWeight(false).DType(dt).Test();
+  }
+}
+
 // Runs matmul(x, w) (+ b) (then relu) on one row of 300 against a [300, 200] weight.
 Result<Tensor> RunOneRow(const Tensor& x, const Tensor& w, const Tensor* b, bool relu = false) {
   const std::vector<ir::DType> dtypes(b ? 3 : 2, ir::DType::kF32);
