@@ -88,5 +88,57 @@ TEST(ReduceRowsTest, OverSizeOneAxesEachOutputIsItsElement) {
   }
 }
 
+// Reduced over a middle or first axis ([K, R, C] or [R, C]) into more than
+// 65,536 outputs: columns go in blocks of 1,024 on the stack, each summed
+// over the rows in order in double, exactly as the accumulator walk: the
+// same values, for column counts around the block and an empty reduced axis
+// (0 / 0 for mean and variance); smaller outputs take the walk.
+template <typename T>
+void CheckColumns(K op, const Shape& shape, int64_t axis) {
+  const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
+  SCOPED_TRACE(std::string(ir::OpName(op)) + " " + ShapeToString(shape) + " over " + std::to_string(axis) + " " +
+               ir::DTypeName(dtype));
+  std::mt19937 rng(static_cast<unsigned>(shape.back() * 7 + shape[0]));
+  Tensor x = RandomTensor(dtype, shape, rng, 100, 101);
+  const int64_t outer = axis == 1 ? shape[0] : 1, rows = shape[static_cast<size_t>(axis)], cols = shape.back();
+  Shape out = axis == 1 ? Shape{shape[0], cols} : Shape{cols};
+  auto spec = MakeSpec(op, {dtype}, dtype, Attr("dims", ir::AttrValue::Int(axis)));
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, out);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  const T* v = x.values<T>().data();
+  for (int64_t k = 0; k < outer; ++k) {
+    for (int64_t c = 0; c < cols; ++c) {
+      double acc = 0.0;
+      for (int64_t r = 0; r < rows; ++r) acc += static_cast<double>(v[(k * rows + r) * cols + c]);
+      const double n = static_cast<double>(rows);
+      T want = static_cast<T>(acc);
+      if (op == K::kMean) want = static_cast<T>(acc / n);
+      if (op == K::kVariance) {
+        const double m = acc / n;
+        double sq = 0.0;
+        for (int64_t r = 0; r < rows; ++r) {
+          const double d = static_cast<double>(v[(k * rows + r) * cols + c]) - m;
+          sq += d * d;
+        }
+        want = static_cast<T>(sq / n);
+      }
+      const T got = y->values<T>()[static_cast<size_t>(k * cols + c)];
+      ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << k << ", " << c << ": " << got << " vs " << want;
+    }
+  }
+}
+
+TEST(ReduceRowsTest, ColumnsReducedOverFewRowsGoInBlocks) {
+  for (K op : {K::kSum, K::kMean, K::kVariance}) {
+    for (int64_t cols : {65537, 66559, 66560, 66561}) {  // 64 blocks and 1 column, and around 65 blocks
+      CheckColumns<float>(op, {3, cols}, 0);
+      CheckColumns<double>(op, {2, 2, cols}, 1);
+    }
+    CheckColumns<float>(op, {2, 7, 32769}, 1);  // 65,538 outputs in two planes
+    CheckColumns<float>(op, {3, 600}, 0);       // the walk
+    CheckColumns<float>(op, {0, 70000}, 0);
+  }
+}
+
 }  // namespace
 }  // namespace shrew::runtime::kernels

@@ -146,12 +146,24 @@ TEST(SoftmaxKernelTest, ShortRowsFollowTheFormulaRowByRow) {
         EXPECT_NEAR(y->GetDouble(i), want[i], 1e-6 * want[i]) << i;
       }
     }
-    // Rows of 1: exp(0) / 1.
-    Result<Tensor> ones = Tensor::Full(dtype, {5, 1}, -7.5);
-    ASSERT_TRUE(ones.ok());
-    y = testing::CreateAndRun(spec->spec, {&*ones}, {5, 1});
-    ASSERT_TRUE(y.ok()) << y.status().ToString();
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(y->GetDouble(i), 1.0);
+    // Slices of 1, on the last axis or another: exp(0) / 1, NaN for ±inf and NaN.
+    for (int64_t axis : {1, 2}) {
+      const Shape shape = axis == 1 ? Shape{5, 1, 2} : Shape{5, 2, 1};
+      Result<Tensor> ones = Tensor::Full(dtype, shape, -7.5);
+      ASSERT_TRUE(ones.ok());
+      ones->SetDouble(3, inf);
+      ones->SetDouble(6, nan);
+      auto spec1 = MakeSpec(K::kSoftmax, {dtype}, dtype, testing::Attr("dim", ir::AttrValue::Int(axis)));
+      y = testing::CreateAndRun(spec1->spec, {&*ones}, shape);
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      for (int i = 0; i < 10; ++i) {
+        if (i == 3 || i == 6) {
+          EXPECT_TRUE(std::isnan(y->GetDouble(i))) << i;
+        } else {
+          EXPECT_EQ(y->GetDouble(i), 1.0) << i;
+        }
+      }
+    }
   }
   for (int64_t len : {1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 700, 3000}) {
     SoftmaxTester().InputShape({1001, len}).Axis(-1).Range(-20, 20).InPlace(len % 2 == 0)
