@@ -13,6 +13,7 @@
 //   double z = rng.NextNormal();         // N(0, 1)
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace shrew::runtime {
@@ -38,6 +39,10 @@ class Rng {
     constexpr double kTwoPowMinus53 = 1.0 / 9007199254740992.0;
     return static_cast<double>(NextBits() >> 11) * kTwoPowMinus53;
   }
+  // The least 53-bit k with k · 2⁻⁵³ >= p, for p in [0, 1]: NextUniform()
+  // >= p exactly when (NextBits() >> 11) >= UniformThreshold(p), an integer
+  // comparison (p · 2⁵³ is exact in binary64).
+  static uint64_t UniformThreshold(double p) { return static_cast<uint64_t>(std::ceil(p * 9007199254740992.0)); }
   // a + (b − a)·u, evaluated in binary64 as written.
   double NextUniform(double a, double b);
   // z ~ N(0, 1), polar Box–Muller: u₁, u₂ → a = 2u₁ − 1, b = 2u₂ − 1,

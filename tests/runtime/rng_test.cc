@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -83,6 +84,26 @@ TEST(RngTest, UniformStaysInHalfOpenInterval) {
   EXPECT_LT(lo, 1e-4);
   EXPECT_GT(hi, 1 - 1e-4);
   EXPECT_NEAR(sum / kN, 0.5, 0.005);
+}
+
+// The integer form of NextUniform() >= p (dropout's keep test) agrees with
+// the double comparison at and around each threshold, p tiny, p with more
+// bits than 53 can hold at 2⁻⁵³ steps, and p next to 1.
+TEST(RngTest, UniformThresholdIsTheDoubleComparison) {
+  constexpr double kStep = 1.0 / 9007199254740992.0;  // 2⁻⁵³
+  constexpr uint64_t kMax = (uint64_t{1} << 53) - 1;
+  for (double p : {0.0, 1e-300, 1e-17, 0.1, 1.0 / 3, 0.5, 0.75, 0.9999999999999999, 1 - kStep}) {
+    const uint64_t t = Rng::UniformThreshold(p);
+    for (uint64_t k = t > 3 ? t - 3 : 0; k <= std::min(t + 3, kMax); ++k) {
+      EXPECT_EQ(static_cast<double>(k) * kStep >= p, k >= t) << "p " << p << " k " << k;
+    }
+  }
+  Rng rng(7);
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t k = rng.NextBits() >> 11;
+    const double p = static_cast<double>(i) / 10000;
+    EXPECT_EQ(static_cast<double>(k) * kStep >= p, k >= Rng::UniformThreshold(p)) << p;
+  }
 }
 
 TEST(RngTest, NormalMoments) {

@@ -7,7 +7,11 @@
 // dropout an alias and never creates this kernel; CreateCopyKernel serves
 // an explicit inference-mode instruction. An invalid p (outside [0, 1))
 // is reported when the instruction runs, like the interpreter does.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "ir/attr.h"
 #include "runtime/kernels/kernel_util.h"
@@ -15,6 +19,18 @@
 
 namespace shrew::runtime::kernels {
 namespace {
+
+// v, or +0 where !keep, by masking its bits (v may be inf or NaN: no
+// multiply by 0).
+template <typename T>
+T KeptOrZero(T v, uint32_t keep) {  // keep: 0 or 1
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  U bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits &= U(0) - static_cast<U>(keep);
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
 
 template <typename T>
 class DropoutKernel final : public Kernel {
@@ -35,9 +51,19 @@ class DropoutKernel final : public Kernel {
   }
   Status Run() override {
     const T scale = static_cast<T>(1.0 / (1.0 - p_));
-    for (size_t i = 0; i < n_; ++i) {
-      const double u = rng_->NextUniform();
-      y_[i] = u >= p_ ? x_[i] * scale : T(0);
+    // u >= p as an integer comparison, stored for a block, then the choice
+    // as a mask in a loop that vectorises: a branch (or a select, which V8
+    // may compile to one) on random draws mispredicted (p = 0.5: 10 ns an
+    // element).
+    const uint64_t keep_from = Rng::UniformThreshold(p_);
+    constexpr size_t kBlock = 256;
+    uint32_t keep[kBlock];
+    for (size_t i0 = 0; i0 < n_; i0 += kBlock) {
+      const size_t len = std::min(kBlock, n_ - i0);
+      for (size_t j = 0; j < len; ++j) keep[j] = static_cast<uint32_t>((rng_->NextBits() >> 11) >= keep_from);
+      const T* __restrict x = x_ + i0;
+      T* y = y_ + i0;
+      for (size_t j = 0; j < len; ++j) y[j] = KeptOrZero(x[j] * scale, keep[j]);
     }
     return Status::Ok();
   }

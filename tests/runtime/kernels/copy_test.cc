@@ -70,6 +70,40 @@ TEST(CopyKernelTest, DropoutInTrainingDrawsFromTheGenerator) {
   EXPECT_NE(r.status().message().find("outside [0, 1)"), std::string::npos) << r.status().ToString();
 }
 
+// Over blocks of draws, each p, f32 and f64: an element is kept exactly when
+// its draw u >= p (the spec's test, against the kernel's integer form), a
+// kept inf or NaN stays as scaled, a dropped one is +0.
+TEST(CopyKernelTest, DropoutKeepsExactlyTheDrawsAtOrAboveP) {
+  for (ir::DType dt : {ir::DType::kF32, ir::DType::kF64}) {
+    for (double p : {0.01, 1.0 / 3, 0.5, 0.9}) {
+      SCOPED_TRACE(std::string(ir::DTypeName(dt)) + " p " + std::to_string(p));
+      auto spec = MakeSpec(K::kDropout, {dt}, dt, testing::Attr("p", ir::AttrValue::Float(p)));
+      spec->spec.training = true;
+      Rng rng(11), replay(11);
+      spec->spec.rng = &rng;
+      std::mt19937 gen(4);
+      Tensor x = RandomTensor(dt, {1000}, gen, -2, 2);
+      for (int64_t i = 0; i < 1000; i += 7) x.SetDouble(i, i % 2 ? INFINITY : NAN);
+      Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {1000});
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      const double scale = 1.0 / (1.0 - p);
+      for (int64_t i = 0; i < 1000; ++i) {
+        const bool keep = replay.NextUniform() >= p;
+        const double got = y->GetDouble(i);
+        if (!keep) {
+          ASSERT_TRUE(got == 0.0 && !std::signbit(got)) << i << ": " << got;
+        } else if (dt == ir::DType::kF32) {
+          const float want = x.values<float>()[static_cast<size_t>(i)] * static_cast<float>(scale);
+          ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << i;
+        } else {
+          const double want = x.values<double>()[static_cast<size_t>(i)] * scale;
+          ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << i;
+        }
+      }
+    }
+  }
+}
+
 void ExpectExpand(const Shape& in, const Shape& out, ir::DType d) {
   SCOPED_TRACE(ShapeToString(in) + " -> " + ShapeToString(out));
   std::mt19937 rng(static_cast<unsigned>(in.size() + out.size()));
