@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "interp/kernel.h"
+#include "runtime/row_sums.h"
 
 namespace shrew::interp {
 namespace {
@@ -101,8 +102,10 @@ Result<Tensor> RefMseLoss(const KernelArgs& args) {
   runtime::VisitStorage(diff.storage(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
-      double sum = 0;
-      for (T d : diff.values<T>()) sum += static_cast<double>(d) * static_cast<double>(d);
+      // In RowSum's lanes, as the tape sums operands of the same shape.
+      const std::span<const T> d = diff.values<T>();
+      const double sum =
+          runtime::LaneSum(d.size(), [&d](size_t i) { return static_cast<double>(d[i]) * static_cast<double>(d[i]); });
       out.mutable_values<T>()[0] = static_cast<T>(sum / static_cast<double>(diff.num_elements()));
     }
   });

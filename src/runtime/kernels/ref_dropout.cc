@@ -61,7 +61,7 @@ class DropoutKernel final : public Kernel {
     for (size_t i0 = 0; i0 < n_; i0 += kBlock) {
       const size_t len = std::min(kBlock, n_ - i0);
       for (size_t j = 0; j < len; ++j) keep[j] = static_cast<uint32_t>((rng_->NextBits() >> 11) >= keep_from);
-      const T* __restrict x = x_ + i0;
+      const T* x = x_ + i0;  // may be y (in place): each element read, then written
       T* y = y_ + i0;
       for (size_t j = 0; j < len; ++j) y[j] = KeptOrZero(x[j] * scale, keep[j]);
     }

@@ -119,27 +119,14 @@ class CrossEntropyKernel final : public Kernel {
 };
 
 // Σ (a − b)² over n contiguous elements, each difference rounded in T (as
-// the interpreter computes it), squared and summed in double in
-// kRowSumLanes lanes, block by block (row_sums.h): one chain of dependent
-// adds cost 3x the sum of the same elements.
+// the interpreter computes it), squared and summed in double in RowSum's
+// lanes (LaneSum, as the interpreter sums them: the same value): one chain
+// of dependent adds cost 3x the sum of the same elements.
 template <typename T>
 double SquaredDifferenceSum(const T* a, const T* b, size_t n) {
-  return Blockwise(n, [a, b](size_t at, size_t len) {
-    double lanes[kRowSumLanes] = {};
-    size_t i = 0;
-    for (; i + kRowSumLanes <= len; i += kRowSumLanes) {
-      for (int l = 0; l < kRowSumLanes; ++l) {
-        const T d = a[at + i + l] - b[at + i + l];
-        lanes[l] += static_cast<double>(d) * static_cast<double>(d);
-      }
-    }
-    double s = 0;
-    for (; i < len; ++i) {
-      const T d = a[at + i] - b[at + i];
-      s += static_cast<double>(d) * static_cast<double>(d);
-    }
-    for (int l = 0; l < kRowSumLanes; ++l) s += lanes[l];
-    return s;
+  return LaneSum(n, [a, b](size_t i) __attribute__((always_inline)) {
+    const T d = a[i] - b[i];
+    return static_cast<double>(d) * static_cast<double>(d);
   });
 }
 

@@ -8,7 +8,8 @@
 // whose innermost merged axis is either reduced (a row sum into one
 // accumulator) or kept (a row added element-wise into a row of
 // accumulators); both loops vectorise. sum/mean/variance accumulate in
-// double in the workspace (variance: a second pass over centred values, as
+// double in the workspace, or on the stack for a large output reduced over
+// a first or middle axis (variance: a second pass over centred values, as
 // OPS.md §3.11.3 requires); max/min write the output directly, NaN
 // propagating. max/min of an empty slice is the run-time error of the
 // interpreter.
@@ -243,8 +244,8 @@ class ReduceKernel final : public Kernel {
   // x: [rows, n] reduced over n < kShortReducedRow, one output per row (a
   // last axis of 4 cost 3× a plain loop, of 8 2.7×, through ForEachRow's
   // call and odometer per row). RowSum / RowSquaredDeviation of a row under
-  // kRowSumLanes add it in order from +0 and then their zero lanes, which
-  // change no sum that started at +0: the values are theirs, bit for bit.
+  // kRowSumLanes add it in order from +0, as this loop does: the values are
+  // theirs, bit for bit.
   // Longer rows go four at a time through the same steps as RowSumOfBlock
   // (lanes, tail, lanes folded in order), so that the four folds, chains of
   // dependent adds, overlap: each row's value is RowSum's, bit for bit.

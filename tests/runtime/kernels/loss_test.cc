@@ -8,6 +8,7 @@
 #include <random>
 
 #include "runtime/kernels/kernel_test_util.h"
+#include "runtime/row_sums.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -42,6 +43,16 @@ void CheckMse(const Shape& a_shape, const Shape& b_shape) {
   // f32: the result's rounding; f64: a few ulp of the double sum.
   const double tolerance = std::is_same_v<T, float> ? 6e-8 : 1e-14;
   EXPECT_NEAR(y->GetDouble(0), want, tolerance * want);
+  if (a_shape == b_shape) {
+    // One row: RowSum's lanes over the differences, as the interpreter sums them, bit for bit.
+    const T* av = a.values<T>().data();
+    const T* bv = b.values<T>().data();
+    const double lanes = LaneSum(static_cast<size_t>(count), [&](size_t i) {
+      const T d = av[i] - bv[i];
+      return static_cast<double>(d) * static_cast<double>(d);
+    });
+    EXPECT_EQ(y->values<T>()[0], static_cast<T>(lanes / static_cast<double>(count)));
+  }
 }
 
 TEST(MseLossKernelTest, SameShapeAndBroadcastOperands) {

@@ -361,6 +361,27 @@ TEST(MatmulKernelTest, BatchesOfTinyMatrices) {
     MatmulTester().Shapes({2, 1}, {5, 1, 3}).ConstantWeight(false).DType(dt).Test();
     MatmulTester().Shapes({4, 1, 7}, {4, 7, 1}).ConstantWeight(false).DType(dt).Test();
   }
+  // The bits of the plain f32 loop: each sum from +0 over k in order.
+  std::mt19937 rng(12);
+  const Tensor a = RandomTensor(ir::DType::kF32, {50, 3, 7}, rng, -1e3, 1e3);
+  const Tensor b = RandomTensor(ir::DType::kF32, {50, 7, 4}, rng, -1e3, 1e3);
+  auto spec = MakeSpec(K::kMatmul, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&a, &b}, {50, 3, 4});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  const float* av = a.values<float>().data();
+  const float* bv = b.values<float>().data();
+  for (int64_t t = 0; t < 50; ++t) {
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t j = 0; j < 4; ++j) {
+        float s = 0;
+        for (int64_t p = 0; p < 7; ++p) {
+          const float prod = av[(t * 3 + i) * 7 + p] * bv[(t * 7 + p) * 4 + j];  // rounded, as the kernel's
+          s += prod;
+        }
+        ASSERT_EQ(y->values<float>()[static_cast<size_t>((t * 3 + i) * 4 + j)], s) << t << " " << i << " " << j;
+      }
+    }
+  }
 }
 
 // Runs matmul(x, w) (+ b) (then relu) on one row of 300 against a [300, 200] weight.
