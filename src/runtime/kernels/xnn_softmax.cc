@@ -15,13 +15,11 @@
 // transposes a "move the axis last" scheme would need.
 // f64: the same three passes with std::exp.
 // Rows of the last axis: f32 rows shorter than kShortRowsBelow, and f64
-// rows of any length, run the passes across rows, over blocks of whole rows
-// of about kRowsBlock elements (in L1): (1) y = x − its row's maximum, (2)
-// exp over the block at once, (3) each row scaled by its reciprocal sum
-// (summed in T). XNNPACK's three micro-kernel calls per row cost more than
-// a short row's work ([524288, 2]: 10.4 ms, now 2.3 ms in wasm; 8 columns
-// 3.2 -> 2.4 ms, even at 9), and the column passes' setup per row doubled
-// f64's time (0.40-0.52x now, 8 to 4,096 columns).
+// rows of any length, run the passes across rows (softmax_rows.h).
+// XNNPACK's three micro-kernel calls per row cost more than a short row's
+// work ([524288, 2]: 10.4 ms, now 2.3 ms in wasm; 8 columns 3.2 -> 2.4 ms,
+// even at 9), and the column passes' setup per row doubled f64's time
+// (0.40-0.52x now, 8 to 4,096 columns).
 // The axis is normalised at Reshape (negative axes count from the end).
 #include <xnnpack.h>
 
@@ -34,6 +32,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/loops.h"
+#include "runtime/kernels/softmax_rows.h"
 #include "runtime/kernels/vector_math.h"
 #include "runtime/xnn_init.h"
 
@@ -42,7 +41,6 @@ namespace {
 
 constexpr int64_t kRenormaliseAbove = 256;
 constexpr int64_t kShortRowsBelow = 9;  // f32 rows of the last axis
-constexpr size_t kRowsBlock = 2048;
 constexpr size_t kSumBlock = 32;
 
 // Σ y in double at f32 speed: 8 lanes of f32 partial sums over blocks of
@@ -133,7 +131,7 @@ class SoftmaxKernel final : public Kernel {
       return Status::Ok();
     }
     if (rows_) {
-      RunRows();
+      SoftmaxRows(in_, out_, n_, static_cast<size_t>(len_));
       return Status::Ok();
     }
     const size_t len = static_cast<size_t>(len_), inner = static_cast<size_t>(inner_);
@@ -184,54 +182,6 @@ class SoftmaxKernel final : public Kernel {
 
   bool CanRunInPlace(size_t operand_index) const override { return operand_index == 0; }
 
-  // Rows of the last axis, in three passes across the rows of each block
-  // (x may be y: each row's maximum is taken before it is written). Rows of
-  // 2 to 8 take a copy of the loops with the length fixed, which the
-  // compiler unrolls (2 columns: 4.5 -> 2.8 ms).
-  void RunRows() {
-    switch (len_) {
-      case 2: return Rows<2>(2);
-      case 3: return Rows<3>(3);
-      case 4: return Rows<4>(4);
-      case 5: return Rows<5>(5);
-      case 6: return Rows<6>(6);
-      case 7: return Rows<7>(7);
-      case 8: return Rows<8>(8);
-      default: return Rows<0>(static_cast<size_t>(len_));
-    }
-  }
-  template <size_t kLen>
-  void Rows(size_t len_arg) {
-    const size_t len = kLen != 0 ? kLen : len_arg;
-    // Blocks of whole rows of about kRowsBlock elements, each through the
-    // three passes while it is in L1.
-    const size_t block = std::max<size_t>(1, kRowsBlock / len) * len;
-    for (size_t b0 = 0; b0 < n_; b0 += block) {
-      const size_t b1 = std::min(n_, b0 + block);
-      for (size_t r = b0; r < b1; r += len) {
-        const T* x = in_ + r;
-        T* y = out_ + r;
-        T top = x[0];
-        for (size_t j = 1; j < len; ++j) top = x[j] > top ? x[j] : top;
-        for (size_t j = 0; j < len; ++j) y[j] = x[j] - top;
-      }
-      T* __restrict y = out_;
-      for (size_t i = b0; i < b1; ++i) {
-        if constexpr (std::is_same_v<T, float>) {
-          y[i] = ExpOne(y[i]);
-        } else {
-          y[i] = std::exp(y[i]);
-        }
-      }
-      for (size_t r = b0; r < b1; r += len) {
-        T sum = 0;
-        for (size_t j = 0; j < len; ++j) sum += y[r + j];
-        const T inv = static_cast<T>(1.0 / static_cast<double>(sum));
-        for (size_t j = 0; j < len; ++j) y[r + j] *= inv;
-      }
-    }
-  }
-
   // Each row of XNNPACK's output divided by its sum in double. A row whose
   // sum is NaN (a NaN or an inf in x) or 0 is left as XNNPACK gave it.
   void Renormalise() {
@@ -257,7 +207,7 @@ class SoftmaxKernel final : public Kernel {
   int64_t outer_ = 0, len_ = 0, inner_ = 0;
   size_t n_ = 0;
   bool use_xnn_softmax_ = false;
-  bool rows_ = false;  // RunRows: the last axis's rows across blocks
+  bool rows_ = false;  // SoftmaxRows
   std::vector<T> column_;  // per column: the maximum (then 1 / Σ), a block's sum
   std::vector<double> column_sum_;
   const T* in_ = nullptr;

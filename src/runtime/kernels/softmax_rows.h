@@ -1,0 +1,23 @@
+// Softmax along the last axis of rows of `len`, y = exp(x − max) / Σ,
+// computed across rows rather than row by row: over blocks of whole rows
+// of about 2,048 elements (in L1), (1) y = x − its row's maximum, (2) exp
+// over the block at once (vector_math.h's ExpOne for f32, std::exp for f64),
+// (3) each row scaled by its reciprocal sum (summed in T, the reciprocal in
+// double). For short rows, where a call or loop setup per row costs more
+// than the row's work. x may be y. Kept out of the kernel's translation unit
+// so that its unrolled copies stay out of SoftmaxKernel::Run, which V8
+// compiles on the first run of every softmax (inlined: +0.5 ms there).
+#pragma once
+
+#include <cstddef>
+
+namespace shrew::runtime::kernels {
+
+// n elements (a multiple of len, len >= 1).
+template <typename T>
+void SoftmaxRows(const T* x, T* y, size_t n, size_t len);
+
+extern template void SoftmaxRows<float>(const float*, float*, size_t, size_t);
+extern template void SoftmaxRows<double>(const double*, double*, size_t, size_t);
+
+}  // namespace shrew::runtime::kernels
