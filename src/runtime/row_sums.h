@@ -26,26 +26,43 @@ double Blockwise(size_t n, Block block) {
   return total;
 }
 
-// A row shorter than the lanes is its terms added in order from +0: folding
-// in the zero lanes after them would change nothing (a sum that starts at
-// +0 is never -0) but cost a chain of kRowSumLanes dependent adds, most of
-// a short row's time (layer_norm of rows of 2: 17 ns a row).
-template <typename T>
-double RowSumOfBlock(const T* x, size_t n) {
-  if (n < static_cast<size_t>(kRowSumLanes)) {
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) s += static_cast<double>(x[i]);
+// Σ term(i) for i in [at, at + len), len <= kRowSumBlock: kRowSumLanes
+// partial sums, then the tail in order, then the lanes folded in in turn.
+// The one order every row sum here takes. A block shorter than the lanes is
+// its terms added in order from +0: folding in the zero lanes after them
+// would change nothing (a sum that starts at +0 is never -0) but cost a
+// chain of kRowSumLanes dependent adds, most of a short row's time
+// (layer_norm of rows of 2: 17 ns a row). Inlined, term too, even at -Os
+// (mse_loss is built so in wasm: called, it cost 1.8x).
+template <typename Term>
+[[gnu::always_inline]] inline double LaneSumOfBlock(const Term& term, size_t at, size_t len) {
+  double s = 0;
+  if (len < static_cast<size_t>(kRowSumLanes)) {
+    for (size_t i = 0; i < len; ++i) s += term(at + i);
     return s;
   }
-  double acc[kRowSumLanes] = {};
+  double lanes[kRowSumLanes] = {};
   size_t i = 0;
-  for (; i + kRowSumLanes <= n; i += kRowSumLanes) {
-    for (int l = 0; l < kRowSumLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
+  for (; i + kRowSumLanes <= len; i += kRowSumLanes) {
+    for (int l = 0; l < kRowSumLanes; ++l) lanes[l] += term(at + i + static_cast<size_t>(l));
   }
-  double s = 0;
-  for (; i < n; ++i) s += static_cast<double>(x[i]);
-  for (int l = 0; l < kRowSumLanes; ++l) s += acc[l];
+  for (; i < len; ++i) s += term(at + i);
+  for (int l = 0; l < kRowSumLanes; ++l) s += lanes[l];
   return s;
+}
+
+// Σ term(i) for i < n, block by block: for sums whose terms are computed on
+// the fly (mse_loss's squared differences), the same value as RowSum over
+// those terms stored.
+template <typename Term>
+[[gnu::always_inline]] inline double LaneSum(size_t n, Term term) {
+  return Blockwise(n, [&term](size_t at, size_t len)
+                          __attribute__((always_inline)) { return LaneSumOfBlock(term, at, len); });
+}
+
+template <typename T>
+double RowSumOfBlock(const T* x, size_t n) {
+  return LaneSumOfBlock([x](size_t i) __attribute__((always_inline)) { return static_cast<double>(x[i]); }, 0, n);
 }
 
 template <typename T>
@@ -53,56 +70,14 @@ double RowSum(const T* x, size_t n) {
   return Blockwise(n, [x](size_t i, size_t len) { return RowSumOfBlock(x + i, len); });
 }
 
-// Σ term(i) for i < n in RowSum's order (lanes, then tail, then the lanes
-// folded in; block by block past kRowSumBlock): for sums whose terms are
-// computed on the fly (mse_loss's squared differences), the same value as
-// RowSum over those terms stored.
-// (Inlined, term too, even at -Os, where mse_loss is built in wasm: called,
-// it cost 1.8x.)
-template <typename Term>
-[[gnu::always_inline]] inline double LaneSum(size_t n, Term term) {
-  return Blockwise(n, [&term](size_t at, size_t len) __attribute__((always_inline)) {
-    double s = 0;
-    if (len < static_cast<size_t>(kRowSumLanes)) {
-      for (size_t i = 0; i < len; ++i) s += term(at + i);
-      return s;
-    }
-    double lanes[kRowSumLanes] = {};
-    size_t i = 0;
-    for (; i + kRowSumLanes <= len; i += kRowSumLanes) {
-      for (int l = 0; l < kRowSumLanes; ++l) lanes[l] += term(at + i + static_cast<size_t>(l));
-    }
-    for (; i < len; ++i) s += term(at + i);
-    for (int l = 0; l < kRowSumLanes; ++l) s += lanes[l];
-    return s;
-  });
-}
-
 template <typename T>
 double RowSquaredDeviationOfBlock(const T* x, size_t n, double mean) {
-  if (n < static_cast<size_t>(kRowSumLanes)) {  // as in RowSumOfBlock
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const double d = static_cast<double>(x[i]) - mean;
-      s += d * d;
-    }
-    return s;
-  }
-  double acc[kRowSumLanes] = {};
-  size_t i = 0;
-  for (; i + kRowSumLanes <= n; i += kRowSumLanes) {
-    for (int l = 0; l < kRowSumLanes; ++l) {
-      const double d = static_cast<double>(x[i + l]) - mean;
-      acc[l] += d * d;
-    }
-  }
-  double s = 0;
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - mean;
-    s += d * d;
-  }
-  for (int l = 0; l < kRowSumLanes; ++l) s += acc[l];
-  return s;
+  return LaneSumOfBlock(
+      [x, mean](size_t i) __attribute__((always_inline)) {
+        const double d = static_cast<double>(x[i]) - mean;
+        return d * d;
+      },
+      0, n);
 }
 
 // Σ (x - mean)² over the row (the second pass of a two-pass variance).
