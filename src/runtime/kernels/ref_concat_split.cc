@@ -2,7 +2,7 @@
 // of contiguous slabs. With `outer` the product of the sizes before the
 // axis, each operand (concat) or the chosen chunk (split) is `outer` slabs
 // of (its axis size × the sizes after the axis) elements; one memcpy each
-// (concat's small slabs: a word loop).
+// (small slabs of either: word by word, word_copy.h).
 // Axes are signed and normalised against the actual rank at Reshape.
 #include <algorithm>
 #include <cstdint>
@@ -13,17 +13,10 @@
 #include "ir/shapes.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/word_copy.h"
 
 namespace shrew::runtime::kernels {
 namespace {
-
-// Slabs this small (a concat along a narrow last axis: features side by
-// side; a split of one) are copied in words of W bytes inline: a memcpy
-// call per slab cost 8x a plain JS loop at 4 bytes a slab.
-constexpr size_t kMemcpyFrom = 64;
-
-// The widest word (8, 4 or 1 bytes) that divides `bits` (sizes or'ed).
-size_t WordFor(size_t bits) { return bits % 8 == 0 ? 8 : bits % 4 == 0 ? 4 : 1; }
 
 class ConcatKernel final : public Kernel {
  public:
@@ -77,12 +70,8 @@ class ConcatKernel final : public Kernel {
           dst += slab;
         }
       }
-    } else if (word_ == 8) {
-      CopyInWords<8>();
-    } else if (word_ == 4) {
-      CopyInWords<4>();
     } else {
-      CopyInWords<1>();
+      WithWord(word_, [this](auto w) { CopyInWords<decltype(w)::value>(); });
     }
     return Status::Ok();
   }
@@ -102,11 +91,9 @@ class ConcatKernel final : public Kernel {
       std::byte* dst = dst_ + at;
       const size_t rows = static_cast<size_t>(outer_);
       if (slab == W) {
-        for (size_t o = 0; o < rows; ++o) std::memcpy(dst + o * row, src + o * W, W);
+        for (size_t o = 0; o < rows; ++o) CopyRow<W>(dst + o * row, src + o * W, W);
       } else {
-        for (size_t o = 0; o < rows; ++o) {
-          for (size_t i = 0; i < slab; i += W) std::memcpy(dst + o * row + i, src + o * slab + i, W);
-        }
+        for (size_t o = 0; o < rows; ++o) CopyRow<W>(dst + o * row, src + o * slab, slab);
       }
       at += slab;
     }
@@ -174,33 +161,24 @@ class SplitKernel final : public Kernel {
     return Status::Ok();
   }
   Status Run() override {
-    if (out_slab_ == 0) return Status::Ok();
+    if (out_slab_ == 0 || outer_ == 0) return Status::Ok();  // nothing to copy (src_ may be null)
     if (out_slab_ >= kMemcpyFrom) {
-      for (int64_t o = 0; o < outer_; ++o) {
-        std::memcpy(dst_ + static_cast<size_t>(o) * out_slab_, src_ + static_cast<size_t>(o) * in_slab_ + offset_,
-                    out_slab_);
-      }
-    } else if (word_ == 8) {
-      CopyInWords<8>();
-    } else if (word_ == 4) {
-      CopyInWords<4>();
+      CopyInWords<0>();
     } else {
-      CopyInWords<1>();
+      WithWord(word_, [this](auto w) { CopyInWords<decltype(w)::value>(); });
     }
     return Status::Ok();
   }
   const char* impl_name() const override { return "ref"; }
 
  private:
-  // Slabs under kMemcpyFrom, word by word inline (a column of [N, 2]: 4.3x
-  // a JS loop with a memcpy call per row).
+  // Each row's chunk in words of W bytes (word_copy.h; W = 0: memcpy).
+  // A column of [N, 2] by memcpy cost 4.3x a JS loop.
   template <size_t W>
   void CopyInWords() {
     const size_t rows = static_cast<size_t>(outer_);
     const std::byte* src = src_ + offset_;
-    for (size_t o = 0; o < rows; ++o) {
-      for (size_t i = 0; i < out_slab_; i += W) std::memcpy(dst_ + o * out_slab_ + i, src + o * in_slab_ + i, W);
-    }
+    for (size_t o = 0; o < rows; ++o) CopyRow<W>(dst_ + o * out_slab_, src + o * in_slab_, out_slab_);
   }
 
   int64_t chunks_, dim_, index_;

@@ -5,7 +5,6 @@
 // the run-time error "embedding index I out of range for a table of V rows
 // (indices 'NAME', element K)", naming the indices operand.
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -13,6 +12,7 @@
 #include "ir/dtype.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/kernels/word_copy.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -45,11 +45,11 @@ class EmbeddingKernel final : public Kernel {
     return Status::Ok();
   }
   Status Run() override {
-    // Rows under 64 bytes (a table of scalars or short vectors) are copied
-    // in words inline: a memcpy call per index of one float cost 2.3x a JS
-    // gather.
-    if (row_bytes_ >= 64) return Gather<0>();
-    if (row_bytes_ % 8 == 0) return Gather<8>();
+    // Rows under kMemcpyFrom bytes (a table of scalars or short vectors)
+    // are copied in words inline (word_copy.h): a memcpy call per index of
+    // one float cost 2.3x a JS gather. Rows are 4 or 8 bytes a value.
+    if (row_bytes_ >= kMemcpyFrom) return Gather<0>();
+    if (WordFor(row_bytes_) == 8) return Gather<8>();
     return Gather<4>();
   }
   const char* impl_name() const override { return "ref"; }
@@ -71,13 +71,7 @@ class EmbeddingKernel final : public Kernel {
         row = static_cast<int64_t>(v);
         if (row < 0 || row >= rows_) return OutOfRangeAt(std::to_string(row), i);
       }
-      std::byte* dst = y_ + static_cast<size_t>(i) * row_bytes_;
-      const std::byte* src = table_ + static_cast<size_t>(row) * row_bytes_;
-      if constexpr (W == 0) {
-        std::memcpy(dst, src, row_bytes_);
-      } else {
-        for (size_t b = 0; b < row_bytes_; b += W) std::memcpy(dst + b, src + b, W);
-      }
+      CopyRow<W>(y_ + static_cast<size_t>(i) * row_bytes_, table_ + static_cast<size_t>(row) * row_bytes_, row_bytes_);
     }
     return Status::Ok();
   }
