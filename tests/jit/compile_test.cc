@@ -5,6 +5,7 @@
 
 #include "jit/dump.h"
 #include "jit/jit_test_util.h"
+#include "runtime/packed_weights.h"
 
 namespace shrew::jit {
 namespace {
@@ -205,6 +206,34 @@ TEST(JitCompile, ParamChangeRecreatesOnlyItsKernels) {
     EXPECT_EQ(cg->kernels[k].kernel.get() != before[k], reads_w) << "kernel " << k;
   }
   testing::RunBoth(*p, "G", in);  // the tape computes with the new w
+}
+
+TEST(JitCompile, ARepeatedMatmulKeepsOnePackedWeight) {
+  // The repeats unroll 12 products by w and 3 by v: XNNPACK packs each
+  // weight once per instruction, and the kernels keep one copy of each
+  // (runtime/packed_weights.h), released with the program.
+  const size_t packs_before = runtime::PackedWeights::LivePacks();
+  std::unique_ptr<shrew::Program> p = MakeProgram(R"SW(
+@graph G {
+    input x: Tensor<[8, 32], f32>;
+    param w: Tensor<[32, 32], f32> { init: "normal(0, 0.18)"; };
+    param v: Tensor<[32, 32], f32> { init: "normal(0, 0.18)"; };
+    node h { op: repeat(12) { matmul(x, w) }; };
+    output y: repeat(3) { matmul(h, v) };
+}
+)SW");
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->compiled("G")->kernels.size(), 15u);
+  EXPECT_EQ(runtime::PackedWeights::LivePacks(), packs_before + 2);
+  runtime::TensorMap in;
+  in.emplace("x", testing::RandomTensor(ir::DType::kF32, {8, 32}, 3, -1, 1));
+  testing::RunBoth(*p, "G", in, /*slack=*/20);
+  // A new w: its 12 kernels are re-created and share the new pack; the old is freed.
+  ASSERT_TRUE(p->SetParam("G/w", testing::RandomTensor(ir::DType::kF32, {32, 32}, 9, -0.3, 0.3)).ok());
+  EXPECT_EQ(runtime::PackedWeights::LivePacks(), packs_before + 2);
+  testing::RunBoth(*p, "G", in, /*slack=*/20);
+  p.reset();
+  EXPECT_EQ(runtime::PackedWeights::LivePacks(), packs_before);
 }
 
 TEST(JitCompile, CompileErrorsNameTheNode) {

@@ -11,6 +11,8 @@
 //             fewer than 4 rows (vector × matrix), use RefMatmul.
 //             A large constant weight is split into column panels, one
 //             operator each, run in alternating order (see PanelWidth).
+//             Packs with equal bytes (a `repeat` of one product) are kept
+//             once per process (runtime/packed_weights.h).
 //             A product of 1 to 3 rows against a large [K, N] weight whose
 //             input rows are mostly zeros reads, row by row, only the
 //             weight rows each needs (sparse_row.h), bias and relu clamp
@@ -39,6 +41,7 @@
 #include "runtime/kernels/sparse_row.h"
 #include "runtime/kernels/xnn_binary.h"
 #include "runtime/kernels/xnn_unary.h"
+#include "runtime/packed_weights.h"
 #include "runtime/xnn_init.h"
 
 namespace shrew::runtime::kernels {
@@ -78,6 +81,9 @@ class XnnMatmulKernel final : public Kernel {
   DenseConfig config_;
   Core core_ = Core::kBatchMatmul;
   XnnOperatorPtr core_op_;   // batch-matrix-multiply
+  // The panels' packed weights, shared with every other operator that
+  // packed the same bytes (a `repeat` of one matmul). Outlives panels_.
+  PackedWeights packs_;
   // Fully-connected: the product's columns [col0, col0 + width), each an
   // operator over its slice of the packed weight, writing its columns of
   // the output rows. None when K = 0 or N = 0.
@@ -233,7 +239,7 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
             xnn_create_fully_connected_nc_f32(static_cast<size_t>(kk), static_cast<size_t>(cols),
                                               static_cast<size_t>(kk), static_cast<size_t>(n), panel,
                                               k->bias_packed_ ? k->bias_.data() + col0 : nullptr,
-                                              k->clamp_relu_ ? 0.0f : -inf, inf, flags, nullptr, nullptr, &raw),
+                                              k->clamp_relu_ ? 0.0f : -inf, inf, flags, nullptr, k->packs_.cache(), &raw),
             k->name(), "fully_connected create"));
         k->panels_.push_back({AdoptXnnOperator(raw), col0});
       }
