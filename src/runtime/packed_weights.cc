@@ -60,6 +60,8 @@ uint64_t SampleHash(const void* data, size_t n) {
   return h;
 }
 
+constexpr int kMaxCompares = 4;
+
 }  // namespace
 
 PackedWeights::Registry& PackedWeights::registry() {
@@ -151,8 +153,15 @@ size_t PackedWeights::LookUpOrInsert(void* context, const xnn_weights_cache_look
   std::lock_guard<std::mutex> lock(r.mutex);
   Pack* found = nullptr;
   auto [first, last] = r.packs.equal_range(hash);
-  for (auto it = first; it != last; ++it) {
-    if (it->second->bytes == size && std::memcmp(it->second->data, data, size) == 0) {
+  // Packs that differ only between the samples share a hash; comparing
+  // with a few of them bounds the work (thousands of sparse weights that
+  // differ in a few places would otherwise compare each with all the
+  // others). Past that a pack is kept unshared, which is only less sharing.
+  int compared = 0;
+  for (auto it = first; it != last && compared < kMaxCompares; ++it) {
+    if (it->second->bytes != size) continue;
+    ++compared;
+    if (std::memcmp(it->second->data, data, size) == 0) {
       found = it->second;
       break;
     }
