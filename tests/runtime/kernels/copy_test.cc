@@ -133,6 +133,24 @@ TEST(ExpandKernelTest, BroadcastCopies) {
   }
 }
 
+TEST(ExpandKernelTest, ShortRowsInEveryPatternAndWidth) {
+  // Rows under 32 elements run a plane at a time: a column's values n
+  // times (rows of 2, 4, 8 and 16 bytes one store each, longer ones in
+  // 16-byte splats with an overlapping last one), a repeated row (stores,
+  // then doubling copies past 16 rows) or one value.
+  for (ir::DType d : {ir::DType::kU8, ir::DType::kF32, ir::DType::kF64, ir::DType::kI64}) {
+    for (int64_t n = 1; n <= 17; ++n) {
+      for (int64_t rows : {1, 2, 3, 16, 17, 40}) {
+        ExpectExpand({3, rows, 1}, {3, rows, n}, d);
+        ExpectExpand({rows, 1}, {rows, n}, d);
+        ExpectExpand({3, 1, n}, {3, rows, n}, d);
+        ExpectExpand({n}, {rows, n}, d);
+        ExpectExpand({3, 1, 1}, {3, rows, n}, d);
+      }
+    }
+  }
+}
+
 TEST(ExpandKernelTest, Errors) {
   auto spec = MakeSpec(K::kExpand, {ir::DType::kF32}, ir::DType::kF32);
   Result<KernelPtr> k = CreateKernel(spec->spec);
