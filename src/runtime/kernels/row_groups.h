@@ -58,6 +58,62 @@ inline void FillColumn(uint8_t* tile, const uint8_t* column, int64_t rows, int64
   }
 }
 
+template <typename T>
+void GatherOf(uint8_t* tile, const uint8_t* src, const int64_t* dims, const int64_t* strides, size_t axes) {
+  T* t = reinterpret_cast<T*>(tile);
+  const T* s = reinterpret_cast<const T*>(src);
+  const int64_t n = dims[axes - 1], s1 = strides[axes - 1];
+  int64_t index[8] = {};
+  int64_t off = 0;
+  while (true) {
+    for (int64_t j = 0; j < n; ++j) *t++ = s[off + j * s1];
+    size_t i = axes - 1;
+    while (i-- > 0) {
+      off += strides[i];
+      if (++index[i] < dims[i]) break;
+      off -= strides[i] * dims[i];
+      index[i] = 0;
+    }
+    if (i == static_cast<size_t>(-1)) return;
+  }
+}
+
+// tile = src's elements over `axes` axes of sizes `dims`, strides `strides`
+// (in elements of `bytes` each), in row-major order.
+inline void Gather(uint8_t* tile, const uint8_t* src, const int64_t* dims, const int64_t* strides, size_t axes,
+                   size_t bytes) {
+  switch (bytes) {
+    case 1: return GatherOf<uint8_t>(tile, src, dims, strides, axes);
+    case 4: return GatherOf<uint32_t>(tile, src, dims, strides, axes);
+    default: return GatherOf<uint64_t>(tile, src, dims, strides, axes);
+  }
+}
+
+// The axes of the group loop when whole planes of the last two axes are
+// small enough to take several per group (rank >= 3), else 0: the
+// innermost axes that fit in a tile together (`block` elements), grouped
+// along the next one out, `chunk` of its indices at a time. A plane per
+// call cost 16 ns ([65536, 2, 2] + [1, 2, 1]: 4 ns an element).
+struct PlaneGroups {
+  size_t axes = 0;  // the block's axes plus the grouped one
+  int64_t block = 1, chunk = 1;
+};
+
+template <size_t N>
+PlaneGroups PlaneGroupsOf(const BroadcastLoop<N>& loop, size_t widest) {
+  const size_t rank = loop.rank();
+  const int64_t capacity = static_cast<int64_t>(kGroupBytes / widest);
+  PlaneGroups g;
+  if (rank < 3 || loop.inner() * loop.dims()[rank - 2] * 2 > capacity) return g;
+  size_t m = 1;
+  int64_t block = loop.inner();
+  while (m + 1 < rank && m + 1 < 8 && block * loop.dims()[rank - 1 - m] <= capacity) block *= loop.dims()[rank - 1 - m++];
+  g.axes = m + 1;
+  g.block = block;
+  g.chunk = std::max<int64_t>(1, std::min(loop.dims()[rank - 1 - m], capacity / block));
+  return g;
+}
+
 }  // namespace row_groups
 
 // Whether `loop` has rows shorter than kShortRow under a second axis, with
@@ -81,12 +137,72 @@ bool RunsInGroups(const BroadcastLoop<N>& loop) {
 // for each group of whole rows, `count` elements from output element
 // `out_offset`, input k read from inputs[k] with step 0 or 1. `base[k]` is
 // input k's data, `bytes[k]` its element size (1, 4 or 8).
+//
+// Planes of the last two axes small enough to take several at a time go in
+// groups of planes instead (row_groups::PlaneGroupsOf): an operand that is
+// contiguous over the group's axes, or one value there, is read in place;
+// any other is gathered into its tile, once for as long as its elements
+// stay the same (a broadcast operand's tile serves every group).
+template <size_t N, typename Fn>
+void ForEachPlaneGroup(const BroadcastLoop<N>& loop, const row_groups::PlaneGroups& g,
+                       const std::array<const void*, N>& base, const std::array<size_t, N>& bytes, Fn&& fn) {
+  const size_t rank = loop.rank(), first = rank - g.axes;
+  const int64_t extent = loop.dims()[first];
+  enum class Read { kInPlace, kConstant, kTile };
+  std::array<Read, N> read;
+  std::array<std::array<int64_t, 8>, N> strides{};
+  for (size_t k = 0; k < N; ++k) {
+    bool contiguous = true, constant = true;
+    int64_t want = 1;
+    for (size_t i = rank; i-- > first;) {
+      const int64_t s = loop.stride(k, i);
+      strides[k][i - first] = s;
+      contiguous = contiguous && (s == want || loop.dims()[i] == 1);
+      constant = constant && s == 0;
+      want *= loop.dims()[i];
+    }
+    read[k] = contiguous ? Read::kInPlace : constant ? Read::kConstant : Read::kTile;
+  }
+  std::array<int64_t, 8> dims{};
+  for (size_t i = first; i < rank; ++i) dims[i - first] = loop.dims()[i];
+  alignas(16) uint8_t tiles[N][kGroupBytes];
+  std::array<const uint8_t*, N> built{};  // the source each tile holds
+  std::array<int64_t, N> built_count{};
+  std::array<int64_t, N> step;
+  for (size_t k = 0; k < N; ++k) step[k] = read[k] == Read::kConstant ? 0 : 1;
+  loop.ForEachBlock(g.axes, [&](const std::array<int64_t, N>& off, int64_t out_off) {
+    for (int64_t c0 = 0; c0 < extent; c0 += g.chunk) {
+      const int64_t count = std::min(g.chunk, extent - c0);
+      std::array<const uint8_t*, N> q;
+      for (size_t k = 0; k < N; ++k) {
+        const int64_t ib = static_cast<int64_t>(bytes[k]);
+        const uint8_t* src = static_cast<const uint8_t*>(base[k]) + (off[k] + c0 * strides[k][0]) * ib;
+        if (read[k] != Read::kTile) {
+          q[k] = src;
+          continue;
+        }
+        if (src != built[k] || count != built_count[k]) {
+          std::array<int64_t, 8> tile_dims = dims;
+          tile_dims[0] = count;
+          row_groups::Gather(tiles[k], src, tile_dims.data(), strides[k].data(), g.axes, bytes[k]);
+          built[k] = src;
+          built_count[k] = count;
+        }
+        q[k] = tiles[k];
+      }
+      fn(q, step, out_off + c0 * g.block, count * g.block);
+    }
+  });
+}
+
 template <size_t N, typename Fn>
 void ForEachRowGroup(const BroadcastLoop<N>& loop, const std::array<const void*, N>& base,
                      const std::array<size_t, N>& bytes, Fn&& fn) {
   using row_groups::Pattern;
   const int64_t n = loop.inner(), d = loop.dims()[loop.rank() - 2];
   const size_t widest = *std::max_element(bytes.begin(), bytes.end());
+  const row_groups::PlaneGroups planes = row_groups::PlaneGroupsOf(loop, widest);
+  if (planes.axes > 0) return ForEachPlaneGroup(loop, planes, base, bytes, fn);
   const int64_t group = std::max<int64_t>(1, std::min<int64_t>(d, static_cast<int64_t>(kGroupBytes / widest) / n));
   std::array<Pattern, N> pattern;
   for (size_t k = 0; k < N; ++k) pattern[k] = row_groups::PatternOf(loop, k);

@@ -3,8 +3,9 @@
 // every element equals the row function applied to that element alone,
 // for each way an operand is read (a full plane, a repeated row, a column),
 // on either side, across planes of a third axis, with groups that end
-// inside a plane, for arithmetic and comparisons of each storage type, and
-// in place on a full operand.
+// inside a plane, several small planes per group (up to more than 8 axes),
+// for arithmetic and comparisons of each storage type, and in place on a
+// full operand.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -117,6 +118,14 @@ const Case kCases[] = {
     {{4, 70, 1}, {4, 1, 6}, {4, 70, 6}},     // planes of a third axis, each with its own row and column
     {{3, 1, 9}, {3, 130, 9}, {3, 130, 9}},   // a repeated row per plane
     {{2, 300, 1}, {1}, {2, 300, 1}},         // a column against one value: merged to a row, not grouped
+    // Planes small enough to take several per group (row_groups::PlaneGroupsOf):
+    {{600, 2, 2}, {1, 2, 1}, {600, 2, 2}},   // b's tile gathered once; 600 planes end inside a group
+    {{600, 2, 1}, {600, 1, 2}, {600, 2, 2}}, // both gathered again for every group
+    {{600, 1, 2}, {600, 3, 1}, {600, 3, 2}},
+    {{5, 1, 3, 2}, {5, 4, 1, 2}, {5, 4, 3, 2}},
+    {{1, 4, 3, 2}, {7, 4, 1, 1}, {7, 4, 3, 2}},
+    {{40, 2, 2, 2, 2, 2}, {1, 2, 1, 2, 1, 2}, {40, 2, 2, 2, 2, 2}},
+    {{3, 2, 2, 2, 2, 2, 2, 2, 2, 2}, {1, 2, 1, 2, 1, 2, 1, 2, 1, 2}, {3, 2, 2, 2, 2, 2, 2, 2, 2, 2}},  // > 8 axes
 };
 
 TEST(BinaryRowsTest, ShortRowsInGroupsEqualEachElementAlone) {
@@ -145,6 +154,7 @@ TEST(BinaryRowsTest, ShortRowsInGroupsEqualEachElementAlone) {
   // In place on the full operand.
   Check(ArithmeticRows(K::kSub, S::kF32), S::kF32, {300, 3}, {3}, {300, 3}, /*in_place_a=*/true);
   Check(ArithmeticRows(K::kMul, S::kI64), S::kI64, {4, 70, 6}, {4, 70, 1}, {4, 70, 6}, /*in_place_a=*/true);
+  Check(ArithmeticRows(K::kAdd, S::kF32), S::kF32, {600, 2, 2}, {1, 2, 1}, {600, 2, 2}, /*in_place_a=*/true);
 }
 
 TEST(BinaryRowsTest, OnlyBroadcastsOfShortRowsRunInGroups) {

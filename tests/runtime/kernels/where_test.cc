@@ -2,8 +2,8 @@
 // indices, for each condition storage and value size, on broadcasts whose
 // rows are short (run in groups of rows, row_groups.h) and long (a call per
 // row): a column condition, a repeated row, values that are columns or one
-// value, planes of a third axis. The condition is "non-zero": NaN is true,
-// -0 is false, in either path.
+// value, planes of a third axis, several small planes at a time. The
+// condition is "non-zero": NaN is true, -0 is false, in either path.
 #include <cmath>
 #include <random>
 
@@ -62,6 +62,11 @@ TEST(WhereKernelTest, ShortAndLongRowsOfEveryBroadcast) {
       {{200, 3}, {200, 3}, {200, 3}},           // no broadcast
       {{3, 1}, {3, 0}, {3, 0}},                 // empty: a last axis of 0 that does not merge away
       {{3, 0}, {3, 0}, {3, 1}},
+      // Several small planes per group (row_groups::PlaneGroupsOf), each
+      // operand in place, gathered once, or gathered for every group.
+      {{1, 2, 1}, {600, 2, 2}, {}},
+      {{600, 2, 1}, {1, 1, 2}, {600, 2, 2}},
+      {{40, 1, 2, 1, 2}, {1, 2, 1, 2, 1}, {40, 2, 2, 2, 2}},
   };
   for (ir::DType cond : {ir::DType::kBool, ir::DType::kF32, ir::DType::kF64, ir::DType::kI64}) {
     for (ir::DType value : {ir::DType::kF32, ir::DType::kF64, ir::DType::kU8}) {
