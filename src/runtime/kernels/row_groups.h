@@ -14,6 +14,8 @@
 // nothing. Each group covers the same elements, in the same order, as its
 // rows: results are those of the row function, and an output that is a
 // full operand (in place) is read before it is written, as by rows.
+// Planes small enough to take several per call go in groups of planes
+// (ForEachPlaneGroup).
 #pragma once
 
 #include <algorithm>
