@@ -19,6 +19,10 @@
 //             added after. Products of 2 rows (3 in wasm) against a
 //             weight of 16 KiB or more (natively at most 3 MiB) run each
 //             row on its own through XNNPACK's one-row kernel (kByRowBelow).
+//             Products of at most 4 columns over a K of 8 or more are row
+//             dot products (row_dots.h); against a constant weight only
+//             those of 1 column, or 2 in fewer than 4 rows (see
+//             kRowDotsMaxConstantColumns).
 //   + c       fused_matmul_add's c or linear's bias. A constant c that only
 //             varies along the last axis ([N], [1, N], [1], rank 0) becomes
 //             the fully-connected bias; otherwise an XNNPACK broadcast add,
@@ -38,6 +42,7 @@
 #include "runtime/kernels/broadcast.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/matmul_shapes.h"
+#include "runtime/kernels/row_dots.h"
 #include "runtime/kernels/sparse_row.h"
 #include "runtime/kernels/xnn_binary.h"
 #include "runtime/kernels/xnn_unary.h"
@@ -77,6 +82,7 @@ class XnnMatmulKernel final : public Kernel {
   void FillProduct();  // the K = 0 product: bias (or 0), clamped
   Status RunFullyConnected();
   void RunSparseRow(int64_t row);  // one row over a's nonzeros (sparse_row.h)
+  void RunRowDots();
 
   DenseConfig config_;
   Core core_ = Core::kBatchMatmul;
@@ -102,6 +108,8 @@ class XnnMatmulKernel final : public Kernel {
   // 3 rows may skip the weight rows a zero multiplies (sparse_row.h).
   bool sparse_rows_ = false;
   std::vector<int32_t> nonzero_rows_;  // K entries, filled per run
+  // A constant [K, N] weight of 2 to 4 columns, as N rows (row_dots.h).
+  std::vector<float> weight_columns_;
   // From Reshape: the operators are reshaped for one row and run once per
   // row and panel (kByRowBelow).
   bool by_row_ = false;
@@ -114,7 +122,9 @@ class XnnMatmulKernel final : public Kernel {
   // From Reshape.
   MatmulDims dims_;
   BroadcastLoop<2> batch_loop_;
-  enum class Plan { kEmpty, kXnn, kFill, kRef } plan_ = Plan::kEmpty;
+  enum class Plan { kEmpty, kXnn, kFill, kRef, kRowDots } plan_ = Plan::kEmpty;
+  size_t columns_offset_ = 0;  // row dots: b's columns as rows, per product
+  bool columns_in_workspace_ = false;
   size_t packed_offset_ = 0, packed_bytes_ = 0;  // batch-matmul packed weights
   size_t temp_offset_ = 0;
   bool product_in_temp_ = false;
@@ -124,6 +134,7 @@ class XnnMatmulKernel final : public Kernel {
   const float* a_ = nullptr;
   const float* b_ = nullptr;
   float* product_ = nullptr;
+  float* columns_ = nullptr;
 };
 
 // Whether constant `c` only varies along the last axis with size n (or is
@@ -188,6 +199,13 @@ constexpr int64_t kByRowBelow = 3;
 constexpr int64_t kByRowMaxBytes = 3 << 20;
 #endif
 constexpr int64_t kByRowMinBytes = 16 * 1024;
+
+// Row dots against a constant weight up to this many columns, and from 2
+// only under 4 rows: XNNPACK's 4-row tiles share each load of the packed
+// weight, and took 0.8x our time at 2 columns ([64, 4096] x [4096, 2]),
+// the same at 3 and 0.75x at 4. A column alone, or fewer rows, run on its
+// 1-row kernel over 8 columns: 5x our time ([2, 4096] x [4096, 1]).
+constexpr int64_t kRowDotsMaxConstantColumns = 2;
 static_assert(kByRowBelow <= kGemmTileRows, "RunFullyConnected marks rows under kGemmTileRows");
 
 Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig config) {
@@ -244,6 +262,12 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
         k->panels_.push_back({AdoptXnnOperator(raw), col0});
       }
       if (k->panels_.size() > 1) k->panel_tag_ = "[" + std::to_string(k->panels_.size()) + " panels]";
+      if (!config.linear && n > 1 && n <= kRowDotsMaxConstantColumns && kk >= kRowDotsMinK) {
+        k->weight_columns_.resize(static_cast<size_t>(n * kk));
+        for (int64_t p = 0; p < kk; ++p) {
+          for (int64_t j = 0; j < n; ++j) k->weight_columns_[j * kk + p] = w[p * n + j];
+        }
+      }
       if (!config.linear && weight->rank() == 2 && kk * n * static_cast<int64_t>(sizeof(float)) >= kSparseRowsBytes &&
           kk <= std::numeric_limits<int32_t>::max()) {
         std::span<const float> values = weight->values<float>();
@@ -306,11 +330,21 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   WorkspaceLayout layout;
   packed_bytes_ = 0;
   by_row_ = false;
+  columns_in_workspace_ = false;
   const bool empty = NumElements(dims_.result) == 0 || NumElements(output_shape) == 0;
   if (empty) {
     plan_ = Plan::kEmpty;
   } else if (dims_.k == 0 || (core_ == Core::kFullyConnected && panels_.empty())) {
     plan_ = Plan::kFill;
+  } else if (dims_.k >= kRowDotsMinK &&
+             (core_ == Core::kFullyConnected ? dims_.n == 1 || (dims_.n <= kRowDotsMaxConstantColumns && dims_.m < kGemmTileRows)
+                                             : dims_.n <= kRowDotsMaxColumns)) {
+    plan_ = Plan::kRowDots;
+    if (core_ == Core::kBatchMatmul && !dims_.transpose_b && dims_.n > 1) {
+      columns_in_workspace_ = true;
+      columns_offset_ = layout.Add(static_cast<size_t>(dims_.n * dims_.k) * sizeof(float));
+    }
+    if (core_ == Core::kBatchMatmul) batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
   } else if (core_ == Core::kFullyConnected) {
     plan_ = Plan::kXnn;
     const int64_t weight_bytes = dims_.k * dims_.n * static_cast<int64_t>(sizeof(float));
@@ -365,6 +399,7 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   const std::string fc =
       "xnn_fully_connected" + panel_tag_ + (by_row_ ? "|by_row" : "") + (sparse ? "|sparse_rows" : "");
   const std::string core = plan_ == Plan::kRef              ? "ref_matmul"
+                           : plan_ == Plan::kRowDots        ? "row_dots"
                            : plan_ == Plan::kFill           ? "zero_fill"
                            : core_ == Core::kFullyConnected ? fc
                                                             : "xnn_batch_matrix_multiply";
@@ -382,6 +417,7 @@ Status XnnMatmulKernel::Setup(std::span<const void* const> operands, void* outpu
   b_ = static_cast<const float*>(operands[1]);
   float* out = static_cast<float*>(output);
   product_ = product_in_temp_ ? WorkspaceAt<float>(workspace, temp_offset_) : out;
+  columns_ = columns_in_workspace_ ? WorkspaceAt<float>(workspace, columns_offset_) : nullptr;
   if (plan_ == Plan::kXnn) {
     if (core_ == Core::kFullyConnected) {
       for (const Panel& p : panels_) {
@@ -412,6 +448,34 @@ void XnnMatmulKernel::FillProduct() {
       row[j] = clamp_relu_ && !(v > 0.0f) ? 0.0f : v;
     }
   }
+}
+
+void XnnMatmulKernel::RunRowDots() {
+  const int64_t m = dims_.m, k = dims_.k, n = dims_.n;
+  if (core_ == Core::kFullyConnected) {
+    // linear's [N, K] rows and a [K] or [K, 1] weight are the columns as they are.
+    const float* bt = weight_columns_.empty() ? b_ : weight_columns_.data();
+    RowDots(a_, k, bt, k, product_, n, m, n, k, bias_packed_ ? bias_.data() : nullptr, clamp_relu_);
+    return;
+  }
+  auto one = [&](const float* a, const float* b, float* y) {
+    if (columns_ != nullptr) {
+      for (int64_t p = 0; p < k; ++p) {
+        for (int64_t j = 0; j < n; ++j) columns_[j * k + p] = b[p * n + j];
+      }
+      b = columns_;
+    }
+    RowDots(a, k, b, k, y, n, m, n, k);
+  };
+  if (dims_.batch_out.empty()) return one(a_, b_, product_);
+  const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;
+  const int64_t sa = batch_loop_.inner_stride(0), sb = batch_loop_.inner_stride(1);
+  const int64_t inner = batch_loop_.inner();
+  batch_loop_.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
+    for (int64_t t = 0; t < inner; ++t) {
+      one(a_ + (off[0] + t * sa) * a_mat, b_ + (off[1] + t * sb) * b_mat, product_ + (out_off + t) * o_mat);
+    }
+  });
 }
 
 void XnnMatmulKernel::RunSparseRow(int64_t row) {
@@ -481,6 +545,9 @@ Status XnnMatmulKernel::Run() {
       break;
     case Plan::kRef:
       RefMatmul<float, float>(dims_, batch_loop_, a_, b_, product_);
+      break;
+    case Plan::kRowDots:
+      RunRowDots();
       break;
   }
   if (add_) SHREW_RETURN_IF_ERROR(add_->Run());

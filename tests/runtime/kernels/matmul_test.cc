@@ -331,7 +331,7 @@ TEST(MatmulKernelTest, TwoRowsRunOneAtATime) {
           .PoisonEachRun().ExpectImpl("xnn_fully_connected[3 panels]|by_row|sparse_rows(relu clamp)").Test();
     }
   }
-  MatmulTester().Shapes({2, 5000}, {5000}).ExpectImpl("xnn_fully_connected|by_row").Test();
+  MatmulTester().Shapes({2, 5000}, {5000, 5}).ExpectImpl("xnn_fully_connected|by_row|sparse_rows").Test();
   MatmulTester().Shapes({2, 1, 300}, {300, 203}).RowZeroFractions({0, 0.95}).Repeats(2)
       .ExpectImpl("xnn_fully_connected|by_row|sparse_rows").Test();
   MatmulTester().Op(K::kFusedMatmulAdd).Shapes({2, 302}, {302, 129}).Addend({2, 129}, false)
@@ -465,10 +465,54 @@ TEST(MatmulKernelTest, DynamicWeightUsesBatchMatrixMultiply) {
 // would read it down its columns).
 TEST(MatmulKernelTest, FewRowsAgainstADynamicWeightUseOurTiles) {
   for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{
-           {{1, 64}, {64, 40}}, {{3, 64}, {64, 40}}, {{8, 1, 33}, {8, 33, 17}}, {{300}, {300}}, {{2, 1, 9}, {9, 3}}}) {
+           {{1, 64}, {64, 40}}, {{3, 64}, {64, 40}}, {{8, 1, 33}, {8, 33, 17}}, {{2, 1, 5}, {5, 7}}}) {
     MatmulTester().Shapes(a, b).ConstantWeight(false).ExpectImpl("ref_matmul").Test();
   }
   MatmulTester().Op(K::kLinear).Shapes({1, 64}, {40, 64}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
+}
+
+TEST(MatmulKernelTest, ProductsOfAtMostFourColumnsAreRowDots) {
+  // Any rows, K >= 8, N <= 4 (a constant weight: 1, or 2 under 4 rows):
+  // transposed (linear) or not, a vector (N dropped), batches with
+  // broadcasting, K not a multiple of the vector steps; a constant bias and
+  // relu folded in, other addends and activations after.
+  for (int64_t n = 1; n <= 4; ++n) {
+    for (int64_t k : {8, 9, 31, 300, 4100}) {
+      for (int64_t m : {1, 2, 5, 70}) {
+        for (bool constant : {true, false}) {
+          // A constant weight of 3 or 4 columns, or 2 in 4 rows or more,
+          // stays with XNNPACK (its implementation then depends on the rows
+          // and the target).
+          const std::string impl = constant && (n > 2 || (n == 2 && m >= 4)) ? "" : "row_dots";
+          MatmulTester().Shapes({m, k}, {k, n}).ConstantWeight(constant).Repeats(2).PoisonEachRun().ExpectImpl(impl)
+              .Test();
+          MatmulTester().Op(K::kLinear).Shapes({m, k}, {n, k}).ConstantWeight(constant).ExpectImpl(impl).Test();
+        }
+      }
+    }
+  }
+  MatmulTester().Shapes({64, 4096}, {4096}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Shapes({300}, {300}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Shapes({300}, {300, 2}).ExpectImpl("row_dots").Test();
+  MatmulTester().Shapes({300}, {300, 3}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Shapes({8, 1, 33}, {8, 33, 3}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Shapes({4, 6, 40}, {1, 40, 2}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Shapes({3, 2, 40}, {3, 40, 1}).ConstantWeight(false).Repeats(2).ExpectImpl("row_dots").Test();
+  MatmulTester().Op(K::kLinear).Shapes({3, 5, 40}, {3, 40}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({3, 50}, {50, 2}).Addend({2}, true).Activation(K::kRelu)
+      .ExpectImpl("row_dots(relu clamp)").Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({9, 50}, {50, 1}).Addend({1}, true).Activation(K::kRelu)
+      .ExpectImpl("row_dots(relu clamp)").Test();
+  MatmulTester().Op(K::kFusedMatmulAdd).Shapes({9, 50}, {50, 1}).Addend({9, 1}, false).Activation(K::kGelu)
+      .ExpectImpl("row_dots+xnn_binary+gelu").Test();
+  MatmulTester().Op(K::kLinear).Shapes({2, 50}, {2, 50}).Addend({2}, true).ExpectImpl("row_dots").Test();
+  MatmulTester().Op(K::kLinear).Shapes({9, 50}, {2, 50}).Addend({2}, true).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Op(K::kFusedMatmulRelu).Shapes({9, 50}, {50, 2}).ConstantWeight(false)
+      .ExpectImpl("row_dots+relu").Test();
+  // K under 8, 5 columns, 3 of a constant weight: not row dots.
+  MatmulTester().Shapes({70, 7}, {7, 2}).ExpectImpl("xnn_fully_connected").Test();
+  MatmulTester().Shapes({70, 64}, {64, 5}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
+  MatmulTester().Shapes({70, 64}, {64, 3}).ExpectImpl("xnn_fully_connected").Test();
 }
 
 TEST(MatmulKernelTest, RandomShapes) {
