@@ -116,7 +116,8 @@ class ReduceKernel final : public Kernel {
     column_blocks_ = accumulates && n_out_ > kColumnBlocksFrom &&
                      ((dims_.size() == 2 && red_[0] && !red_[1]) ||
                       (dims_.size() == 3 && !red_[0] && red_[1] && !red_[2]));
-    const int64_t accumulators = accumulates && !column_blocks_ ? n_out_ : 0;
+    // Only size-1 axes reduced (count_ == 1): Run needs no accumulators.
+    const int64_t accumulators = accumulates && !column_blocks_ && count_ != 1 ? n_out_ : 0;
     WorkspaceLayout layout;
     acc_offset_ = layout.AddElements(accumulators, sizeof(double));
     mean_offset_ = layout.AddElements(op_ == K::kVariance ? accumulators : 0, sizeof(double));
@@ -141,12 +142,20 @@ class ReduceKernel final : public Kernel {
 
   Status Run() override {
     if (n_out_ == 0) return Status::Ok();
-    if (count_ == 1 && op_ != K::kVariance) {
+    if (count_ == 1) {
       // Only size-1 axes reduced: each output is its one element, added to
       // the accumulator's +0 for sum and mean (-0 gives +0), kept by max and
-      // min. Through the accumulators it took three passes over doubles.
+      // min; variance is (x - x)², 0 or NaN (x infinite or NaN) as through
+      // the mean. Through the accumulators it took three passes over
+      // doubles (variance five: 22x a sum).
       if (op_ == K::kSum || op_ == K::kMean) {
         for (int64_t i = 0; i < n_out_; ++i) y_[i] = x_[i] + T(0);
+      } else if (op_ == K::kVariance) {
+        // x - x is +0 or NaN in T as in double: the same values, in vectors.
+        for (int64_t i = 0; i < n_out_; ++i) {
+          const T d = x_[i] - x_[i];
+          y_[i] = d * d;
+        }
       } else {
         std::memcpy(y_, x_, static_cast<size_t>(n_out_) * sizeof(T));
       }
@@ -224,6 +233,11 @@ class ReduceKernel final : public Kernel {
       AccumulateShortRows(acc, mean);
       return;
     }
+    if (dims_.back() < kShortReducedRow && !red_.back() &&
+        ((dims_.size() == 2 && red_[0]) || (dims_.size() == 3 && !red_[0] && red_[1]))) {
+      AccumulateShortColumns(acc, mean);
+      return;
+    }
     ForEachRow([&](const T* x, size_t n, int64_t o, bool inner_reduced) {
       if (inner_reduced) {
         acc[o] += mean == nullptr ? RowSum(x, n) : RowSquaredDeviation(x, n, mean[o]);
@@ -275,6 +289,30 @@ class ReduceKernel final : public Kernel {
         }
       }
       acc[r] = s;
+    }
+  }
+
+  // x: [R, C] or [K, R, C] reduced over R into C < kShortReducedRow
+  // columns: the rows added in a loop, each to the accumulators in order,
+  // as the row walk adds them (the same values), without its call and
+  // odometer per row ([131072, 2] over its first axis: 9x a full sum).
+  void AccumulateShortColumns(double* __restrict acc, const double* __restrict mean) {
+    const bool planes = dims_.size() == 3;
+    const int64_t k = planes ? dims_[0] : 1, rows = dims_[planes ? 1 : 0], c = dims_.back();
+    for (int64_t p = 0; p < k; ++p) {
+      double* __restrict a = acc + p * c;
+      const double* __restrict m = mean == nullptr ? nullptr : mean + p * c;
+      const T* __restrict x = x_ + p * rows * c;
+      for (int64_t r = 0; r < rows; ++r, x += c) {
+        if (m == nullptr) {
+          for (int64_t i = 0; i < c; ++i) a[i] += static_cast<double>(x[i]);
+        } else {
+          for (int64_t i = 0; i < c; ++i) {
+            const double d = static_cast<double>(x[i]) - m[i];
+            a[i] += d * d;
+          }
+        }
+      }
     }
   }
 
@@ -375,6 +413,21 @@ class ReduceKernel final : public Kernel {
       return;
     }
     for (int64_t i = 0; i < n_out_; ++i) y_[i] = init;
+    if (dims_.back() < kShortReducedRow && !red_.back() &&
+        ((dims_.size() == 2 && red_[0]) || (dims_.size() == 3 && !red_[0] && red_[1]))) {
+      // Short columns, row after row in a loop as the walk takes them (as
+      // AccumulateShortColumns).
+      const bool planes = dims_.size() == 3;
+      const int64_t k = planes ? dims_[0] : 1, rows = dims_[planes ? 1 : 0], c = dims_.back();
+      for (int64_t p = 0; p < k; ++p) {
+        T* __restrict y = y_ + p * c;
+        const T* __restrict x = x_ + p * rows * c;
+        for (int64_t r = 0; r < rows; ++r, x += c) {
+          for (int64_t i = 0; i < c; ++i) y[i] = Better(kMax, x[i], y[i]) ? x[i] : y[i];
+        }
+      }
+      return;
+    }
     ForEachRow([&](const T* x, size_t n, int64_t o, bool inner_reduced) {
       if (inner_reduced) {
         const T before = y_[o];

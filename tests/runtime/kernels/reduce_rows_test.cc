@@ -1,7 +1,8 @@
 // Reductions of the last axis into one value per row (ref_reduce.cc): rows
 // under 128 run four at a time and must give RowSum's value (row_sums.h, as
 // the one-row-at-a-time walk does) bit for bit, for each row length around
-// the lanes (8) and a row count that leaves 1 to 3 rows over; and a
+// the lanes (8) and a row count that leaves 1 to 3 rows over; columns
+// reduced over a first or middle axis give the walk's values; and a
 // reduction over size-1 axes only is each element itself, plus +0 for sum
 // and mean (-0 gives +0, as the accumulator does), kept as is by max and
 // min, NaN and inf included.
@@ -73,6 +74,7 @@ TEST(ReduceRowsTest, OverSizeOneAxesEachOutputIsItsElement) {
           // (x − x)² / 1: 0, NaN for inf and NaN.
           if (std::isfinite(in)) {
             EXPECT_EQ(got, 0.0) << i;
+            EXPECT_FALSE(std::signbit(got)) << i;
           } else {
             EXPECT_TRUE(std::isnan(got)) << i;
           }
@@ -84,6 +86,13 @@ TEST(ReduceRowsTest, OverSizeOneAxesEachOutputIsItsElement) {
           EXPECT_EQ(std::signbit(got), sum_like && in == 0 ? false : std::signbit(in)) << i;  // -0 + 0 is +0
         }
       }
+      // No accumulators: each output comes from its element alone.
+      Result<KernelPtr> k = CreateKernel(spec->spec);
+      ASSERT_TRUE(k.ok());
+      const std::vector<Shape> in = {{4, 1, 2}};
+      Result<size_t> workspace = (*k)->Reshape(in, {4, 2});
+      ASSERT_TRUE(workspace.ok());
+      EXPECT_EQ(*workspace, 0u);
     }
   }
 }
@@ -112,6 +121,13 @@ void CheckColumns(K op, const Shape& shape, int64_t axis) {
       for (int64_t r = 0; r < rows; ++r) acc += static_cast<double>(v[(k * rows + r) * cols + c]);
       const double n = static_cast<double>(rows);
       T want = static_cast<T>(acc);
+      if (op == K::kMax || op == K::kMin) {  // the values have no NaN
+        want = v[k * rows * cols + c];
+        for (int64_t r = 1; r < rows; ++r) {
+          const T e = v[(k * rows + r) * cols + c];
+          want = (op == K::kMax ? e > want : e < want) ? e : want;
+        }
+      }
       if (op == K::kMean) want = static_cast<T>(acc / n);
       if (op == K::kVariance) {
         const double m = acc / n;
@@ -137,6 +153,21 @@ TEST(ReduceRowsTest, ColumnsReducedOverFewRowsGoInBlocks) {
     CheckColumns<float>(op, {2, 7, 32769}, 1);  // 65,538 outputs in two planes
     CheckColumns<float>(op, {3, 600}, 0);       // the walk
     CheckColumns<float>(op, {0, 70000}, 0);
+  }
+}
+
+TEST(ReduceRowsTest, ShortColumnsOverTheFirstOrMiddleAxisRowAfterRow) {
+  // Under 128 columns, the rows are added in a loop (AccumulateShortColumns)
+  // instead of a walk call each: the same values, bit for bit.
+  for (K op : {K::kSum, K::kMean, K::kVariance, K::kMax, K::kMin}) {
+    for (int64_t cols : {2, 3, 5, 31, 127, 128}) {
+      for (int64_t rows : {2, 3, 300}) {
+        CheckColumns<float>(op, {rows, cols}, 0);
+        CheckColumns<double>(op, {rows, cols}, 0);
+        CheckColumns<float>(op, {3, rows, cols}, 1);
+        CheckColumns<double>(op, {2, rows, cols}, 1);
+      }
+    }
   }
 }
 
