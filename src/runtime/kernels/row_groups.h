@@ -25,6 +25,7 @@
 #include <cstring>
 
 #include "runtime/kernels/broadcast.h"
+#include "runtime/kernels/vec16.h"
 
 namespace shrew::runtime::kernels {
 
@@ -42,12 +43,29 @@ Pattern PatternOf(const BroadcastLoop<N>& loop, size_t k) {
   return s2 == 0 ? Pattern::kConstant : Pattern::kColumn;
 }
 
+// Rows of 4, 8 or 16 bytes: one splat store each (the loop per row ran
+// at 0.9 ns an element for rows of 2 floats).
+template <typename T, size_t kRowBytes>
+void FillSplatRowsOf(uint8_t* tile, const T* c, int64_t rows) {
+  using V = Vec16Of<T>;
+  for (int64_t r = 0; r < rows; ++r) {
+    const V splat = V{} + c[r];
+    std::memcpy(tile + r * static_cast<int64_t>(kRowBytes), &splat, kRowBytes);
+  }
+}
+
 template <typename T>
 void FillColumnOf(uint8_t* tile, const uint8_t* column, int64_t rows, int64_t n) {
   T* t = reinterpret_cast<T*>(tile);
   const T* c = reinterpret_cast<const T*>(column);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < n; ++j) t[r * n + j] = c[r];
+  switch (static_cast<size_t>(n) * sizeof(T)) {
+    case 4: return FillSplatRowsOf<T, 4>(tile, c, rows);
+    case 8: return FillSplatRowsOf<T, 8>(tile, c, rows);
+    case 16: return FillSplatRowsOf<T, 16>(tile, c, rows);
+    default:
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < n; ++j) t[r * n + j] = c[r];
+      }
   }
 }
 
