@@ -182,7 +182,8 @@ test("NaN and Inf times a zero weight stay NaN in matmul with a parameter (XNNPA
 
 // Float -> integer casts run four f32 (two f64) lanes at a time while every
 // lane is below 2^31 (2^51 for f64), one at a time otherwise: each group
-// here mixes both kinds, at every offset, with a ragged tail.
+// here mixes both kinds, at every offset, with a ragged tail. Casts to u8
+// go 16 f32 or 8 f64 lanes at a time below 2^31.
 function truncSaturate(x) {
   if (Number.isNaN(x)) return 0n;
   if (x >= 2 ** 63) return 2n ** 63n - 1n;
@@ -203,12 +204,11 @@ test("float -> integer casts (i64, and u8 wrapping) truncate and saturate exactl
       }
     }
     for (let j = 0; j < 3; j++) xs.push(round(edges[j + 3]));  // a tail of 3
-    // u8: the truncation's low byte (an f32 row goes 16 lanes at a time: each edge at each of 16 places).
-    if (dtype === "f32") {
-      for (let e = 0; e < edges.length; e++) {
-        for (let at = 0; at < 16; at++) {
-          for (let j = 0; j < 16; j++) xs.push(round(j === at ? edges[e] : ordinary(xs.length)));
-        }
+    // u8: the truncation's low byte (a row goes 16 f32 or 8 f64 lanes at a time: each edge at each place).
+    const group = dtype === "f32" ? 16 : 8;
+    for (const edge of [...edges, 2147483646.75, -2147483646.75, 2147483647]) {
+      for (let at = 0; at < group; at++) {
+        for (let j = 0; j < group; j++) xs.push(round(j === at ? edge : ordinary(xs.length)));
       }
     }
     const p = shrew.compile(`@graph G { input x: Tensor<[N], ${dtype}>; output y: cast(x, dtype: "i64"); output z: cast(x, dtype: "u8"); }`);
