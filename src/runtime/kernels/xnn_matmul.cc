@@ -19,10 +19,11 @@
 //             added after. Products of 2 rows (3 in wasm) against a
 //             weight of 16 KiB or more (natively at most 3 MiB) run each
 //             row on its own through XNNPACK's one-row kernel (kByRowBelow).
-//             Products of at most 4 columns over a K of 8 or more are row
-//             dot products (row_dots.h); against a constant weight only
-//             those of 1 column, or 2 in fewer than 4 rows (see
-//             kRowDotsMaxConstantColumns).
+//             Products of at most 4 columns over a K of 8 or more, and of
+//             fewer than 4 rows against a b that changes per run stored
+//             [N, K] (linear), are our own row products (row_dots.h);
+//             against a constant weight only those of 1 column, or 2 in
+//             fewer than 4 rows (see kRowDotsMaxConstantColumns).
 //   + c       fused_matmul_add's c or linear's bias. A constant c that only
 //             varies along the last axis ([N], [1, N], [1], rank 0) becomes
 //             the fully-connected bias; otherwise an XNNPACK broadcast add,
@@ -108,8 +109,6 @@ class XnnMatmulKernel final : public Kernel {
   // 3 rows may skip the weight rows a zero multiplies (sparse_row.h).
   bool sparse_rows_ = false;
   std::vector<int32_t> nonzero_rows_;  // K entries, filled per run
-  // A constant [K, N] weight of 2 to 4 columns, as N rows (row_dots.h).
-  std::vector<float> weight_columns_;
   // From Reshape: the operators are reshaped for one row and run once per
   // row and panel (kByRowBelow).
   bool by_row_ = false;
@@ -123,7 +122,9 @@ class XnnMatmulKernel final : public Kernel {
   MatmulDims dims_;
   BroadcastLoop<2> batch_loop_;
   enum class Plan { kEmpty, kXnn, kFill, kRef, kRowDots } plan_ = Plan::kEmpty;
-  size_t columns_offset_ = 0;  // row dots: b's columns as rows, per product
+  // Row dots of a [K, N] b (2-4 columns) in 8 rows or more: its columns
+  // gathered into rows of the workspace once per product (kNarrowRowsBelow).
+  size_t columns_offset_ = 0;
   bool columns_in_workspace_ = false;
   size_t packed_offset_ = 0, packed_bytes_ = 0;  // batch-matmul packed weights
   size_t temp_offset_ = 0;
@@ -205,6 +206,15 @@ constexpr int64_t kByRowMinBytes = 16 * 1024;
 // weight, and took 0.8x our time at 2 columns ([64, 4096] x [4096, 2]),
 // the same at 3 and 0.75x at 4. A column alone, or fewer rows, run on its
 // 1-row kernel over 8 columns: 5x our time ([2, 4096] x [4096, 1]).
+// (Products of few rows against a constant wider weight stay XNNPACK's:
+// it packed that weight once, at Create.)
+
+// A [K, N] b of 2-4 columns that changes per run is read as it is by
+// fewer rows than this (RowsTimesNarrow), else its columns are gathered
+// into rows first and the rows take RowDots, which is 1.3-2x faster per
+// multiply-add ([64, 4096] x [4096, 2..4]) but the gathering cost as much
+// as the whole product for one row.
+constexpr int64_t kNarrowRowsBelow = 8;
 constexpr int64_t kRowDotsMaxConstantColumns = 2;
 static_assert(kByRowBelow <= kGemmTileRows, "RunFullyConnected marks rows under kGemmTileRows");
 
@@ -262,12 +272,6 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
         k->panels_.push_back({AdoptXnnOperator(raw), col0});
       }
       if (k->panels_.size() > 1) k->panel_tag_ = "[" + std::to_string(k->panels_.size()) + " panels]";
-      if (!config.linear && n > 1 && n <= kRowDotsMaxConstantColumns && kk >= kRowDotsMinK) {
-        k->weight_columns_.resize(static_cast<size_t>(n * kk));
-        for (int64_t p = 0; p < kk; ++p) {
-          for (int64_t j = 0; j < n; ++j) k->weight_columns_[j * kk + p] = w[p * n + j];
-        }
-      }
       if (!config.linear && weight->rank() == 2 && kk * n * static_cast<int64_t>(sizeof(float)) >= kSparseRowsBytes &&
           kk <= std::numeric_limits<int32_t>::max()) {
         std::span<const float> values = weight->values<float>();
@@ -337,14 +341,20 @@ Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, c
   } else if (dims_.k == 0 || (core_ == Core::kFullyConnected && panels_.empty())) {
     plan_ = Plan::kFill;
   } else if (dims_.k >= kRowDotsMinK &&
-             (core_ == Core::kFullyConnected ? dims_.n == 1 || (dims_.n <= kRowDotsMaxConstantColumns && dims_.m < kGemmTileRows)
-                                             : dims_.n <= kRowDotsMaxColumns)) {
+             (core_ == Core::kFullyConnected
+                  ? dims_.n == 1 || (dims_.n <= kRowDotsMaxConstantColumns && dims_.m < kGemmTileRows)
+                  : dims_.n <= kRowDotsMaxColumns || (dims_.transpose_b && dims_.m < kGemmTileRows))) {
+    // Few columns; or few rows against a b that changes per run and is
+    // stored [N, K] (linear's weight), which XNNPACK would pack every run
+    // (a linear of one row took 2.7x the matmul of the same shape).
     plan_ = Plan::kRowDots;
-    if (core_ == Core::kBatchMatmul && !dims_.transpose_b && dims_.n > 1) {
-      columns_in_workspace_ = true;
-      columns_offset_ = layout.Add(static_cast<size_t>(dims_.n * dims_.k) * sizeof(float));
+    if (core_ == Core::kBatchMatmul) {
+      batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
+      if (!dims_.transpose_b && dims_.n > 1 && dims_.m >= kNarrowRowsBelow) {
+        columns_in_workspace_ = true;
+        columns_offset_ = layout.Add(static_cast<size_t>(dims_.n * dims_.k) * sizeof(float));
+      }
     }
-    if (core_ == Core::kBatchMatmul) batch_loop_.Init(dims_.batch_out, {&dims_.batch_a, &dims_.batch_b});
   } else if (core_ == Core::kFullyConnected) {
     plan_ = Plan::kXnn;
     const int64_t weight_bytes = dims_.k * dims_.n * static_cast<int64_t>(sizeof(float));
@@ -452,20 +462,24 @@ void XnnMatmulKernel::FillProduct() {
 
 void XnnMatmulKernel::RunRowDots() {
   const int64_t m = dims_.m, k = dims_.k, n = dims_.n;
-  if (core_ == Core::kFullyConnected) {
-    // linear's [N, K] rows and a [K] or [K, 1] weight are the columns as they are.
-    const float* bt = weight_columns_.empty() ? b_ : weight_columns_.data();
-    RowDots(a_, k, bt, k, product_, n, m, n, k, bias_packed_ ? bias_.data() : nullptr, clamp_relu_);
-    return;
-  }
+  // The fully-connected bias and relu clamp; a batch product's "+ c" and
+  // activation run after, as stages.
+  const bool fc = core_ == Core::kFullyConnected;
+  const float* bias = fc && bias_packed_ ? bias_.data() : nullptr;
+  const bool relu = fc && clamp_relu_;
   auto one = [&](const float* a, const float* b, float* y) {
     if (columns_ != nullptr) {
-      for (int64_t p = 0; p < k; ++p) {
-        for (int64_t j = 0; j < n; ++j) columns_[j * k + p] = b[p * n + j];
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t p = 0; p < k; ++p) columns_[j * k + p] = b[p * n + j];
       }
-      b = columns_;
+      return RowDots(a, k, columns_, k, y, n, m, n, k);
     }
-    RowDots(a, k, b, k, y, n, m, n, k);
+    if (dims_.transpose_b || n == 1) {
+      // b's columns are its rows ([N, K]; one column is a row too).
+      if (n <= kRowDotsMaxColumns) return RowDots(a, k, b, k, y, n, m, n, k, bias, relu);
+      return RowDotsWide(a, k, b, k, y, n, m, n, k);  // batch products only
+    }
+    RowsTimesNarrow(a, k, b, y, n, m, n, k, bias, relu);
   };
   if (dims_.batch_out.empty()) return one(a_, b_, product_);
   const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;

@@ -468,7 +468,12 @@ TEST(MatmulKernelTest, FewRowsAgainstADynamicWeightUseOurTiles) {
            {{1, 64}, {64, 40}}, {{3, 64}, {64, 40}}, {{8, 1, 33}, {8, 33, 17}}, {{2, 1, 5}, {5, 7}}}) {
     MatmulTester().Shapes(a, b).ConstantWeight(false).ExpectImpl("ref_matmul").Test();
   }
-  MatmulTester().Op(K::kLinear).Shapes({1, 64}, {40, 64}).ConstantWeight(false).ExpectImpl("xnn_batch_matrix_multiply").Test();
+  // linear's [N, K] weight: its rows are the columns (row_dots.h), no packing per run.
+  MatmulTester().Op(K::kLinear).Shapes({1, 64}, {40, 64}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Op(K::kLinear).Shapes({3, 100}, {37, 100}).ConstantWeight(false).Repeats(2).ExpectImpl("row_dots").Test();
+  MatmulTester().Op(K::kLinear).Shapes({2, 1, 100}, {37, 100}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  MatmulTester().Op(K::kLinear).Shapes({4, 100}, {37, 100}).ConstantWeight(false)
+      .ExpectImpl("xnn_batch_matrix_multiply").Test();
 }
 
 TEST(MatmulKernelTest, ProductsOfAtMostFourColumnsAreRowDots) {
@@ -492,6 +497,16 @@ TEST(MatmulKernelTest, ProductsOfAtMostFourColumnsAreRowDots) {
     }
   }
   MatmulTester().Shapes({64, 4096}, {4096}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  // b of 2-4 columns read as it is: K around the vector steps (4 sums of 1
+  // or 2 rows of b; for 3 columns the last row of b apart), one row of a,
+  // batches.
+  for (int64_t n = 2; n <= 4; ++n) {
+    for (int64_t k = 8; k <= 19; ++k) {
+      MatmulTester().Shapes({1, k}, {k, n}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+      MatmulTester().Shapes({3, k}, {k, n}).ExpectImpl(n == 2 ? "row_dots" : "").Test();
+    }
+    MatmulTester().Shapes({64, 1, 64}, {64, 64, n}).ConstantWeight(false).ExpectImpl("row_dots").Test();
+  }
   MatmulTester().Shapes({300}, {300}).ConstantWeight(false).ExpectImpl("row_dots").Test();
   MatmulTester().Shapes({300}, {300, 2}).ExpectImpl("row_dots").Test();
   MatmulTester().Shapes({300}, {300, 3}).ConstantWeight(false).ExpectImpl("row_dots").Test();
