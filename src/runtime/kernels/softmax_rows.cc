@@ -62,4 +62,74 @@ void SoftmaxRows(const T* x, T* y, size_t n, size_t len) {
 template void SoftmaxRows<float>(const float*, float*, size_t, size_t);
 template void SoftmaxRows<double>(const double*, double*, size_t, size_t);
 
+template <typename T>
+void SoftmaxNarrowColumns(const T* x, T* y, size_t len, size_t inner) {
+  constexpr size_t kChunkElements = 32, kBlockRows = 32;
+  constexpr size_t kMaxWidth = kChunkElements + kNarrowColumnsBelow;
+  const size_t g = (kChunkElements + inner - 1) / inner;  // rows per chunk
+  const size_t w = g * inner;
+  const size_t chunks = len / g, tail = chunks * g;
+  const size_t chunks_per_block = std::max<size_t>(1, kBlockRows / g);
+  auto exp = [](T v) {
+    if constexpr (std::is_same_v<T, float>) {
+      return ExpOne(v);
+    } else {
+      return std::exp(v);
+    }
+  };
+  T top[kNarrowColumnsBelow], lane[kMaxWidth], part[kMaxWidth];
+  double sum[kNarrowColumnsBelow] = {};
+  // (1) column maxima, starting from row 0 as the column passes do (a NaN
+  // anywhere in a column makes the whole column NaN either way).
+  for (size_t i = 0; i < inner; ++i) top[i] = x[i];
+  if (chunks > 0) {
+    for (size_t t = 0; t < w; ++t) lane[t] = x[t];
+    for (size_t c = 1; c < chunks; ++c) {
+      const T* xc = x + c * w;
+      for (size_t t = 0; t < w; ++t) lane[t] = xc[t] > lane[t] ? xc[t] : lane[t];
+    }
+    for (size_t t = 0; t < w; ++t) top[t % inner] = lane[t] > top[t % inner] ? lane[t] : top[t % inner];
+  }
+  for (size_t l = tail; l < len; ++l) {
+    for (size_t i = 0; i < inner; ++i) top[i] = x[l * inner + i] > top[i] ? x[l * inner + i] : top[i];
+  }
+  // (2) y = exp(x − max), summed in T over blocks of about 32 rows, each
+  // block added in double (x may be y: each element is read first).
+  for (size_t t = 0; t < w; ++t) lane[t] = top[t % inner];
+  for (size_t c = 0; c < chunks;) {
+    const size_t c1 = std::min(chunks, c + chunks_per_block);
+    for (size_t t = 0; t < w; ++t) part[t] = 0;
+    for (; c < c1; ++c) {
+      const T* xc = x + c * w;
+      T* yc = y + c * w;
+      for (size_t t = 0; t < w; ++t) {
+        const T e = exp(xc[t] - lane[t]);
+        yc[t] = e;
+        part[t] += e;
+      }
+    }
+    for (size_t t = 0; t < w; ++t) sum[t % inner] += static_cast<double>(part[t]);
+  }
+  for (size_t l = tail; l < len; ++l) {
+    for (size_t i = 0; i < inner; ++i) {
+      const T e = exp(x[l * inner + i] - top[i]);
+      y[l * inner + i] = e;
+      sum[i] += static_cast<double>(e);
+    }
+  }
+  // (3) scale by the reciprocal sums.
+  for (size_t i = 0; i < inner; ++i) top[i] = static_cast<T>(1.0 / sum[i]);
+  for (size_t t = 0; t < w; ++t) lane[t] = top[t % inner];
+  for (size_t c = 0; c < chunks; ++c) {
+    T* yc = y + c * w;
+    for (size_t t = 0; t < w; ++t) yc[t] *= lane[t];
+  }
+  for (size_t l = tail; l < len; ++l) {
+    for (size_t i = 0; i < inner; ++i) y[l * inner + i] *= top[i];
+  }
+}
+
+template void SoftmaxNarrowColumns<float>(const float*, float*, size_t, size_t);
+template void SoftmaxNarrowColumns<double>(const double*, double*, size_t, size_t);
+
 }  // namespace shrew::runtime::kernels

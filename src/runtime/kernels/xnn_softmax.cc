@@ -13,7 +13,8 @@
 // sums, in f32 over blocks of 32 rows added in double (a plain f32 sum drifted
 // 1.3e-3 over 1e5 rows), (3) scale by their reciprocals. This avoids the two
 // transposes a "move the axis last" scheme would need.
-// f64: the same three passes with std::exp.
+// f64: the same three passes with std::exp. Columns narrower than 16 go
+// through the passes a chunk of rows at a time (softmax_rows.h).
 // Rows of the last axis: f32 rows shorter than kShortRowsBelow, and f64
 // rows of any length, run the passes across rows (softmax_rows.h).
 // XNNPACK's three micro-kernel calls per row cost more than a short row's
@@ -135,6 +136,13 @@ class SoftmaxKernel final : public Kernel {
       return Status::Ok();
     }
     const size_t len = static_cast<size_t>(len_), inner = static_cast<size_t>(inner_);
+    if (inner < kNarrowColumnsBelow) {
+      for (int64_t o = 0; o < outer_; ++o) {
+        const size_t at = static_cast<size_t>(o) * len * inner;
+        SoftmaxNarrowColumns(in_ + at, out_ + at, len, inner);
+      }
+      return Status::Ok();
+    }
     T* __restrict top = column_.data();
     T* __restrict block = column_.data() + inner;
     double* __restrict sum = column_sum_.data();

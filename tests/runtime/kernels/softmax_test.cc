@@ -120,6 +120,43 @@ TEST(SoftmaxKernelTest, ImplementationPerAxis) {
   SoftmaxTester().InputShape({4, 40}).Axis(0).DType(ir::DType::kF64).ExpectImpl("ref").Test();
 }
 
+// Softmax over a first or middle axis whose trailing size is under 16: the
+// column passes a chunk of rows at a time (softmax_rows.h), for every
+// width, lengths around a chunk (32 elements) and a block (32 rows), in
+// place or not; a column holding +inf or NaN is all NaN, -inf gives 0.
+TEST(SoftmaxKernelTest, NarrowColumnsChunkByChunk) {
+  for (int64_t inner = 1; inner < 16; ++inner) {
+    const int64_t g = (32 + inner - 1) / inner;
+    for (int64_t len : {int64_t{1}, int64_t{2}, g - 1, g, g + 1, 2 * g + 3, int64_t{70}, int64_t{1000}}) {
+      if (len < 1) continue;
+      for (ir::DType d : {ir::DType::kF32, ir::DType::kF64}) {
+        SoftmaxTester().InputShape({len, inner, 1}).Axis(0).DType(d).InPlace(len % 2 == 0).Test();
+        SoftmaxTester().InputShape({2, len, inner}).Axis(1).DType(d).Test();
+      }
+    }
+  }
+  const double inf = INFINITY;
+  for (ir::DType d : {ir::DType::kF32, ir::DType::kF64}) {
+    Result<Tensor> x = Tensor::Zeros(d, {100, 3});
+    ASSERT_TRUE(x.ok());
+    for (int64_t i = 0; i < 300; ++i) x->SetDouble(i, std::sin(static_cast<double>(i)));
+    x->SetDouble(50 * 3 + 0, inf);   // column 0: all NaN
+    x->SetDouble(70 * 3 + 1, NAN);   // column 1: all NaN
+    x->SetDouble(99 * 3 + 2, -inf);  // column 2: that element 0, the rest a softmax
+    auto spec = MakeSpec(K::kSoftmax, {d}, d, testing::Attr("dim", ir::AttrValue::Int(0)));
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x}, {100, 3});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    double sum2 = 0;
+    for (int64_t l = 0; l < 100; ++l) {
+      EXPECT_TRUE(std::isnan(y->GetDouble(l * 3))) << l;
+      EXPECT_TRUE(std::isnan(y->GetDouble(l * 3 + 1))) << l;
+      sum2 += y->GetDouble(l * 3 + 2);
+    }
+    EXPECT_EQ(y->GetDouble(99 * 3 + 2), 0.0);
+    EXPECT_NEAR(sum2, 1.0, 1e-6);
+  }
+}
+
 // Rows of the last axis computed across rows (f32 under 9 columns, f64 any):
 // each row on its own, with its own maximum (±inf and NaN follow y =
 // exp(x − max) / Σ: a row holding +inf or NaN is all NaN, -inf gives 0, a
