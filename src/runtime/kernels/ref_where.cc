@@ -47,6 +47,9 @@ void WhereRow(const void* cond, const void* av, const void* bv, void* out, const
       const V z = b[i];
       y[i] = c[i] != C(0) ? x : z;
     }
+  } else if (sc == 1 && sa == 0 && sb == 0) {  // two values: a mask's 1 and 0
+    const V x = a[0], z = b[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = c[i] != C(0) ? x : z;
   } else if (sc == 0) {
     // One condition for the whole row (a column [N, 1] against [N, M]): the
     // row is a's or b's. Selected per element it ran 12x a JS row copy.

@@ -137,6 +137,43 @@ TEST(LayerNormKernelTest, ConstantRowIsBias) {
   EXPECT_EQ(y->GetDouble(2), 3.0);
 }
 
+TEST(LayerNormKernelTest, RowsOfOneElementAreTheBias) {
+  // Rows of 1: y = (x − x)·rstd·w + b = ±0·w + b, the zero negative only
+  // for x = -0 (μ is +0 then: the sum starts at +0); NaN for a non-finite x
+  // or w; a rstd beyond f32 (eps 1e-90) takes the double path, same values.
+  const double inf = INFINITY;
+  const std::vector<double> xs = {1.5, -0.0, 0.0, 3e38, -7.25, inf, NAN};
+  for (ir::DType d : {ir::DType::kF32, ir::DType::kF64}) {
+    for (double eps : {1e-5, 1e-90}) {
+      for (auto [wv, bv] : std::vector<std::pair<double, double>>{{2.0, -0.0}, {-3.0, 0.0}, {inf, 1.0}, {0.5, 4.0}}) {
+        SCOPED_TRACE(std::string(ir::DTypeName(d)) + " eps " + std::to_string(eps) + " w " + std::to_string(wv) +
+                     " b " + std::to_string(bv));
+        Result<Tensor> x = Tensor::Zeros(d, {7, 1});
+        Result<Tensor> w = Tensor::Zeros(d, {1});
+        Result<Tensor> b = Tensor::Zeros(d, {1});
+        ASSERT_TRUE(x.ok() && w.ok() && b.ok());
+        for (int i = 0; i < 7; ++i) x->SetDouble(i, xs[static_cast<size_t>(i)]);
+        w->SetDouble(0, wv);
+        b->SetDouble(0, bv);
+        auto spec = MakeSpec(K::kLayerNorm, {d, d, d}, d, testing::Attr("eps", ir::AttrValue::Float(eps)));
+        Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x, &*w, &*b}, {7, 1});
+        ASSERT_TRUE(y.ok()) << y.status().ToString();
+        for (int i = 0; i < 7; ++i) {
+          const double in = x->GetDouble(i), got = y->GetDouble(i);
+          if (!std::isfinite(in) || !std::isfinite(wv)) {
+            EXPECT_TRUE(std::isnan(got)) << i;
+            continue;
+          }
+          const double zero = in == 0 && std::signbit(in) ? -0.0 : 0.0;
+          const double want = zero * wv + bv;
+          EXPECT_EQ(got, want) << i;
+          EXPECT_EQ(std::signbit(got), std::signbit(want)) << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(LayerNormKernelTest, Errors) {
   auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
   Result<KernelPtr> k = CreateKernel(spec->spec);

@@ -56,6 +56,8 @@ TEST(WhereKernelTest, ShortAndLongRowsOfEveryBroadcast) {
       {{5}, {300, 5}, {300, 5}},                // a repeated row
       {{300, 3}, {300, 1}, {3}},                // a column and a repeated row of values
       {{300, 7}, {}, {300, 7}},                 // one value of a
+      {{300, 70}, {}, {}},                      // one value each: a mask's 1 and 0
+      {{300, 70}, {300, 1}, {}},                // a column against one value
       {{4, 70, 1}, {4, 1, 6}, {4, 70, 6}},      // planes, each with its own column and row
       {{2, 300, 1}, {2, 300, 31}, {31}},        // 31: still short
       {{300, 1}, {300, 40}, {300, 40}},         // 40: a call per row
