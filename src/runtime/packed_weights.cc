@@ -28,16 +28,15 @@ struct PackedWeights::Registry {
 
 namespace {
 
-// As XNNPACK allocates its own packs: wasm loads need no alignment, x86
-// kernels read whole cache lines.
-#if defined(__wasm__)
-void* AllocatePack(size_t n) { return std::malloc(n == 0 ? 1 : n); }
-#else
+// Packs start on a cache line. In wasm XNNPACK takes plain malloc memory
+// (8-byte aligned), and whether its 16-byte loads crossed lines then
+// depended on what was allocated before: a pack placed 8 bytes off made
+// the mlp at batch 64 run 3.5 % slower.
 constexpr size_t kPackAlignment = 64;
 void* AllocatePack(size_t n) {
-  return std::aligned_alloc(kPackAlignment, (n + kPackAlignment - 1) / kPackAlignment * kPackAlignment + kPackAlignment * (n == 0));
+  const size_t rounded = (std::max<size_t>(n, 1) + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
+  return std::aligned_alloc(kPackAlignment, rounded);
 }
-#endif
 
 // A hash of the size and of up to 256 words spread over the pack: enough to
 // tell different weights apart without reading megabytes at compile time
