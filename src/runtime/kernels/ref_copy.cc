@@ -14,7 +14,6 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/row_groups.h"
-#include "runtime/kernels/vec16.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -56,35 +55,13 @@ class CopyKernel final : public Kernel {
   void* out_ = nullptr;
 };
 
-// o[0..n) = v, in 16-byte vectors (vec16.h) for 4- and 8-byte values (this
-// file is built at -Os in wasm, where a plain loop stays scalar: expanding a
-// column [N, 1] ran at a ninth of a JS fill), memset for bytes.
+// o[0..n) = *v: row_groups.h's column fill of one row, in 16-byte splats
+// (this file is built at -Os in wasm, where a plain loop stays scalar:
+// expanding a column [N, 1] ran at a ninth of a JS fill).
 template <typename T>
-void FillRow(T* o, size_t n, T v) {
-  if constexpr (sizeof(T) == 1) {
-    std::memset(o, v, n);
-  } else {
-    using V = Vec16Of<T>;
-    constexpr size_t L = 16 / sizeof(T);
-    V splat;
-    for (size_t l = 0; l < L; ++l) splat[l] = v;
-    size_t j = 0;
-    for (; j + L <= n; j += L) std::memcpy(o + j, &splat, sizeof splat);
-    for (; j < n; ++j) o[j] = v;
-  }
-}
-
-// Row r of o[d, n] = n copies of column[r]. Rows of 4 to 16 bytes are one
-// store of a splat each (a loop per row stays scalar at -Os: 1.2 ns an
-// element for rows of 2 floats).
-template <typename T, size_t kRowBytes>
-void FillSplatRows(T* o, const T* column, size_t d) {
-  using V = Vec16Of<T>;
-  auto* out = reinterpret_cast<std::byte*>(o);
-  for (size_t r = 0; r < d; ++r) {
-    const V splat = V{} + column[r];
-    std::memcpy(out + r * kRowBytes, &splat, kRowBytes);
-  }
+void FillRow(T* o, size_t n, const T* v) {
+  row_groups::FillColumn(reinterpret_cast<uint8_t*>(o), reinterpret_cast<const uint8_t*>(v), 1,
+                         static_cast<int64_t>(n), sizeof(T));
 }
 
 // o[d, n] = d copies of row[0, n), for rows of kRowBytes (at most 16).
@@ -110,34 +87,6 @@ void RepeatRow(T* o, const T* row, size_t d, size_t n) {
   }
   for (size_t done = first * n, total = d * n; done < total; done *= 2) {
     std::memcpy(o + done, o, std::min(done, total - done) * sizeof(T));
-  }
-}
-
-template <typename T>
-void FillColumnRows(T* o, const T* column, size_t d, size_t n) {
-  switch (n * sizeof(T)) {
-    case 2: return FillSplatRows<T, 2>(o, column, d);
-    case 4: return FillSplatRows<T, 4>(o, column, d);
-    case 8: return FillSplatRows<T, 8>(o, column, d);
-    case 16: return FillSplatRows<T, 16>(o, column, d);
-    default: {
-      using V = Vec16Of<T>;
-      constexpr size_t L = 16 / sizeof(T);
-      if (n < L) {
-        for (size_t r = 0; r < d; ++r) {
-          for (size_t j = 0; j < n; ++j) o[r * n + j] = column[r];
-        }
-        return;
-      }
-      // Whole splats, then the row's last 16 bytes (overlapping the last).
-      for (size_t r = 0; r < d; ++r) {
-        const V splat = V{} + column[r];
-        T* row = o + r * n;
-        size_t j = 0;
-        for (; j + L <= n; j += L) std::memcpy(row + j, &splat, 16);
-        if (j < n) std::memcpy(row + n - L, &splat, 16);
-      }
-    }
   }
 }
 
@@ -210,7 +159,7 @@ class ExpandKernel final : public Kernel {
       if (contiguous) {
         std::memcpy(o, in + off[0], inner * sizeof(T));
       } else {
-        FillRow(o, inner, in[off[0]]);
+        FillRow(o, inner, in + off[0]);
       }
     });
   }
@@ -232,13 +181,14 @@ class ExpandKernel final : public Kernel {
           std::memcpy(o, i, d * n * sizeof(T));
           break;
         case Pattern::kConstant:
-          FillRow(o, d * n, *i);
+          FillRow(o, d * n, i);
           break;
         case Pattern::kRepeat:
           RepeatRow(o, i, d, n);
           break;
-        case Pattern::kColumn:
-          FillColumnRows(o, i, d, n);
+        case Pattern::kColumn:  // straight into the output, as into a tile
+          row_groups::FillColumn(reinterpret_cast<uint8_t*>(o), reinterpret_cast<const uint8_t*>(i),
+                                 static_cast<int64_t>(d), static_cast<int64_t>(n), sizeof(T));
           break;
       }
     });

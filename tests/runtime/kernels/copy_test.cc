@@ -130,6 +130,10 @@ TEST(ExpandKernelTest, BroadcastCopies) {
     ExpectExpand({1, 1}, {1, 1}, d);
     ExpectExpand({2, 3}, {2, 3}, d);
     ExpectExpand({1, 3}, {0, 3}, d);
+    // Long rows filled from a column or one value (16-byte splats, the last overlapping).
+    ExpectExpand({3, 1}, {3, 70}, d);
+    ExpectExpand({3, 1}, {3, 37}, d);
+    ExpectExpand({1}, {4, 33}, d);
   }
 }
 
