@@ -180,6 +180,26 @@ test("NaN and Inf times a zero weight stay NaN in matmul with a parameter (XNNPA
   }
 });
 
+test("u8 products wrap modulo 256 in the wasm build's 16-lane rows, either side broadcast, any length", () => {
+  const p = shrew.compile(`@graph G { input x: Tensor<[N], u8>; input y: Tensor<[N], u8>; input s: Tensor<[1], u8>;
+    output z: x * y; output l: s * y; output r: x * s; }`);
+  try {
+    for (const n of [1, 15, 16, 17, 31, 32, 33, 100]) {
+      const a = Uint8Array.from({ length: n }, (_, i) => (i * 37 + 5) & 255);
+      const b = Uint8Array.from({ length: n }, (_, i) => (i * 91 + 250) & 255);
+      const s = 203;
+      const got = p.run("G", { x: new Tensor("u8", [n], a), y: new Tensor("u8", [n], b), s: new Tensor("u8", [1], [s]) });
+      for (let i = 0; i < n; i++) {
+        assert.equal(got.z.data[i], (a[i] * b[i]) & 255, `${a[i]} * ${b[i]} (n ${n})`);
+        assert.equal(got.l.data[i], (s * b[i]) & 255, `${s} * ${b[i]} (n ${n})`);
+        assert.equal(got.r.data[i], (a[i] * s) & 255, `${a[i]} * ${s} (n ${n})`);
+      }
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
 // Float -> integer casts run four f32 (two f64) lanes at a time while every
 // lane is below 2^31 (2^51 for f64), one at a time otherwise: each group
 // here mixes both kinds, at every offset, with a ragged tail. Casts to u8

@@ -158,6 +158,37 @@ TEST(BinaryRowsTest, ShortRowsInGroupsEqualEachElementAlone) {
   Check(ArithmeticRows(K::kAdd, S::kF32), S::kF32, {600, 2, 2}, {1, 2, 1}, {600, 2, 2}, /*in_place_a=*/true);
 }
 
+TEST(BinaryRowsTest, ByteProductsWrapInEveryStepCombination) {
+  // u8 multiply runs 16 lanes at a time in 16-bit halves (MulBytesRow):
+  // each element is (a · b) mod 256, for rows around the vector width,
+  // either operand broadcast, and in place.
+  const BinaryRows rows = ArithmeticRows(K::kMul, S::kU8);
+  ASSERT_TRUE(rows);
+  std::mt19937 rng(3);
+  for (size_t n : {0, 1, 15, 16, 17, 31, 32, 33, 100}) {
+    std::vector<uint8_t> a(n + 1), b(n + 1);
+    for (auto& v : a) v = static_cast<uint8_t>(rng());
+    for (auto& v : b) v = static_cast<uint8_t>(rng());
+    for (int64_t sa : {0, 1}) {
+      for (int64_t sb : {0, 1}) {
+        for (bool in_place : {false, true}) {
+          if (in_place && sa == 0) continue;
+          std::vector<uint8_t> out(n + 16, 0xAB), x = a;
+          uint8_t* y = in_place ? x.data() : out.data();
+          rows.fn(x.data(), sa, b.data(), sb, y, n);
+          for (size_t i = 0; i < n; ++i) {
+            const unsigned want = (a[i * static_cast<size_t>(sa)] * b[i * static_cast<size_t>(sb)]) & 255u;
+            ASSERT_EQ(y[i], want) << "n " << n << " sa " << sa << " sb " << sb << " at " << i;
+          }
+          if (!in_place) {
+            for (size_t i = n; i < out.size(); ++i) ASSERT_EQ(out[i], 0xAB) << "past the end";
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(BinaryRowsTest, OnlyBroadcastsOfShortRowsRunInGroups) {
   auto groups = [](const Shape& a, const Shape& b, const Shape& out) {
     BroadcastLoop<2> loop;
