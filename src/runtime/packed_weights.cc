@@ -38,8 +38,8 @@ void* AllocatePack(size_t n) {
   return std::aligned_alloc(kPackAlignment, rounded);
 }
 
-// A hash of the size and of up to 256 words spread over the pack: enough to
-// tell different weights apart without reading megabytes at compile time
+// A hash of the size and of at most 256 words spread over the pack: enough
+// to tell different weights apart without reading megabytes at compile time
 // (equal hashes are confirmed with memcmp).
 uint64_t SampleHash(const void* data, size_t n) {
   const auto* bytes = static_cast<const unsigned char*>(data);
@@ -49,7 +49,7 @@ uint64_t SampleHash(const void* data, size_t n) {
     h ^= h >> 29;
   };
   const size_t words = n / sizeof(uint64_t);
-  const size_t step = words > 256 ? words / 256 : 1;
+  const size_t step = words > 256 ? (words + 255) / 256 : 1;
   for (size_t i = 0; i < words; i += step) {
     uint64_t w;
     std::memcpy(&w, bytes + i * sizeof(uint64_t), sizeof(w));
@@ -124,8 +124,9 @@ size_t PackedWeights::LiveBytes() {
 // Never found by key: the operator packs, and LookUpOrInsert shares by content.
 size_t PackedWeights::LookUp(void*, const xnn_weights_cache_look_up_key*) { return SIZE_MAX; }
 
-// Everything an insert needs is allocated here, where a failure is one
-// XNNPACK reports (out of memory); LookUpOrInsert cannot fail.
+// The pack and its record are allocated here, where a failure is one
+// XNNPACK reports (out of memory); LookUpOrInsert then only adds an entry
+// to the registry and to held_ (whose room is made here, doubling).
 void* PackedWeights::ReserveSpace(void* context, size_t n) {
   auto* self = static_cast<PackedWeights*>(context);
   // Space reserved by a create that failed before inserting is replaced.
@@ -134,7 +135,7 @@ void* PackedWeights::ReserveSpace(void* context, size_t n) {
   self->reserved_bytes_ = 0;
   if (self->spare_ == nullptr) self->spare_.reset(new (std::nothrow) Pack());
   if (self->spare_ == nullptr) return nullptr;
-  self->held_.reserve(self->held_.size() + 1);
+  if (self->held_.size() == self->held_.capacity()) self->held_.reserve(std::max<size_t>(4, 2 * self->held_.capacity()));
   self->reserved_ = AllocatePack(n);
   if (self->reserved_ != nullptr) self->reserved_bytes_ = n;
   return self->reserved_;

@@ -133,14 +133,15 @@ struct Or {
   uint8_t operator()(T a, T b) const { return a != T(0) || b != T(0); }
 };
 
-// u8 products 16 at a time, in wasm as two 16-bit extended products whose
+#ifdef __wasm_simd128__
+// u8 products in wasm, 16 at a time as two 16-bit extended products whose
 // low bytes are kept: wasm has no 8-bit multiply, and the compiler split
 // an 8-bit vector product into single lanes (7x the time of an add; the
-// same widening written in C++ is folded back into that product). Steps 0
-// or 1 as BinaryRow; out may be a or b (each vector is loaded first).
+// same widening written in C++ is folded back into that product). Natively
+// BinaryRow's loops vectorise. Steps 0 or 1 as BinaryRow; out may be a or
+// b (each vector is loaded first).
 void MulBytesRow(const uint8_t* a, int64_t sa, const uint8_t* b, int64_t sb, uint8_t* out, size_t n) {
   size_t i = 0;
-#ifdef __wasm_simd128__
   const v128_t a0 = wasm_i8x16_splat(static_cast<int8_t>(a[0])), b0 = wasm_i8x16_splat(static_cast<int8_t>(b[0]));
   for (; i + 16 <= n; i += 16) {
     const v128_t va = sa != 0 ? wasm_v128_load(a + i) : a0;
@@ -148,17 +149,19 @@ void MulBytesRow(const uint8_t* a, int64_t sa, const uint8_t* b, int64_t sb, uin
     const v128_t lo = wasm_u16x8_extmul_low_u8x16(va, vb), hi = wasm_u16x8_extmul_high_u8x16(va, vb);
     wasm_v128_store(out + i, wasm_i8x16_shuffle(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
   }
-#endif
   for (; i < n; ++i) out[i] = static_cast<uint8_t>(a[i * static_cast<size_t>(sa)] * b[i * static_cast<size_t>(sb)]);
 }
+#endif
 
 template <typename T, template <typename> class F>
 void ArithmeticRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+#ifdef __wasm_simd128__
   if constexpr (std::is_same_v<T, uint8_t> && std::is_same_v<F<T>, Mul<T>>) {
     MulBytesRow(static_cast<const uint8_t*>(a), sa, static_cast<const uint8_t*>(b), sb, static_cast<uint8_t*>(out), n);
-  } else {
-    BinaryRow(static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, static_cast<T*>(out), n, F<T>{});
+    return;
   }
+#endif
+  BinaryRow(static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, static_cast<T*>(out), n, F<T>{});
 }
 
 template <typename T, template <typename> class F>

@@ -45,6 +45,28 @@ struct MatmulAddShapes {
 };
 Result<MatmulAddShapes> ComputeMatmulAddShapes(std::string_view op, const MatmulDims& dims, const Shape& c, bool linear);
 
+// one(a, b, out) for each matrix product of the batch: a [M, K], b [K, N]
+// (or [N, K]) and out [M, N] at their offsets; `batch_loop` walks
+// dims.batch_out with inputs batch_a, batch_b (one product when there are
+// no batch axes).
+template <typename T, typename Fn>
+void ForEachProduct(const MatmulDims& dims, const BroadcastLoop<2>& batch_loop, const T* a, const T* b, T* out,
+                    Fn&& one) {
+  const int64_t a_mat = dims.m * dims.k, b_mat = dims.k * dims.n, o_mat = dims.m * dims.n;
+  if (dims.batch_out.empty()) {
+    one(a, b, out);
+    return;
+  }
+  // Each "row" of the batch loop is a run of matrices; inner strides are 0/1.
+  const int64_t sa = batch_loop.inner_stride(0), sb = batch_loop.inner_stride(1);
+  const int64_t inner = batch_loop.inner();
+  batch_loop.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
+    for (int64_t t = 0; t < inner; ++t) {
+      one(a + (off[0] + t * sa) * a_mat, b + (off[1] + t * sb) * b_mat, out + (out_off + t) * o_mat);
+    }
+  });
+}
+
 // out[batch] = a[batch] · b[batch] (b transposed per dims) in plain C++ (ref_gemm.h) for
 // any element type; `loop` walks dims.batch_out with inputs batch_a,
 // batch_b. T = int64_t wraps. Used for f64/integers and for f32 products
@@ -70,19 +92,7 @@ void RefMatmul(const MatmulDims& dims, const BroadcastLoop<2>& batch_loop, const
     }
     Gemm<T, Acc>(pa, pb, po, m, k, n, dims.transpose_b);
   };
-  const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;
-  if (dims.batch_out.empty()) {
-    one(a, b, out);
-    return;
-  }
-  // Each "row" of the batch loop is a run of matrices; inner strides are 0/1.
-  const int64_t sa = batch_loop.inner_stride(0), sb = batch_loop.inner_stride(1);
-  const int64_t inner = batch_loop.inner();
-  batch_loop.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
-    for (int64_t t = 0; t < inner; ++t) {
-      one(a + (off[0] + t * sa) * a_mat, b + (off[1] + t * sb) * b_mat, out + (out_off + t) * o_mat);
-    }
-  });
+  ForEachProduct(dims, batch_loop, a, b, out, one);
 }
 
 }  // namespace shrew::runtime::kernels

@@ -177,7 +177,7 @@ class ExpandKernel final : public Kernel {
       const T* i = in + off[0];
       T* o = out + out_off;
       switch (pattern) {
-        case Pattern::kContiguous:
+        case Pattern::kContiguous:  // (one operand's contiguous axes merge: for completeness)
           std::memcpy(o, i, d * n * sizeof(T));
           break;
         case Pattern::kConstant:

@@ -85,8 +85,8 @@ class LayerNormKernel final : public Kernel {
       const bool normal = std::isnormal(rstd);
       loop_.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
         const int64_t rows = loop_.inner();
-        const T* __restrict x = x_ + out_off;
-        T* __restrict y = y_ + out_off;
+        const T* x = x_ + out_off;  // y may be x (in place): each x is read first
+        T* y = y_ + out_off;
         const T* w = w_ + off[0] * wl;
         const T* b = b_ + off[1] * bl;
         const int64_t ws = sw * wl, bs = sb * bl;

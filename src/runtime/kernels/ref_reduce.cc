@@ -233,8 +233,7 @@ class ReduceKernel final : public Kernel {
       AccumulateShortRows(acc, mean);
       return;
     }
-    if (dims_.back() < kShortReducedRow && !red_.back() &&
-        ((dims_.size() == 2 && red_[0]) || (dims_.size() == 3 && !red_[0] && red_[1]))) {
+    if (ShortColumns()) {
       AccumulateShortColumns(acc, mean);
       return;
     }
@@ -290,6 +289,13 @@ class ReduceKernel final : public Kernel {
       }
       acc[r] = s;
     }
+  }
+
+  // Whether the merged axes are [R, C] or [K, R, C] reduced over R, with
+  // fewer than kShortReducedRow columns.
+  bool ShortColumns() const {
+    return dims_.back() < kShortReducedRow && !red_.back() &&
+           ((dims_.size() == 2 && red_[0]) || (dims_.size() == 3 && !red_[0] && red_[1]));
   }
 
   // x: [R, C] or [K, R, C] reduced over R into C < kShortReducedRow
@@ -413,8 +419,7 @@ class ReduceKernel final : public Kernel {
       return;
     }
     for (int64_t i = 0; i < n_out_; ++i) y_[i] = init;
-    if (dims_.back() < kShortReducedRow && !red_.back() &&
-        ((dims_.size() == 2 && red_[0]) || (dims_.size() == 3 && !red_[0] && red_[1]))) {
+    if (ShortColumns()) {
       // Short columns, row after row in a loop as the walk takes them (as
       // AccumulateShortColumns).
       const bool planes = dims_.size() == 3;

@@ -208,14 +208,14 @@ constexpr int64_t kByRowMinBytes = 16 * 1024;
 // 1-row kernel over 8 columns: 5x our time ([2, 4096] x [4096, 1]).
 // (Products of few rows against a constant wider weight stay XNNPACK's:
 // it packed that weight once, at Create.)
-
-// A [K, N] b of 2-4 columns that changes per run is read as it is by
-// fewer rows than this (RowsTimesNarrow), else its columns are gathered
-// into rows first and the rows take RowDots, which is 1.3-2x faster per
-// multiply-add ([64, 4096] x [4096, 2..4]) but the gathering cost as much
-// as the whole product for one row.
-constexpr int64_t kNarrowRowsBelow = 8;
 constexpr int64_t kRowDotsMaxConstantColumns = 2;
+
+// A [K, N] b of 2-4 columns is read as it is by fewer rows than this
+// (RowsTimesNarrow; a constant 2-column weight always is, its rows being
+// under 4), else its columns are gathered into rows first and the rows take
+// RowDots, which is 1.3-2x faster per multiply-add ([64, 4096] x [4096,
+// 2..4]) but the gathering cost as much as the whole product for one row.
+constexpr int64_t kNarrowRowsBelow = 8;
 static_assert(kByRowBelow <= kGemmTileRows, "RunFullyConnected marks rows under kGemmTileRows");
 
 Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig config) {
@@ -481,15 +481,7 @@ void XnnMatmulKernel::RunRowDots() {
     }
     RowsTimesNarrow(a, k, b, y, n, m, n, k, bias, relu);
   };
-  if (dims_.batch_out.empty()) return one(a_, b_, product_);
-  const int64_t a_mat = m * k, b_mat = k * n, o_mat = m * n;
-  const int64_t sa = batch_loop_.inner_stride(0), sb = batch_loop_.inner_stride(1);
-  const int64_t inner = batch_loop_.inner();
-  batch_loop_.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
-    for (int64_t t = 0; t < inner; ++t) {
-      one(a_ + (off[0] + t * sa) * a_mat, b_ + (off[1] + t * sb) * b_mat, product_ + (out_off + t) * o_mat);
-    }
-  });
+  ForEachProduct(dims_, batch_loop_, a_, b_, product_, one);
 }
 
 void XnnMatmulKernel::RunSparseRow(int64_t row) {

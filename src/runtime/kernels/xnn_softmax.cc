@@ -99,8 +99,9 @@ class SoftmaxKernel final : public Kernel {
           XnnCheck(xnn_reshape_softmax_nc_f32(softmax_op_.get(), c, c, c, static_cast<size_t>(outer_), nullptr),
                    "softmax", "reshape"));
     }
-    // Column statistics for the own passes, sized here so Run never allocates.
-    if (!use_xnn_softmax_ && !rows_) {
+    // Column statistics for the own passes, sized here so Run never
+    // allocates (narrow columns keep theirs on the stack).
+    if (!use_xnn_softmax_ && !rows_ && static_cast<size_t>(inner_) >= kNarrowColumnsBelow) {
       column_.assign(2 * static_cast<size_t>(inner_), T(0));
       column_sum_.assign(static_cast<size_t>(inner_), 0.0);
     }
