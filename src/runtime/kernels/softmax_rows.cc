@@ -63,10 +63,11 @@ template void SoftmaxRows<float>(const float*, float*, size_t, size_t);
 template void SoftmaxRows<double>(const double*, double*, size_t, size_t);
 
 template <typename T>
-void SoftmaxNarrowColumns(const T* x, T* y, size_t len, size_t inner) {
+void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, double* sums) {
   constexpr size_t kChunkElements = 32, kBlockRows = 32;
   constexpr size_t kMaxWidth = kChunkElements + kNarrowColumnsBelow;
-  const size_t g = (kChunkElements + inner - 1) / inner;  // rows per chunk
+  const bool narrow = inner < kNarrowColumnsBelow;
+  const size_t g = narrow ? (kChunkElements + inner - 1) / inner : 1;  // rows per chunk
   const size_t w = g * inner;
   const size_t chunks = len / g, tail = chunks * g;
   const size_t chunks_per_block = std::max<size_t>(1, kBlockRows / g);
@@ -77,10 +78,19 @@ void SoftmaxNarrowColumns(const T* x, T* y, size_t len, size_t inner) {
       return std::exp(v);
     }
   };
-  T top[kNarrowColumnsBelow], lane[kMaxWidth], part[kMaxWidth];
-  double sum[kNarrowColumnsBelow] = {};
-  // (1) column maxima, starting from row 0 as the column passes do (a NaN
-  // anywhere in a column makes the whole column NaN either way).
+  T narrow_scratch[2 * kMaxWidth + kNarrowColumnsBelow];
+  double narrow_sums[kNarrowColumnsBelow];
+  if (narrow) {
+    scratch = narrow_scratch;
+    sums = narrow_sums;
+  }
+  T* __restrict lane = scratch;           // w: a chunk's running maxima, then its places' max or 1 / Σ
+  T* __restrict part = scratch + w;       // w: a block's sums per place
+  T* __restrict top = scratch + 2 * w;    // inner: each column's maximum, then 1 / Σ
+  double* __restrict sum = sums;          // inner
+  for (size_t i = 0; i < inner; ++i) sum[i] = 0;
+  // (1) column maxima, starting from row 0 (a NaN anywhere in a column
+  // makes the whole column NaN either way).
   for (size_t i = 0; i < inner; ++i) top[i] = x[i];
   if (chunks > 0) {
     for (size_t t = 0; t < w; ++t) lane[t] = x[t];
@@ -94,7 +104,8 @@ void SoftmaxNarrowColumns(const T* x, T* y, size_t len, size_t inner) {
     for (size_t i = 0; i < inner; ++i) top[i] = x[l * inner + i] > top[i] ? x[l * inner + i] : top[i];
   }
   // (2) y = exp(x − max), summed in T over blocks of about 32 rows, each
-  // block added in double (x may be y: each element is read first).
+  // block added in double: as accurate as a double sum for any length, at
+  // the speed of T's (x may be y: each element is read first).
   for (size_t t = 0; t < w; ++t) lane[t] = top[t % inner];
   for (size_t c = 0; c < chunks;) {
     const size_t c1 = std::min(chunks, c + chunks_per_block);
@@ -129,7 +140,7 @@ void SoftmaxNarrowColumns(const T* x, T* y, size_t len, size_t inner) {
   }
 }
 
-template void SoftmaxNarrowColumns<float>(const float*, float*, size_t, size_t);
-template void SoftmaxNarrowColumns<double>(const double*, double*, size_t, size_t);
+template void SoftmaxColumns<float>(const float*, float*, size_t, size_t, float*, double*);
+template void SoftmaxColumns<double>(const double*, double*, size_t, size_t, double*, double*);
 
 }  // namespace shrew::runtime::kernels

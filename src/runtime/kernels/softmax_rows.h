@@ -20,21 +20,29 @@ void SoftmaxRows(const T* x, T* y, size_t n, size_t len);
 extern template void SoftmaxRows<float>(const float*, float*, size_t, size_t);
 extern template void SoftmaxRows<double>(const double*, double*, size_t, size_t);
 
-// Softmax over the first axis of one [len, inner] slice whose rows are
-// narrow (inner < kNarrowColumnsBelow): the column passes of the kernel,
-// but over chunks of G rows at a time (G * inner >= 32 elements) with each
-// column's maximum, sum and reciprocal held G times, so that every loop
-// runs over a chunk instead of a row of `inner` ([32768, 2] over its first
-// axis: 6.9 ns an element, 7.7x the last-axis softmax of the same data).
-// The sums are in T per place in the chunk, added in double every block of
-// about 32 rows (so grouped otherwise than by the column passes: within
-// f32's tolerance, 4e-7 relative over 1e5 rows). x may be y.
+// Softmax over the first axis of one [len, inner] slice (the kernel's
+// passes off the last axis): (1) per-column maximum, (2) y = exp(x − max)
+// (f32: vector_math.h's ExpOne; XNNPACK's flushes results below e^-87.3 to
+// 0 and is slower; f64: std::exp) and per-column sums in T over blocks of
+// about 32 rows, each block added in double (a plain f32 sum drifted 1.3e-3
+// over 1e5 rows), (3) scale by the reciprocals. Every loop runs along
+// contiguous rows, so they vectorise without the two transposes of a "move
+// the axis last" scheme. Narrow columns (inner < kNarrowColumnsBelow) go a
+// chunk of G rows at a time (G * inner >= 32), each column's maximum, sum
+// and reciprocal held per place in the chunk, so that no loop runs over a
+// row of 2 ([32768, 2] over its first axis took 6.9 ns an element, 7.7x
+// the last-axis softmax); their sums are grouped per place, within f32's
+// tolerance (4e-7 relative over 1e5 rows). x may be y.
+// Scratch: `scratch` holds SoftmaxColumnsScratch(inner) values of T and
+// `sums` inner doubles (sized by the caller, so runs never allocate);
+// narrow columns use the stack and may pass null.
 inline constexpr size_t kNarrowColumnsBelow = 16;
+inline size_t SoftmaxColumnsScratch(size_t inner) { return inner < kNarrowColumnsBelow ? 0 : 3 * inner; }
 
 template <typename T>
-void SoftmaxNarrowColumns(const T* x, T* y, size_t len, size_t inner);
+void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, double* sums);
 
-extern template void SoftmaxNarrowColumns<float>(const float*, float*, size_t, size_t);
-extern template void SoftmaxNarrowColumns<double>(const double*, double*, size_t, size_t);
+extern template void SoftmaxColumns<float>(const float*, float*, size_t, size_t, float*, double*);
+extern template void SoftmaxColumns<double>(const double*, double*, size_t, size_t, double*, double*);
 
 }  // namespace shrew::runtime::kernels

@@ -6,15 +6,9 @@
 // 1e5, a vocabulary's size): rows longer than kRenormaliseAbove are then
 // divided by their sum taken in double blocks, which leaves them within
 // about 1e-6, the rounding of each exp and of x − max (+15-20 % on such rows).
-// f32, another axis, viewed as [outer, L, inner]: three passes that run
-// along contiguous `inner` rows so they vectorise: (1) per-column maximum,
-// (2) y = exp(x − max) with our vectorised exp (vector_math.h: XNNPACK's
-// flushes results below e^-87.3 to 0 and is slower) and the per-column
-// sums, in f32 over blocks of 32 rows added in double (a plain f32 sum drifted
-// 1.3e-3 over 1e5 rows), (3) scale by their reciprocals. This avoids the two
-// transposes a "move the axis last" scheme would need.
-// f64: the same three passes with std::exp. Columns narrower than 16 go
-// through the passes a chunk of rows at a time (softmax_rows.h).
+// f32 and f64, another axis, viewed as [outer, L, inner]: three passes
+// along contiguous `inner` rows, narrow columns a chunk of rows at a time
+// (SoftmaxColumns, softmax_rows.h).
 // Rows of the last axis: f32 rows shorter than kShortRowsBelow, and f64
 // rows of any length, run the passes across rows (softmax_rows.h).
 // XNNPACK's three micro-kernel calls per row cost more than a short row's
@@ -34,7 +28,6 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/loops.h"
 #include "runtime/kernels/softmax_rows.h"
-#include "runtime/kernels/vector_math.h"
 #include "runtime/xnn_init.h"
 
 namespace shrew::runtime::kernels {
@@ -101,8 +94,8 @@ class SoftmaxKernel final : public Kernel {
     }
     // Column statistics for the own passes, sized here so Run never
     // allocates (narrow columns keep theirs on the stack).
-    if (!use_xnn_softmax_ && !rows_ && static_cast<size_t>(inner_) >= kNarrowColumnsBelow) {
-      column_.assign(2 * static_cast<size_t>(inner_), T(0));
+    if (!use_xnn_softmax_ && !rows_ && SoftmaxColumnsScratch(static_cast<size_t>(inner_)) > 0) {
+      column_.assign(SoftmaxColumnsScratch(static_cast<size_t>(inner_)), T(0));
       column_sum_.assign(static_cast<size_t>(inner_), 0.0);
     }
     return size_t{0};
@@ -137,54 +130,9 @@ class SoftmaxKernel final : public Kernel {
       return Status::Ok();
     }
     const size_t len = static_cast<size_t>(len_), inner = static_cast<size_t>(inner_);
-    if (inner < kNarrowColumnsBelow) {
-      for (int64_t o = 0; o < outer_; ++o) {
-        const size_t at = static_cast<size_t>(o) * len * inner;
-        SoftmaxNarrowColumns(in_ + at, out_ + at, len, inner);
-      }
-      return Status::Ok();
-    }
-    T* __restrict top = column_.data();
-    T* __restrict block = column_.data() + inner;
-    double* __restrict sum = column_sum_.data();
     for (int64_t o = 0; o < outer_; ++o) {
-      const T* x = in_ + static_cast<size_t>(o) * len * inner;
-      T* y = out_ + static_cast<size_t>(o) * len * inner;
-      // (1) column maximum.
-      for (size_t i = 0; i < inner; ++i) top[i] = x[i], sum[i] = 0;
-      for (size_t l = 1; l < len; ++l) {
-        const T* row = x + l * inner;
-        for (size_t i = 0; i < inner; ++i) top[i] = row[i] > top[i] ? row[i] : top[i];
-      }
-      // (2) y = exp(x − max) and the column sums, one row at a time (x may
-      // be y: each element is read before it is written). The sums run in T
-      // over blocks of kSumBlock rows, each block then added in double: as
-      // accurate as a double sum for any length, at the speed of T's.
-      for (size_t l0 = 0; l0 < len; l0 += kSumBlock) {
-        for (size_t i = 0; i < inner; ++i) block[i] = 0;
-        const size_t l1 = std::min(len, l0 + kSumBlock);
-        for (size_t l = l0; l < l1; ++l) {
-          const T* xr = x + l * inner;
-          T* yr = y + l * inner;
-          for (size_t i = 0; i < inner; ++i) {
-            T e;
-            if constexpr (std::is_same_v<T, float>) {
-              e = ExpOne(xr[i] - top[i]);
-            } else {
-              e = std::exp(xr[i] - top[i]);
-            }
-            yr[i] = e;
-            block[i] += e;
-          }
-        }
-        for (size_t i = 0; i < inner; ++i) sum[i] += static_cast<double>(block[i]);
-      }
-      // (3) scale by the reciprocal sums.
-      for (size_t i = 0; i < inner; ++i) top[i] = static_cast<T>(1.0 / sum[i]);
-      for (size_t l = 0; l < len; ++l) {
-        T* yr = y + l * inner;
-        for (size_t i = 0; i < inner; ++i) yr[i] *= top[i];
-      }
+      const size_t at = static_cast<size_t>(o) * len * inner;
+      SoftmaxColumns(in_ + at, out_ + at, len, inner, column_.data(), column_sum_.data());
     }
     return Status::Ok();
   }
@@ -217,7 +165,7 @@ class SoftmaxKernel final : public Kernel {
   size_t n_ = 0;
   bool use_xnn_softmax_ = false;
   bool rows_ = false;  // SoftmaxRows
-  std::vector<T> column_;  // per column: the maximum (then 1 / Σ), a block's sum
+  std::vector<T> column_;  // SoftmaxColumns' scratch (SoftmaxColumnsScratch(inner) values)
   std::vector<double> column_sum_;
   const T* in_ = nullptr;
   T* out_ = nullptr;
