@@ -3,7 +3,10 @@
 // interpreter takes it): operands of the same shape (one contiguous row,
 // summed in lanes, block by block past 4,096 elements) and broadcast ones
 // (rows with a step of 0), f32 and f64, with an offset that makes the
-// order of a plain double sum show.
+// order of a plain double sum show. cross_entropy against a long double
+// log-softmax: every class count up to past the short-row blocks, row counts
+// around the block of 64, both target forms, and the first bad class index
+// named.
 #include <cmath>
 #include <random>
 
@@ -60,6 +63,100 @@ TEST(MseLossKernelTest, SameShapeAndBroadcastOperands) {
            {{7}, {7}}, {{100003}, {100003}}, {{300, 70}, {300, 70}}, {{300, 70}, {70}}, {{300, 1}, {300, 70}}}) {
     CheckMse<float>(a, b);
     CheckMse<double>(a, b);
+  }
+}
+
+// −(1/N) Σ_r Σ_j t_rj · log_softmax(x_r)_j in long double (exact exp and log);
+// class indices as one-hot rows.
+template <typename T>
+double WantCrossEntropy(const Tensor& x, const std::vector<double>& t, int64_t n, int64_t c) {
+  long double total = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const T* row = x.values<T>().data() + r * c;
+    long double m = -INFINITY;
+    for (int64_t j = 0; j < c; ++j) m = std::max<long double>(m, row[j]);
+    long double sum = 0;
+    for (int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<long double>(row[j]) - m);
+    for (int64_t j = 0; j < c; ++j) total += t[static_cast<size_t>(r * c + j)] * (row[j] - m - std::log(sum));
+  }
+  return static_cast<double>(-total / static_cast<long double>(n));
+}
+
+template <typename T>
+void CheckCrossEntropy(int64_t n, int64_t c, bool indices) {
+  const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
+  SCOPED_TRACE(std::to_string(n) + " rows of " + std::to_string(c) + (indices ? " indices " : " distribution ") +
+               ir::DTypeName(dtype));
+  std::mt19937 rng(static_cast<unsigned>(n * 31 + c));
+  Tensor x = RandomTensor(dtype, {n, c}, rng, -8, 8);
+  for (int64_t i = 0; i < n * c; i += 11) x.mutable_values<T>()[static_cast<size_t>(i)] = 60;  // a dominant class now and then
+  std::vector<double> onehot(static_cast<size_t>(n * c), 0.0);
+  std::uniform_int_distribution<int64_t> cls(0, c - 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  Result<Tensor> t = indices ? Tensor::Zeros(ir::DType::kI64, {n}) : Tensor::Zeros(dtype, {n, c});
+  ASSERT_TRUE(t.ok());
+  for (int64_t r = 0; r < n; ++r) {
+    if (indices) {
+      const int64_t k = cls(rng);
+      t->mutable_values<int64_t>()[static_cast<size_t>(r)] = k;
+      onehot[static_cast<size_t>(r * c + k)] = 1;
+    } else {
+      for (int64_t j = 0; j < c; ++j) {
+        const T p = static_cast<T>(u(rng));
+        t->mutable_values<T>()[static_cast<size_t>(r * c + j)] = p;
+        onehot[static_cast<size_t>(r * c + j)] = static_cast<double>(p);
+      }
+    }
+  }
+  auto spec = MakeSpec(K::kCrossEntropy, {dtype, indices ? ir::DType::kI64 : dtype}, dtype);
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x, &*t}, {});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  const double want = WantCrossEntropy<T>(x, onehot, n, c);
+  // f32: exp within 1e-6 relative, then the result's rounding; f64: a few ulp.
+  const double tolerance = std::is_same_v<T, float> ? 2e-6 : 1e-13;
+  EXPECT_NEAR(y->GetDouble(0), want, tolerance * std::max(1.0, std::fabs(want)));
+}
+
+TEST(CrossEntropyKernelTest, ShortAndLongRowsInBlocksOfRows) {
+  for (int64_t c : {1, 2, 3, 7, 8, 9, 15, 16, 17, 100}) {
+    for (int64_t n : {1, 63, 64, 65, 200}) {
+      for (bool indices : {true, false}) {
+        CheckCrossEntropy<float>(n, c, indices);
+        CheckCrossEntropy<double>(n, c, indices);
+      }
+    }
+  }
+}
+
+// The whole target is checked before any arithmetic, and the error names
+// the first bad index wherever it sits among the blocks of rows.
+TEST(CrossEntropyKernelTest, TheFirstBadClassIndexIsNamed) {
+  std::mt19937 rng(5);
+  Tensor x = RandomTensor(ir::DType::kF32, {130, 3}, rng);
+  auto spec = MakeSpec(K::kCrossEntropy, {ir::DType::kF32, ir::DType::kI64}, ir::DType::kF32);
+  for (const auto& [at, bad, shown] : std::vector<std::tuple<int64_t, int64_t, std::string>>{
+           {0, 3, "3"}, {64, -1, "-1"}, {129, INT64_MIN, std::to_string(INT64_MIN)}}) {
+    Result<Tensor> t = Tensor::Zeros(ir::DType::kI64, {130});
+    ASSERT_TRUE(t.ok());
+    for (int64_t r = 0; r < 130; ++r) t->mutable_values<int64_t>()[static_cast<size_t>(r)] = r % 3;
+    t->mutable_values<int64_t>()[static_cast<size_t>(at)] = bad;
+    if (at != 129) t->mutable_values<int64_t>()[129] = 7;  // a later offender is not the one named
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x, &*t}, {});
+    ASSERT_FALSE(y.ok());
+    EXPECT_EQ(y.status().message(), "cross_entropy class index " + shown + " (element " + std::to_string(at) +
+                                        ") out of range for 3 classes");
+  }
+  Result<Tensor> tf = Tensor::Zeros(ir::DType::kF32, {130});
+  ASSERT_TRUE(tf.ok());
+  auto fspec = MakeSpec(K::kCrossEntropy, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+  for (const auto& [bad, want] : std::vector<std::pair<float, std::string>>{
+           {NAN, "cross_entropy target nan (element 70) is not an integral class index"},
+           {1.5f, "cross_entropy target 1.5 (element 70) is not an integral class index"},
+           {3.0f, "cross_entropy class index 3 (element 70) out of range for 3 classes"}}) {
+    tf->mutable_values<float>()[70] = bad;
+    Result<Tensor> y = testing::CreateAndRun(fspec->spec, {&x, &*tf}, {});
+    ASSERT_FALSE(y.ok());
+    EXPECT_EQ(y.status().message(), want);
   }
 }
 
