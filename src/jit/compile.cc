@@ -11,6 +11,7 @@
 #include "jit/call_kernel.h"
 #include "ir/execution_order.h"
 #include "jit/ref_kernel.h"
+#include "jit/transpose_fold.h"
 
 namespace shrew::jit {
 namespace {
@@ -22,6 +23,17 @@ using ir::OpKind;
 // The params() index of parameter node `id`, or -1.
 int ParamOf(const CompiledGraph& cg, NodeId id) {
   return static_cast<size_t>(id) < cg.param_of_node.size() ? cg.param_of_node[static_cast<size_t>(id)] : -1;
+}
+
+// The nodes a kernel for `node` reads, in operand order: its operands, a
+// folded transpose's source in the transpose's place (transpose_fold.h).
+std::vector<NodeId> KernelOperands(const CompiledGraph& cg, const Node& node) {
+  std::vector<NodeId> ops = node.operands;
+  const size_t id = static_cast<size_t>(node.id);
+  if (id < cg.transposed_b.size() && cg.transposed_b[id] != ir::kNoNode) {
+    ops[1] = cg.graph.node(cg.transposed_b[id]).operands[0];
+  }
+  return ops;
 }
 
 
@@ -86,8 +98,9 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
   CompiledKernel ck;
   ck.node = node.id;
   runtime::KernelSpec spec = MakeKernelSpec(cg, node, options.training);
-  for (size_t i = 0; i < node.operands.size(); ++i) {
-    const Node& op = cg.graph.node(node.operands[i]);
+  const std::vector<NodeId> operands = KernelOperands(cg, node);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Node& op = cg.graph.node(operands[i]);
     // A call hands its operands to the callee at each run: it packs nothing,
     // and there is no kernel factory to re-create it with on SetParam.
     if (node.op != OpKind::kCall && op.is_param() && spec.constant_operands[i] != nullptr) {
@@ -141,7 +154,9 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
   spec.output_dtype = node.type.is_tensor() ? node.type.dtype() : ir::DType::kF32;
   spec.training = training;
   spec.rng = cg.ref_env != nullptr ? cg.ref_env->ctx.rng : nullptr;
-  for (NodeId id : node.operands) {
+  const size_t self = static_cast<size_t>(node.id);
+  spec.b_transposed = self < cg.transposed_b.size() && cg.transposed_b[self] != ir::kNoNode;
+  for (NodeId id : KernelOperands(cg, node)) {
     const Node& op = cg.graph.node(id);
     spec.operand_names.push_back(op.name);
     spec.operand_dtypes.push_back(op.type.is_tensor() ? op.type.dtype() : ir::DType::kF32);
@@ -213,6 +228,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
   for (size_t p = 0; p < g.params().size(); ++p) {
     cg->param_of_node[static_cast<size_t>(g.params()[p].node)] = static_cast<int32_t>(p);
   }
+  cg->transposed_b.assign(order.size(), ir::kNoNode);
   // The constant instructions must exist for MakeKernelSpec's lookup; emit
   // the tape in two passes: structure first, kernels second.
   std::vector<NodeId> fused_into(order.size(), ir::kNoNode);  // producer -> activation node
@@ -250,6 +266,11 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
 
   // JIT-level fusion: act(producer) where the producer has one consumer and
   // is not an output becomes one instruction at the activation's position.
+  // A product whose b is a foldable transpose (transpose_fold.h) reads its
+  // source instead when its kernel, fused or not, is made so.
+  const std::vector<NodeId> foldable = options.jit_fusion && options.kernel_factory
+                                           ? FindTransposedOperands(g, consumers, is_output)
+                                           : std::vector<NodeId>(order.size(), ir::kNoNode);
   std::map<NodeId, runtime::KernelPtr> fused_kernels;
   if (options.jit_fusion && options.fused_factory) {
     for (NodeId id : order) {
@@ -261,28 +282,61 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
           is_output[static_cast<size_t>(pid)]) {
         continue;
       }
-      Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
-      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) return fail_at(id, interp::NodeFailure(g, act, k.status()));
-      if (!k.ok() || k.value() == nullptr) continue;
-      fused_kernels[id] = std::move(k).value();
+      runtime::KernelPtr made;
+      if (foldable[static_cast<size_t>(pid)] != ir::kNoNode) {
+        cg->transposed_b[static_cast<size_t>(pid)] = foldable[static_cast<size_t>(pid)];
+        Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
+        if (k.ok() && k.value() != nullptr) made = std::move(k).value();
+        if (made == nullptr) cg->transposed_b[static_cast<size_t>(pid)] = ir::kNoNode;
+      }
+      if (made == nullptr) {
+        Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
+        if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) {
+          return fail_at(id, interp::NodeFailure(g, act, k.status()));
+        }
+        if (!k.ok() || k.value() == nullptr) continue;
+        made = std::move(k).value();
+      }
+      fused_kernels[id] = std::move(made);
       fused_into[static_cast<size_t>(pid)] = id;
       fused_from[static_cast<size_t>(id)] = pid;
     }
   }
-  if (!fused_kernels.empty()) {
-    // Rebuild the tape: drop fused producers, give their operands to the activation.
+  // The other products with a foldable b: folded when their factory makes
+  // the kernel so (else the transpose runs as it is).
+  std::map<NodeId, CompiledKernel> folded_kernels;
+  std::vector<uint8_t> folded_away(order.size(), 0);  // a transpose read through by its product
+  for (NodeId id : order) {
+    const size_t k = static_cast<size_t>(id);
+    if (foldable[k] != ir::kNoNode && fused_into[k] == ir::kNoNode) {
+      cg->transposed_b[k] = foldable[k];
+      Result<CompiledKernel> ck = CreateNodeKernel(*cg, g.node(id), options);
+      if (ck.ok() && !ck->ref && ck->kernel != nullptr) {
+        folded_kernels[id] = std::move(ck).value();
+      } else {
+        cg->transposed_b[k] = ir::kNoNode;
+      }
+    }
+    if (cg->transposed_b[k] != ir::kNoNode) folded_away[static_cast<size_t>(cg->transposed_b[k])] = 1;
+  }
+  if (!fused_kernels.empty() || std::find(folded_away.begin(), folded_away.end(), 1) != folded_away.end()) {
+    // Rebuild the tape: drop fused producers and folded transposes, give
+    // the producers' operands to their activations.
     Tape fused;
     int t = 0;
     for (const Instr& old : tape.instrs) {
-      if (fused_into[static_cast<size_t>(old.node)] != ir::kNoNode) continue;
+      if (fused_into[static_cast<size_t>(old.node)] != ir::kNoNode || folded_away[static_cast<size_t>(old.node)]) {
+        continue;
+      }
       Instr in = old;
       in.time = t++;
       const NodeId pid = fused_from[static_cast<size_t>(old.node)];
       in.first_operand = static_cast<int32_t>(fused.operands.size());
-      if (pid != ir::kNoNode) {
-        in.fused_node = pid;
-        for (NodeId op : g.node(pid).operands) fused.operands.push_back(cg->node_slot[static_cast<size_t>(op)]);
-        in.num_operands = static_cast<int32_t>(g.node(pid).operands.size());
+      if (pid != ir::kNoNode || cg->transposed_b[static_cast<size_t>(old.node)] != ir::kNoNode) {
+        if (pid != ir::kNoNode) in.fused_node = pid;
+        const std::vector<NodeId> ops = KernelOperands(*cg, g.node(pid != ir::kNoNode ? pid : old.node));
+        for (NodeId op : ops) fused.operands.push_back(cg->node_slot[static_cast<size_t>(op)]);
+        in.num_operands = static_cast<int32_t>(ops.size());
       } else {
         for (SlotId s : tape.OperandsOf(old)) fused.operands.push_back(s);
       }
@@ -300,11 +354,16 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
       ck.kernel = std::move(fused_kernels[in.node]);
       ck.node = in.node;
       ck.fused_node = in.fused_node;
-      for (NodeId op : g.node(in.fused_node).operands) {
+      for (NodeId op : KernelOperands(*cg, g.node(in.fused_node))) {
         if (g.node(op).is_param()) ck.constant_params.push_back(ParamOf(*cg, op));
       }
       in.kernel = static_cast<int32_t>(cg->kernels.size());
       cg->kernels.push_back(std::move(ck));
+      continue;
+    }
+    if (auto folded = folded_kernels.find(in.node); folded != folded_kernels.end()) {
+      in.kernel = static_cast<int32_t>(cg->kernels.size());
+      cg->kernels.push_back(std::move(folded->second));
       continue;
     }
     Result<CompiledKernel> ck = CreateNodeKernel(*cg, node, options);
@@ -364,7 +423,10 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
   st.num_slots = cg->num_slots;
   for (const Instr& in : cg->tape.instrs) {
     if (in.opcode == Opcode::kFree) continue;
-    if (in.fused_node != ir::kNoNode || ir::HasFlag(g.node(in.node).op, ir::kFlagFused)) ++st.num_fused;
+    if (in.fused_node != ir::kNoNode || ir::HasFlag(g.node(in.node).op, ir::kFlagFused) ||
+        cg->transposed_b[static_cast<size_t>(in.node)] != ir::kNoNode) {
+      ++st.num_fused;
+    }
   }
   for (const CompiledKernel& k : cg->kernels) st.num_ref_kernels += k.ref ? 1 : 0;
   st.compile_time_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start)

@@ -31,7 +31,7 @@ struct CompileStats {
   int num_slots = 0;          // logical slots (= nodes)
   int num_reused = 0;         // placements reusing released memory (0 until a plan is known)
   int num_frees = 0;          // inserted frees
-  int num_fused = 0;          // fused instructions (fused_* nodes and JIT-level FC+activation)
+  int num_fused = 0;          // fused instructions (fused_* nodes, JIT-level FC+activation, folded transposes)
   int64_t compile_time_us = 0;
   uint64_t arena_bytes = 0;        // arena size of the plan in use (0 when not yet known)
   uint64_t arena_lower_bound = 0;  // most bytes live at any one instruction
@@ -80,6 +80,10 @@ struct CompiledGraph {
   std::vector<runtime::Tensor> constants;
   std::vector<int32_t> constant_of_node;  // per node: index into constants, or -1
   std::vector<int32_t> param_of_node;     // per node: index into params, or -1
+  // Per node: the transpose whose source a product reads as its b, stored
+  // [.., N, K] (transpose_fold.h), else kNoNode. Its kernel specs and
+  // operand slots take the source in the transpose's place.
+  std::vector<ir::NodeId> transposed_b;
   std::vector<CompiledKernel> kernels;
   // Per param p: the kernels handed it as a constant operand are
   // param_kernels[param_kernel_begin[p] .. param_kernel_begin[p + 1]) (so a

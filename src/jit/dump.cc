@@ -36,6 +36,15 @@ std::string ShapeText(const BindingPlan* plan, const CompiledGraph& cg, size_t s
   return cg.graph.node(cg.slot_node[s]).type.ToString();
 }
 
+// The transpose folded into the product instruction `in` computes
+// (transpose_fold.h), or null.
+const ir::Node* FoldedTranspose(const CompiledGraph& cg, const Instr& in) {
+  const ir::NodeId product = in.fused_node != ir::kNoNode ? in.fused_node : in.node;
+  const size_t k = static_cast<size_t>(product);
+  if (k >= cg.transposed_b.size() || cg.transposed_b[k] == ir::kNoNode) return nullptr;
+  return &cg.graph.node(cg.transposed_b[k]);
+}
+
 // Per slot, the instruction that writes it (null: fused away). One pass
 // over the tape: a search per slot made dumps quadratic (9.5 s for a
 // 128,000-instruction plan).
@@ -88,6 +97,7 @@ std::string DumpInstr(const CompiledGraph& cg, const Instr& in) {
     default:
       op = ir::DumpOpWithAttrs(node);
       if (in.fused_node != ir::kNoNode) op = ir::DumpOpWithAttrs(cg.graph.node(in.fused_node)) + "+" + op;
+      if (const ir::Node* t = FoldedTranspose(cg, in)) op = ir::DumpOpWithAttrs(*t) + "+" + op;
       break;
   }
   std::string s = op + " " + Slot(in.dst);
@@ -248,6 +258,7 @@ std::string InstrOp(const CompiledGraph& cg, const Instr& in) {
   }
   std::string op = ir::OpName(node.op);
   if (in.fused_node != ir::kNoNode) op = std::string(ir::OpName(cg.graph.node(in.fused_node).op)) + "+" + op;
+  if (const ir::Node* t = FoldedTranspose(cg, in)) op = std::string(ir::OpName(t->op)) + "+" + op;
   return op;
 }
 
@@ -266,7 +277,8 @@ std::string DumpTapeJson(const CompiledGraph& cg, const Executor* ex) {
     const Instr& in = cg.tape.instrs[i];
     const ir::Node& node = cg.graph.node(in.node);
     const size_t s = static_cast<size_t>(in.dst);
-    const bool fused = in.fused_node != ir::kNoNode || ir::HasFlag(node.op, ir::kFlagFused);
+    const ir::Node* folded = in.opcode == Opcode::kCompute ? FoldedTranspose(cg, in) : nullptr;
+    const bool fused = in.fused_node != ir::kNoNode || ir::HasFlag(node.op, ir::kFlagFused) || folded != nullptr;
     std::string shape = "null", dtype = JsonString(ir::DTypeName(node.type.dtype()));
     std::string offset = "null", size = "null", in_place = "null", workspace = "null";
     if (plan != nullptr) {
@@ -304,9 +316,14 @@ std::string DumpTapeJson(const CompiledGraph& cg, const Executor* ex) {
     }
     std::string fused_nodes = "[";
     std::string spans = "[" + SpanJson(node.span);
+    // Folded nodes in the order they compute: the transpose, the product.
+    if (folded != nullptr) {
+      fused_nodes += NodeRefJson(*folded);
+      spans += ", " + SpanJson(folded->span);
+    }
     if (in.fused_node != ir::kNoNode) {
       const ir::Node& f = cg.graph.node(in.fused_node);
-      fused_nodes += NodeRefJson(f);
+      fused_nodes += std::string(folded != nullptr ? ", " : "") + NodeRefJson(f);
       spans += ", " + SpanJson(f.span);
     }
     fused_nodes += "]";

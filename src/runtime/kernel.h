@@ -37,6 +37,10 @@ struct KernelSpec {
   // such operands (e.g. fully-connected weights) and must then be re-created
   // when the parameter changes (Program::SetParam does that).
   std::vector<const Tensor*> constant_operands;
+  // matmul, fused_matmul_add, fused_matmul_relu: operand 1 is b with its
+  // last two axes swapped ([.., N, K]; the source of a transpose the JIT
+  // folded into the product). Other factories refuse it.
+  bool b_transposed = false;
   bool training = false;
   // Names of the operand nodes (for run-time messages that must name the
   // input, e.g. an embedding index out of range); may be empty.

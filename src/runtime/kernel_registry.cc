@@ -104,6 +104,9 @@ Result<KernelPtr> CreateKernel(const KernelSpec& spec) {
     return InvalidArgument(std::string(ir::OpName(op)) + ": " + std::to_string(spec.constant_operands.size()) +
                            " constant-operand entries for " + std::to_string(spec.operand_dtypes.size()) + " operands");
   }
+  if (spec.b_transposed && op != K::kMatmul && op != K::kFusedMatmulAdd && op != K::kFusedMatmulRelu) {
+    return InvalidArgument(std::string(ir::OpName(op)) + ": a transposed b is for the matmul kinds only");
+  }
   KernelFactory factory = FactoryTable()[static_cast<size_t>(op)];
   if (factory == nullptr) return Unimplemented(std::string("no kernel for op '") + ir::OpName(op) + "'");
   return factory(spec);

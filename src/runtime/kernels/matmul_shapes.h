@@ -23,15 +23,20 @@ struct MatmulDims {
   int64_t m = 0, k = 0, n = 0;
   // The product's shape (1-D operands drop their axis), before any fused add.
   Shape result;
-  bool transpose_b = false;  // b is [N, K] (linear's weight)
+  bool transpose_b = false;  // b's matrices are [N, K] (linear's weight, a folded transpose)
 };
+
+// How operand b is given: matmul's b (OPS.md §3.7), linear's weight [out,
+// in] (§3.11.2), or matmul's b with its last two axes swapped (the source
+// of a transpose the JIT folded into the product, KernelSpec::b_transposed).
+enum class BForm { kMatmul, kLinear, kMatmulTransposed };
 
 // matmul(a, b): errors "matmul operands must have rank >= 1, got [..]",
 // "matmul inner dimensions K1 and K2 differ", batch axes that cannot be
-// broadcast. With `linear`, b is the weight [out, in] (must be 2-D):
-// "linear weight must be 2-D [out, in], got [..]", "linear input has I
-// features but the weight expects J".
-Result<MatmulDims> ComputeMatmulDims(std::string_view op, const Shape& a, const Shape& b, bool linear);
+// broadcast (a transposed b's shapes as the product sees them, swapped
+// back). linear: the weight must be 2-D: "linear weight must be 2-D [out,
+// in], got [..]", "linear input has I features but the weight expects J".
+Result<MatmulDims> ComputeMatmulDims(std::string_view op, const Shape& a, const Shape& b, BForm form);
 
 // "+ c" after the product: the shape of the sum, and the shape to add `c` as.
 // linear's bias is [n] or [1, n] and never changes the product's shape
@@ -66,6 +71,14 @@ void ForEachProduct(const MatmulDims& dims, const BroadcastLoop<2>& batch_loop, 
     }
   });
 }
+
+// `count` matrices [n, k] from b as [k, n] into out, in 16 × 16 tiles:
+// element by element one side strode a row apart (a 512 × 512 f64 weight
+// took 1.3 ms, 10x the product of one row it was for). Here, in a file
+// built for speed, not in the reference matmul, which wasm builds for
+// size. f64 only: integer products take dot products over the [N, K] rows
+// as they are.
+void TransposeMatrices(const double* b, int64_t count, int64_t n, int64_t k, double* out);
 
 // out[batch] = a[batch] · b[batch] (b transposed per dims) in plain C++ (ref_gemm.h) for
 // any element type; `loop` walks dims.batch_out with inputs batch_a,

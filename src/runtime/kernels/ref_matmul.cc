@@ -1,7 +1,8 @@
 // matmul, fused_matmul_add, fused_matmul_relu and linear in our own C++ for
 // f64 and integer storage (XNNPACK's dense operators take f32, which never
 // comes here). The product uses RefMatmul (matmul_shapes.h, ref_gemm.h),
-// a float linear's [N, K] weight transposed first (a constant one once); "+ c"
+// a float b stored [N, K] (linear's weight, the source of a transpose the
+// JIT folded in) transposed first (a constant one once); "+ c"
 // is a broadcast add (binary_rows.h) and relu a final pass. Integer
 // arithmetic wraps.
 #include <algorithm>
@@ -27,48 +28,32 @@ using K = ir::OpKind;
 template <typename T>
 using AccOf = std::conditional_t<std::is_same_v<T, int64_t>, uint64_t, T>;
 
-// b [n, k] as [k, n], in 16 × 16 tiles: element by element one side
-// strode a row apart (a 512 × 512 f64 weight took 1.3 ms, 10x the product
-// of one row it was for).
-template <typename T>
-void TransposeWeight(const T* b, int64_t n, int64_t k, T* out) {
-  constexpr int64_t kTile = 16;
-  for (int64_t j0 = 0; j0 < n; j0 += kTile) {
-    const int64_t j1 = std::min(n, j0 + kTile);
-    for (int64_t p0 = 0; p0 < k; p0 += kTile) {
-      const int64_t p1 = std::min(k, p0 + kTile);
-      for (int64_t j = j0; j < j1; ++j) {
-        for (int64_t p = p0; p < p1; ++p) out[p * n + j] = b[j * k + p];
-      }
-    }
-  }
-}
-
 template <typename T>
 class RefMatmulKernel final : public Kernel {
  public:
-  RefMatmulKernel(ir::OpKind op, bool linear, bool has_add, bool relu, BinaryRows add)
-      : op_(op), linear_(linear), has_add_(has_add), relu_(relu), add_(add) {}
+  RefMatmulKernel(ir::OpKind op, BForm form, bool has_add, bool relu, BinaryRows add)
+      : op_(op), form_(form), has_add_(has_add), relu_(relu), add_(add) {}
 
-  // A constant float weight of linear ([N, K]) transposed once, here, not
-  // on every run (the kernel is created again when the parameter changes).
+  // A constant float weight stored [N, K] (linear's, a folded transpose's
+  // source) transposed once, here, not on every run (the kernel is created
+  // again when the parameter changes).
   void PackWeight(const Tensor& w) {
     if (w.rank() != 2 || w.num_elements() == 0) return;
     packed_shape_ = w.shape();
     packed_weight_.resize(static_cast<size_t>(w.num_elements()));
-    TransposeWeight(w.data<T>(), w.dim(0), w.dim(1), packed_weight_.data());
+    TransposeMatrices(w.data<T>(), 1, w.dim(0), w.dim(1), packed_weight_.data());
   }
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const char* name = ir::OpName(op_);
     const size_t want = has_add_ ? 3 : 2;
     SHREW_RETURN_IF_ERROR(CheckShapes(name, operand_shapes, want, want, output_shape));
-    Result<MatmulDims> dims = ComputeMatmulDims(name, operand_shapes[0], operand_shapes[1], linear_);
+    Result<MatmulDims> dims = ComputeMatmulDims(name, operand_shapes[0], operand_shapes[1], form_);
     if (!dims.ok()) return dims.status();
     dims_ = std::move(dims).value();
     Shape expected = dims_.result;
     if (has_add_) {
-      Result<MatmulAddShapes> add = ComputeMatmulAddShapes(name, dims_, operand_shapes[2], linear_);
+      Result<MatmulAddShapes> add = ComputeMatmulAddShapes(name, dims_, operand_shapes[2], form_ == BForm::kLinear);
       if (!add.ok()) return add.status();
       expected = add->output;
       addend_shape_ = add->addend;
@@ -82,18 +67,22 @@ class RefMatmulKernel final : public Kernel {
     WorkspaceLayout layout;
     product_in_temp_ = has_add_ && dims_.result != output_shape && !empty_;
     if (product_in_temp_) product_offset_ = layout.Add(static_cast<size_t>(NumElements(dims_.result)) * sizeof(T));
-    // A float weight stored [N, K] (linear's) runs as [K, N], so that the
-    // product takes ref_gemm.h's tiles along contiguous rows: read down its
-    // columns as it is, f64 linear ran at 2.3 GFLOP/s, 6x below matmul. A
-    // constant one was transposed at creation; any other is transposed into
-    // the workspace on each run (K·N of the M·K·N work) when there are rows
-    // enough to repay it (a tile's): fewer take dot products as stored.
-    const bool float_linear = std::is_floating_point_v<T> && dims_.transpose_b && !empty_;
+    // A float b stored [N, K] (linear's weight, a folded transpose) runs as
+    // [K, N], so that the product takes ref_gemm.h's tiles along contiguous
+    // rows: read down its columns as it is, f64 linear ran at 2.3 GFLOP/s,
+    // 6x below matmul. A constant one was transposed at creation; any other
+    // is transposed into the workspace on each run, matrix by matrix (K·N
+    // of the M·K·N work), when there are rows enough to repay it (a tile's):
+    // fewer take dot products as stored.
+    const bool float_linear = std::is_same_v<T, double> && dims_.transpose_b && !empty_;
     use_packed_ = float_linear && !packed_weight_.empty() && operand_shapes[1] == packed_shape_;
     transpose_weight_ = float_linear && !use_packed_ && dims_.m >= kGemmTileRows;
     untransposed_ = dims_;
     if (use_packed_ || transpose_weight_) untransposed_.transpose_b = false;
-    if (transpose_weight_) weight_offset_ = layout.Add(static_cast<size_t>(dims_.k * dims_.n) * sizeof(T));
+    b_matrices_ = dims_.batch_b.empty() ? 1 : NumElements(dims_.batch_b);
+    if (transpose_weight_) {
+      weight_offset_ = layout.Add(static_cast<size_t>(b_matrices_ * dims_.k * dims_.n) * sizeof(T));
+    }
     temp_bytes_ = layout.total();
     return temp_bytes_;
   }
@@ -117,7 +106,9 @@ class RefMatmulKernel final : public Kernel {
 
   Status Run() override {
     if (empty_) return Status::Ok();
-    if (transpose_weight_) TransposeWeight(b_, dims_.n, dims_.k, weight_);
+    if constexpr (std::is_same_v<T, double>) {
+      if (transpose_weight_) TransposeMatrices(b_, b_matrices_, dims_.n, dims_.k, weight_);
+    }
     if (weight_ != nullptr) {
       RefMatmul<T, AccOf<T>>(untransposed_, batch_loop_, a_, weight_, product_);
     } else {
@@ -132,7 +123,8 @@ class RefMatmulKernel final : public Kernel {
 
  private:
   ir::OpKind op_;
-  bool linear_, has_add_, relu_;
+  BForm form_;
+  bool has_add_, relu_;
   BinaryRows add_;  // "+ c", wrapping for integers
   MatmulDims dims_;
   BroadcastLoop<2> batch_loop_;
@@ -143,8 +135,9 @@ class RefMatmulKernel final : public Kernel {
   size_t temp_bytes_ = 0;
   bool product_in_temp_ = false, transpose_weight_ = false, use_packed_ = false;
   size_t product_offset_ = 0, weight_offset_ = 0;
+  int64_t b_matrices_ = 1;  // matrices in b (its batch axes' product)
   MatmulDims untransposed_;  // dims_ with b as [K, N], for the transposed copy
-  std::vector<T> packed_weight_;  // a constant linear weight as [K, N] (floats)
+  std::vector<T> packed_weight_;  // a constant [N, K] weight as [K, N] (floats)
   Shape packed_shape_;            // its shape as given, [N, K]
   const T* a_ = nullptr;
   const T* b_ = nullptr;
@@ -158,7 +151,8 @@ class RefMatmulKernel final : public Kernel {
 
 Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec) {
   const ir::OpKind op = spec.node->op;
-  bool linear = false, has_add = false, relu = false;
+  BForm form = spec.b_transposed ? BForm::kMatmulTransposed : BForm::kMatmul;
+  bool has_add = false, relu = false;
   switch (op) {
     case K::kMatmul:
       SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
@@ -172,10 +166,11 @@ Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec) {
       has_add = true;
       break;
     case K::kLinear: {
+      if (spec.b_transposed) return InvalidArgument("linear: a transposed weight operand");
       SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 3));
       Result<bool> bias = BoolAttr(*spec.node, "bias");
       if (!bias.ok()) return bias.status();
-      linear = true;
+      form = BForm::kLinear;
       has_add = spec.operand_dtypes.size() == 3;
       if (has_add && !*bias) return InvalidArgument("linear: bias: false together with a bias operand");
       break;
@@ -188,15 +183,15 @@ Result<KernelPtr> CreateRefMatmulKernel(const KernelSpec& spec) {
   const BinaryRows add = ArithmeticRows(K::kAdd, *storage);
   switch (*storage) {
     case ir::StorageType::kF64: {
-      auto k = std::make_unique<RefMatmulKernel<double>>(op, linear, has_add, relu, add);
+      auto k = std::make_unique<RefMatmulKernel<double>>(op, form, has_add, relu, add);
       const Tensor* weight = spec.constant_operands.size() > 1 ? spec.constant_operands[1] : nullptr;
-      if (linear && weight != nullptr) k->PackWeight(*weight);
+      if (form != BForm::kMatmul && weight != nullptr) k->PackWeight(*weight);
       return KernelPtr(std::move(k));
     }
     case ir::StorageType::kI64:
-      return KernelPtr(new RefMatmulKernel<int64_t>(op, linear, has_add, relu, add));
+      return KernelPtr(new RefMatmulKernel<int64_t>(op, form, has_add, relu, add));
     case ir::StorageType::kU8:
-      return KernelPtr(new RefMatmulKernel<uint8_t>(op, linear, has_add, relu, add));
+      return KernelPtr(new RefMatmulKernel<uint8_t>(op, form, has_add, relu, add));
     default:
       break;
   }

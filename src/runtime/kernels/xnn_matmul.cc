@@ -5,7 +5,10 @@
 //   core      XNNPACK fully-connected when the weight is a constant (packed at
 //             Create; matmul's [K, N] weight via XNN_FLAG_TRANSPOSE_WEIGHTS,
 //             linear's [N, K] natively), else batch-matrix-multiply with batch
-//             broadcasting (linear's weight via XNN_FLAG_TRANSPOSE_B). Products
+//             broadcasting (linear's weight via XNN_FLAG_TRANSPOSE_B). A b
+//             given transposed (KernelSpec::b_transposed: the JIT folded
+//             matmul(a, transpose(w)) into the product) is [N, K] as
+//             linear's weight is, with matmul's batch axes. Products
 //             with K = 0 are zero-filled (XNNPACK rejects K = 0), products
 //             whose batch axes still exceed 6 after merging, and those of
 //             fewer than 4 rows (vector × matrix), use RefMatmul.
@@ -60,6 +63,7 @@ enum class Core { kFullyConnected, kBatchMatmul };
 struct DenseConfig {
   ir::OpKind op = K::kMatmul;
   bool linear = false;
+  bool b_transposed = false;             // matmul's b given [.., N, K] (KernelSpec::b_transposed)
   bool has_add = false;                  // operand 2 is added to the product
   std::optional<ir::OpKind> activation;  // applied last
 };
@@ -80,6 +84,9 @@ class XnnMatmulKernel final : public Kernel {
  private:
   explicit XnnMatmulKernel(DenseConfig config) : config_(config) {}
   const char* name() const { return ir::OpName(config_.op); }
+  BForm b_form() const {
+    return config_.linear ? BForm::kLinear : config_.b_transposed ? BForm::kMatmulTransposed : BForm::kMatmul;
+  }
   void FillProduct();  // the K = 0 product: bias (or 0), clamped
   Status RunFullyConnected();
   void RunSparseRow(int64_t row);  // one row over a's nonzeros (sparse_row.h)
@@ -223,19 +230,21 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
   std::unique_ptr<XnnMatmulKernel> k(new XnnMatmulKernel(config));
   const Tensor* weight = spec.constant_operands.size() > 1 ? spec.constant_operands[1] : nullptr;
   const Tensor* addend = config.has_add && spec.constant_operands.size() > 2 ? spec.constant_operands[2] : nullptr;
+  // [N, K]: linear's weight or a folded transpose's source (2-D for a weight).
+  const bool nk = config.linear || config.b_transposed;
   const bool fc = weight != nullptr && weight->storage() == ir::StorageType::kF32 &&
-                  (config.linear ? weight->rank() == 2 : (weight->rank() == 1 || weight->rank() == 2));
+                  (nk ? weight->rank() == 2 : (weight->rank() == 1 || weight->rank() == 2));
   const float inf = std::numeric_limits<float>::infinity();
   bool relu_done = false;
   if (fc) {
     k->core_ = Core::kFullyConnected;
     k->weight_shape_ = weight->shape();
     const Shape& w = weight->shape();
-    // Channels: matmul [K, N] or [K] (N = 1); linear [N, K].
-    const int64_t kk = config.linear ? w[1] : w[0];
-    const int64_t n = config.linear ? w[0] : (w.size() == 2 ? w[1] : 1);
+    // Channels: matmul [K, N] or [K] (N = 1); linear and transposed [N, K].
+    const int64_t kk = nk ? w[1] : w[0];
+    const int64_t n = nk ? w[0] : (w.size() == 2 ? w[1] : 1);
     // A 1-D matmul weight drops the N axis, so "+ c" is not along N.
-    const bool n_is_last = config.linear || w.size() == 2;
+    const bool n_is_last = nk || w.size() == 2;
     if (addend != nullptr && addend->storage() == ir::StorageType::kF32 && n_is_last && IsBiasLike(*addend, n)) {
       std::span<const float> cv = addend->values<float>();
       k->bias_.resize(static_cast<size_t>(n));
@@ -248,16 +257,16 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
       relu_done = true;
     }
     if (kk > 0 && n > 0) {
-      const uint32_t flags = config.linear ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS;
+      const uint32_t flags = nk ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS;
       const int64_t width = PanelWidth(kk, n);
       const float* w = weight->data<float>();
       std::vector<float> columns;  // a [K, N] weight's panel, gathered
       for (int64_t col0 = 0; col0 < n; col0 += width) {
         const int64_t cols = std::min(width, n - col0);
-        // linear's [N, K]: the panel is rows col0.. as they are; a [K, N]
+        // An [N, K] weight's panel is rows col0.. as they are; a [K, N]
         // weight's columns are gathered (XNNPACK packs them at create).
-        const float* panel = config.linear ? w + col0 * kk : w;
-        if (!config.linear && cols < n) {
+        const float* panel = nk ? w + col0 * kk : w;
+        if (!nk && cols < n) {
           columns.resize(static_cast<size_t>(kk * cols));
           for (int64_t r = 0; r < kk; ++r) std::copy_n(w + r * n + col0, cols, columns.data() + r * cols);
           panel = columns.data();
@@ -272,7 +281,7 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
         k->panels_.push_back({AdoptXnnOperator(raw), col0});
       }
       if (k->panels_.size() > 1) k->panel_tag_ = "[" + std::to_string(k->panels_.size()) + " panels]";
-      if (!config.linear && weight->rank() == 2 && kk * n * static_cast<int64_t>(sizeof(float)) >= kSparseRowsBytes &&
+      if (!nk && weight->rank() == 2 && kk * n * static_cast<int64_t>(sizeof(float)) >= kSparseRowsBytes &&
           kk <= std::numeric_limits<int32_t>::max()) {
         std::span<const float> values = weight->values<float>();
         k->sparse_rows_ = std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
@@ -283,7 +292,7 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
     k->core_ = Core::kBatchMatmul;
     xnn_operator_t raw = nullptr;
     SHREW_RETURN_IF_ERROR(
-        XnnCheck(xnn_create_batch_matrix_multiply_nc_f32(config.linear ? XNN_FLAG_TRANSPOSE_B : 0, &raw), k->name(),
+        XnnCheck(xnn_create_batch_matrix_multiply_nc_f32(nk ? XNN_FLAG_TRANSPOSE_B : 0, &raw), k->name(),
                  "batch_matrix_multiply create"));
     k->core_op_ = AdoptXnnOperator(raw);
   }
@@ -310,7 +319,7 @@ Result<KernelPtr> XnnMatmulKernel::Create(const KernelSpec& spec, DenseConfig co
 Result<size_t> XnnMatmulKernel::Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) {
   const size_t want = config_.has_add ? 3 : 2;
   SHREW_RETURN_IF_ERROR(CheckShapes(name(), operand_shapes, want, want, output_shape));
-  Result<MatmulDims> dims = ComputeMatmulDims(name(), operand_shapes[0], operand_shapes[1], config_.linear);
+  Result<MatmulDims> dims = ComputeMatmulDims(name(), operand_shapes[0], operand_shapes[1], b_form());
   if (!dims.ok()) return dims.status();
   dims_ = std::move(dims).value();
   Shape expected = dims_.result;
@@ -569,16 +578,20 @@ Result<DenseConfig> DenseConfigOf(const KernelSpec& spec) {
   switch (c.op) {
     case K::kMatmul:
       SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+      c.b_transposed = spec.b_transposed;
       break;
     case K::kFusedMatmulRelu:
       SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 2));
+      c.b_transposed = spec.b_transposed;
       c.activation = K::kRelu;
       break;
     case K::kFusedMatmulAdd:
       SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 3, 3));
+      c.b_transposed = spec.b_transposed;
       c.has_add = true;
       break;
     case K::kLinear: {
+      if (spec.b_transposed) return InvalidArgument("linear: a transposed weight operand");
       SHREW_RETURN_IF_ERROR(CheckOperandCount(spec, 2, 3));
       Result<bool> bias = BoolAttr(*spec.node, "bias");
       if (!bias.ok()) return bias.status();
