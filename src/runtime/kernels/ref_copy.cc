@@ -64,32 +64,6 @@ void FillRow(T* o, size_t n, const T* v) {
                          static_cast<int64_t>(n), sizeof(T));
 }
 
-// o[d, n] = d copies of row[0, n), for rows of kRowBytes (at most 16).
-template <size_t kRowBytes, typename T>
-void RepeatSmallRow(T* o, const T* row, size_t d) {
-  std::byte value[kRowBytes];
-  std::memcpy(value, row, kRowBytes);
-  auto* out = reinterpret_cast<std::byte*>(o);
-  for (size_t r = 0; r < d; ++r) std::memcpy(out + r * kRowBytes, value, kRowBytes);
-}
-
-// Up to 16 rows by stores, then the plane so far doubled until it is full
-// (memcpy calls of growing size: one per row cost 20 ns a plane of 8).
-template <typename T>
-void RepeatRow(T* o, const T* row, size_t d, size_t n) {
-  const size_t first = std::min<size_t>(d, 16);
-  switch (n * sizeof(T)) {
-    case 4: RepeatSmallRow<4>(o, row, first); break;
-    case 8: RepeatSmallRow<8>(o, row, first); break;
-    case 16: RepeatSmallRow<16>(o, row, first); break;
-    default:
-      for (size_t r = 0; r < first; ++r) std::memcpy(o + r * n, row, n * sizeof(T));
-  }
-  for (size_t done = first * n, total = d * n; done < total; done *= 2) {
-    std::memcpy(o + done, o, std::min(done, total - done) * sizeof(T));
-  }
-}
-
 class ExpandKernel final : public Kernel {
  public:
   ExpandKernel(size_t element_size, std::vector<ir::Dim> target)
@@ -184,7 +158,7 @@ class ExpandKernel final : public Kernel {
           FillRow(o, d * n, i);
           break;
         case Pattern::kRepeat:
-          RepeatRow(o, i, d, n);
+          row_groups::RepeatRow(o, i, d, n);
           break;
         case Pattern::kColumn:  // straight into the output, as into a tile
           row_groups::FillColumn(reinterpret_cast<uint8_t*>(o), reinterpret_cast<const uint8_t*>(i),

@@ -92,16 +92,64 @@ inline void FillColumn(uint8_t* tile, const uint8_t* column, int64_t rows, int64
   }
 }
 
+// o[d, n] = d copies of row[0, n), for rows of kRowBytes (at most 32).
+template <size_t kRowBytes, typename T>
+void RepeatSmallRow(T* o, const T* row, size_t d) {
+  std::byte value[kRowBytes];
+  std::memcpy(value, row, kRowBytes);
+  auto* out = reinterpret_cast<std::byte*>(o);
+  for (size_t r = 0; r < d; ++r) std::memcpy(out + r * kRowBytes, value, kRowBytes);
+}
+
+// o[d, n] = d copies of row[0, n) (o may start with row itself): up to 16
+// rows by stores, then the plane so far doubled until it is full (memcpy
+// calls of growing size: one per row cost 20 ns a plane of 8).
+template <typename T>
+void RepeatRow(T* o, const T* row, size_t d, size_t n) {
+  const size_t first = std::min<size_t>(d, 16);
+  switch (n * sizeof(T)) {
+    case 4: RepeatSmallRow<4>(o, row, first); break;
+    case 8: RepeatSmallRow<8>(o, row, first); break;
+    case 12: RepeatSmallRow<12>(o, row, first); break;
+    case 16: RepeatSmallRow<16>(o, row, first); break;
+    case 24: RepeatSmallRow<24>(o, row, first); break;
+    case 32: RepeatSmallRow<32>(o, row, first); break;
+    default:
+      for (size_t r = 0; r < first; ++r) std::memmove(o + r * n, row, n * sizeof(T));
+  }
+  for (size_t done = first * n, total = d * n; done < total; done *= 2) {
+    std::memcpy(o + done, o, std::min(done, total - done) * sizeof(T));
+  }
+}
+
+// RepeatRow for elements of `bytes` (1, 4 or 8).
+inline void RepeatRowOf(uint8_t* o, const uint8_t* row, int64_t d, int64_t n, size_t bytes) {
+  const size_t rows = static_cast<size_t>(d), cols = static_cast<size_t>(n);
+  switch (bytes) {
+    case 1: return RepeatRow(o, row, rows, cols);
+    case 4: return RepeatRow(reinterpret_cast<uint32_t*>(o), reinterpret_cast<const uint32_t*>(row), rows, cols);
+    default: return RepeatRow(reinterpret_cast<uint64_t*>(o), reinterpret_cast<const uint64_t*>(row), rows, cols);
+  }
+}
+
+// A row that repeats along the next axis out (stride 0 there: an operand
+// broadcast over rows) is gathered once and copied by RepeatRow: a loop per
+// row cost 1.2 ns an element for [64, 64, 4] * [64, 1, 4].
 template <typename T>
 void GatherOf(uint8_t* tile, const uint8_t* src, const int64_t* dims, const int64_t* strides, size_t axes) {
   T* t = reinterpret_cast<T*>(tile);
   const T* s = reinterpret_cast<const T*>(src);
   const int64_t n = dims[axes - 1], s1 = strides[axes - 1];
+  const bool repeat = axes >= 2 && strides[axes - 2] == 0;
+  const size_t walked = repeat ? axes - 2 : axes - 1;  // the axes of the odometer below
+  const int64_t copies = repeat ? dims[axes - 2] : 1;
   int64_t index[8] = {};
   int64_t off = 0;
   while (true) {
-    for (int64_t j = 0; j < n; ++j) *t++ = s[off + j * s1];
-    size_t i = axes - 1;
+    for (int64_t j = 0; j < n; ++j) t[j] = s[off + j * s1];
+    if (copies > 1) RepeatRow(t, t, static_cast<size_t>(copies), static_cast<size_t>(n));
+    t += copies * n;
+    size_t i = walked;
     while (i-- > 0) {
       off += strides[i];
       if (++index[i] < dims[i]) break;
@@ -248,9 +296,7 @@ void ForEachRowGroup(const BroadcastLoop<N>& loop, const std::array<const void*,
       const int64_t ib = static_cast<int64_t>(bytes[k]);
       p[k] = static_cast<const uint8_t*>(base[k]) + off[k] * ib;
       step[k] = pattern[k] == Pattern::kConstant ? 0 : 1;
-      if (pattern[k] == Pattern::kRepeat) {
-        for (int64_t r = 0; r < group; ++r) std::memcpy(tiles[k] + r * n * ib, p[k], static_cast<size_t>(n * ib));
-      }
+      if (pattern[k] == Pattern::kRepeat) row_groups::RepeatRowOf(tiles[k], p[k], group, n, bytes[k]);
     }
     for (int64_t r0 = 0; r0 < d; r0 += group) {
       const int64_t rows = std::min(group, d - r0);

@@ -127,6 +127,11 @@ const Case kCases[] = {
     {{1, 4, 3, 2}, {7, 4, 1, 1}, {7, 4, 3, 2}},
     {{40, 2, 2, 2, 2, 2}, {1, 2, 1, 2, 1, 2}, {40, 2, 2, 2, 2, 2}},
     {{3, 2, 2, 2, 2, 2, 2, 2, 2, 2}, {1, 2, 1, 2, 1, 2, 1, 2, 1, 2}, {3, 2, 2, 2, 2, 2, 2, 2, 2, 2}},  // > 8 axes
+    // A row per plane repeated down it (gathered once, then RepeatRow: rows
+    // of 3, 4 and 8 elements, past the 16 stored rows into the doubling).
+    {{64, 40, 4}, {64, 1, 4}, {64, 40, 4}},
+    {{20, 1, 3}, {20, 40, 3}, {20, 40, 3}},
+    {{10, 1, 8}, {1, 30, 8}, {10, 30, 8}},   // both sides repeat, along different axes
 };
 
 TEST(BinaryRowsTest, ShortRowsInGroupsEqualEachElementAlone) {
