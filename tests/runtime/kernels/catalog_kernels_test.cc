@@ -103,7 +103,7 @@ TEST(CatalogKernels, CrossEntropyLargeLogitsKeepsLogSum) {
   }
 }
 
-// Rows of many classes take log_sum_exp.h's lanes (8 wide) and tail: the
+// Rows of many classes take loss_rows.h's lanes (8 wide) and tail: the
 // loss equals a plain log-softmax loop in double, for index and
 // distribution targets; a row whose maximum sits in the tail or after a
 // NaN-free lane, and a NaN logit, which makes the loss NaN.

@@ -60,7 +60,9 @@ void CheckMse(const Shape& a_shape, const Shape& b_shape) {
 
 TEST(MseLossKernelTest, SameShapeAndBroadcastOperands) {
   for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{
-           {{7}, {7}}, {{100003}, {100003}}, {{300, 70}, {300, 70}}, {{300, 70}, {70}}, {{300, 1}, {300, 70}}}) {
+           {{7}, {7}}, {{100003}, {100003}}, {{300, 70}, {300, 70}}, {{300, 70}, {70}}, {{300, 1}, {300, 70}},
+           // Short rows, in groups of rows (a repeated row, a column, one per plane).
+           {{409, 10}, {10}}, {{2048, 2}, {2048, 1}}, {{1, 3}, {500, 1}}, {{64, 64, 4}, {64, 1, 4}}}) {
     CheckMse<float>(a, b);
     CheckMse<double>(a, b);
   }

@@ -1,4 +1,4 @@
-#include "runtime/kernels/log_sum_exp.h"
+#include "runtime/kernels/loss_rows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -68,7 +68,31 @@ void RowsLogSumExpOf(const T* x, size_t rows, size_t n, T* m, double* log_sum, T
   }
 }
 
+// Each step combination its own loop, so that each vectorises.
+template <typename T>
+double SquaredDifferenceSumOf(const T* a, int64_t sa, const T* b, int64_t sb, size_t n) {
+  const auto squared = [](T d) __attribute__((always_inline)) {
+    return static_cast<double>(d) * static_cast<double>(d);
+  };
+  if (sa == 1 && sb == 1) return LaneSum(n, [&](size_t i) __attribute__((always_inline)) { return squared(a[i] - b[i]); });
+  if (sa == 1) {
+    const T v = b[0];
+    return LaneSum(n, [&](size_t i) __attribute__((always_inline)) { return squared(a[i] - v); });
+  }
+  const T v = a[0];
+  if (sb == 1) return LaneSum(n, [&](size_t i) __attribute__((always_inline)) { return squared(v - b[i]); });
+  const double one = squared(v - b[0]);
+  return LaneSum(n, [one](size_t) __attribute__((always_inline)) { return one; });
+}
+
 }  // namespace
+
+double SquaredDifferenceSum(const float* a, int64_t sa, const float* b, int64_t sb, size_t n) {
+  return SquaredDifferenceSumOf(a, sa, b, sb, n);
+}
+double SquaredDifferenceSum(const double* a, int64_t sa, const double* b, int64_t sb, size_t n) {
+  return SquaredDifferenceSumOf(a, sa, b, sb, n);
+}
 
 size_t LogSumExpScratch(size_t n) { return n >= kShortRow ? n : n * kLogSumExpRows; }
 

@@ -1,10 +1,11 @@
-// The row passes of a log-sum-exp (cross_entropy's log-softmax), out of
-// line so that they are compiled for speed while their callers may be
-// compiled for size (in wasm clang leaves loops scalar at -Os: the loss was
-// 3.8x slower so).
+// The row passes of the losses (ref_loss.cc): cross_entropy's log-sum-exp
+// and mse_loss's squared differences, out of line so that they are
+// compiled for speed while their callers may be compiled for size (in wasm
+// clang leaves loops scalar at -Os: cross_entropy was 3.8x slower so).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace shrew::runtime::kernels {
 
@@ -23,5 +24,12 @@ size_t LogSumExpScratch(size_t n);
 // per row of 2 classes cost 31 ns, most of it the loops' set-up.
 void RowsLogSumExp(const float* x, size_t rows, size_t n, float* m, double* log_sum, float* scratch);
 void RowsLogSumExp(const double* x, size_t rows, size_t n, double* m, double* log_sum, double* scratch);
+
+// Σ (a[i·sa] − b[i·sb])² for i < n, steps 0 or 1, each difference rounded
+// in the storage type (as the interpreter computes it), squared and summed
+// in double in RowSum's lanes (LaneSum: for steps 1, the value the
+// interpreter's sum of the same differences has).
+double SquaredDifferenceSum(const float* a, int64_t sa, const float* b, int64_t sb, size_t n);
+double SquaredDifferenceSum(const double* a, int64_t sa, const double* b, int64_t sb, size_t n);
 
 }  // namespace shrew::runtime::kernels
