@@ -112,9 +112,24 @@ TEST(TransposeKernelTest, PermuteShapes) {
   PermuteTester().InputShape({3, 3}).Transpose(1, 1).ExpectImpl("copy").Test();
 }
 
+// Output rows of 2-4 elements gathered from a strided axis (NCHW -> NHWC)
+// are copied whole, for 4- and 8-byte elements; wider rows of 4-byte
+// elements stay XNNPACK's, and 1-byte ones always are.
+TEST(TransposeKernelTest, NarrowGatheredRowsAreCopiedWhole) {
+  for (int64_t c : {2, 3, 4, 5}) {
+    for (ir::DType d : {ir::DType::kF32, ir::DType::kF64, ir::DType::kI64, ir::DType::kU8}) {
+      const bool four = ir::StorageByteSize(ir::StorageOf(d)) == 4, eight = ir::StorageByteSize(ir::StorageOf(d)) == 8;
+      const std::string impl = eight || (four && c <= 4) ? "ref_tiled" : "xnn_transpose";
+      PermuteTester().InputShape({3, c, 5, 7}).Dims({0, 2, 3, 1}).DType(d).ExpectImpl(impl).Test();
+      PermuteTester().InputShape({c, 37}).Transpose(0, 1).DType(d).ExpectImpl(impl).Test();
+    }
+  }
+}
+
 TEST(TransposeKernelTest, SevenAxesThatCannotMergeUseOwnLoop) {
-  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).ExpectImpl("ref_strided").Test();
-  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).DType(ir::DType::kU8).Test();
+  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).DType(ir::DType::kU8).ExpectImpl("ref_strided").Test();
+  // Output rows of 3 gathered: whole rows at a time.
+  PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).ExpectImpl("ref_tiled").Test();
   PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({6, 4, 2, 0, 5, 3, 1}).DType(ir::DType::kF64).Test();
   // Seven axes that merge to fewer go to XNNPACK.
   PermuteTester().InputShape({2, 3, 2, 3, 2, 3, 2}).Dims({4, 5, 6, 0, 1, 2, 3}).ExpectImpl("xnn_transpose").Test();
