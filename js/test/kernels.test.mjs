@@ -247,6 +247,53 @@ test("float -> integer casts (i64, and u8 wrapping) truncate and saturate exactl
   }
 });
 
+// Casts to bool, from u8 and bool, and f32 -> f64 run 2-16 lanes at a time
+// in the wasm build: every pair, each value at every lane of a vector and in
+// the ragged tail, against values computed here (bool: non-zero, NaN too).
+test("casts to bool, from u8 and bool, and f32 -> f64 give each element's own value, whatever lane it takes", () => {
+  const values = {
+    f32: [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 1e-45, 255, 3.4e38, -7.25].map(Math.fround),
+    f64: [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 5e-324, 255, 1e300, 2 ** 53 + 2],
+    i64: [0n, 1n, -1n, 255n, 256n, -256n, 2n ** 62n, -(2n ** 63n), 2n ** 63n - 1n],
+    u8: [0, 1, 2, 127, 128, 254, 255],
+    bool: [0, 1],
+  };
+  const arrays = { f32: Float32Array, f64: Float64Array, i64: BigInt64Array, u8: Uint8Array, bool: Uint8Array };
+  const asNumber = (v) => (typeof v === "bigint" ? Number(v) : v);
+  const expected = (v, to) => {
+    if (to === "bool") return typeof v === "bigint" ? (v !== 0n ? 1 : 0) : (v !== 0 ? 1 : 0);  // NaN !== 0
+    if (to === "f32") return Math.fround(asNumber(v));
+    if (to === "f64") return asNumber(v);
+    if (to === "i64") return BigInt(v);
+    return Number(BigInt.asUintN(8, BigInt(v)));  // u8 from u8 or bool
+  };
+  const pairs = [];
+  for (const from of ["f32", "f64", "i64", "u8"]) pairs.push([from, "bool"]);
+  for (const to of ["f32", "f64", "i64", "u8"]) pairs.push(["u8", to], ["bool", to]);
+  pairs.push(["f32", "f64"]);
+  for (const [from, to] of pairs) {
+    if (from === to) continue;
+    const xs = [];
+    for (const v of values[from]) {
+      for (let at = 0; at < 16; at++) {
+        for (let j = 0; j < 16; j++) xs.push(j === at ? v : values[from][(xs.length * 7) % values[from].length]);
+      }
+    }
+    xs.push(...values[from].slice(0, 5));  // a ragged tail
+    const p = shrew.compile(`@graph G { input x: Tensor<[N], ${from}>; output y: cast(x, dtype: "${to}"); }`);
+    try {
+      const x = new Tensor(from, [xs.length], arrays[from].from(xs));
+      const got = p.run("G", { x }).y.data, interpreted = p.interpret("G", { x }).y.data;
+      for (let i = 0; i < xs.length; i++) {
+        assert.ok(Object.is(got[i], expected(xs[i], to)), `cast(${xs[i]}: ${from}) to ${to} at ${i}: ${got[i]}`);
+        assert.ok(Object.is(interpreted[i], got[i]), `interpreter at ${i}`);
+      }
+    } finally {
+      p.dispose();
+    }
+  }
+});
+
 test("f32 % and integral ** in the wasm build: fmod's exact value with the divisor's sign, the rounded power", () => {
   // Both take double arithmetic in the wasm build (runtime/float_mod.h,
   // float_pow.h); JS numbers are doubles, so a plain loop gives the answers.
