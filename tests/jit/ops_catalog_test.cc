@@ -474,6 +474,7 @@ TEST(JitCatalog, ConcatAndSplitAnyAxis) {
   // Narrow slabs are copied in 8-, 4- or 1-byte words (the widest dividing
   // every slab), slabs of 64 bytes and more by memcpy.
   CheckOp("concat(a, b, dim: -1)", {{"a", {5, 1}, kU8, 0, 9}, {"b", {5, 2}, kU8, 0, 9}});
+  CheckOp("concat(a, b, dim: -1)", {{"a", {40, 2}, kU8, 0, 9}, {"b", {40, 4}, kU8, 0, 9}});  // 2-byte words
   CheckOp("concat(a, b, c, dim: -1)", {{"a", {5, 1}}, {"b", {5, 3}}, {"c", {5, 2}}});
   CheckOp("concat(a, b, dim: -1)", {{"a", {5, 1}, kF64}, {"b", {5, 2}, kF64}});
   CheckOp("concat(a, b, dim: -1)", {{"a", {5, 20}}, {"b", {5, 1}}});

@@ -99,7 +99,7 @@ class ConcatKernel final : public Kernel {
     }
   }
 
-  // The widest word (8, 4 or 1 bytes) that divides every slab.
+  // The widest word (8, 4, 2 or 1 bytes) that divides every slab.
   void ChooseWord() {
     min_slab_ = SIZE_MAX;
     size_t all = 0;

@@ -11,9 +11,12 @@ namespace shrew::runtime::kernels {
 
 inline constexpr size_t kMemcpyFrom = 64;
 
-// The widest word (8, 4 or 1 bytes) that divides each of the sizes or'ed
-// into `sizes`.
-inline size_t WordFor(size_t sizes) { return sizes % 8 == 0 ? 8 : sizes % 4 == 0 ? 4 : 1; }
+// The widest word (8, 4, 2 or 1 bytes) that divides each of the sizes or'ed
+// into `sizes` (2: a u8 concat of [N, 2] slabs went byte by byte, 5x slabs
+// of 4).
+inline size_t WordFor(size_t sizes) {
+  return sizes % 8 == 0 ? 8 : sizes % 4 == 0 ? 4 : sizes % 2 == 0 ? 2 : 1;
+}
 
 // dst[0, bytes) = src[0, bytes) in words of W bytes (bytes a multiple of
 // W); W = 0: one memcpy.
@@ -26,13 +29,15 @@ template <size_t W>
   }
 }
 
-// fn(std::integral_constant<size_t, W>{}) for word 8, 4 or else 1.
+// fn(std::integral_constant<size_t, W>{}) for word 8, 4, 2 or else 1.
 template <typename Fn>
 void WithWord(size_t word, Fn&& fn) {
   if (word == 8) {
     fn(std::integral_constant<size_t, 8>{});
   } else if (word == 4) {
     fn(std::integral_constant<size_t, 4>{});
+  } else if (word == 2) {
+    fn(std::integral_constant<size_t, 2>{});
   } else {
     fn(std::integral_constant<size_t, 1>{});
   }

@@ -47,6 +47,7 @@ TEST(SplitKernelTest, NarrowAndWideChunksOfEveryElementSize) {
     CheckSplit(dtype, {301, 2}, 1, 2, 1);   // one element a row
     CheckSplit(dtype, {301, 7}, 1, 3, 2);   // the short last chunk
     CheckSplit(dtype, {301, 7}, 1, 3, 1);   // an odd offset
+    CheckSplit(dtype, {301, 6}, 1, 3, 1);   // u8: 2-byte words (rows, chunk and offset even)
     CheckSplit(dtype, {5, 40, 3}, 1, 4, 3); // rows of 30 elements
     CheckSplit(dtype, {9, 200}, 1, 2, 1);   // 100 elements: a memcpy per row
     CheckSplit(dtype, {10, 3}, 0, 3, 2);    // the first axis: one row
