@@ -37,8 +37,11 @@ using K = ir::OpKind;
 constexpr int64_t kShortReducedRow = 128;
 
 // Outputs of more elements than this (their double accumulators: 512 KiB)
-// reduced over a first or middle axis take RunColumnBlocks.
+// reduced over a first or middle axis take RunColumnBlocks, when their rows
+// have kColumnBlocksWidth columns or more (a block's loops cost more than
+// they save on narrower ones: [65536, 2, 2] over axis 1 took 3.2x the walk).
 constexpr int64_t kColumnBlocksFrom = 64 * 1024;
+constexpr int64_t kColumnBlocksWidth = 64;
 
 template <typename T>
 bool Better(bool is_max, T v, T acc) {
@@ -113,7 +116,7 @@ class ReduceKernel final : public Kernel {
     // [R, C] or [K, R, C] reduced over R, with more accumulators than L2
     // holds: RunColumnBlocks, on the stack (with fewer, the walk's long rows
     // win: [1024, 1024] took 1.2x the time in blocks).
-    column_blocks_ = accumulates && n_out_ > kColumnBlocksFrom &&
+    column_blocks_ = accumulates && n_out_ > kColumnBlocksFrom && dims_.back() >= kColumnBlocksWidth &&
                      ((dims_.size() == 2 && red_[0] && !red_[1]) ||
                       (dims_.size() == 3 && !red_[0] && red_[1] && !red_[2]));
     // Only size-1 axes reduced (count_ == 1): Run needs no accumulators.

@@ -101,7 +101,8 @@ TEST(ReduceRowsTest, OverSizeOneAxesEachOutputIsItsElement) {
 // 65,536 outputs: columns go in blocks of 1,024 on the stack, each summed
 // over the rows in order in double, exactly as the accumulator walk: the
 // same values, for column counts around the block and an empty reduced axis
-// (0 / 0 for mean and variance); smaller outputs take the walk.
+// (0 / 0 for mean and variance); smaller outputs, and rows of fewer than 64
+// columns, take the walk.
 template <typename T>
 void CheckColumns(K op, const Shape& shape, int64_t axis) {
   const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
@@ -153,6 +154,8 @@ TEST(ReduceRowsTest, ColumnsReducedOverFewRowsGoInBlocks) {
     CheckColumns<float>(op, {2, 7, 32769}, 1);  // 65,538 outputs in two planes
     CheckColumns<float>(op, {3, 600}, 0);       // the walk
     CheckColumns<float>(op, {0, 70000}, 0);
+    CheckColumns<float>(op, {32769, 2, 2}, 1);  // 65,538 outputs in rows of 2: the walk
+    CheckColumns<double>(op, {1100, 3, 63}, 1); // 69,300 outputs, rows of 63: the walk
   }
 }
 
