@@ -170,9 +170,25 @@ void ComparisonRow(const void* a, int64_t sa, const void* b, int64_t sb, void* o
                     F<T>{});
 }
 
-// PowIntegral over a row, a block at a time so that each multiplication
-// is one vectorised loop (the same products in the same order: same bits).
+// PowIntegral for one k: its multiplications unrolled (the same products
+// in the same order: same bits).
+template <int32_t K>
+[[gnu::always_inline]] inline float PowIntegralOf(float x) {
+  double base = x, acc = 1.0;
+  for (uint32_t m = K < 0 ? -K : K; m != 0; m >>= 1) {
+    if (m & 1) acc *= base;
+    if (m > 1) base *= base;
+  }
+  return static_cast<float>(K < 0 ? 1.0 / acc : acc);
+}
+
+// PowIntegral over a row. x ** -1 as one loop of arithmetic in registers,
+// which clang vectorises (1.1 -> 0.19 ns an element in wasm); others a
+// block at a time, so that each multiplication is one vectorised loop
+// (clang's cost model leaves an unrolled x ** 3 or x ** -2 scalar in wasm,
+// slower than the blocks).
 void PowIntegralRow(const float* x, float* y, size_t n, int32_t k) {
+  if (k == -1) return MapUnary(x, y, n, [](float v) { return PowIntegralOf<-1>(v); });
   constexpr size_t kBlock = 256;
   double base[kBlock], acc[kBlock];
   const uint32_t m0 = static_cast<uint32_t>(k < 0 ? -k : k);
