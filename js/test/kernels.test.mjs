@@ -316,6 +316,17 @@ test("f32 % and integral ** in the wasm build: fmod's exact value with the divis
   } finally {
     p.dispose();
   }
+  // x ** -1 at the edges, each at every lane of a vector: ±0 give ±inf, ±inf ±0, NaN NaN.
+  const edges = [-0, 0, Infinity, -Infinity, NaN, 1e-45, -1e-45, 3.4e38, -2.5].map(Math.fround);
+  const ys = [];
+  for (const e of edges) for (let at = 0; at < 4; at++) for (let j = 0; j < 4; j++) ys.push(j === at ? e : Math.fround(1.5 + ys.length));
+  const q = shrew.compile(`@graph G { input x: Tensor<[N], f32>; output r: x ** -1; }`);
+  try {
+    const got = q.run("G", { x: new Tensor("f32", [ys.length], Float32Array.from(ys)) }).r.data;
+    for (let i = 0; i < ys.length; i++) assert.ok(Object.is(got[i], Math.fround(1 / ys[i])), `${ys[i]} ** -1 = ${got[i]}`);
+  } finally {
+    q.dispose();
+  }
 });
 
 test("a string literal's broken UTF-8 reaches JS as U+FFFD, the same on every call", () => {

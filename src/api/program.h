@@ -79,7 +79,7 @@ struct ProgramOptions {
 #else
   uint64_t max_tensor_bytes = uint64_t{1} << 34;
 #endif
-  bool jit_fusion = true;                 // FC+activation as one instruction
+  bool jit_fusion = true;                 // FC+activation as one instruction; transposed b read in place
   bool native_kernels = true;             // false: every node runs the ref fallback
   bool verify_plans = true;               // no-overlap check of every memory plan
   bool check_slots = false;               // empty-slot check while running (debug)

@@ -29,10 +29,7 @@ int ParamOf(const CompiledGraph& cg, NodeId id) {
 // folded transpose's source in the transpose's place (transpose_fold.h).
 std::vector<NodeId> KernelOperands(const CompiledGraph& cg, const Node& node) {
   std::vector<NodeId> ops = node.operands;
-  const size_t id = static_cast<size_t>(node.id);
-  if (id < cg.transposed_b.size() && cg.transposed_b[id] != ir::kNoNode) {
-    ops[1] = cg.graph.node(cg.transposed_b[id]).operands[0];
-  }
+  if (const NodeId t = cg.TransposedB(node.id); t != ir::kNoNode) ops[1] = cg.graph.node(t).operands[0];
   return ops;
 }
 
@@ -154,8 +151,7 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
   spec.output_dtype = node.type.is_tensor() ? node.type.dtype() : ir::DType::kF32;
   spec.training = training;
   spec.rng = cg.ref_env != nullptr ? cg.ref_env->ctx.rng : nullptr;
-  const size_t self = static_cast<size_t>(node.id);
-  spec.b_transposed = self < cg.transposed_b.size() && cg.transposed_b[self] != ir::kNoNode;
+  spec.b_transposed = cg.TransposedB(node.id) != ir::kNoNode;
   for (NodeId id : KernelOperands(cg, node)) {
     const Node& op = cg.graph.node(id);
     spec.operand_names.push_back(op.name);
@@ -282,22 +278,20 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
           is_output[static_cast<size_t>(pid)]) {
         continue;
       }
-      runtime::KernelPtr made;
-      if (foldable[static_cast<size_t>(pid)] != ir::kNoNode) {
-        cg->transposed_b[static_cast<size_t>(pid)] = foldable[static_cast<size_t>(pid)];
-        Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
-        if (k.ok() && k.value() != nullptr) made = std::move(k).value();
-        if (made == nullptr) cg->transposed_b[static_cast<size_t>(pid)] = ir::kNoNode;
+      // With the product's transpose folded when it has one and the fused
+      // kernel takes it so; else (or failing that) as it is.
+      const NodeId fold = foldable[static_cast<size_t>(pid)];
+      Result<runtime::KernelPtr> k = runtime::KernelPtr();
+      for (const NodeId t : {fold, ir::kNoNode}) {
+        cg->transposed_b[static_cast<size_t>(pid)] = t;
+        k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
+        if ((k.ok() && k.value() != nullptr) || t == ir::kNoNode) break;
       }
-      if (made == nullptr) {
-        Result<runtime::KernelPtr> k = options.fused_factory(MakeKernelSpec(*cg, prod, options.training), act.op);
-        if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) {
-          return fail_at(id, interp::NodeFailure(g, act, k.status()));
-        }
-        if (!k.ok() || k.value() == nullptr) continue;
-        made = std::move(k).value();
+      if (!k.ok() && k.status().code() != StatusCode::kUnimplemented) {
+        return fail_at(id, interp::NodeFailure(g, act, k.status()));
       }
-      fused_kernels[id] = std::move(made);
+      if (!k.ok() || k.value() == nullptr) continue;
+      fused_kernels[id] = std::move(k).value();
       fused_into[static_cast<size_t>(pid)] = id;
       fused_from[static_cast<size_t>(id)] = pid;
     }
@@ -424,7 +418,7 @@ Result<std::unique_ptr<CompiledGraph>> CompileGraph(const ir::Graph& graph, cons
   for (const Instr& in : cg->tape.instrs) {
     if (in.opcode == Opcode::kFree) continue;
     if (in.fused_node != ir::kNoNode || ir::HasFlag(g.node(in.node).op, ir::kFlagFused) ||
-        cg->transposed_b[static_cast<size_t>(in.node)] != ir::kNoNode) {
+        cg->TransposedB(in.node) != ir::kNoNode) {
       ++st.num_fused;
     }
   }

@@ -46,7 +46,7 @@ struct CompileOptions {
   ir::DType default_float = ir::DType::kF32;
   KernelFactory kernel_factory;    // null: every node uses the fallback
   FusedKernelFactory fused_factory;
-  bool jit_fusion = true;          // try act(fused_matmul_add / linear) fusion
+  bool jit_fusion = true;          // act(fused_matmul_add / linear) fusion, transpose folds (transpose_fold.h)
   // call[G] nodes: the executor of program graph i for the call's inputs
   // (Program owns them). When set (with `program`), calls run through a
   // call kernel (call_kernel.h); otherwise through the fallback and `call`.

@@ -96,6 +96,11 @@ struct CompiledGraph {
   bool training = false;
 
   int num_live_xnn_operators() const;
+  // transposed_b of node `id` (kNoNode past its end).
+  ir::NodeId TransposedB(ir::NodeId id) const {
+    const size_t k = static_cast<size_t>(id);
+    return k < transposed_b.size() ? transposed_b[k] : ir::kNoNode;
+  }
 };
 
 }  // namespace shrew::jit

@@ -39,10 +39,8 @@ std::string ShapeText(const BindingPlan* plan, const CompiledGraph& cg, size_t s
 // The transpose folded into the product instruction `in` computes
 // (transpose_fold.h), or null.
 const ir::Node* FoldedTranspose(const CompiledGraph& cg, const Instr& in) {
-  const ir::NodeId product = in.fused_node != ir::kNoNode ? in.fused_node : in.node;
-  const size_t k = static_cast<size_t>(product);
-  if (k >= cg.transposed_b.size() || cg.transposed_b[k] == ir::kNoNode) return nullptr;
-  return &cg.graph.node(cg.transposed_b[k]);
+  const ir::NodeId t = cg.TransposedB(in.fused_node != ir::kNoNode ? in.fused_node : in.node);
+  return t == ir::kNoNode ? nullptr : &cg.graph.node(t);
 }
 
 // Per slot, the instruction that writes it (null: fused away). One pass

@@ -1,7 +1,9 @@
 // The instruction tape of a compiled graph (PIPELINE.md §7.3).
 //
 // One instruction per executed node, in execution order (order.h), plus the
-// `free` instructions of §7.4. Everything an instruction needs is resolved
+// `free` instructions of §7.4; JIT-level fusion drops the instructions of
+// nodes another one computes (an activation's product, a folded transpose:
+// transpose_fold.h), whose operands that instruction then reads. Everything an instruction needs is resolved
 // at compile time: slot numbers, the kernel index, the input / parameter /
 // constant index. The executor never looks up a name, a hash map or a
 // string while running; it walks `instrs` and calls one Kernel::Run per
@@ -48,6 +50,7 @@ struct Instr {
   ir::NodeId node = ir::kNoNode; // source node (for kFree: the freed value's node)
   // JIT-level fusion: the node folded into this instruction (e.g. the
   // fused_matmul_add whose relu this instruction computes), else kNoNode.
+  // A folded transpose is CompiledGraph::transposed_b of the product.
   ir::NodeId fused_node = ir::kNoNode;
 };
 

@@ -3,10 +3,12 @@
 // matmul(a, transpose(w)) — attention's q·kᵀ, a weight stored [out, in] —
 // copied all of w into a transposed buffer on every run for a product that
 // then read it once: [1, 1024] × transpose([1024, 1024]) took 4-7x the time
-// of the same product with w laid out [K, N]. The dense kernels read a b
-// stored [.., N, K] directly (KernelSpec::b_transposed: XNNPACK's
-// transposed-b and [N, K]-weight operators, our row dot products), so the
-// compiler drops the transpose's instruction and hands its source to the
+// of the same product with w laid out [K, N]. The dense kernels take a b
+// stored [.., N, K] (KernelSpec::b_transposed: XNNPACK's transposed-b and
+// [N, K]-weight operators, which pack it as they would a [K, N] one, our
+// row dot products, which read it as it is; the f64 reference product of 4
+// rows or more transposes it into its workspace, as the instruction did,
+// one copy fewer), so the compiler drops the transpose's instruction and hands its source to the
 // product as b, like the activation fusion that drops a fused producer
 // (tape.h). The product then reads the source slot, whose lifetime extends
 // to it; the transpose's slot is never produced ("fused away" in dumps).

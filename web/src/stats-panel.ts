@@ -8,7 +8,7 @@ const STAT_ROWS: [keyof CompileStats, string, "bytes" | "us" | "count"][] = [
   ["numInstructions", "tape length, frees included", "count"],
   ["numSourceNodes", "IR nodes in the optimised graph", "count"],
   ["numSlots", "value slots (one per node)", "count"],
-  ["numFused", "fused instructions (optimiser fused_* ops and JIT matmul+activation)", "count"],
+  ["numFused", "fused instructions (optimiser fused_* ops, JIT matmul+activation, folded transposes)", "count"],
   ["numFrees", "free instructions: where a value dies", "count"],
   ["numReused", "buffers placed in memory an earlier value released", "count"],
   ["numInPlace", "results written over a dying operand", "count"],

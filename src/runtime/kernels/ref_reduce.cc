@@ -38,10 +38,12 @@ constexpr int64_t kShortReducedRow = 128;
 
 // Outputs of more elements than this (their double accumulators: 512 KiB)
 // reduced over a first or middle axis take RunColumnBlocks, when their rows
-// have kColumnBlocksWidth columns or more (a block's loops cost more than
-// they save on narrower ones: [65536, 2, 2] over axis 1 took 3.2x the walk).
+// have kColumnBlocksWidth columns or more: a block's loops cost more than
+// they save on narrower ones ([65536, 2, 2] over axis 1 took 3.2x the walk,
+// [8750, 8, 4] 1.2x), and less from 8 on (the walk took 1.1-1.27x the time
+// for variance of rows of 24-63).
 constexpr int64_t kColumnBlocksFrom = 64 * 1024;
-constexpr int64_t kColumnBlocksWidth = 64;
+constexpr int64_t kColumnBlocksWidth = 8;
 
 template <typename T>
 bool Better(bool is_max, T v, T acc) {

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "runtime/kernels/kernel_test_util.h"
+#include "runtime/kernels/kernel_util.h"
 #include "runtime/row_sums.h"
 
 namespace shrew::runtime::kernels {
@@ -101,8 +102,9 @@ TEST(ReduceRowsTest, OverSizeOneAxesEachOutputIsItsElement) {
 // 65,536 outputs: columns go in blocks of 1,024 on the stack, each summed
 // over the rows in order in double, exactly as the accumulator walk: the
 // same values, for column counts around the block and an empty reduced axis
-// (0 / 0 for mean and variance); smaller outputs, and rows of fewer than 64
-// columns, take the walk.
+// (0 / 0 for mean and variance); smaller outputs, and rows of fewer than 8
+// columns, take the walk (which needs its accumulators in the workspace:
+// the blocks keep theirs on the stack).
 template <typename T>
 void CheckColumns(K op, const Shape& shape, int64_t axis) {
   const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
@@ -155,7 +157,33 @@ TEST(ReduceRowsTest, ColumnsReducedOverFewRowsGoInBlocks) {
     CheckColumns<float>(op, {3, 600}, 0);       // the walk
     CheckColumns<float>(op, {0, 70000}, 0);
     CheckColumns<float>(op, {32769, 2, 2}, 1);  // 65,538 outputs in rows of 2: the walk
-    CheckColumns<double>(op, {1100, 3, 63}, 1); // 69,300 outputs, rows of 63: the walk
+    CheckColumns<double>(op, {9000, 3, 8}, 1);  // 72,000 outputs in rows of 8: blocks
+  }
+}
+
+// Which of the two a reduction takes shows in its workspace: the walk's
+// double accumulators, one per output (two for variance), aligned, or none.
+TEST(ReduceRowsTest, ColumnBlocksFromRowsOfEightColumnsOverMoreThan65536Outputs) {
+  for (K op : {K::kSum, K::kVariance}) {
+    const size_t per_output = op == K::kVariance ? 16 : 8;
+    for (const auto& [shape, outputs, blocks] : std::vector<std::tuple<Shape, int64_t, bool>>{
+             {{32769, 2, 2}, 65538, false}, {{9363, 2, 7}, 65541, false}, {{8193, 2, 8}, 65544, true},
+             {{3, 65537}, 65537, true}, {{8192, 2, 8}, 65536, false}}) {
+      SCOPED_TRACE(ShapeToString(shape));
+      auto spec = MakeSpec(op, {ir::DType::kF32}, ir::DType::kF32,
+                           Attr("dims", ir::AttrValue::Int(shape.size() == 3 ? 1 : 0)));
+      Result<KernelPtr> k = CreateKernel(spec->spec);
+      ASSERT_TRUE(k.ok());
+      const Shape out = shape.size() == 3 ? Shape{shape[0], shape[2]} : Shape{shape[1]};
+      ASSERT_EQ(NumElements(out), outputs);
+      Result<size_t> ws = (*k)->Reshape(std::vector<Shape>{shape}, out);
+      ASSERT_TRUE(ws.ok());
+      if (blocks) {
+        EXPECT_EQ(*ws, 0u);
+      } else {
+        EXPECT_GE(*ws, static_cast<size_t>(outputs) * per_output);  // plus alignment
+      }
+    }
   }
 }
 
