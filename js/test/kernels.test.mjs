@@ -294,6 +294,43 @@ test("casts to bool, from u8 and bool, and f32 -> f64 give each element's own va
   }
 });
 
+// max/min over rows of up to 63 take a row per SIMD lane in the wasm build
+// (four f32 or two f64 rows at a time, the rest one by one): each row's
+// elements in order, so NaN wins and the first of ±0 stays, as a plain loop.
+test("max and min over short rows give each row's own extreme, NaN and the first zero's sign included, in every lane", () => {
+  const edges = [NaN, -0, 0, Infinity, -Infinity, 1e-45, -3.5, 2.25];
+  for (const dtype of ["f32", "f64"]) {
+    const round = dtype === "f32" ? Math.fround : (v) => v;
+    for (const n of [1, 2, 3, 5, 16, 63]) {
+      const rows = 11;  // two groups of 4 (f32) or five of 2 (f64), then the rest
+      const xs = [];
+      for (let r = 0; r < rows; r++) {
+        for (let j = 0; j < n; j++) {
+          const e = (r * 7 + j * 3) % 13;
+          xs.push(round(e < edges.length && (r + j) % 3 === 0 ? edges[e] : Math.sin(r * 31 + j) * 4));
+        }
+      }
+      const p = shrew.compile(`@graph G { input x: Tensor<[R, ${n}], ${dtype}>; output hi: max(x, dim: -1); output lo: min(x, dim: -1); }`);
+      try {
+        const x = new Tensor(dtype, [rows, n], dtype === "f32" ? Float32Array.from(xs) : Float64Array.from(xs));
+        const out = p.run("G", { x });
+        for (let r = 0; r < rows; r++) {
+          let hi = -Infinity, lo = Infinity;
+          for (let j = 0; j < n; j++) {
+            const v = xs[r * n + j];
+            if (Number.isNaN(v) || v > hi) hi = Number.isNaN(hi) ? hi : v;
+            if (Number.isNaN(v) || v < lo) lo = Number.isNaN(lo) ? lo : v;
+          }
+          assert.ok(Object.is(out.hi.data[r], hi), `${dtype} max of row ${r} (n ${n}): ${out.hi.data[r]}, want ${hi}`);
+          assert.ok(Object.is(out.lo.data[r], lo), `${dtype} min of row ${r} (n ${n}): ${out.lo.data[r]}, want ${lo}`);
+        }
+      } finally {
+        p.dispose();
+      }
+    }
+  }
+});
+
 test("f32 % and integral ** in the wasm build: fmod's exact value with the divisor's sign, the rounded power", () => {
   // Both take double arithmetic in the wasm build (runtime/float_mod.h,
   // float_pow.h); JS numbers are doubles, so a plain loop gives the answers.

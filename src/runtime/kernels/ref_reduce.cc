@@ -24,6 +24,10 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/row_sums.h"
 
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
+
 namespace shrew::runtime::kernels {
 namespace {
 
@@ -50,6 +54,49 @@ bool Better(bool is_max, T v, T acc) {
   // NaN propagates: once the accumulator is NaN no comparison replaces it.
   return std::isnan(v) || (is_max ? v > acc : v < acc);
 }
+
+#ifdef __wasm_simd128__
+// max/min of rows of n elements into y, a row per lane: four f32 (two f64)
+// rows at a time, each lane taking its row's elements in order as the
+// scalar loop does (the same value, NaN payload and sign of zero included),
+// chosen by a bitselect where V8 compiles the scalar loop's select of
+// floats to a branch, which random rows mispredict (rows of 2: 3.5 ns an
+// element). Returns the rows done; the caller takes the rest.
+template <bool kMax>
+int64_t ShortRowExtremes(const float* x, float* y, int64_t rows, size_t n) {
+  const v128_t init = wasm_f32x4_splat(kMax ? -std::numeric_limits<float>::infinity()
+                                            : std::numeric_limits<float>::infinity());
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float* p = x + static_cast<size_t>(r) * n;
+    v128_t m = init;
+    for (size_t j = 0; j < n; ++j) {
+      const v128_t c = wasm_f32x4_make(p[j], p[n + j], p[2 * n + j], p[3 * n + j]);
+      const v128_t take = wasm_v128_or(kMax ? wasm_f32x4_gt(c, m) : wasm_f32x4_lt(c, m), wasm_f32x4_ne(c, c));
+      m = wasm_v128_bitselect(c, m, take);
+    }
+    wasm_v128_store(y + r, m);
+  }
+  return r;
+}
+template <bool kMax>
+int64_t ShortRowExtremes(const double* x, double* y, int64_t rows, size_t n) {
+  const v128_t init = wasm_f64x2_splat(kMax ? -std::numeric_limits<double>::infinity()
+                                            : std::numeric_limits<double>::infinity());
+  int64_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const double* p = x + static_cast<size_t>(r) * n;
+    v128_t m = init;
+    for (size_t j = 0; j < n; ++j) {
+      const v128_t c = wasm_f64x2_make(p[j], p[n + j]);
+      const v128_t take = wasm_v128_or(kMax ? wasm_f64x2_gt(c, m) : wasm_f64x2_lt(c, m), wasm_f64x2_ne(c, c));
+      m = wasm_v128_bitselect(c, m, take);
+    }
+    wasm_v128_store(y + r, m);
+  }
+  return r;
+}
+#endif
 
 template <typename T>
 class ReduceKernel final : public Kernel {
@@ -410,12 +457,23 @@ class ReduceKernel final : public Kernel {
     // much as a JS loop (initialising and folding the lanes per row).
     constexpr size_t kBlock = 16;
     const T init = kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-    if (dims_.size() == 2 && !red_[0] && red_[1] && dims_[1] < static_cast<int64_t>(kBlock)) {
+#ifdef __wasm_simd128__
+    // Rows of up to 63 take a lane each (ShortRowExtremes): 0.35 ns an
+    // element against the blocks' 1.9 (branches) at rows of 16.
+    constexpr int64_t kShortRow = 64;
+#else
+    constexpr int64_t kShortRow = kBlock;
+#endif
+    if (dims_.size() == 2 && !red_[0] && red_[1] && dims_[1] < kShortRow) {
       // Rows shorter than a block, one output each, in order as the
       // interpreter (ForEachRow's call and odometer per row of 4: 5x this).
       const int64_t rows = dims_[0];
       const size_t n = static_cast<size_t>(dims_[1]);
-      for (int64_t r = 0; r < rows; ++r) {
+      int64_t r = 0;
+#ifdef __wasm_simd128__
+      r = ShortRowExtremes<kMax>(x_, y_, rows, n);
+#endif
+      for (; r < rows; ++r) {
         const T* __restrict x = x_ + r * static_cast<int64_t>(n);
         T m = init;
         for (size_t i = 0; i < n; ++i) m = Better(kMax, x[i], m) ? x[i] : m;
