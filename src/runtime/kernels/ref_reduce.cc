@@ -56,41 +56,40 @@ bool Better(bool is_max, T v, T acc) {
 }
 
 #ifdef __wasm_simd128__
+// The row-per-lane pieces by lane type: a vector of one value, a column of
+// the rows (element j of each), and which lanes of c replace m.
+inline v128_t Splat(float v) { return wasm_f32x4_splat(v); }
+inline v128_t Splat(double v) { return wasm_f64x2_splat(v); }
+inline v128_t Column(const float* p, size_t n, size_t j) {
+  return wasm_f32x4_make(p[j], p[n + j], p[2 * n + j], p[3 * n + j]);
+}
+inline v128_t Column(const double* p, size_t n, size_t j) { return wasm_f64x2_make(p[j], p[n + j]); }
+template <bool kMax>
+v128_t Takes(v128_t c, v128_t m, float) {
+  return wasm_v128_or(kMax ? wasm_f32x4_gt(c, m) : wasm_f32x4_lt(c, m), wasm_f32x4_ne(c, c));
+}
+template <bool kMax>
+v128_t Takes(v128_t c, v128_t m, double) {
+  return wasm_v128_or(kMax ? wasm_f64x2_gt(c, m) : wasm_f64x2_lt(c, m), wasm_f64x2_ne(c, c));
+}
+
 // max/min of rows of n elements into y, a row per lane: four f32 (two f64)
 // rows at a time, each lane taking its row's elements in order as the
 // scalar loop does (the same value, NaN payload and sign of zero included),
 // chosen by a bitselect where V8 compiles the scalar loop's select of
 // floats to a branch, which random rows mispredict (rows of 2: 3.5 ns an
 // element). Returns the rows done; the caller takes the rest.
-template <bool kMax>
-int64_t ShortRowExtremes(const float* x, float* y, int64_t rows, size_t n) {
-  const v128_t init = wasm_f32x4_splat(kMax ? -std::numeric_limits<float>::infinity()
-                                            : std::numeric_limits<float>::infinity());
+template <bool kMax, typename T>
+int64_t ShortRowExtremes(const T* x, T* y, int64_t rows, size_t n) {
+  constexpr int64_t kLanes = 16 / sizeof(T);
+  const v128_t init = Splat(kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity());
   int64_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    const float* p = x + static_cast<size_t>(r) * n;
+  for (; r + kLanes <= rows; r += kLanes) {
+    const T* p = x + static_cast<size_t>(r) * n;
     v128_t m = init;
     for (size_t j = 0; j < n; ++j) {
-      const v128_t c = wasm_f32x4_make(p[j], p[n + j], p[2 * n + j], p[3 * n + j]);
-      const v128_t take = wasm_v128_or(kMax ? wasm_f32x4_gt(c, m) : wasm_f32x4_lt(c, m), wasm_f32x4_ne(c, c));
-      m = wasm_v128_bitselect(c, m, take);
-    }
-    wasm_v128_store(y + r, m);
-  }
-  return r;
-}
-template <bool kMax>
-int64_t ShortRowExtremes(const double* x, double* y, int64_t rows, size_t n) {
-  const v128_t init = wasm_f64x2_splat(kMax ? -std::numeric_limits<double>::infinity()
-                                            : std::numeric_limits<double>::infinity());
-  int64_t r = 0;
-  for (; r + 2 <= rows; r += 2) {
-    const double* p = x + static_cast<size_t>(r) * n;
-    v128_t m = init;
-    for (size_t j = 0; j < n; ++j) {
-      const v128_t c = wasm_f64x2_make(p[j], p[n + j]);
-      const v128_t take = wasm_v128_or(kMax ? wasm_f64x2_gt(c, m) : wasm_f64x2_lt(c, m), wasm_f64x2_ne(c, c));
-      m = wasm_v128_bitselect(c, m, take);
+      const v128_t c = Column(p, n, j);
+      m = wasm_v128_bitselect(c, m, Takes<kMax>(c, m, T{}));
     }
     wasm_v128_store(y + r, m);
   }
