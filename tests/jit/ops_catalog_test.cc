@@ -532,15 +532,19 @@ TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {
   }
 }
 
-// batch_norm of x: [N, C] walks x in memory order, every channel at once
-// (it strode across x channel by channel); [N, C, H, W] goes channel by
-// channel, each row's sums in partial sums (runtime/row_sums.h); each
+// batch_norm of x: [N, C] or with fewer than 128 elements per channel and
+// sample walks x in memory order, every channel at once (it strode across x
+// channel by channel); larger [N, C, H, W] goes channel by channel, each
+// row's sums in partial sums (runtime/row_sums.h); each
 // channel's statistics are summed in the interpreter's order,
 // so the tape equals the interpreter bit for bit, with and without weights,
 // f32 and f64, and a constant channel whose sqrt(σ² + eps) is below f32's
 // range computed in double as before.
 TEST(JitCatalog, BatchNormOfRowsIsTheInterpretersBitForBit) {
-  for (const std::string shape : {"37, 19", "5, 19, 3, 7", "3, 19, 5, 11"}) {
+  for (const Shape& dims : std::vector<Shape>{{37, 19}, {5, 19, 3, 7}, {3, 19, 5, 11}, {6, 19, 2}, {4, 19, 1, 3},
+                                              {3, 19, 2, 2}, {2, 19, 7}, {5, 19, 8}, {2, 19, 127}, {2, 19, 4, 32}}) {
+    std::string shape;
+    for (int64_t d : dims) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     for (const char* dtype : {"f32", "f64"}) {
       for (bool affine : {false, true}) {
         SCOPED_TRACE(shape + " " + dtype + (affine ? " w, b" : ""));
@@ -550,7 +554,7 @@ TEST(JitCatalog, BatchNormOfRowsIsTheInterpretersBitForBit) {
                                         : "  output y: batch_norm(x);\n}\n");
         const ir::DType dt = std::string(dtype) == "f32" ? kF32 : kF64;
         TensorMap feed;
-        feed.emplace("x", testing::RandomTensor(dt, shape == "37, 19" ? Shape{37, 19} : shape == "5, 19, 3, 7" ? Shape{5, 19, 3, 7} : Shape{3, 19, 5, 11}, 5, -40, 40));
+        feed.emplace("x", testing::RandomTensor(dt, dims, 5, -40, 40));
         if (affine) {
           feed.emplace("w", testing::RandomTensor(dt, {19}, 6));
           feed.emplace("b", testing::RandomTensor(dt, {19}, 7));

@@ -96,5 +96,34 @@ TEST(RowSums, ShortRowsTogetherAreEachRowsSum) {
   }
 }
 
+// AddShortRowSums adds each row's RowSum (RowSquaredDeviation) into its
+// accumulator plane after plane: the row walk's values bit for bit, for
+// every row length under the lanes and around them, -0 and mixed magnitudes
+// included.
+TEST(RowSums, ShortRowsAddedInMemoryOrderAreTheWalksSums) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 17, 64, 127, 300}) {
+    const size_t outer = 5, k = 7;
+    std::vector<double> x(outer * k * n);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = i % 11 == 0 ? -0.0 : u(rng) * std::pow(10.0, static_cast<int>(i % 7) * 3);
+    std::vector<double> mean(k);
+    for (double& m : mean) m = u(rng);
+    for (bool centred : {false, true}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (centred ? " centred" : ""));
+      std::vector<double> want(k, 0.0), got(k, 0.0);
+      for (size_t o = 0; o < outer; ++o) {
+        for (size_t j = 0; j < k; ++j) {
+          const double* row = x.data() + (o * k + j) * n;
+          want[j] += centred ? RowSquaredDeviation(row, n, mean[j]) : RowSum(row, n);
+        }
+      }
+      AddShortRowSums(x.data(), outer, k, n, centred ? mean.data() : nullptr, got.data());
+      for (size_t j = 0; j < k; ++j) EXPECT_EQ(std::signbit(got[j]), std::signbit(want[j])) << j;
+      for (size_t j = 0; j < k; ++j) EXPECT_EQ(got[j], want[j]) << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shrew::runtime

@@ -39,7 +39,7 @@ class BatchNormKernel final : public Kernel {
     c_ = x[1];
     inner_ = 1;
     for (size_t i = 2; i < x.size(); ++i) inner_ *= x[i];
-    if (inner_ == 1) {
+    if (ShortRows()) {
       for (std::vector<double>* v : {&sum_, &sq_, &mean_, &inv_denom_, &scale_, &shift_}) {
         v->assign(static_cast<size_t>(c_), 0.0);
       }
@@ -57,7 +57,7 @@ class BatchNormKernel final : public Kernel {
   Status Run() override {
     const int64_t count = n_ * inner_;
     if (count == 0) return Status::Ok();
-    if (inner_ == 1) return RunRows();
+    if (ShortRows()) return RunShortRows();
     const size_t inner = static_cast<size_t>(inner_);
     for (int64_t ch = 0; ch < c_; ++ch) {
       // Each row's sums in kRowSumLanes partial sums: one chain of dependent
@@ -88,52 +88,63 @@ class BatchNormKernel final : public Kernel {
   const char* impl_name() const override { return "ref"; }
 
  private:
-  // x: [N, C]. Run's arithmetic in memory order, every channel at once
-  // (channel by channel it strode across x: 3.5× slower than a plain JS loop
-  // at [1024, 1024]); each channel's sums are still taken over n in
-  // increasing order, so the values are bit for bit the same.
-  Status RunRows() {
-    const size_t c = static_cast<size_t>(c_);
-    const double count = static_cast<double>(n_);
+  // Fewer than 128 elements per channel and sample (x: [N, C] or [N, C, …]
+  // of small planes): RunShortRows. It gains 20-40% at 8-64 too; from 256
+  // each channel's rows are long enough to be taken channel by channel.
+  bool ShortRows() const { return inner_ < 128; }
+
+  // Run's arithmetic in memory order, every channel at once (channel by
+  // channel it strode across x: 3.5x slower than a plain JS loop at [1024,
+  // 1024], 4x the neighbouring shapes with 2-4 elements per channel and
+  // sample); each channel's sums are still RowSum's of each of its rows,
+  // added over n in increasing order, so the values are bit for bit the same.
+  Status RunShortRows() {
+    const size_t c = static_cast<size_t>(c_), n = static_cast<size_t>(n_), inner = static_cast<size_t>(inner_);
+    const double count = static_cast<double>(n_ * inner_);
     std::fill(sum_.begin(), sum_.end(), 0.0);
     std::fill(sq_.begin(), sq_.end(), 0.0);
-    double* __restrict sum = sum_.data();
-    double* __restrict sq = sq_.data();
-    for (int64_t bi = 0; bi < n_; ++bi) {
-      const T* __restrict row = x_ + bi * c_;
-      for (size_t ch = 0; ch < c; ++ch) sum[ch] += static_cast<double>(row[ch]);
-    }
+    AddShortRowSums(x_, n, c, inner, nullptr, sum_.data());
     double* __restrict mean = mean_.data();
-    for (size_t ch = 0; ch < c; ++ch) mean[ch] = sum[ch] / count;
-    for (int64_t bi = 0; bi < n_; ++bi) {
-      const T* __restrict row = x_ + bi * c_;
-      for (size_t ch = 0; ch < c; ++ch) {
-        const double d = static_cast<double>(row[ch]) - mean[ch];
-        sq[ch] += d * d;
-      }
-    }
+    for (size_t ch = 0; ch < c; ++ch) mean[ch] = sum_[ch] / count;
+    AddShortRowSums(x_, n, c, inner, mean, sq_.data());
     double* __restrict inv_denom = inv_denom_.data();
     double* __restrict scale = scale_.data();
     double* __restrict shift = shift_.data();
     for (size_t ch = 0; ch < c; ++ch) {
-      inv_denom[ch] = 1.0 / std::sqrt(sq[ch] / count + eps_);
+      inv_denom[ch] = 1.0 / std::sqrt(sq_[ch] / count + eps_);
       scale[ch] = w_ != nullptr ? static_cast<double>(w_[ch]) : 1.0;
       shift[ch] = b_ != nullptr ? static_cast<double>(b_[ch]) : 0.0;
     }
-    for (int64_t bi = 0; bi < n_; ++bi) {
-      const T* __restrict row = x_ + bi * c_;
-      T* __restrict out = y_ + bi * c_;
-      for (size_t ch = 0; ch < c; ++ch) {
-        out[ch] = static_cast<T>((static_cast<double>(row[ch]) - mean[ch]) * inv_denom[ch] * scale[ch] + shift[ch]);
-      }
+    if (inner == 1) {
+      NormalizeRows<1>(x_, y_, n, c, inner, mean, inv_denom, scale, shift);
+    } else {
+      NormalizeRows<0>(x_, y_, n, c, inner, mean, inv_denom, scale, shift);
     }
     return Status::Ok();
+  }
+
+  // y = (x − mean) · inv_denom · scale + shift per channel, in memory order
+  // (rows of kLen elements, or of len when kLen is 0), row pointers stepped
+  // per sample: one index running through x was 3% slower at [4096, 64].
+  template <size_t kLen>
+  static void NormalizeRows(const T* __restrict x, T* __restrict y, size_t n, size_t c, size_t len,
+                            const double* __restrict mean, const double* __restrict inv_denom,
+                            const double* __restrict scale, const double* __restrict shift) {
+    const size_t row = kLen == 0 ? len : kLen;
+    for (size_t bi = 0; bi < n; ++bi, x += c * row, y += c * row) {
+      for (size_t ch = 0; ch < c; ++ch) {
+        for (size_t e = 0; e < row; ++e) {
+          y[ch * row + e] =
+              static_cast<T>((static_cast<double>(x[ch * row + e]) - mean[ch]) * inv_denom[ch] * scale[ch] + shift[ch]);
+        }
+      }
+    }
   }
 
   size_t num_operands_;
   double eps_;
   int64_t n_ = 0, c_ = 0, inner_ = 0;
-  // Per channel, for [N, C] (RunRows); sized by Reshape.
+  // Per channel, for RunShortRows; sized by Reshape.
   std::vector<double> sum_, sq_, mean_, inv_denom_, scale_, shift_;
   const T* x_ = nullptr;
   const T* w_ = nullptr;

@@ -202,5 +202,46 @@ TEST(ReduceRowsTest, ShortColumnsOverTheFirstOrMiddleAxisRowAfterRow) {
   }
 }
 
+// x: [A, K, h, w] reduced over [0, 2, 3] (variance over [0, 2, 3] of NCHW,
+// batch_norm's statistics) with planes under 128 elements: each output is
+// the sum over a of RowSum of the (a, k) plane, in order, as the row walk
+// takes it — bit for bit, the variance from the centred second pass.
+template <typename T>
+void CheckOuterAndInner(K op, int64_t a, int64_t k, int64_t h, int64_t w) {
+  const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
+  SCOPED_TRACE(std::string(ir::OpName(op)) + " [" + std::to_string(a) + ", " + std::to_string(k) + ", " +
+               std::to_string(h) + ", " + std::to_string(w) + "] " + ir::DTypeName(dtype));
+  std::mt19937 rng(static_cast<unsigned>(a * 7919 + k * 131 + h * 17 + w));
+  Tensor x = RandomTensor(dtype, {a, k, h, w}, rng, 100, 101);
+  auto spec = MakeSpec(op, {dtype}, dtype, Attr("dims", ir::AttrValue::IntList({0, 2, 3})));
+  Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {k});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  const size_t n = static_cast<size_t>(h * w);
+  const double count = static_cast<double>(a) * static_cast<double>(n);
+  for (int64_t j = 0; j < k; ++j) {
+    auto row = [&](int64_t i) { return x.values<T>().data() + (i * k + j) * static_cast<int64_t>(n); };
+    double sum = 0;
+    for (int64_t i = 0; i < a; ++i) sum += RowSum(row(i), n);
+    double want = op == K::kMean ? sum / count : sum;
+    if (op == K::kVariance) {
+      double sq = 0;
+      for (int64_t i = 0; i < a; ++i) sq += RowSquaredDeviation(row(i), n, sum / count);
+      want = sq / count;
+    }
+    ASSERT_EQ(y->values<T>()[static_cast<size_t>(j)], static_cast<T>(want)) << "output " << j;
+  }
+}
+
+TEST(ReduceRowsTest, OuterAndInnerAxesOfSmallPlanesGiveTheWalksValues) {
+  for (K op : {K::kSum, K::kMean, K::kVariance}) {
+    for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {1, 3}, {2, 2}, {1, 5}, {7, 1}, {2, 4}, {3, 3}, {8, 8}, {1, 127}, {8, 16}, {3, 100}}) {
+      for (int64_t a : {1, 2, 37}) {
+        CheckOuterAndInner<float>(op, a, 19, h, w);
+        CheckOuterAndInner<double>(op, a, 5, h, w);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shrew::runtime::kernels
