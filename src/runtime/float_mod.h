@@ -7,6 +7,9 @@
 // quotient's integer part (a − k·b is a multiple of 2^min(exponents), too far
 // from 0 for the quotient's rounding to cross an integer), k·b has at most
 // 48 significant bits, and a − k·b is fmod's value, representable, so exact.
+// For f64 (`x % 3.0` over doubles in [-100, 100]: 29 ns an element through
+// libm in wasm) k·b is taken exactly as p + e by Dekker's product, while
+// |a / b| < 2^52 and |b| lies within 2^±900; see F64RemainderIfExact.
 #pragma once
 
 #include <cmath>
@@ -33,6 +36,44 @@ inline float F32RemainderIfExact(float a, float b, bool* exact) {
   return r == 0.0f ? std::copysign(0.0f, a) : r;  // fmod's zero has a's sign
 }
 
+// x = hi + lo exactly, each half of at most 26 significant bits (Veltkamp's
+// split; |x| < 2^996). Dekker's product below relies on every operation
+// being rounded on its own: no FMA contraction (neither wasm nor baseline
+// x86-64 has FMA, and no -march is given).
+inline void SplitDouble(double x, double* hi, double* lo) {
+  const double c = 134217729.0 * x;  // 2^27 + 1
+  *hi = c - (c - x);
+  *lo = x - *hi;
+}
+
+// fmod(a, b) for f64 when `exact` comes back true; false for NaN and
+// infinite quotients, |a / b| >= 2^52, |b| outside (2^-900, 2^900), and the
+// rare quotient rounded up to the next integer. k = trunc(a / b) is then
+// the exact quotient's integer part (rounding to nearest cannot fall below
+// an integer the true quotient reaches), k·b = p + e exactly (Dekker),
+// a − p is exact (Sterbenz: p/2 <= a <= 2p for k >= 1), and a − k·b is
+// fmod's value, representable, so (a − p) − e gives it exactly. When the
+// quotient rounded up, that r has the sign opposite to a's and is not
+// used. No branches, so that a row of them vectorises.
+inline double F64RemainderIfExact(double a, double b, bool* exact) {
+  const double q = a / b;
+  const double k = std::trunc(q);
+  double kh, kl, bh, bl;
+  SplitDouble(k, &kh, &kl);
+  SplitDouble(b, &bh, &bl);
+  const double p = k * b;
+  const double e = ((kh * bh - p) + kh * bl + kl * bh) + kl * bl;
+  const double r = (a - p) - e;
+  const double mb = std::fabs(b);
+  *exact = std::fabs(q) < 0x1p52 && mb > 0x1p-900 && mb < 0x1p900 && (r == 0 || (r < 0) == (a < 0));
+  // k = 0 means |a| < |b|: a itself (its -0 too).
+  const double v = k == 0 ? a : r;
+  return v == 0 ? std::copysign(0.0, a) : v;  // fmod's zero has a's sign
+}
+
+inline float RemainderIfExact(float a, float b, bool* exact) { return F32RemainderIfExact(a, b, exact); }
+inline double RemainderIfExact(double a, double b, bool* exact) { return F64RemainderIfExact(a, b, exact); }
+
 // The floored result from the truncated remainder r of a by b.
 template <typename T>
 inline T FlooredFromTruncated(T r, T b) {
@@ -41,9 +82,9 @@ inline T FlooredFromTruncated(T r, T b) {
 
 template <typename T>
 inline T FloatMod(T a, T b) {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     bool exact = false;
-    const float r = F32RemainderIfExact(a, b, &exact);
+    const T r = RemainderIfExact(a, b, &exact);
     if (exact) return FlooredFromTruncated(r, b);
   }
   return FlooredFromTruncated(LibmFmod(a, b), b);

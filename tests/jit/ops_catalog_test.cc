@@ -435,6 +435,11 @@ TEST(JitCatalog, F32ModIsFmodsExactValueWithTheDivisorsSign) {
   CheckOp("a % 6.2831855", {{"a", {8, 8}, kF32, -1e6, 1e6}});
   CheckOp("3.5 % a", {{"a", {700}, kF32, -9, 9}});
   CheckOp("(a * 1e9) % b", {{"a", {3, 300}, kF32, -9, 9}, {"b", {3, 1}, kF32, 0.5, 2}});
+  // f64 in blocks through Dekker's exact product (float_mod_test.cc checks
+  // the values against fmod), the large quotients through libm.
+  CheckOp("a % 6.283185307179586", {{"a", {8, 80}, kF64, -1e6, 1e6}});
+  CheckOp("3.5 % a", {{"a", {700}, kF64, -9, 9}});
+  CheckOp("(a * 1e17) % b", {{"a", {3, 300}, kF64, -9, 9}, {"b", {3, 1}, kF64, 0.5, 2}});
 }
 
 // Integer and f64 arithmetic on the tape, including in place (the output

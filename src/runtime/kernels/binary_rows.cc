@@ -246,23 +246,23 @@ void PowIntegralRow(const float* x, float* y, size_t n, int32_t k) {
   }
 }
 
-// f32 mod, a block at a time: the remainders that double arithmetic gives
+// Float mod, a block at a time: the remainders that double arithmetic gives
 // exactly (runtime/float_mod.h) in one vectorised loop, the rare rest
-// (|a / b| >= 2^24, NaN, inf, b = 0) again from libm's fmod; the block is
+// (large quotients, NaN, inf, b = 0) again through FloatMod; the block is
 // staged so that in place the operands are still there for that.
-template <bool kStepA, bool kStepB>
-void F32ModRowSteps(const float* a, const float* b, float* out, size_t n) {
+template <typename T, bool kStepA, bool kStepB>
+void FloatModRowSteps(const T* a, const T* b, T* out, size_t n) {
   constexpr size_t kBlock = 256;
-  float r[kBlock];
+  T r[kBlock];
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t len = n - start < kBlock ? n - start : kBlock;
-    const float* pa = a + (kStepA ? start : 0);
-    const float* pb = b + (kStepB ? start : 0);
+    const T* pa = a + (kStepA ? start : 0);
+    const T* pb = b + (kStepB ? start : 0);
     bool all_exact = true;
     for (size_t i = 0; i < len; ++i) {
-      const float x = pa[kStepA ? i : 0], y = pb[kStepB ? i : 0];
+      const T x = pa[kStepA ? i : 0], y = pb[kStepB ? i : 0];
       bool exact = false;
-      r[i] = FlooredFromTruncated(F32RemainderIfExact(x, y, &exact), y);
+      r[i] = FlooredFromTruncated(RemainderIfExact(x, y, &exact), y);
       all_exact &= exact;
     }
     if (!all_exact) {
@@ -272,14 +272,15 @@ void F32ModRowSteps(const float* a, const float* b, float* out, size_t n) {
   }
 }
 
-void F32ModRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
-  const float* pa = static_cast<const float*>(a);
-  const float* pb = static_cast<const float*>(b);
-  float* po = static_cast<float*>(out);
-  if (sa != 0 && sb != 0) return F32ModRowSteps<true, true>(pa, pb, po, n);
-  if (sa != 0) return F32ModRowSteps<true, false>(pa, pb, po, n);
-  if (sb != 0) return F32ModRowSteps<false, true>(pa, pb, po, n);
-  return F32ModRowSteps<false, false>(pa, pb, po, n);
+template <typename T>
+void FloatModRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+  const T* pa = static_cast<const T*>(a);
+  const T* pb = static_cast<const T*>(b);
+  T* po = static_cast<T*>(out);
+  if (sa != 0 && sb != 0) return FloatModRowSteps<T, true, true>(pa, pb, po, n);
+  if (sa != 0) return FloatModRowSteps<T, true, false>(pa, pb, po, n);
+  if (sb != 0) return FloatModRowSteps<T, false, true>(pa, pb, po, n);
+  return FloatModRowSteps<T, false, false>(pa, pb, po, n);
 }
 
 // Float pow: an exponent that is one value for the row gets a loop of its
@@ -381,7 +382,8 @@ BinaryRows ArithmeticRows(ir::OpKind op, ir::StorageType storage) {
     case K::kMul: return Arithmetic<Mul>(storage);
     case K::kDiv: return Arithmetic<Div>(storage);
     case K::kMod:
-      if (storage == S::kF32) return {&F32ModRow, 4, 4};
+      if (storage == S::kF32) return {&FloatModRow<float>, 4, 4};
+      if (storage == S::kF64) return {&FloatModRow<double>, 8, 8};
       return Arithmetic<Mod>(storage);
     case K::kPow:
       if (storage == S::kF32) return {&FloatPowRow<float>, 4, 4};
