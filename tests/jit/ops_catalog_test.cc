@@ -293,6 +293,39 @@ TEST(JitCatalog, ModAndPowFollowTheSpec) {
   EXPECT_TRUE(std::isnan(p[3]));
 }
 
+// Integer pow with one exponent for the tensor (2-4 with the exponent
+// written into the loop, others element by element): wrapping modulo
+// 2^bits as repeated multiplication, the values of a hand-written loop, for
+// i64 and u8, of an input and of a computed value (which the planner may
+// let the power overwrite).
+TEST(JitCatalog, IntegerPowByOneExponentWrapsAsRepeatedMultiplication) {
+  for (int64_t e : {0, 1, 2, 3, 4, 5, 63, 64, 200}) {
+    for (const char* dt : {"i64", "u8"}) {
+      for (bool in_place : {false, true}) {
+        SCOPED_TRACE(std::string(dt) + " ** " + std::to_string(e) + (in_place ? " in place" : ""));
+        const std::string expr = in_place ? "(a * 1) ** " + std::to_string(e) : "a ** " + std::to_string(e);
+        const std::string src = std::string("@graph G {\n  input a: Tensor<[700], ") + dt + ">;\n  output y: " + expr + ";\n}\n";
+        const bool u8 = std::string(dt) == "u8";
+        Tensor a = testing::RandomTensor(u8 ? ir::DType::kU8 : kI64, {700}, 9, u8 ? 0 : -5000, u8 ? 255 : 5000);
+        TensorMap feed;
+        feed.emplace("a", a);
+        TensorMap out;
+        ASSERT_TRUE(RunTape(src, feed, &out).ok());
+        for (size_t i = 0; i < 700; ++i) {
+          uint64_t want = 1;
+          const uint64_t x = u8 ? a.values<uint8_t>()[i] : static_cast<uint64_t>(a.values<int64_t>()[i]);
+          for (int64_t k = 0; k < e; ++k) want *= x;
+          if (u8) {
+            ASSERT_EQ(out.at("y").values<uint8_t>()[i], static_cast<uint8_t>(want)) << i;
+          } else {
+            ASSERT_EQ(out.at("y").values<int64_t>()[i], static_cast<int64_t>(want)) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // x ** 2, x ** 1 and x ** 0.5 are exact (x·x, x, sqrt with C pow's +0 for
 // −0 and +inf for −inf; runtime/float_pow.h), as one exponent for the tensor
 // (a loop of their own) or element by element, on both executors.

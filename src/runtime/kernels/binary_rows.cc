@@ -305,6 +305,38 @@ void FloatPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out
   BinaryRow(pa, sa, pb, sb, po, n, Pow<T>{});
 }
 
+// Integer pow with one small exponent for the row, its products written
+// out (this file is built without loop unrolling, so Pow's loop over the
+// exponent's bits stayed a loop per element, and scalar: i64 x ** 2 took 4x
+// x * x). Multiplication modulo 2^bits is associative: Pow's values.
+template <typename T, int kExponent>
+void IntegerPowRowOf(const T* x, T* y, size_t n) {
+  using U = std::make_unsigned_t<T>;
+  MapUnary(x, y, n, [](T v) {
+    const U u = static_cast<U>(v);
+    const U sq = static_cast<U>(u * u);
+    if constexpr (kExponent == 2) return static_cast<T>(sq);
+    if constexpr (kExponent == 3) return static_cast<T>(static_cast<U>(sq * u));
+    if constexpr (kExponent == 4) return static_cast<T>(static_cast<U>(sq * sq));
+  });
+}
+
+template <typename T>
+void IntegerPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+  const T* pa = static_cast<const T*>(a);
+  const T* pb = static_cast<const T*>(b);
+  T* po = static_cast<T*>(out);
+  if (sa != 0 && sb == 0) {
+    switch (pb[0]) {
+      case 2: return IntegerPowRowOf<T, 2>(pa, po, n);
+      case 3: return IntegerPowRowOf<T, 3>(pa, po, n);
+      case 4: return IntegerPowRowOf<T, 4>(pa, po, n);
+      default: break;
+    }
+  }
+  BinaryRow(pa, sa, pb, sb, po, n, Pow<T>{});
+}
+
 template <template <typename> class F>
 BinaryRows Arithmetic(S s) {
   switch (s) {
@@ -388,7 +420,9 @@ BinaryRows ArithmeticRows(ir::OpKind op, ir::StorageType storage) {
     case K::kPow:
       if (storage == S::kF32) return {&FloatPowRow<float>, 4, 4};
       if (storage == S::kF64) return {&FloatPowRow<double>, 8, 8};
-      return Arithmetic<Pow>(storage);
+      if (storage == S::kI64) return {&IntegerPowRow<int64_t>, 8, 8};
+      if (storage == S::kU8) return {&IntegerPowRow<uint8_t>, 1, 1};
+      return {};
     // relu takes floats only, and f32's is an XNNPACK stage.
     case K::kFusedAddRelu:
       if (storage == S::kF64) return {&ArithmeticRow<double, AddRelu>, 8, 8};
