@@ -369,6 +369,81 @@ test("f32 % and integral ** in the wasm build: fmod's exact value with the divis
   }
 });
 
+test("f64 % in the wasm build is fmod's value with the divisor's sign, bit for bit, at every magnitude", () => {
+  // Dekker's exact product in f64x2 lanes (runtime/float_mod.h), libm for the
+  // rest; JS % is C's fmod. Quotients beside integers, past 2^52, divisors
+  // near 2^±900, zeros, infinities and NaN, in every lane of a block.
+  const as = [], bs = [];
+  let s = 12345;
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) * 4 - 2;
+  for (let i = 0; i < 3000; i++) {
+    const b = rnd() * 2 ** (Math.floor(rnd() * 40) - (i % 3 === 0 ? 0 : 20));
+    let a = rnd() * 2 ** (Math.floor(rnd() * 60) - 20);
+    if (i % 5 === 1) a = Math.trunc(rnd() * 1e6) * b * (1 + (i % 2 ? 2 : -2) * 2 ** -52);
+    if (i % 7 === 2) a = b * 2 ** (50 + (i % 5)) * rnd();
+    if (i % 11 === 3) { a = rnd() * 2 ** 950; }
+    as.push(a); bs.push(b);
+  }
+  for (const a of [0, -0, 1, -7.5, Infinity, -Infinity, NaN, 5e-324, 2 ** 900, -(2 ** -900)]) {
+    for (const b of [0, -0, 3, -3, Infinity, NaN, 5e-324, 2 ** 899, 2 ** -899, 2 ** -901]) { as.push(a); bs.push(b); }
+  }
+  const p = shrew.compile(`@graph G { input a: Tensor<[N], f64>; input b: Tensor<[N], f64>; output m: a % b; output c: a % 0.1; }`);
+  try {
+    const out = p.run("G", { a: new Tensor("f64", [as.length], Float64Array.from(as)), b: new Tensor("f64", [bs.length], Float64Array.from(bs)) });
+    const floored = (x, y) => { const r = x % y; return r !== 0 && (r < 0) !== (y < 0) ? r + y : r; };
+    for (let i = 0; i < as.length; i++) {
+      assert.ok(Object.is(out.m.data[i], floored(as[i], bs[i])), `${as[i]} % ${bs[i]} = ${out.m.data[i]}, want ${floored(as[i], bs[i])}`);
+      assert.ok(Object.is(out.c.data[i], floored(as[i], 0.1)), `${as[i]} % 0.1 = ${out.c.data[i]}, want ${floored(as[i], 0.1)}`);
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
+test("integer ** 2, 3 and 4 wrap as repeated multiplication in the wasm build's lanes (i64 and u8)", () => {
+  const n = 517;
+  const xs = Array.from({ length: n }, (_, i) => BigInt(((i * 2654435761) % 4000000007) - 2000000000) * BigInt(i % 3 === 0 ? 1 : 77777));
+  const p = shrew.compile(`@graph G { input x: Tensor<[N], i64>; input u: Tensor<[N], u8>;
+    output a: x ** 2; output b: x ** 3; output c: x ** 4; output d: u ** 2; output e: u ** 3; output f: u ** 4; }`);
+  try {
+    const us = Array.from({ length: n }, (_, i) => (i * 37) % 256);
+    const out = p.run("G", { x: new Tensor("i64", [n], BigInt64Array.from(xs)), u: new Tensor("u8", [n], Uint8Array.from(us)) });
+    for (let i = 0; i < n; i++) {
+      for (const [name, e] of [["a", 2n], ["b", 3n], ["c", 4n]]) {
+        assert.equal(out[name].data[i], BigInt.asIntN(64, xs[i] ** e), `${xs[i]} ** ${e}`);
+      }
+      for (const [name, e] of [["d", 2], ["e", 3], ["f", 4]]) {
+        assert.equal(out[name].data[i], Number(BigInt(us[i]) ** BigInt(e) % 256n), `u8 ${us[i]} ** ${e}`);
+      }
+    }
+  } finally {
+    p.dispose();
+  }
+});
+
+test("f64 transposes and permutes in the wasm build move every element to its place, tile edges included", () => {
+  // 2 x 2 blocks of f64x2 shuffles inside 16 x 16 tiles (xnn_transpose.cc).
+  for (const [shape, perm] of [[[17, 33], [1, 0]], [[32, 16], [1, 0]], [[3, 31, 2], [2, 1, 0]], [[2, 5, 19, 18], [0, 3, 1, 2]], [[1, 2], [1, 0]], [[2, 1], [1, 0]]]) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const xs = Float64Array.from({ length: n }, (_, i) => i + 0.25);
+    const p = shrew.compile(`@graph G { input x: Tensor<[${shape.join(", ")}], f64>; output y: permute(x, dims: [${perm.join(", ")}]); }`);
+    try {
+      const y = p.run("G", { x: new Tensor("f64", shape, xs) }).y.data;
+      const outShape = perm.map((a) => shape[a]);
+      const inStrides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
+      const index = new Array(shape.length).fill(0);
+      for (let o = 0; o < n; o++) {
+        let at = 0;
+        for (let k = 0; k < perm.length; k++) at += index[k] * inStrides[perm[k]];
+        assert.equal(y[o], xs[at], `${shape} by ${perm}: output ${o}`);
+        for (let k = outShape.length - 1; k >= 0 && ++index[k] === outShape[k]; k--) index[k] = 0;
+      }
+    } finally {
+      p.dispose();
+    }
+  }
+});
+
 test("a string literal's broken UTF-8 reaches JS as U+FFFD, the same on every call", () => {
   // Strings of 16 bytes or less went through the glue's own decoder, which
   // completed a truncated sequence with the bytes after the string.
