@@ -421,14 +421,16 @@ test("integer ** 2, 3 and 4 wrap as repeated multiplication in the wasm build's 
   }
 });
 
-test("f64 transposes and permutes in the wasm build move every element to its place, tile edges included", () => {
-  // 2 x 2 blocks of f64x2 shuffles inside 16 x 16 tiles (xnn_transpose.cc).
-  for (const [shape, perm] of [[[17, 33], [1, 0]], [[32, 16], [1, 0]], [[3, 31, 2], [2, 1, 0]], [[2, 5, 19, 18], [0, 3, 1, 2]], [[1, 2], [1, 0]], [[2, 1], [1, 0]]]) {
+test("f64 transposes, and f32 ones from strides of 2 KiB, move every element to its place in the wasm build, tile edges included", () => {
+  // 2 x 2 blocks of f64x2 shuffles, 4 x 4 of f32x4, inside 16 x 16 tiles (xnn_transpose.cc).
+  for (const [dtype, shape, perm] of [["f64", [17, 33], [1, 0]], ["f64", [32, 16], [1, 0]], ["f64", [3, 31, 2], [2, 1, 0]],
+    ["f64", [2, 5, 19, 18], [0, 3, 1, 2]], ["f64", [1, 2], [1, 0]], ["f64", [2, 1], [1, 0]], ["f32", [37, 512], [1, 0]],
+    ["f32", [6, 1024], [1, 0]], ["f32", [2, 3, 3, 512], [0, 3, 1, 2]], ["f32", [19, 2048], [1, 0]]]) {
     const n = shape.reduce((a, b) => a * b, 1);
-    const xs = Float64Array.from({ length: n }, (_, i) => i + 0.25);
-    const p = shrew.compile(`@graph G { input x: Tensor<[${shape.join(", ")}], f64>; output y: permute(x, dims: [${perm.join(", ")}]); }`);
+    const xs = (dtype === "f64" ? Float64Array : Float32Array).from({ length: n }, (_, i) => i + 0.25);
+    const p = shrew.compile(`@graph G { input x: Tensor<[${shape.join(", ")}], ${dtype}>; output y: permute(x, dims: [${perm.join(", ")}]); }`);
     try {
-      const y = p.run("G", { x: new Tensor("f64", shape, xs) }).y.data;
+      const y = p.run("G", { x: new Tensor(dtype, shape, xs) }).y.data;
       const outShape = perm.map((a) => shape[a]);
       const inStrides = shape.map((_, k) => shape.slice(k + 1).reduce((a, b) => a * b, 1));
       const index = new Array(shape.length).fill(0);
