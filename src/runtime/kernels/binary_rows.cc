@@ -283,28 +283,6 @@ void FloatModRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out
   return FloatModRowSteps<T, false, false>(pa, pb, po, n);
 }
 
-// Float pow: an exponent that is one value for the row gets a loop of its
-// own, in which FloatPow's exact cases (2, 1, 0.5) and f32's integral
-// powers vectorise.
-template <typename T>
-void FloatPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
-  const T* pa = static_cast<const T*>(a);
-  const T* pb = static_cast<const T*>(b);
-  T* po = static_cast<T*>(out);
-  if (sa != 0 && sb == 0) {
-    const T e = pb[0];
-    if (e == T(2)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(2)); });
-    if (e == T(1)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(1)); });
-    if (e == T(0.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(0.5)); });
-    if constexpr (std::is_same_v<T, float>) {
-      int32_t k = 0;
-      // In place is fine: each block reads its x before writing its y.
-      if (IntegralExponent(e, &k)) return PowIntegralRow(pa, po, n, k);
-    }
-  }
-  BinaryRow(pa, sa, pb, sb, po, n, Pow<T>{});
-}
-
 // Integer pow with one small exponent for the row, its products written
 // out (this file is built without loop unrolling, so Pow's loop over the
 // exponent's bits stayed a loop per element, and scalar: i64 x ** 2 took 4x
@@ -321,17 +299,32 @@ void IntegerPowRowOf(const T* x, T* y, size_t n) {
   });
 }
 
+// pow: an exponent that is one value for the row gets a loop of its own, in
+// which FloatPow's exact cases (2, 1, 0.5), f32's integral powers and small
+// integer powers vectorise.
 template <typename T>
-void IntegerPowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
+void PowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
   const T* pa = static_cast<const T*>(a);
   const T* pb = static_cast<const T*>(b);
   T* po = static_cast<T*>(out);
   if (sa != 0 && sb == 0) {
-    switch (pb[0]) {
-      case 2: return IntegerPowRowOf<T, 2>(pa, po, n);
-      case 3: return IntegerPowRowOf<T, 3>(pa, po, n);
-      case 4: return IntegerPowRowOf<T, 4>(pa, po, n);
-      default: break;
+    const T e = pb[0];
+    if constexpr (std::is_floating_point_v<T>) {
+      if (e == T(2)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(2)); });
+      if (e == T(1)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(1)); });
+      if (e == T(0.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(0.5)); });
+      if constexpr (std::is_same_v<T, float>) {
+        int32_t k = 0;
+        // In place is fine: each block reads its x before writing its y.
+        if (IntegralExponent(e, &k)) return PowIntegralRow(pa, po, n, k);
+      }
+    } else {
+      switch (e) {
+        case 2: return IntegerPowRowOf<T, 2>(pa, po, n);
+        case 3: return IntegerPowRowOf<T, 3>(pa, po, n);
+        case 4: return IntegerPowRowOf<T, 4>(pa, po, n);
+        default: break;
+      }
     }
   }
   BinaryRow(pa, sa, pb, sb, po, n, Pow<T>{});
@@ -418,10 +411,10 @@ BinaryRows ArithmeticRows(ir::OpKind op, ir::StorageType storage) {
       if (storage == S::kF64) return {&FloatModRow<double>, 8, 8};
       return Arithmetic<Mod>(storage);
     case K::kPow:
-      if (storage == S::kF32) return {&FloatPowRow<float>, 4, 4};
-      if (storage == S::kF64) return {&FloatPowRow<double>, 8, 8};
-      if (storage == S::kI64) return {&IntegerPowRow<int64_t>, 8, 8};
-      if (storage == S::kU8) return {&IntegerPowRow<uint8_t>, 1, 1};
+      if (storage == S::kF32) return {&PowRow<float>, 4, 4};
+      if (storage == S::kF64) return {&PowRow<double>, 8, 8};
+      if (storage == S::kI64) return {&PowRow<int64_t>, 8, 8};
+      if (storage == S::kU8) return {&PowRow<uint8_t>, 1, 1};
       return {};
     // relu takes floats only, and f32's is an XNNPACK stage.
     case K::kFusedAddRelu:
