@@ -425,7 +425,8 @@ test("f64 transposes, and f32 ones from strides of 2 KiB, move every element to 
   // 2 x 2 blocks of f64x2 shuffles, 4 x 4 of f32x4, inside 16 x 16 tiles (xnn_transpose.cc).
   for (const [dtype, shape, perm] of [["f64", [17, 33], [1, 0]], ["f64", [32, 16], [1, 0]], ["f64", [3, 31, 2], [2, 1, 0]],
     ["f64", [2, 5, 19, 18], [0, 3, 1, 2]], ["f64", [1, 2], [1, 0]], ["f64", [2, 1], [1, 0]], ["f32", [37, 512], [1, 0]],
-    ["f32", [6, 1024], [1, 0]], ["f32", [2, 3, 3, 512], [0, 3, 1, 2]], ["f32", [19, 2048], [1, 0]]]) {
+    ["f32", [6, 1024], [1, 0]], ["f32", [2, 3, 3, 512], [0, 3, 1, 2]], ["f32", [19, 2048], [1, 0]],
+    ["f32", [6, 512, 7], [2, 1, 0]], ["f32", [5, 512, 3], [2, 1, 0]]]) {  // rows past the 4 x 4 blocks
     const n = shape.reduce((a, b) => a * b, 1);
     const xs = (dtype === "f64" ? Float64Array : Float32Array).from({ length: n }, (_, i) => i + 0.25);
     const p = shrew.compile(`@graph G { input x: Tensor<[${shape.join(", ")}], ${dtype}>; output y: permute(x, dims: [${perm.join(", ")}]); }`);

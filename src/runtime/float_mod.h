@@ -8,8 +8,9 @@
 // from 0 for the quotient's rounding to cross an integer), k·b has at most
 // 48 significant bits, and a − k·b is fmod's value, representable, so exact.
 // For f64 (`x % 3.0` over doubles in [-100, 100]: 29 ns an element through
-// libm in wasm) k·b is taken exactly as p + e by Dekker's product, while
-// |a / b| < 2^52 and |b| lies within 2^±900; see F64RemainderIfExact.
+// libm in wasm) a − k·b is taken exactly by Dekker's product (or one FMA
+// where the hardware has it), while |a / b| < 2^52 and |b| lies within
+// 2^±900; see F64RemainderIfExact.
 #pragma once
 
 #include <cmath>
@@ -36,34 +37,50 @@ inline float F32RemainderIfExact(float a, float b, bool* exact) {
   return r == 0.0f ? std::copysign(0.0f, a) : r;  // fmod's zero has a's sign
 }
 
+namespace detail {
+
 // x = hi + lo exactly, each half of at most 26 significant bits (Veltkamp's
-// split; |x| < 2^996). Dekker's product below relies on every operation
-// being rounded on its own: no FMA contraction (neither wasm nor baseline
-// x86-64 has FMA, and no -march is given).
+// split; needs |x| < 2^996 and every operation rounded on its own).
 inline void SplitDouble(double x, double* hi, double* lo) {
   const double c = 134217729.0 * x;  // 2^27 + 1
   *hi = c - (c - x);
   *lo = x - *hi;
 }
 
-// fmod(a, b) for f64 when `exact` comes back true; false for NaN and
-// infinite quotients, |a / b| >= 2^52, |b| outside (2^-900, 2^900), and the
-// rare quotient rounded up to the next integer. k = trunc(a / b) is then
-// the exact quotient's integer part (rounding to nearest cannot fall below
-// an integer the true quotient reaches), k·b = p + e exactly (Dekker),
-// a − p is exact (Sterbenz: p/2 <= a <= 2p for k >= 1), and a − k·b is
-// fmod's value, representable, so (a − p) − e gives it exactly. When the
-// quotient rounded up, that r has the sign opposite to a's and is not
-// used. No branches, so that a row of them vectorises.
-inline double F64RemainderIfExact(double a, double b, bool* exact) {
-  const double q = a / b;
-  const double k = std::trunc(q);
+// a − k·b for an integral k of at most 52 bits with a − k·b representable
+// and a − k·b, a within a factor of 2 of k·b: exact. With hardware FMA (where
+// compilers may also contract the products below into FMAs, which breaks
+// Dekker's product: GCC's default -ffp-contract=fast does) one fused
+// multiply-add gives it; without (wasm, baseline x86-64), Dekker's product
+// k·b = p + e, then (a − p) − e, each step exact (a − p by Sterbenz).
+inline double ExactRemainder(double a, double k, double b) {
+#if defined(__FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+  return std::fma(-k, b, a);
+#else
   double kh, kl, bh, bl;
   SplitDouble(k, &kh, &kl);
   SplitDouble(b, &bh, &bl);
   const double p = k * b;
   const double e = ((kh * bh - p) + kh * bl + kl * bh) + kl * bl;
-  const double r = (a - p) - e;
+  return (a - p) - e;
+#endif
+}
+
+}  // namespace detail
+
+// fmod(a, b) for f64 when `exact` comes back true; false for NaN and
+// infinite quotients, |a / b| >= 2^52, |b| outside (2^-900, 2^900) (where
+// the split's products could overflow or lose bits to underflow), and the
+// rare quotient rounded up to the next integer. k = trunc(a / b) is then
+// the exact quotient's integer part (rounding to nearest cannot fall below
+// an integer the true quotient reaches), and a − k·b is fmod's value,
+// representable, so detail::ExactRemainder gives it exactly. When the
+// quotient rounded up, that r has the sign opposite to a's and is not
+// used. No branches, so that a row of them vectorises.
+inline double F64RemainderIfExact(double a, double b, bool* exact) {
+  const double q = a / b;
+  const double k = std::trunc(q);
+  const double r = detail::ExactRemainder(a, k, b);
   const double mb = std::fabs(b);
   *exact = std::fabs(q) < 0x1p52 && mb > 0x1p-900 && mb < 0x1p900 && (r == 0 || (r < 0) == (a < 0));
   // k = 0 means |a| < |b|: a itself (its -0 too).

@@ -86,13 +86,7 @@ void ShortRowSums(const T* x, size_t rows, size_t n, double* sums) {
   for (size_t j = 0; j < lanes; ++j) column(j);
 }
 
-// x as [outer, k, n] with n <= kRowSumBlock: acc[j] += the sum of row (o, j)
-// for o = 0, 1, … in turn — of its values, or with mean given of their
-// squared deviations from mean[j] — each row's terms added as
-// LaneSumOfBlock adds them: RowSum's (RowSquaredDeviation's) value for every row, added in the row
-// walk's order, so the same bits, but in memory order and without a call
-// per row. Walking each j's rows down the planes, as batch_norm took its
-// channels, cost 4x the neighbouring shapes at n = 2–4.
+// AddShortRowSums's loop for rows of N elements (N = 0: of n).
 template <size_t N, bool kCentred, typename T>
 void AddShortRowSumsOf(const T* __restrict x, size_t outer, size_t k, size_t n, const double* __restrict mean,
                        double* __restrict acc) {
@@ -106,19 +100,13 @@ void AddShortRowSumsOf(const T* __restrict x, size_t outer, size_t k, size_t n, 
   size_t i = 0;
   for (size_t o = 0; o < outer; ++o) {
     if constexpr (N == 1) {
-      // acc[j] + (0 + t) is acc[j] + t: only t = -0 differs, and acc[j],
-      // a sum from +0, is never -0. Without the 0 + the loop vectorises.
+      // acc[j] + (0 + t) is acc[j] + t: only t = -0 differs, and acc[j]
+      // (see the contract) is never -0. Without the 0 + the loop vectorises.
       for (size_t j = 0; j < k; ++j) acc[j] += term(i + j, j);
       i += k;
-    } else if (N == 0 && len >= static_cast<size_t>(kRowSumLanes)) {
-      for (size_t j = 0; j < k; ++j, i += len) {
-        acc[j] += LaneSumOfBlock([&](size_t e) __attribute__((always_inline)) { return term(e, j); }, i, len);
-      }
     } else {
       for (size_t j = 0; j < k; ++j, i += len) {
-        double s = 0;
-        for (size_t e = 0; e < len; ++e) s += term(i + e, j);
-        acc[j] += s;
+        acc[j] += LaneSumOfBlock([&](size_t e) __attribute__((always_inline)) { return term(e, j); }, i, len);
       }
     }
   }
@@ -135,6 +123,16 @@ void AddShortRowSumsBy(const T* x, size_t outer, size_t k, size_t n, const doubl
   }
 }
 
+// x as [outer, k, n], 1 <= n <= kRowSumBlock: for o = 0, 1, … in turn,
+// acc[j] += the sum of row (o, j) — of its values, or, with mean given
+// (mean[j] for every row j of each plane), of their squared deviations from
+// it — each row's terms added as LaneSumOfBlock adds them: RowSum's
+// (RowSquaredDeviation's) value for every row, added in the row walk's
+// order, so the same bits, but in memory order and without a call per row
+// (walking each j's rows down the planes, as batch_norm took its channels,
+// cost 4x the neighbouring shapes at n = 2–4). acc holds sums started from
+// +0 (zeroed, or earlier such sums: never -0); x, mean and acc do not
+// overlap.
 template <typename T>
 void AddShortRowSums(const T* x, size_t outer, size_t k, size_t n, const double* mean, double* acc) {
   if (mean == nullptr) return AddShortRowSumsBy<false>(x, outer, k, n, mean, acc);

@@ -435,7 +435,7 @@ TEST(JitCatalog, F32IntegralPowersAreCorrectlyRoundedAndFollowCPow) {
 // Float floored modulo (runtime/float_mod.h): fmod's exact value with the
 // divisor's sign, by double arithmetic for f32 while |a / b| < 2^24 — the
 // same bits as libm's fmod, on both executors, large quotients included.
-TEST(JitCatalog, F32ModIsFmodsExactValueWithTheDivisorsSign) {
+TEST(JitCatalog, FloatModIsFmodsExactValueWithTheDivisorsSign) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> a = {-0.0f, 0.0f, 7.0f, -7.0f, 5.5f, -5.5f, inf, -inf, nan, 1e-45f, -1e-45f, 16777215.0f, 16777216.0f,
                           -16777217.0f, 3e38f, 1e-38f, 6.2831855f, -6.2831855f, 12.566371f};
@@ -468,8 +468,9 @@ TEST(JitCatalog, F32ModIsFmodsExactValueWithTheDivisorsSign) {
   CheckOp("a % 6.2831855", {{"a", {8, 8}, kF32, -1e6, 1e6}});
   CheckOp("3.5 % a", {{"a", {700}, kF32, -9, 9}});
   CheckOp("(a * 1e9) % b", {{"a", {3, 300}, kF32, -9, 9}, {"b", {3, 1}, kF32, 0.5, 2}});
-  // f64 in blocks through Dekker's exact product (float_mod_test.cc checks
-  // the values against fmod), the large quotients through libm.
+  // f64 rows in blocks, broadcast and computed operands: the scalar
+  // FloatMod's values (float_mod_test.cc checks those against fmod; here
+  // both executors share them), large quotients through libm.
   CheckOp("a % 6.283185307179586", {{"a", {8, 80}, kF64, -1e6, 1e6}});
   CheckOp("3.5 % a", {{"a", {700}, kF64, -9, 9}});
   CheckOp("(a * 1e17) % b", {{"a", {3, 300}, kF64, -9, 9}, {"b", {3, 1}, kF64, 0.5, 2}});

@@ -289,13 +289,18 @@ void FloatModRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out
 // x * x). Multiplication modulo 2^bits is associative: Pow's values.
 template <typename T, int kExponent>
 void IntegerPowRowOf(const T* x, T* y, size_t n) {
+  static_assert(kExponent >= 2 && kExponent <= 4);
   using U = std::make_unsigned_t<T>;
   MapUnary(x, y, n, [](T v) {
     const U u = static_cast<U>(v);
     const U sq = static_cast<U>(u * u);
-    if constexpr (kExponent == 2) return static_cast<T>(sq);
-    if constexpr (kExponent == 3) return static_cast<T>(static_cast<U>(sq * u));
-    if constexpr (kExponent == 4) return static_cast<T>(static_cast<U>(sq * sq));
+    if constexpr (kExponent == 2) {
+      return static_cast<T>(sq);
+    } else if constexpr (kExponent == 3) {
+      return static_cast<T>(static_cast<U>(sq * u));
+    } else {
+      return static_cast<T>(static_cast<U>(sq * sq));
+    }
   });
 }
 

@@ -89,8 +89,9 @@ class BatchNormKernel final : public Kernel {
 
  private:
   // Fewer than 128 elements per channel and sample (x: [N, C] or [N, C, …]
-  // of small planes): RunShortRows. It gains 20-40% at 8-64 too; from 256
-  // each channel's rows are long enough to be taken channel by channel.
+  // of small planes): RunShortRows. It gains 20-40% at 8-64 too, and equals
+  // the channel walk at 256, where each channel's rows are long enough; 128,
+  // the bound of the reductions' short rows, is between the two.
   bool ShortRows() const { return inner_ < 128; }
 
   // Run's arithmetic in memory order, every channel at once (channel by

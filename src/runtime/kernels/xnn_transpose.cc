@@ -10,8 +10,8 @@
 //                 wasm: a 512 x 512 f64 transpose took 1.1 ms, 13x f32's),
 //                 and 4-byte ones when that axis has at most 4 elements
 //                 (NCHW -> NHWC of 3 channels: whole rows of 3 gathered)
-//                 or its input stride is a multiple of 2 KiB (see
-//                 ConflictingStride);
+//                 or, in wasm, its input stride is a multiple of 2 KiB
+//                 (see SimdTilesFor4Bytes);
 //   rank <= 6     XNNPACK transpose_nd by element size (x8, x32, x64);
 //   otherwise     our own strided copy.
 #include <xnnpack.h>
@@ -98,12 +98,13 @@ class TransposeKernel final : public Kernel {
     bytes_ = static_cast<size_t>(NumElements(x)) * element_size_;
     SimplifyPermutation(x, *perm, &dims_, &perm_);
     // The output's rows are gathered from a strided input axis; narrow rows
-    // (NCHW -> NHWC of 3 channels) take our copy for 4-byte elements too.
+    // (NCHW -> NHWC of 3 channels) and, in wasm, rows gathered from strides
+    // of a multiple of 2 KiB take our copy for 4-byte elements too.
     const bool gathered = dims_.size() > 1 && perm_.back() != dims_.size() - 1;
     const bool narrow = gathered && dims_[perm_.back()] <= kNarrowColumns;
     mode_ = bytes_ == 0                                                     ? Mode::kEmpty
             : dims_.size() <= 1                                             ? Mode::kCopy
-            : gathered && (element_size_ == 8 || (element_size_ == 4 && (narrow || ConflictingStride()))) ? Mode::kTiled
+            : gathered && (element_size_ == 8 || (element_size_ == 4 && (narrow || SimdTilesFor4Bytes()))) ? Mode::kTiled
             : dims_.size() <= XNN_MAX_TENSOR_DIMS                           ? Mode::kXnn
                                                                             : Mode::kStrided;
     if (mode_ == Mode::kXnn) {
@@ -246,16 +247,20 @@ class TransposeKernel final : public Kernel {
   }
 
   // Whether the input stride of the output's innermost axis is a multiple
-  // of 2 KiB: the lines of a column of the input then share a few cache
-  // sets, and XNNPACK's transpose, walking a few input rows across all
-  // their columns, took 3.5x its time at other sizes (f32 [1024, 1024]
-  // 0.71 ns an element, [1000, 1000] 0.19; [64, 16384] 0.62). Our 16 x 16
-  // tiles of 4 x 4 blocks take 0.46 and 0.38 there, but 1.1-1.9x XNNPACK's
-  // time elsewhere.
-  bool ConflictingStride() const {
+  // of 2 KiB, in the wasm build (natively the tiles have no 4 x 4 blocks):
+  // the lines of a column of the input then share a few cache sets, and
+  // XNNPACK's transpose, walking a few input rows across all their columns,
+  // took 3.5x its time at other sizes (f32 [1024, 1024] 0.71 ns an element,
+  // [1000, 1000] 0.19; [64, 16384] 0.62). Our 16 x 16 tiles of 4 x 4
+  // blocks take 0.46 and 0.38 there, but 1.1-1.9x XNNPACK's time elsewhere.
+  bool SimdTilesFor4Bytes() const {
+#ifdef __wasm_simd128__
     size_t stride = element_size_;
     for (size_t a = perm_.back() + 1; a < dims_.size(); ++a) stride *= dims_[a];
     return stride % 2048 == 0;
+#else
+    return false;
+#endif
   }
 
   // Output rows of kNarrowColumns or fewer are copied whole, each a
@@ -333,9 +338,13 @@ class TransposeKernel final : public Kernel {
               size_t r = r0;
 #ifdef __wasm_simd128__
               if constexpr (sizeof(T) == 8) {
-                for (; r + 2 <= r1 && c1 - c0 >= 2; r += 2) PairOfRows(in + in_off + r, out + out_off + r * row_out_stride_, c0, c1);
-              } else {
-                for (; r + 4 <= r1 && c1 - c0 >= 4; r += 4) QuadOfRows(in + in_off + r, out + out_off + r * row_out_stride_, c0, c1);
+                for (; r + 2 <= r1 && c1 - c0 >= 2; r += 2) {
+                  PairOfRows(in + in_off + r, out + out_off + r * row_out_stride_, c0, c1);
+                }
+              } else if constexpr (sizeof(T) == 4) {
+                for (; r + 4 <= r1 && c1 - c0 >= 4; r += 4) {
+                  QuadOfRows(in + in_off + r, out + out_off + r * row_out_stride_, c0, c1);
+                }
               }
 #endif
               for (; r < r1; ++r) {

@@ -205,7 +205,9 @@ TEST(ReduceRowsTest, ShortColumnsOverTheFirstOrMiddleAxisRowAfterRow) {
 // x: [A, K, h, w] reduced over [0, 2, 3] (variance over [0, 2, 3] of NCHW,
 // batch_norm's statistics) with planes under 128 elements: each output is
 // the sum over a of RowSum of the (a, k) plane, in order, as the row walk
-// takes it — bit for bit, the variance from the centred second pass.
+// takes it — bit for bit, the variance from the centred second pass. The
+// f64 outputs carry the check (f32 rounding hides most orders); planes of
+// 128 and more are the walk itself, the boundary's other side.
 template <typename T>
 void CheckOuterAndInner(K op, int64_t a, int64_t k, int64_t h, int64_t w) {
   const ir::DType dtype = std::is_same_v<T, float> ? ir::DType::kF32 : ir::DType::kF64;
@@ -235,7 +237,7 @@ void CheckOuterAndInner(K op, int64_t a, int64_t k, int64_t h, int64_t w) {
 TEST(ReduceRowsTest, OuterAndInnerAxesOfSmallPlanesGiveTheWalksValues) {
   for (K op : {K::kSum, K::kMean, K::kVariance}) {
     for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {1, 3}, {2, 2}, {1, 5}, {7, 1}, {2, 4}, {3, 3}, {8, 8}, {1, 127}, {8, 16}, {3, 100}}) {
-      for (int64_t a : {1, 2, 37}) {
+      for (int64_t a : {2, 37}) {
         CheckOuterAndInner<float>(op, a, 19, h, w);
         CheckOuterAndInner<double>(op, a, 5, h, w);
       }
