@@ -304,7 +304,8 @@ TEST(JitCatalog, IntegerPowByOneExponentWrapsAsRepeatedMultiplication) {
       for (bool in_place : {false, true}) {
         SCOPED_TRACE(std::string(dt) + " ** " + std::to_string(e) + (in_place ? " in place" : ""));
         const std::string expr = in_place ? "(a * 1) ** " + std::to_string(e) : "a ** " + std::to_string(e);
-        const std::string src = std::string("@graph G {\n  input a: Tensor<[700], ") + dt + ">;\n  output y: " + expr + ";\n}\n";
+        const std::string src =
+            std::string("@graph G {\n  input a: Tensor<[700], ") + dt + ">;\n  output y: " + expr + ";\n}\n";
         const bool u8 = std::string(dt) == "u8";
         Tensor a = testing::RandomTensor(u8 ? ir::DType::kU8 : kI64, {700}, 9, u8 ? 0 : -5000, u8 ? 255 : 5000);
         TensorMap feed;

@@ -53,7 +53,9 @@ std::vector<std::pair<T, T>> Pairs(uint32_t seed, int min_exp, int max_exp) {
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
   std::vector<std::pair<T, T>> pairs;
   for (T a : {T(0), -T(0), T(1), T(-7), inf, -inf, nan, std::numeric_limits<T>::denorm_min()}) {
-    for (T b : {T(0), -T(0), T(3), T(-3), inf, -inf, nan, std::numeric_limits<T>::denorm_min()}) pairs.emplace_back(a, b);
+    for (T b : {T(0), -T(0), T(3), T(-3), inf, -inf, nan, std::numeric_limits<T>::denorm_min()}) {
+      pairs.emplace_back(a, b);
+    }
   }
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mant(-2, 2);

@@ -106,7 +106,9 @@ TEST(RowSums, ShortRowsAddedInMemoryOrderAreTheWalksSums) {
   for (size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 17, 64, 127, 300}) {
     const size_t outer = 5, k = 7;
     std::vector<double> x(outer * k * n);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = i % 11 == 0 ? -0.0 : u(rng) * std::pow(10.0, static_cast<int>(i % 7) * 3);
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = i % 11 == 0 ? -0.0 : u(rng) * std::pow(10.0, static_cast<int>(i % 7) * 3);
+    }
     std::vector<double> mean(k);
     for (double& m : mean) m = u(rng);
     for (bool centred : {false, true}) {

@@ -88,11 +88,12 @@ class BatchNormKernel final : public Kernel {
   const char* impl_name() const override { return "ref"; }
 
  private:
-  // Fewer than 128 elements per channel and sample (x: [N, C] or [N, C, …]
-  // of small planes): RunShortRows. It gains 20-40% at 8-64 too, and equals
-  // the channel walk at 256, where each channel's rows are long enough; 128,
-  // the bound of the reductions' short rows, is between the two.
-  bool ShortRows() const { return inner_ < 128; }
+  // Fewer than kShortRowsBelow elements per channel and sample (x: [N, C] or
+  // [N, C, …] of small planes): RunShortRows. It gains 20-40% at 8-64 too,
+  // and equals the channel walk at 256, where each channel's rows are long
+  // enough; 128, the bound of the reductions' short rows, is between the two.
+  static constexpr int64_t kShortRowsBelow = 128;
+  bool ShortRows() const { return inner_ < kShortRowsBelow; }
 
   // Run's arithmetic in memory order, every channel at once (channel by
   // channel it strode across x: 3.5x slower than a plain JS loop at [1024,

@@ -102,11 +102,12 @@ class TransposeKernel final : public Kernel {
     // of a multiple of 2 KiB take our copy for 4-byte elements too.
     const bool gathered = dims_.size() > 1 && perm_.back() != dims_.size() - 1;
     const bool narrow = gathered && dims_[perm_.back()] <= kNarrowColumns;
-    mode_ = bytes_ == 0                                                     ? Mode::kEmpty
-            : dims_.size() <= 1                                             ? Mode::kCopy
-            : gathered && (element_size_ == 8 || (element_size_ == 4 && (narrow || SimdTilesFor4Bytes()))) ? Mode::kTiled
-            : dims_.size() <= XNN_MAX_TENSOR_DIMS                           ? Mode::kXnn
-                                                                            : Mode::kStrided;
+    const bool tiled = gathered && (element_size_ == 8 || (element_size_ == 4 && (narrow || SimdTilesFor4Bytes())));
+    mode_ = bytes_ == 0                           ? Mode::kEmpty
+            : dims_.size() <= 1                   ? Mode::kCopy
+            : tiled                               ? Mode::kTiled
+            : dims_.size() <= XNN_MAX_TENSOR_DIMS ? Mode::kXnn
+                                                  : Mode::kStrided;
     if (mode_ == Mode::kXnn) {
       xnn_status s =
           element_size_ == 1

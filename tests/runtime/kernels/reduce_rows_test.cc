@@ -236,7 +236,8 @@ void CheckOuterAndInner(K op, int64_t a, int64_t k, int64_t h, int64_t w) {
 
 TEST(ReduceRowsTest, OuterAndInnerAxesOfSmallPlanesGiveTheWalksValues) {
   for (K op : {K::kSum, K::kMean, K::kVariance}) {
-    for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {1, 3}, {2, 2}, {1, 5}, {7, 1}, {2, 4}, {3, 3}, {8, 8}, {1, 127}, {8, 16}, {3, 100}}) {
+    for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{
+             {1, 2}, {1, 3}, {2, 2}, {1, 5}, {7, 1}, {2, 4}, {3, 3}, {8, 8}, {1, 127}, {8, 16}, {3, 100}}) {
       for (int64_t a : {2, 37}) {
         CheckOuterAndInner<float>(op, a, 19, h, w);
         CheckOuterAndInner<double>(op, a, 5, h, w);
