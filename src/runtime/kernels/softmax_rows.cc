@@ -27,12 +27,10 @@ void Rows(const T* in, T* out, size_t n, size_t len_arg) {
       for (size_t j = 0; j < len; ++j) y[j] = x[j] - top;
     }
     T* __restrict y = out;
-    for (size_t i = b0; i < b1; ++i) {
-      if constexpr (std::is_same_v<T, float>) {
-        y[i] = ExpOne(y[i]);
-      } else {
-        y[i] = std::exp(y[i]);
-      }
+    if constexpr (std::is_same_v<T, float>) {
+      ExpRow(y + b0, y + b0, b1 - b0);
+    } else {
+      for (size_t i = b0; i < b1; ++i) y[i] = std::exp(y[i]);
     }
     for (size_t r = b0; r < b1; r += len) {
       T sum = 0;

@@ -145,8 +145,8 @@ bool KeepSet(uint32_t* masks, size_t n, F&& keep) {
 
 }  // namespace
 
-void LogF32(const float* in, float* out, size_t n) { MapUnary(in, out, n, LogOne); }
-void ExpF32(const float* in, float* out, size_t n) { MapUnary(in, out, n, ExpOne); }
+void LogF32(const float* in, float* out, size_t n) { LogRow(in, out, n); }
+void ExpF32(const float* in, float* out, size_t n) { ExpRow(in, out, n); }
 
 bool UnaryStage::Supports(ir::OpKind op) {
   using K = ir::OpKind;
