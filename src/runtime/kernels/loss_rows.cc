@@ -36,8 +36,11 @@ T RowMaxOf(const T* x, size_t n) {
   return m;
 }
 
-inline float Exp(float x) { return ExpOne(x); }
-inline double Exp(double x) { return std::exp(x); }
+// v[i] = exp(v[i]) for i < n (f32: ExpRow, four lanes at a time).
+inline void ExpInPlace(float* v, size_t n) { ExpRow(v, v, n); }
+inline void ExpInPlace(double* v, size_t n) {
+  for (size_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
+}
 
 template <typename T>
 void RowsLogSumExpOf(const T* x, size_t rows, size_t n, T* m, double* log_sum, T* scratch) {
@@ -45,7 +48,8 @@ void RowsLogSumExpOf(const T* x, size_t rows, size_t n, T* m, double* log_sum, T
     for (size_t r = 0; r < rows; ++r, x += n) {
       const T mr = RowMaxOf(x, n);  // a local: scratch may alias m as far as the compiler knows
       m[r] = mr;
-      for (size_t j = 0; j < n; ++j) scratch[j] = Exp(x[j] - mr);
+      for (size_t j = 0; j < n; ++j) scratch[j] = x[j] - mr;
+      ExpInPlace(scratch, n);
       log_sum[r] = std::log(RowSum(scratch, n));
     }
     return;
@@ -61,8 +65,7 @@ void RowsLogSumExpOf(const T* x, size_t rows, size_t n, T* m, double* log_sum, T
   for (size_t r = 0; r < rows; ++r) {
     for (size_t j = 0; j < n; ++j) scratch[r * n + j] = x[r * n + j] - max[r];
   }
-  const size_t count = rows * n;
-  for (size_t i = 0; i < count; ++i) scratch[i] = Exp(scratch[i]);
+  ExpInPlace(scratch, rows * n);
   double sum[kLogSumExpRows];
   ShortRowSums(scratch, rows, n, sum);
   for (size_t r = 0; r < rows; ++r) {
