@@ -10,9 +10,27 @@ namespace shrew::runtime::kernels {
 namespace {
 
 constexpr size_t kRowsBlock = 2048;
+// Short rows of fewer elements than this go row by row. The row loops'
+// selects are branches in V8's code: fast while the predictor knows the
+// rows (the same input again: 512 rows of 4 took 0.85x the planes' time),
+// not over new data (4,096 rows of 4, 16 inputs in turn: 87 µs a call
+// against 67 with planes; 65,536 rows of 4, the same input: 4.6 against
+// 2.5 ns an element).
+constexpr size_t kPlanesFrom = 16384;
 
-// kLen: the row length when fixed (rows of 2 to 8 take a copy of the loops
-// the compiler unrolls: 2 columns 4.5 -> 2.8 ms per 1M elements), else 0.
+// v[i] = exp(v[i]) for i < n (f32: ExpRow, ExpOne's bits four at a time).
+template <typename T>
+void ExpInPlace(T* v, size_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    ExpRow(v, v, n);
+  } else {
+    for (size_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
+  }
+}
+
+// Rows of any length, a block of whole rows at a time. kLen: the row
+// length when fixed (rows of 2 to 8 take a copy of the loops the compiler
+// unrolls: 2 columns 4.5 -> 2.8 ms per 1M elements), else 0.
 template <typename T, size_t kLen>
 void Rows(const T* in, T* out, size_t n, size_t len_arg) {
   const size_t len = kLen != 0 ? kLen : len_arg;
@@ -41,10 +59,63 @@ void Rows(const T* in, T* out, size_t n, size_t len_arg) {
   }
 }
 
+// Rows of kLen (2 to 8): a block of rows is copied into kLen planes (plane
+// j holds every row's element j), so that each step is one loop across the
+// rows' lanes instead of a short loop per row (rows of 4: 4.7 ns an element
+// row by row). The same operations in the same order as Rows: the maximum
+// from element 0 on, the sum from 0 in T, the reciprocal in double.
+template <typename T, size_t kLen>
+[[gnu::noinline]] void ShortRows(const T* in, T* out, size_t n) {
+  constexpr size_t kBlockRows = kRowsBlock / kLen;
+  T plane[kLen * kBlockRows];
+  T top[kBlockRows];
+  const size_t rows = n / kLen;
+  for (size_t r0 = 0; r0 < rows; r0 += kBlockRows) {
+    const size_t m = std::min(kBlockRows, rows - r0);
+    const T* x = in + r0 * kLen;
+    for (size_t r = 0; r < m; ++r) {
+      for (size_t j = 0; j < kLen; ++j) plane[j * m + r] = x[r * kLen + j];
+    }
+    for (size_t r = 0; r < m; ++r) top[r] = plane[r];
+    for (size_t j = 1; j < kLen; ++j) {
+      const T* p = plane + j * m;
+      for (size_t r = 0; r < m; ++r) top[r] = p[r] > top[r] ? p[r] : top[r];
+    }
+    for (size_t j = 0; j < kLen; ++j) {
+      T* p = plane + j * m;
+      for (size_t r = 0; r < m; ++r) p[r] -= top[r];
+    }
+    ExpInPlace(plane, kLen * m);
+    T* sum = top;  // the maxima are no longer needed
+    for (size_t r = 0; r < m; ++r) sum[r] = 0;
+    for (size_t j = 0; j < kLen; ++j) {
+      const T* p = plane + j * m;
+      for (size_t r = 0; r < m; ++r) sum[r] += p[r];
+    }
+    for (size_t r = 0; r < m; ++r) sum[r] = static_cast<T>(1.0 / static_cast<double>(sum[r]));
+    T* y = out + r0 * kLen;
+    for (size_t r = 0; r < m; ++r) {
+      for (size_t j = 0; j < kLen; ++j) y[r * kLen + j] = plane[j * m + r] * sum[r];
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void SoftmaxRows(const T* x, T* y, size_t n, size_t len) {
+  if (n >= kPlanesFrom) {
+    switch (len) {
+      case 2: return ShortRows<T, 2>(x, y, n);
+      case 3: return ShortRows<T, 3>(x, y, n);
+      case 4: return ShortRows<T, 4>(x, y, n);
+      case 5: return ShortRows<T, 5>(x, y, n);
+      case 6: return ShortRows<T, 6>(x, y, n);
+      case 7: return ShortRows<T, 7>(x, y, n);
+      case 8: return ShortRows<T, 8>(x, y, n);
+      default: break;
+    }
+  }
   switch (len) {
     case 2: return Rows<T, 2>(x, y, n, 2);
     case 3: return Rows<T, 3>(x, y, n, 3);

@@ -5,6 +5,8 @@
 #include <random>
 
 #include "runtime/kernels/kernel_test_util.h"
+#include "runtime/kernels/softmax_rows.h"
+#include "runtime/kernels/vector_math.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -208,6 +210,65 @@ TEST(SoftmaxKernelTest, ShortRowsFollowTheFormulaRowByRow) {
     SoftmaxTester().InputShape({3, 7, len}).Axis(-1).DType(ir::DType::kF64).InPlace(len % 2 == 1)
         .ExpectImpl("ref_rows").Test();
   }
+}
+
+// Row by row, in the order softmax_rows.h states: the maximum from element
+// 0 on (`>`), exp of x − max (f32: ExpOne), the sum from 0 in T, the
+// reciprocal in double, each element times it.
+template <typename T>
+std::vector<T> SoftmaxRowByRow(const std::vector<T>& x, size_t len) {
+  std::vector<T> y(x.size());
+  for (size_t r = 0; r < x.size(); r += len) {
+    T top = x[r];
+    for (size_t j = 1; j < len; ++j) top = x[r + j] > top ? x[r + j] : top;
+    T sum = 0;
+    for (size_t j = 0; j < len; ++j) {
+      const T d = x[r + j] - top;
+      if constexpr (std::is_same_v<T, float>) {
+        y[r + j] = ExpOne(d);
+      } else {
+        y[r + j] = std::exp(d);
+      }
+      sum += y[r + j];
+    }
+    const T inv = static_cast<T>(1.0 / static_cast<double>(sum));
+    for (size_t j = 0; j < len; ++j) y[r + j] *= inv;
+  }
+  return y;
+}
+
+template <typename T>
+void ExpectShortRowsInPlanesAsRowByRow() {
+  // 8,209 rows: past the planes' threshold for every length, the last
+  // block partial; a few rows with infinities and a NaN.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-30, 30);
+  for (size_t len = 2; len <= 8; ++len) {
+    SCOPED_TRACE(len);
+    std::vector<T> x(8209 * len);
+    for (T& v : x) v = static_cast<T>(u(rng));
+    x[5 * len] = INFINITY;
+    x[7 * len + 1] = -INFINITY;
+    x[4000 * len + len - 1] = NAN;
+    for (size_t j = 0; j < len; ++j) x[6000 * len + j] = -INFINITY;
+    const std::vector<T> want = SoftmaxRowByRow(x, len);
+    std::vector<T> y(x.size());
+    SoftmaxRows(x.data(), y.data(), x.size(), len);
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (std::isnan(want[i])) {
+        ASSERT_TRUE(std::isnan(y[i])) << i;
+      } else {
+        ASSERT_EQ(y[i], want[i]) << i;
+      }
+    }
+    SoftmaxRows(x.data(), x.data(), x.size(), len);  // in place
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) << i;
+  }
+}
+
+TEST(SoftmaxKernelTest, ManyShortRowsGoThroughPlanesWithTheRowByRowBits) {
+  ExpectShortRowsInPlanesAsRowByRow<float>();
+  ExpectShortRowsInPlanesAsRowByRow<double>();
 }
 
 // Worst relative error of softmax(x) along `axis` of [outer, len, inner]
