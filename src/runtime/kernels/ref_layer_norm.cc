@@ -6,6 +6,7 @@
 // any shape that broadcasts to x's shape works; each row of x meets the w/b
 // row its outer index selects. Statistics accumulate in double with
 // independent partial sums, so the loops vectorise without -ffast-math.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -105,10 +106,25 @@ class LayerNormKernel final : public Kernel {
       return Status::Ok();
     }
     loop_.ForEachRow([&](const std::array<int64_t, 2>& off, int64_t out_off) {
-      for (int64_t t = 0; t < loop_.inner(); ++t) {
-        const size_t row = static_cast<size_t>(out_off + t);
-        NormalizeRow(x_ + row * d_, w_ + (off[0] + t * sw) * wl, w_step, b_ + (off[1] + t * sb) * bl, b_step,
-                     y_ + row * d_);
+      // The rows' statistics a block at a time, each pass over the block's
+      // rows before the next: one row's sums, square root and division are
+      // a chain of dependent steps, which the next row's overlap only when
+      // they come next in the code (rows of 64: 1.0 -> 0.81 ns an element in
+      // wasm). Each row's operations are unchanged, so are its bits.
+      RowStats stats[kStatsBlock];
+      for (int64_t t0 = 0; t0 < loop_.inner(); t0 += kStatsBlock) {
+        const int64_t rows = std::min<int64_t>(kStatsBlock, loop_.inner() - t0);
+        const T* x = x_ + static_cast<size_t>(out_off + t0) * d_;
+        for (int64_t t = 0; t < rows; ++t) stats[t].mean = RowSum(x + t * d_, d_) / static_cast<double>(d_);
+        for (int64_t t = 0; t < rows; ++t) {
+          const double var = RowSquaredDeviation(x + t * d_, d_, stats[t].mean) / static_cast<double>(d_);
+          stats[t].denom = std::sqrt(var + eps_);
+        }
+        for (int64_t t = 0; t < rows; ++t) {
+          const int64_t u = t0 + t;
+          NormalizeRow(x + t * d_, stats[t], w_ + (off[0] + u * sw) * wl, w_step, b_ + (off[1] + u * sb) * bl,
+                       b_step, y_ + static_cast<size_t>(out_off + u) * d_);
+        }
       }
     });
     return Status::Ok();
@@ -118,14 +134,18 @@ class LayerNormKernel final : public Kernel {
   const char* impl_name() const override { return "ref"; }
 
  private:
-  void NormalizeRow(const T* x, const T* w, int64_t w_step, const T* b, int64_t b_step, T* y) const {
-    const double mean = RowSum(x, d_) / static_cast<double>(d_);
-    const double var = RowSquaredDeviation(x, d_, mean) / static_cast<double>(d_);
+  struct RowStats {
+    double mean, denom;  // μ and sqrt(σ² + eps)
+  };
+  static constexpr int64_t kStatsBlock = 32;
+
+  void NormalizeRow(const T* x, const RowStats& stats, const T* w, int64_t w_step, const T* b, int64_t b_step,
+                    T* y) const {
+    const double mean = stats.mean, denom = stats.denom;
     // μ as hi + lo: x − hi is exact when x is near μ (Sterbenz), so a large
     // common offset does not cost the centred values their precision.
     const T mu = static_cast<T>(mean);
     const T mu_lo = static_cast<T>(mean - static_cast<double>(mu));
-    const double denom = std::sqrt(var + eps_);
     const T rstd = static_cast<T>(1.0 / denom);
     const size_t ws = static_cast<size_t>(w_step), bs = static_cast<size_t>(b_step);
     if (!std::isnormal(rstd)) {

@@ -124,6 +124,14 @@ TEST(LayerNormKernelTest, EpsInPlaceLargeOffsetAndEmpty) {
   LayerNormTester().InputShape({3, 0}).Test();
 }
 
+TEST(LayerNormKernelTest, RowsPastOneStatisticsBlock) {
+  // The statistics go 32 rows at a time: 77 rows (a partial last block),
+  // in place; and 40 rows per weight row (a block boundary inside each).
+  LayerNormTester().InputShape({77, 24}).Weight({24}).Bias({24}).InPlace(true).Test();
+  LayerNormTester().InputShape({5, 40, 8}).Weight({5, 1, 8}).Bias({1, 40, 1}).Test();
+  LayerNormTester().InputShape({70, 64}).DType(ir::DType::kF64).Weight({64}).Test();
+}
+
 TEST(LayerNormKernelTest, ConstantRowIsBias) {
   // σ² = 0: y = 0·w + b.
   Result<Tensor> x = Tensor::FromVector<float>(ir::DType::kF32, {1, 3}, {2, 2, 2});
