@@ -10,23 +10,13 @@ namespace shrew::runtime::kernels {
 namespace {
 
 constexpr size_t kRowsBlock = 2048;
-// Short rows of fewer elements than this go row by row. The row loops'
+// Short f32 rows of fewer elements than this go row by row. The row loops'
 // selects are branches in V8's code: fast while the predictor knows the
 // rows (the same input again: 512 rows of 4 took 0.85x the planes' time),
-// not over new data (4,096 rows of 4, 16 inputs in turn: 87 µs a call
-// against 67 with planes; 65,536 rows of 4, the same input: 4.6 against
-// 2.5 ns an element).
+// not over new data (4,096 rows of 4, 16 inputs in turn: 87-100 µs a call
+// against 55-58 with planes, the same input 46-52 against 52; 65,536 rows
+// of 4, the same input: 4.6 against 2.5 ns an element).
 constexpr size_t kPlanesFrom = 16384;
-
-// v[i] = exp(v[i]) for i < n (f32: ExpRow, ExpOne's bits four at a time).
-template <typename T>
-void ExpInPlace(T* v, size_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    ExpRow(v, v, n);
-  } else {
-    for (size_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
-  }
-}
 
 // Rows of any length, a block of whole rows at a time. kLen: the row
 // length when fixed (rows of 2 to 8 take a copy of the loops the compiler
@@ -59,44 +49,65 @@ void Rows(const T* in, T* out, size_t n, size_t len_arg) {
   }
 }
 
-// Rows of kLen (2 to 8): a block of rows is copied into kLen planes (plane
-// j holds every row's element j), so that each step is one loop across the
-// rows' lanes instead of a short loop per row (rows of 4: 4.7 ns an element
-// row by row). The same operations in the same order as Rows: the maximum
-// from element 0 on, the sum from 0 in T, the reciprocal in double.
-template <typename T, size_t kLen>
-[[gnu::noinline]] void ShortRows(const T* in, T* out, size_t n) {
-  constexpr size_t kBlockRows = kRowsBlock / kLen;
-  T plane[kLen * kBlockRows];
-  T top[kBlockRows];
-  const size_t rows = n / kLen;
-  for (size_t r0 = 0; r0 < rows; r0 += kBlockRows) {
-    const size_t m = std::min(kBlockRows, rows - r0);
-    const T* x = in + r0 * kLen;
-    for (size_t r = 0; r < m; ++r) {
-      for (size_t j = 0; j < kLen; ++j) plane[j * m + r] = x[r * kLen + j];
-    }
+// plane[j·m + r] = x[r·kLen + j] for m rows, and back, each scaled by its
+// row's factor: the only steps that need the length fixed to vectorise.
+template <size_t kLen>
+void ToPlanes(const float* x, float* plane, size_t m) {
+  for (size_t r = 0; r < m; ++r) {
+    for (size_t j = 0; j < kLen; ++j) plane[j * m + r] = x[r * kLen + j];
+  }
+}
+template <size_t kLen>
+void FromPlanesScaled(const float* plane, const float* scale, float* y, size_t m) {
+  for (size_t r = 0; r < m; ++r) {
+    for (size_t j = 0; j < kLen; ++j) y[r * kLen + j] = plane[j * m + r] * scale[r];
+  }
+}
+using ToPlanesFn = void (*)(const float*, float*, size_t);
+using FromPlanesFn = void (*)(const float*, const float*, float*, size_t);
+constexpr ToPlanesFn kToPlanes[] = {nullptr, nullptr, ToPlanes<2>, ToPlanes<3>, ToPlanes<4>,
+                                    ToPlanes<5>, ToPlanes<6>, ToPlanes<7>, ToPlanes<8>};
+constexpr FromPlanesFn kFromPlanes[] = {nullptr, nullptr, FromPlanesScaled<2>, FromPlanesScaled<3>,
+                                        FromPlanesScaled<4>, FromPlanesScaled<5>, FromPlanesScaled<6>,
+                                        FromPlanesScaled<7>, FromPlanesScaled<8>};
+constexpr size_t kMaxPlaneLen = 8;
+
+// f32 rows of len 2 to kMaxPlaneLen: a block of rows is copied into len
+// planes (plane j holds every row's element j), so that each step is one
+// loop across the rows' lanes instead of a short loop per row (rows of 4:
+// 4.6 ns an element row by row). The same operations in the same order as
+// Rows: the maximum from element 0 on, the sum from 0 in T, the reciprocal
+// in double. (f64 gained under 10 %: its exp is libm's, a call per element.)
+// Not inlined: its 12 KB of stack in the caller's frame slowed the other
+// paths (f64 rows of 64 by 18 %).
+[[gnu::noinline]] void ShortRows(const float* in, float* out, size_t n, size_t len) {
+  const size_t block_rows = kRowsBlock / len;
+  float plane[kRowsBlock];
+  float top[kRowsBlock / 2];
+  const ToPlanesFn to_planes = kToPlanes[len];
+  const FromPlanesFn from_planes = kFromPlanes[len];
+  const size_t rows = n / len;
+  for (size_t r0 = 0; r0 < rows; r0 += block_rows) {
+    const size_t m = std::min(block_rows, rows - r0);
+    to_planes(in + r0 * len, plane, m);
     for (size_t r = 0; r < m; ++r) top[r] = plane[r];
-    for (size_t j = 1; j < kLen; ++j) {
-      const T* p = plane + j * m;
+    for (size_t j = 1; j < len; ++j) {
+      const float* p = plane + j * m;
       for (size_t r = 0; r < m; ++r) top[r] = p[r] > top[r] ? p[r] : top[r];
     }
-    for (size_t j = 0; j < kLen; ++j) {
-      T* p = plane + j * m;
+    for (size_t j = 0; j < len; ++j) {
+      float* p = plane + j * m;
       for (size_t r = 0; r < m; ++r) p[r] -= top[r];
     }
-    ExpInPlace(plane, kLen * m);
-    T* sum = top;  // the maxima are no longer needed
+    ExpRow(plane, plane, len * m);
+    float* sum = top;  // the maxima are no longer needed
     for (size_t r = 0; r < m; ++r) sum[r] = 0;
-    for (size_t j = 0; j < kLen; ++j) {
-      const T* p = plane + j * m;
+    for (size_t j = 0; j < len; ++j) {
+      const float* p = plane + j * m;
       for (size_t r = 0; r < m; ++r) sum[r] += p[r];
     }
-    for (size_t r = 0; r < m; ++r) sum[r] = static_cast<T>(1.0 / static_cast<double>(sum[r]));
-    T* y = out + r0 * kLen;
-    for (size_t r = 0; r < m; ++r) {
-      for (size_t j = 0; j < kLen; ++j) y[r * kLen + j] = plane[j * m + r] * sum[r];
-    }
+    for (size_t r = 0; r < m; ++r) sum[r] = static_cast<float>(1.0 / static_cast<double>(sum[r]));
+    from_planes(plane, sum, out + r0 * len, m);
   }
 }
 
@@ -104,17 +115,8 @@ template <typename T, size_t kLen>
 
 template <typename T>
 void SoftmaxRows(const T* x, T* y, size_t n, size_t len) {
-  if (n >= kPlanesFrom) {
-    switch (len) {
-      case 2: return ShortRows<T, 2>(x, y, n);
-      case 3: return ShortRows<T, 3>(x, y, n);
-      case 4: return ShortRows<T, 4>(x, y, n);
-      case 5: return ShortRows<T, 5>(x, y, n);
-      case 6: return ShortRows<T, 6>(x, y, n);
-      case 7: return ShortRows<T, 7>(x, y, n);
-      case 8: return ShortRows<T, 8>(x, y, n);
-      default: break;
-    }
+  if constexpr (std::is_same_v<T, float>) {
+    if (n >= kPlanesFrom && len >= 2 && len <= kMaxPlaneLen) return ShortRows(x, y, n, len);
   }
   switch (len) {
     case 2: return Rows<T, 2>(x, y, n, 2);

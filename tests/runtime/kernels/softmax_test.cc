@@ -239,8 +239,9 @@ std::vector<T> SoftmaxRowByRow(const std::vector<T>& x, size_t len) {
 
 template <typename T>
 void ExpectShortRowsInPlanesAsRowByRow() {
-  // 8,209 rows: past the planes' threshold for every length, the last
-  // block partial; a few rows with infinities and a NaN.
+  // 8,209 rows: past the planes' threshold (f32) for every length, the
+  // last block partial; a few rows with infinities and a NaN. f64 rows go
+  // row by row and must give the same formula's bits too.
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-30, 30);
   for (size_t len = 2; len <= 8; ++len) {
