@@ -178,7 +178,7 @@ void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, doub
   // block added in double: as accurate as a double sum for any length, at
   // the speed of T's (x may be y: each element is read first).
   for (size_t t = 0; t < w; ++t) lane[t] = top[t % inner];
-  const ExpConstants<F32x4> exp4;
+  [[maybe_unused]] const std::conditional_t<std::is_same_v<T, float>, ExpConstants<F32x4>, int> exp4{};
   for (size_t c = 0; c < chunks;) {
     const size_t c1 = std::min(chunks, c + chunks_per_block);
     for (size_t t = 0; t < w; ++t) part[t] = 0;

@@ -2,9 +2,11 @@
 // (one element) or F32x4 (four, a GCC/clang vector: SIMD128 in wasm, SSE
 // natively). ExpRow/LogRow run the F32x4 form over arrays, ExpOne/LogOne the
 // float form; both forms do the same IEEE operations in the same order, so
-// a lane's result is the scalar's bit for bit. Written out in vectors
-// because compilers left the scalar loops scalar (g++: 4.3 ns per exp, 15
-// per log) or paid for NaN-exact min/max in wasm.
+// a lane's result is the scalar's bit for bit — given no contraction into
+// FMAs (the build passes -ffp-contract=off), and but for a NaN's sign,
+// which wasm leaves to the engine (V8's SIMD and scalar NaNs differ).
+// Written out in vectors because compilers left the scalar loops scalar
+// (g++: 4.3 ns per exp, 15 per log) or paid for NaN-exact min/max in wasm.
 //
 // Both are within 1e-6 relative of the exact function (OPS.md §3.3)
 // wherever the result is a normal f32 (log: subnormal arguments included);
@@ -188,7 +190,8 @@ inline V LogOf(V x, const LogConstants<V>& k) {
 inline float ExpOne(float x) { return ExpOf(x, ExpConstants<float>{}); }
 inline float LogOne(float x) { return LogOf(x, LogConstants<float>{}); }
 
-// out[i] = exp(in[i]) / log(in[i]) for i < n; `in` may equal `out`.
+// out[i] = exp(in[i]) (ExpRow), log(in[i]) (LogRow) for i < n; `in` may
+// equal `out`.
 inline void ExpRow(const float* in, float* out, size_t n) {
   const ExpConstants<F32x4> k;
   size_t i = 0;
