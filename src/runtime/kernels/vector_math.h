@@ -85,6 +85,17 @@ inline F32x4 AtMost(F32x4 x, F32x4 hi) {
 #endif
 }
 
+// Whether every lane of a comparison's mask is set.
+inline bool AllTrue(I32x4 mask) {
+#if defined(__wasm_simd128__)
+  return wasm_i32x4_all_true(reinterpret_cast<v128_t>(mask));
+#else
+  uint64_t half[2];
+  std::memcpy(half, &mask, sizeof half);
+  return (half[0] & half[1]) == ~uint64_t{0};
+#endif
+}
+
 // `c` in every lane. In wasm the F32x4 form passes `c` through an empty asm
 // so that it stays a splat built once before a loop: V8 rebuilds each
 // v128.const at its use inside the loop (three x64 instructions; exp took
@@ -162,25 +173,32 @@ struct LogConstants {
 // log(x) = e·ln2 + log(m), x = 2^e·m with m in [√½, √2), and
 // log(m) = 2·atanh(s) = 2s·(1 + s²/3 + s⁴/5 + …), s = (m − 1)/(m + 1),
 // |s| <= 0.172, so terms up to s¹⁰/11 reach f32 precision (summed in
-// Estrin's pairs). Subnormal x are scaled by 2^23 first.
+// Estrin's pairs). For x > 0 and finite, with `ef_offset` subtracted from
+// the exponent (23 where x was scaled up by 2^23, else 0).
 template <typename V>
-inline V LogOf(V x, const LogConstants<V>& k) {
+inline V LogOfPositive(V x, V ef_offset, const LogConstants<V>& k) {
   using I = typename lanes::IntOf<V>::type;
-  const auto subnormal = x < k.min_normal;
-  const V xs = subnormal ? x * k.two_23 : x;
-  const I bits = lanes::IntBits(xs);
+  const I bits = lanes::IntBits(x);
   const I e = ((bits >> 23) & 0xff) - 127;
   V m = lanes::FloatBits((bits & 0x007fffff) | 0x3f800000);  // [1, 2)
   const auto high = m > k.sqrt2;
   m = high ? m * k.half : m;
-  const V ef = (lanes::IntToFloat(e) + (high ? k.one : k.zero)) - (subnormal ? k.twenty_three : k.zero);
+  const V ef = (lanes::IntToFloat(e) + (high ? k.one : k.zero)) - ef_offset;
   const V f = m - k.one;  // exact
   const V s = f / (k.two + f);
   const V z = s * s;
   const V z2 = z * z;
   const V p = z * ((k.c3 + z * k.c5) + z2 * ((k.c7 + z * k.c9) + z2 * k.c11));
   const V two_s = s + s;
-  V y = ef * k.ln2_hi + (two_s + (two_s * p + ef * k.ln2_lo));
+  return ef * k.ln2_hi + (two_s + (two_s * p + ef * k.ln2_lo));
+}
+
+// Any x: subnormal x scaled by 2^23 first; log(0) = −inf, log(inf) = inf,
+// NaN for x < 0 and NaN.
+template <typename V>
+inline V LogOf(V x, const LogConstants<V>& k) {
+  const auto subnormal = x < k.min_normal;
+  V y = LogOfPositive(subnormal ? x * k.two_23 : x, subnormal ? k.twenty_three : k.zero, k);
   y = x == k.inf ? k.inf : y;
   y = x == k.zero ? -k.inf : y;
   y = (x < k.zero || x != x) ? k.nan : y;
@@ -201,7 +219,14 @@ inline void ExpRow(const float* in, float* out, size_t n) {
 inline void LogRow(const float* in, float* out, size_t n) {
   const LogConstants<F32x4> k;
   size_t i = 0;
-  for (; i + 4 <= n; i += 4) StoreF32x4(out + i, LogOf(LoadF32x4(in + i), k));
+  for (; i + 4 <= n; i += 4) {
+    const F32x4 x = LoadF32x4(in + i);
+    // Four normal positive finite lanes (nearly always) skip the special
+    // cases' compares and selects: the same operations for them otherwise,
+    // so the same bits (wasm: 2.4 -> 1.7 ns an element).
+    const bool normal = lanes::AllTrue((x >= k.min_normal) & (x < k.inf));
+    StoreF32x4(out + i, normal ? LogOfPositive(x, k.zero, k) : LogOf(x, k));
+  }
   for (; i < n; ++i) out[i] = LogOne(in[i]);
 }
 
