@@ -6,6 +6,7 @@
 
 #include "runtime/row_sums.h"
 #include "runtime/kernels/vector_math.h"
+#include "runtime/kernels/vector_math_f64.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -36,10 +37,10 @@ T RowMaxOf(const T* x, size_t n) {
   return m;
 }
 
-// v[i] = exp(v[i]) for i < n (f32: ExpRow, four lanes at a time).
-inline void ExpInPlace(float* v, size_t n) { ExpRow(v, v, n); }
-inline void ExpInPlace(double* v, size_t n) {
-  for (size_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
+// v[i] = exp(v[i]) for i < n (ExpRow: four f32 or two f64 lanes at a time).
+template <typename T>
+inline void ExpInPlace(T* v, size_t n) {
+  ExpRow(v, v, n);
 }
 
 template <typename T>

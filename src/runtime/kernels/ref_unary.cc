@@ -1,6 +1,7 @@
 // Unary elementwise kernels in our own C++ for the dtypes XNNPACK lacks:
 // f64 for every unary op, and i64 storage (signed integers) for neg. The
-// formulas are OPS.md §3.3's, evaluated in double with libm.
+// formulas are OPS.md §3.3's, evaluated in double with libm, but for tanh
+// (vector_math_f64.h, two lanes at a time).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -8,6 +9,7 @@
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
 #include "runtime/kernels/loops.h"
+#include "runtime/kernels/vector_math_f64.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -71,9 +73,12 @@ Status RefUnaryKernel<double>::Run() {
       MapUnary(in_, out_, n_, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
       break;
     case K::kTanh:
-      MapUnary(in_, out_, n_, [](double x) { return std::tanh(x); });
+      // libm's took 20 ns an element in wasm; this one 6, within 1.8 ulp.
+      MapF64Lanes(in_, out_, n_, [](auto x, const auto& k) { return TanhOf(x, k); });
       break;
     case K::kExp:
+      // libm's: as fast in wasm as vector_math_f64.h's two lanes, and
+      // within 0.5 ulp rather than 1.
       MapUnary(in_, out_, n_, [](double x) { return std::exp(x); });
       break;
     case K::kLog:

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/vector_math.h"
+#include "runtime/kernels/vector_math_f64.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -35,11 +36,7 @@ void Rows(const T* in, T* out, size_t n, size_t len_arg) {
       for (size_t j = 0; j < len; ++j) y[j] = x[j] - top;
     }
     T* __restrict y = out;
-    if constexpr (std::is_same_v<T, float>) {
-      ExpRow(y + b0, y + b0, b1 - b0);
-    } else {
-      for (size_t i = b0; i < b1; ++i) y[i] = std::exp(y[i]);
-    }
+    ExpRow(y + b0, y + b0, b1 - b0);
     for (size_t r = b0; r < b1; r += len) {
       T sum = 0;
       for (size_t j = 0; j < len; ++j) sum += y[r + j];
@@ -142,13 +139,6 @@ void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, doub
   const size_t w = g * inner;
   const size_t chunks = len / g, tail = chunks * g;
   const size_t chunks_per_block = std::max<size_t>(1, kBlockRows / g);
-  auto exp = [](T v) {
-    if constexpr (std::is_same_v<T, float>) {
-      return ExpOne(v);
-    } else {
-      return std::exp(v);
-    }
-  };
   T narrow_scratch[2 * kMaxWidth + kNarrowColumnsBelow];
   double narrow_sums[kNarrowColumnsBelow];
   if (narrow) {
@@ -178,7 +168,9 @@ void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, doub
   // block added in double: as accurate as a double sum for any length, at
   // the speed of T's (x may be y: each element is read first).
   for (size_t t = 0; t < w; ++t) lane[t] = top[t % inner];
-  [[maybe_unused]] const std::conditional_t<std::is_same_v<T, float>, ExpConstants<F32x4>, int> exp4{};
+  using V = LanesOf<T>;
+  constexpr size_t kLanes = sizeof(V) / sizeof(T);
+  const ExpConstantsOf<T> expv;
   for (size_t c = 0; c < chunks;) {
     const size_t c1 = std::min(chunks, c + chunks_per_block);
     for (size_t t = 0; t < w; ++t) part[t] = 0;
@@ -186,16 +178,14 @@ void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, doub
       const T* xc = x + c * w;
       T* yc = y + c * w;
       size_t t = 0;
-      if constexpr (std::is_same_v<T, float>) {
-        // ExpOf's four lanes (ExpOne's bits), constants built once.
-        for (; t + 4 <= w; t += 4) {
-          const F32x4 e = ExpOf(LoadF32x4(xc + t) - LoadF32x4(lane + t), exp4);
-          StoreF32x4(yc + t, e);
-          StoreF32x4(part + t, LoadF32x4(part + t) + e);
-        }
+      // ExpOf's lanes (ExpOne's bits), constants built once.
+      for (; t + kLanes <= w; t += kLanes) {
+        const V e = ExpOf(LoadLanes(xc + t) - LoadLanes(lane + t), expv);
+        StoreLanes(yc + t, e);
+        StoreLanes(part + t, LoadLanes(part + t) + e);
       }
       for (; t < w; ++t) {
-        const T e = exp(xc[t] - lane[t]);
+        const T e = ExpOne(xc[t] - lane[t]);
         yc[t] = e;
         part[t] += e;
       }
@@ -204,7 +194,7 @@ void SoftmaxColumns(const T* x, T* y, size_t len, size_t inner, T* scratch, doub
   }
   for (size_t l = tail; l < len; ++l) {
     for (size_t i = 0; i < inner; ++i) {
-      const T e = exp(x[l * inner + i] - top[i]);
+      const T e = ExpOne(x[l * inner + i] - top[i]);
       y[l * inner + i] = e;
       sum[i] += static_cast<double>(e);
     }

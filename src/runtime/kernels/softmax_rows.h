@@ -1,8 +1,8 @@
 // Softmax along the last axis of rows of `len`, y = exp(x − max) / Σ,
 // computed across rows rather than row by row: over blocks of whole rows
 // of about 2,048 elements (in L1), (1) y = x − its row's maximum, (2) exp
-// over the block at once (vector_math.h's ExpRow for f32, std::exp for
-// f64), (3) each row scaled by its reciprocal sum (summed in T, the
+// over the block at once (ExpRow: vector_math.h's for f32, vector_math_f64.h's
+// for f64), (3) each row scaled by its reciprocal sum (summed in T, the
 // reciprocal in double). Many rows of 2 to 8 are first copied into planes
 // (element j of every row together), so that each step runs across rows in
 // SIMD lanes; the same operations in the same order, so the same bits. For
@@ -25,8 +25,8 @@ extern template void SoftmaxRows<double>(const double*, double*, size_t, size_t)
 
 // Softmax over the first axis of one [len, inner] slice (the kernel's
 // passes off the last axis): (1) per-column maximum, (2) y = exp(x − max)
-// (f32: vector_math.h's ExpOf, four lanes; XNNPACK's flushes results below e^-87.3 to
-// 0 and is slower; f64: std::exp) and per-column sums in T over blocks of
+// (ExpOf in lanes, vector_math.h's four f32 or vector_math_f64.h's two f64;
+// XNNPACK's f32 exp flushes results below e^-87.3 to 0 and is slower) and per-column sums in T over blocks of
 // about 32 rows, each block added in double (a plain f32 sum drifted 1.3e-3
 // over 1e5 rows), (3) scale by the reciprocals. Every loop runs along
 // contiguous rows, so they vectorise without the two transposes of a "move

@@ -7,6 +7,7 @@
 #include "runtime/kernels/kernel_test_util.h"
 #include "runtime/kernels/softmax_rows.h"
 #include "runtime/kernels/vector_math.h"
+#include "runtime/kernels/vector_math_f64.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -223,12 +224,7 @@ std::vector<T> SoftmaxRowByRow(const std::vector<T>& x, size_t len) {
     for (size_t j = 1; j < len; ++j) top = x[r + j] > top ? x[r + j] : top;
     T sum = 0;
     for (size_t j = 0; j < len; ++j) {
-      const T d = x[r + j] - top;
-      if constexpr (std::is_same_v<T, float>) {
-        y[r + j] = ExpOne(d);
-      } else {
-        y[r + j] = std::exp(d);
-      }
+      y[r + j] = ExpOne(x[r + j] - top);  // vector_math.h's f32 or vector_math_f64.h's f64
       sum += y[r + j];
     }
     const T inv = static_cast<T>(1.0 / static_cast<double>(sum));

@@ -290,6 +290,25 @@ TEST(UnaryKernelTest, GeluF64Tail) {
   EXPECT_NEAR(y->GetDouble(1), -3.3754509563e-261, 3.3754509563e-261 * 1e-9);  // u = −301.377, not −0
 }
 
+TEST(UnaryKernelTest, TanhF64WithinTwoUlpsAcrossItsRange) {
+  // vector_math_f64.h's tanh in two lanes (1.8 ulp of the exact function;
+  // libm here within about 1): both lanes, the odd tail, ±0, saturation.
+  std::vector<double> xs;
+  for (int i = -2500; i <= 2500; ++i) xs.push_back(i * 0.00917);  // [-22.9, 22.9], an odd count
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double x : {0.0, -0.0, 1e-310, -3e-20, 18.5, -19.5, 1e300, -inf, inf}) xs.push_back(x);
+  Result<Tensor> x = Tensor::FromVector<double>(ir::DType::kF64, {static_cast<int64_t>(xs.size())}, xs);
+  ASSERT_TRUE(x.ok());
+  auto spec = MakeSpec(K::kTanh, {ir::DType::kF64}, ir::DType::kF64);
+  Result<Tensor> y = CreateAndRun(spec->spec, {&*x}, {static_cast<int64_t>(xs.size())});
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::tanh(xs[i]), got = y->GetDouble(static_cast<int64_t>(i));
+    EXPECT_NEAR(got, want, std::fabs(want) * 4.5e-16) << "tanh(" << xs[i] << ")";
+    EXPECT_EQ(std::signbit(got), std::signbit(want)) << "tanh(" << xs[i] << ")";
+  }
+}
+
 TEST(UnaryKernelTest, SqrtIsExactAtTheTopOfTheRange) {
   // sqrt is correctly rounded (IEEE-754); XNNPACK's gave NaN for +inf and
   // 2.77e19 for 3.4e38.
