@@ -92,7 +92,7 @@ std::string RangeProblem(ir::OpKind kind, std::string_view attr, const ir::AttrV
   }
   if ((kind == OpKind::kLayerNorm || kind == OpKind::kBatchNorm) && attr == "eps" &&
       !(v.as_float() > 0.0 && std::isfinite(v.as_float()))) {
-    return "must be positive";
+    return std::isfinite(v.as_float()) ? "must be positive" : "must be a finite positive number";
   }
   if (attr == "dims" && ir::HasFlag(kind, ir::kFlagReduction) && v.is_int_list()) {
     std::unordered_set<int64_t> seen;

@@ -188,6 +188,8 @@ TEST(LowerErrorsTest, BadAttributes) {
             "E046 3:33 attribute 'chunks' of split must be at least 1, got 0");
   EXPECT_EQ(LowerError(G("  node h { op: layer_norm(x, eps: 0); };")),
             "E046 3:35 attribute 'eps' of layer_norm must be positive, got 0");
+  EXPECT_EQ(LowerError(G("  node h { op: layer_norm(x, eps: 1e400); };")),
+            "E046 3:35 attribute 'eps' of layer_norm must be a finite positive number, got inf");
   EXPECT_EQ(LowerError(G("  node h { op: multi_head_attention(x, n_heads: 0); };")),
             "E046 3:49 attribute 'n_heads' of multi_head_attention must be at least 1, got 0");
   EXPECT_EQ(LowerError(G("  node h { op: sum(x, dim: [1, -1, 1]); };")),

@@ -8,6 +8,7 @@
 // independent partial sums, so the loops vectorise without -ffast-math.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -31,6 +32,7 @@ class LayerNormKernel final : public Kernel {
     if (x.empty()) return InvalidArgument("layer_norm: input must have rank >= 1, got []");
     SHREW_RETURN_IF_ERROR(CheckOutputShape("layer_norm", x, output_shape));
     d_ = static_cast<size_t>(x.back());
+    max_denom_ = static_cast<double>(std::numeric_limits<T>::max()) / std::sqrt(static_cast<double>(d_));
     const Shape x_outer(x.begin(), x.end() - 1);
     // Affine operands: shape [..outer, Dp] with Dp in {1, D}; their outer part
     // broadcasts over x's outer axes.
@@ -148,9 +150,11 @@ class LayerNormKernel final : public Kernel {
     const T mu_lo = static_cast<T>(mean - static_cast<double>(mu));
     const T rstd = static_cast<T>(1.0 / denom);
     const size_t ws = static_cast<size_t>(w_step), bs = static_cast<size_t>(b_step);
-    if (!std::isnormal(rstd)) {
+    if (!std::isnormal(rstd) || denom > max_denom_) {
       // 1/sqrt(σ² + eps) beyond T's range (an eps below f32's on a constant
-      // row gave 0·inf = NaN): this row in double, as the interpreter does.
+      // row gave 0·inf = NaN), or x − μ possibly beyond it (|x − μ| <=
+      // sqrt(D)·σ; a row of ±3.4e38 gave inf): this row in double, as the
+      // interpreter does.
       for (size_t i = 0; i < d_; ++i) {
         const double v = (static_cast<double>(x[i]) - mean) / denom;
         y[i] = static_cast<T>(v * static_cast<double>(w[i * ws]) + static_cast<double>(b[i * bs]));
@@ -159,7 +163,9 @@ class LayerNormKernel final : public Kernel {
     }
     if (w_step == 1 && b_step == 1) {
       for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * rstd * w[i] + b[i];
-    } else if (w_step == 0 && b_step == 0 && std::isfinite(rstd * w[0])) {
+    } else if (w_step == 0 && b_step == 0 && (std::isnormal(rstd * w[0]) || w[0] == 0)) {
+      // One factor for the row, unless it leaves T's normal range (rstd =
+      // 1e-30 and w = 1e-15 gave 0 where every output is normal).
       const T scale = rstd * w[0], shift = b[0];
       for (size_t i = 0; i < d_; ++i) y[i] = ((x[i] - mu) - mu_lo) * scale + shift;
     } else {
@@ -172,6 +178,7 @@ class LayerNormKernel final : public Kernel {
   size_t num_operands_;
   double eps_;
   size_t d_ = 0;
+  double max_denom_ = 0;  // the largest sqrt(σ² + eps) whose x − μ surely fits T
   int64_t step_[2] = {0, 0};     // along the row: 1, or 0 when broadcast
   int64_t row_len_[2] = {1, 1};  // elements per w/b row (1 or D)
   BroadcastLoop<2> loop_;        // x's outer axes, inputs w/b outer parts

@@ -182,6 +182,48 @@ TEST(LayerNormKernelTest, RowsOfOneElementAreTheBias) {
   }
 }
 
+// OPS.md §3.11.3 for one row, in long double, rounded to f32.
+std::vector<float> LayerNormRowByHand(const std::vector<float>& x, double w) {
+  long double mean = 0, var = 0;
+  for (float v : x) mean += v;
+  mean /= x.size();
+  for (float v : x) var += (v - mean) * (v - mean);
+  var /= x.size();
+  std::vector<float> y;
+  for (float v : x) y.push_back(static_cast<float>((v - mean) / std::sqrt(var + 1e-5L) * w));
+  return y;
+}
+
+TEST(LayerNormKernelTest, RowsAtTheEdgesOfF32) {
+  // A one-element weight whose product with 1/σ leaves f32's normal range
+  // (rstd 6e-31 · w 1e-15 gave 0; 6e-21 · 1e-20 a subnormal, 4.7e-6 off),
+  // and a row whose x − μ exceeds FLT_MAX though its outputs are about 4.7
+  // (gave inf): every output is a normal f32 and must be within 1e-6.
+  struct Case {
+    std::vector<float> x;
+    float w;
+  };
+  std::vector<float> wide(64, 0.0f);
+  wide[0] = 3.4e38f;
+  wide[1] = wide[2] = -3.4e38f;
+  const std::vector<Case> cases = {{{1e30f, -1e30f, 3e30f, 0}, 1e-15f}, {{1e20f, -1e20f, 3e20f, 0}, 1e-20f}, {wide, 1}};
+  for (const Case& c : cases) {
+    const int64_t d = static_cast<int64_t>(c.x.size());
+    SCOPED_TRACE("x[0] " + std::to_string(c.x[0]) + " w " + std::to_string(c.w));
+    Result<Tensor> x = Tensor::FromVector<float>(ir::DType::kF32, {1, d}, c.x);
+    Result<Tensor> w = Tensor::FromVector<float>(ir::DType::kF32, {1}, {c.w});
+    ASSERT_TRUE(x.ok() && w.ok());
+    auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x, &*w}, {1, d});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    const std::vector<float> want = LayerNormRowByHand(c.x, c.w);
+    for (int64_t i = 0; i < d; ++i) {
+      const double expect = want[static_cast<size_t>(i)];
+      EXPECT_NEAR(y->GetDouble(i), expect, std::fabs(expect) * 1e-6) << i;
+    }
+  }
+}
+
 TEST(LayerNormKernelTest, Errors) {
   auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
   Result<KernelPtr> k = CreateKernel(spec->spec);
