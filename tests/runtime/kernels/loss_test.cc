@@ -11,6 +11,9 @@
 #include <random>
 
 #include "runtime/kernels/kernel_test_util.h"
+#include "runtime/kernels/loss_rows.h"
+#include "runtime/kernels/vector_math.h"
+#include "runtime/kernels/vector_math_f64.h"
 #include "runtime/row_sums.h"
 
 namespace shrew::runtime::kernels {
@@ -126,6 +129,45 @@ TEST(CrossEntropyKernelTest, ShortAndLongRowsInBlocksOfRows) {
         CheckCrossEntropy<float>(n, c, indices);
         CheckCrossEntropy<double>(n, c, indices);
       }
+    }
+  }
+}
+
+// RowsLogSumExp's short rows go through planes; each row's maximum and
+// log-sum must be the row-by-row formula's bits: the maximum from −inf,
+// exp in the storage type (ExpOne: the lanes' bits), RowSum, log.
+template <typename T>
+void ExpectRowByRowBits(size_t rows, size_t n) {
+  SCOPED_TRACE(std::to_string(rows) + " rows of " + std::to_string(n));
+  std::mt19937 rng(static_cast<unsigned>(rows * 64 + n));
+  std::uniform_real_distribution<double> u(-40, 40);
+  std::vector<T> x(rows * n);
+  for (T& v : x) v = static_cast<T>(u(rng));
+  x[n / 2] = -INFINITY;  // passed over by the maximum
+  if (rows > 2) x[2 * n] = NAN;
+  std::vector<T> m(rows), scratch(LogSumExpScratch(n));
+  std::vector<double> log_sum(rows);
+  RowsLogSumExp(x.data(), rows, n, m.data(), log_sum.data(), scratch.data());
+  for (size_t r = 0; r < rows; ++r) {
+    T want_m = -INFINITY;
+    for (size_t j = 0; j < n; ++j) want_m = x[r * n + j] > want_m ? x[r * n + j] : want_m;
+    std::vector<T> e(n);
+    for (size_t j = 0; j < n; ++j) e[j] = ExpOne(x[r * n + j] - want_m);
+    const double want = std::log(RowSum(e.data(), n));
+    ASSERT_EQ(m[r], want_m) << r;
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(log_sum[r])) << r;
+    } else {
+      ASSERT_EQ(log_sum[r], want) << r;
+    }
+  }
+}
+
+TEST(CrossEntropyKernelTest, ShortRowsInPlanesGiveTheRowByRowBits) {
+  for (size_t n = 1; n <= 50; ++n) {
+    for (size_t rows : {size_t{4}, size_t{37}, kLogSumExpRows}) {
+      ExpectRowByRowBits<float>(rows, n);
+      ExpectRowByRowBits<double>(rows, n);
     }
   }
 }
