@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "base/check.h"
 #include "diag/diagnostic.h"
@@ -26,13 +29,32 @@ constexpr size_t kVerifyAlwaysBelow = 4096;
 constexpr size_t kMaxPlans = 64;
 using ir::kMaxCallDepth;
 
+// The callees specialised within one top-level specialisation, by callee,
+// nesting depth and operand types: a graph calling another twice with the
+// same operand types specialises it once (a chain of `?` graphs each
+// calling the one before twice took 2^L specialisations: 7 s at L = 18).
+struct CalleeMemo {
+  std::unordered_map<std::string, Result<ir::Type>> results;  // callee's output type, or its error
+  std::unordered_map<std::string, ir::Type> loose;            // LooseCallResultType's
+};
+
+std::string MemoKey(const ir::Graph& callee, int depth, std::span<const std::optional<ir::Type>> types) {
+  std::string key = callee.name() + "|" + std::to_string(depth);
+  for (const std::optional<ir::Type>& t : types) key += "|" + (t ? t->ToString() : std::string("-"));
+  return key;
+}
+
+Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
+                               const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
+                               int depth, CalleeMemo* memo);
+
 // The concrete type of a call node's result: its callee specialised on the
 // operand types (shape inference alone may leave `?` there). The callee's
 // dims are the runtime configuration's, then those its inputs bind: a
 // caller's own names do not reach it (as in the interpreter).
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
                                 const ir::DimBindings& config_dims, const ir::InferOptions& io,
-                                std::string_view file, int depth) {
+                                std::string_view file, int depth, CalleeMemo* memo) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
   const std::vector<int> indices = ir::CallInputIndices(node);
   if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices)) {
@@ -50,14 +72,22 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
     descs[i] = {true, t.dtype(), shape};
     types[i] = t;
   }
-  ir::Graph g = ir::WithInputTypes(*callee, types);
   // Named as the interpreter names a failing call: the caller's node, then the callee.
   const std::string where = caller.NodeLabel(node) + ": in graph '" + callee->name() + "': ";
-  Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
-  if (!dims.ok()) return dims.status().Prefixed(where);
-  Status typed = SpecializeWithCalls(&g, program, *dims, config_dims, io, file, depth + 1);
-  if (!typed.ok()) return typed.Prefixed(where);
-  return g.node(g.outputs().front().node).type;
+  const std::string key = MemoKey(*callee, depth, types);
+  auto known = memo->results.find(key);
+  if (known == memo->results.end()) {
+    Result<ir::Type> result = [&]() -> Result<ir::Type> {
+      ir::Graph g = ir::WithInputTypes(*callee, types);
+      Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
+      if (!dims.ok()) return dims.status();
+      SHREW_RETURN_IF_ERROR(SpecializeWithCallsMemo(&g, program, *dims, config_dims, io, file, depth + 1, memo));
+      return g.node(g.outputs().front().node).type;
+    }();
+    known = memo->results.emplace(key, std::move(result)).first;
+  }
+  if (!known->second.ok()) return known->second.status().Prefixed(where);
+  return known->second.value();
 }
 
 // A range longer than the byte cap is refused before it is made (the
@@ -151,7 +181,8 @@ bool OperandsStatic(const ir::Graph& g, const ir::Node& node) {
 // inference cannot tell. The callee's own calls are loosened the same way
 // (SpecializeWithCalls), so a chain of graphs typed per run keeps its types.
 ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
-                             const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth) {
+                             const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth,
+                             CalleeMemo* memo) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
   const std::vector<int> indices = ir::CallInputIndices(node);
   if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices) ||
@@ -169,11 +200,18 @@ ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller
     if (!t.is_tensor()) return ir::Type::Unknown();
     types[static_cast<size_t>(indices[k])] = loosened(t);
   }
+  const std::string key = MemoKey(*callee, depth, types);
+  if (auto known = memo->loose.find(key); known != memo->loose.end()) return known->second;
+  ir::Type result = ir::Type::Unknown();
   ir::Graph g = ir::WithInputTypes(*callee, types);
-  if (!SpecializeWithCalls(&g, program, config_dims, config_dims, io, "", depth + 1).ok()) return ir::Type::Unknown();
-  const ir::Type& out = g.node(g.outputs().front().node).type;
-  if (!out.is_tensor()) return ir::Type::Unknown();
-  return ir::Type::Tensor(std::vector<ir::Dim>(static_cast<size_t>(out.rank()), ir::Dim::Dynamic()), out.dtype());
+  if (SpecializeWithCallsMemo(&g, program, config_dims, config_dims, io, "", depth + 1, memo).ok()) {
+    const ir::Type& out = g.node(g.outputs().front().node).type;
+    if (out.is_tensor()) {
+      result = ir::Type::Tensor(std::vector<ir::Dim>(static_cast<size_t>(out.rank()), ir::Dim::Dynamic()), out.dtype());
+    }
+  }
+  memo->loose.emplace(key, result);
+  return result;
 }
 
 // "at FILE:LINE:COL: ": the node's source position, in the message of an
@@ -186,11 +224,13 @@ std::string At(std::string_view file, const diag::Span& span) {
 
 }  // namespace
 
+namespace {
+
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
 // pin it (as a declared type) to the callee's specialised output and re-infer.
-Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
-                           int depth) {
+Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
+                               const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
+                               int depth, CalleeMemo* memo) {
   // Literals left weak (ir::WithInputTypes) stay weak in every round, so that
   // they adopt a call's result type once it is pinned.
   const std::vector<ir::NodeId> weak = ir::WeakConstants(*g);
@@ -224,7 +264,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
         // A callee typed per run gives inference no type at all; its rank and
         // dtype, from the operands' types, let the graph compile meanwhile.
         if (!n.type.is_tensor() && !n.declared_type) {
-          const ir::Type loose = LooseCallResultType(program, *g, n, config_dims, io, depth);
+          const ir::Type loose = LooseCallResultType(program, *g, n, config_dims, io, depth, memo);
           if (loose.is_tensor()) {
             n.declared_type = loose;
             n.type = loose;
@@ -242,7 +282,7 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
     if (pending == nullptr && loosened) continue;
     if (pending == nullptr) return Status::Ok();
     pinned[static_cast<size_t>(pending->id)] = true;
-    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, file, depth);
+    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, file, depth, memo);
     if (!t.ok()) return t.status();
     // Pinned as a declared type, over the program's own declaration of the
     // node, which must hold (T6; inference could not check it without the
@@ -263,6 +303,15 @@ Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::D
     pending->type = *t;
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
+                           int depth) {
+  CalleeMemo memo;
+  return SpecializeWithCallsMemo(g, program, dims, config_dims, io, file, depth, &memo);
 }
 
 

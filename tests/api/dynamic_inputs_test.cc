@@ -491,6 +491,44 @@ TEST(DynamicInputs, ManyCallSitesOfAnUntypedGraphCompileOnce) {
   }
 }
 
+// G0(z) = z + 1, Gi(z) = Gi-1(z) + Gi-1(2z): Gi(z) = 3^i·z + 2^i, with
+// 2^i calls of G0 below Gi, all with one operand type.
+std::string UntypedChain(int levels) {
+  std::string source = "@graph G0 { input z: ?; output o: z + 1.0; }\n";
+  for (int i = 1; i <= levels; ++i) {
+    const std::string n = std::to_string(i), prev = std::to_string(i - 1);
+    source += "@graph G" + n + " { input z: ?; output o: G" + prev + "(z) + G" + prev + "(z * 2.0); }\n";
+  }
+  return source + "@graph Top { input x: Tensor<[2], f32>; output y: G" + std::to_string(levels) + "(x); }\n";
+}
+
+TEST(DynamicInputs, ACalleeCalledTwiceWithTheSameTypesIsSpecialisedOnce) {
+  // Each level's two calls share their operand types: specialising Top
+  // types each graph once, not once per call path (2^40 here).
+  std::unique_ptr<Program> deep = MakeProgram(UntypedChain(40));
+  ASSERT_NE(deep, nullptr);
+  // Running it would take 2^40 calls: refused by the step limit, up front.
+  const TensorMap x = One("x", F32({2}, {1, 2}));
+  Result<TensorMap> refused = deep->Run("Top", x);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status().ToString();
+  // A graph of the chain, typed for another dtype by its first run.
+  Result<Tensor> z = Tensor::FromVector<double>(ir::DType::kF64, {2}, {1, 2});
+  ASSERT_TRUE(z.ok());
+  Result<TensorMap> g3 = deep->Run("G3", One("z", *z));
+  ASSERT_TRUE(g3.ok()) << g3.status().ToString();
+  EXPECT_EQ(g3->at("o").values<double>()[0], 27 + 8);
+  EXPECT_EQ(g3->at("o").values<double>()[1], 54 + 8);
+
+  std::unique_ptr<Program> p = MakeProgram(UntypedChain(12));
+  ASSERT_NE(p, nullptr);
+  jit::testing::RunBoth(*p, "Top", x);
+  Result<TensorMap> y = p->Run("Top", x);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ(y->at("y").values<float>()[0], 531441.0f + 4096);  // 3^12 + 2^12, exact in f32
+  EXPECT_EQ(y->at("y").values<float>()[1], 2 * 531441.0f + 4096);
+}
+
 TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph G { input x: ?; param w: Tensor<[3], f32> { init: \"ones\"; }; output y: x * w; }");
