@@ -54,6 +54,9 @@ test("hostile dense sizes are errors before any allocation; the module stays usa
   const err = (code, re) => (e) => e instanceof ShrewRuntimeError && e.code === code && re.test(e.message);
   assert.throws(() => shrew.dense(1.5, 1, 1, new Float32Array(1), new Float32Array(1)), err("invalid_argument", /non-negative integers, got 1.5/));
   assert.throws(() => shrew.dense(-1, 1, 1, new Float32Array(1), new Float32Array(1)), err("invalid_argument", /got -1/));
+  assert.throws(() => shrew.dense(Infinity, 1, 1, new Float32Array(1), new Float32Array(1)), err("invalid_argument", /got Infinity/));
+  assert.throws(() => shrew.dense(2 ** 31, 1, 1, new Float32Array(1), new Float32Array(1)),
+    err("resource_exhausted", /size 2147483648 is over the limit of 2147483647/));
   // 2^20 × 2^12 = 2^32 wraps to 0 in 32-bit size_t: must not pass as an empty x.
   assert.throws(() => shrew.dense(1 << 20, 1 << 12, 1, new Float32Array(0), new Float32Array(4096)),
     err("resource_exhausted", /at most 1073741824/));

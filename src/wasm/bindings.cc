@@ -63,8 +63,11 @@ std::string TypeName(val v) {
 // for x, w, bias, the packed weights and the result together.
 val DenseXnn(double batch, double in, double out, val x, val w, val bias) {
   for (double d : {batch, in, out}) {
-    if (!(d >= 0 && d <= 2147483647.0 && d == std::floor(d))) {
+    if (!(d >= 0 && d == std::floor(d) && std::isfinite(d))) {
       return Error(shrew::InvalidArgument("dense: sizes must be non-negative integers, got " + Show(val(d))));
+    }
+    if (d > 2147483647.0) {
+      return Error(shrew::ResourceExhausted("dense: size " + Show(val(d)) + " is over the limit of 2147483647"));
     }
   }
   // Exact up to 2^53; beyond, far over the limit either way.
