@@ -63,11 +63,15 @@ void FromPlanesScaled(const float* plane, const float* scale, float* y, size_t m
 using ToPlanesFn = void (*)(const float*, float*, size_t);
 using FromPlanesFn = void (*)(const float*, const float*, float*, size_t);
 constexpr ToPlanesFn kToPlanes[] = {nullptr, nullptr, ToPlanes<2>, ToPlanes<3>, ToPlanes<4>,
-                                    ToPlanes<5>, ToPlanes<6>, ToPlanes<7>, ToPlanes<8>};
+                                    ToPlanes<5>, ToPlanes<6>, ToPlanes<7>, ToPlanes<8>,
+                                    ToPlanes<9>, ToPlanes<10>, ToPlanes<11>, ToPlanes<12>,
+                                    ToPlanes<13>, ToPlanes<14>, ToPlanes<15>, ToPlanes<16>};
 constexpr FromPlanesFn kFromPlanes[] = {nullptr, nullptr, FromPlanesScaled<2>, FromPlanesScaled<3>,
                                         FromPlanesScaled<4>, FromPlanesScaled<5>, FromPlanesScaled<6>,
-                                        FromPlanesScaled<7>, FromPlanesScaled<8>};
-constexpr size_t kMaxPlaneLen = 8;
+                                        FromPlanesScaled<7>, FromPlanesScaled<8>,
+                                        FromPlanesScaled<9>, FromPlanesScaled<10>, FromPlanesScaled<11>, FromPlanesScaled<12>,
+                                        FromPlanesScaled<13>, FromPlanesScaled<14>, FromPlanesScaled<15>, FromPlanesScaled<16>};
+constexpr size_t kMaxPlaneLen = 16;
 
 // f32 rows of len 2 to kMaxPlaneLen: a block of rows is copied into len
 // planes (plane j holds every row's element j), so that each step is one
@@ -110,10 +114,12 @@ constexpr size_t kMaxPlaneLen = 8;
 
 }  // namespace
 
+bool SoftmaxRowsInPlanes(size_t n, size_t len) { return n >= kPlanesFrom && len >= 2 && len <= kMaxPlaneLen; }
+
 template <typename T>
 void SoftmaxRows(const T* x, T* y, size_t n, size_t len) {
   if constexpr (std::is_same_v<T, float>) {
-    if (n >= kPlanesFrom && len >= 2 && len <= kMaxPlaneLen) return ShortRows(x, y, n, len);
+    if (SoftmaxRowsInPlanes(n, len)) return ShortRows(x, y, n, len);
   }
   switch (len) {
     case 2: return Rows<T, 2>(x, y, n, 2);

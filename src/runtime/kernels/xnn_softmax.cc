@@ -9,8 +9,9 @@
 // f32 and f64, another axis, viewed as [outer, L, inner]: three passes
 // along contiguous `inner` rows, narrow columns a chunk of rows at a time
 // (SoftmaxColumns, softmax_rows.h).
-// Rows of the last axis: f32 rows shorter than kShortRowsBelow, and f64
-// rows of any length, run the passes across rows (softmax_rows.h).
+// Rows of the last axis: f32 rows shorter than kShortRowsBelow, or many up
+// to 16 long (SoftmaxRowsInPlanes), and f64 rows of any length, run the
+// passes across rows (softmax_rows.h).
 // XNNPACK's three micro-kernel calls per row cost more than a short row's
 // work ([524288, 2]: 10.4 ms, now 2.3 ms in wasm; 8 columns 3.2 -> 2.4 ms,
 // even at 9), and the column passes' setup per row doubled f64's time
@@ -83,7 +84,8 @@ class SoftmaxKernel final : public Kernel {
     len_ = x[a];
     inner_ = NumElements(std::span<const int64_t>(x.data() + a + 1, x.size() - a - 1));
     n_ = static_cast<size_t>(outer_ * len_ * inner_);
-    rows_ = inner_ == 1 && (std::is_same_v<T, double> || len_ < kShortRowsBelow);
+    rows_ = inner_ == 1 && (std::is_same_v<T, double> || len_ < kShortRowsBelow ||
+                            SoftmaxRowsInPlanes(n_, static_cast<size_t>(len_)));
     use_xnn_softmax_ = std::is_same_v<T, float> && inner_ == 1 && !rows_;
     if (n_ == 0) return size_t{0};
     if (use_xnn_softmax_) {

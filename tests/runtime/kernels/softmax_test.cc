@@ -118,6 +118,10 @@ TEST(SoftmaxKernelTest, ImplementationPerAxis) {
   SoftmaxTester().InputShape({4, 8}).Axis(-1).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({4, 8, 1}).Axis(1).InPlace(true).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({4, 9}).Axis(-1).ExpectImpl("xnn_softmax").Test();
+  // Rows up to 16 long, 16,384 elements or more: through planes.
+  SoftmaxTester().InputShape({2048, 12}).Axis(-1).ExpectImpl("ref_rows").Test();
+  SoftmaxTester().InputShape({1024, 12}).Axis(-1).ExpectImpl("xnn_softmax").Test();
+  SoftmaxTester().InputShape({1024, 17}).Axis(-1).ExpectImpl("xnn_softmax").Test();
   SoftmaxTester().InputShape({4, 40}).Axis(-1).DType(ir::DType::kF64).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({3, 5000}).Axis(-1).DType(ir::DType::kF64).InPlace(true).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({4, 40}).Axis(0).DType(ir::DType::kF64).ExpectImpl("ref").Test();
@@ -240,7 +244,7 @@ void ExpectShortRowsInPlanesAsRowByRow() {
   // row by row and must give the same formula's bits too.
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-30, 30);
-  for (size_t len = 2; len <= 8; ++len) {
+  for (size_t len = 2; len <= 17; ++len) {
     SCOPED_TRACE(len);
     std::vector<T> x(8209 * len);
     for (T& v : x) v = static_cast<T>(u(rng));
