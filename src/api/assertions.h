@@ -5,7 +5,10 @@
 // strings and bools), `!`, `&&`, `||` — and a false one fails the run with
 // its message. A condition that names anything else (a tensor, a dimension
 // the run leaves unbound) or does not reduce to a bool is not evaluated: the
-// spec asks for evaluation only in the first case (a SHOULD).
+// spec asks for evaluation only in the first case (a SHOULD). A graph
+// reached through a call is checked on the dims that call binds
+// (Program::CheckCallee: by the call kernel once per binding, by the
+// interpreter at each call).
 //
 //   GraphAssertions checks(graph, program.config);  // parses each condition once
 //   SHREW_RETURN_IF_ERROR(checks.Check(dims));      // before anything runs

@@ -267,6 +267,7 @@ jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
                                jit::CalleeTarget* target) { return CalleeFor(index, inputs, dims, target); };
   }
   o.config_dims = options_.dims;
+  o.check_call = [this](const ir::Graph& callee, const ir::DimBindings& dims) { return CheckCallee(callee, dims); };
   return o;
 }
 
@@ -706,6 +707,12 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   return p;
 }
 
+Status Program::CheckCallee(const ir::Graph& callee, const ir::DimBindings& dims) const {
+  const int gi = program_.FindGraphIndex(callee.name());
+  if (gi < 0) return Status::Ok();
+  return assertions_[static_cast<size_t>(gi)].Check(dims, source_name_);
+}
+
 Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tensor* const> operands) {
   Result<size_t> gi = FindGraph(callee);
   if (!gi.ok()) return gi.status();
@@ -744,6 +751,7 @@ Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& in
   io.dims = options_.dims;
   io.default_float_dtype = options_.default_dtype;
   io.max_tensor_bytes = options_.max_tensor_bytes;
+  io.check_call = [this](const ir::Graph& callee, const ir::DimBindings& dims) { return CheckCallee(callee, dims); };
   interp::Interpreter interp(&program_, &params_, io, &interp_rng_);
   Result<interp::RunResult> r = interp.Run(graph, inputs);
   if (!r.ok()) return r.status();

@@ -230,6 +230,9 @@ class Program {
   };
   Result<CheckedInputs> CheckInputs(size_t graph, std::span<const InputSpec> inputs, jit::InputIssue* issue) const;
   Status CheckSteps(size_t graph) const;
+  // The @assert / @check conditions of `callee`, a graph of the program
+  // reached through a call, on the dims the call bound (both executors).
+  Status CheckCallee(const ir::Graph& callee, const ir::DimBindings& dims) const;
   // A graph compiled for one signature of its inputs (dtype and shape each,
   // nullopt when an optional input is left out).
   using InputSignature = std::vector<std::optional<std::pair<ir::DType, runtime::Shape>>>;

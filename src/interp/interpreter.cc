@@ -291,6 +291,9 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     SHREW_RETURN_IF_ERROR(CheckBound("parameter '" + p.name + "'", p.type, *t, dims));
     SHREW_RETURN_IF_ERROR(bind(p.node, t, p.type));
   }
+  // A called graph's assertions on the dims this call bound (a run's own
+  // are its caller's to check, before it starts).
+  if (depth > 0 && options_.check_call) SHREW_RETURN_IF_ERROR(options_.check_call(declared, dims));
 
   // 3. Every node's remaining uses. Nodes no output reads run too, as on the
   // tape (PIPELINE.md §9): a dead training-mode dropout still draws, and a

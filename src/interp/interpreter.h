@@ -27,6 +27,7 @@
 // symbolic sizes), which catches shape-inference bugs.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ struct InterpreterOptions {
   // a ResourceExhausted error before it is evaluated (after, for shapes only
   // known from the values).
   uint64_t max_tensor_bytes = uint64_t{1} << 50;
+  // The @assert / @check conditions of a graph reached through a call, on
+  // the dims the call bound (null: none checked).
+  std::function<Status(const ir::Graph& callee, const ir::DimBindings& dims)> check_call;
 };
 
 struct RunResult {

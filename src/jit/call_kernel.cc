@@ -14,9 +14,9 @@ using runtime::Shape;
 class CallKernel final : public runtime::Kernel {
  public:
   CallKernel(const ir::Graph* callee, int index, CalleeResolver resolve, ir::DimBindings config_dims,
-             std::vector<ir::DType> dtypes, std::vector<int> input_indices)
+             std::vector<ir::DType> dtypes, std::vector<int> input_indices, CallCheck check)
       : callee_(callee), index_(index), resolve_(std::move(resolve)), config_dims_(std::move(config_dims)),
-        dtypes_(std::move(dtypes)), input_indices_(std::move(input_indices)) {}
+        dtypes_(std::move(dtypes)), input_indices_(std::move(input_indices)), check_(std::move(check)) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const std::string where = "call[" + callee_->name() + "]";
@@ -35,6 +35,10 @@ class CallKernel final : public runtime::Kernel {
     Result<ir::DimBindings> dims = BindInputs(*callee_, config_dims_, descs_);
     if (!dims.ok()) return dims.status();
     dims_ = std::move(dims).value();
+    if (check_) {
+      Status held = check_(*callee_, dims_);
+      if (!held.ok()) return held.Prefixed(where + ": ");
+    }
     target_ = {};  // other inputs: another executor
     Status resolved = resolve_(index_, descs_, dims_, &target_);
     if (!resolved.ok()) return resolved.Prefixed(where + ": ");
@@ -103,6 +107,7 @@ class CallKernel final : public runtime::Kernel {
   ir::DimBindings config_dims_;
   std::vector<ir::DType> dtypes_;
   std::vector<int> input_indices_;  // operand k binds input input_indices_[k]
+  CallCheck check_;
   std::vector<InputDesc> descs_;    // per callee input
   std::vector<Shape> shapes_;       // per callee input
   ir::DimBindings dims_;
@@ -117,9 +122,9 @@ class CallKernel final : public runtime::Kernel {
 
 runtime::KernelPtr MakeCallKernel(const ir::Graph* callee, int callee_index, CalleeResolver resolve,
                                   ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes,
-                                  std::vector<int> input_indices) {
+                                  std::vector<int> input_indices, CallCheck check) {
   return std::make_unique<CallKernel>(callee, callee_index, std::move(resolve), std::move(config_dims),
-                                      std::move(operand_dtypes), std::move(input_indices));
+                                      std::move(operand_dtypes), std::move(input_indices), std::move(check));
 }
 
 }  // namespace shrew::jit

@@ -8,7 +8,8 @@
 // the result is the callee's first declared output.
 //
 //   Reshape  binds the callee's symbolic dims from the operand shapes
-//            (jit::BindInputs, with the configured dims first), resolves and
+//            (jit::BindInputs, with the configured dims first), checks the
+//            callee's assertions on them (CallCheck), resolves and
 //            binds the callee executor (its plan is cached per binding) and
 //            checks the callee's output shape against the planned one.
 //   Run      resolves the executor again (a recompile or SetParam may have
@@ -47,11 +48,15 @@ struct CalleeTarget {
 using CalleeResolver = std::function<Status(int index, std::span<const InputDesc> inputs,
                                             const ir::DimBindings& dims, CalleeTarget* target)>;
 
+// The callee's @assert / @check conditions (LANGUAGE.md §6) on the dims a
+// call binds: checked once per binding, as a run checks its graph's.
+using CallCheck = std::function<Status(const ir::Graph& callee, const ir::DimBindings& dims)>;
+
 // Operand k binds the callee's input `input_indices[k]` (ascending; see
 // ir::CallInputIndices); the inputs no operand binds are left-out optional
 // ones, an error at Reshape if the callee reads them.
 runtime::KernelPtr MakeCallKernel(const ir::Graph* callee, int callee_index, CalleeResolver resolve,
                                   ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes,
-                                  std::vector<int> input_indices);
+                                  std::vector<int> input_indices, CallCheck check = nullptr);
 
 }  // namespace shrew::jit

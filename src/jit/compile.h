@@ -51,6 +51,7 @@ struct CompileOptions {
   // (Program owns them). When set (with `program`), calls run through a
   // call kernel (call_kernel.h); otherwise through the fallback and `call`.
   CalleeResolver callee_executor;
+  CallCheck check_call;            // the callee's assertions on a call's dims (null: none)
   ir::DimBindings config_dims;     // configured dims (callee bindings)
 };
 

@@ -61,6 +61,40 @@ TEST(Assertions, AFalseConditionFailsTheRunWithItsMessageOnBothExecutors) {
   EXPECT_NE(prep.status().message().find("an even batch"), std::string::npos) << prep.status().ToString();
 }
 
+// A graph reached through a call checks its conditions on the dims the
+// call binds, on both executors, whichever path runs the call (the call
+// kernel, the interpreter, a `?` callee's own executor).
+constexpr char kCalls[] = R"(@graph Heads {
+  input v: Tensor<[R, D], f32>;
+  @assert D % 4 == 0, "D must split into 4 heads";
+  output o: v * 2.0;
+}
+@graph Any { input v: ?; output o: Heads(v); }
+@graph Top { input x: Tensor<[2, N], f32>; output y: Heads(x); output z: Any(x); }
+)";
+
+TEST(Assertions, ACalledGraphChecksItsConditionsOnTheCallsDims) {
+  auto p = jit::testing::MakeProgram(kCalls);
+  ASSERT_NE(p, nullptr);
+  for (bool interp : {false, true}) {
+    SCOPED_TRACE(interp ? "interpreter" : "tape");
+    TensorMap six;
+    six.emplace("x", runtime::Tensor::Zeros(ir::DType::kF32, {2, 6}).value());
+    Result<TensorMap> bad = interp ? p->Interpret("Top", six) : p->Run("Top", six);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), StatusCode::kFailedPrecondition) << bad.status().ToString();
+    EXPECT_NE(bad.status().message().find("graph 'Heads': assertion failed at <input>:3:3: D must split into 4 heads "
+                                          "(D % 4 == 0, with D = 6)"),
+              std::string::npos)
+        << bad.status().ToString();
+    TensorMap eight;
+    eight.emplace("x", runtime::Tensor::Zeros(ir::DType::kF32, {2, 8}).value());
+    Result<TensorMap> ok = interp ? p->Interpret("Top", eight) : p->Run("Top", eight);
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_EQ(ok->at("y").shape(), runtime::Shape({2, 8}));
+  }
+}
+
 // The position names the program's file (it said `<input>`, the name of the
 // condition's own re-parsed text, whatever the file).
 TEST(Assertions, TheFailureNamesTheProgramsFile) {
