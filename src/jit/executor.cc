@@ -222,10 +222,6 @@ std::string At(std::string_view file, const diag::Span& span) {
          std::to_string(span.column) + ": ";
 }
 
-}  // namespace
-
-namespace {
-
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
 // pin it (as a declared type) to the callee's specialised output and re-infer.
 Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
