@@ -111,6 +111,7 @@ export interface ParamInfo {
 /** The metadata blocks of the program (@model, @config, @types, @training, @inference, @custom_op). */
 export interface ProgramMetadata {
   readonly model: Readonly<Record<string, string>>;
+  /** Evaluated @config values; an integer beyond ±(2^53 − 1) is a bigint, exact. */
   readonly config: Readonly<Record<string, unknown>>;
   readonly types: Readonly<Record<string, string>>;
   readonly customOps: readonly string[];

@@ -266,6 +266,8 @@ test("stats, info, bench (--json)", () => {
   assert.ok(s.stats.arenaBytes > 0);
   assert.equal(typeof s.optimizer.opsFused, "number");
   assert.match(shrew("stats", MLP).out, /numInstructions/);
+  // The optimiser's counts are the program's, and say so.
+  assert.match(shrew("stats", MLP).out, /^optimiser, whole program: OptStats \{ dce: \d+, identity: \d+, const_fold: \d+, cse: \d+, fusion: \d+ \}$/m);
   const info = JSON.parse(shrew("info", MLP, "--json").out);
   assert.equal(info.metadata.model.name, "DigitMLP");
   assert.equal(info.graphs[0].name, "Classifier");
@@ -521,6 +523,20 @@ test("run prints 64-bit integers exactly: text, and --json as decimal strings", 
   }
 });
 
+test("info: @config integers past 2^53 stay exact, NaN and infinities are strings in JSON", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "config.sw");
+  writeFileSync(src, "@config { big: 9007199254740993; small: -5; inf: 1e999; ninf: -1e999; nan: 0.0 / 0.0; }\n" +
+    "@graph G { input x: Tensor<[2], f32>; output x; }\n");
+  const want = { big: "9007199254740993", inf: "Infinity", nan: "NaN", ninf: "-Infinity", small: -5 };
+  const j = shrew("info", src, "--json");
+  assert.equal(j.code, 0, j.err);
+  assert.deepEqual(JSON.parse(j.out).metadata.config, want);
+  const t = shrew("info", src);
+  assert.equal(t.code, 0, t.err);
+  assert.deepEqual(JSON.parse(t.out.match(/^ {2}config: (.*)$/m)[1]), want);
+});
+
 test("info marks optional inputs", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const src = join(dir, "opt.sw");
@@ -564,6 +580,31 @@ test("run: a failure at a place in the source shows it with the source line and 
   assert.equal(b.code, 1);
   assert.equal(b.err, r.err);
   assert.equal(shrew("bench", bundle, "--input", "ids=randint:5:9").err, r.err);
+});
+
+test("run: the caret stays under the span past control characters, and a long line shows a window around it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const head = "@graph G {\n  input ids: Tensor<[3], i64>;\n  param table: Tensor<[2, 4], f32>;\n";
+  const statement = "output e: embedding(ids, table);";
+  // Three ESC bytes before the span: shown as spaces (escaped, each took
+  // four characters and the caret landed under them).
+  const ctrl = join(dir, "ctrl.sw");
+  writeFileSync(ctrl, `${head}  /*\x1b\x1b\x1b*/ ${statement}\n}\n`);
+  const r = shrew("run", ctrl, "--input", "ids=randint:5:9");
+  assert.equal(r.code, 1, r.err);
+  assert.equal(r.err.slice(r.err.indexOf("  --> ")),
+    `  --> ${ctrl}:4:11\n    /*   */ ${statement}\n  ${" ".repeat(10)}^${"~".repeat(statement.length - 1)}\n`);
+  // A line of 1,500 bytes: 76 characters around the span, not its cut-off start and end.
+  const long = join(dir, "long.sw");
+  const before = `  /*${"c".repeat(1200)}*/ `;
+  writeFileSync(long, `${head}${before}${statement} /*${"d".repeat(300)}*/\n}\n`);
+  const l = shrew("run", long, "--input", "ids=randint:5:9");
+  assert.equal(l.code, 1, l.err);
+  const [where, text, marks] = l.err.slice(l.err.indexOf("  --> ")).split("\n");
+  assert.equal(where, `  --> ${long}:4:${before.length + 1}`);
+  assert.ok(text.startsWith("  …") && text.endsWith("…") && text.includes(statement), text);
+  assert.equal(marks.indexOf("^"), text.indexOf(statement), `${text}\n${marks}`);
+  assert.equal(marks.trimEnd().length - marks.indexOf("^"), statement.length);
 });
 
 /** A .npy file with this header dict (padded as numpy pads it) and these data bytes. */

@@ -29,6 +29,19 @@ test("compile: graphs, signature with symbolic dims, metadata", () => {
   }
 });
 
+test("metadata: @config integers past 2^53 are exact bigints, the rest numbers", () => {
+  const p = shrew.compile("@config { big: 9007199254740993; neg: -9223372036854775807; max: 9007199254740991; inf: 1e999; }\n" +
+    "@graph G { input x: Tensor<[2], f32>; output x; }\n");
+  try {
+    assert.equal(p.metadata.config.big, 9007199254740993n);
+    assert.equal(p.metadata.config.neg, -9223372036854775807n);
+    assert.equal(p.metadata.config.max, 9007199254740991);
+    assert.equal(p.metadata.config.inf, Infinity);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("run: Tensor, {dtype, shape, data} and bare typed arrays give the same outputs", () => {
   const p = shrew.compile(MLP, { dims: { Batch: 2 }, seed: 3 });
   try {

@@ -307,9 +307,14 @@ inline Result<runtime::Tensor> TensorIn(val item) {
   return t;
 }
 
+// Config values as JS values: an integer beyond ±(2^53 − 1), which a number
+// would round, is a bigint (the seed's rule: a number when it can be one).
 inline val ConfigValueToJs(const ir::ConfigValue& v) {
+  constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
   switch (v.kind) {
-    case ir::ConfigValue::Kind::kInt: return val(static_cast<double>(v.i));
+    case ir::ConfigValue::Kind::kInt:
+      if (v.i < -kMaxSafe || v.i > kMaxSafe) return val::global("BigInt")(val(std::to_string(v.i)));
+      return val(static_cast<double>(v.i));
     case ir::ConfigValue::Kind::kFloat: return val(v.f);
     case ir::ConfigValue::Kind::kBool: return val(v.b);
     case ir::ConfigValue::Kind::kString:

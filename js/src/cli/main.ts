@@ -57,6 +57,18 @@ function seedJson(seed: bigint): number | string {
 }
 
 /**
+ * JSON.stringify's replacer for metadata: a bigint (a @config integer past
+ * 2^53 − 1) is its exact decimal string, NaN and ±Infinity the strings
+ * "NaN", "Infinity", "-Infinity" (JSON.stringify made them null), as for
+ * tensors.
+ */
+function metadataJson(_key: string, v: unknown): unknown {
+  if (typeof v === "bigint") return String(v);
+  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+/**
  * fn(), a bundle's or parameter blob's own format errors ("bundle: truncated
  * seed", "parameter blob: …") prefixed with the file they are in, as .npy
  * errors are.
@@ -203,7 +215,9 @@ function cmdStats(ctx: Context): number {
   }
   ctx.out(`graph ${ctx.graph}`);
   for (const [k, val] of Object.entries(s)) ctx.out(`  ${k.padEnd(18)} ${val}`);
-  ctx.out(`  ${opt.text}`);
+  // The optimiser's counts are the program's (summed over its graphs,
+  // PIPELINE.md §6.1): under the graph's heading they read as its own.
+  ctx.out(`optimiser, whole program: ${opt.text}`);
   return 0;
 }
 
@@ -265,7 +279,7 @@ function cmdInfo(ctx: Context): number {
     paramBytes: params.reduce((a, q) => a + q.bytes, 0),
   };
   if (ctx.values.json) {
-    ctx.json(JSON.stringify(info));
+    ctx.json(JSON.stringify(info, metadataJson));
     return 0;
   }
   const model = p.metadata.model;
@@ -273,7 +287,7 @@ function cmdInfo(ctx: Context): number {
   for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${oneLine(String(val))}`);
   ctx.out(`  seed: ${info.seed}`);
   // Shown as JSON, escaped as JSON: ctx.out's escaping finds nothing left, and the JSON stays valid.
-  const json = (v: unknown) => printableJson(JSON.stringify(v));
+  const json = (v: unknown) => printableJson(JSON.stringify(v, metadataJson));
   if (Object.keys(p.metadata.config).length) ctx.out(`  config: ${json(p.metadata.config)}`);
   if (p.metadata.training) ctx.out(`  training: ${json(p.metadata.training)}`);
   if (p.metadata.inference) ctx.out(`  inference: ${json(p.metadata.inference)}`);

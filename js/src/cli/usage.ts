@@ -176,7 +176,8 @@ Commands, with the options each takes besides --dims, --seed and --params (all d
   dump FILE                  print a graph: --tape (default), --ir, --optimized-ir, --plan;
                              --graph, --input (runs it once first: needed for the tape and
                              plan of an input of unknown type, ?), --json
-  stats FILE                 JIT and optimiser statistics (after a tape run); --graph, --input, --json
+  stats FILE                 a graph's JIT statistics (after a tape run) and the whole
+                             program's optimiser counts; --graph, --input, --json
   info FILE                  metadata, seed, graphs, inputs (optional ones marked)/outputs,
                              parameter count and bytes; --json
   run FILE                   run a graph on seeded random or given inputs; --graph, --input,
