@@ -355,7 +355,10 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
     if (!signature[i]) continue;
     std::vector<ir::Dim> dims;
     for (int64_t d : signature[i]->second) dims.push_back(ir::Dim::Fixed(d));
-    types[i] = ir::Type::Tensor(std::move(dims), signature[i]->first);
+    // A declared dtype stays (OPS.md §1.3): the tensor holds its storage
+    // type (u32 values come as i64), which must not retype the graph.
+    const ir::Type& declared = g.node(g.inputs()[i].node).type;
+    types[i] = ir::Type::Tensor(std::move(dims), declared.is_tensor() ? declared.dtype() : signature[i]->first);
     described += (described.empty() ? "" : ", ") + g.node(g.inputs()[i].node).name + ": " + types[i]->ToString();
   }
   ir::Graph sg = ir::WithInputTypes(g, types);

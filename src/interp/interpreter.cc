@@ -240,7 +240,10 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       if (inputs[i] == nullptr) continue;
       std::vector<ir::Dim> dims;
       for (int64_t d : inputs[i]->shape()) dims.push_back(ir::Dim::Fixed(d));
-      types[i] = ir::Type::Tensor(std::move(dims), inputs[i]->dtype());
+      // A declared dtype stays (OPS.md §1.3): the tensor may hold its
+      // storage type (u32 values as i64).
+      const ir::Type& declared_type = declared.node(declared.inputs()[i].node).type;
+      types[i] = ir::Type::Tensor(std::move(dims), declared_type.is_tensor() ? declared_type.dtype() : inputs[i]->dtype());
     }
     typed = ir::WithInputTypes(declared, types);
     weak = ir::WeakConstants(typed);

@@ -72,7 +72,11 @@ Result<Tensor> ReshapeKernel(const KernelArgs& args) {
     }
   }
   if (infer >= 0) {
-    if (known == 0 || x.num_elements() % known != 0) {
+    if (known == 0) {
+      return InvalidArgument("cannot reshape " + runtime::ShapeToString(x.shape()) + " to " +
+                             runtime::ShapeToString(target) + ": -1 cannot be inferred when the other sizes multiply to 0");
+    }
+    if (x.num_elements() % known != 0) {
       return InvalidArgument("cannot reshape " + runtime::ShapeToString(x.shape()) + " (" +
                              std::to_string(x.num_elements()) + " elements) to " + runtime::ShapeToString(target));
     }

@@ -198,7 +198,13 @@ Type InferReshape(ShapeContext& ctx) {
   if (infer_at >= 0) {
     if (in.known() && out.known()) {
       // -1 beside a size bound to 0 is ambiguous (the interpreter's error).
-      if (out.value == 0 || in.value % out.value != 0) {
+      if (out.value == 0) {
+        ctx.Error(diag::Kind::ReshapeMismatch, "cannot reshape " + DimsToString(x.dims()) + " to " +
+                                                   ShapeText(*target) + ": -1 cannot be inferred when the other " +
+                                                   "sizes multiply to 0");
+        return Type::Unknown();
+      }
+      if (in.value % out.value != 0) {
         mismatch();
         return Type::Unknown();
       }

@@ -529,6 +529,40 @@ TEST(DynamicInputs, ACalleeCalledTwiceWithTheSameTypesIsSpecialisedOnce) {
   EXPECT_EQ(y->at("y").values<float>()[1], 2 * 531441.0f + 4096);
 }
 
+// A graph typed per run keeps its typed inputs' declared dtypes: their
+// tensors hold the storage type (u32 values as i64, f16 as f32), which
+// must not retype them (a declared u32 became i64: "dtype mismatch").
+TEST(DynamicInputs, DeclaredDtypesOfTypedInputsStay) {
+  std::unique_ptr<Program> u32 =
+      MakeProgram("@graph G { input x: ?; input y: Tensor<[2], u32>; output z: cast(x, dtype: \"u32\") + y; }");
+  ASSERT_NE(u32, nullptr);
+  TensorMap in;
+  in.emplace("x", F32({2}, {1, 2}));
+  Tensor y = Tensor::Zeros(ir::DType::kI64, {2}).value();
+  y.mutable_values<int64_t>()[0] = 3;
+  y.mutable_values<int64_t>()[1] = 4;
+  in.emplace("y", std::move(y));
+  for (bool interp : {false, true}) {
+    Result<TensorMap> out = interp ? u32->Interpret("G", in) : u32->Run("G", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("z").dtype(), ir::DType::kU32);
+    EXPECT_EQ(out->at("z").values<int64_t>()[0], 4);
+    EXPECT_EQ(out->at("z").values<int64_t>()[1], 6);
+  }
+  // A typed graph calling one typed per run is typed per run too.
+  std::unique_ptr<Program> f16 = MakeProgram(
+      "@graph H { input a: ?; output o: a * 2; }\n"
+      "@graph G { input y: Tensor<[2], f16>; output z: cast(H(y), dtype: \"f16\") + y; }");
+  ASSERT_NE(f16, nullptr);
+  for (bool interp : {false, true}) {
+    Result<TensorMap> out = interp ? f16->Interpret("G", One("y", F32({2}, {1, 2}))) : f16->Run("G", One("y", F32({2}, {1, 2})));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("z").dtype(), ir::DType::kF16);
+    EXPECT_EQ(out->at("z").values<float>()[0], 3);
+    EXPECT_EQ(out->at("z").values<float>()[1], 6);
+  }
+}
+
 TEST(DynamicInputs, PreparedRunsAndParameterChanges) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph G { input x: ?; param w: Tensor<[3], f32> { init: \"ones\"; }; output y: x * w; }");

@@ -61,6 +61,9 @@ TEST(RefReshapeTest, FixedInferredAndSymbolic) {
                         "cannot reshape [2, 3] (6 elements) to [4] (4 elements)"));
   EXPECT_TRUE(FailsWith(Eval(K::kReshape, {&x}, ShapeAttr({Dim::Fixed(4), Dim::Dynamic()})), "cannot reshape"));
   EXPECT_TRUE(FailsWith(Eval(K::kReshape, {&x}, ShapeAttr({Dim::Dynamic(), Dim::Dynamic()})), "two -1"));
+  Tensor empty = F32({0, 3}, {});
+  EXPECT_TRUE(FailsWith(Eval(K::kReshape, {&empty}, ShapeAttr({Dim::Fixed(0), Dim::Dynamic()})),
+                        "cannot reshape [0, 3] to [0, -1]: -1 cannot be inferred when the other sizes multiply to 0"));
   Tensor s = F32({}, {5});
   EXPECT_TRUE(Same(Eval(K::kReshape, {&s}, ShapeAttr({Dim::Fixed(1), Dim::Fixed(1)})), F32({1, 1}, {5})));
   Tensor b = Bool({4}, {true, false, false, true});

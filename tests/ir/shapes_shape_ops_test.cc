@@ -157,7 +157,7 @@ TEST(ReshapeShapeTest, NameBoundToZeroIsAnEmptyTarget) {
   // -1 beside a 0 has no unique value: an error, not a division by zero.
   One amb(OpKind::kReshape, "[N, 3] f32", A({{"shape", Shape({"N", "-1"})}}), o);
   EXPECT_EQ(amb.OnlyError(), "E104");
-  EXPECT_EQ(amb.Msg(), "[G::n] cannot reshape [0, 3] (0 elements) to [0, -1] (0 elements)");
+  EXPECT_EQ(amb.Msg(), "[G::n] cannot reshape [0, 3] to [0, -1]: -1 cannot be inferred when the other sizes multiply to 0");
 }
 
 TEST(ReshapeShapeTest, OverflowIsADiagnostic) {
