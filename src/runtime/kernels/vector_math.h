@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #endif
@@ -26,6 +27,8 @@ namespace shrew::runtime::kernels {
 
 using F32x4 = float __attribute__((vector_size(16)));
 using I32x4 = int32_t __attribute__((vector_size(16)));
+using F64x2 = double __attribute__((vector_size(16)));  // vector_math_f64.h's lanes
+using I64x2 = int64_t __attribute__((vector_size(16)));
 
 inline float BitsToFloat(uint32_t b) {
   float f;
@@ -65,24 +68,30 @@ inline F32x4 FloatBits(I32x4 v) { return reinterpret_cast<F32x4>(v); }
 inline float IntToFloat(int32_t i) { return static_cast<float>(i); }
 inline F32x4 IntToFloat(I32x4 v) { return __builtin_convertvector(v, F32x4); }
 
-// x < lo ? lo : x and hi < x ? hi : x, NaN staying NaN: wasm's pmax/pmin
-// (one x64 instruction each in V8, where f32x4.max/min's NaN rules cost
-// about eight).
-inline float AtLeast(float x, float lo) { return x < lo ? lo : x; }
-inline float AtMost(float x, float hi) { return hi < x ? hi : x; }
-inline F32x4 AtLeast(F32x4 x, F32x4 lo) {
+// x < lo ? lo : x and hi < x ? hi : x, NaN staying NaN, for a float, a
+// double or their lanes: in wasm, pmax/pmin for lanes (one x64 instruction
+// each in V8, where f32x4.max/min's NaN rules cost about eight).
+template <typename V>
+inline V AtLeast(V x, V lo) {
 #if defined(__wasm_simd128__)
-  return reinterpret_cast<F32x4>(wasm_f32x4_pmax(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(lo)));
-#else
+  if constexpr (std::is_same_v<V, F32x4>) {
+    return reinterpret_cast<V>(wasm_f32x4_pmax(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(lo)));
+  } else if constexpr (std::is_same_v<V, F64x2>) {
+    return reinterpret_cast<V>(wasm_f64x2_pmax(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(lo)));
+  }
+#endif
   return x < lo ? lo : x;
-#endif
 }
-inline F32x4 AtMost(F32x4 x, F32x4 hi) {
+template <typename V>
+inline V AtMost(V x, V hi) {
 #if defined(__wasm_simd128__)
-  return reinterpret_cast<F32x4>(wasm_f32x4_pmin(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(hi)));
-#else
-  return hi < x ? hi : x;
+  if constexpr (std::is_same_v<V, F32x4>) {
+    return reinterpret_cast<V>(wasm_f32x4_pmin(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(hi)));
+  } else if constexpr (std::is_same_v<V, F64x2>) {
+    return reinterpret_cast<V>(wasm_f64x2_pmin(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(hi)));
+  }
 #endif
+  return hi < x ? hi : x;
 }
 
 // Whether every lane of a comparison's mask is set.

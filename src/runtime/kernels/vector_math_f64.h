@@ -23,9 +23,6 @@
 
 namespace shrew::runtime::kernels {
 
-using F64x2 = double __attribute__((vector_size(16)));
-using I64x2 = int64_t __attribute__((vector_size(16)));
-
 inline F64x2 LoadF64x2(const double* p) {
   F64x2 v;
   std::memcpy(&v, p, sizeof v);
@@ -65,23 +62,6 @@ inline double FloatBits(int64_t i) {
   return d;
 }
 inline F64x2 FloatBits(I64x2 v) { return reinterpret_cast<F64x2>(v); }
-
-inline double AtLeast(double x, double lo) { return x < lo ? lo : x; }
-inline double AtMost(double x, double hi) { return hi < x ? hi : x; }
-inline F64x2 AtLeast(F64x2 x, F64x2 lo) {
-#if defined(__wasm_simd128__)
-  return reinterpret_cast<F64x2>(wasm_f64x2_pmax(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(lo)));
-#else
-  return x < lo ? lo : x;
-#endif
-}
-inline F64x2 AtMost(F64x2 x, F64x2 hi) {
-#if defined(__wasm_simd128__)
-  return reinterpret_cast<F64x2>(wasm_f64x2_pmin(reinterpret_cast<v128_t>(x), reinterpret_cast<v128_t>(hi)));
-#else
-  return hi < x ? hi : x;
-#endif
-}
 
 inline int64_t ShiftRightLogical(int64_t i, int bits) { return static_cast<int64_t>(static_cast<uint64_t>(i) >> bits); }
 inline I64x2 ShiftRightLogical(I64x2 v, int bits) {
