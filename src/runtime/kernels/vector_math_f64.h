@@ -69,41 +69,26 @@ inline I64x2 ShiftRightLogical(I64x2 v, int bits) {
   return reinterpret_cast<I64x2>(reinterpret_cast<U64x2>(v) >> bits);
 }
 
-// `c` in every lane, built once before a loop (see Splat).
-template <typename V>
-inline V Splat64(double c);
-template <>
-inline double Splat64<double>(double c) {
-  return c;
-}
-template <>
-inline F64x2 Splat64<F64x2>(double c) {
-#if defined(__wasm_simd128__)
-  __asm__("" : "+r"(c));
-#endif
-  return F64x2{c, c};  // not F64x2{} + c: 0 + −0 is +0
-}
-
 }  // namespace lanes
 
 template <typename V>
 struct ExpF64Constants {
-  V log2e = lanes::Splat64<V>(1.4426950408889634);
+  V log2e = lanes::Splat<V>(1.4426950408889634);
   // ln 2 in two parts (fdlibm's): n·ln2_hi is exact for |n| < 2^21.
-  V ln2_hi = lanes::Splat64<V>(6.93147180369123816490e-01);
-  V ln2_lo = lanes::Splat64<V>(1.90821492927058770002e-10);
-  V round = lanes::Splat64<V>(6755399441055744.0);  // 1.5 · 2^52: adding it rounds to an integer
-  V lo = lanes::Splat64<V>(-745.2), hi = lanes::Splat64<V>(709.8);
-  V tanh_hi = lanes::Splat64<V>(44.0);  // 2|x| past which tanh x is ±1 in f64 (from |x| = 19.1)
-  V one = lanes::Splat64<V>(1.0), two = lanes::Splat64<V>(2.0), neg_zero = lanes::Splat64<V>(-0.0);
-  V c2 = lanes::Splat64<V>(1.0 / 2), c3 = lanes::Splat64<V>(1.0 / 6), c4 = lanes::Splat64<V>(1.0 / 24);
-  V c5 = lanes::Splat64<V>(1.0 / 120), c6 = lanes::Splat64<V>(1.0 / 720), c7 = lanes::Splat64<V>(1.0 / 5040);
-  V c8 = lanes::Splat64<V>(1.0 / 40320), c9 = lanes::Splat64<V>(1.0 / 362880);
-  V c10 = lanes::Splat64<V>(1.0 / 3628800), c11 = lanes::Splat64<V>(1.0 / 39916800);
-  V c12 = lanes::Splat64<V>(1.0 / 479001600), c13 = lanes::Splat64<V>(1.0 / 6227020800);
-  V c14 = lanes::Splat64<V>(1.0 / 87178291200), c15 = lanes::Splat64<V>(1.0 / 1307674368000);
-  V c16 = lanes::Splat64<V>(1.0 / 20922789888000), c17 = lanes::Splat64<V>(1.0 / 355687428096000);
-  V half = lanes::Splat64<V>(0.5);
+  V ln2_hi = lanes::Splat<V>(6.93147180369123816490e-01);
+  V ln2_lo = lanes::Splat<V>(1.90821492927058770002e-10);
+  V round = lanes::Splat<V>(6755399441055744.0);  // 1.5 · 2^52: adding it rounds to an integer
+  V lo = lanes::Splat<V>(-745.2), hi = lanes::Splat<V>(709.8);
+  V tanh_hi = lanes::Splat<V>(44.0);  // 2|x| past which tanh x is ±1 in f64 (from |x| = 19.1)
+  V one = lanes::Splat<V>(1.0), two = lanes::Splat<V>(2.0), neg_zero = lanes::Splat<V>(-0.0);
+  V c2 = lanes::Splat<V>(1.0 / 2), c3 = lanes::Splat<V>(1.0 / 6), c4 = lanes::Splat<V>(1.0 / 24);
+  V c5 = lanes::Splat<V>(1.0 / 120), c6 = lanes::Splat<V>(1.0 / 720), c7 = lanes::Splat<V>(1.0 / 5040);
+  V c8 = lanes::Splat<V>(1.0 / 40320), c9 = lanes::Splat<V>(1.0 / 362880);
+  V c10 = lanes::Splat<V>(1.0 / 3628800), c11 = lanes::Splat<V>(1.0 / 39916800);
+  V c12 = lanes::Splat<V>(1.0 / 479001600), c13 = lanes::Splat<V>(1.0 / 6227020800);
+  V c14 = lanes::Splat<V>(1.0 / 87178291200), c15 = lanes::Splat<V>(1.0 / 1307674368000);
+  V c16 = lanes::Splat<V>(1.0 / 20922789888000), c17 = lanes::Splat<V>(1.0 / 355687428096000);
+  V half = lanes::Splat<V>(0.5);
 };
 
 template <typename T>
