@@ -41,15 +41,6 @@ inline void StoreLanes(double* p, F64x2 v) { StoreF64x2(p, v); }
 
 namespace lanes {
 
-template <>
-struct IntOf<double> {
-  using type = int64_t;
-};
-template <>
-struct IntOf<F64x2> {
-  using type = I64x2;
-};
-
 inline int64_t IntBits(double d) {
   int64_t i;
   std::memcpy(&i, &d, sizeof i);
@@ -113,7 +104,7 @@ inline V ExpM1Poly(V r, const ExpF64Constants<V>& k) {
 // x = n·ln 2 + r, n = round(x / ln 2), r in two parts (Cody and Waite).
 // Returns r; `*n` is n as an integer, in the lanes' integer type.
 template <typename V>
-inline V ReduceLn2(V x, const ExpF64Constants<V>& k, typename lanes::IntOf<V>::type* n) {
+inline V ReduceLn2(V x, const ExpF64Constants<V>& k, lanes::IntOf<V>* n) {
   const V t = x * k.log2e + k.round;
   *n = lanes::IntBits(t) - lanes::IntBits(k.round);
   const V nf = t - k.round;
@@ -126,7 +117,7 @@ inline V ReduceLn2(V x, const ExpF64Constants<V>& k, typename lanes::IntOf<V>::t
 // exponent in range. NaN stays NaN.
 template <typename V>
 inline V ExpOf(V x, const ExpF64Constants<V>& k) {
-  using I = typename lanes::IntOf<V>::type;
+  using I = lanes::IntOf<V>;
   const V xc = lanes::AtMost(lanes::AtLeast(x, k.lo), k.hi);
   I n;
   const V r = ReduceLn2(xc, k, &n);
@@ -146,7 +137,7 @@ inline V ExpOf(V x, const ExpF64Constants<V>& k) {
 // the quotient is 1; the sign is put back last, so tanh(−0) = −0.
 template <typename V>
 inline V TanhOf(V x, const ExpF64Constants<V>& k) {
-  using I = typename lanes::IntOf<V>::type;
+  using I = lanes::IntOf<V>;
   const I sign = lanes::IntBits(x) & lanes::IntBits(k.neg_zero);
   const V ax = lanes::FloatBits(lanes::IntBits(x) ^ sign);
   const V y = lanes::AtMost(ax + ax, k.tanh_hi);
