@@ -108,10 +108,12 @@ export interface ParamInfo {
   readonly bytes: number;
 }
 
-/** The metadata blocks of the program (@model, @config, @types, @training, @inference, @custom_op). */
+/**
+ * The metadata blocks of the program (@model, @config, @types, @training, @inference, @custom_op).
+ * An integer of the source beyond ±(2^53 − 1) is a bigint, exact, wherever it appears.
+ */
 export interface ProgramMetadata {
   readonly model: Readonly<Record<string, string>>;
-  /** Evaluated @config values; an integer beyond ±(2^53 − 1) is a bigint, exact. */
   readonly config: Readonly<Record<string, unknown>>;
   readonly types: Readonly<Record<string, string>>;
   readonly customOps: readonly string[];

@@ -29,14 +29,20 @@ test("compile: graphs, signature with symbolic dims, metadata", () => {
   }
 });
 
-test("metadata: @config integers past 2^53 are exact bigints, the rest numbers", () => {
-  const p = shrew.compile("@config { big: 9007199254740993; neg: -9223372036854775807; max: 9007199254740991; inf: 1e999; }\n" +
-    "@graph G { input x: Tensor<[2], f32>; output x; }\n");
+test("metadata: integers past 2^53 are exact bigints, the rest numbers", () => {
+  const p = shrew.compile("@config { big: 9007199254740993; neg: -9223372036854775807; max: 9007199254740991; inf: 1e999;\n" +
+    "  list: [9007199254740993, 2]; }\n@graph G { input x: Tensor<[2], f32>; output x; }\n" +
+    "@training { model: G; loss: mse; optimizer: { type: \"SGD\"; lr: 0.1; steps: 9007199254740995; }\n" +
+    "  epochs: 9007199254740997; batch_size: 32; }\n");
   try {
     assert.equal(p.metadata.config.big, 9007199254740993n);
     assert.equal(p.metadata.config.neg, -9223372036854775807n);
     assert.equal(p.metadata.config.max, 9007199254740991);
     assert.equal(p.metadata.config.inf, Infinity);
+    assert.deepEqual(p.metadata.config.list, [9007199254740993n, 2]);
+    assert.equal(p.metadata.training.optimizer.steps, 9007199254740995n);
+    assert.equal(p.metadata.training.epochs, 9007199254740997n);
+    assert.equal(p.metadata.training.batchSize, 32);
   } finally {
     p.dispose();
   }

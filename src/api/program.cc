@@ -325,6 +325,7 @@ jit::ExecutorOptions Program::MakeExecutorOptions() const {
   eo.check_slots = options_.check_slots;
   eo.max_tensor_bytes = options_.max_tensor_bytes;
   eo.source_name = source_name_;
+  eo.check_call = [this](const ir::Graph& callee, const ir::DimBindings& dims) { return CheckCallee(callee, dims); };
   return eo;
 }
 
@@ -365,7 +366,8 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   const std::string where = "graph '" + g.name() + "' with inputs (" + described + ")";
   ir::InferOptions io;
   io.default_float = options_.default_dtype;
-  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_);
+  const jit::CallCheck check = [this](const ir::Graph& callee, const ir::DimBindings& d) { return CheckCallee(callee, d); };
+  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_, 0, check);
   if (!typed.ok()) return typed.Prefixed(where + ": ");
   if (options_.optimized_with) {
     // Folded as the run of the generic graph (the interpreter's) computes it.

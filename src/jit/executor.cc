@@ -36,10 +36,13 @@ using ir::kMaxCallDepth;
 struct CalleeMemo {
   std::unordered_map<std::string, Result<ir::Type>> results;  // callee's output type, or its error
   std::unordered_map<std::string, ir::Type> loose;            // LooseCallResultType's
+  const CallCheck* check = nullptr;                           // callees' assertions (may be null)
 };
 
-std::string MemoKey(const ir::Graph& callee, int depth, std::span<const std::optional<ir::Type>> types) {
-  std::string key = callee.name() + "|" + std::to_string(depth);
+// The file is part of the key: an error's message names it.
+std::string MemoKey(const ir::Graph& callee, int depth, std::string_view file,
+                    std::span<const std::optional<ir::Type>> types) {
+  std::string key = callee.name() + "|" + std::to_string(depth) + "|" + std::string(file);
   for (const std::optional<ir::Type>& t : types) key += "|" + (t ? t->ToString() : std::string("-"));
   return key;
 }
@@ -74,13 +77,16 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
   }
   // Named as the interpreter names a failing call: the caller's node, then the callee.
   const std::string where = caller.NodeLabel(node) + ": in graph '" + callee->name() + "': ";
-  const std::string key = MemoKey(*callee, depth, types);
+  const std::string key = MemoKey(*callee, depth, file, types);
   auto known = memo->results.find(key);
   if (known == memo->results.end()) {
     Result<ir::Type> result = [&]() -> Result<ir::Type> {
       ir::Graph g = ir::WithInputTypes(*callee, types);
       Result<ir::DimBindings> dims = BindInputs(*callee, config_dims, descs);
       if (!dims.ok()) return dims.status();
+      // The callee's assertions first, as a run of it checks them before
+      // its shapes (a guarded reshape failed with its shape error).
+      if (memo->check != nullptr && *memo->check) SHREW_RETURN_IF_ERROR((*memo->check)(*callee, *dims));
       SHREW_RETURN_IF_ERROR(SpecializeWithCallsMemo(&g, program, *dims, config_dims, io, file, depth + 1, memo));
       return g.node(g.outputs().front().node).type;
     }();
@@ -200,7 +206,7 @@ ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller
     if (!t.is_tensor()) return ir::Type::Unknown();
     types[static_cast<size_t>(indices[k])] = loosened(t);
   }
-  const std::string key = MemoKey(*callee, depth, types);
+  const std::string key = MemoKey(*callee, depth, "", types);
   if (auto known = memo->loose.find(key); known != memo->loose.end()) return known->second;
   ir::Type result = ir::Type::Unknown();
   ir::Graph g = ir::WithInputTypes(*callee, types);
@@ -305,8 +311,9 @@ Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const i
 
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
                            const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
-                           int depth) {
+                           int depth, const CallCheck& check) {
   CalleeMemo memo;
+  memo.check = &check;
   return SpecializeWithCallsMemo(g, program, dims, config_dims, io, file, depth, &memo);
 }
 
@@ -357,7 +364,8 @@ Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, cons
   }
   ir::InferOptions io;
   io.default_float = options_.default_float;
-  Status specialized = SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name);
+  Status specialized =
+      SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name, 0, options_.check_call);
   if (!specialized.ok()) {
     return specialized.Prefixed("graph '" + cg.name + "' cannot run with these inputs: ");
   }

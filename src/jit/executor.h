@@ -42,6 +42,7 @@
 
 #include "base/status.h"
 #include "ir/shapes.h"
+#include "jit/call_kernel.h"
 #include "jit/compiled_graph.h"
 #include "jit/memory_plan.h"
 
@@ -67,16 +68,19 @@ struct ExecutorOptions {
   // The .sw file's name: a run-time shape error reads "at FILE:LINE:COL:"
   // (empty: "at LINE:COL:").
   std::string source_name;
+  // A called graph's assertions on the dims its call binds (null: none).
+  CallCheck check_call;
 };
 
 // Re-infers the types of `g`, whose inputs already have their concrete
 // types, with `dims` bound; a call's result type comes from its callee
 // specialised the same way (`depth` counts nested calls). Errors: the first
 // shape-inference error at its source position (in `file`, when named),
-// calls nested deeper than ir::kMaxCallDepth.
+// calls nested deeper than ir::kMaxCallDepth, a callee's failed assertion
+// (`check`, before its shapes are inferred, as a run checks its graph's).
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
                            const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file = {},
-                           int depth = 0);
+                           int depth = 0, const CallCheck& check = nullptr);
 
 // Everything that depends on one binding of the input shapes.
 struct BindingPlan {

@@ -70,22 +70,6 @@ double RowSum(const T* x, size_t n) {
   return Blockwise(n, [x](size_t i, size_t len) { return RowSumOfBlock(x + i, len); });
 }
 
-// sums[r] = RowSum of row r, for `rows` rows of n < 2·kRowSumLanes values
-// (row r at x + r·n): the same adds in the same order (the tail in order,
-// then the lanes, each lane one term), but with the rows as the inner loop,
-// so that the rows' chains of dependent adds overlap; row by row, a row of 8
-// was a chain of 8 adds (cross_entropy over 8 classes: most of its time).
-template <typename T>
-void ShortRowSums(const T* x, size_t rows, size_t n, double* sums) {
-  for (size_t r = 0; r < rows; ++r) sums[r] = 0;
-  const auto column = [&](size_t j) {
-    for (size_t r = 0; r < rows; ++r) sums[r] += static_cast<double>(x[r * n + j]);
-  };
-  const size_t lanes = n >= static_cast<size_t>(kRowSumLanes) ? static_cast<size_t>(kRowSumLanes) : 0;
-  for (size_t j = lanes; j < n; ++j) column(j);
-  for (size_t j = 0; j < lanes; ++j) column(j);
-}
-
 // AddShortRowSums's loop for rows of N elements (N = 0: of n).
 template <size_t N, bool kCentred, typename T>
 void AddShortRowSumsOf(const T* __restrict x, size_t outer, size_t k, size_t n, const double* __restrict mean,

@@ -307,14 +307,18 @@ inline Result<runtime::Tensor> TensorIn(val item) {
   return t;
 }
 
-// Config values as JS values: an integer beyond ±(2^53 − 1), which a number
-// would round, is a bigint (the seed's rule: a number when it can be one).
-inline val ConfigValueToJs(const ir::ConfigValue& v) {
+// An integer of the source as a JS value: a number, or beyond ±(2^53 − 1),
+// which a number would round, a bigint (the seed's rule: a number when it
+// can be one).
+inline val IntegerToJs(int64_t i) {
   constexpr int64_t kMaxSafe = (int64_t{1} << 53) - 1;
+  if (i < -kMaxSafe || i > kMaxSafe) return val::global("BigInt")(val(std::to_string(i)));
+  return val(static_cast<double>(i));
+}
+
+inline val ConfigValueToJs(const ir::ConfigValue& v) {
   switch (v.kind) {
-    case ir::ConfigValue::Kind::kInt:
-      if (v.i < -kMaxSafe || v.i > kMaxSafe) return val::global("BigInt")(val(std::to_string(v.i)));
-      return val(static_cast<double>(v.i));
+    case ir::ConfigValue::Kind::kInt: return IntegerToJs(v.i);
     case ir::ConfigValue::Kind::kFloat: return val(v.f);
     case ir::ConfigValue::Kind::kBool: return val(v.b);
     case ir::ConfigValue::Kind::kString:
@@ -364,9 +368,9 @@ inline val MetadataValue(const ir::Program& p) {
       tr.set("gradClip", s);
     }
     tr.set("precision", t.precision);
-    tr.set("epochs", static_cast<double>(t.epochs));
-    tr.set("batchSize", static_cast<double>(t.batch_size));
-    tr.set("accumulationSteps", static_cast<double>(t.accumulation_steps));
+    tr.set("epochs", IntegerToJs(t.epochs));
+    tr.set("batchSize", IntegerToJs(t.batch_size));
+    tr.set("accumulationSteps", IntegerToJs(t.accumulation_steps));
     o.set("training", tr);
   } else {
     o.set("training", val::null());

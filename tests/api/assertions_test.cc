@@ -63,11 +63,12 @@ TEST(Assertions, AFalseConditionFailsTheRunWithItsMessageOnBothExecutors) {
 
 // A graph reached through a call checks its conditions on the dims the
 // call binds, on both executors, whichever path runs the call (the call
-// kernel, the interpreter, a `?` callee's own executor).
+// kernel, the interpreter, a `?` callee's own executor), before its shapes:
+// the assertion guards a reshape that D = 6 cannot take.
 constexpr char kCalls[] = R"(@graph Heads {
   input v: Tensor<[R, D], f32>;
   @assert D % 4 == 0, "D must split into 4 heads";
-  output o: v * 2.0;
+  output o: reshape(v, shape: [R, 4, -1]);
 }
 @graph Any { input v: ?; output o: Heads(v); }
 @graph Top { input x: Tensor<[2, N], f32>; output y: Heads(x); output z: Any(x); }
@@ -91,7 +92,7 @@ TEST(Assertions, ACalledGraphChecksItsConditionsOnTheCallsDims) {
     eight.emplace("x", runtime::Tensor::Zeros(ir::DType::kF32, {2, 8}).value());
     Result<TensorMap> ok = interp ? p->Interpret("Top", eight) : p->Run("Top", eight);
     ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-    EXPECT_EQ(ok->at("y").shape(), runtime::Shape({2, 8}));
+    EXPECT_EQ(ok->at("y").shape(), runtime::Shape({2, 4, 2}));
   }
 }
 

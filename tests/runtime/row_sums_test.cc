@@ -78,24 +78,6 @@ TEST(RowSums, RowsUnderTheLanesNeedNoFold) {
   }
 }
 
-// Many short rows at once, rows as the inner loop: each row's value is
-// RowSum's, bit for bit (the same adds in the same order), for every length
-// it takes, with values whose sums show the order (1e16 against 1).
-TEST(RowSums, ShortRowsTogetherAreEachRowsSum) {
-  std::mt19937_64 rng(3);
-  std::uniform_int_distribution<int> pick(0, 3);
-  const double kinds[] = {1e16, 1.0, -1e16, 0.375};
-  for (size_t n = 1; n < 2 * static_cast<size_t>(kRowSumLanes); ++n) {
-    for (size_t rows : {size_t{1}, size_t{5}, size_t{64}}) {
-      std::vector<double> x(rows * n);
-      for (double& v : x) v = kinds[pick(rng)];
-      std::vector<double> sums(rows);
-      ShortRowSums(x.data(), rows, n, sums.data());
-      for (size_t r = 0; r < rows; ++r) EXPECT_EQ(sums[r], RowSum(x.data() + r * n, n)) << n << " " << r;
-    }
-  }
-}
-
 // AddShortRowSums adds each row's RowSum (RowSquaredDeviation) into its
 // accumulator plane after plane: the row walk's values bit for bit, for
 // every row length under the lanes and around them, -0 and mixed magnitudes

@@ -67,7 +67,8 @@ const WINDOW_CHARS = 76;
  * As in the compiler's excerpts, characters a terminal acts on (those
  * `printable` escapes) are shown as one space each, so the caret stays under
  * the span, and of a line over 400 bytes only a window of 76 characters
- * around the span is shown, cut sides marked `…`.
+ * around the span is shown, cut sides marked `…`. Unlike them, every other
+ * character counts one column (a wide or combining one shifts the caret).
  */
 export function sourceExcerpt(file: string, source: Uint8Array, span: SourceSpan): string {
   let start = 0;

@@ -61,7 +61,7 @@ void RowsLogSumExpOf(const T* x, size_t rows, size_t n, T* m, double* log_sum, T
   // makes selects branches: strided across rows, rows of 4 took 10 ns an
   // element, mostly mispredicted maxima). The same operations in the same
   // order as row by row: the maximum from −inf over j = 0, 1, …, the sums
-  // as ShortRowSums adds them (RowSum's values).
+  // as RowSum adds them.
   T* __restrict plane = scratch;
   for (size_t r = 0; r < rows; ++r) {
     for (size_t j = 0; j < n; ++j) plane[j * rows + r] = x[r * n + j];

@@ -19,7 +19,7 @@ size_t LogSumExpScratch(size_t n);
 // the row's max as std::max from −inf gives it (NaNs are passed over) and
 // log_sum[r] = log Σ exp(x − m[r]), the sum in double (RowSum's order), each
 // exp in the storage type (f32: vector_math.h's ExpOne, within 1e-6
-// relative). Short rows, four or more, are done together, copied into
+// relative; f64: vector_math_f64.h's, within 1.01 ulp). Short rows, four or more, are done together, copied into
 // planes in scratch (element j of every row together), each step one loop
 // across the rows, then one flat exp loop over all of them (SIMD in wasm);
 // a call per row of 2 classes cost 31 ns, most of it the loops' set-up.

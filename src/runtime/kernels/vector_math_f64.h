@@ -113,7 +113,7 @@ inline V ReduceLn2(V x, const ExpF64Constants<V>& k, lanes::IntOf<V>* n) {
 
 // e^x = 2^n · (1 + (e^r − 1)), the scale applied as two factors so that a
 // subnormal result is rounded once; the argument clamped where the result
-// is already 0 or inf, which keeps n in [-1076, 1024] and each factor's
+// is already 0 or inf, which keeps n in [-1075, 1024] and each factor's
 // exponent in range. NaN stays NaN.
 template <typename V>
 inline V ExpOf(V x, const ExpF64Constants<V>& k) {
