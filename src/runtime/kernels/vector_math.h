@@ -28,7 +28,7 @@ namespace shrew::runtime::kernels {
 using F32x4 = float __attribute__((vector_size(16)));
 using I32x4 = int32_t __attribute__((vector_size(16)));
 using F64x2 = double __attribute__((vector_size(16)));  // vector_math_f64.h's lanes
-using I64x2 = int64_t __attribute__((vector_size(16)));
+using U64x2 = uint64_t __attribute__((vector_size(16)));
 
 inline float BitsToFloat(uint32_t b) {
   float f;
@@ -51,7 +51,10 @@ inline void StoreF32x4(float* p, F32x4 v) { std::memcpy(p, &v, sizeof v); }
 namespace lanes {
 
 // A lane type's element (Scalar) and same-width integer lanes (Int): a
-// float or double is its own single lane.
+// float or double is its own single lane. f64's are unsigned: their
+// exponent arithmetic on a NaN's bits would overflow int64 (undefined;
+// UBSan stops there), where unsigned wraps, and a NaN's result is NaN
+// either way.
 template <typename V>
 struct Types;
 template <>
@@ -67,12 +70,12 @@ struct Types<F32x4> {
 template <>
 struct Types<double> {
   using Scalar = double;
-  using Int = int64_t;
+  using Int = uint64_t;
 };
 template <>
 struct Types<F64x2> {
   using Scalar = double;
-  using Int = I64x2;
+  using Int = U64x2;
 };
 template <typename V>
 using IntOf = typename Types<V>::Int;

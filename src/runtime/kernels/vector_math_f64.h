@@ -41,24 +41,18 @@ inline void StoreLanes(double* p, F64x2 v) { StoreF64x2(p, v); }
 
 namespace lanes {
 
-inline int64_t IntBits(double d) {
-  int64_t i;
+inline uint64_t IntBits(double d) {
+  uint64_t i;
   std::memcpy(&i, &d, sizeof i);
   return i;
 }
-inline I64x2 IntBits(F64x2 v) { return reinterpret_cast<I64x2>(v); }
-inline double FloatBits(int64_t i) {
+inline U64x2 IntBits(F64x2 v) { return reinterpret_cast<U64x2>(v); }
+inline double FloatBits(uint64_t i) {
   double d;
   std::memcpy(&d, &i, sizeof d);
   return d;
 }
-inline F64x2 FloatBits(I64x2 v) { return reinterpret_cast<F64x2>(v); }
-
-inline int64_t ShiftRightLogical(int64_t i, int bits) { return static_cast<int64_t>(static_cast<uint64_t>(i) >> bits); }
-inline I64x2 ShiftRightLogical(I64x2 v, int bits) {
-  using U64x2 = uint64_t __attribute__((vector_size(16)));
-  return reinterpret_cast<I64x2>(reinterpret_cast<U64x2>(v) >> bits);
-}
+inline F64x2 FloatBits(U64x2 v) { return reinterpret_cast<F64x2>(v); }
 
 }  // namespace lanes
 
@@ -122,9 +116,10 @@ inline V ExpOf(V x, const ExpF64Constants<V>& k) {
   I n;
   const V r = ReduceLn2(xc, k, &n);
   const V p = k.one + ExpM1Poly<false>(r, k);
-  // n1 = floor(n / 2) by a logical shift: wasm's i64x2.shr_s has no x64
-  // instruction before AVX-512.
-  const I n1 = lanes::ShiftRightLogical(n + 2048, 1) - 1024, n2 = n - n1;
+  // n1 = floor(n / 2) by a logical shift of n + 2048 (n is two's
+  // complement in unsigned lanes; wasm's i64x2.shr_s has no x64
+  // instruction before AVX-512).
+  const I n1 = ((n + 2048) >> 1) - 1024, n2 = n - n1;
   const V s1 = lanes::FloatBits((n1 + 1023) << 52);
   const V s2 = lanes::FloatBits((n2 + 1023) << 52);
   return (p * s1) * s2;

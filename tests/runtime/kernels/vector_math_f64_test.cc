@@ -25,7 +25,7 @@ std::vector<double> SampledDoubles(size_t n) {
   std::vector<double> xs;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t b = rng();
-    const double x = i % 2 != 0 ? lanes::FloatBits(static_cast<int64_t>(b))
+    const double x = i % 2 != 0 ? lanes::FloatBits(b)
                                 : std::ldexp(static_cast<double>(b >> 11) * 0x1p-52 - 1, static_cast<int>(i / 2 % 12));
     if (!std::isnan(x)) xs.push_back(x);
   }
