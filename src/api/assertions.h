@@ -7,7 +7,7 @@
 // the run leaves unbound) or does not reduce to a bool is not evaluated: the
 // spec asks for evaluation only in the first case (a SHOULD). A graph
 // reached through a call is checked on the dims that call binds
-// (Program::CheckCallee: by the call kernel once per binding, by the
+// (Program::CalleeCheck: by the call kernel once per binding, by the
 // interpreter at each call).
 //
 //   GraphAssertions checks(graph, program.config);  // parses each condition once

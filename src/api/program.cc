@@ -267,7 +267,7 @@ jit::CompileOptions Program::MakeCompileOptions(const ir::Graph& g) {
                                jit::CalleeTarget* target) { return CalleeFor(index, inputs, dims, target); };
   }
   o.config_dims = options_.dims;
-  o.check_call = [this](const ir::Graph& callee, const ir::DimBindings& dims) { return CheckCallee(callee, dims); };
+  o.check_call = CalleeCheck();
   return o;
 }
 
@@ -325,7 +325,7 @@ jit::ExecutorOptions Program::MakeExecutorOptions() const {
   eo.check_slots = options_.check_slots;
   eo.max_tensor_bytes = options_.max_tensor_bytes;
   eo.source_name = source_name_;
-  eo.check_call = [this](const ir::Graph& callee, const ir::DimBindings& dims) { return CheckCallee(callee, dims); };
+  eo.check_call = CalleeCheck();
   return eo;
 }
 
@@ -366,8 +366,7 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   const std::string where = "graph '" + g.name() + "' with inputs (" + described + ")";
   ir::InferOptions io;
   io.default_float = options_.default_dtype;
-  const jit::CallCheck check = [this](const ir::Graph& callee, const ir::DimBindings& d) { return CheckCallee(callee, d); };
-  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_, 0, check);
+  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_, 0, CalleeCheck());
   if (!typed.ok()) return typed.Prefixed(where + ": ");
   if (options_.optimized_with) {
     // Folded as the run of the generic graph (the interpreter's) computes it.
@@ -712,10 +711,12 @@ Result<std::unique_ptr<PreparedRun>> Program::Prepare(std::string_view graph_nam
   return p;
 }
 
-Status Program::CheckCallee(const ir::Graph& callee, const ir::DimBindings& dims) const {
-  const int gi = program_.FindGraphIndex(callee.name());
-  if (gi < 0) return Status::Ok();
-  return assertions_[static_cast<size_t>(gi)].Check(dims, source_name_);
+jit::CallCheck Program::CalleeCheck() const {
+  return [this](const ir::Graph& callee, const ir::DimBindings& dims) {
+    const int gi = program_.FindGraphIndex(callee.name());
+    if (gi < 0) return Status::Ok();
+    return assertions_[static_cast<size_t>(gi)].Check(dims, source_name_);
+  };
 }
 
 Result<Tensor> Program::CallGraph(std::string_view callee, std::span<const Tensor* const> operands) {
@@ -756,7 +757,7 @@ Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& in
   io.dims = options_.dims;
   io.default_float_dtype = options_.default_dtype;
   io.max_tensor_bytes = options_.max_tensor_bytes;
-  io.check_call = [this](const ir::Graph& callee, const ir::DimBindings& dims) { return CheckCallee(callee, dims); };
+  io.check_call = CalleeCheck();
   interp::Interpreter interp(&program_, &params_, io, &interp_rng_);
   Result<interp::RunResult> r = interp.Run(graph, inputs);
   if (!r.ok()) return r.status();

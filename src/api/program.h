@@ -230,9 +230,10 @@ class Program {
   };
   Result<CheckedInputs> CheckInputs(size_t graph, std::span<const InputSpec> inputs, jit::InputIssue* issue) const;
   Status CheckSteps(size_t graph) const;
-  // The @assert / @check conditions of `callee`, a graph of the program
-  // reached through a call, on the dims the call bound (both executors).
-  Status CheckCallee(const ir::Graph& callee, const ir::DimBindings& dims) const;
+  // Checks the @assert / @check conditions of a graph of the program
+  // reached through a call on the dims the call bound (both executors, and
+  // the specialisation of calls).
+  jit::CallCheck CalleeCheck() const;
   // A graph compiled for one signature of its inputs (dtype and shape each,
   // nullopt when an optional input is left out).
   using InputSignature = std::vector<std::optional<std::pair<ir::DType, runtime::Shape>>>;

@@ -51,6 +51,38 @@ template <typename Term>
   return s;
 }
 
+// sums[r] = RowSum of row r, for rows <= kMaxRows rows of n <= kRowSumBlock
+// values held as planes (element j of row r at plane[j·rows + r]):
+// LaneSumOfBlock's adds in its order, each step one loop across the rows
+// (so that it vectorises: cross_entropy's short rows).
+template <size_t kMaxRows, typename T>
+void PlaneRowSums(const T* plane, size_t rows, size_t n, double* sums) {
+  // Element j into lane j mod 8 while whole groups of 8 last, then the rest
+  // in order from +0, then the lanes folded in. With one group at most,
+  // lane l is element l alone, added straight in.
+  constexpr size_t kLanes = static_cast<size_t>(kRowSumLanes);
+  const size_t grouped = n / kLanes * kLanes;
+  const auto add = [&](double* acc, size_t j) {
+    const T* p = plane + j * rows;
+    for (size_t r = 0; r < rows; ++r) acc[r] += static_cast<double>(p[r]);
+  };
+  for (size_t r = 0; r < rows; ++r) sums[r] = 0;
+  if (grouped <= kLanes) {
+    for (size_t j = grouped; j < n; ++j) add(sums, j);
+    for (size_t j = 0; j < grouped; ++j) add(sums, j);
+  } else {
+    double lane[kLanes][kMaxRows];
+    for (size_t l = 0; l < kLanes; ++l) {
+      for (size_t r = 0; r < rows; ++r) lane[l][r] = 0;
+    }
+    for (size_t j = 0; j < grouped; ++j) add(lane[j % kLanes], j);
+    for (size_t j = grouped; j < n; ++j) add(sums, j);
+    for (size_t l = 0; l < kLanes; ++l) {
+      for (size_t r = 0; r < rows; ++r) sums[r] += lane[l][r];
+    }
+  }
+}
+
 // Σ term(i) for i < n, block by block: for sums whose terms are computed on
 // the fly (mse_loss's squared differences), the same value as RowSum over
 // those terms stored.

@@ -78,6 +78,27 @@ TEST(RowSums, RowsUnderTheLanesNeedNoFold) {
   }
 }
 
+// Rows held as planes (cross_entropy's short rows): each row's value is
+// RowSum's, bit for bit, for lengths under, at and past the lanes' groups,
+// with values whose sums show the order (1e16 against 1).
+TEST(RowSums, RowsInPlanesAreEachRowsSum) {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<int> pick(0, 3);
+  const double kinds[] = {1e16, 1.0, -1e16, 0.375};
+  for (size_t n = 1; n <= 50; ++n) {
+    for (size_t rows : {size_t{1}, size_t{5}, size_t{64}}) {
+      std::vector<double> x(rows * n), plane(rows * n);
+      for (double& v : x) v = kinds[pick(rng)];
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t j = 0; j < n; ++j) plane[j * rows + r] = x[r * n + j];
+      }
+      std::vector<double> sums(rows);
+      PlaneRowSums<64>(plane.data(), rows, n, sums.data());
+      for (size_t r = 0; r < rows; ++r) EXPECT_EQ(sums[r], RowSum(x.data() + r * n, n)) << n << " " << r;
+    }
+  }
+}
+
 // AddShortRowSums adds each row's RowSum (RowSquaredDeviation) into its
 // accumulator plane after plane: the row walk's values bit for bit, for
 // every row length under the lanes and around them, -0 and mixed magnitudes

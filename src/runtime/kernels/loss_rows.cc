@@ -78,31 +78,8 @@ void RowsLogSumExpOf(const T* x, size_t rows, size_t n, T* m, double* log_sum, T
     for (size_t r = 0; r < rows; ++r) p[r] -= max[r];
   }
   ExpInPlace(plane, rows * n);
-  // RowSum's order: element j into lane j mod 8 while whole groups of 8
-  // last, then the rest in order from +0, then the lanes folded in. With
-  // one group at most, lane l is element l alone, added straight in.
-  constexpr size_t kLanes = static_cast<size_t>(kRowSumLanes);
-  const size_t grouped = n / kLanes * kLanes;
   double sum[kLogSumExpRows];
-  const auto add = [&](double* acc, size_t j) {
-    const T* p = plane + j * rows;
-    for (size_t r = 0; r < rows; ++r) acc[r] += static_cast<double>(p[r]);
-  };
-  for (size_t r = 0; r < rows; ++r) sum[r] = 0;
-  if (grouped <= kLanes) {
-    for (size_t j = grouped; j < n; ++j) add(sum, j);
-    for (size_t j = 0; j < grouped; ++j) add(sum, j);
-  } else {
-    double lane[kLanes][kLogSumExpRows];
-    for (size_t l = 0; l < kLanes; ++l) {
-      for (size_t r = 0; r < rows; ++r) lane[l][r] = 0;
-    }
-    for (size_t j = 0; j < grouped; ++j) add(lane[j % kLanes], j);
-    for (size_t j = grouped; j < n; ++j) add(sum, j);
-    for (size_t l = 0; l < kLanes; ++l) {
-      for (size_t r = 0; r < rows; ++r) sum[r] += lane[l][r];
-    }
-  }
+  PlaneRowSums<kLogSumExpRows>(plane, rows, n, sum);
   for (size_t r = 0; r < rows; ++r) {
     m[r] = max[r];
     log_sum[r] = std::log(sum[r]);

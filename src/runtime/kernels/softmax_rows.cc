@@ -79,8 +79,9 @@ constexpr size_t kMaxPlaneLen = 16;
 // 4.6 ns an element row by row). The same operations in the same order as
 // Rows: the maximum from element 0 on, the sum from 0 in T, the reciprocal
 // in double. (f32 only: f64 rows gained under 10 % when their exp was
-// libm's, a call per element; not measured since.) Not inlined: its 12 KB of stack in the caller's frame slowed the other
-// paths (f64 rows of 64 by 18 %).
+// libm's, a call per element; not measured since.) Not inlined: its 12 KB
+// of stack in the caller's frame slowed the other paths (f64 rows of 64 by
+// 18 %).
 [[gnu::noinline]] void ShortRows(const float* in, float* out, size_t n, size_t len) {
   const size_t block_rows = kRowsBlock / len;
   float plane[kRowsBlock];
