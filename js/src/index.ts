@@ -16,6 +16,7 @@ export type {
 } from "./signature.js";
 export type { LoadOptions } from "./module.js";
 export type { SourceSpan, TapeDump, TapeInstruction, TapeNode } from "./tape.js";
+export type { Profile, ProfileInstruction, ProfileOp, ProfileOptions } from "./profile.js";
 export { Rng } from "./rng.js";
 
 // Each call's options, checked before any call into wasm (the module checks

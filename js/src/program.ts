@@ -25,7 +25,8 @@ import type {
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
 import { byteLengthOf, bytesView, checkWellFormed, copyInto, deepFreeze, describe, elements, isNamedObject, joinNames, lengthOf, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
-import { BOOLEAN, DIMS, checkOptions, type Rule } from "./options.js";
+import { BOOLEAN, DIMS, checkOptions, rule, type Rule } from "./options.js";
+import { type Profile, type ProfileOptions, profileFrom } from "./profile.js";
 import { didYouMean } from "./spelling.js";
 
 /** An input: a Tensor, a {dtype, shape, data} object, or a bare typed array when the input's shape is fully known. */
@@ -49,6 +50,12 @@ export interface IrDump {
 const INTERNAL = Symbol("shrew.internal");
 
 const IR_OPTIONS: Record<string, Rule> = { optimized: BOOLEAN };
+/** The most timed runs one profile takes (jit::kMaxProfileRuns; a long tape allows fewer: 2^22 kernel times). */
+export const MAX_PROFILE_RUNS = 10000;
+const PROFILE_OPTIONS: Record<string, Rule> = {
+  runs: rule(`must be an integer from 1 to ${MAX_PROFILE_RUNS}`, (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PROFILE_RUNS),
+  warmup: rule("must be an integer from 0 to 1000000", (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 1e6),
+};
 
 /** The most runs one benchRun call makes (its count crosses into wasm as an int32). */
 const MAX_BENCH_RUNS = 2 ** 31 - 1;
@@ -493,6 +500,26 @@ export class Program {
     const ns = this.#call((h) => h.benchRun(graph, n));
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
     return ns;
+  }
+
+  /**
+   * Where a run's time goes, per tape instruction: runs the graph once on
+   * `inputs` (binding its shapes, as `run` does), then `warmup` more times
+   * untimed (default 10: V8 optimises wasm as it runs), then `runs` times
+   * (default 50, at most 10,000) with each kernel timed, each timed run
+   * followed by an untimed one. A kernel's `ns` is its mean over the timed
+   * runs less the slowest tenth of them, with the cost of reading the clock
+   * taken off. Browsers tick performance.now in 5-100 µs steps: there a
+   * kernel's mean needs many runs to settle.
+   */
+  profile(graph: string, inputs: Feeds = {}, options: ProfileOptions = {}): Profile {
+    const opts = checkOptions(options, "profile", PROFILE_OPTIONS) as { runs?: number; warmup?: number };
+    const runs = opts.runs ?? 50;
+    const warmup = opts.warmup ?? 10;
+    this.run(graph, inputs);
+    for (let i = 0; i < warmup; i++) this.run(graph, inputs);
+    const raw = unwrap(this.#call((h) => h.profile(graph, runs)));
+    return profileFrom(raw, this.tape(graph));
   }
 
   #toRaw(name: string, value: TensorLike, spec: TensorSpec): Feed {

@@ -1,6 +1,7 @@
 #include "jit/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -741,7 +742,17 @@ uint64_t Executor::input_bytes(int i) const {
   return plan()->slot_bytes[static_cast<size_t>(graph_->input_slots[static_cast<size_t>(i)])];
 }
 
-Status Executor::Run() {
+Status Executor::Run() { return RunTape<false>({}); }
+
+Status Executor::RunTimed(std::span<double> instruction_ns) {
+  if (instruction_ns.size() != graph_->tape.instrs.size()) {
+    return InvalidArgument("RunTimed needs one time per tape instruction");
+  }
+  return RunTape<true>(instruction_ns);
+}
+
+template <bool kTimed>
+Status Executor::RunTape(std::span<double> instruction_ns) {
   const CompiledGraph& cg = *graph_;
   if (value_shaped_) {
     if (value_binding_ == nullptr) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
@@ -762,7 +773,9 @@ Status Executor::Run() {
   const bool check = options_.check_slots;
   if (check) std::fill(slot_full_.begin(), slot_full_.end(), 0);
   ran_ = false;
-  for (const Instr& in : cg.tape.instrs) {
+  if constexpr (kTimed) std::fill(instruction_ns.begin(), instruction_ns.end(), 0.0);
+  for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
+    const Instr& in = cg.tape.instrs[i];
     if (check) {
       for (SlotId s : cg.tape.OperandsOf(in)) {
         if (!slot_full_[static_cast<size_t>(s)]) return Internal("slot " + std::to_string(s) + " is empty");
@@ -771,7 +784,14 @@ Status Executor::Run() {
     }
     if (in.kernel < 0) continue;
     const CompiledKernel& ck = cg.kernels[static_cast<size_t>(in.kernel)];
-    Status s = ck.kernel->Run();
+    Status s;
+    if constexpr (kTimed) {
+      const auto t0 = std::chrono::steady_clock::now();
+      s = ck.kernel->Run();
+      instruction_ns[i] = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      s = ck.kernel->Run();
+    }
     if (!s.ok()) {
       if (ck.ref) return s;
       return interp::NodeFailure(cg.graph, cg.graph.node(in.node), s);

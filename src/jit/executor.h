@@ -117,6 +117,11 @@ class Executor {
   // Runs the tape once. No allocation (except inside ref kernels, and for a
   // value-shaped graph the evaluation of its shapes and new plans).
   Status Run();
+  // Run, timing each kernel: instruction_ns[i] (one per tape instruction,
+  // frees and loads included) gets instruction i's wall time in ns, 0 for an
+  // instruction without a kernel. A kernel that calls another graph counts
+  // the callee's time. For profiles (jit/profile.h); Run stays untimed.
+  Status RunTimed(std::span<double> instruction_ns);
 
   // True when shapes depend on computed values (see above).
   bool value_shaped() const { return value_shaped_; }
@@ -158,6 +163,8 @@ class Executor {
   // Value-shaped graphs: Bind's part, and what Run evaluates first.
   Status StageBinding(std::span<const runtime::Shape> input_shapes, const ir::DimBindings& dims);
   Result<std::vector<ir::Type>> ProbeValueTypes();
+  template <bool kTimed>
+  Status RunTape(std::span<double> instruction_ns);
   Status ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* workspace_bytes);
   Status Activate(int index);
 

@@ -29,6 +29,7 @@
 #include "api/program.h"
 #include "api/reconfigure.h"
 #include "ir/dump.h"
+#include "jit/profile.h"
 #include "runtime/tensor.h"
 #include "runtime/xnn_dense.h"
 #include "wasm/out_of_memory.h"
@@ -643,6 +644,27 @@ class ProgramHandle {
     return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / n;
   }
 
+  // profile(graph, runs) -> {ok, runs, instructionNs, kernelsNs, runNs,
+  // clockNs} (jit/profile.h) on the binding of the graph's last run.
+  val Profile(const std::string& graph, int runs) {
+    if (!program_) return NotReady();
+    if (shrew::Status s = program_->CheckSteps(graph); !s.ok()) return Error(s);
+    shrew::jit::Executor* ex = program_->executor(graph);
+    if (ex == nullptr) return NoGraph(graph);
+    shrew::Result<shrew::jit::TapeProfile> p = shrew::jit::ProfileTape(*ex, runs);
+    if (!p.ok()) return Error(p.status());
+    val times = val::array();
+    for (size_t i = 0; i < p->instruction_ns.size(); ++i) times.set(i, p->instruction_ns[i]);
+    val out = val::object();
+    out.set("ok", true);
+    out.set("runs", p->runs);
+    out.set("instructionNs", times);
+    out.set("kernelsNs", p->kernels_ns);
+    out.set("runNs", p->run_ns);
+    out.set("clockNs", p->clock_ns);
+    return out;
+  }
+
   val Dump(const std::string& graph) const {
     if (!program_) return NotReady();
     return shrew::wasm::TextOrError(program_->Dump(graph));
@@ -880,6 +902,7 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("lastError", &ProgramHandle::LastError)
       .function("release", &ProgramHandle::Release)
       .function("benchRun", &ProgramHandle::BenchRun)
+      .function("profile", &ProgramHandle::Profile)
       .function("checkSteps", &ProgramHandle::CheckSteps)
       .function("dump", &ProgramHandle::Dump)
       .function("plan", &ProgramHandle::Plan)

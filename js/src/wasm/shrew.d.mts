@@ -153,6 +153,8 @@ export interface RawProgramHandle {
   release(id: number): void;
   /** Mean ns per Executor::Run over n runs inside wasm (last binding); -1 if not bound. */
   benchRun(graph: string, n: number): number;
+  /** Kernel times per tape instruction on the last binding (jit/profile.h). */
+  profile(graph: string, runs: number): ({ ok: true } & import("../profile.js").RawProfile) | ErrorValue;
   /** The error a run over the step limit (maxStepsPerRun) gets, else ok. */
   checkSteps(graph: string): { ok: true } | ErrorValue;
   dump(graph: string): TextValue | ErrorValue;

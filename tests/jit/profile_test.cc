@@ -1,0 +1,119 @@
+// ProfileTape (jit/profile.h): per-instruction kernel times on a bound
+// executor, the run's outputs unchanged by the timing, and its errors.
+#include "jit/profile.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "jit/jit_test_util.h"
+
+namespace shrew::jit {
+namespace {
+
+using runtime::Tensor;
+using runtime::TensorMap;
+using testing::MakeProgram;
+
+constexpr char kSource[] = R"(
+  @graph G {
+    input a: Tensor<[256, 256], f32>;
+    input s: Tensor<[4], f32>;
+    output big: relu(matmul(a, a));
+    output small: s + 1.0;
+  })";
+
+TensorMap Inputs() {
+  TensorMap m;
+  m.emplace("a", testing::RandomTensor(ir::DType::kF32, {256, 256}, 3));
+  m.emplace("s", testing::F32({4}, {1, 2, 3, 4}));
+  return m;
+}
+
+// The tape index of the kernel instruction computing output `name`.
+size_t InstructionOf(const CompiledGraph& cg, const char* name) {
+  for (const auto& [out, slot] : cg.outputs) {
+    if (out != name) continue;
+    for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
+      if (cg.tape.instrs[i].dst == slot && cg.tape.instrs[i].kernel >= 0) return i;
+    }
+  }
+  ADD_FAILURE() << "no kernel computes " << name;
+  return 0;
+}
+
+TEST(Profile, TimesEachKernelInstructionAndLeavesTheRestAtZero) {
+  auto p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> first = p->Run("G", Inputs());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Executor& ex = *p->executor("G");
+  const CompiledGraph& cg = ex.graph();
+  Result<TapeProfile> prof = ProfileTape(ex, 20);
+  ASSERT_TRUE(prof.ok()) << prof.status().ToString();
+  EXPECT_EQ(prof->runs, 20);
+  ASSERT_EQ(prof->instruction_ns.size(), cg.tape.instrs.size());
+  double sum = 0;
+  for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
+    if (cg.tape.instrs[i].kernel < 0) EXPECT_EQ(prof->instruction_ns[i], 0.0) << "instruction " << i;
+    EXPECT_GE(prof->instruction_ns[i], 0.0) << "instruction " << i;
+    sum += prof->instruction_ns[i];
+  }
+  EXPECT_NEAR(prof->kernels_ns, sum, 1e-6 * sum);
+  EXPECT_GT(prof->run_ns, 0.0);
+  EXPECT_GE(prof->clock_ns, 0.0);
+  // 33.5 MFLOP against four additions: the product's instruction carries the time.
+  const double big = prof->instruction_ns[InstructionOf(cg, "big")];
+  const double small = prof->instruction_ns[InstructionOf(cg, "small")];
+  EXPECT_GT(big, 100 * small) << big << " vs " << small;
+  EXPECT_GT(big, 0.5 * prof->kernels_ns);
+}
+
+TEST(Profile, RunsLeaveTheOutputsOfThePlainRun) {
+  auto p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  Result<TensorMap> first = p->Run("G", Inputs());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Executor& ex = *p->executor("G");
+  ASSERT_TRUE(ProfileTape(ex, 3).ok());
+  // The executor's outputs after profiling are the plain run's, bit for bit.
+  for (int o = 0; o < ex.num_outputs(); ++o) {
+    Result<Tensor> t = ex.CopyOutput(o);
+    ASSERT_TRUE(t.ok());
+    const Tensor& want = first->at(ex.graph().outputs[static_cast<size_t>(o)].first);
+    ASSERT_EQ(t->byte_size(), want.byte_size());
+    EXPECT_EQ(std::memcmp(t->raw_data(), want.raw_data(), want.byte_size()), 0) << "output " << o;
+  }
+  // small = s + 1 by hand.
+  const Tensor& small = first->at("small");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(small.GetDouble(i), i + 2.0);
+}
+
+TEST(Profile, ErrorsBeforeABindingAndForRunsOutOfRange) {
+  // A symbolic dim: no binding until a run gives one (a static graph is bound when compiled).
+  auto sym = MakeProgram("@graph H { input s: Tensor<[N], f32>; output y: s * 2.0; }");
+  ASSERT_NE(sym, nullptr);
+  Result<TapeProfile> early = ProfileTape(*sym->executor("H"), 5);
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(early.status().message().find("run it once"), std::string::npos) << early.status().message();
+  auto p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->Run("G", Inputs()).ok());
+  Executor& ex = *p->executor("G");
+  for (int runs : {0, -1, kMaxProfileRuns + 1}) {
+    Result<TapeProfile> bad = ProfileTape(ex, runs);
+    ASSERT_FALSE(bad.ok()) << runs;
+    EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(bad.status().message().find("runs must be from 1 to"), std::string::npos) << bad.status().message();
+  }
+  std::vector<double> wrong(ex.graph().tape.instrs.size() + 1);
+  EXPECT_EQ(ex.RunTimed(wrong).code(), StatusCode::kInvalidArgument);
+  // Still usable: a profile and a run after the errors.
+  EXPECT_TRUE(ProfileTape(ex, 1).ok());
+  EXPECT_TRUE(p->Run("G", Inputs()).ok());
+}
+
+}  // namespace
+}  // namespace shrew::jit
