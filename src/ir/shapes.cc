@@ -269,6 +269,12 @@ namespace {
 
 constexpr int8_t kNotWeak = -1;
 
+// The unary elementwise operations (neg, relu … sqrt) are elementwise
+// operations in OPS.md §1.3's sense: of weak operands they are weak, so
+// `x * sqrt(2.0)` computes sqrt in x's dtype (it said "dtype mismatch: f64
+// and f32" for an f64 x) and `x + exp(1)` takes exp of 1.0. `not` gives bool.
+bool IsWeakUnary(OpKind op) { return HasFlag(op, kFlagElementwiseUnary) && !HasFlag(op, kFlagLogical); }
+
 // Operand range [first, last) that shares the node's dtype and takes part in
 // weak adoption; empty when the op does not adopt.
 // A repeat applies its body operation to its operands (the carried value
@@ -279,15 +285,16 @@ std::pair<int, int> WeakGroup(const Node& n) {
   const OpKind op = n.op == OpKind::kRepeat && n.repeat_body ? n.repeat_body->op : n.op;
   if (op == OpKind::kWhere) return {1, std::min(3, count)};
   if (HasFlag(op, kFlagAdoptsWeak)) return {0, count};
-  if ((op == OpKind::kIdentity || op == OpKind::kNeg) && count == 1) return {0, 1};
+  if ((op == OpKind::kIdentity || IsWeakUnary(op)) && count == 1) return {0, 1};
   return {0, 0};
 }
 
 // Whether a node whose whole weak group is weak is weak itself (arithmetic,
-// `where`, identity, neg); comparisons and logical ops produce bool.
+// `where`, identity, the unary functions); comparisons and logical ops
+// produce bool.
 bool PreservesWeak(const Node& n) {
-  return HasFlag(n.op, kFlagArithmetic) || n.op == OpKind::kWhere ||
-         n.op == OpKind::kIdentity || n.op == OpKind::kNeg;
+  return HasFlag(n.op, kFlagArithmetic) || n.op == OpKind::kWhere || n.op == OpKind::kIdentity ||
+         IsWeakUnary(n.op);
 }
 
 }  // namespace
@@ -579,6 +586,9 @@ class GraphInferrer {
       return;
     }
     if (!all_weak || !joined) return;  // some operand unknown: leave weak ones pending
+    // A float-only function of weak integers (`exp(1)`) computes in the
+    // default float dtype while nothing else gives it one, not in i64.
+    if (HasFlag(n.op, kFlagFloatOnly) && PreservesWeak(n)) joined = JoinWeak(*joined, WeakKind::kFloat);
     DType provisional = DefaultDTypeFor(*joined, options_.default_float);
     bool keep = PreservesWeak(n);
     for (int i = first; i < last; ++i) {

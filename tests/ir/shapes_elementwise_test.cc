@@ -394,6 +394,49 @@ TEST(WeakConstantTest, NegAndIdentityOfWeakStayWeak) {
   EXPECT_EQ(f.TypeOf(n), "Tensor<[2], f64>");
 }
 
+TEST(WeakConstantTest, UnaryFunctionsOfWeakStayWeak) {
+  // x * sqrt(2.0) with x f64: sqrt computes in f64 (it was "dtype mismatch: f64 and f32").
+  GraphFixture f;
+  NodeId two = f.Const(AttrValue::Float(2.0));
+  NodeId root = f.Op(OpKind::kSqrt, {two});
+  NodeId act = f.Op(OpKind::kRelu, {root});
+  NodeId x = f.In("x", "[2] f64");
+  NodeId n = f.Op(OpKind::kMul, {x, act});
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(two), "Tensor<[], f64>");
+  EXPECT_EQ(f.TypeOf(root), "Tensor<[], f64>");
+  EXPECT_EQ(f.TypeOf(act), "Tensor<[], f64>");
+  EXPECT_EQ(f.TypeOf(n), "Tensor<[2], f64>");
+}
+
+TEST(WeakConstantTest, FloatOnlyFunctionOfWeakIntIsFloat) {
+  // exp(1) alone computes in the default float dtype; beside an f64 it adopts f64.
+  GraphFixture f;
+  NodeId one = f.Const(AttrValue::Int(1));
+  NodeId e = f.Op(OpKind::kExp, {one});
+  f.Out(e);
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(one), "Tensor<[], f32>");
+  EXPECT_EQ(f.TypeOf(e), "Tensor<[], f32>");
+  GraphFixture g;
+  NodeId x = g.In("x", "[3] f64");
+  NodeId one64 = g.Const(AttrValue::Int(1));
+  NodeId tanh = g.Op(OpKind::kTanh, {g.Op(OpKind::kAdd, {one64, g.Const(AttrValue::Int(2))})});
+  NodeId sum = g.Op(OpKind::kAdd, {tanh, x});
+  EXPECT_TRUE(g.Infer()) << g.Messages();
+  EXPECT_EQ(g.TypeOf(one64), "Tensor<[], f64>");
+  EXPECT_EQ(g.TypeOf(tanh), "Tensor<[], f64>");
+  EXPECT_EQ(g.TypeOf(sum), "Tensor<[3], f64>");
+  // Beside an integer operand the function is reported where it is: exp needs a float.
+  GraphFixture h;
+  NodeId y = h.In("y", "[3] i64");
+  NodeId ex = h.Op(OpKind::kExp, {h.Const(AttrValue::Int(1))}, "ex");
+  h.Op(OpKind::kAdd, {y, ex});
+  EXPECT_FALSE(h.Infer());
+  EXPECT_EQ(h.OnlyError(), "E106");
+  EXPECT_EQ(h.diags.all()[0].message, "[G::ex] exp requires a float operand, got i64");
+}
+
 TEST(WeakConstantTest, NonAdoptingConsumerFinalisesDefault) {
   // matmul does not adopt: the literal becomes i64 and mismatches f32.
   GraphFixture f;
