@@ -513,6 +513,8 @@ export class Program {
    * kernel's mean needs many runs to settle.
    */
   profile(graph: string, inputs: Feeds = {}, options: ProfileOptions = {}): Profile {
+    this.#live();
+    checkString(graph, "graph");
     const opts = checkOptions(options, "profile", PROFILE_OPTIONS) as { runs?: number; warmup?: number };
     const runs = opts.runs ?? 50;
     const warmup = opts.warmup ?? 10;

@@ -56,6 +56,7 @@ test("a malformed command line prints the error, the usage line of its command a
     info: "shrew info  FILE [--json]",
     run: "shrew run   FILE [--graph G] [--input NAME=SPEC]... [--executor jit|interp] [--json] [--out DIR]",
     bench: "shrew bench FILE [--graph G] [--input NAME=SPEC]... [--runs N] [--executor jit|interp] [--json]",
+    profile: "shrew profile FILE [--graph G] [--input NAME=SPEC]... [--runs N] [--json]",
     build: "shrew build FILE.sw [--out FILE.swb] [--json]",
   };
   const ALL = Object.values(LINES).map((l, i) => `${i === 0 ? "usage: " : "       "}${l}\n`).join("");
@@ -283,6 +284,27 @@ test("stats, info, bench (--json)", () => {
   assert.equal(interp.code, 0, interp.err);
   assert.equal(JSON.parse(interp.out).tapeUs, null);  // the interpreter has no tape
   assert.equal(JSON.parse(interp.out).arenaBytes, null);
+});
+
+test("profile: per operation and the dearest instructions; --json has every instruction", () => {
+  const text = shrew("profile", MLP, "--dims", "Batch=8", "--runs", "5");
+  assert.equal(text.code, 0, text.err);
+  const lines = text.out.split("\n");
+  assert.match(lines[0], /^graph Classifier, 5 timed runs: a run \d+(\.\d+)? (µs|ms) untimed, its kernels \d+(\.\d+)? (µs|ms) timed \(a clock read, \d+ ns, taken off each\)$/);
+  assert.equal(lines[1], "by operation:");
+  assert.match(lines[2], /^  fused_matmul_add\+relu +1x +\d+(\.\d+)? (µs|ms) +\d+\.\d%$/);
+  const j = JSON.parse(shrew("profile", MLP, "--dims", "Batch=8", "--runs", "4", "--json").out);
+  assert.equal(j.graph, "Classifier");
+  assert.equal(j.runs, 4);
+  assert.deepEqual(j.instructions.map((i) => i.op), ["fused_matmul_add+relu", "fused_matmul_add", "softmax"]);
+  assert.deepEqual(j.instructions[0].shape, [8, 128]);
+  // The text lists the same instructions, dearest first, each with its source line.
+  const listed = lines.slice(lines.indexOf("by instruction (the tape's index; dearest first):") + 1).filter((l) => l !== "");
+  assert.equal(listed.length, 3);
+  for (const l of listed) assert.match(l, /^ +\d+ +\d+(\.\d+)? (µs|ms) +\d+\.\d%  \S+ \S+ f32\[8, (128|10)\]  .+  line \d+$/);
+  expectError(2, /^Error: --runs for profile is at most 10000, got 10001\n/, "profile", MLP, "--runs", "10001");
+  expectError(2, /--executor does not apply to profile; it goes with run, bench/, "profile", MLP, "--executor", "jit");
+  expectError(1, /no graph named 'Nope'/, "profile", MLP, "--graph", "Nope");
 });
 
 // A graph typed per run (`input x: ?`) is compiled when it first runs: bench
@@ -739,11 +761,11 @@ test("options: repeated single values, options a command does not take, bad --ru
   expectError(2, /^Error: --out does not apply to check; it goes with run, build \(check's options: --dims, --seed, --params\)\n$/,
     "check", MLP, "--out", "/tmp/x", "--executor", "interp");
   expectError(2, /^Error: --executor does not apply to check; it goes with run, bench /, "check", MLP, "--executor", "interp");
-  expectError(2, /^Error: --runs does not apply to run; it goes with bench \(run's options: /, "run", MLP, "--runs", "abc");
-  expectError(2, /^Error: --runs does not apply to stats; it goes with bench /, "stats", MLP, "--runs", "5");
-  expectError(2, /^Error: --graph does not apply to info; it goes with dump, stats, run, bench /, "info", MLP, "--graph", "Classifier");
+  expectError(2, /^Error: --runs does not apply to run; it goes with bench, profile \(run's options: /, "run", MLP, "--runs", "abc");
+  expectError(2, /^Error: --runs does not apply to stats; it goes with bench, profile /, "stats", MLP, "--runs", "5");
+  expectError(2, /^Error: --graph does not apply to info; it goes with dump, stats, run, bench, profile /, "info", MLP, "--graph", "Classifier");
   expectError(2, /^Error: --tape does not apply to run; it goes with dump /, "run", MLP, "--tape");
-  expectError(2, /^Error: --input does not apply to build; it goes with dump, stats, run, bench /, "build", MLP, "--input", "images=random");
+  expectError(2, /^Error: --input does not apply to build; it goes with dump, stats, run, bench, profile /, "build", MLP, "--input", "images=random");
   // The options each command does take still work (dims, seed and params apply to every command).
   assert.equal(shrew("dump", MLP, "--dims", "Batch=2", "--seed", "3", "--plan", "--json").code, 0);
   assert.equal(shrew("check", MLP, "--dims", "Batch=2", "--seed", "3").code, 0);

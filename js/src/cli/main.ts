@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
-// info, run and bench a .sw file or a bundle on the wasm runtime, and build
-// a .sw file into a bundle.
+// info, run, bench and profile a .sw file or a bundle on the wasm runtime,
+// and build a .sw file into a bundle.
 import { realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import { OPTIONS, USAGE, UsageError, checkCommandOptions, commandLineError, usag
 import { NoDefaultInput, makeInputs, parseDims, parseInputSpecs } from "./inputs.js";
 import { quantile } from "./quantile.js";
 import { MAX_SEED } from "../options.js";
+import { MAX_PROFILE_RUNS } from "../program.js";
 import { didYouMean } from "../spelling.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeFiles, type ReadLimit } from "./files.js";
 import { describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
@@ -20,7 +21,7 @@ interface Context {
   file: string;
   values: Values;
   program: Program;
-  /** The graph of dump, stats, run and bench; "" for check, info and build, which take the whole program. */
+  /** The graph of dump, stats, run, bench and profile; "" for check, info and build, which take the whole program. */
   graph: string;
   dims: Record<string, number>;
   /** Of parameters and random inputs: a u64, exact. */
@@ -420,8 +421,43 @@ function cmdBench(ctx: Context): number {
   return 0;
 }
 
+/** The dearest instructions `profile` lists (--json has them all). */
+const PROFILE_LISTED = 20;
+
+function cmdProfile(ctx: Context): number {
+  const runs = runsOption(ctx.values.runs);
+  if (runs > MAX_PROFILE_RUNS) throw new UsageError(`--runs for profile is at most ${MAX_PROFILE_RUNS}, got ${runs}`);
+  const prof = ctx.program.profile(ctx.graph, feedsFor(ctx) as never, { runs });
+  if (ctx.values.json) {
+    ctx.json(JSON.stringify(prof));
+    return 0;
+  }
+  const percent = (share: number) => `${(100 * share).toFixed(1)}%`.padStart(6);
+  const time = (ns: number) => formatDuration(ns / 1000).padStart(9);
+  ctx.out(`graph ${prof.graph}, ${runs} timed runs: a run ${formatDuration(prof.runNs / 1000)} untimed, ` +
+          `its kernels ${formatDuration(prof.kernelsNs / 1000)} timed (a clock read, ${Math.round(prof.clockNs)} ns, taken off each)`);
+  ctx.out("by operation:");
+  const opWidth = Math.max(2, ...prof.ops.map((o) => o.op.length));
+  for (const o of prof.ops) ctx.out(`  ${o.op.padEnd(opWidth)} ${String(o.count).padStart(4)}x ${time(o.ns)} ${percent(o.share)}`);
+  const dearest = [...prof.instructions].sort((a, b) => b.ns - a.ns || a.index - b.index);
+  const listed = dearest.slice(0, PROFILE_LISTED);
+  ctx.out(`by instruction (the tape's index; dearest first${dearest.length > listed.length ? `, ${listed.length} of ${dearest.length}` : ""}):`);
+  for (const i of listed) {
+    const where = i.span.line > 0 ? `  line ${i.span.line}` : "";
+    const shape = i.shape === null ? "" : `${i.dtype}[${i.shape.join(", ")}]`;
+    ctx.out(`  ${String(i.index).padStart(4)}  ${time(i.ns)} ${percent(i.share)}  ${i.op} ${i.node} ${shape}  ${i.kernel ?? ""}${where}`);
+  }
+  const rest = dearest.slice(listed.length);
+  if (rest.length > 0) {
+    const ns = rest.reduce((a, i) => a + i.ns, 0);
+    ctx.out(`  … ${rest.length} more: ${formatDuration(ns / 1000)} (${percent(ns / (prof.kernelsNs || 1)).trim()})`);
+  }
+  return 0;
+}
+
 const COMMANDS: Record<string, (ctx: Context) => number> = {
-  check: cmdCheck, dump: cmdDump, stats: cmdStats, info: cmdInfo, run: cmdRun, bench: cmdBench, build: cmdBuild,
+  check: cmdCheck, dump: cmdDump, stats: cmdStats, info: cmdInfo, run: cmdRun, bench: cmdBench, profile: cmdProfile,
+  build: cmdBuild,
 };
 
 /** The graph a command works on: --graph, else the first; "" for the commands that take the whole program. */
@@ -433,7 +469,7 @@ function graphFor(command: string, file: string, program: Program, given: string
     }
     return given;
   }
-  if (!["dump", "stats", "run", "bench"].includes(command)) return "";
+  if (!["dump", "stats", "run", "bench", "profile"].includes(command)) return "";
   if (program.graphs.length === 0) throw new ShrewRuntimeError("not_found", `${file} has no graphs: ${command} needs one`);
   return program.graphs[0];
 }

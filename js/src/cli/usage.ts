@@ -39,6 +39,7 @@ const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   info: [...COMPILE, "json"],
   run: [...COMPILE, "graph", "input", "executor", "json", "out"],
   bench: [...COMPILE, "graph", "input", "executor", "runs", "json"],
+  profile: [...COMPILE, "graph", "input", "runs", "json"],
   build: [...COMPILE, "out", "json"],
 };
 
@@ -137,6 +138,7 @@ const SYNOPSIS: Record<string, string> = {
   info: "shrew info  FILE [--json]",
   run: "shrew run   FILE [--graph G] [--input NAME=SPEC]... [--executor jit|interp] [--json] [--out DIR]",
   bench: "shrew bench FILE [--graph G] [--input NAME=SPEC]... [--runs N] [--executor jit|interp] [--json]",
+  profile: "shrew profile FILE [--graph G] [--input NAME=SPEC]... [--runs N] [--json]",
   build: "shrew build FILE.sw [--out FILE.swb] [--json]",
 };
 
@@ -184,6 +186,9 @@ Commands, with the options each takes besides --dims, --seed and --params (all d
                              --executor, --json, --out
   bench FILE                 time runs: median, p10, p90 µs per run (outputs reused); --graph,
                              --input, --executor, --runs, --json
+  profile FILE               time each tape instruction (mean over the runs less the slowest
+                             tenth): per operation, then the 20 dearest instructions; --graph,
+                             --input, --runs (at most 10000), --json (every instruction)
   build FILE.sw              compile and write a bundle; --out FILE.swb (default: next to
                              FILE), --json
 An option the command does not take, or a single-valued one given twice, is a usage error.
@@ -198,7 +203,7 @@ Options:
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable); an
                              optional input without one is left out of the run
   --executor jit|interp      executor for run/bench (default jit)
-  --runs N                   timed runs for bench (default 100)
+  --runs N                   timed runs for bench and profile (default 100)
   --out DIR                  run: write each output to DIR/NAME.npy; build: the bundle's path
   --json                     machine-readable output; run: the values of an i64 output
                              (64-bit integers) are exact decimal strings, e.g. ["-9223372036854775807"];
