@@ -132,7 +132,8 @@ class Encoder {
       w_.U32(static_cast<uint32_t>(n.hints.size()));
       for (const std::string& h : n.hints) w_.String(h);
       w_.String(n.callee);
-      w_.U8(n.repeat_body ? 1 : 0);
+      // Version 4: bit 0 a repeat body follows, bit 1 the node is a repeat's iteration.
+      w_.U8(static_cast<uint8_t>((n.repeat_body ? 1 : 0) | (n.repeat_iteration ? 2 : 0)));
       if (n.repeat_body) {
         w_.String(ir::OpName(n.repeat_body->op));
         AttrList(n.repeat_body->attrs);
@@ -228,6 +229,7 @@ class Encoder {
 class Decoder {
  public:
   explicit Decoder(std::span<const uint8_t> bytes) : r_(bytes) {}
+  void set_version(uint32_t v) { version_ = v; }
 
   bool Fail(std::string what) {
     if (error_.empty()) error_ = std::move(what) + " (at byte " + std::to_string(r_.position()) + ")";
@@ -502,7 +504,16 @@ class Decoder {
         return false;
       }
       bool repeat = false;
-      if (!Name(&n.callee, "callee") || !Flag(&repeat, "repeat flag")) return false;
+      if (!Name(&n.callee, "callee")) return false;
+      if (version_ >= 4) {
+        uint8_t bits = 0;
+        if (!U8(&bits, "node flags")) return false;
+        if (bits > 3) return Fail(where_ + "node flags " + std::to_string(bits) + " have unknown bits (0 to 3)");
+        repeat = (bits & 1) != 0;
+        n.repeat_iteration = (bits & 2) != 0;
+      } else if (!Flag(&repeat, "repeat flag")) {
+        return false;
+      }
       if (repeat) {
         ir::RepeatBody& body = n.repeat_body.emplace();
         if (!Op(&body.op) || !AttrList(&body.attrs) || !Name(&body.callee, "repeat callee")) return false;
@@ -614,6 +625,7 @@ class Decoder {
   std::string Truncated(const char* what) { return where_ + "truncated " + what; }
 
   ByteReader r_;
+  uint32_t version_ = kBundleVersion;
   const diag::SourceFile* source_ = nullptr;
   std::string where_;
   std::string error_;
@@ -724,6 +736,7 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
     return Corrupt("unsupported version " + std::to_string(version) + " (this build reads versions 1 to " +
                    std::to_string(kBundleVersion) + ")");
   }
+  d.set_version(version);
   uint64_t seed = 0;
   ir::DimBindings dims;
   if (!d.U64(&seed, "seed") || !d.DType(&options.default_dtype)) return Corrupt(d.error());

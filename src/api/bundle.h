@@ -6,7 +6,7 @@
 // the source text, so that errors found while loading or running still name
 // file, line and column.
 //
-// Format, version 3 (little-endian, no padding; base/byte_io.h):
+// Format, version 4 (little-endian, no padding; base/byte_io.h):
 //   magic "SHRWBND1", version u32,
 //   settings: seed u64, default dtype, configured dims, optimiser counters,
 //             optimiser passes u8 (bit 0: optimised; bits 1-5: DCE,
@@ -18,12 +18,14 @@
 //   source: present u8 [filename, text],
 //   program: @model metadata, @config values, type aliases, @custom_op
 //            names, @training and @inference settings, then every graph
-//            (nodes with op names, operands, types, attributes, spans;
+//            (nodes with op names, operands, types, attributes, a flags
+//            byte: bit 0 a repeat body follows, bit 1 a repeat's unrolled
+//            iteration; spans;
 //            inputs, outputs, parameters with their init specs, assertions),
 //   params: u64 length + a parameter blob.
 // Versions 1 (no passes byte: optimised with every pass when the counters
-// show a round) and 2 (no inference dims: the configured dims were both)
-// are still read. Strings are u32 length + bytes; ops and
+// show a round), 2 (no inference dims: the configured dims were both) and 3
+// (the flags byte only 0 or 1: no iteration marks) are still read. Strings are u32 length + bytes; ops and
 // dtypes are stored by name, so a runtime that lacks one says which.
 //
 // LoadBundle trusts nothing: every length is checked against the bytes that
@@ -53,7 +55,7 @@
 namespace shrew {
 
 inline constexpr char kBundleMagic[8] = {'S', 'H', 'R', 'W', 'B', 'N', 'D', '1'};
-inline constexpr uint32_t kBundleVersion = 3;
+inline constexpr uint32_t kBundleVersion = 4;
 
 // The program's IR, configured and inference dims, default dtype and seed, its current
 // parameter values, `source` (may be null) and the optimiser's counters.

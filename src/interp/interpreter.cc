@@ -97,6 +97,14 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
   const bool declared = node.declared_type.has_value() && Fits(node.type, t, dims);
   const ir::Type& type = declared ? *node.declared_type : node.type;
   if (Fits(type, t, dims)) return Status::Ok();
+  if (node.repeat_iteration && !declared) {  // its type is the carried one: say so, as the tape's check does
+    std::vector<ir::Dim> given;
+    for (int64_t d : t.shape()) given.push_back(ir::Dim::Fixed(d));
+    return InvalidArgument(graph.DiagnosticPrefix(node) + "repeat body must preserve shape and dtype: it carries " +
+                           type.Bind(dims).ToString() + " and the body gives " +
+                           ir::Type::Tensor(std::move(given), t.dtype()).ToString())
+        .At(node.span);
+  }
   return InvalidArgument(graph.NodeLabel(node) + ": computed " + t.TypeString() +
                          " does not match its " + (declared ? "declared " : "") + "type " + type.Bind(dims).ToString())
       .At(node.span);

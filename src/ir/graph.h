@@ -66,6 +66,11 @@ struct Node {
   std::string callee;
   // Only for `repeat` nodes.
   std::optional<RepeatBody> repeat_body;
+  // One iteration of an unrolled `repeat` (lower/materialize.cc): its type
+  // must equal its carried operand's, operand 0 (OPS.md §3.15). Inference
+  // checks it whenever it runs, so also on a run's concrete shapes, where
+  // symbolic dims decide it ([N, M] -> [M, N] holds only when N == M).
+  bool repeat_iteration = false;
   diag::Span span;
 
   bool is_input() const { return role == NodeRole::kInput; }

@@ -493,6 +493,7 @@ class GraphInferrer {
     node.type = inferred;
     if (result_weak && inferred.is_tensor()) weak_[static_cast<size_t>(id)] = static_cast<int8_t>(*result_weak);
 
+    CheckRepeatIteration(node);
     if (node.declared_type && node.declared_type->is_tensor()) {
       Type declared = Bound(*node.declared_type);
       const bool adopted = IsWeak(id);
@@ -546,6 +547,25 @@ class GraphInferrer {
     diags_->Add(diag::Kind::ShapeOverflow, n.span,
                 graph_.DiagnosticPrefix(n) + "element count of " + n.type.ToString() +
                     " does not fit in 64 bits");
+  }
+
+  // An unrolled repeat's iteration gives its carried operand's type (OPS.md
+  // §3.15). The repeat's own rule checked that as far as types were known;
+  // a run's shapes decide the rest (a `?` dim, an input typed per run),
+  // reported as the repeat's rule would.
+  // Its type is then the carried one, as the repeat's was (where the body's
+  // rule only finds `[?]`: `concat(x, x)` of `[N]`).
+  void CheckRepeatIteration(Node& n) {
+    if (!n.repeat_iteration || n.operands.empty()) return;
+    const Type carried = OperandType(n.id, n.operands[0]);
+    if (!carried.is_tensor() || !n.type.is_tensor()) return;
+    if (TypesEqualWhereKnown(carried, n.type)) {
+      n.type = carried;
+      return;
+    }
+    diags_->Add(diag::Kind::RepeatTypeChange, n.span,
+                graph_.DiagnosticPrefix(n) + "repeat body must preserve shape and dtype: it carries " +
+                    carried.ToString() + " and the body gives " + n.type.ToString());
   }
 
   // Applies OPS.md §1.3 to the operands of node `id` before its rule runs.

@@ -138,6 +138,15 @@ bool TypesCompatible(const Type& declared, const Type& actual) {
   return true;
 }
 
+bool TypesEqualWhereKnown(const Type& a, const Type& b) {
+  if (a.is_unknown() || b.is_unknown()) return true;
+  if (a.dtype() != b.dtype() || a.rank() != b.rank()) return false;
+  for (int i = 0; i < a.rank(); ++i) {
+    if (!a.dim(i).is_dynamic() && !b.dim(i).is_dynamic() && a.dim(i) != b.dim(i)) return false;
+  }
+  return true;
+}
+
 bool DeclaredTypeAddsFacts(const Type& declared, const Type& actual) {
   if (declared.is_unknown()) return false;
   if (actual.is_unknown()) return true;

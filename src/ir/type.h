@@ -117,6 +117,13 @@ class Type {
 // in OPS.md §1.4's broadcast table), and the executors check it then.
 bool TypesCompatible(const Type& declared, const Type& actual);
 
+// Whether two types are the same as far as both are known: unknown on
+// either side, or a dynamic dim, agrees; otherwise dtype, rank and every
+// size or name must be equal (`N` is not `M`, nor `4`). A repeat body must
+// give its carried type (OPS.md §3.15): [N, M] -> [M, N] is an error, not
+// a check left for a run.
+bool TypesEqualWhereKnown(const Type& a, const Type& b);
+
 // Whether a `declared` type states a fact that the inferred type `actual`
 // does not: a dtype, rank, fixed size or dimension name that `actual`
 // lacks (a declared `?` states nothing). Such a declaration can still fail

@@ -259,6 +259,7 @@ class Materializer {
       it.operands = operands;
       it.operands[0] = carried;
       it.type = n.type;
+      it.repeat_iteration = true;
       it.span = n.span;
       if (i + 1 == count) {
         finish(it);

@@ -257,26 +257,76 @@ TEST(Bundle, GraphsOfUnknownInputTypesAndTrainingDropoutWork) {
   }
 }
 
+// A repeat's unrolled iterations keep the carried type (OPS.md §3.15); with
+// an input typed per run only the run's shapes tell, on both executors, from
+// the compiled program and from its bundle (which marks the iterations).
+TEST(Bundle, RepeatIterationsAreCheckedOnARunsShapesAndTheMarksTravel) {
+  Built b = Build("@graph R {\n  input x: ?;\n  output h: repeat(1) { transpose(x) };\n}\n");
+  ASSERT_NE(b.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  for (Program* p : {b.program.get(), loaded.get()}) {
+    TensorMap square;
+    square.emplace("x", F32({2, 2}, {1, 2, 3, 4}));
+    Result<TensorMap> y = p->Run("R", square);
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    EXPECT_TRUE(runtime::BitwiseEqual(y->at("h"), F32({2, 2}, {1, 3, 2, 4})));
+    TensorMap wide;
+    wide.emplace("x", F32({2, 3}, {1, 2, 3, 4, 5, 6}));
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> bad = interpret ? p->Interpret("R", wide) : p->Run("R", wide);
+      ASSERT_FALSE(bad.ok()) << (interpret ? "interpreter" : "tape");
+      EXPECT_NE(bad.status().message().find("[R::h] repeat body must preserve shape and dtype: it carries "
+                                            "Tensor<[2, 3], f32> and the body gives Tensor<[3, 2], f32>"),
+                std::string::npos)
+          << bad.status().message();
+    }
+    // Still usable.
+    ASSERT_TRUE(p->Run("R", square).ok());
+  }
+}
+
+// With symbolic dims the types stay symbolic until the run: `concat(x, x)`
+// of [N] is [?], which the repeat's rule cannot compare; the run's N can.
+TEST(Bundle, RepeatIterationsOfSymbolicDimsAreCheckedOnTheRun) {
+  Built b = Build("@graph C {\n  input x: Tensor<[N], f32>;\n  output h: repeat(3) { concat(x, x) };\n}\n");
+  ASSERT_NE(b.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  for (Program* p : {b.program.get(), loaded.get()}) {
+    TensorMap in;
+    in.emplace("x", F32({2}, {1, 2}));
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> bad = interpret ? p->Interpret("C", in) : p->Run("C", in);
+      ASSERT_FALSE(bad.ok()) << (interpret ? "interpreter" : "tape");
+      EXPECT_NE(bad.status().message().find("[C::h.iter0] repeat body must preserve shape and dtype: it carries "
+                                            "Tensor<[2], f32> and the body gives Tensor<[4], f32>"),
+                std::string::npos)
+          << bad.status().message();
+    }
+  }
+}
+
 TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
   const std::vector<uint8_t> bytes = BundleOf(b);
   ASSERT_GT(bytes.size(), 12u);
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "SHRWBND1");
-  EXPECT_EQ(bytes[8], 3);
+  EXPECT_EQ(bytes[8], 4);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
   // The parameter blob is the last part, whole.
   const std::vector<uint8_t> params = b.program->SaveParams();
   ASSERT_GE(bytes.size(), params.size());
   EXPECT_TRUE(std::equal(params.begin(), params.end(), bytes.end() - static_cast<std::ptrdiff_t>(params.size())));
 
-  std::vector<uint8_t> v4 = bytes;
-  v4[8] = 4;
-  EXPECT_NE(LoadBundle(v4).status().message().find("unsupported version 4 (this build reads versions 1 to 3)"),
+  std::vector<uint8_t> v5 = bytes;
+  v5[8] = 5;
+  EXPECT_NE(LoadBundle(v5).status().message().find("unsupported version 5 (this build reads versions 1 to 4)"),
             std::string::npos)
-      << LoadBundle(v4).status().message();
-  v4[8] = 0;
-  EXPECT_NE(LoadBundle(v4).status().message().find("unsupported version 0"), std::string::npos);
+      << LoadBundle(v5).status().message();
+  v5[8] = 0;
+  EXPECT_NE(LoadBundle(v5).status().message().find("unsupported version 0"), std::string::npos);
   std::vector<uint8_t> other = bytes;
   other[0] = 'X';
   EXPECT_NE(LoadBundle(other).status().message().find("not a Shrew bundle"), std::string::npos);

@@ -278,8 +278,30 @@ TEST(RepeatShapeTest, BodyMustPreserveType) {
   EXPECT_FALSE(f.Infer());
   EXPECT_EQ(f.TypeOf(rep), "Tensor<[B, 16, 64], f32>");
   EXPECT_EQ(f.OnlyError(), "E110");
-  EXPECT_EQ(f.diags.all()[0].message, "[G::bad] repeat body must preserve shape and dtype");
+  EXPECT_EQ(f.diags.all()[0].message,
+            "[G::bad] repeat body must preserve shape and dtype: it carries Tensor<[B, 16, 64], f32> and the body "
+            "gives Tensor<[16, 64], f32>");
   EXPECT_EQ(f.diags.all()[0].span.line, f.g.node(bad).span.line);
+}
+
+TEST(RepeatShapeTest, SymbolicDimsMustStayTheSame) {
+  // transpose of [N, M] is [M, N]: not the carried type, whatever N and M are bound to at run time.
+  for (const char* body_dims : {"[N, M] f32", "[N, 4] f32"}) {
+    GraphFixture f;
+    NodeId x = f.In("x", body_dims);
+    NodeId rep = f.Op(OpKind::kRepeat, {x}, "h", A({{"count", AttrValue::Int(1)}}));
+    f.g.node(rep).repeat_body = RepeatBody{OpKind::kTranspose, A({}), ""};
+    EXPECT_FALSE(f.Infer()) << body_dims;
+    EXPECT_EQ(f.OnlyError(), "E110") << body_dims;
+  }
+  // A square one keeps its names; a `?` dim is left for the run (materialize marks the iterations).
+  for (const char* ok_dims : {"[N, N] f32", "[?, ?] f32"}) {
+    GraphFixture f;
+    NodeId x = f.In("x", ok_dims);
+    NodeId rep = f.Op(OpKind::kRepeat, {x}, "h", A({{"count", AttrValue::Int(2)}}));
+    f.g.node(rep).repeat_body = RepeatBody{OpKind::kTranspose, A({}), ""};
+    EXPECT_TRUE(f.Infer()) << ok_dims << ": " << f.Messages();
+  }
 }
 
 TEST(RepeatShapeTest, ExtraOperandsAndBodyErrors) {
