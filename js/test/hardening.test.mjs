@@ -284,6 +284,25 @@ test("an i64 value outside an input's declared i32 is an error naming it (it ran
   }
 });
 
+test("a u64 input or parameter (held as i64) refuses a negative value, on the lean path's repeats too", () => {
+  const p = shrew.compile("@graph G {\n  input a: Tensor<[2], u64>;\n  param w: Tensor<[2], u64> { init: \"zeros\"; };\n" +
+    "  output positive: a > 0;\n  output ww: w;\n}\n");
+  try {
+    for (let round = 0; round < 3; round++) {
+      for (const exec of ["run", "interpret"]) {
+        throwsRuntime(() => p[exec]("G", { a: new BigInt64Array([-1n, 2n]) }), "invalid_argument",
+          ["input 'a': value -1 (at index 0) does not fit u64, its declared dtype (0 to 9223372036854775807)"]);
+        assert.deepEqual([...p[exec]("G", { a: new BigInt64Array([2n ** 63n - 1n, 0n]) }).positive.data], [1, 0]);
+      }
+    }
+    throwsRuntime(() => p.setParam("G/w", new Tensor("i64", [2], [5n, -1n])), "invalid_argument",
+      ["parameter 'G/w': value -1 (at index 1) does not fit u64"]);
+    assert.deepEqual([...p.getParam("G/w").data], [0n, 0n]);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("a parameter declared i8 takes what the dtype holds: setParam and loadParams refuse 300 (it was computed with)", () => {
   const p = shrew.compile("@graph G {\n  input x: Tensor<[2], i8>;\n  param w: Tensor<[2], i8> { init: \"zeros\"; };\n  output y: x + w;\n}\n");
   try {

@@ -1,8 +1,9 @@
-// Values of inputs (and parameters) declared as a narrow integer dtype. i8, i16, i32, u16 and
-// u32 are held as i64 (OPS.md §1.3), so data given as i64 (a NumPy int64
-// array for an i32 input) can hold values no such input can: the graph would
-// compute with 2^32 while the i32 outputs wrap it to 0. Such values are an
-// input error instead, naming the input, the value and where it is.
+// Values of inputs (and parameters) declared as a narrow integer dtype. i8, i16, i32, u16,
+// u32 and u64 are held as i64 (OPS.md §1.3), so data given as i64 (a NumPy
+// int64 array for an i32 input) can hold values no such input can: the graph
+// would compute with 2^32 while the i32 outputs wrap it to 0, or take a u64's
+// -1 for less than 0. Such values are an input error instead, naming the
+// input, the value and where it is.
 #pragma once
 
 #include <cstdint>

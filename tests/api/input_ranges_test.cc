@@ -28,6 +28,8 @@ TEST(InputRanges, NarrowDtypesHaveTheirRanges) {
   EXPECT_EQ(NarrowIntRange(ir::DType::kI32)->hi, 2147483647);
   EXPECT_EQ(NarrowIntRange(ir::DType::kU32)->hi, 4294967295);
   EXPECT_EQ(NarrowIntRange(ir::DType::kU16)->lo, 0);
+  EXPECT_EQ(NarrowIntRange(ir::DType::kU64)->lo, 0);  // held as i64: 0 to 2^63 - 1
+  EXPECT_EQ(NarrowIntRange(ir::DType::kU64)->hi, INT64_MAX);
   EXPECT_FALSE(NarrowIntRange(ir::DType::kI64));
   EXPECT_FALSE(NarrowIntRange(ir::DType::kU8));  // held as u8: it cannot hold another value
   EXPECT_FALSE(NarrowIntRange(ir::DType::kF32));
@@ -54,6 +56,31 @@ TEST(InputRanges, AnI64ValueOutsideADeclaredI32IsAnErrorOnBothExecutors) {
     EXPECT_EQ(ok->at("same").GetDouble(0), 2147483647.0);
     EXPECT_EQ(ok->at("positive").GetDouble(1), 0.0);
   }
+}
+
+TEST(InputRanges, ANegativeValueForADeclaredU64IsAnErrorForInputsAndParameters) {
+  std::unique_ptr<Program> p = jit::testing::MakeProgram(
+      "@graph G {\n  input a: Tensor<[N], u64>;\n  param w: Tensor<[2], u64> { init: \"zeros\"; };\n"
+      "  output positive: a > 0;\n  output ww: w;\n}\n");
+  ASSERT_NE(p, nullptr);
+  for (bool tape : {true, false}) {
+    const TensorMap bad = I64Input({5, -1});
+    Result<TensorMap> out = tape ? p->Run("G", bad) : p->Interpret("G", bad);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().message(),
+              "input 'a': value -1 (at index 1) does not fit u64, its declared dtype (0 to 9223372036854775807)");
+    Result<TensorMap> ok = tape ? p->Run("G", I64Input({INT64_MAX, 0})) : p->Interpret("G", I64Input({INT64_MAX, 0}));
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    EXPECT_EQ(ok->at("positive").GetDouble(0), 1.0);
+    EXPECT_EQ(ok->at("positive").GetDouble(1), 0.0);
+  }
+  const Tensor negative = Tensor::FromVector<int64_t>(ir::DType::kI64, {2}, {-1, 5}).value();
+  Status set = p->SetParam("G/w", negative);
+  ASSERT_FALSE(set.ok());
+  EXPECT_NE(set.message().find("value -1 (at index 0) does not fit u64"), std::string::npos) << set.message();
+  Result<TensorMap> after = p->Run("G", I64Input({1, 2}));
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->at("ww").GetDouble(0), 0.0);  // the parameter kept its value
 }
 
 TEST(InputRanges, APreparedRunChecksEachRunsValues) {
