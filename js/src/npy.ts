@@ -61,22 +61,85 @@ export class NpyError extends Error {
   }
 }
 
+/**
+ * The header: a Python dict literal, e.g.
+ * {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+ * read as numpy reads it: those three keys, each once and no other, the
+ * dict closed, nothing after it but padding. Regular expressions took the
+ * first of two 'descr's (numpy the last) and files numpy refuses.
+ */
 function parseHeader(text: string): { descr: string; fortran: boolean; shape: number[] } {
-  // The header is a Python dict literal, e.g.
-  // {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-  const descr = /'descr'\s*:\s*'([^']*)'/.exec(text)?.[1];
-  const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(text)?.[1];
-  const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(text)?.[1];
-  if (descr === undefined || fortran === undefined || shapeText === undefined) {
-    throw new NpyError(`malformed .npy header: ${JSON.stringify(text.slice(0, 120))}`);
-  }
-  const shape = shapeText.split(",").map((s) => s.trim()).filter((s) => s.length > 0).map((s) => {
+  let pos = 0;
+  const bad = (what: string): NpyError => new NpyError(`malformed .npy header (${what}): ${JSON.stringify(text.slice(0, 120))}`);
+  const space = () => { while (pos < text.length && " \t\n\r".includes(text[pos])) pos++; };
+  const eat = (c: string) => text[pos] === c && (pos++, true);
+  const quoted = (): string => {
+    const q = text[pos];
+    if (q !== "'" && q !== '"') throw bad("expected a quoted string");
+    const end = text.indexOf(q, pos + 1);
+    if (end < 0) throw bad("unterminated string");
+    const v = text.slice(pos + 1, end);
+    if (v.includes("\\")) throw bad("escapes in header strings are not supported");
+    pos = end + 1;
+    return v;
+  };
+  const dim = (): number => {
+    const token = /^[^,)\s]*/.exec(text.slice(pos))![0];
+    pos += token.length;
     // Plain digits (Python 2 wrote `3L`): Number() would also take "0x10", "1e3" and "".
-    const n = /^[0-9]+L?$/.test(s) ? Number(s.replace(/L$/, "")) : NaN;
-    if (!Number.isSafeInteger(n)) throw new NpyError(`bad dimension '${s}' in .npy shape`);
+    const n = /^[0-9]+L?$/.test(token) ? Number(token.replace(/L$/, "")) : NaN;
+    if (!Number.isSafeInteger(n)) throw new NpyError(`bad dimension '${token}' in .npy shape`);
     return n;
-  });
-  return { descr, fortran: fortran === "True", shape };
+  };
+  const tuple = (): number[] => {
+    if (!eat("(")) throw bad("'shape' must be a tuple");
+    const dims: number[] = [];
+    for (;;) {
+      space();
+      if (eat(")")) return dims;
+      dims.push(dim());
+      space();
+      if (eat(",")) continue;
+      space();
+      if (eat(")")) return dims;
+      throw bad("expected ',' or ')' in 'shape'");
+    }
+  };
+  let descr: string | undefined, fortran: boolean | undefined, shape: number[] | undefined;
+  space();
+  if (!eat("{")) throw bad("the header is not a dict");
+  for (;;) {
+    space();
+    if (eat("}")) break;
+    const key = quoted();
+    space();
+    if (!eat(":")) throw bad(`expected ':' after key '${key}'`);
+    space();
+    if (key === "descr") {
+      if (descr !== undefined) throw bad("duplicate key 'descr'");
+      if (text[pos] !== "'" && text[pos] !== '"') throw new NpyError("unsupported .npy dtype: structured dtypes are not supported");
+      descr = quoted();
+    } else if (key === "fortran_order") {
+      if (fortran !== undefined) throw bad("duplicate key 'fortran_order'");
+      if (text.startsWith("True", pos)) [fortran, pos] = [true, pos + 4];
+      else if (text.startsWith("False", pos)) [fortran, pos] = [false, pos + 5];
+      else throw bad("'fortran_order' must be True or False");
+    } else if (key === "shape") {
+      if (shape !== undefined) throw bad("duplicate key 'shape'");
+      shape = tuple();
+    } else {
+      throw bad(`unknown key '${key}'`);
+    }
+    space();
+    if (eat(",")) continue;
+    space();
+    if (eat("}")) break;
+    throw bad("expected ',' or '}'");
+  }
+  space();
+  if (pos !== text.length) throw bad("characters after the dict");
+  if (descr === undefined || fortran === undefined || shape === undefined) throw bad("it needs 'descr', 'fortran_order' and 'shape'");
+  return { descr, fortran, shape };
 }
 
 /** What a .npy file's header says: its array, and where the data starts and ends. */

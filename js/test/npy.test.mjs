@@ -113,6 +113,28 @@ test("Fortran-order and big-endian arrays are read in C order, little-endian (th
     /bad dimension '0x2' in \.npy shape/);
 });
 
+test("the header is read as numpy reads it: three keys, once each, the dict closed (a duplicate 'descr' took the first)", () => {
+  const d = new Uint8Array(new Float64Array([1.5, -2.25]).buffer);
+  const header = (h) => () => readNpy(npy(h, d));
+  const malformed = (h, why) => assert.throws(header(h), (e) => e instanceof NpyError && e.message.startsWith(`malformed .npy header (${why})`), h);
+  malformed("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'descr': '<f8', }", "duplicate key 'descr'");
+  malformed("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'shape': (2,), }", "duplicate key 'shape'");
+  malformed("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'bogus': 1, }", "unknown key 'bogus'");
+  malformed("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), ", "expected a quoted string");
+  malformed("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)} x", "characters after the dict");
+  malformed("{'descr': '<f8', 'shape': (2,)}", "it needs 'descr', 'fortran_order' and 'shape'");
+  malformed("{'descr': '<f8', 'fortran_order': false, 'shape': (2,)}", "'fortran_order' must be True or False");
+  malformed("['descr', '<f8']", "the header is not a dict");
+  malformed("{'descr': '<f8', 'fortran_order': False, 'shape': [2]}", "'shape' must be a tuple");
+  assert.throws(header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}"), /structured dtypes are not supported/);
+  // What numpy writes and takes: any key order, double quotes, no trailing comma, 2L, rank 0.
+  for (const h of ["{'shape': (2,), 'fortran_order': False, 'descr': '<f8'}", '{"descr": "<f8", "fortran_order": False, "shape": (2L,)}',
+                   "{ 'descr' : '<f8' ,\t'fortran_order' : False , 'shape' : ( 2 , ) , }"]) {
+    assert.deepEqual(Array.from(readNpy(npy(h, d)).data), [1.5, -2.25], h);
+  }
+  assert.deepEqual(readNpy(npy("{'descr': '<f8', 'fortran_order': False, 'shape': ()}", d.subarray(0, 8))).shape, []);
+});
+
 test("int8/int16, uint16/uint32/uint64 and float16 arrays are widened exactly to i32, i64 and f32 (they were refused)", () => {
   const file = (descr, shape, bytes) => readNpy(npy(`{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`, new Uint8Array(bytes)));
   const i1 = file("|i1", "(3,)", [0x80, 0xff, 0x7f]);
