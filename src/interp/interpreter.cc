@@ -66,7 +66,11 @@ Status CheckTypeFits(const ir::Graph& graph, const ir::Node& node, const ir::Typ
   if (!bound.is_tensor()) return Status::Ok();
   const ir::ElementCount count = bound.NumElements();
   const uint64_t elem = ir::StorageByteSize(ir::StorageOf(bound.dtype()));
-  if (count.overflow() || (count.known() && elem > 0 && static_cast<uint64_t>(count.value) > cap / elem)) {
+  // An overflowing product beside a size not known yet may still be empty
+  // (`concat` of [2^31, 0, 2^33] twice is [2^31, ?, 2^33] here): the value tells.
+  bool all_fixed = true;
+  for (int i = 0; i < bound.rank(); ++i) all_fixed = all_fixed && bound.dim(i).is_fixed();
+  if ((count.overflow() && all_fixed) || (count.known() && elem > 0 && static_cast<uint64_t>(count.value) > cap / elem)) {
     return OverCap(graph, node, bound.ToString(), cap);
   }
   return Status::Ok();

@@ -78,7 +78,9 @@ Result<Tensor> ReshapeKernel(const KernelArgs& args) {
     }
     if (x.num_elements() % known != 0) {
       return InvalidArgument("cannot reshape " + runtime::ShapeToString(x.shape()) + " (" +
-                             std::to_string(x.num_elements()) + " elements) to " + runtime::ShapeToString(target));
+                             std::to_string(x.num_elements()) + " elements) to " + runtime::ShapeToString(target) +
+                             ": " + std::to_string(x.num_elements()) + " is not a multiple of " + std::to_string(known) +
+                             ", the other sizes' product");
     }
     target[static_cast<size_t>(infer)] = x.num_elements() / known;
   }
@@ -179,12 +181,15 @@ Result<Tensor> RefConcat(const KernelArgs& args) {
   for (size_t k = 0; k < args.size(); ++k) {
     const Tensor& t = args[k];
     SHREW_RETURN_IF_ERROR(RequireSameDType(first, t));
-    bool ok = t.rank() == first.rank();
-    for (int i = 0; ok && i < t.rank(); ++i) ok = i == axis || t.dim(i) == first.dim(i);
-    if (!ok) {
-      return InvalidArgument("concat operand " + std::to_string(k) + " has shape " +
-                             runtime::ShapeToString(t.shape()) + ", incompatible with " +
-                             runtime::ShapeToString(first.shape()) + " along axis " + std::to_string(axis));
+    const std::string shapes = "concat operand " + std::to_string(k) + " has shape " +
+                               runtime::ShapeToString(t.shape()) + ", operand 0 " + runtime::ShapeToString(first.shape());
+    if (t.rank() != first.rank()) return InvalidArgument(shapes + ": their ranks differ");
+    for (int i = 0; i < t.rank(); ++i) {
+      if (i == axis || t.dim(i) == first.dim(i)) continue;
+      // Name the axis where they differ (the message named the concatenated one).
+      return InvalidArgument(shapes + ": sizes " + std::to_string(first.dim(i)) + " and " + std::to_string(t.dim(i)) +
+                             " on axis " + std::to_string(i) + " (only axis " + std::to_string(axis) +
+                             ", the one joined, may differ)");
     }
     shape[static_cast<size_t>(axis)] += t.dim(axis);
   }

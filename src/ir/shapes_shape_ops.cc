@@ -205,7 +205,11 @@ Type InferReshape(ShapeContext& ctx) {
         return Type::Unknown();
       }
       if (in.value % out.value != 0) {
-        mismatch();
+        // The target has no element count of its own: say what -1 needs.
+        ctx.Error(diag::Kind::ReshapeMismatch, "cannot reshape " + DimsToString(x.dims()) + " (" +
+                                                   std::to_string(in.value) + " elements) to " + ShapeText(*target) +
+                                                   ": " + std::to_string(in.value) + " is not a multiple of " +
+                                                   std::to_string(out.value) + ", the other sizes' product");
         return Type::Unknown();
       }
       dims[static_cast<size_t>(infer_at)] = Dim::Fixed(in.value / out.value);

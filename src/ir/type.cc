@@ -53,6 +53,15 @@ bool CheckedAdd(int64_t a, int64_t b, int64_t* out) {
 
 ElementCount CountElements(const std::vector<Dim>& dims, const DimBindings* bindings) {
   ElementCount result;
+  // A zero size makes the product 0 whatever the other sizes are: [2^32, 0,
+  // 2^32] has no elements, though a product from the left overflows first.
+  for (const Dim& raw : dims) {
+    const Dim d = bindings ? raw.Bind(*bindings) : raw;
+    if (d.is_fixed() && d.size() == 0) {
+      result.state = ElementCount::State::kKnown;
+      return result;
+    }
+  }
   int64_t product = 1;
   bool unknown = false;
   for (const Dim& raw : dims) {
@@ -61,8 +70,6 @@ ElementCount CountElements(const std::vector<Dim>& dims, const DimBindings* bind
       unknown = true;
       continue;
     }
-    // A zero size makes the product 0 whatever else overflows; sizes are >= 1
-    // in valid programs, but stay total here.
     if (!CheckedMul(product, d.size(), &product)) {
       result.state = ElementCount::State::kOverflow;
       return result;

@@ -32,10 +32,15 @@ std::string FormatElement(const Tensor& t, int64_t i) {
 }  // namespace
 
 Result<int64_t> CountElements(std::span<const int64_t> shape) {
-  int64_t n = 1;
+  bool empty = false;  // a 0 anywhere: no elements, though a product from the left may overflow first
   for (int64_t d : shape) {
     if (d < 0) return InvalidArgument("negative dimension " + std::to_string(d) + " in shape " + ShapeToString(shape));
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) {
+    empty = empty || d == 0;
+  }
+  if (empty) return int64_t{0};
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (n > std::numeric_limits<int64_t>::max() / d) {
       return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
     }
     n *= d;

@@ -250,6 +250,27 @@ TEST(ProgramByteCapTest, IntermediateValueOverTheCapOnBothExecutors) {
   EXPECT_TRUE(p->Run("Outer", OuterInputs(512)).ok());
 }
 
+// An empty tensor whose other sizes multiply past 2^63: it has no elements
+// and no bytes, wherever its 0 is (the product from the left overflowed
+// first: "too many elements" from the tape, "over the limit" from the
+// interpreter, for a transpose of an input either took).
+TEST(ProgramByteCapTest, AnEmptyTensorOfHugeSizesRunsOnBothExecutors) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G {\n  input x: Tensor<[A, B, C], f32>;\n  output t: transpose(x);\n"
+      "  output c: concat(x, x, dim: 1);\n}\n");
+  ASSERT_NE(p, nullptr);
+  const int64_t big = int64_t{1} << 32;
+  TensorMap in;
+  in.emplace("x", Tensor::Zeros(ir::DType::kF32, {big, 0, big}).value());
+  for (bool tape : {true, false}) {
+    Result<TensorMap> out = tape ? p->Run("G", in) : p->Interpret("G", in);
+    ASSERT_TRUE(out.ok()) << (tape ? "tape: " : "interpreter: ") << out.status().ToString();
+    EXPECT_EQ(out->at("t").shape(), runtime::Shape({big, big, 0}));
+    EXPECT_EQ(out->at("c").shape(), runtime::Shape({big, 0, big}));
+    EXPECT_EQ(out->at("t").byte_size(), 0u);
+  }
+}
+
 // tiny_gpt: tokens index a [96, 32] table.
 class GptHostile : public ::testing::Test {
  protected:

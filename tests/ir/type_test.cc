@@ -72,6 +72,16 @@ TEST(TypeTest, ElementCountOverflowIsReported) {
   // Overflow wins even when another dim is unknown.
   Type mixed = Type::Tensor({Dim::Fixed(big), Dim::Dynamic(), Dim::Fixed(big)}, DType::kF32);
   EXPECT_TRUE(mixed.NumElements().overflow());
+  // A zero size wins over both: no elements, wherever the 0 is.
+  for (const std::vector<Dim>& dims : {std::vector<Dim>{Dim::Fixed(big), Dim::Fixed(0), Dim::Fixed(big)},
+                                       std::vector<Dim>{Dim::Fixed(big), Dim::Fixed(big), Dim::Fixed(0)},
+                                       std::vector<Dim>{Dim::Dynamic(), Dim::Fixed(0)}}) {
+    const ElementCount zero = Type::Tensor(dims, DType::kF32).NumElements();
+    ASSERT_TRUE(zero.known()) << DimsToString(dims);
+    EXPECT_EQ(zero.value, 0) << DimsToString(dims);
+  }
+  DimBindings n0{{"N", 0}};
+  EXPECT_EQ(Type::Tensor({Dim::Fixed(big), Dim::Fixed(big), Dim::Symbolic("N")}, DType::kF32).NumElements(&n0).value, 0);
   int64_t out = 0;
   EXPECT_FALSE(CheckedMul(std::numeric_limits<int64_t>::max(), 2, &out));
   EXPECT_TRUE(CheckedMul(6, 7, &out));

@@ -167,6 +167,9 @@ TEST(TensorTest, ReshapeAndRetag) {
 TEST(TensorTest, CountElements) {
   EXPECT_EQ(CountElements(Shape{}).value(), 1);
   EXPECT_EQ(CountElements(Shape{2, 0, 5}).value(), 0);
+  // A 0 anywhere: no elements, though the product from the left overflows first.
+  EXPECT_EQ(CountElements(Shape{int64_t{1} << 32, int64_t{1} << 32, 0}).value(), 0);
+  EXPECT_EQ(CountElements(Shape{int64_t{1} << 32, 0, int64_t{1} << 32}).value(), 0);
   EXPECT_EQ(CountElements(Shape{3, 4}).value(), 12);
   EXPECT_FALSE(CountElements(Shape{int64_t{1} << 32, int64_t{1} << 32}).ok());
   EXPECT_FALSE(CountElements(Shape{-2}).ok());
