@@ -48,6 +48,8 @@ export interface Profile {
   kernelsNs: number;
   /** One clock read's cost, taken off every kernel's time. */
   clockNs: number;
+  /** The clock's step: about 1 in Node, 5,000-100,000 in a browser (each kernel's time is then a mean of steps). */
+  clockStepNs: number;
   instructions: ProfileInstruction[];
   /** Per operation, the most expensive first. */
   ops: ProfileOp[];
@@ -59,6 +61,7 @@ export interface RawProfile {
   kernelsNs: number;
   runNs: number;
   clockNs: number;
+  clockStepNs: number;
 }
 
 export function profileFrom(raw: RawProfile, tape: TapeDump): Profile {
@@ -77,7 +80,8 @@ export function profileFrom(raw: RawProfile, tape: TapeDump): Profile {
     ops.set(ins.op, o);
   }
   return {
-    graph: tape.graph, runs: raw.runs, runNs: raw.runNs, kernelsNs: raw.kernelsNs, clockNs: raw.clockNs, instructions,
+    graph: tape.graph, runs: raw.runs, runNs: raw.runNs, kernelsNs: raw.kernelsNs, clockNs: raw.clockNs,
+    clockStepNs: raw.clockStepNs, instructions,
     ops: [...ops.values()].sort((a, b) => b.ns - a.ns || (a.op < b.op ? -1 : 1)),
   };
 }

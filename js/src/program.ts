@@ -508,8 +508,9 @@ export class Program {
    * untimed (default 10: V8 optimises wasm as it runs), then `runs` times
    * (default 50, at most 10,000) with each kernel timed, each timed run
    * followed by an untimed one. A kernel's `ns` is its mean over the timed
-   * runs less the slowest tenth of them, with the cost of reading the clock
-   * taken off. Browsers tick performance.now in 5-100 µs steps: there a
+   * runs, less those whose kernels took over twice the median and a clock
+   * step (the core was taken), with the cost of reading the clock taken off.
+   * Browsers step performance.now by 5-100 µs (`clockStepNs`): there a
    * kernel's mean needs many runs to settle.
    */
   profile(graph: string, inputs: Feeds = {}, options: ProfileOptions = {}): Profile {

@@ -30,6 +30,20 @@ double ClockReadNs() {
   return Median(std::move(d));
 }
 
+// The clock's step: the smallest change seen between reads (about 1 ns
+// natively and in Node, 5-100 us in a browser).
+double ClockStepNs() {
+  double step = 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto t0 = Clock::now();
+    auto t1 = t0;
+    for (int i = 0; i < (1 << 20) && t1 == t0; ++i) t1 = Clock::now();
+    const double d = NsBetween(t0, t1);
+    if (d > 0 && (step == 0 || d < step)) step = d;
+  }
+  return step;
+}
+
 }  // namespace
 
 Result<TapeProfile> ProfileTape(Executor& executor, int runs) {
@@ -49,42 +63,51 @@ Result<TapeProfile> ProfileTape(Executor& executor, int runs) {
   }
   const size_t r = static_cast<size_t>(runs);
   std::vector<float> times(timed.size() * r);  // times[j * r + k]: kernel j in timed run k
-  std::vector<double> one(cg.tape.instrs.size()), sums(r), untimed(r);
+  std::vector<double> one(cg.tape.instrs.size()), untimed(r);
   TapeProfile profile;
   profile.runs = runs;
   profile.clock_ns = ClockReadNs();
+  profile.clock_step_ns = ClockStepNs();
   for (size_t k = 0; k < r; ++k) {
     SHREW_RETURN_IF_ERROR(executor.RunTimed(one));
     const auto t0 = Clock::now();
     SHREW_RETURN_IF_ERROR(executor.Run());
     untimed[k] = NsBetween(t0, Clock::now());
-    double sum = 0;
     for (size_t j = 0; j < timed.size(); ++j) {
-      const double t = std::max(0.0, one[timed[j]] - profile.clock_ns);
-      times[j * r + k] = static_cast<float>(t);
-      sum += t;
+      times[j * r + k] = static_cast<float>(std::max(0.0, one[timed[j]] - profile.clock_ns));
     }
-    sums[k] = sum;
   }
-  // The mean over the runs, less the slowest tenth (a collection or another
-  // process took the core): with a clock of coarse ticks (a browser's
-  // performance.now, 5-100 us) a short kernel's median is 0, its mean is not.
-  std::vector<double> sorted = sums;
-  std::sort(sorted.begin(), sorted.end());
-  const double cut = sorted[(r - 1) * 9 / 10];
-  std::vector<double> total(timed.size(), 0.0);
-  size_t kept = 0;
-  for (size_t k = 0; k < r; ++k) {
-    if (sums[k] > cut) continue;
-    ++kept;
-    profile.kernels_ns += sums[k];
-    for (size_t j = 0; j < timed.size(); ++j) total[j] += times[j * r + k];
-  }
-  profile.kernels_ns /= static_cast<double>(kept);
+  const KernelMeans means = MeanOverSteadyRuns(times, timed.size(), r, profile.clock_step_ns);
+  profile.kernels_ns = means.sum;
   profile.instruction_ns.assign(cg.tape.instrs.size(), 0.0);
-  for (size_t j = 0; j < timed.size(); ++j) profile.instruction_ns[timed[j]] = total[j] / static_cast<double>(kept);
+  for (size_t j = 0; j < timed.size(); ++j) profile.instruction_ns[timed[j]] = means.mean[j];
   profile.run_ns = Median(std::move(untimed));
   return profile;
+}
+
+KernelMeans MeanOverSteadyRuns(std::span<const float> times, size_t kernels, size_t runs, double clock_step_ns) {
+  KernelMeans out;
+  out.mean.assign(kernels, 0.0);
+  if (runs == 0) return out;
+  std::vector<double> sums(runs, 0.0);
+  for (size_t j = 0; j < kernels; ++j) {
+    for (size_t k = 0; k < runs; ++k) sums[k] += times[j * runs + k];
+  }
+  // With a clock of coarse steps (a browser's performance.now, 5-100 us) a
+  // short kernel's median is 0 and its mean is not: most runs read 0, and a
+  // run with one step in it is no outlier (cutting the slowest tenth of the
+  // runs left only the zeros).
+  const double cut = 2 * Median(sums) + clock_step_ns;
+  for (size_t k = 0; k < runs; ++k) {
+    if (sums[k] > cut) continue;
+    ++out.kept;
+    for (size_t j = 0; j < kernels; ++j) out.mean[j] += times[j * runs + k];
+  }
+  for (double& m : out.mean) {
+    m /= static_cast<double>(out.kept);
+    out.sum += m;
+  }
+  return out;
 }
 
 }  // namespace shrew::jit

@@ -645,7 +645,7 @@ class ProgramHandle {
   }
 
   // profile(graph, runs) -> {ok, runs, instructionNs, kernelsNs, runNs,
-  // clockNs} (jit/profile.h) on the binding of the graph's last run.
+  // clockNs, clockStepNs} (jit/profile.h) on the binding of the graph's last run.
   val Profile(const std::string& graph, int runs) {
     if (!program_) return NotReady();
     if (shrew::Status s = program_->CheckSteps(graph); !s.ok()) return Error(s);
@@ -662,6 +662,7 @@ class ProgramHandle {
     out.set("kernelsNs", p->kernels_ns);
     out.set("runNs", p->run_ns);
     out.set("clockNs", p->clock_ns);
+    out.set("clockStepNs", p->clock_step_ns);
     return out;
   }
 

@@ -63,11 +63,40 @@ TEST(Profile, TimesEachKernelInstructionAndLeavesTheRestAtZero) {
   EXPECT_NEAR(prof->kernels_ns, sum, 1e-6 * sum);
   EXPECT_GT(prof->run_ns, 0.0);
   EXPECT_GE(prof->clock_ns, 0.0);
+  EXPECT_GT(prof->clock_step_ns, 0.0);  // natively about a nanosecond
   // 33.5 MFLOP against four additions: the product's instruction carries the time.
   const double big = prof->instruction_ns[InstructionOf(cg, "big")];
   const double small = prof->instruction_ns[InstructionOf(cg, "small")];
   EXPECT_GT(big, 100 * small) << big << " vs " << small;
   EXPECT_GT(big, 0.5 * prof->kernels_ns);
+}
+
+TEST(Profile, MeansOverCoarseClockStepsAndWithoutOutlierRuns) {
+  // Two kernels of 20 and 5 us under a clock that steps by 100 us: most
+  // runs read 0, one in five reads a step in the first, one in twenty in
+  // the second. The means are the true times; a step is not an outlier.
+  const size_t runs = 100;
+  std::vector<float> times(2 * runs, 0.0f);
+  for (size_t k = 0; k < runs; ++k) {
+    if (k % 5 == 0) times[k] = 100e3f;
+    if (k % 20 == 7) times[runs + k] = 100e3f;
+  }
+  KernelMeans coarse = MeanOverSteadyRuns(times, 2, runs, 100e3);
+  EXPECT_EQ(coarse.kept, runs);
+  EXPECT_DOUBLE_EQ(coarse.mean[0], 20e3);
+  EXPECT_DOUBLE_EQ(coarse.mean[1], 5e3);
+  EXPECT_DOUBLE_EQ(coarse.sum, 25e3);
+  // A fine clock: runs of 10 + 2 us, one of them held up for 5 ms in its first kernel.
+  std::vector<float> fine(2 * runs);
+  for (size_t k = 0; k < runs; ++k) {
+    fine[k] = 10e3f;
+    fine[runs + k] = 2e3f;
+  }
+  fine[42] = 5e6f;
+  KernelMeans steady = MeanOverSteadyRuns(fine, 2, runs, 1.0);
+  EXPECT_EQ(steady.kept, runs - 1);
+  EXPECT_DOUBLE_EQ(steady.mean[0], 10e3);
+  EXPECT_DOUBLE_EQ(steady.mean[1], 2e3);
 }
 
 TEST(Profile, RunsLeaveTheOutputsOfThePlainRun) {

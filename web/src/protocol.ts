@@ -199,7 +199,23 @@ export interface RunOk {
   clockMs: number;
   /** For a graph compiled per input types (`?` inputs): the tape, plan and stats of this run's compile. */
   views?: CompiledViews;
+  /** Where the JIT's time goes (Program.profile), made in what the timing left of its budget; absent when too little was left. */
+  profile?: RunProfile;
 }
+
+/** Program.profile's result, trimmed for the page: per operation, and the dearest instructions. */
+export interface RunProfile {
+  /** Timed runs (each kernel timed); the browser's clock steps by clockMs, so a kernel's time is a mean over them. */
+  runs: number;
+  /** The kernels' times summed, ms per run. */
+  kernelsMs: number;
+  ops: { op: string; count: number; ms: number; share: number }[];
+  /** The dearest instructions (tape index, as the Tape tab numbers them), at most PROFILE_TOP. */
+  top: { index: number; op: string; node: string; shape: string; ms: number; share: number; line: number }[];
+}
+
+/** How many instructions the Run tab's profile lists. */
+export const PROFILE_TOP = 8;
 
 export interface RunFailed {
   type: "ran";

@@ -8,7 +8,7 @@ import { heatmap } from "./heatmap.js";
 import { inputRow, rowKey, type Draft, type InputRow } from "./input-row.js";
 import { FieldNote } from "./integer-field.js";
 import { recordOf } from "./own.js";
-import type { InputSource, OutputTensor, RunFailed, RunOk } from "./protocol.js";
+import type { InputSource, OutputTensor, RunFailed, RunOk, RunProfile } from "./protocol.js";
 
 export interface RunSettings {
   seed: bigint;
@@ -216,10 +216,34 @@ export class RunPanel {
       `close to the browser's timer resolution (${formatClocked(r.clockMs, r.clockMs)}): raise the number of runs for steadier times.`) : "";
     const used = h("details", { class: "inputs-used" }, h("summary", {}, "inputs used"));
     appendAll(used, r.inputs.map((o) => outputBlock(o, "input")));
-    this.#result.replaceChildren(timing, cut, coarse);
+    this.#result.replaceChildren(timing, cut, coarse, r.profile ? profileBlock(r.profile, r.clockMs) : "");
     appendAll(this.#result, r.jit.map((o) => outputBlock(o, "output")));
     this.#result.append(used);
   }
+}
+
+/**
+ * Where the JIT's time goes (Program.profile): per operation, then the
+ * dearest instructions, numbered as the Tape tab numbers them.
+ */
+function profileBlock(p: RunProfile, clockMs: number): HTMLElement {
+  const pct = (share: number) => `${(100 * share).toFixed(1)}%`;
+  const steps = clockMs > 0 ? (p.runs * p.kernelsMs) / clockMs : Infinity;
+  const name = { class: "name" };
+  const opRows = p.ops.map((o) => h("tr", { "data-op": o.op }, h("td", name, o.op), h("td", {}, String(o.count)),
+    h("td", { "data-ms": String(o.ms) }, formatMs(o.ms)), h("td", {}, pct(o.share))));
+  const topRows = p.top.map((i) => h("tr", { "data-index": i.index }, h("td", {}, String(i.index)), h("td", name, i.op),
+    h("td", name, i.node), h("td", name, i.shape), h("td", { "data-ms": String(i.ms) }, formatMs(i.ms)), h("td", {}, pct(i.share)),
+    h("td", {}, i.line > 0 ? String(i.line) : "")));
+  const table = (head: string[], named: string[], rows: HTMLElement[], testid: string) => h("div", { class: "table-wrap small" },
+    h("table", { class: "values", "data-testid": testid },
+      h("thead", {}, h("tr", {}, ...head.map((c) => h("th", named.includes(c) ? name : {}, c)))), h("tbody", {}, ...rows)));
+  return h("details", { class: "profile", open: true, "data-testid": "profile", "data-runs": p.runs },
+    h("summary", {}, `Where the JIT's time goes: ${formatMs(p.kernelsMs)} of kernels per run`),
+    h("p", { class: "hint" }, `Each kernel timed over ${p.runs} runs (its mean: the browser's clock steps by ${formatMs(clockMs)})` +
+      (steps < 400 ? `; the kernels' time over all of them spans only ${Math.round(steps)} steps, so the figures are rough.` : ".")),
+    table(["operation", "count", "time", "share"], ["operation"], opRows, "profile-ops"),
+    table(["#", "operation", "node", "shape", "time", "share", "line"], ["operation", "node", "shape"], topRows, "profile-top"));
 }
 
 const INTEGER_DTYPES = new Set(["i32", "i64", "u8", "bool"]);

@@ -2,11 +2,11 @@
 // compiling and running never block the page. Each compile disposes the
 // previous program first; the wasm file is a Vite asset (`?url`), fetched
 // by URL, so the built site works from any static host.
-import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature, type TapeDump } from "../../js/dist/shrew.min.js";
+import { Shrew, ShrewCompileError, ShrewRuntimeError, type Diagnostic, type Program, type Signature, type TapeDump, type Tensor } from "../../js/dist/shrew.min.js";
 import wasmUrl from "../../js/dist/wasm/shrew.wasm?url";
 import { makeInputs, tensorForPage } from "./inputs.js";
 import { own, record, recordOf } from "./own.js";
-import type { CompileRequest, CompiledViews, GraphReport, IrGraph, OutputTensor, PlanDump, Request, Response, RunRequest } from "./protocol.js";
+import { PROFILE_TOP, type CompileRequest, type CompiledViews, type GraphReport, type IrGraph, type OutputTensor, type PlanDump, type Request, type Response, type RunProfile, type RunRequest } from "./protocol.js";
 
 let shrew: Shrew | undefined;
 let program: Program | undefined;
@@ -346,6 +346,30 @@ function warm(fn: () => void, deadline: number): void {
   }
 }
 
+/**
+ * Per-kernel times of the graph, in what the timing left of its budget
+ * (a timed run and an untimed one each): enough runs for the clock's steps
+ * to average out (a kernel's mean over runs; 1,000 steps of the clock in
+ * all), at least 10, at most 10,000; undefined when fewer than 10 fit.
+ */
+function profileRun(p: Program, graph: string, feeds: Record<string, Tensor>, jitMs: number, deadline: number): RunProfile | undefined {
+  const left = deadline - performance.now();
+  const perRun = Math.max(jitMs, 1e-3);
+  const fit = Math.floor(left / (2.5 * perRun));
+  const runs = Math.min(10000, fit, Math.max(10, Math.ceil((1000 * CLOCK_MS) / perRun)));
+  if (runs < 10) return undefined;
+  const prof = p.profile(graph, feeds, { runs, warmup: 0 });
+  const ms = (ns: number) => ns / 1e6;
+  const lineOf = (index: number) => prof.instructions.find((i) => i.index === index)?.span.line ?? 0;
+  const top = [...prof.instructions].sort((a, b) => b.ns - a.ns || a.index - b.index).slice(0, PROFILE_TOP);
+  return {
+    runs, kernelsMs: ms(prof.kernelsNs),
+    ops: prof.ops.map((o) => ({ op: o.op, count: o.count, ms: ms(o.ns), share: o.share })),
+    top: top.map((i) => ({ index: i.index, op: i.op, node: i.node, shape: i.shape === null ? "" : `${i.dtype}[${i.shape.join(", ")}]`,
+                           ms: ms(i.ns), share: i.share, line: lineOf(i.index) })),
+  };
+}
+
 function run(req: RunRequest): void {
   const p = program;
   if (!p) throw new Error("the source does not compile: fix the errors first");
@@ -394,12 +418,13 @@ function run(req: RunRequest): void {
       if (d > maxAbsDiff || Number.isNaN(d)) maxAbsDiff = Number.isNaN(d) ? maxAbsDiff : d;
     }
   }
+  const profile = profileRun(p, req.graph, feeds, jitMs, deadline);
   const inputs = sig.inputs.filter((i) => feeds[i.name]).map((i) => tensorForPage(i.name, feeds[i.name]));  // left-out ones not
   // A graph compiled per input types now holds this run's compile: the page shows it.
   const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
   const views = compiled && { ...compiled, compiledFor: `the inputs of the last run (${inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ")})` };
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff,
-        coarse: shortestBatchMs < 20 * CLOCK_MS, clockMs: CLOCK_MS, views },
+        coarse: shortestBatchMs < 20 * CLOCK_MS, clockMs: CLOCK_MS, views, ...(profile && { profile }) },
        [...jit, ...inputs].flatMap((o) => (o.exact ? [o.data.buffer, o.exact.buffer] : [o.data.buffer])));
 }
 

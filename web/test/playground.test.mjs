@@ -260,6 +260,18 @@ async function runAndCompare(file, shotName) {
   assert.equal(await page.$('[data-testid="timing-coarse"]'), null);
   const speedUp = Number((await page.textContent('[data-testid="timing"] .card:nth-child(3) .card-value')).replace("×", ""));
   assert.ok(speedUp > 1, `${file}: the JIT ${speedUp}× the interpreter's speed`);
+  // Where the time goes: the operations and their counts are the CLI profile's, the shares add up.
+  const cliProfile = JSON.parse(execFileSync(process.execPath, [CLI, "profile", ex.path, "--json", "--runs", "2", ...dimsArg(dims)], { encoding: "utf8" }));
+  const shownOps = await page.$$eval('[data-testid="profile-ops"] tbody tr', (trs) => trs.map((tr) => {
+    const td = [...tr.querySelectorAll("td")];
+    return { op: tr.dataset.op, count: Number(td[1].textContent), share: Number(td[3].textContent.replace("%", "")) };
+  }));
+  assert.deepEqual(shownOps.map((o) => `${o.op} ${o.count}`).sort(), cliProfile.ops.map((o) => `${o.op} ${o.count}`).sort(), file);
+  const total = shownOps.reduce((a, o) => a + o.share, 0);
+  assert.ok(Math.abs(total - 100) <= 0.05 * shownOps.length + 0.01, `${file}: shares add to ${total}%`);
+  const top = await page.$$eval('[data-testid="profile-top"] tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.index)));
+  assert.ok(top.length >= 1 && top.length <= 8, `${file}: ${top.length} instructions listed`);
+  for (const index of top) assert.ok(cliProfile.instructions.some((i) => i.index === index), `${file}: instruction ${index}`);
   await page.screenshot({ path: join(ARTIFACTS, shotName) });
 }
 

@@ -186,8 +186,8 @@ Commands, with the options each takes besides --dims, --seed and --params (all d
                              --executor, --json, --out
   bench FILE                 time runs: median, p10, p90 µs per run (outputs reused); --graph,
                              --input, --executor, --runs, --json
-  profile FILE               time each tape instruction (mean over the runs less the slowest
-                             tenth): per operation, then the 20 dearest instructions; --graph,
+  profile FILE               time each tape instruction (its mean over the runs, outliers left
+                             out): per operation, then the 20 dearest instructions; --graph,
                              --input, --runs (at most 10000), --json (every instruction)
   build FILE.sw              compile and write a bundle; --out FILE.swb (default: next to
                              FILE), --json
