@@ -553,13 +553,14 @@ class GraphInferrer {
   // §3.15). The repeat's own rule checked that as far as types were known;
   // a run's shapes decide the rest (a `?` dim, an input typed per run),
   // reported as the repeat's rule would.
-  // Its type is then the carried one, as the repeat's was (where the body's
-  // rule only finds `[?]`: `concat(x, x)` of `[N]`).
+  // Its type is then the carried one, as the repeat's was: where the body's
+  // rule only finds `[?]` (`concat(x, x)` of `[N]`), or nothing (a call of a
+  // graph typed per run; its kernel compares what the callee gives).
   void CheckRepeatIteration(Node& n) {
     if (!n.repeat_iteration || n.operands.empty()) return;
     const Type carried = OperandType(n.id, n.operands[0]);
-    if (!carried.is_tensor() || !n.type.is_tensor()) return;
-    if (TypesEqualWhereKnown(carried, n.type)) {
+    if (!carried.is_tensor()) return;
+    if (!n.type.is_tensor() || TypesEqualWhereKnown(carried, n.type)) {
       n.type = carried;
       return;
     }

@@ -11,12 +11,19 @@ namespace {
 
 using runtime::Shape;
 
+std::string TypeText(const Shape& shape, ir::DType dtype) {
+  std::vector<ir::Dim> dims;
+  for (int64_t d : shape) dims.push_back(ir::Dim::Fixed(d));
+  return ir::Type::Tensor(std::move(dims), dtype).ToString();
+}
+
 class CallKernel final : public runtime::Kernel {
  public:
   CallKernel(const ir::Graph* callee, int index, CalleeResolver resolve, ir::DimBindings config_dims,
-             std::vector<ir::DType> dtypes, std::vector<int> input_indices, CallCheck check)
+             std::vector<ir::DType> dtypes, std::vector<int> input_indices, CallResult result, CallCheck check)
       : callee_(callee), index_(index), resolve_(std::move(resolve)), config_dims_(std::move(config_dims)),
-        dtypes_(std::move(dtypes)), input_indices_(std::move(input_indices)), check_(std::move(check)) {}
+        dtypes_(std::move(dtypes)), input_indices_(std::move(input_indices)), result_(result),
+        check_(std::move(check)) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     const std::string where = "call[" + callee_->name() + "]";
@@ -58,9 +65,16 @@ class CallKernel final : public runtime::Kernel {
       shapes_[i] = ConcreteShape(in.type, dims_, 0);
     }
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
-    if (ex->output_shape(0) != output_shape) {
-      return Internal(where + ": the callee produces " + runtime::ShapeToString(ex->output_shape(0)) +
-                      " but the caller planned " + runtime::ShapeToString(output_shape));
+    if (ex->output_shape(0) != output_shape || ir::StorageOf(ex->output_dtype(0)) != ir::StorageOf(result_.dtype)) {
+      const std::string planned = TypeText(output_shape, result_.dtype);
+      const std::string given = TypeText(ex->output_shape(0), ex->output_dtype(0));
+      // A repeat's iteration is planned with the carried type: a callee
+      // typed per run can give another (OPS.md §3.15), which only shows here.
+      if (result_.repeat_iteration) {
+        return InvalidArgument("repeat body must preserve shape and dtype: it carries " + planned +
+                               " and the body gives " + given);
+      }
+      return Internal(where + ": the callee produces " + given + " but the caller planned " + planned);
     }
     out_bytes_ = 0;
     Result<int64_t> n = runtime::CountElements(output_shape);
@@ -106,7 +120,8 @@ class CallKernel final : public runtime::Kernel {
   CalleeResolver resolve_;
   ir::DimBindings config_dims_;
   std::vector<ir::DType> dtypes_;
-  std::vector<int> input_indices_;  // operand k binds input input_indices_[k]
+  std::vector<int> input_indices_;
+  CallResult result_;  // operand k binds input input_indices_[k]
   CallCheck check_;
   std::vector<InputDesc> descs_;    // per callee input
   std::vector<Shape> shapes_;       // per callee input
@@ -122,9 +137,9 @@ class CallKernel final : public runtime::Kernel {
 
 runtime::KernelPtr MakeCallKernel(const ir::Graph* callee, int callee_index, CalleeResolver resolve,
                                   ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes,
-                                  std::vector<int> input_indices, CallCheck check) {
+                                  std::vector<int> input_indices, CallResult result, CallCheck check) {
   return std::make_unique<CallKernel>(callee, callee_index, std::move(resolve), std::move(config_dims),
-                                      std::move(operand_dtypes), std::move(input_indices), std::move(check));
+                                      std::move(operand_dtypes), std::move(input_indices), result, std::move(check));
 }
 
 }  // namespace shrew::jit

@@ -52,11 +52,21 @@ using CalleeResolver = std::function<Status(int index, std::span<const InputDesc
 // call binds: checked once per binding, as a run checks its graph's.
 using CallCheck = std::function<Status(const ir::Graph& callee, const ir::DimBindings& dims)>;
 
+// What the caller planned for the call's result: its dtype (the shape comes
+// to Reshape), and whether the call is an unrolled repeat's iteration, whose
+// result must be the carried type (an error naming the repeat, not an
+// internal one, when a callee typed per run gives another).
+struct CallResult {
+  ir::DType dtype = ir::DType::kF32;
+  bool repeat_iteration = false;
+};
+
 // Operand k binds the callee's input `input_indices[k]` (ascending; see
 // ir::CallInputIndices); the inputs no operand binds are left-out optional
-// ones, an error at Reshape if the callee reads them.
+// ones, an error at Reshape if the callee reads them. Reshape checks that
+// the callee's result has the planned shape and dtype.
 runtime::KernelPtr MakeCallKernel(const ir::Graph* callee, int callee_index, CalleeResolver resolve,
                                   ir::DimBindings config_dims, std::vector<ir::DType> operand_dtypes,
-                                  std::vector<int> input_indices, CallCheck check = nullptr);
+                                  std::vector<int> input_indices, CallResult result, CallCheck check = nullptr);
 
 }  // namespace shrew::jit

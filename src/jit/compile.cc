@@ -117,7 +117,8 @@ Result<CompiledKernel> CreateNodeKernel(CompiledGraph& cg, const Node& node, con
       std::vector<ir::DType> dtypes;
       for (NodeId op : node.operands) dtypes.push_back(cg.graph.node(op).type.dtype());
       ck.kernel = MakeCallKernel(&callee, static_cast<int>(i), options.callee_executor, options.config_dims,
-                                 std::move(dtypes), std::move(indices), options.check_call);
+                                 std::move(dtypes), std::move(indices),
+                                 CallResult{node.type.dtype(), node.repeat_iteration}, options.check_call);
       return ck;
     }
   }

@@ -307,6 +307,46 @@ TEST(Bundle, RepeatIterationsOfSymbolicDimsAreCheckedOnTheRun) {
   }
 }
 
+// A body calling a graph typed per run gives inference no type: the
+// iteration keeps the carried one (so the bundle holds what loading infers),
+// and the call's kernel compares what the callee gives (a bool result was
+// read as f32 bytes; a [3, 2] one was an internal error).
+TEST(Bundle, RepeatOfACallTypedPerRunIsCheckedWhenItRuns) {
+  Built b = Build(
+      "@graph Pos {\n  input v: ?;\n  output o: v > 0;\n}\n"
+      "@graph T {\n  input v: ?;\n  output o: transpose(v);\n}\n"
+      "@graph Twice {\n  input v: ?;\n  output o: v * 2;\n}\n"
+      "@graph E {\n  input x: Tensor<[2], f32>;\n  output y: repeat(1) { Pos(x) };\n}\n"
+      "@graph D {\n  input x: Tensor<[2, 3], f32>;\n  output y: repeat(3) { T(x) };\n}\n"
+      "@graph W {\n  input x: Tensor<[2], f32>;\n  output y: repeat(2) { Twice(x) };\n}\n");
+  ASSERT_NE(b.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  TensorMap two, wide;
+  two.emplace("x", F32({2}, {1, -1}));
+  wide.emplace("x", F32({2, 3}, {1, 2, 3, 4, 5, 6}));
+  for (Program* p : {b.program.get(), loaded.get()}) {
+    for (bool interpret : {false, true}) {
+      const char* who = interpret ? "interpreter" : "tape";
+      Result<TensorMap> e = interpret ? p->Interpret("E", two) : p->Run("E", two);
+      ASSERT_FALSE(e.ok()) << who;
+      EXPECT_NE(e.status().message().find("repeat body must preserve shape and dtype: it carries Tensor<[2], f32> and "
+                                          "the body gives Tensor<[2], bool>"),
+                std::string::npos)
+          << who << ": " << e.status().message();
+      Result<TensorMap> d = interpret ? p->Interpret("D", wide) : p->Run("D", wide);
+      ASSERT_FALSE(d.ok()) << who;
+      EXPECT_EQ(d.status().code(), StatusCode::kInvalidArgument) << d.status().ToString();
+      EXPECT_NE(d.status().message().find("it carries Tensor<[2, 3], f32> and the body gives Tensor<[3, 2], f32>"),
+                std::string::npos)
+          << who << ": " << d.status().message();
+      Result<TensorMap> w = interpret ? p->Interpret("W", two) : p->Run("W", two);
+      ASSERT_TRUE(w.ok()) << who << ": " << w.status().ToString();
+      EXPECT_TRUE(runtime::BitwiseEqual(w->at("y"), F32({2}, {4, -4}))) << who;
+    }
+  }
+}
+
 TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
