@@ -95,6 +95,25 @@ Result<Tensor> RefTransformerBlock(const KernelArgs& args) {
   SHREW_TRY_ASSIGN(bool causal, GetBoolAttr(args.node, "causal"));
   const Tensor& x = args[0];
   if (x.rank() != 3) return InvalidArgument("transformer_block expects rank 3 [B, S, D], got rank " + std::to_string(x.rank()));
+  // The weights' shapes (OPS.md §3.12.2), as the shape rule checks them
+  // (the tape's types): layer_norm and the products would broadcast or
+  // take an [D, H] feed-forward of any H.
+  const int64_t d = x.dim(2);
+  struct Expect {
+    runtime::Shape shape;
+    const char* role;
+  };
+  const Expect expect[12] = {
+      {{d}, "ln1_w"},        {{d}, "ln1_b"},     {{d, d}, "w_q"},       {{d, d}, "w_k"},
+      {{d, d}, "w_v"},       {{d, d}, "w_o"},    {{d}, "ln2_w"},        {{d}, "ln2_b"},
+      {{d, 4 * d}, "ff1_w"}, {{4 * d}, "ff1_b"}, {{4 * d, d}, "ff2_w"}, {{d}, "ff2_b"},
+  };
+  for (size_t i = 1; i < 13; ++i) {
+    if (args[i].shape() == expect[i - 1].shape) continue;
+    return InvalidArgument("transformer_block " + std::string(expect[i - 1].role) + " has shape " +
+                           runtime::ShapeToString(args[i].shape()) + ", expected " +
+                           runtime::ShapeToString(expect[i - 1].shape));
+  }
   constexpr double kEps = 1e-5;
   // Pre-norm block: a = x + MHA(LN1(x)); y = a + FF(LN2(a)).
   SHREW_STEP("ln1", Tensor h1, LayerNormOp(x, &args[1], &args[2], kEps));

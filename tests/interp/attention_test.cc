@@ -152,7 +152,19 @@ TEST(RefTransformerBlockTest, Errors) {
   Tensor f1b = F32({16}, std::vector<float>(16, 0));
   Tensor f2w = F32({16, 4}, std::vector<float>(64, 0.1f));
   EXPECT_TRUE(FailsWith(Eval(K::kTransformerBlock, {&x, &v, &v, &w, &w, &w, &w, &v, &v, &bad, &f1b, &f2w, &v}),
-                        "ff1: matmul inner dimensions 4 and 3 differ"));
+                        "transformer_block ff1_w has shape [3, 16], expected [4, 16]"));
+  // Shapes the products and layer norms would take (a hidden width of 8, a
+  // one-element weight broadcast) are refused as the tape's types refuse them.
+  Tensor f1w8 = F32({4, 8}, std::vector<float>(32, 0.1f)), f1b8 = F32({8}, std::vector<float>(8, 0));
+  Tensor f2w8 = F32({8, 4}, std::vector<float>(32, 0.1f)), one = F32({1}, {1});
+  Tensor f1w = F32({4, 16}, std::vector<float>(64, 0.1f));
+  EXPECT_TRUE(FailsWith(Eval(K::kTransformerBlock, {&x, &v, &v, &w, &w, &w, &w, &v, &v, &f1w8, &f1b8, &f2w8, &v}),
+                        "transformer_block ff1_w has shape [4, 8], expected [4, 16]"));
+  EXPECT_TRUE(FailsWith(Eval(K::kTransformerBlock, {&x, &one, &v, &w, &w, &w, &w, &v, &v, &f1w, &f1b, &f2w, &v}),
+                        "transformer_block ln1_w has shape [1], expected [4]"));
+  EXPECT_TRUE(FailsWith(Eval(K::kTransformerBlock, {&x, &v, &v, &w, &w, &w, &w, &v, &v, &f1w, &f1b, &f2w, &one}),
+                        "transformer_block ff2_b has shape [1], expected [4]"));
+  EXPECT_TRUE(Eval(K::kTransformerBlock, {&x, &v, &v, &w, &w, &w, &w, &v, &v, &f1w, &f1b, &f2w, &v}).ok());
 }
 
 }  // namespace
