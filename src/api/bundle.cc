@@ -83,6 +83,10 @@ class Encoder {
         break;
       case AttrKind::kShape: Dims(v.as_shape()); break;
       case AttrKind::kAll: break;
+      case AttrKind::kList:
+        w_.U32(static_cast<uint32_t>(v.as_list().size()));
+        for (const AttrValue& x : v.as_list()) Attr(x);
+        break;
     }
   }
   void AttrList(const Attrs& attrs) {
@@ -371,7 +375,8 @@ class Decoder {
     t->emplace();
     return TypeValue(&**t);
   }
-  bool Attr(AttrValue* v) {
+  bool Attr(AttrValue* v, int depth = 0) {
+    if (depth > kMaxConfigDepth) return Fail(where_ + "attribute lists nested deeper than " + std::to_string(kMaxConfigDepth));
     uint8_t kind = 0;
     if (!U8(&kind, "attribute kind")) return false;
     switch (static_cast<AttrKind>(kind)) {
@@ -418,6 +423,12 @@ class Decoder {
         return true;
       }
       case AttrKind::kAll: *v = AttrValue::All(); return true;
+      case AttrKind::kList: {
+        std::vector<AttrValue> x;
+        if (!List(&x, "attribute list", [&](AttrValue* e) { return Attr(e, depth + 1); })) return false;
+        *v = AttrValue::List(std::move(x));
+        return true;
+      }
     }
     return Fail(where_ + "unknown attribute kind " + std::to_string(kind));
   }

@@ -45,6 +45,11 @@ const std::vector<Dim>& AttrValue::as_shape() const {
   return std::get<std::vector<Dim>>(v_);
 }
 
+const std::vector<AttrValue>& AttrValue::as_list() const {
+  SHREW_CHECK(is_list());
+  return std::get<std::vector<AttrValue>>(v_);
+}
+
 namespace {
 
 // Fixed notation of the decimal digits `digits` (d1 d2 … dn) times 10^exp
@@ -142,6 +147,15 @@ std::string AttrValue::ToString() const {
       return out + "]";
     }
     case AttrKind::kAll: return "all";
+    case AttrKind::kList: {
+      std::string out = "[";
+      const auto& l = as_list();
+      for (size_t i = 0; i < l.size(); ++i) {
+        if (i) out += ", ";
+        out += l[i].is_string() ? "\"" + l[i].as_string() + "\"" : l[i].ToString();
+      }
+      return out + "]";
+    }
   }
   return "";
 }

@@ -27,6 +27,9 @@ enum class AttrKind : uint8_t {
   kShape,
   // The `all` marker of reduction axes (`sum[dims=all, …]`).
   kAll,
+  // Any other list of constants: strings, bools, lists, mixed (a node's
+  // `tags: ["a", "b"];` line, LANGUAGE.md §6). No operation takes one.
+  kList,
 };
 
 // Tag type for AttrKind::kAll.
@@ -45,6 +48,7 @@ class AttrValue {
   static AttrValue FloatList(std::vector<double> v) { return AttrValue(Storage(std::move(v))); }
   static AttrValue Shape(std::vector<Dim> v) { return AttrValue(Storage(std::move(v))); }
   static AttrValue All() { return AttrValue(Storage(AllAxes{})); }
+  static AttrValue List(std::vector<AttrValue> v) { return AttrValue(Storage(std::move(v))); }
 
   AttrKind kind() const { return static_cast<AttrKind>(v_.index()); }
   bool is_int() const { return kind() == AttrKind::kInt; }
@@ -55,6 +59,7 @@ class AttrValue {
   bool is_float_list() const { return kind() == AttrKind::kFloatList; }
   bool is_shape() const { return kind() == AttrKind::kShape; }
   bool is_all() const { return kind() == AttrKind::kAll; }
+  bool is_list() const { return kind() == AttrKind::kList; }
   bool is_number() const { return is_int() || is_float(); }
 
   // Accessors require the matching kind (checked).
@@ -65,10 +70,12 @@ class AttrValue {
   const std::vector<int64_t>& as_int_list() const;
   const std::vector<double>& as_float_list() const;
   const std::vector<Dim>& as_shape() const;
+  const std::vector<AttrValue>& as_list() const;
 
   // Dump form (OPS.md §1.5): ints in decimal, floats in shortest round-trip
   // form (`1e-05`, `0.5`, `12`), bools `true`/`false`, strings as written
-  // (no quotes), lists `[a, b]`, shapes `[Batch, -1, 4]`, all `all`.
+  // (no quotes), lists `[a, b]`, shapes `[Batch, -1, 4]`, all `all`; in a
+  // generic list strings are quoted (`["a", true, [1, 2]]`).
   std::string ToString() const;
 
   // Kind and value equal (Int(1) != Float(1.0): CSE must not merge them).
@@ -79,7 +86,7 @@ class AttrValue {
  private:
   // Index order must match AttrKind.
   using Storage = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<Dim>, AllAxes>;
+                               std::vector<double>, std::vector<Dim>, AllAxes, std::vector<AttrValue>>;
   explicit AttrValue(Storage v) : v_(std::move(v)) {}
   Storage v_;
 };

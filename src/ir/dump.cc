@@ -109,6 +109,16 @@ void JsonAttr(std::string* out, const AttrValue& v) {
     case AttrKind::kBool: *out += v.as_bool() ? "true" : "false"; break;
     case AttrKind::kString: JsonString(out, v.as_string()); break;
     case AttrKind::kAll: JsonString(out, "all"); break;
+    case AttrKind::kList: {
+      *out += '[';
+      const auto& l = v.as_list();
+      for (size_t i = 0; i < l.size(); ++i) {
+        if (i) *out += ',';
+        JsonAttr(out, l[i]);
+      }
+      *out += ']';
+      break;
+    }
     case AttrKind::kIntList: {
       *out += '[';
       const auto& l = v.as_int_list();

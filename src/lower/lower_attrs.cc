@@ -124,12 +124,22 @@ std::optional<ir::AttrValue> Lowerer::GenericAttr(const ir::ConfigValue& v) {
     case K::kList: {
       if (auto l = IntList(v)) return ir::AttrValue::IntList(std::move(*l));
       std::vector<double> fl;
+      bool numbers = true;
       for (const ir::ConfigValue& x : v.list) {
         if (x.kind == K::kInt) fl.push_back(static_cast<double>(x.i));
         else if (x.kind == K::kFloat) fl.push_back(x.f);
-        else return std::nullopt;
+        else numbers = false;
       }
-      return ir::AttrValue::FloatList(std::move(fl));
+      if (numbers) return ir::AttrValue::FloatList(std::move(fl));
+      // Strings, bools, lists (LANGUAGE.md §6: lists of constants): a
+      // generic list, which no operation takes (its schema says so).
+      std::vector<ir::AttrValue> items;
+      for (const ir::ConfigValue& x : v.list) {
+        std::optional<ir::AttrValue> item = GenericAttr(x);
+        if (!item) return std::nullopt;
+        items.push_back(std::move(*item));
+      }
+      return ir::AttrValue::List(std::move(items));
     }
     case K::kOpaque: return std::nullopt;
   }

@@ -347,6 +347,25 @@ TEST(Bundle, RepeatOfACallTypedPerRunIsCheckedWhenItRuns) {
   }
 }
 
+TEST(Bundle, AttributeLinesOfListsTravel) {
+  Built b = Build(
+      "@graph G {\n  input x: Tensor<[2], f32>;\n"
+      "  node h { op: relu(x); tags: [\"a\", [true, 2], 1.5]; };\n  output h;\n}\n");
+  ASSERT_NE(b.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  for (const Program* p : {b.program.get(), loaded.get()}) {
+    const ir::Graph& g = p->ir().graphs[0];
+    const ir::NodeId h = g.FindNode("h");
+    ASSERT_NE(h, ir::kNoNode);
+    const ir::AttrValue* tags = g.node(h).annotations.Find("tags");
+    ASSERT_NE(tags, nullptr);
+    EXPECT_EQ(tags->ToString(), "[\"a\", [true, 2], 1.5]");
+  }
+  EXPECT_TRUE(*b.program->ir().graphs[0].node(b.program->ir().graphs[0].FindNode("h")).annotations.Find("tags") ==
+              *loaded->ir().graphs[0].node(loaded->ir().graphs[0].FindNode("h")).annotations.Find("tags"));
+}
+
 TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);

@@ -105,6 +105,31 @@ TEST(LowerTest, NodeBodiesTypesHintsAndAttributes) {
   EXPECT_EQ(ir::DumpNode(g, h), "%1 h = relu(%0) : ?  # hints: no_grad, my_hint");
 }
 
+// LANGUAGE.md §6: a node's `key: value;` line takes any constant, lists of
+// strings, bools and lists too (they were "must be a constant"); a param's
+// were dropped.
+TEST(LowerTest, AttributeLinesTakeListsOfAnyConstants) {
+  testing::Lowered l = LowerText(
+      "@config { K: 2; }\n"
+      "@graph G {\n"
+      "  input x: Tensor<[2], f32>;\n"
+      "  param w: Tensor<[2], f32> { device: [\"a\", \"b\"]; };\n"
+      "  node h { op: relu(x); tags: [\"a\", \"b\"]; flags: [true, false]; mixed: [1, \"s\", [K, 2.5]]; };\n"
+      "  output h;\n"
+      "}\n");
+  ASSERT_TRUE(l.ok) << l.rendered;
+  const ir::Graph& g = l.program.graphs[0];
+  const ir::Node& h = g.node(g.FindNode("h"));
+  const ir::AttrValue* tags = h.annotations.Find("tags");
+  ASSERT_NE(tags, nullptr);
+  ASSERT_TRUE(tags->is_list());
+  ASSERT_EQ(tags->as_list().size(), 2u);
+  EXPECT_EQ(tags->as_list()[1].as_string(), "b");
+  EXPECT_EQ(h.annotations.Find("flags")->ToString(), "[true, false]");
+  EXPECT_EQ(h.annotations.Find("mixed")->ToString(), "[1, \"s\", [2, 2.5]]");
+  EXPECT_EQ(g.node(g.params()[0].node).annotations.Find("device")->ToString(), "[\"a\", \"b\"]");
+}
+
 TEST(LowerTest, NamesLiteralsAndConfigKeys) {
   EXPECT_EQ(LowerDump("@config { k: 3; f: 0.5; on: true; }\n"
                       "@graph G {\n"
