@@ -28,6 +28,12 @@ Parser::Parser(const diag::SourceFile& source, const std::vector<Token>& tokens,
                diag::DiagnosticBag& diags)
     : source_(source), tokens_(tokens), diags_(diags) {
   SHREW_CHECK(!tokens_.empty() && tokens_.back().kind == TokenKind::EndOfInput);
+  // What the lexer reported already (a malformed number stays one literal
+  // token): the parser stays quiet at those places.
+  for (const diag::Diagnostic& d : diags.all()) {
+    if (d.span.valid()) reported_.push_back(d.span.offset);
+  }
+  std::sort(reported_.begin(), reported_.end());
   brace_depth_.resize(tokens_.size() + 1);
   int32_t depth = 0;
   for (size_t i = 0; i < tokens_.size(); ++i) {
@@ -95,7 +101,7 @@ void Parser::Error(diag::Kind kind, diag::Span span, std::string message) {
 
 void Parser::ErrorExpected(std::string_view what, std::string_view hint) {
   if (panic_) return;
-  if (At(TokenKind::Error)) {
+  if (At(TokenKind::Error) || std::binary_search(reported_.begin(), reported_.end(), Cur().span.offset)) {
     panic_ = true;  // already reported by the lexer
     return;
   }
@@ -256,15 +262,38 @@ ast::Program ParseTokens(const diag::SourceFile& source, const std::vector<Token
   return parser.ParseProgram();
 }
 
+namespace {
+
+// The lexer reports all its errors before the parser runs: the two lists
+// merged in source order, so the first diagnostic is the first error
+// (`input x Tensor…` on line 2 was listed after a stray '#' on line 5).
+void InSourceOrder(diag::DiagnosticBag& merged, diag::DiagnosticBag& out) {
+  std::vector<diag::Diagnostic> ds = merged.Take();
+  std::stable_sort(ds.begin(), ds.end(), [](const diag::Diagnostic& a, const diag::Diagnostic& b) {
+    const uint32_t x = a.span.valid() ? a.span.offset : UINT32_MAX;  // a note without a place stays last
+    const uint32_t y = b.span.valid() ? b.span.offset : UINT32_MAX;
+    return x < y;
+  });
+  out.Append(ds);
+}
+
+}  // namespace
+
 ast::Program Parse(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
-  std::vector<Token> tokens = Lex(source, diags);
-  return ParseTokens(source, tokens, diags);
+  diag::DiagnosticBag found;
+  std::vector<Token> tokens = Lex(source, found);
+  ast::Program program = ParseTokens(source, tokens, found);
+  InSourceOrder(found, diags);
+  return program;
 }
 
 ast::ExprPtr ParseExpression(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
-  std::vector<Token> tokens = Lex(source, diags);
-  internal::Parser parser(source, tokens, diags);
-  return parser.ParseStandaloneExpression();
+  diag::DiagnosticBag found;
+  std::vector<Token> tokens = Lex(source, found);
+  internal::Parser parser(source, tokens, found);
+  ast::ExprPtr e = parser.ParseStandaloneExpression();
+  InSourceOrder(found, diags);
+  return e;
 }
 
 }  // namespace shrew::front

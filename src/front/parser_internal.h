@@ -185,6 +185,7 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   bool panic_ = false;
+  std::vector<uint32_t> reported_;  // offsets of the lexer's diagnostics, sorted
   uint32_t last_error_offset_ = UINT32_MAX;
 };
 

@@ -248,10 +248,20 @@ TEST(ParserErrorTest, LexerErrorsDoNotCascade) {
   EXPECT_EQ(Errors("@config { a: 1 + /* no end"), "1:18 E003 unterminated block comment\n");
   EXPECT_EQ(Errors("@config { a: 1e; b: 99999999999999999999; }"),
             "1:14 E004 invalid number '1e'\n1:21 E004 invalid number '99999999999999999999'\n");
+  // A malformed number where a dimension or a name goes: once, not again as "expected dimension, got '1e'".
+  EXPECT_EQ(Errors("@graph G { input x: Tensor<[1e], f32>; output y: relu(x); }"), "1:29 E004 invalid number '1e'\n");
+  EXPECT_EQ(Errors("@graph 1e { }"), "1:8 E004 invalid number '1e'\n");
   EXPECT_EQ(Errors("@foo { a: 1; }\n@config { b: 2; }"), "1:1 E005 unknown directive '@foo'\n");
   Parsed p("@foo { a: 1; }\n@config { b: 2; }");
   ASSERT_EQ(p.program.blocks.size(), 1u);
   EXPECT_TRUE(p.program.blocks[0].Is<ast::ConfigBlock>());
+}
+
+TEST(ParserErrorTest, LexerAndParserErrorsComeInSourceOrder) {
+  // The lexer's errors were all listed before the parser's: the first
+  // diagnostic was a stray character on line 5, not the error on line 2.
+  EXPECT_EQ(Errors("@graph G {\n  input x Tensor<[2], f32>;\n  output y: relu(x);\n}\n@config { a: #; }"),
+            "2:11 E020 expected ':', got 'Tensor'\n5:14 E001 unexpected character '#'; comments start with // or /*\n");
 }
 
 TEST(ParserErrorTest, RecoveryReportsSeveralErrorsAndKeepsGoodStatements) {
