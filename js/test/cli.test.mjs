@@ -752,7 +752,8 @@ test("a program without graphs: check and info report it (exit 0), build writes 
 });
 
 test("options: repeated single values, options a command does not take, bad --runs are usage errors; stats checks inputs as run", () => {
-  expectError(2, /^Error: --runs expects a non-negative integer, got 'abc'\n$/, "bench", MLP, "--runs", "abc");
+  expectError(2, /^Error: --runs expects a positive integer, got 'abc'\n$/, "bench", MLP, "--runs", "abc");
+  expectError(2, /^Error: --runs expects a positive integer, got '1.5'\n$/, "profile", MLP, "--runs", "1.5");
   for (const [opt, a, b] of [["seed", "1", "2"], ["graph", "Classifier", "Classifier"], ["out", "a", "b"], ["executor", "jit", "interp"]]) {
     expectError(2, new RegExp(`^Error: --${opt} is given twice\\n$`), "run", MLP, `--${opt}`, a, `--${opt}`, b);
   }

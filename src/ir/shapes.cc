@@ -608,8 +608,10 @@ class GraphInferrer {
     }
     if (!all_weak || !joined) return;  // some operand unknown: leave weak ones pending
     // A float-only function of weak integers (`exp(1)`) computes in the
-    // default float dtype while nothing else gives it one, not in i64.
+    // default float dtype while nothing else gives it one, not in i64; neg
+    // of a weak bool in i64 (`x * -true` on an f64 x is -x, as `0 - true`).
     if (HasFlag(n.op, kFlagFloatOnly) && PreservesWeak(n)) joined = JoinWeak(*joined, WeakKind::kFloat);
+    if (n.op == OpKind::kNeg) joined = JoinWeak(*joined, WeakKind::kInt);
     DType provisional = DefaultDTypeFor(*joined, options_.default_float);
     bool keep = PreservesWeak(n);
     for (int i = first; i < last; ++i) {

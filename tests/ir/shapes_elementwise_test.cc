@@ -437,6 +437,23 @@ TEST(WeakConstantTest, FloatOnlyFunctionOfWeakIntIsFloat) {
   EXPECT_EQ(h.diags.all()[0].message, "[G::ex] exp requires a float operand, got i64");
 }
 
+TEST(WeakConstantTest, NegOfAWeakBoolIsANumber) {
+  // x * -true with x f64: the weak -true adopts f64 as 0 - true does (neg of bool was E106).
+  GraphFixture f;
+  NodeId t = f.Const(AttrValue::Bool(true));
+  NodeId neg = f.Op(OpKind::kNeg, {t});
+  NodeId x = f.In("x", "[2] f64");
+  NodeId n = f.Op(OpKind::kMul, {x, neg});
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(neg), "Tensor<[], f64>");
+  EXPECT_EQ(f.TypeOf(n), "Tensor<[2], f64>");
+  GraphFixture g;  // alone: an integer, -1
+  NodeId alone = g.Op(OpKind::kNeg, {g.Const(AttrValue::Bool(true))});
+  g.Out(alone);
+  EXPECT_TRUE(g.Infer()) << g.Messages();
+  EXPECT_EQ(g.TypeOf(alone), "Tensor<[], i64>");
+}
+
 TEST(WeakConstantTest, NonAdoptingConsumerFinalisesDefault) {
   // matmul does not adopt: the literal becomes i64 and mismatches f32.
   GraphFixture f;

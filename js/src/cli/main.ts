@@ -35,11 +35,12 @@ interface Context {
   err: (s: string) => void;
 }
 
-function intOption(v: string | undefined, name: string, dflt: number): number {
+/** A count in plain digits, at least `min` (the error says which counts it takes). */
+function intOption(v: string | undefined, name: string, dflt: number, min = 0): number {
   if (v === undefined) return dflt;
   // Number("") is 0, Number("1e3") 1000, Number("0x10") 16: only plain digits, as for --dims.
-  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(Number(v))) {
-    throw new UsageError(`--${name} expects a non-negative integer, got '${v}'`);
+  if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
+    throw new UsageError(`--${name} expects a ${min > 0 ? "positive" : "non-negative"} integer, got '${v}'`);
   }
   return Number(v);
 }
@@ -96,9 +97,7 @@ function executor(ctx: Context): "jit" | "interp" {
 }
 
 function runsOption(v: string | undefined): number {
-  const runs = intOption(v, "runs", 100);
-  if (runs < 1) throw new UsageError(`--runs expects a positive integer, got '${v}'`);
-  return runs;
+  return intOption(v, "runs", 100, 1);
 }
 
 function execute(ctx: Context, feeds: Record<string, unknown>, options: RunOptions = {}): Outputs {
