@@ -58,7 +58,7 @@ Status PreparedRun::Run(jit::InputIssue* issue) {
     if (ex.input_bytes(in) != size) return Internal("input buffer size differs from its arena slot");
     std::memcpy(ex.input_data(in), buf, size);
   }
-  SHREW_RETURN_IF_ERROR(ex.Run());
+  SHREW_RETURN_IF_ERROR(program_->RunDrawingNothingOnFailure(ex));
   if (shapes_vary_) {
     for (int o = 0; o < ex.num_outputs(); ++o) {
       Output& out = outputs_[static_cast<size_t>(o)];

@@ -619,6 +619,13 @@ Status CheckNarrowInputs(const ir::Graph& g, std::span<const int> supplied, std:
 
 }  // namespace
 
+Status Program::RunDrawingNothingOnFailure(jit::Executor& ex) {
+  const runtime::Rng before = rng_;
+  Status s = ex.Run();
+  if (!s.ok()) rng_ = before;
+  return s;
+}
+
 Result<TensorMap> Program::Run(std::string_view graph_name, const TensorMap& inputs, jit::InputIssue* issue) {
   return RunGraph(graph_name, inputs, issue, true);
 }
@@ -641,7 +648,7 @@ Result<TensorMap> Program::RunGraph(std::string_view graph_name, const TensorMap
     const Tensor& t = *tensors[static_cast<size_t>(checked->supplied[i])];
     if (t.byte_size() > 0) std::memcpy(ex.input_data(static_cast<int>(i)), t.raw_data(), t.byte_size());
   }
-  SHREW_RETURN_IF_ERROR(ex.Run());
+  SHREW_RETURN_IF_ERROR(RunDrawingNothingOnFailure(ex));
   TensorMap out;
   for (int o = 0; o < ex.num_outputs(); ++o) {
     Result<Tensor> t = ex.CopyOutput(o);
@@ -759,8 +766,12 @@ Result<TensorMap> Program::Interpret(std::string_view graph, const TensorMap& in
   io.max_tensor_bytes = options_.max_tensor_bytes;
   io.check_call = CalleeCheck();
   interp::Interpreter interp(&program_, &params_, io, &interp_rng_);
+  const runtime::Rng before = interp_rng_;
   Result<interp::RunResult> r = interp.Run(graph, inputs);
-  if (!r.ok()) return r.status();
+  if (!r.ok()) {
+    interp_rng_ = before;  // as a failed tape run: RunDrawingNothingOnFailure
+    return r.status();
+  }
   TensorMap out;
   for (auto& [name, t] : r->outputs) out.insert_or_assign(name, std::move(t));
   return out;

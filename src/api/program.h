@@ -230,6 +230,11 @@ class Program {
   };
   Result<CheckedInputs> CheckInputs(size_t graph, std::span<const InputSpec> inputs, jit::InputIssue* issue) const;
   Status CheckSteps(size_t graph) const;
+  // Runs the tape; a run that fails draws nothing: the generator is as it
+  // was before it (dropout in training mode), as for a failed interpreter
+  // run, whichever step the two fail at (a callee's @assert: the tape at
+  // binding, the interpreter at the call, after a dropout drew).
+  Status RunDrawingNothingOnFailure(jit::Executor& ex);
   // Checks the @assert / @check conditions of a graph of the program
   // reached through a call on the dims the call bound (both executors, and
   // the specialisation of calls).

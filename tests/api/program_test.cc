@@ -589,6 +589,36 @@ TEST(ProgramTraining, EachExecutorDrawsFromItsOwnGenerator) {
   }
 }
 
+// A run that fails draws nothing, on either executor, wherever it fails: a
+// callee's @assert stops the tape at binding and the interpreter at the
+// call, after the dropout drew (the next masks then differed).
+TEST(ProgramTraining, AFailedRunDrawsNothing) {
+  ProgramOptions options;
+  options.training = true;
+  options.seed = 1;
+  const char* source =
+      "@graph A {\n  input x: Tensor<[N], f32>;\n  @assert N != 3, \"N must not be 3\";\n  output y: x * 2.0;\n}\n"
+      "@graph G {\n  input x: ?;\n  node d { op: dropout(x, p: 0.5); };\n  output o: A(d);\n}\n"
+      "@graph H {\n  input x: Tensor<[N], f32>;\n  input i: Tensor<[1], i64>;\n"
+      "  output o: embedding(i, reshape(dropout(x, p: 0.5), shape: [N, 1]));\n}\n";
+  std::unique_ptr<Program> p = MakeProgram(source, options), fresh = MakeProgram(source, options);
+  ASSERT_TRUE(p && fresh);
+  TensorMap three, four;
+  three.emplace("x", F32({3}, {1, 2, 3}));
+  four.emplace("x", F32({4}, {1, 2, 3, 4}));
+  for (bool interpret : {false, true}) {
+    auto run = [&](Program& q, const char* g, const TensorMap& in) { return interpret ? q.Interpret(g, in) : q.Run(g, in); };
+    ASSERT_FALSE(run(*p, "G", three).ok());
+    // A kernel failing after the dropout ran (an index out of range): no draws either.
+    TensorMap bad = four;
+    bad.emplace("i", Tensor::FromVector<int64_t>(ir::DType::kI64, {1}, {9}).value());
+    ASSERT_FALSE(run(*p, "H", bad).ok());
+    Result<TensorMap> after = run(*p, "G", four), first = run(*fresh, "G", four);
+    ASSERT_TRUE(after.ok() && first.ok()) << (interpret ? "interpreter" : "tape");
+    EXPECT_TRUE(runtime::BitwiseEqual(after->at("o"), first->at("o"))) << (interpret ? "interpreter" : "tape");
+  }
+}
+
 TEST(ProgramOptionsTest, NegativeConfiguredDimsAndEmptyCompileResultsAreRefusedClearly) {
   // Create took {Batch: -1} and every run then failed with "dimension
   // 'Batch' is 2 here but -1"; the error belongs where the value is given.
