@@ -9,6 +9,22 @@ const shrew = await Shrew.load();
 const MLP = readExample("mlp_classifier.sw");
 const BYTES = { f32: 4, f64: 8, i64: 8, bool: 1, u8: 1, i32: 4 };
 
+test("tape: a free is never a fused instruction, even of a fused op's result (§7.6: fused entries = numFused)", () => {
+  const p = shrew.compile("@graph G {\n  input x: Tensor<[4], f32>;\n  input b: Tensor<[4], f32>;\n" +
+    "  node h { op: relu(x - b); };\n  output y: tanh(h) * 2.0;\n}\n");
+  try {
+    const tape = p.tape("G");
+    const frees = tape.instructions.filter((i) => i.opcode === "free");
+    assert.ok(frees.some((f) => tape.instructions.some((i) => i.results[0] === f.results[0] && i.op === "fused_sub_relu")),
+      "the program frees the fused op's result");
+    assert.deepEqual(frees.filter((i) => i.fused), []);
+    assert.equal(tape.instructions.filter((i) => i.fused).length, p.stats("G").numFused);
+    assert.equal(p.stats("G").numFused, 1);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("tape: one entry per instruction, matching dump, stats and plan", () => {
   const p = shrew.compile(MLP, { dims: { Batch: 4 } });
   try {

@@ -276,7 +276,9 @@ std::string DumpTapeJson(const CompiledGraph& cg, const Executor* ex) {
     const ir::Node& node = cg.graph.node(in.node);
     const size_t s = static_cast<size_t>(in.dst);
     const ir::Node* folded = in.opcode == Opcode::kCompute ? FoldedTranspose(cg, in) : nullptr;
-    const bool fused = in.fused_node != ir::kNoNode || ir::HasFlag(node.op, ir::kFlagFused) || folded != nullptr;
+    // A free's node is the value it frees: freeing a fused op's result is no fused instruction (§7.6).
+    const bool fused = in.opcode != Opcode::kFree &&
+                       (in.fused_node != ir::kNoNode || ir::HasFlag(node.op, ir::kFlagFused) || folded != nullptr);
     std::string shape = "null", dtype = JsonString(ir::DTypeName(node.type.dtype()));
     std::string offset = "null", size = "null", in_place = "null", workspace = "null";
     if (plan != nullptr) {
