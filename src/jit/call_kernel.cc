@@ -11,11 +11,6 @@ namespace {
 
 using runtime::Shape;
 
-std::string TypeText(const Shape& shape, ir::DType dtype) {
-  std::vector<ir::Dim> dims;
-  for (int64_t d : shape) dims.push_back(ir::Dim::Fixed(d));
-  return ir::Type::Tensor(std::move(dims), dtype).ToString();
-}
 
 class CallKernel final : public runtime::Kernel {
  public:
@@ -65,16 +60,20 @@ class CallKernel final : public runtime::Kernel {
       shapes_[i] = ConcreteShape(in.type, dims_, 0);
     }
     SHREW_RETURN_IF_ERROR(ex->Bind(shapes_, dims_));
-    if (ex->output_shape(0) != output_shape || ir::StorageOf(ex->output_dtype(0)) != ir::StorageOf(result_.dtype)) {
-      const std::string planned = TypeText(output_shape, result_.dtype);
-      const std::string given = TypeText(ex->output_shape(0), ex->output_dtype(0));
+    // A repeat's iteration must give the carried dtype itself (an i64 for an
+    // i32 carried is E110, as the interpreter says); other calls, its storage.
+    const bool same_dtype = result_.repeat_iteration ? ex->output_dtype(0) == result_.dtype
+                                                     : ir::StorageOf(ex->output_dtype(0)) == ir::StorageOf(result_.dtype);
+    if (ex->output_shape(0) != output_shape || !same_dtype) {
+      const ir::Type planned = ir::FixedType(output_shape, result_.dtype);
+      const ir::Type given = ir::FixedType(ex->output_shape(0), ex->output_dtype(0));
       // A repeat's iteration is planned with the carried type: a callee
       // typed per run can give another (OPS.md §3.15), which only shows here.
       if (result_.repeat_iteration) {
-        return InvalidArgument("repeat body must preserve shape and dtype: it carries " + planned +
-                               " and the body gives " + given);
+        return InvalidArgument(ir::RepeatChangesTypeMessage(planned, given));
       }
-      return Internal(where + ": the callee produces " + given + " but the caller planned " + planned);
+      return Internal(where + ": the callee produces " + given.ToString() + " but the caller planned " +
+                      planned.ToString());
     }
     out_bytes_ = 0;
     Result<int64_t> n = runtime::CountElements(output_shape);
@@ -120,8 +119,8 @@ class CallKernel final : public runtime::Kernel {
   CalleeResolver resolve_;
   ir::DimBindings config_dims_;
   std::vector<ir::DType> dtypes_;
-  std::vector<int> input_indices_;
-  CallResult result_;  // operand k binds input input_indices_[k]
+  std::vector<int> input_indices_;  // operand k binds input input_indices_[k]
+  CallResult result_;
   CallCheck check_;
   std::vector<InputDesc> descs_;    // per callee input
   std::vector<Shape> shapes_;       // per callee input

@@ -80,7 +80,7 @@ bool IsCseEligible(const ir::Node& node, bool provisional) {
 bool SameCseKey(const ir::Node& x, const ir::Node& y) {
   return x.op == y.op && DTypeTag(x) == DTypeTag(y) && x.operands == y.operands &&
          x.callee == y.callee && AttrsEqual(x.attrs, y.attrs) && (!TypeInKey(x) || x.type == y.type) &&
-         SameCheckedDeclaredType(x, y);
+         SameCheckedDeclaredType(x, y) && x.repeat_iteration == y.repeat_iteration;
 }
 
 uint64_t CseHash(const ir::Node& node) {
@@ -89,6 +89,9 @@ uint64_t CseHash(const ir::Node& node) {
   h = Mix(h, std::hash<std::string>()(node.callee));
   if (TypeInKey(node)) h = Mix(h, std::hash<std::string>()(node.type.ToString()));
   if (const ir::Type* t = CheckedDeclaredType(node)) h = Mix(h, std::hash<std::string>()(t->ToString()));
+  // A repeat's iteration carries a run-time check (Node::repeat_iteration):
+  // merged into a plain node, the check would be gone.
+  h = Mix(h, node.repeat_iteration ? 1 : 0);
   return Mix(h, HashAttrs(node.attrs));
 }
 

@@ -95,6 +95,10 @@ std::optional<OpKind> FusedOpFor(const ir::Graph& graph, const Pattern& pattern,
   // check of a declared type that states more than inference found (§4.1):
   // such a producer stays, as an output would.
   if (prod.declared_adds_facts) return std::nullopt;
+  // A repeat's iteration is checked against its carried operand, operand 0
+  // (Node::repeat_iteration): fusing would change that operand, or drop the
+  // check with an absorbed producer.
+  if (c.repeat_iteration || prod.repeat_iteration) return std::nullopt;
   for (int k = 0; k < pattern.num_producers; ++k) {
     if (prod.op == pattern.producers[k].producer) return pattern.producers[k].fused;
   }

@@ -364,6 +364,44 @@ TEST(Bundle, AttributeLinesOfListsTravel) {
   }
   EXPECT_TRUE(*b.program->ir().graphs[0].node(b.program->ir().graphs[0].FindNode("h")).annotations.Find("tags") ==
               *loaded->ir().graphs[0].node(loaded->ir().graphs[0].FindNode("h")).annotations.Find("tags"));
+  // Lists nested as deep as a source may write them load back (the reader stopped at 32).
+  const std::string deep = std::string(60, '[') + "\"x\"" + std::string(60, ']');
+  Built nested = Build("@config { c: " + deep + "; }\n@graph G {\n  input x: Tensor<[2], f32>;\n  node h { op: relu(x); tags: " +
+                       deep + "; };\n  output h;\n}\n");
+  ASSERT_NE(nested.program, nullptr);
+  EXPECT_NE(Load(BundleOf(nested)), nullptr);
+}
+
+// The optimiser keeps a repeat's iterations apart: fusing relu(m) into
+// fused_matmul_relu(x, w) made x the "carried" operand (a false E110 when
+// the bundle was loaded), and CSE merged an iteration into an equal plain
+// node, dropping its check.
+TEST(Bundle, TheOptimiserKeepsRepeatIterationsAndTheirChecks) {
+  Built fused = Build(
+      "@graph F {\n  input x: Tensor<[2, 3], f32>;\n  param w: Tensor<[3, 4], f32> { init: \"ones\"; };\n"
+      "  node m { op: matmul(x, w); };\n  output y: repeat(1) { relu(m) };\n}\n");
+  ASSERT_NE(fused.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(fused));
+  ASSERT_NE(loaded, nullptr);
+  TensorMap in;
+  in.emplace("x", F32({2, 3}, {1, -2, 3, -4, -5, -6}));
+  for (Program* p : {fused.program.get(), loaded.get()}) {
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> y = interpret ? p->Interpret("F", in) : p->Run("F", in);
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      EXPECT_TRUE(runtime::BitwiseEqual(y->at("y"), F32({2, 4}, {2, 2, 2, 2, 0, 0, 0, 0})));  // row sums 2 and -15
+    }
+  }
+  Built merged = Build("@graph C {\n  input x: ?;\n  output a: transpose(x);\n  output b: repeat(1) { transpose(x) };\n}\n");
+  ASSERT_NE(merged.program, nullptr);
+  TensorMap wide;
+  wide.emplace("x", F32({2, 3}, {1, 2, 3, 4, 5, 6}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> r = interpret ? merged.program->Interpret("C", wide) : merged.program->Run("C", wide);
+    ASSERT_FALSE(r.ok()) << (interpret ? "interpreter" : "tape");
+    EXPECT_NE(r.status().message().find("repeat body must preserve shape and dtype"), std::string::npos)
+        << r.status().message();
+  }
 }
 
 TEST(Bundle, LayoutStartsWithMagicAndVersion) {
