@@ -45,6 +45,7 @@ class DiagnosticBag {
   void Add(Kind kind, Span span, std::string message);
   bool has_errors() const { return error_count_ > 0; }
   size_t error_count() const { return error_count_; }
+  size_t max_errors() const { return max_errors_; }
   const std::vector<Diagnostic>& all() const { return diagnostics_; }
   std::vector<Diagnostic> Take() { return std::move(diagnostics_); }
   void Append(const std::vector<Diagnostic>& other);

@@ -25,12 +25,12 @@ std::string DescribeToken(std::string_view text, TokenKind kind) {
 }  // namespace
 
 Parser::Parser(const diag::SourceFile& source, const std::vector<Token>& tokens,
-               diag::DiagnosticBag& diags)
+               diag::DiagnosticBag& diags, const diag::DiagnosticBag* lexed)
     : source_(source), tokens_(tokens), diags_(diags) {
   SHREW_CHECK(!tokens_.empty() && tokens_.back().kind == TokenKind::EndOfInput);
   // What the lexer reported already (a malformed number stays one literal
   // token): the parser stays quiet at those places.
-  for (const diag::Diagnostic& d : diags.all()) {
+  for (const diag::Diagnostic& d : (lexed != nullptr ? *lexed : diags).all()) {
     if (d.span.valid()) reported_.push_back(d.span.offset);
   }
   std::sort(reported_.begin(), reported_.end());
@@ -264,39 +264,48 @@ ast::Program ParseTokens(const diag::SourceFile& source, const std::vector<Token
 
 namespace {
 
-// The lexer reports all its errors before the parser runs: the two lists
-// merged in source order, so the first diagnostic is the first error
-// (`input x Tensor…` on line 2 was listed after a stray '#' on line 5).
-// At most a few hundred (the bag's cap), nearly in order already: an
-// insertion sort of their indices (std::stable_sort's code cost 3 KB of wasm).
-void InSourceOrder(const diag::DiagnosticBag& found, diag::DiagnosticBag& out) {
-  const std::vector<diag::Diagnostic>& ds = found.all();
-  auto key = [&](size_t i) { return ds[i].span.valid() ? ds[i].span.offset : UINT32_MAX; };  // a note without a place stays last
-  std::vector<size_t> order;
-  for (size_t i = 0; i < ds.size(); ++i) {
-    size_t at = order.size();
-    while (at > 0 && key(order[at - 1]) > key(i)) --at;
-    order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), i);
+// The lexer reports all its errors before the parser runs: the two lists,
+// each capped as `out` is, merged in source order, so the first diagnostic
+// is the first error (`input x Tensor…` on line 2 was listed after a stray
+// '#' on line 5); `out` adds its own note past its cap. An insertion sort of
+// pointers, the lists being nearly in order (std::stable_sort of the
+// diagnostics cost 3 KB of wasm).
+void InSourceOrder(const diag::DiagnosticBag& lexed, const diag::DiagnosticBag& parsed, diag::DiagnosticBag& out) {
+  std::vector<const diag::Diagnostic*> order;
+  const diag::Diagnostic* capped = nullptr;  // a list's cap note: at the end, where `out` caps too
+  auto key = [](const diag::Diagnostic* d) { return d->span.valid() ? d->span.offset : UINT32_MAX; };
+  for (const diag::DiagnosticBag* bag : {&lexed, &parsed}) {
+    for (const diag::Diagnostic& d : bag->all()) {
+      if (d.kind == diag::Kind::TooManyDiagnostics) {
+        capped = &d;
+        continue;
+      }
+      size_t at = order.size();
+      while (at > 0 && key(order[at - 1]) > key(&d)) --at;
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), &d);
+    }
   }
-  for (size_t i : order) out.Add(ds[i].kind, ds[i].span, ds[i].message);
+  for (const diag::Diagnostic* d : order) out.Add(d->kind, d->span, d->message);
+  if (capped != nullptr) out.Add(capped->kind, capped->span, capped->message);
 }
 
 }  // namespace
 
 ast::Program Parse(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
-  diag::DiagnosticBag found;
-  std::vector<Token> tokens = Lex(source, found);
-  ast::Program program = ParseTokens(source, tokens, found);
-  InSourceOrder(found, diags);
+  diag::DiagnosticBag lexed(diags.max_errors()), parsed(diags.max_errors());
+  std::vector<Token> tokens = Lex(source, lexed);
+  internal::Parser parser(source, tokens, parsed, &lexed);
+  ast::Program program = parser.ParseProgram();
+  InSourceOrder(lexed, parsed, diags);
   return program;
 }
 
 ast::ExprPtr ParseExpression(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
-  diag::DiagnosticBag found;
-  std::vector<Token> tokens = Lex(source, found);
-  internal::Parser parser(source, tokens, found);
+  diag::DiagnosticBag lexed(diags.max_errors()), parsed(diags.max_errors());
+  std::vector<Token> tokens = Lex(source, lexed);
+  internal::Parser parser(source, tokens, parsed, &lexed);
   ast::ExprPtr e = parser.ParseStandaloneExpression();
-  InSourceOrder(found, diags);
+  InSourceOrder(lexed, parsed, diags);
   return e;
 }
 

@@ -23,8 +23,10 @@ namespace shrew::front::internal {
 
 class Parser {
  public:
+  // `lexed`: the lexer's diagnostics when they are not in `diags` (the
+  // parser stays quiet where the lexer spoke).
   Parser(const diag::SourceFile& source, const std::vector<Token>& tokens,
-         diag::DiagnosticBag& diags);
+         diag::DiagnosticBag& diags, const diag::DiagnosticBag* lexed = nullptr);
 
   ast::Program ParseProgram();
   ast::ExprPtr ParseStandaloneExpression();

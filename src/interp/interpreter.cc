@@ -102,11 +102,8 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
   const ir::Type& type = declared ? *node.declared_type : node.type;
   if (Fits(type, t, dims)) return Status::Ok();
   if (node.repeat_iteration && !declared) {  // its type is the carried one: say so, as the tape's check does
-    std::vector<ir::Dim> given;
-    for (int64_t d : t.shape()) given.push_back(ir::Dim::Fixed(d));
-    return InvalidArgument(graph.DiagnosticPrefix(node) + "repeat body must preserve shape and dtype: it carries " +
-                           type.Bind(dims).ToString() + " and the body gives " +
-                           ir::Type::Tensor(std::move(given), t.dtype()).ToString())
+    return InvalidArgument(graph.DiagnosticPrefix(node) +
+                           ir::RepeatChangesTypeMessage(type.Bind(dims), ir::FixedType(t.shape(), t.dtype())))
         .At(node.span);
   }
   return InvalidArgument(graph.NodeLabel(node) + ": computed " + t.TypeString() +

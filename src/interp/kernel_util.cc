@@ -56,7 +56,11 @@ Status RequireSameDType(const Tensor& a, const Tensor& b) {
 
 std::vector<int64_t> ContiguousStrides(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  // Unsigned: an empty tensor's strides may pass 2^63 ([0, 2^32, 2^32]);
+  // they address nothing, but signed overflow would be undefined behaviour.
+  for (size_t i = shape.size(); i-- > 1;) {
+    s[i - 1] = static_cast<int64_t>(static_cast<uint64_t>(s[i]) * static_cast<uint64_t>(shape[i]));
+  }
   return s;
 }
 
@@ -71,6 +75,11 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
 }
 
 int64_t NumElements(const Shape& shape) {
+  // A 0 anywhere first: [2^32, 2^32, 0] has none, and its product from the
+  // left overflowed (undefined behaviour) before reaching the 0.
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

@@ -565,8 +565,7 @@ class GraphInferrer {
       return;
     }
     diags_->Add(diag::Kind::RepeatTypeChange, n.span,
-                graph_.DiagnosticPrefix(n) + "repeat body must preserve shape and dtype: it carries " +
-                    carried.ToString() + " and the body gives " + n.type.ToString());
+                graph_.DiagnosticPrefix(n) + RepeatChangesTypeMessage(carried, n.type));
   }
 
   // Applies OPS.md §1.3 to the operands of node `id` before its rule runs.
@@ -610,8 +609,10 @@ class GraphInferrer {
     // A float-only function of weak integers (`exp(1)`) computes in the
     // default float dtype while nothing else gives it one, not in i64; neg
     // of a weak bool in i64 (`x * -true` on an f64 x is -x, as `0 - true`).
-    if (HasFlag(n.op, kFlagFloatOnly) && PreservesWeak(n)) joined = JoinWeak(*joined, WeakKind::kFloat);
-    if (n.op == OpKind::kNeg) joined = JoinWeak(*joined, WeakKind::kInt);
+    // A repeat's body decides, as in WeakGroup (`repeat(1) { exp(1) }`).
+    const OpKind op = n.op == OpKind::kRepeat && n.repeat_body ? n.repeat_body->op : n.op;
+    if (HasFlag(op, kFlagFloatOnly) && IsWeakUnary(op)) joined = JoinWeak(*joined, WeakKind::kFloat);
+    if (op == OpKind::kNeg) joined = JoinWeak(*joined, WeakKind::kInt);
     DType provisional = DefaultDTypeFor(*joined, options_.default_float);
     bool keep = PreservesWeak(n);
     for (int i = first; i < last; ++i) {

@@ -330,8 +330,7 @@ Type InferRepeat(ShapeContext& ctx) {
   Type out = kBodyRules[static_cast<int>(body->op)](sub);
   if (sub.had_error) ctx.had_error = true;
   if (carried.is_tensor() && out.is_tensor() && !TypesEqualWhereKnown(carried, out)) {
-    ctx.Error(diag::Kind::RepeatTypeChange, "repeat body must preserve shape and dtype: it carries " +
-                                                carried.ToString() + " and the body gives " + out.ToString());
+    ctx.Error(diag::Kind::RepeatTypeChange, RepeatChangesTypeMessage(carried, out));
     return Type::Unknown();
   }
   return carried;

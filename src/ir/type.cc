@@ -154,6 +154,18 @@ bool TypesEqualWhereKnown(const Type& a, const Type& b) {
   return true;
 }
 
+Type FixedType(std::span<const int64_t> shape, DType dtype) {
+  std::vector<Dim> dims;
+  dims.reserve(shape.size());
+  for (int64_t d : shape) dims.push_back(Dim::Fixed(d));
+  return Type::Tensor(std::move(dims), dtype);
+}
+
+std::string RepeatChangesTypeMessage(const Type& carried, const Type& given) {
+  return "repeat body must preserve shape and dtype: it carries " + carried.ToString() + " and the body gives " +
+         given.ToString();
+}
+
 bool DeclaredTypeAddsFacts(const Type& declared, const Type& actual) {
   if (declared.is_unknown()) return false;
   if (actual.is_unknown()) return true;

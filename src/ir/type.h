@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,13 @@ bool TypesCompatible(const Type& declared, const Type& actual);
 // give its carried type (OPS.md §3.15): [N, M] -> [M, N] is an error, not
 // a check left for a run.
 bool TypesEqualWhereKnown(const Type& a, const Type& b);
+
+// A run's concrete shape as a type (for messages that compare it with one).
+Type FixedType(std::span<const int64_t> shape, DType dtype);
+
+// E110's message, wherever the check is made (the repeat's rule, inference
+// of an unrolled iteration, the interpreter, a call kernel).
+std::string RepeatChangesTypeMessage(const Type& carried, const Type& given);
 
 // Whether a `declared` type states a fact that the inferred type `actual`
 // does not: a dtype, rank, fixed size or dimension name that `actual`

@@ -264,6 +264,24 @@ TEST(ParserErrorTest, LexerAndParserErrorsComeInSourceOrder) {
             "2:11 E020 expected ':', got 'Tensor'\n5:14 E001 unexpected character '#'; comments start with // or /*\n");
 }
 
+TEST(ParserErrorTest, SourceOrderKeepsTheCallersCapAndItsNoteLast) {
+  // 300 stray characters and one parse error before them: a cap of 1000
+  // reports all 301 (the merge capped at 200), a cap of 5 stops with its note last.
+  std::string text = "@graph G {\n  input x Tensor<[2], f32>;\n}\n@config {\n";
+  for (int i = 0; i < 300; ++i) text += "  a" + std::to_string(i) + ": #;\n";
+  text += "}\n";
+  diag::SourceFile source("t.sw", text);
+  diag::DiagnosticBag wide(1000);
+  Parse(source, wide);
+  EXPECT_EQ(wide.error_count(), 301u);
+  EXPECT_EQ(wide.all().front().span.line, 2u);
+  diag::DiagnosticBag narrow(5);
+  Parse(source, narrow);
+  ASSERT_FALSE(narrow.all().empty());
+  EXPECT_EQ(narrow.all().front().span.line, 2u);
+  EXPECT_EQ(narrow.all().back().kind, diag::Kind::TooManyDiagnostics);
+}
+
 TEST(ParserErrorTest, RecoveryReportsSeveralErrorsAndKeepsGoodStatements) {
   Parsed p("@config { a: ; b: 2; c 3; d: 4; }\n"
            "@graph G {\n"

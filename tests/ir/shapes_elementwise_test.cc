@@ -437,6 +437,17 @@ TEST(WeakConstantTest, FloatOnlyFunctionOfWeakIntIsFloat) {
   EXPECT_EQ(h.diags.all()[0].message, "[G::ex] exp requires a float operand, got i64");
 }
 
+TEST(WeakConstantTest, ARepeatOfAFloatOnlyFunctionOfAWeakIntIsFloat) {
+  // repeat(1) { exp(1) }: the body decides, as for exp(1) itself (it was exp on i64).
+  GraphFixture f;
+  NodeId one = f.Const(AttrValue::Int(1));
+  NodeId rep = f.Op(OpKind::kRepeat, {one}, "r", A({{"count", AttrValue::Int(1)}}));
+  f.g.node(rep).repeat_body = RepeatBody{OpKind::kExp, A({}), ""};
+  f.Out(rep);
+  EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(rep), "Tensor<[], f32>");
+}
+
 TEST(WeakConstantTest, NegOfAWeakBoolIsANumber) {
   // x * -true with x f64: the weak -true adopts f64 as 0 - true does (neg of bool was E106).
   GraphFixture f;
