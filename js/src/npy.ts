@@ -64,9 +64,9 @@ export class NpyError extends Error {
 /**
  * The header: a Python dict literal, e.g.
  * {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
- * read as numpy reads it: those three keys, each once and no other, the
- * dict closed, nothing after it but padding. Regular expressions took the
- * first of two 'descr's (numpy the last) and files numpy refuses.
+ * read as src/io/npy.cc reads it: those three keys and no other, the dict
+ * closed, nothing after it but padding, as numpy requires; a key twice is
+ * refused (numpy keeps the last: regular expressions here took the first).
  */
 function parseHeader(text: string): { descr: string; fortran: boolean; shape: number[] } {
   let pos = 0;

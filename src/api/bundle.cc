@@ -23,8 +23,11 @@ using ir::ConfigValue;
 using ir::Dim;
 using ir::Type;
 
-// Nesting of @config lists: far beyond what a source writes, small enough for the stack.
-constexpr int kMaxConfigDepth = 32;
+// Nesting of @config and attribute lists: as deep as the parser lets a
+// source write them (front::kMaxNestingDepth, 200: a bundle of any program
+// that compiles loads; 32 refused a 40-deep `tags:` list that compiled),
+// small enough for the stack.
+constexpr int kMaxConfigDepth = 256;
 constexpr uint32_t kMaxRank = 64;
 
 // ---- writing

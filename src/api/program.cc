@@ -619,6 +619,16 @@ Status CheckNarrowInputs(const ir::Graph& g, std::span<const int> supplied, std:
 
 }  // namespace
 
+Result<jit::TapeProfile> Program::Profile(std::string_view graph, int runs) {
+  SHREW_RETURN_IF_ERROR(CheckSteps(graph));
+  jit::Executor* ex = executor(graph);
+  if (ex == nullptr) return FindGraph(graph).status();
+  const runtime::Rng before = rng_;
+  Result<jit::TapeProfile> p = jit::ProfileTape(*ex, runs);
+  rng_ = before;
+  return p;
+}
+
 Status Program::RunDrawingNothingOnFailure(jit::Executor& ex) {
   const runtime::Rng before = rng_;
   Status s = ex.Run();

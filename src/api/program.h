@@ -58,6 +58,7 @@
 #include "jit/compile.h"
 #include "jit/compiled_graph.h"
 #include "jit/executor.h"
+#include "jit/profile.h"
 #include "runtime/param_init.h"
 #include "runtime/rng.h"
 #include "runtime/tensor.h"
@@ -212,6 +213,11 @@ class Program {
   // more than max_steps_per_run operations (Run, Interpret and Prepare check
   // it themselves; callers driving executor() directly should too).
   Status CheckSteps(std::string_view graph) const;
+
+  // Kernel times of the graph's last binding (jit::ProfileTape). Its runs
+  // leave the tape's generator as it was: a profile in training mode does
+  // not change the masks of the runs after it.
+  Result<jit::TapeProfile> Profile(std::string_view graph, int runs);
 
   // Low-level access (bindings, benchmarks): the compiled graph and its
   // executor, nullptr for an unknown name. A graph compiled per input

@@ -751,8 +751,7 @@ Status Executor::RunTimed(std::span<double> instruction_ns) {
   return RunTape<true>(instruction_ns);
 }
 
-template <bool kTimed>
-Status Executor::RunTape(std::span<double> instruction_ns) {
+Status Executor::BeginRun() {
   const CompiledGraph& cg = *graph_;
   if (value_shaped_) {
     if (value_binding_ == nullptr) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
@@ -770,12 +769,23 @@ Status Executor::RunTape(std::span<double> instruction_ns) {
     }
   }
   if (active_ < 0 || !kernels_ready_) return FailedPrecondition("graph '" + graph_->name + "' is not bound");
-  const bool check = options_.check_slots;
-  if (check) std::fill(slot_full_.begin(), slot_full_.end(), 0);
+  if (options_.check_slots) std::fill(slot_full_.begin(), slot_full_.end(), 0);
   ran_ = false;
+  return Status::Ok();
+}
+
+// The loop alone is a template (Run and RunTimed): the prologue is
+// BeginRun, once in the module; the instructions are read through locals.
+template <bool kTimed>
+Status Executor::RunTape(std::span<double> instruction_ns) {
+  SHREW_RETURN_IF_ERROR(BeginRun());
+  const CompiledGraph& cg = *graph_;
+  const bool check = options_.check_slots;
   if constexpr (kTimed) std::fill(instruction_ns.begin(), instruction_ns.end(), 0.0);
-  for (size_t i = 0; i < cg.tape.instrs.size(); ++i) {
-    const Instr& in = cg.tape.instrs[i];
+  const Instr* const instrs = cg.tape.instrs.data();
+  const size_t count = cg.tape.instrs.size();
+  for (size_t i = 0; i < count; ++i) {
+    const Instr& in = instrs[i];
     if (check) {
       for (SlotId s : cg.tape.OperandsOf(in)) {
         if (!slot_full_[static_cast<size_t>(s)]) return Internal("slot " + std::to_string(s) + " is empty");

@@ -163,6 +163,9 @@ class Executor {
   // Value-shaped graphs: Bind's part, and what Run evaluates first.
   Status StageBinding(std::span<const runtime::Shape> input_shapes, const ir::DimBindings& dims);
   Result<std::vector<ir::Type>> ProbeValueTypes();
+  // What a run does before the tape: a value-shaped graph's probe, plan
+  // and staged inputs; the bound check.
+  Status BeginRun();
   template <bool kTimed>
   Status RunTape(std::span<double> instruction_ns);
   Status ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* workspace_bytes);

@@ -648,10 +648,7 @@ class ProgramHandle {
   // clockNs, clockStepNs} (jit/profile.h) on the binding of the graph's last run.
   val Profile(const std::string& graph, int runs) {
     if (!program_) return NotReady();
-    if (shrew::Status s = program_->CheckSteps(graph); !s.ok()) return Error(s);
-    shrew::jit::Executor* ex = program_->executor(graph);
-    if (ex == nullptr) return NoGraph(graph);
-    shrew::Result<shrew::jit::TapeProfile> p = shrew::jit::ProfileTape(*ex, runs);
+    shrew::Result<shrew::jit::TapeProfile> p = program_->Profile(graph, runs);
     if (!p.ok()) return Error(p.status());
     val times = val::array();
     for (size_t i = 0; i < p->instruction_ns.size(); ++i) times.set(i, p->instruction_ns[i]);

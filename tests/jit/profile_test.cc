@@ -119,6 +119,33 @@ TEST(Profile, RunsLeaveTheOutputsOfThePlainRun) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(small.GetDouble(i), i + 2.0);
 }
 
+// Profiling runs the tape 2 x runs times: in training mode the dropouts
+// would draw, and every later mask change. Program::Profile restores the
+// generator; a graph without kernels profiles as all zeros.
+TEST(Profile, LeavesTheGeneratorAndHandlesATapeWithoutKernels) {
+  ProgramOptions training;
+  training.training = true;
+  training.seed = 3;
+  const char* source =
+      "@graph D {\n  input x: Tensor<[64], f32>;\n  output y: dropout(x, p: 0.5);\n}\n"
+      "@graph I {\n  input x: Tensor<[4], f32>;\n  output y: x;\n}\n";
+  auto p = MakeProgram(source, training), q = MakeProgram(source, training);
+  ASSERT_TRUE(p && q);
+  TensorMap in;
+  in.emplace("x", testing::F32({64}, std::vector<float>(64, 1.0f)));
+  ASSERT_TRUE(p->Run("D", in).ok() && q->Run("D", in).ok());
+  Result<TapeProfile> prof = p->Profile("D", 5);
+  ASSERT_TRUE(prof.ok()) << prof.status().ToString();
+  Result<TensorMap> a = p->Run("D", in), b = q->Run("D", in);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE(runtime::BitwiseEqual(a->at("y"), b->at("y")));
+  Result<TapeProfile> none = p->Profile("I", 3);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->kernels_ns, 0.0);
+  for (double t : none->instruction_ns) EXPECT_EQ(t, 0.0);
+  EXPECT_EQ(p->Profile("Nope", 3).status().code(), StatusCode::kNotFound);
+}
+
 TEST(Profile, ErrorsBeforeABindingAndForRunsOutOfRange) {
   // A symbolic dim: no binding until a run gives one (a static graph is bound when compiled).
   auto sym = MakeProgram("@graph H { input s: Tensor<[N], f32>; output y: s * 2.0; }");

@@ -357,16 +357,21 @@ function profileRun(p: Program, graph: string, feeds: Record<string, Tensor>, ji
   const perRun = Math.max(jitMs, 1e-3);
   const fit = Math.floor(left / (2.5 * perRun));
   const runs = Math.min(10000, fit, Math.max(10, Math.ceil((1000 * CLOCK_MS) / perRun)));
-  if (runs < 10) return undefined;
-  const prof = p.profile(graph, feeds, { runs, warmup: 0 });
+  // No timing round ran (the warm-ups took the budget: jitMs is NaN), or too little is left.
+  if (!Number.isFinite(runs) || runs < 10) return undefined;
+  let prof: import("../../js/dist/shrew.min.js").Profile;
+  try {
+    prof = p.profile(graph, feeds, { runs, warmup: 0 });
+  } catch {
+    return undefined;  // e.g. a long tape allows fewer runs (2^22 kernel times): the Run tab shows the rest
+  }
   const ms = (ns: number) => ns / 1e6;
-  const lineOf = (index: number) => prof.instructions.find((i) => i.index === index)?.span.line ?? 0;
   const top = [...prof.instructions].sort((a, b) => b.ns - a.ns || a.index - b.index).slice(0, PROFILE_TOP);
   return {
     runs, kernelsMs: ms(prof.kernelsNs),
     ops: prof.ops.map((o) => ({ op: o.op, count: o.count, ms: ms(o.ns), share: o.share })),
     top: top.map((i) => ({ index: i.index, op: i.op, node: i.node, shape: i.shape === null ? "" : `${i.dtype}[${i.shape.join(", ")}]`,
-                           ms: ms(i.ns), share: i.share, line: lineOf(i.index) })),
+                           ms: ms(i.ns), share: i.share, line: i.span.line })),
   };
 }
 
