@@ -253,11 +253,13 @@ TEST(ProgramByteCapTest, IntermediateValueOverTheCapOnBothExecutors) {
 // An empty tensor whose other sizes multiply past 2^63: it has no elements
 // and no bytes, wherever its 0 is (the product from the left overflowed
 // first: "too many elements" from the tape, "over the limit" from the
-// interpreter, for a transpose of an input either took).
+// interpreter, for a transpose of an input either took; the sanitized
+// build found the interpreter's count and the concat and split kernels'
+// products overflowing too).
 TEST(ProgramByteCapTest, AnEmptyTensorOfHugeSizesRunsOnBothExecutors) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph G {\n  input x: Tensor<[A, B, C], f32>;\n  output t: transpose(x);\n"
-      "  output c: concat(x, x, dim: 1);\n}\n");
+      "  output c: concat(x, x, dim: 1);\n  output s: split(x, chunks: 2, dim: 2, index: 1);\n}\n");
   ASSERT_NE(p, nullptr);
   const int64_t big = int64_t{1} << 32;
   for (const runtime::Shape& shape : {runtime::Shape{big, 0, big}, runtime::Shape{0, big, big}}) {
@@ -269,6 +271,7 @@ TEST(ProgramByteCapTest, AnEmptyTensorOfHugeSizesRunsOnBothExecutors) {
       EXPECT_EQ(out->at("t").shape(), runtime::Shape({shape[0], shape[2], shape[1]}));
       EXPECT_EQ(out->at("c").shape(), runtime::Shape({shape[0], 2 * shape[1], shape[2]}));
       EXPECT_EQ(out->at("t").byte_size(), 0u);
+      EXPECT_EQ(out->at("s").shape(), runtime::Shape({shape[0], shape[1], shape[2] / 2}));
     }
   }
 }

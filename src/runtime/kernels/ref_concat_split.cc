@@ -42,13 +42,16 @@ class ConcatKernel final : public Kernel {
       expected[a] += t[a];
     }
     SHREW_RETURN_IF_ERROR(CheckOutputShape("concat", expected, output_shape));
-    outer_ = 1;
-    for (size_t i = 0; i < a; ++i) outer_ *= first[i];
+    // Counted with a 0 first: an empty operand's other sizes may multiply
+    // past 2^63 ([0, 2^32, 2^32]), undefined behaviour as int64 products.
+    Result<int64_t> outer = CountElements(std::span(first).first(a));
+    if (!outer.ok()) return outer.status();
+    outer_ = *outer;
     slab_bytes_.clear();
     for (const Shape& t : operand_shapes) {
-      int64_t slab = 1;
-      for (size_t i = a; i < t.size(); ++i) slab *= t[i];
-      slab_bytes_.push_back(static_cast<size_t>(slab) * eb_);
+      Result<int64_t> slab = outer_ > 0 ? CountElements(std::span(t).subspan(a)) : Result<int64_t>(int64_t{0});
+      if (!slab.ok()) return slab.status();
+      slab_bytes_.push_back(static_cast<size_t>(*slab) * eb_);
     }
     ChooseWord();
     return size_t{0};
@@ -144,10 +147,16 @@ class SplitKernel final : public Kernel {
     Shape expected = x;
     expected[a] = size;
     SHREW_RETURN_IF_ERROR(CheckOutputShape("split", expected, output_shape));
-    int64_t inner = 1;
-    for (size_t i = a + 1; i < x.size(); ++i) inner *= x[i];
-    outer_ = 1;
-    for (size_t i = 0; i < a; ++i) outer_ *= x[i];
+    // Nothing to copy from an empty input, whose other sizes may multiply
+    // past 2^63 (undefined behaviour as int64 products).
+    Result<int64_t> total = CountElements(x);
+    if (!total.ok()) return total.status();
+    int64_t inner = 0;
+    outer_ = 0;
+    if (*total > 0) {  // then every partial product fits
+      inner = CountElements(std::span(x).subspan(a + 1)).value();
+      outer_ = CountElements(std::span(x).first(a)).value();
+    }
     in_slab_ = static_cast<size_t>(len * inner) * eb_;
     out_slab_ = static_cast<size_t>(size * inner) * eb_;
     offset_ = static_cast<size_t>(start * inner) * eb_;
