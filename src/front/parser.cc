@@ -291,22 +291,27 @@ void InSourceOrder(const diag::DiagnosticBag& lexed, const diag::DiagnosticBag& 
 
 }  // namespace
 
-ast::Program Parse(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
+namespace {
+
+// Lexes, parses with `parse`, and lists both steps' diagnostics in source order.
+template <typename Result>
+Result LexAndParse(const diag::SourceFile& source, diag::DiagnosticBag& diags, Result (internal::Parser::*parse)()) {
   diag::DiagnosticBag lexed(diags.max_errors()), parsed(diags.max_errors());
   std::vector<Token> tokens = Lex(source, lexed);
   internal::Parser parser(source, tokens, parsed, &lexed);
-  ast::Program program = parser.ParseProgram();
+  Result result = (parser.*parse)();
   InSourceOrder(lexed, parsed, diags);
-  return program;
+  return result;
+}
+
+}  // namespace
+
+ast::Program Parse(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
+  return LexAndParse(source, diags, &internal::Parser::ParseProgram);
 }
 
 ast::ExprPtr ParseExpression(const diag::SourceFile& source, diag::DiagnosticBag& diags) {
-  diag::DiagnosticBag lexed(diags.max_errors()), parsed(diags.max_errors());
-  std::vector<Token> tokens = Lex(source, lexed);
-  internal::Parser parser(source, tokens, parsed, &lexed);
-  ast::ExprPtr e = parser.ParseStandaloneExpression();
-  InSourceOrder(lexed, parsed, diags);
-  return e;
+  return LexAndParse(source, diags, &internal::Parser::ParseStandaloneExpression);
 }
 
 }  // namespace shrew::front
