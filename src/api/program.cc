@@ -39,8 +39,7 @@ bool ReadsInput(const ir::Graph& g, ir::NodeId id) {
 [[gnu::noinline, gnu::cold]] Status MissingInput(const ir::Graph& g, size_t i, jit::InputIssue* issue) {
   const ir::Node& node = g.node(g.inputs()[i].node);
   if (issue != nullptr) *issue = {node.name, node.type.ToString(), ""};
-  return InvalidArgument("missing input '" + node.name + "' for graph '" + g.name() + "' (expected " +
-                         node.type.ToString() + ")");
+  return InvalidArgument(ir::MissingInputMessage(g, i, node.type));
 }
 
 Result<runtime::KernelPtr> FusedFactory(const runtime::KernelSpec& dense, ir::OpKind activation) {

@@ -353,7 +353,11 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       const Tensor* t = value[static_cast<size_t>(op)];
       if (t == nullptr) {
         const ir::Node& src = graph.node(op);
-        if (src.is_input()) return InvalidArgument("input '" + src.name + "' was not supplied but " + graph.NodeLabel(node) + " reads it");
+        if (src.is_input()) {
+          for (size_t i = 0; i < graph.inputs().size(); ++i) {
+            if (graph.inputs()[i].node == op) return InvalidArgument(ir::MissingInputMessage(graph, i, src.type, &node));
+          }
+        }
         return Internal("node '" + src.name + "' has no value when node '" + node.name + "' needs it");
       }
       operands.push_back(t);

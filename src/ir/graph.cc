@@ -458,6 +458,37 @@ std::vector<int> CallInputIndices(const Node& call) {
   return indices;
 }
 
+std::string MissingInputMessage(const Graph& g, size_t i, const Type& expected, const Node* reader) {
+  const GraphInput& in = g.inputs()[i];
+  const std::string& name = g.node(in.node).name;
+  const std::string type = " (expected " + expected.ToString() + ")";
+  if (in.optional) {
+    std::string why;
+    if (reader == nullptr) {
+      for (const Node& n : g.nodes()) {
+        if (std::find(n.operands.begin(), n.operands.end(), in.node) != n.operands.end()) {
+          reader = &n;
+          break;
+        }
+      }
+    }
+    if (reader != nullptr) {
+      why = g.NodeLabel(*reader) + " reads it";
+    } else {
+      for (const GraphOutput& out : g.outputs()) {
+        if (out.node == in.node) {
+          why = "output '" + out.name + "' is it";
+          break;
+        }
+      }
+    }
+    if (!why.empty()) {
+      return "optional input '" + name + "' of graph '" + g.name() + "' was not supplied but " + why + type;
+    }
+  }
+  return "missing input '" + name + "' for graph '" + g.name() + "'" + type;
+}
+
 bool AcceptsCallBinding(const Graph& g, std::span<const int> indices) {
   const int n = static_cast<int>(g.inputs().size());
   int next = 0;  // the first input not yet accounted for

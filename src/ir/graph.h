@@ -142,9 +142,9 @@ class Graph {
   diag::Span span() const { return span_; }
   void set_span(diag::Span s) { span_ = s; }
   // Set on a graph of `?` inputs compiled for one input signature: constant
-  // folding computes in each node's own dtype, as a run of the unfolded
-  // graph does, so that optimising it again changes no value. (A program's
-  // graphs fold in double, PIPELINE.md §6.4; opt/const_fold.h.)
+  // folding leaves a node whose type is unresolved alone rather than fold it
+  // as a weak literal (typed nodes fold in their own dtype in every graph,
+  // as a run of the unfolded graph computes; opt/const_fold.h).
   bool folds_in_node_dtypes() const { return folds_in_node_dtypes_; }
   void set_folds_in_node_dtypes(bool on) { folds_in_node_dtypes_ = on; }
 
@@ -253,6 +253,12 @@ std::vector<int> CallInputIndices(const Node& call);
 // True when operands binding `indices` fit `g`: each index names an input
 // and is larger than the one before, and every non-optional input is bound.
 bool AcceptsCallBinding(const Graph& g, std::span<const int> indices);
+
+// The error for input `i` of `g` left out of a run or a call. A required
+// input is "missing"; a left-out optional one (OPS.md §3.16) is only an error
+// because something reads it, so the message names that reader: `reader` if
+// given, else the first node (or output) of `g` that reads the input.
+std::string MissingInputMessage(const Graph& g, size_t i, const Type& expected, const Node* reader = nullptr);
 
 // The indices of the non-null entries of a call's inputs (a null entry is a
 // left-out optional input).

@@ -43,7 +43,9 @@ class CallKernel final : public runtime::Kernel {
     }
     target_ = {};  // other inputs: another executor
     Status resolved = resolve_(index_, descs_, dims_, &target_);
-    if (!resolved.ok()) return resolved.Prefixed(where + ": ");
+    // The node's label already names the callee (`call[G]`) for a resolve
+    // error: its messages name the graph.
+    if (!resolved.ok()) return resolved;
     Executor* ex = target_.executor;
     if (ex == nullptr) return FailedPrecondition(where + ": the callee is not compiled");
     shapes_.assign(num_inputs, Shape{});
@@ -54,8 +56,7 @@ class CallKernel final : public runtime::Kernel {
       }
       const ir::Node& in = callee_->node(callee_->inputs()[i].node);
       if (ex->graph().input_read[i]) {
-        return InvalidArgument(where + ": missing input '" + in.name + "' for graph '" + callee_->name() +
-                               "' (expected " + in.type.Bind(dims_).ToString() + ")");
+        return InvalidArgument(ir::MissingInputMessage(*callee_, i, in.type.Bind(dims_)));
       }
       shapes_[i] = ConcreteShape(in.type, dims_, 0);
     }

@@ -109,11 +109,6 @@ std::optional<AttrValue> EvaluateInNodeDtype(const ir::Graph& graph, const ir::N
   return AttrValue::Int(r->GetInt64(0));
 }
 
-bool FitsU8(const AttrValue& v) {
-  std::optional<int64_t> i = AsInt(v);
-  return i && *i >= 0 && *i <= 255;
-}
-
 struct Fold {
   ir::NodeId node;
   AttrValue value;
@@ -133,12 +128,16 @@ std::optional<AttrValue> FoldedValue(const ir::Graph& graph, const ir::Node& nod
   if (a == nullptr || b == nullptr) return std::nullopt;
   std::optional<ArithClass> cls = ClassFor(node, *a, *b);
   if (!cls) return std::nullopt;
-  if (graph.folds_in_node_dtypes()) return EvaluateInNodeDtype(graph, node, graph.node(ia), graph.node(ib));
-  const bool u8 = node.type.is_tensor() && ir::StorageOf(node.type.dtype()) == ir::StorageType::kU8;
-  if (u8 && !(FitsU8(*a) && FitsU8(*b))) return std::nullopt;
-  std::optional<AttrValue> value = Evaluate(graph, node, *cls, *a, *b, interp::EvalContext{});
-  if (!value || (u8 && !FitsU8(*value))) return std::nullopt;
-  return value;
+  // Typed nodes fold in their dtype, as the unfolded graph runs: folding in
+  // double (PIPELINE.md §6.4's wording) changed values — `x * (1e-50 * 1e50)`
+  // gave x on f32 where the graph computes 0 * inf = NaN, and 16777217 - 1
+  // gave 16777216 for 16777215 — so optimising changed what a program means.
+  // An integer node's operands must be integral (a float literal could not
+  // have adopted its dtype otherwise).
+  if (*cls == ArithClass::kInt && (!AsInt(*a) || !AsInt(*b))) return std::nullopt;
+  const bool typed = node.type.is_tensor() && graph.node(ia).type.is_tensor() && graph.node(ib).type.is_tensor();
+  if (typed || graph.folds_in_node_dtypes()) return EvaluateInNodeDtype(graph, node, graph.node(ia), graph.node(ib));
+  return Evaluate(graph, node, *cls, *a, *b, interp::EvalContext{});
 }
 
 void MakeConstant(ir::Node& node, AttrValue value) {

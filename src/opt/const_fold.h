@@ -8,28 +8,24 @@
 // unary ops, no stochastic ops, calls, inputs or parameters), and constants
 // only hold a scalar, so every folded value is a scalar.
 //
-// Arithmetic class, from the node's resolved dtype:
-//   float dtype    -> IEEE double on both values (int -> double, bool -> 0/1);
-//                     the exact double is stored and rounded to the storage
-//                     type only when materialised;
-//   integer dtype  -> 64-bit wrapping integer arithmetic, `div` truncating,
-//                     INT64_MIN / -1 = INT64_MIN; a division by zero is not
-//                     folded (it stays a run-time error); a float operand
-//                     must be integral. For u8 (the only integer dtype
-//                     stored narrower than 64 bits) operands and result must
-//                     lie in [0, 255], otherwise the node is left for run
-//                     time, where it wraps modulo 256;
+// Arithmetic, from the node's type:
+//   resolved dtype -> both operands materialised as a run would (a weak
+//                     literal rounded to the dtype it adopted) and the op
+//                     computed in the node's own dtype (f32 rounding, u8 and
+//                     i32 wrap-around): folding changes no value. This
+//                     departs from PIPELINE.md §6.4's "in double, rounded
+//                     when materialised", which made `x * (1e-50 * 1e50)`
+//                     on f32 give x where the unfolded graph gives NaN. An
+//                     evaluation error (integer division by zero) is not
+//                     folded: it stays a run-time error;
 //   still weak     -> int op int in integer arithmetic (`1 / 2` is 0), any
 //                     float operand in double arithmetic; bool operands are
 //                     not folded;
 //   bool, complex, or a result rank other than 0 -> not folded.
-// In a graph that folds in its nodes' dtypes (ir::Graph::folds_in_node_dtypes:
-// a `?`-input graph compiled for one signature), both operands are
-// materialised as a run would and the op computed in the node's own dtype
-// (f32 rounding, i32 wrap-around), so folding changes no value.
 
 // The values are computed by the reference interpreter's single-node
-// evaluator (one definition of op semantics), on rank-0 f64 / i64 tensors.
+// evaluator (one definition of op semantics), on rank-0 tensors (of the
+// node's dtype; f64 / i64 for weak ones).
 //
 //   node c { op: x * (3 * 4); };   x: Tensor<[2], f32>
 //   before                            after

@@ -171,7 +171,7 @@ TEST(InterpreterTest, DeadNodesRunAsOnTheTape) {
   ir::NodeId dead2 = g.AddNode("dead2", K::kNeg, {opt});
   (void)dead2;
   EXPECT_TRUE(FailsWith(interp.Run(g, Map({{"ids", I64({1}, {0})}}), params),
-                        "input 'opt' was not supplied but node 'dead2' (neg) reads it"));
+                        "optional input 'opt' of graph 'G' was not supplied but node 'dead2' (neg) reads it"));
 }
 
 TEST(InterpreterTest, EmbeddingErrorNamesInputAndGraph) {
