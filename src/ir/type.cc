@@ -63,19 +63,22 @@ ElementCount CountElements(const std::vector<Dim>& dims, const DimBindings* bind
     }
   }
   int64_t product = 1;
-  bool unknown = false;
+  bool unknown = false, overflow = false;
   for (const Dim& raw : dims) {
     Dim d = bindings ? raw.Bind(*bindings) : raw;
     if (!d.is_fixed()) {
       unknown = true;
       continue;
     }
-    if (!CheckedMul(product, d.size(), &product)) {
-      result.state = ElementCount::State::kOverflow;
-      return result;
-    }
+    if (!overflow && !CheckedMul(product, d.size(), &product)) overflow = true;
   }
+  // An unbound dim may still be 0 ([2^32, 2^32, N] with N = 0 is empty):
+  // the count is unknown, not too large.
   if (unknown) return result;
+  if (overflow) {
+    result.state = ElementCount::State::kOverflow;
+    return result;
+  }
   result.state = ElementCount::State::kKnown;
   result.value = product;
   return result;

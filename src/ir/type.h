@@ -67,7 +67,8 @@ struct ElementCount {
   bool overflow() const { return state == State::kOverflow; }
 };
 // Product of fixed dims; overflow past INT64_MAX is reported, not wrapped.
-// Symbolic dims count as unknown unless `bindings` gives them a value.
+// Symbolic dims count as unknown unless `bindings` gives them a value; the
+// count is unknown (not an overflow) while one is unbound, since it may be 0.
 ElementCount CountElements(const std::vector<Dim>& dims, const DimBindings* bindings = nullptr);
 // *out = a * b for a, b >= 0; false when it overflows int64.
 bool CheckedMul(int64_t a, int64_t b, int64_t* out);
