@@ -48,6 +48,12 @@ function descrType(descr: string): { dtype: DType; width: number; bigEndian: boo
   return { dtype: widen.dtype, width: widen.width, bigEndian: order === ">", widen };
 }
 
+/** numpy's name of each supported type code (the descr without its byte order). */
+const NUMPY_NAME: Record<string, string> = {
+  f2: "float16", f4: "float32", f8: "float64", i1: "int8", i2: "int16", i4: "int32", i8: "int64",
+  u1: "uint8", u2: "uint16", u4: "uint32", u8: "uint64", b1: "bool",
+};
+
 const SUPPORTED = [...Object.keys(DESCR_TO_DTYPE), "|i1", ...Object.keys(WIDENED).filter((c) => c !== "i1").flatMap((c) => [`<${c}`, `>${c}`])];
 
 const DTYPE_TO_DESCR: Record<DType, string> = {
@@ -153,6 +159,8 @@ export interface NpyHeader {
   dataStart: number;
   /** Bytes of data the shape and the file's dtype need. */
   dataBytes: number;
+  /** numpy's name of the file's dtype ("int8", "float64"): what the file holds, before any widening. */
+  numpy: string;
   /** The file's dtype, when read as the wider `dtype`. */
   widen?: { width: number; get: (v: DataView, at: number, little: boolean) => number | bigint };
 }
@@ -200,7 +208,8 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
     // More than 2^53 - 1 elements: a bad file like any other, not a RangeError a caller catching NpyError misses.
     throw new NpyError((e as Error).message);
   }
-  return { dtype, shape, fortran, bigEndian, dataStart, dataBytes: size * width, ...(widen ? { widen } : {}) };
+  return { dtype, shape, fortran, bigEndian, dataStart, dataBytes: size * width, numpy: NUMPY_NAME[descr.slice(1)] ?? descr,
+           ...(widen ? { widen } : {}) };
 }
 
 /** Parses .npy bytes into a Tensor (copying the data). */

@@ -99,14 +99,20 @@ interface Feed {
  * resized since it was checked (the lean path leaves such a feed to the
  * value path). Named like a bare array of the wrong length.
  */
-function checkFedLength(f: Feed): void {
+function checkFedLength(f: Feed, what = "input"): void {
   const size = shapeSize(f.shape);
   const n = byteLengthOf(f.data) / CTORS[f.dtype as DType].BYTES_PER_ELEMENT;
   if (n === size) return;
   const expected = `[${f.shape.join(", ")}]`;
   throw new ShrewRuntimeError("invalid_argument",
-    `input '${f.name}': expected ${expected} (${elements(size)}), got ${withArticle(typeName(f.data))} of ${elements(n)} (its buffer was detached or resized)`,
+    `${what} '${f.name}': expected ${expected} (${elements(size)}), got ${withArticle(typeName(f.data))} of ${elements(n)} (its buffer was detached or resized)`,
     { input: f.name, expected, actual: `[${n}]` });
+}
+
+// Where the two executors' generators stand (Program#generators).
+interface GeneratorStates {
+  tape: string;
+  interpreter: string;
 }
 
 /** A feed as the module's run/interpret take it. */
@@ -388,9 +394,29 @@ export class Program {
       if (out !== undefined) return out;
     }
     for (const f of raw) checkFedLength(f);
+    // Destinations are checked here once the run has shaped the outputs; one
+    // that refuses them fails the call, which then draws nothing (its dropout
+    // masks are put back, as for any failed run).
+    const before = into === undefined ? undefined : this.#generators();
     const wired = raw.map(wire);
     const r = unwrap(this.#call((h) => (interpret ? h.interpret(graph, wired) : h.run(graph, wired))));
-    return deliver(graph, r.outputs, into);
+    if (before === undefined) return deliver(graph, r.outputs, into);
+    try {
+      return deliver(graph, r.outputs, into);
+    } catch (e) {
+      this.#setGenerators(before);
+      throw e;
+    }
+  }
+
+  // Both executors' generators as they stand (64-bit states as decimal text).
+  #generators(): GeneratorStates {
+    const g = unwrap(this.#call((h) => h.generators()));
+    return { tape: g.tape, interpreter: g.interpreter };
+  }
+
+  #setGenerators(g: GeneratorStates): void {
+    unwrap(this.#call((h) => h.setGenerators(g.tape, g.interpreter)));
   }
 
   /** The lean path; undefined when this binding must take the value path. */
@@ -519,9 +545,17 @@ export class Program {
     const opts = checkOptions(options, "profile", PROFILE_OPTIONS) as { runs?: number; warmup?: number };
     const runs = opts.runs ?? 50;
     const warmup = opts.warmup ?? 10;
-    this.run(graph, inputs);
-    for (let i = 0; i < warmup; i++) this.run(graph, inputs);
-    const raw = unwrap(this.#call((h) => h.profile(graph, runs)));
+    // The warm-up runs draw dropout masks: put back, so that a profile
+    // changes no later run's masks (the timed runs restore them themselves).
+    const before = this.#generators();
+    let raw;
+    try {
+      this.run(graph, inputs);
+      for (let i = 0; i < warmup; i++) this.run(graph, inputs);
+      raw = unwrap(this.#call((h) => h.profile(graph, runs)));
+    } finally {
+      if (!this.disposed) this.#setGenerators(before);
+    }
     return profileFrom(raw, this.tape(graph));
   }
 
@@ -659,7 +693,10 @@ export class Program {
   getParam(name: string): Tensor {
     this.#live();
     checkString(name, "parameter name");
-    return tensorFromRaw(unwrap(this.#call((h) => h.getParam(name))));
+    const r = this.#call((h) => h.getParam(name));
+    // Named in the error's fields too, as setParam's are.
+    if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
+    return tensorFromRaw(r);
   }
 
   /**
@@ -686,7 +723,10 @@ export class Program {
         { input: name, ...(expected ? { expected } : {}), actual: typeName(value) });
     }
     const raw = v instanceof Tensor ? rawTensor(name, v) : undefined;
-    if (raw !== undefined) return wire(raw);
+    if (raw !== undefined) {
+      checkFedLength(raw, "parameter");  // a Tensor whose buffer was detached since
+      return wire(raw);
+    }
     let t: Tensor;
     try {
       t = new Tensor(v.dtype as DType, v.shape as number[], v.data as never);
@@ -761,7 +801,8 @@ export class Program {
    * these dims fix parameter shapes. Parameters whose name, dtype and shape
    * are unchanged keep their values (set or loaded ones included); new or
    * reshaped ones get the values a fresh compile with these dims and the
-   * same seed gives them — then `loadParams` can fill them. On error (a
+   * same seed gives them — then `loadParams` can fill them. Training-mode
+   * dropout masks go on from where they were (they do not start over). On error (a
    * size that is not a non-negative integer, a dim that `@config` fixes, a
    * name the program does not use, a source that does not compile with the
    * new sizes) throws

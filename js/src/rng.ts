@@ -12,6 +12,9 @@ export class Rng {
    */
   constructor(seed: number | bigint) {
     let low: number, high: number;
+    // A negative integer too goes modulo 2^64 (it took high = 0: -1 drew
+    // other values than 2^64 - 1 and -1n); the others draw as they did.
+    if (typeof seed === "number" && Number.isInteger(seed) && seed < 0) seed = BigInt(seed);
     if (typeof seed === "bigint") {
       low = Number(BigInt.asUintN(32, seed));
       high = Number(BigInt.asUintN(32, seed >> 32n));

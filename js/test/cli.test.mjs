@@ -674,7 +674,7 @@ test("an optional input without --input is left out: run, stats and bench work u
   const fed = shrew("run", read, "--input", `x=${z}`, "--input", `m=${m}`, "--json");
   assert.equal(fed.code, 0, fed.err);
   assert.deepEqual(JSON.parse(fed.out).outputs.y.data, [11, 18]);
-  expectError(1, /^Error: missing input 'm' for graph 'G' \(expected Tensor<\[2\], f32>\)\n$/, "run", read, "--input", `x=${z}`);
+  expectError(1, /^Error: optional input 'm' of graph 'G' was not supplied but node 'y' \(add\) reads it \(expected Tensor<\[2\], f32>\)\n$/, "run", read, "--input", `x=${z}`);
 });
 
 test("a failed write to stdout is one line on stderr, exit 1; a reader that stops early (EPIPE) is not an error", () => {
@@ -842,6 +842,31 @@ test("run: a .npy input of another dtype than the input's names the file and the
   }
   // Other errors about the file (its shape) have no such line; nor has a generated input.
   assert.doesNotMatch(shrew("run", MLP, "--input", `images=${f32}`).err, /numpy/);
+  // A file of a type read widened (int8 as i32) says what it holds: "whose values are i32" misled.
+  const i8 = join(dir, "i8.npy");
+  writeFileSync(i8, npyBytes("{'descr': '|i1', 'fortran_order': False, 'shape': (1, 784), }", new Uint8Array(784)));
+  const r = shrew("run", MLP, "--input", `images=${i8}`);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /\(images is read from .*i8\.npy, whose values are int8 \(read as i32\): save the array as float32, /);
+});
+
+// Inputs left for the CLI to generate took 1 for every dim: with x from a
+// [4, 12] file, y: [N, 1] was made [1, 1] and the run blamed y, which the
+// user never gave. A file now binds the dims the generated inputs take.
+test("run: a generated input takes its dims from the --input files (explicit --dims first)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "pair.sw");
+  writeFileSync(src, "@graph G { input x: Tensor<[N, K], f32>; input y: Tensor<[N, 1], f32>; output s: x * y; }\n");
+  const x = join(dir, "x.npy");
+  writeFileSync(x, writeNpy(new Tensor("f32", [4, 3], Float32Array.from({ length: 12 }, (_, i) => i))));
+  const r = shrew("run", src, "--input", `x=${x}`, "--json");
+  assert.equal(r.code, 0, r.err);
+  const s = JSON.parse(r.out).outputs.s;
+  assert.deepEqual(s.shape, [4, 3]);
+  // --dims still decides: N = 2 disagrees with the file, and the run says so about x.
+  const d = shrew("run", src, "--input", `x=${x}`, "--dims", "N=2");
+  assert.equal(d.code, 1);
+  assert.match(d.err, /input 'x'/);
 });
 
 // A run of Model uses the parameters of the graphs it calls (Residual, and

@@ -153,3 +153,27 @@ test("setParam takes what getParam returns for every declared dtype (f16 as f32,
     p.dispose();
   }
 });
+
+// A Tensor whose buffer was detached after it was made: setParam said only
+// "shape [3] needs 12 bytes of f32 data, got 0", naming no parameter; an
+// unknown getParam name set no `input` field (setParam's did).
+test("setParam of a detached Tensor and getParam of an unknown name name the parameter in message and fields", () => {
+  const p = shrew.compile("@graph G { input x: Tensor<[3], f32>; param w: Tensor<[3], f32> { init: \"ones\"; }; output y: x * w; }");
+  try {
+    const t = new Tensor("f32", [3], new Float32Array([7, 8, 9]));
+    structuredClone(t.data.buffer, { transfer: [t.data.buffer] });
+    assert.throws(() => p.setParam("G/w", t), (e) => {
+      assert.ok(e instanceof ShrewRuntimeError);
+      assert.equal(e.code, "invalid_argument");
+      assert.equal(e.message, "parameter 'G/w': expected [3] (3 elements), got a Float32Array of 0 elements (its buffer was detached or resized)");
+      assert.deepEqual([e.input, e.expected, e.actual], ["G/w", "[3]", "[0]"]);
+      return true;
+    });
+    assert.deepEqual([...p.getParam("G/w").data], [1, 1, 1]);  // unchanged
+    assert.throws(() => p.getParam("G/nope"), (e) => e instanceof ShrewRuntimeError && e.code === "not_found" && e.input === "G/nope" &&
+      /^no parameter 'G\/nope'/.test(e.message));
+    assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2, 3]) }).y.data], [1, 2, 3]);
+  } finally {
+    p.dispose();
+  }
+});

@@ -48,3 +48,11 @@ test("a bigint seed draws what the number of its value draws; past 2^53 each one
   assert.notDeepEqual(draw(MAX), draw(2n ** 32n - 1n));  // the high 32 bits count
   assert.deepEqual(draw(-1n), draw(MAX));  // modulo 2^64, as a program's seed
 });
+
+test("a negative number draws what the bigint of its value draws (modulo 2^64)", () => {
+  for (const seed of [-1, -5, -(2 ** 32), -(2 ** 32) - 7, -(2 ** 53) + 1]) {
+    assert.deepEqual(draw(seed), draw(BigInt(seed)), String(seed));
+  }
+  assert.deepEqual(draw(-1), draw(2n ** 64n - 1n));
+  assert.notDeepEqual(draw(-1), draw(2 ** 32 - 1));  // -1 took high = 0: the same as 2^32 - 1
+});

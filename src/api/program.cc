@@ -109,7 +109,10 @@ Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOpt
 
 Result<std::unique_ptr<Program>> Program::CreateCarrying(const CompileResult& compiled, ProgramOptions options,
                                                          const Program& previous, std::vector<std::string>* carried) {
-  return FromCompiled(compiled, std::move(options), {.previous = &previous, .carried = carried});
+  Result<std::unique_ptr<Program>> p =
+      FromCompiled(compiled, std::move(options), {.previous = &previous, .carried = carried});
+  if (p.ok()) (*p)->set_generator_states(previous.generator_states());
+  return p;
 }
 
 Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& compiled, ProgramOptions options,

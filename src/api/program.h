@@ -113,7 +113,9 @@ class Program {
   // Like Create, but every parameter `previous` also has — same key, dtype
   // and shape — starts with previous's values (SetParam/LoadParams values
   // included). The seeded draws still happen in program order, so every
-  // other parameter gets exactly the value a fresh Create gives it.
+  // other parameter gets exactly the value a fresh Create gives it; then
+  // both generators continue where previous's stood (its dropout masks go
+  // on, they do not start over).
   // `carried` (if given) receives the carried keys, sorted. Used to change
   // the configured dims of a program (api/reconfigure.h).
   static Result<std::unique_ptr<Program>> CreateCarrying(const CompileResult& compiled, ProgramOptions options,
@@ -159,6 +161,18 @@ class Program {
   const ProgramOptions& options() const { return options_; }
   // The generator's seed (ProgramOptions::seed, else the compile result's).
   uint64_t seed() const { return seed_; }
+  // Where each executor's generator stands (OPS.md §5: one per executor), to
+  // put back after work that must draw nothing: a run whose results the
+  // caller then refuses (a JS destination of the wrong size), warm-up runs.
+  struct GeneratorStates {
+    uint64_t tape = 0;
+    uint64_t interpreter = 0;
+  };
+  GeneratorStates generator_states() const { return {rng_.state(), interp_rng_.state()}; }
+  void set_generator_states(GeneratorStates s) {
+    rng_.set_state(s.tape);
+    interp_rng_.set_state(s.interpreter);
+  }
 
   // The tape executor; outputs by name. On an input error `issue` (if
   // given) receives the input's name and expected/actual type as fields.

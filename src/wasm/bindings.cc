@@ -752,6 +752,33 @@ class ProgramHandle {
     if (!program_) return NotReady();
     return OkOrError(program_->Recompile(graph));
   }
+  // Both generators' states as decimal strings (64-bit values): JS puts them
+  // back after runs whose results it refuses, and around a profile's warm-up.
+  val Generators() const {
+    if (!program_) return NotReady();
+    const shrew::Program::GeneratorStates g = program_->generator_states();
+    val out = val::object();
+    out.set("ok", true);
+    out.set("tape", std::to_string(g.tape));
+    out.set("interpreter", std::to_string(g.interpreter));
+    return out;
+  }
+  val SetGenerators(const std::string& tape, const std::string& interpreter) {
+    if (!program_) return NotReady();
+    uint64_t t = 0, i = 0;
+    const auto parse = [](const std::string& text, uint64_t* v) {
+      const char* end = text.data() + text.size();
+      return !text.empty() && std::from_chars(text.data(), end, *v).ptr == end;
+    };
+    if (!parse(tape, &t) || !parse(interpreter, &i)) {
+      return Error(shrew::InvalidArgument("generator states must be decimal 64-bit values"));
+    }
+    program_->set_generator_states({t, i});
+    val out = val::object();
+    out.set("ok", true);
+    return out;
+  }
+
   val ParamsChecksum() const {
     if (!program_) return NotReady();
     val out = val::object();
@@ -914,6 +941,8 @@ EMSCRIPTEN_BINDINGS(shrew) {
       .function("saveParams", &ProgramHandle::SaveParams)
       .function("loadParams", &ProgramHandle::LoadParams)
       .function("paramsChecksum", &ProgramHandle::ParamsChecksum)
+      .function("generators", &ProgramHandle::Generators)
+      .function("setGenerators", &ProgramHandle::SetGenerators)
       .function("recompile", &ProgramHandle::Recompile)
       .function("setDims", &ProgramHandle::SetDims);
 }

@@ -5,6 +5,7 @@ import { setOwn } from "../plain.js";
 import { RANDINT_RANGE, randintFits } from "../randint.js";
 import { UsageError } from "./usage.js";
 import { FileError, INPUT_LIMIT, readNpyFile } from "./files.js";
+import { readNpyHeader } from "../npy.js";
 import { byteSize } from "../tensor.js";
 import { didYouMean } from "../spelling.js";
 
@@ -97,13 +98,44 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>): n
   return (spec.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? dims[d] ?? 1 : 1));
 }
 
+/**
+ * The graph's inputs: read from the --input files, generated from the seed
+ * for the others. A generated input's symbolic dims take their size from
+ * `dims`, else from a file given for another input with that dim, else 1.
+ * `fileDtypes` (if given) receives numpy's name of each file's dtype, by
+ * input name (a file of int8 is read as i32: an error names what it holds).
+ */
 export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: Record<string, number>,
-                           seed: number | bigint): Record<string, Tensor> {
+                           seed: number | bigint, fileDtypes?: Map<string, string>): Record<string, Tensor> {
   const names = sig.inputs.map((i) => i.name);
   for (const name of specs.keys()) {
     if (!names.includes(name)) {
       throw new UsageError(`graph '${sig.name}' has no input '${name}'${didYouMean(name, names) || ";"} its inputs are: ${names.join(", ") || "(none)"}`);
     }
+  }
+  // Files first: their shapes bind the dims of the inputs generated after
+  // (x from a [4, 12] file and y: [N, 1] generated made y [1, 1], and the
+  // run then blamed y, which the user never gave).
+  const read = new Map<string, Tensor>();
+  const bound: Record<string, number> = Object.assign(Object.create(null), dims);
+  for (const input of sig.inputs) {
+    const spec = specs.get(input.name);
+    if (spec?.kind !== "npy") continue;
+    const what = `--input ${input.name}`;
+    let t: Tensor;
+    try {
+      const bytes = readNpyFile(spec.path, what);
+      t = readNpy(bytes);
+      fileDtypes?.set(input.name, readNpyHeader(bytes).numpy);
+    } catch (e) {
+      if (e instanceof NpyError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
+      throw e;
+    }
+    read.set(input.name, t);
+    if (input.shape === null || input.shape.length !== t.shape.length) continue;
+    input.shape.forEach((d, k) => {
+      if (typeof d === "string" && d !== "_" && !Object.hasOwn(bound, d)) bound[d] = t.shape[k];
+    });
   }
   const rng = new Rng(seed);
   const feeds: Record<string, Tensor> = {};
@@ -114,14 +146,9 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     const given = specs.get(input.name);
     if (input.optional && given === undefined) continue;
     const spec = given ?? { kind: "random" };
-    if (spec.kind === "npy") {
-      const what = `--input ${input.name}`;
-      try {
-        feed(input.name, readNpy(readNpyFile(spec.path, what)));
-      } catch (e) {
-        if (e instanceof NpyError) throw new FileError(`${spec.path} (${what}): ${e.message}`);
-        throw e;
-      }
+    const file = read.get(input.name);
+    if (file !== undefined) {
+      feed(input.name, file);
       continue;
     }
     if (input.dtype == null) {
@@ -135,7 +162,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       // Left out, stats does without a run; given as `random`, it is as wrong for stats as for run.
       throw given ? new UsageError(`${needs}, not random`) : new NoDefaultInput(needs);
     }
-    const t = allocateInput(sig.name, input, dtype, concreteShape(input, dims));
+    const t = allocateInput(sig.name, input, dtype, concreteShape(input, bound));
     const n = t.size;
     if (spec.kind === "randint") {
       for (let i = 0; i < n; i++) {

@@ -33,6 +33,8 @@ interface Context {
   json: (s: string) => void;
   /** Diagnostics (warnings too) and errors: stdout holds only the result. */
   err: (s: string) => void;
+  /** numpy's name of the dtype of each --input file read, by input name (filled by feedsFor). */
+  fileDtypes: Map<string, string>;
 }
 
 /** A count in plain digits, at least `min` (the error says which counts it takes). */
@@ -120,7 +122,7 @@ function feedsFor(ctx: Context) {
         `choose it with --graph ${owners[0]} (without --graph, the first graph runs)`);
     }
   }
-  return makeInputs(sig, specs, ctx.dims, ctx.seed);
+  return makeInputs(sig, specs, ctx.dims, ctx.seed, ctx.fileDtypes);
 }
 
 /** `1 graph: G`, `2 graphs: A, B`, `no graphs` (a program of @model or @config only is valid). */
@@ -484,12 +486,15 @@ const NUMPY_DTYPE: Record<string, string> = {
  * file, and the numpy dtype to save it as. numpy arrays are float64 unless
  * asked otherwise, so `--input x=a.npy` for an f32 input is a common miss.
  */
-function npyDtypeHint(e: ShrewRuntimeError, inputs: readonly string[]): string | undefined {
+function npyDtypeHint(e: ShrewRuntimeError, inputs: readonly string[], fileDtypes: Map<string, string>): string | undefined {
   if (e.input === undefined || e.expected === undefined || e.actual === undefined || !/ expected dtype /.test(e.message)) return undefined;
   const spec = parseInputSpecs(inputs).get(e.input);
   const numpy = Object.hasOwn(NUMPY_DTYPE, e.expected) ? NUMPY_DTYPE[e.expected] : undefined;
   if (spec?.kind !== "npy" || numpy === undefined) return undefined;
-  return `  (${e.input} is read from ${spec.path}, whose values are ${e.actual}: save the array as ${numpy}, ` +
+  // What the file holds: an int8 file is read as i32, and "whose values are i32" misled.
+  const holds = fileDtypes.get(e.input);
+  const values = holds === undefined || NUMPY_DTYPE[e.actual] === holds ? e.actual : `${holds} (read as ${e.actual})`;
+  return `  (${e.input} is read from ${spec.path}, whose values are ${values}: save the array as ${numpy}, ` +
          `e.g. numpy.save(path, array.astype(numpy.${numpy})))`;
 }
 
@@ -537,6 +542,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   if (!file || rest.length > 0) return usageError(`${command} takes exactly one FILE (.sw source or .swb bundle)`, command);
   /** Where the spans of run-time errors point: FILE's text, or the source a bundle carries. */
   let spansIn: { file: string; bytes: Uint8Array } | undefined;
+  const fileDtypes = new Map<string, string>();
   try {
     checkCommandOptions(command, tokens);
     // The whole command line is checked before any file is read or anything
@@ -601,7 +607,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       // program's effective one (@config, or the bundle's).
       const seed = givenSeed ?? program.seedBigInt;
       return run({ file, values, program, graph, dims, seed, compileMs, out: (s) => out(printable(s, Infinity)),
-                   json: (s) => out(printableJson(s)), err });
+                   json: (s) => out(printableJson(s)), err, fileDtypes });
     } catch (e) {
       // A bundle carries its source (src/api/bundle.h): a failure at a place
       // in it is shown there, as for a .sw file, under the name it was built from.
@@ -632,7 +638,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
         err(`  --> ${sourceExcerpt(spansIn.file, spansIn.bytes, e.span)}`);
       }
       if (e instanceof ShrewRuntimeError) {
-        const hint = npyDtypeHint(e, values.input ?? []);
+        const hint = npyDtypeHint(e, values.input ?? [], fileDtypes);
         if (hint) err(hint);
       }
       return 1;

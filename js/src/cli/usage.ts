@@ -195,8 +195,9 @@ An option the command does not take, or a single-valued one given twice, is a us
 
 Options:
   --graph G                  graph to use (default: the first)
-  --dims K=V,...             symbolic dimension values (e.g. Batch=8); generated inputs
-                             take 1 for a dimension left unbound
+  --dims K=V,...             symbolic dimension values (e.g. Batch=8); a generated input
+                             takes a dimension's size from --dims, else from an --input
+                             file with that dimension, else 1
   --seed S                   parameter and random-input seed (default: the program's
                              @config seed, else 0; a bundle's: the one it was built with)
   --params FILE              parameter values saved by saveParams() instead of the seeded ones

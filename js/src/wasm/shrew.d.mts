@@ -169,6 +169,8 @@ export interface RawProgramHandle {
   saveParams(): { ok: true; bytes: Uint8Array<ArrayBuffer> } | ErrorValue;
   loadParams(bytes: Uint8Array): { ok: true } | ErrorValue;
   paramsChecksum(): { ok: true; checksum: string } | ErrorValue;
+  generators(): { ok: true; tape: string; interpreter: string } | ErrorValue;
+  setGenerators(tape: string, interpreter: string): { ok: true } | ErrorValue;
   recompile(graph: string): { ok: true } | ErrorValue;
   setDims(dims: unknown): SetDimsValue | ErrorValue;
   delete(): void;
