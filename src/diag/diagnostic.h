@@ -46,6 +46,10 @@ class DiagnosticBag {
   bool has_errors() const { return error_count_ > 0; }
   size_t error_count() const { return error_count_; }
   size_t max_errors() const { return max_errors_; }
+  // True once the error cap is reached: a further error is dropped, so a
+  // caller may skip building its message (naming a node can scan the
+  // graph: 60,000 errors of one expression took a minute to build).
+  bool capped() const { return capped_; }
   const std::vector<Diagnostic>& all() const { return diagnostics_; }
   std::vector<Diagnostic> Take() { return std::move(diagnostics_); }
   void Append(const std::vector<Diagnostic>& other);

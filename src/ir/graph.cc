@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <queue>
 
@@ -43,7 +44,8 @@ bool ParseDecimal(std::string_view s, double* out) {
   if (i != s.size()) return false;
   std::string text(s);
   *out = std::strtod(text.c_str(), nullptr);
-  return true;
+  // 1e400 reads as inf: uniform(1e400, 2) drew NaNs, normal(0, 1e400) infs.
+  return std::isfinite(*out);
 }
 
 bool ParseTwoArgs(std::string_view text, std::string_view prefix, double* a, double* b) {
@@ -113,8 +115,8 @@ std::string InitHint(std::string_view text) {
   std::vector<std::string_view> names;
   for (const NamedInit& n : kNamedInits) names.push_back(n.name);
   if (std::optional<std::string> near = ClosestName(text, names)) return "; did you mean \"" + *near + "\"?";
-  if (text.starts_with("normal(")) return "; write normal(MEAN, STD) with two decimal numbers, as in normal(0, 0.02)";
-  if (text.starts_with("uniform(")) return "; write uniform(LOW, HIGH) with two decimal numbers, as in uniform(-0.1, 0.1)";
+  if (text.starts_with("normal(")) return "; write normal(MEAN, STD) with two finite decimal numbers, as in normal(0, 0.02)";
+  if (text.starts_with("uniform(")) return "; write uniform(LOW, HIGH) with two finite decimal numbers, as in uniform(-0.1, 0.1)";
   // The list in OPS.md §5's order: the two with arguments after ones.
   std::string list;
   for (const NamedInit& n : kNamedInits) {

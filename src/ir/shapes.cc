@@ -137,7 +137,7 @@ const char* ShapeContext::op_name() const { return OpName(node->op); }
 
 void ShapeContext::Error(diag::Kind kind, const std::string& message) {
   had_error = true;
-  diags->Add(kind, node->span, graph->DiagnosticPrefix(*node) + message);
+  if (!diags->capped()) diags->Add(kind, node->span, graph->DiagnosticPrefix(*node) + message);
 }
 
 const AttrValue* ShapeContext::Attr(std::string_view name) const {
@@ -425,7 +425,7 @@ class GraphInferrer {
                         : IsComplex(dtype)
                             ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
                             : "float literal " + v->ToString() + " cannot be used with an integer operand";
-      diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
+      if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
       return;
     }
     // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3);
@@ -433,7 +433,7 @@ class GraphInferrer {
     if (dtype == DType::kU8 && *kind != WeakKind::kBool) {
       const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       if (value < 0 || value > 255) {
-        diags_->Add(diag::Kind::DtypeMismatch, n.span,
+        if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span,
                     graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
                         v->ToString() + " does not fit u8 (0 to 255)");
       }
@@ -474,7 +474,7 @@ class GraphInferrer {
       Type b = OperandType(id, n.operands[1]);
       if (a.is_tensor() && b.is_tensor() && IsFloat(a.dtype()) && IsInteger(b.dtype())) {
         std::swap(n.operands[0], n.operands[1]);
-        diags_->Add(diag::Kind::EmbeddingOperandsSwapped, n.span,
+        if (!diags_->capped()) diags_->Add(diag::Kind::EmbeddingOperandsSwapped, n.span,
                     graph_.DiagnosticPrefix(n) + "embedding operands read as (indices, table): the first is " +
                         a.ToString() + " (a float table) and the second " + b.ToString() +
                         " (integer indices), so they were swapped; write embedding(indices, table)");
@@ -509,7 +509,7 @@ class GraphInferrer {
       node.declared_adds_facts = DeclaredTypeAddsFacts(declared, inferred);
       if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
       if (!TypesCompatible(declared, inferred)) {
-        diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
+        if (!diags_->capped()) diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
                     graph_.DiagnosticPrefix(node) + "declared type " + declared.ToString() +
                         " does not match inferred type " + inferred.ToString());
         node.type = declared;
@@ -544,7 +544,7 @@ class GraphInferrer {
     for (NodeId op : n.operands) {
       if (graph_.HasNode(op) && op < id && Overflows(graph_.node(op).type)) return;
     }
-    diags_->Add(diag::Kind::ShapeOverflow, n.span,
+    if (!diags_->capped()) diags_->Add(diag::Kind::ShapeOverflow, n.span,
                 graph_.DiagnosticPrefix(n) + "element count of " + n.type.ToString() +
                     " does not fit in 64 bits");
   }
@@ -564,7 +564,7 @@ class GraphInferrer {
       n.type = carried;
       return;
     }
-    diags_->Add(diag::Kind::RepeatTypeChange, n.span,
+    if (!diags_->capped()) diags_->Add(diag::Kind::RepeatTypeChange, n.span,
                 graph_.DiagnosticPrefix(n) + RepeatChangesTypeMessage(carried, n.type));
   }
 
@@ -629,7 +629,7 @@ class GraphInferrer {
     const Type& actual = graph_.node(out.node).type;
     if (TypesCompatible(declared, actual)) return;
     diag::Span span = out.span.valid() ? out.span : graph_.span();
-    diags_->Add(diag::Kind::DeclaredTypeMismatch, span,
+    if (!diags_->capped()) diags_->Add(diag::Kind::DeclaredTypeMismatch, span,
                 "[" + graph_.name() + "] declared type " + declared.ToString() +
                     " does not match inferred type " + actual.ToString());
   }

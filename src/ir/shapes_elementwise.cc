@@ -38,6 +38,24 @@ Type InferNeg(ShapeContext& ctx) {
   if (ctx.num_operands() != 1) return Type::Unknown();
   const Type& x = ctx.operand(0);
   if (x.is_tensor() && !IsFloat(x.dtype()) && !IsSignedInt(x.dtype())) {
+    // `u > -1`: the user wrote a negative literal, not a neg of a u8 (the
+    // literal adopted the other operand's dtype); say so, as for `u + 256`.
+    const Node* lit = ctx.node->operands.size() == 1 && ctx.graph->HasNode(ctx.node->operands[0])
+                          ? &ctx.graph->node(ctx.node->operands[0])
+                          : nullptr;
+    const AttrValue* v = lit != nullptr && lit->op == OpKind::kConstant && lit->operands.empty() &&
+                                 lit->name.starts_with("__")
+                             ? lit->attr("value")
+                             : nullptr;
+    if (v != nullptr && v->is_number() && IsUnsignedInt(x.dtype())) {
+      const bool zero = v->is_int() ? v->as_int() == 0 : v->as_float() == 0.0;
+      if (!zero) {
+        ctx.Error(diag::Kind::DtypeMismatch, std::string(v->is_int() ? "integer" : "float") + " literal -" +
+                                                 v->ToString() + " does not fit " + DTypeName(x.dtype()) +
+                                                 " (an unsigned dtype: no negative values)");
+        return x;
+      }
+    }
     ctx.Error(diag::Kind::DtypeClass,
               std::string("neg requires a float or signed integer operand, got ") + DTypeName(x.dtype()));
   }

@@ -31,7 +31,7 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
                        diag::DiagnosticBag* diags) {
   int count = static_cast<int>(n.operands.size());
   auto report = [&](const std::string& expected, const std::string& hint = "") {
-    diags->Add(diag::Kind::OperandCount, n.span,
+    if (!diags->capped()) diags->Add(diag::Kind::OperandCount, n.span,
                g.DiagnosticPrefix(n) + OpName(n.op) + " expects " + OperandsText(expected) + ", got " +
                    std::to_string(count) + hint);
   };

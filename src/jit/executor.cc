@@ -116,7 +116,7 @@ Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<co
   const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
   if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
   return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +
-                           ir::FormatDouble(length) + "], i64>, over the limit of " + std::to_string(cap) +
+                           std::to_string(static_cast<int64_t>(length)) + "], i64>, over the limit of " + std::to_string(cap) +
                            " bytes per tensor")
       .At(node.span);
 }

@@ -493,7 +493,11 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
     std::string fragment;
   };
   const std::vector<Case> cases = {
-      {"x * -1", "u8", 17, "neg requires"},
+      // A negative literal is named as written (it said "neg requires a float
+      // or signed integer operand, got u8" of a neg the user never wrote).
+      {"x * -1", "u8", 17, "integer literal -1 does not fit u8 (an unsigned dtype: no negative values)"},
+      {"x > -2.5", "u8", 18, "float literal 2.5 cannot be used with an integer operand"},
+      {"x * -7", "u32", 17, "integer literal -7 does not fit u32"},
       {"x + 300", "u8", 17, "integer literal 300 does not fit u8"},
       // Integral float literals out of range failed only when the executors
       // were built (materialising the constant).

@@ -322,6 +322,13 @@ TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   EXPECT_NE(huge.status().message().find("node 'r' (range) would be Tensor<[1999999973982208], i64>, over the limit of"),
             std::string::npos)
       << huge.status().ToString();
+  // A round length is written as an integer (it read "[4e+15]").
+  auto round = MakeProgram("@graph R { input n: Tensor<[], f64>; output r: range(n); }");
+  ASSERT_NE(round, nullptr);
+  Result<TensorMap> four = round->Run("R", Feed("n", Tensor::FromVector<double>(ir::DType::kF64, {}, {4e15}).value()));
+  ASSERT_FALSE(four.ok());
+  EXPECT_NE(four.status().message().find("would be Tensor<[4000000000000000], i64>"), std::string::npos)
+      << four.status().ToString();
   // A bound that is no int64 at all is invalid, on both executors (the
   // tape called inf a length over the cap).
   for (float bad : {INFINITY, 1e19f}) {

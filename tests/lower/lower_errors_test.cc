@@ -299,11 +299,17 @@ TEST(LowerErrorsTest, InvalidInit) {
       "kaiming_uniform, kaiming_normal";
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"nope\"; };")), "E054 3:24 invalid init 'nope'" + list);
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"normal(0)\"; };")),
-            "E054 3:24 invalid init 'normal(0)'; write normal(MEAN, STD) with two decimal numbers, as in "
+            "E054 3:24 invalid init 'normal(0)'; write normal(MEAN, STD) with two finite decimal numbers, as in "
             "normal(0, 0.02)");
   EXPECT_EQ(LowerError(G("  param w: f32 { init: \"uniform(a, b)\"; };")),
-            "E054 3:24 invalid init 'uniform(a, b)'; write uniform(LOW, HIGH) with two decimal numbers, as in "
+            "E054 3:24 invalid init 'uniform(a, b)'; write uniform(LOW, HIGH) with two finite decimal numbers, as in "
             "uniform(-0.1, 0.1)");
+  // 1e400 is no finite double: it read as inf, and the draws were NaN.
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"uniform(1e400, 2)\"; };")),
+            "E054 3:24 invalid init 'uniform(1e400, 2)'; write uniform(LOW, HIGH) with two finite decimal numbers, as in "
+            "uniform(-0.1, 0.1)");
+  EXPECT_EQ(LowerError(G("  param w: f32 { init: \"normal(0, 1e400)\"; };")).substr(0, 41),
+            "E054 3:24 invalid init 'normal(0, 1e400)'");
   EXPECT_EQ(LowerError(G("  param w: f32 { init: 3; };")),
             "E054 3:24 invalid init '3'; an init is a string, as in init: \"zeros\"");
   // The string is shown escaped: no raw newline or bidi control in a message.
