@@ -342,6 +342,7 @@ Type InferCall(ShapeContext& ctx) {
   if (!callee || callee == ctx.graph || callee->outputs().empty()) return Type::Unknown();
   // Unify the callee's symbolic names with the operand shapes.
   std::map<std::string, Dim, std::less<>> bound;
+  std::map<std::string, std::string, std::less<>> bound_by;  // name -> the input that bound it
   const std::vector<int> indices = CallInputIndices(*ctx.node);
   if (!AcceptsCallBinding(*callee, indices)) return Type::Unknown();  // validation reports it
   for (size_t k = 0; k < indices.size() && k < ctx.in.size(); ++k) {
@@ -357,14 +358,18 @@ Type InferCall(ShapeContext& ctx) {
     // the rank and fixed sizes must agree here.
     bool ok = declared.dtype() == actual.dtype() && declared.rank() == actual.rank();
     for (int k = 0; ok && k < declared.rank(); ++k) ok = !DimsDiffer(declared.dim(k), actual.dim(k));
+    std::string why;  // a name bound to another size: which, and by what
     for (int k = 0; ok && k < declared.rank(); ++k) {
       const Dim& d = declared.dim(k);
       if (!d.is_symbolic()) continue;
       auto it = bound.find(d.name());
       if (it == bound.end()) {
         bound.emplace(d.name(), actual.dim(k));
+        bound_by.emplace(d.name(), in.name);
       } else if (DimsDiffer(it->second, actual.dim(k))) {
         ok = false;
+        why = ": dimension " + std::to_string(k) + " is " + actual.dim(k).ToString() + " but " + d.name() + " is " +
+              it->second.ToString() + " (bound by input '" + bound_by[d.name()] + "')";
       } else {
         it->second = MergeDim(it->second, actual.dim(k));
       }
@@ -372,7 +377,7 @@ Type InferCall(ShapeContext& ctx) {
     if (!ok) {
       ctx.Error(diag::Kind::DeclaredTypeMismatch,
                 "declared type " + declared.ToString() + " does not match inferred type " +
-                    actual.ToString() + " (input '" + in.name + "' of graph '" + callee->name() + "')");
+                    actual.ToString() + " (input '" + in.name + "' of graph '" + callee->name() + "')" + why);
       return Type::Unknown();
     }
   }

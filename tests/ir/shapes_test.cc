@@ -314,6 +314,10 @@ TEST(ShapesCallTest, InconsistentSymbolBindingIsAnError) {
   EXPECT_FALSE(InferProgramTypes(&p, &bag));
   ASSERT_EQ(bag.all().size(), 1u);
   EXPECT_STREQ(bag.all()[0].code(), "E105");
+  // It says what N is and which input bound it ("[N] does not match [4]" alone read as a contradiction).
+  EXPECT_EQ(bag.all()[0].message,
+            "[M::c] declared type Tensor<[N], f32> does not match inferred type Tensor<[4], f32> (input 'b' of graph "
+            "'Pair'): dimension 0 is 4 but N is 3 (bound by input 'a')");
 }
 
 // LANGUAGE.md §4.1: a callee's names are its own. `Scale`'s K unifies with
