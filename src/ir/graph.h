@@ -70,6 +70,7 @@ struct Node {
   // must equal its carried operand's, operand 0 (OPS.md §3.15). Inference
   // checks it whenever it runs, so also on a run's concrete shapes, where
   // symbolic dims decide it ([N, M] -> [M, N] holds only when N == M).
+  // Not set where the compile decided it (static types, no call).
   bool repeat_iteration = false;
   diag::Span span;
 

@@ -250,6 +250,15 @@ class Materializer {
       old_to_new_[static_cast<size_t>(n.id)] = Push(std::move(id_node));
       return true;
     }
+    // An iteration's type needs checking on the runs only where inference
+    // could not decide it: a call or custom op (a callee may be typed per
+    // run) or an operand whose type is not static. Elsewhere the compile
+    // checked it once and for all, and the iteration is a plain node that
+    // fusion and CSE may take (PIPELINE.md §6.5, §6.6).
+    bool decided = body.op != OpKind::kCall && body.op != OpKind::kCustom && n.type.IsStatic();
+    for (NodeId op : n.operands) {
+      decided = decided && graph_.HasNode(op) && graph_.node(op).type.IsStatic();
+    }
     NodeId carried = operands[0];
     for (int64_t i = 0; i < count; ++i) {
       ir::Node it;
@@ -259,7 +268,7 @@ class Materializer {
       it.operands = operands;
       it.operands[0] = carried;
       it.type = n.type;
-      it.repeat_iteration = true;
+      it.repeat_iteration = !decided;
       it.span = n.span;
       if (i + 1 == count) {
         finish(it);

@@ -404,6 +404,57 @@ TEST(Bundle, TheOptimiserKeepsRepeatIterationsAndTheirChecks) {
   }
 }
 
+// Where the compile decides an iteration's type (static types, no call),
+// the iteration is a plain node: fusion and CSE take it as PIPELINE.md §6.5
+// and §6.6 say (a hunt found relu(repeat(3) { x + b }) unfused and
+// repeat(1) { relu(x) } not merged with relu(x)). Values unchanged; a
+// repeat of a call keeps its mark.
+TEST(Bundle, StaticRepeatIterationsArePlainNodesForFusionAndCse) {
+  const std::string src =
+      "@graph G {\n  input x: Tensor<[2, 4], f32>;\n  param b: Tensor<[4], f32> { init: \"normal(0, 1)\"; };\n"
+      "  param W: Tensor<[4, 4], f32> { init: \"normal(0, 1)\"; };\n"
+      "  node r { op: repeat(3) { x + b }; };\n  node y { op: relu(r); };\n"
+      "  node m { op: repeat(2) { matmul(x, W) }; };\n  node z { op: m + b; };\n"
+      "  node a { op: repeat(1) { relu(x) }; };\n  node c { op: relu(x); };\n"
+      "  output y; output z; output s: a + c;\n}\n"
+      "@graph D(v: Tensor<[2, 4], f32>) -> Tensor<[2, 4], f32> { output o: v * 2; }\n"
+      "@graph H {\n  input x: Tensor<[2, 4], f32>;\n  output h: repeat(2) { D(x) };\n}\n";
+  CompileResult c = Compile(src);
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  EXPECT_EQ(c.stats.ops_fused, 2);       // fused_add_relu(r.iter1, b), fused_matmul_add(m.iter0, W, b)
+  EXPECT_EQ(c.stats.cse_eliminated, 1);  // a merged with c
+  const ir::Graph& h = *c.program.FindGraph("H");
+  int marked = 0;
+  for (const ir::Node& n : h.nodes()) marked += n.repeat_iteration ? 1 : 0;
+  EXPECT_EQ(marked, 2);
+  Built built = Build(src);
+  ASSERT_NE(built.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(built));
+  ASSERT_NE(loaded, nullptr);
+  CompileOptions plain;
+  plain.optimize = false;
+  plain.seed = 77;  // Build's
+  CompileResult none = Compile(src, plain);
+  Result<std::unique_ptr<Program>> unoptimised = Program::Create(none);
+  ASSERT_TRUE(unoptimised.ok()) << unoptimised.status().ToString();
+  TensorMap in;
+  in.emplace("x", F32({2, 4}, {1, -2, 3, -4, 0.5f, -0.25f, 2, -1}));
+  Result<TensorMap> want = (*unoptimised)->Interpret("G", in);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (Program* p : {built.program.get(), loaded.get()}) {
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> got = interpret ? p->Interpret("G", in) : p->Run("G", in);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      for (const char* out : {"y", "z", "s"}) {
+        EXPECT_TRUE(runtime::AllClose(got->at(out), want->at(out), 1e-6, 1e-6)) << out << (interpret ? " interpreter" : " tape");
+      }
+    }
+    Result<TensorMap> hh = p->Run("H", in);
+    ASSERT_TRUE(hh.ok()) << hh.status().ToString();
+    EXPECT_EQ(hh->at("h").values<float>()[0], 4.0f);
+  }
+}
+
 TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
