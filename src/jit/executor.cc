@@ -368,7 +368,9 @@ Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, cons
   Status specialized =
       SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name, 0, options_.check_call);
   if (!specialized.ok()) {
-    return specialized.Prefixed("graph '" + cg.name + "' cannot run with these inputs: ");
+    // A graph without inputs fails on its own values (range(0 - 3)).
+    return specialized.Prefixed("graph '" + cg.name + "' cannot run" +
+                                (cg.graph.inputs().empty() ? ": " : " with these inputs: "));
   }
   return sg;
 }
