@@ -621,7 +621,11 @@ TEST(JitCatalog, BatchNormOfRowsIsTheInterpretersBitForBit) {
 // value bit for bit, at every edge (rows and columns short of a tile),
 // for matmul (b: [K, N]) and linear (w: [N, K]).
 TEST(JitCatalog, F64ProductsAreTheInterpretersBitForBit) {
-  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {3, 7, 5}, {4, 33, 4}, {9, 16, 17}, {8, 5, 3}}) {
+  // The edges: columns past the last 4-wide tile (1 to 3: a 2-wide vector
+  // panel, then one scalar column), in 4-row tiles and in single rows.
+  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {3, 7, 5}, {4, 33, 4}, {9, 16, 17}, {8, 5, 3}, {5, 9, 3}, {4, 12, 6}, {7, 10, 7}, {2, 9, 3},
+           {1, 13, 1}, {6, 11, 2}, {9, 8, 1}}) {
     const std::string d = std::to_string(m) + ", " + std::to_string(k) + ", " + std::to_string(n);
     for (bool linear : {false, true}) {
       SCOPED_TRACE(d + (linear ? " linear" : " matmul"));
@@ -635,6 +639,36 @@ TEST(JitCatalog, F64ProductsAreTheInterpretersBitForBit) {
       std::unique_ptr<Program> p = MakeProgram(src);
       ASSERT_NE(p, nullptr);
       EXPECT_EQ(testing::RunBothBitwise(*p, "G", feed).size(), 1u);
+    }
+  }
+}
+
+// f32 products of fewer than 4 rows against a b fed per run take the same
+// row kernel (XNNPACK would pack b each run): the last 1 to 3 columns past
+// a vector's as well are sums in k order in f32, a float loop's bit for bit.
+TEST(JitCatalog, F32ProductsOfFewRowsAreAFloatLoopsBitForBit) {
+  // (At most 4 columns take row_dots.h, which sums in other groupings.)
+  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{{1, 12, 5}, {2, 10, 6}, {3, 9, 7}, {2, 9, 13}, {3, 16, 14}}) {
+    SCOPED_TRACE(std::to_string(m) + ", " + std::to_string(k) + ", " + std::to_string(n));
+    const std::string src = "@graph G {\n  input x: Tensor<[" + std::to_string(m) + ", " + std::to_string(k) +
+                            "], f32>;\n  input w: Tensor<[" + std::to_string(k) + ", " + std::to_string(n) +
+                            "], f32>;\n  output y: matmul(x, w);\n}\n";
+    TensorMap feed;
+    feed.emplace("x", testing::RandomTensor(ir::DType::kF32, {m, k}, 41, -3, 3));
+    feed.emplace("w", testing::RandomTensor(ir::DType::kF32, {k, n}, 42, -3, 3));
+    std::unique_ptr<Program> p = MakeProgram(src);
+    ASSERT_NE(p, nullptr);
+    Result<TensorMap> out = p->Run("G", feed);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const float* x = feed.at("x").values<float>().data();
+    const float* w = feed.at("w").values<float>().data();
+    const float* y = out->at("y").values<float>().data();
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t q = 0; q < k; ++q) acc += x[i * k + q] * w[q * n + j];
+        EXPECT_EQ(y[i * n + j], acc) << i << ", " << j;
+      }
     }
   }
 }

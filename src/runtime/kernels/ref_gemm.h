@@ -8,8 +8,9 @@
 // in wasm, SSE natively), which stay vectors at -Os, where this code is built
 // in wasm. The plain i-k-j loop read a row of b and a row of out from memory
 // for every multiply-add: f64 [256, 256]² ran at 4 GFLOP/s in wasm. Fewer
-// than 4 rows take one-row panels 8 vectors wide; a K under 8 builds rows of
-// out in memory. Every element is still the sum over k in increasing order,
+// than 4 rows take one-row panels 8 vectors wide; the last columns, short of
+// a vector, sum in scalar registers along rows of b; a K under 8 builds rows
+// of out in memory. Every element is still the sum over k in increasing order,
 // as the plain loop and the interpreter take it, so results do not change by
 // a bit.
 // Integers: the plain loop. Wasm has no fast 64-bit vector multiply (V8
@@ -26,37 +27,60 @@ namespace shrew::runtime::kernels {
 
 inline constexpr int kGemmTileRows = 4;
 
-// One R × (2 vectors) tile: a at its first row (row stride lda), b at the
+// One R × (W vectors) tile: a at its first row (row stride lda), b at the
 // tile's first column (element (k, c) at b[k * ldb + c]), out at the tile's
 // corner (row stride ldo).
-template <typename T, int R>
+template <typename T, int R, int W = 2>
 inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
   using V = Vec16Of<T>;
   constexpr int L = static_cast<int>(16 / sizeof(T));
-  V acc[R][2] = {};
+  V acc[R][W] = {};
   for (int64_t p = 0; p < k; ++p) {
-    V b0, b1;
-    std::memcpy(&b0, b + p * ldb, sizeof b0);
-    std::memcpy(&b1, b + p * ldb + L, sizeof b1);
+    V bv[W];
+#pragma GCC unroll 2
+    for (int w = 0; w < W; ++w) std::memcpy(&bv[w], b + p * ldb + w * L, sizeof bv[w]);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const T av = a[r * lda + p];
-      acc[r][0] += av * b0;
-      acc[r][1] += av * b1;
+#pragma GCC unroll 2
+      for (int w = 0; w < W; ++w) acc[r][w] += av * bv[w];
     }
   }
   for (int r = 0; r < R; ++r) {
-    std::memcpy(out + r * ldo, &acc[r][0], sizeof acc[r][0]);
-    std::memcpy(out + r * ldo + L, &acc[r][1], sizeof acc[r][1]);
+    for (int w = 0; w < W; ++w) std::memcpy(out + r * ldo + w * L, &acc[r][w], sizeof acc[r][w]);
   }
 }
 
-// The last columns (fewer than a tile's), one output at a time.
-template <typename T>
-inline T GemmDot(const T* a, const T* b, int64_t ldb, int64_t k) {
-  T acc = 0;
-  for (int64_t p = 0; p < k; ++p) acc += a[p] * b[p * ldb];
-  return acc;
+// The last C columns (fewer than a vector's), R rows at a time: each sum in
+// a register, b read along its rows. One output at a time read b down a
+// column, a row apart: f64 [512, 512] × [512, 3] took 4x [512, 512] × [512, 4].
+template <typename T, int R, int C>
+inline void GemmEdgeOf(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
+  T acc[R][C] = {};
+  for (int64_t p = 0; p < k; ++p) {
+    const T* brow = b + p * ldb;
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const T av = a[r * lda + p];
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c) acc[r][c] += av * brow[c];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) out[r * ldo + c] = acc[r][c];
+  }
+}
+
+// GemmEdgeOf for `cols` columns, 0 < cols < a vector's width.
+template <typename T, int R>
+inline void GemmEdge(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k, int64_t cols) {
+  constexpr int64_t L = 16 / sizeof(T);
+  if (cols == 1) {
+    GemmEdgeOf<T, R, 1>(a, lda, b, ldb, out, ldo, k);
+  } else if constexpr (L > 2) {
+    if (cols == 2) GemmEdgeOf<T, R, 2>(a, lda, b, ldb, out, ldo, k);
+    else GemmEdgeOf<T, R, 3>(a, lda, b, ldb, out, ldo, k);
+  }
 }
 
 // One row of out (a row of a times b, b not transposed): panels of W
@@ -88,7 +112,7 @@ void GemmRow(const T* a, const T* b, T* out, int64_t k, int64_t n) {
   int64_t j = 0;
   for (; j + 8 * L <= n; j += 8 * L) GemmRowPanel<T, 8>(a, b + j, n, out + j, k);
   for (; j + L <= n; j += L) GemmRowPanel<T, 1>(a, b + j, n, out + j, k);
-  for (; j < n; ++j) out[j] = GemmDot(a, b + j, n, k);
+  if (j < n) GemmEdge<T, 1>(a, k, b + j, n, out + j, n, k, n - j);
 }
 
 // One row of out built in memory over a short k: out[j] = Σ_p a[p] · b[p, j]
@@ -133,14 +157,24 @@ void GemmFloat(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n) 
     for (int64_t i = 0; i < m; ++i) GemmRow(a + i * k, b, out + i * n, k, n);
     return;
   }
+  constexpr int64_t L = 16 / sizeof(T);
   int64_t j = 0;
   for (; j + C <= n; j += C) {
     int64_t i = 0;
     for (; i + R <= m; i += R) GemmTile<T, R>(a + i * k, k, b + j, n, out + i * n + j, n, k);
     for (; i < m; ++i) GemmTile<T, 1>(a + i * k, k, b + j, n, out + i * n + j, n, k);
   }
-  for (; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) out[i * n + j] = GemmDot(a + i * k, b + j, n, k);
+  // The edge: a panel one vector wide, then the last columns.
+  if (j + L <= n) {
+    int64_t i = 0;
+    for (; i + R <= m; i += R) GemmTile<T, R, 1>(a + i * k, k, b + j, n, out + i * n + j, n, k);
+    for (; i < m; ++i) GemmTile<T, 1, 1>(a + i * k, k, b + j, n, out + i * n + j, n, k);
+    j += L;
+  }
+  if (j < n) {
+    int64_t i = 0;
+    for (; i + R <= m; i += R) GemmEdge<T, R>(a + i * k, k, b + j, n, out + i * n + j, n, k, n - j);
+    for (; i < m; ++i) GemmEdge<T, 1>(a + i * k, k, b + j, n, out + i * n + j, n, k, n - j);
   }
 }
 
