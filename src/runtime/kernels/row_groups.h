@@ -65,6 +65,9 @@ void FillColumnOf(uint8_t* tile, const uint8_t* column, int64_t rows, int64_t n)
     case 2: return FillSplatRowsOf<T, 2>(tile, c, rows);
     case 4: return FillSplatRowsOf<T, 4>(tile, c, rows);
     case 8: return FillSplatRowsOf<T, 8>(tile, c, rows);
+    // Rows of 3 floats: the element loop below made [R, 3] + [R, 1] take
+    // 3x [R, 4] + [R, 1] in wasm.
+    case 12: return FillSplatRowsOf<T, 12>(tile, c, rows);
     case 16: return FillSplatRowsOf<T, 16>(tile, c, rows);
     default:
       if (n < L) {

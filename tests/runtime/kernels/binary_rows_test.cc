@@ -114,6 +114,7 @@ const Case kCases[] = {
     {{5}, {300, 5}, {300, 5}},               // the same, sides swapped
     {{300, 2}, {300, 1}, {300, 2}},          // b a column (rows of 2, 8 or 16 bytes: splat stores)
     {{300, 4}, {300, 1}, {300, 4}},          // rows of 4, 16 or 32 bytes
+    {{300, 3}, {300, 1}, {300, 3}},          // rows of 3: 12 bytes of f32 in one splat store
     {{300, 1}, {300, 31}, {300, 31}},        // a column, b full
     {{1, 7}, {300, 1}, {300, 7}},            // a repeated row, b a column: neither is the output
     {{4, 70, 1}, {4, 1, 6}, {4, 70, 6}},     // planes of a third axis, each with its own row and column

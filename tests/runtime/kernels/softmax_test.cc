@@ -98,6 +98,17 @@ TEST(SoftmaxKernelTest, EveryAxisOfSeveralShapes) {
   }
 }
 
+// Columns 16 wide or more run one row per chunk (no place arithmetic):
+// 2, 3 and 33 rows of 16 to 300 columns, in place too.
+TEST(SoftmaxKernelTest, WideColumnsOfFewRows) {
+  for (const Shape& s : {Shape{2, 300}, Shape{3, 16}, Shape{2, 5, 40}, Shape{33, 17}}) {
+    for (ir::DType d : {ir::DType::kF32, ir::DType::kF64}) {
+      SoftmaxTester().InputShape(s).Axis(0).DType(d).Test();
+      SoftmaxTester().InputShape(s).Axis(0).DType(d).InPlace(true).Test();
+    }
+  }
+}
+
 TEST(SoftmaxKernelTest, RandomShapesAndAxes) {
   std::mt19937 rng(8);
   for (int i = 0; i < 40; ++i) {
