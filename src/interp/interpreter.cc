@@ -97,7 +97,26 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
 // inference refines a declared `[N]` to the `[3]` it infers, and only this
 // run's binding of N (from another input) can contradict the declaration,
 // as the tape's specialisation finds (T6).
-Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor& t, const ir::DimBindings& dims) {
+// `carried`: a repeat iteration's operand 0 in this run, whose shape and
+// dtype the iteration must keep (OPS.md §3.15) — its static type ([?])
+// may not say (x1 * x0 of [1] and [4] carried [1] and gave [4]; the tape
+// refused it, this returned it).
+Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor& t, const ir::DimBindings& dims,
+                     const Tensor* carried) {
+  if (node.repeat_iteration && carried != nullptr && (carried->shape() != t.shape() || carried->dtype() != t.dtype())) {
+    return InvalidArgument(graph.DiagnosticPrefix(node) +
+                           ir::RepeatChangesTypeMessage(ir::FixedType(carried->shape(), carried->dtype()),
+                                                        ir::FixedType(t.shape(), t.dtype())))
+        .At(node.span);
+  }
+  // The last iteration of a typed repeat: the carried check above holds, so
+  // a misfit is its declared type's (not "it carries [3, 2]" of an [S0, 2]
+  // operand that was [1, 2]).
+  if (node.repeat_iteration && carried != nullptr && node.declared_type && !Fits(*node.declared_type, t, dims)) {
+    return InvalidArgument(graph.NodeLabel(node) + ": computed " + t.TypeString() + " does not match its declared type " +
+                           node.declared_type->Bind(dims).ToString())
+        .At(node.span);
+  }
   const bool declared = node.declared_type.has_value() && Fits(node.type, t, dims);
   const ir::Type& type = declared ? *node.declared_type : node.type;
   if (Fits(type, t, dims)) return Status::Ok();
@@ -374,7 +393,9 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       SHREW_RETURN_IF_ERROR(infer());
     }
     if (out.byte_size() > options_.max_tensor_bytes) return OverCap(graph, node, out.TypeString(), options_.max_tensor_bytes);
-    if (options_.check_node_types) SHREW_RETURN_IF_ERROR(CheckComputed(graph, node, out, dims));
+    if (options_.check_node_types) {
+      SHREW_RETURN_IF_ERROR(CheckComputed(graph, node, out, dims, operands.empty() ? nullptr : operands[0]));
+    }
     owned[static_cast<size_t>(id)] = std::move(out);
     value[static_cast<size_t>(id)] = &*owned[static_cast<size_t>(id)];
     // Free operands after their last use (values kept for outputs and

@@ -237,6 +237,9 @@ class Materializer {
     auto finish = [&](ir::Node& last) {
       last.name = n.name;
       last.declared_type = n.declared_type;
+      // Inference does not run again: the optimiser reads this to keep
+      // the declared type's check (identity_elim dropped repeat(0)'s).
+      last.declared_adds_facts = n.declared_adds_facts;
       last.annotations = n.annotations;
       last.hints = n.hints;
     };
@@ -260,6 +263,7 @@ class Materializer {
       decided = decided && graph_.HasNode(op) && graph_.node(op).type.IsStatic();
     }
     NodeId carried = operands[0];
+    const ir::Type carried_type = graph_.HasNode(n.operands[0]) ? graph_.node(n.operands[0]).type : n.type;
     for (int64_t i = 0; i < count; ++i) {
       ir::Node it;
       it.op = body.op;
@@ -267,7 +271,10 @@ class Materializer {
       it.callee = body.callee;
       it.operands = operands;
       it.operands[0] = carried;
-      it.type = n.type;
+      // Only the last iteration is the node the source typed: the others
+      // carry the operand's type (a declared [3, 2] over an [S0, 2] operand
+      // typed every iteration [3, 2], which a bundle's check refused).
+      it.type = i + 1 == count || !n.declared_type ? n.type : carried_type;
       it.repeat_iteration = !decided;
       it.span = n.span;
       if (i + 1 == count) {

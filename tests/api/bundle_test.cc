@@ -455,6 +455,80 @@ TEST(Bundle, StaticRepeatIterationsArePlainNodesForFusionAndCse) {
   }
 }
 
+// A random-program hunt's finds (each also through a bundle):
+// - a typed repeat(0) lost its declared type's check when optimised (the
+//   identity it becomes did not keep declared_adds_facts);
+// - a typed repeat(2) over an operand of a symbolic dim typed every
+//   iteration with the declared type, and its bundle did not load;
+// - the interpreter checked an iteration against its static type ([?]),
+//   so repeat(2) { x1 * x0 } of [1] and [4] returned [4] where the tape
+//   refused it.
+TEST(Bundle, TypedRepeatsKeepTheirChecksAndIterationsTheirCarriedTypes) {
+  CompileOptions plain;
+  plain.optimize = false;
+  const std::string zero =
+      "@graph Main {\n  input x0: Tensor<[S0, S1], i32>;\n  node n2: Tensor<[2, 3], i32> { op: repeat(0) { x0 + 1 }; };\n"
+      "  output n2;\n}\n";
+  TensorMap small;
+  small.emplace("x0", Tensor::FromVector<int64_t>(ir::DType::kI32, {1, 1}, {5}).value());
+  for (bool optimize : {true, false}) {
+    Built b = Build(zero, {}, {}, "zero.sw");
+    std::unique_ptr<Program> none = optimize ? nullptr : jit::testing::MakeProgram(zero, {}, plain);
+    Program* p = optimize ? b.program.get() : none.get();
+    ASSERT_NE(p, nullptr);
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> r = interpret ? p->Interpret("Main", small) : p->Run("Main", small);
+      ASSERT_FALSE(r.ok()) << (optimize ? "optimised " : "") << (interpret ? "interpreter" : "tape");
+      EXPECT_NE(r.status().message().find("Tensor<[2, 3], i32>"), std::string::npos) << r.status().ToString();
+    }
+  }
+  const std::string typed =
+      "@graph Main {\n  input x1: Tensor<[S0, 2], bool>;\n  node n1: Tensor<[3, 2], bool> { op: repeat(2) { !x1 }; };\n"
+      "  output n1;\n}\n";
+  Built t = Build(typed, {}, {}, "typed.sw");
+  ASSERT_NE(t.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(t));
+  ASSERT_NE(loaded, nullptr);
+  TensorMap three;
+  three.emplace("x1", Tensor::FromVector(ir::DType::kBool, {3, 2}, std::vector<bool>{false, true, true, false, false, false}).value());
+  TensorMap one;
+  one.emplace("x1", Tensor::FromVector(ir::DType::kBool, {1, 2}, std::vector<bool>{false, true}).value());
+  for (Program* p : {t.program.get(), loaded.get()}) {
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> r = interpret ? p->Interpret("Main", three) : p->Run("Main", three);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_TRUE(runtime::BitwiseEqual(r->at("n1"), three.at("x1")));  // !!x
+      Result<TensorMap> bad = interpret ? p->Interpret("Main", one) : p->Run("Main", one);
+      ASSERT_FALSE(bad.ok());
+      EXPECT_EQ(bad.status().message().find("it carries Tensor<[3, 2]"), std::string::npos) << bad.status().ToString();
+    }
+  }
+  const std::string grows =
+      "@graph Main {\n  input x0: Tensor<[4], i32>;\n  input x1: Tensor<[?], i32>;\n  output n3: repeat(2) { x1 * x0 };\n}\n"
+      "@graph Grow(v: Tensor<[?], f32>) { output o: concat(v, v); }\n"
+      "@graph Twice { input y: Tensor<[?], f32>; output n: repeat(2) { Grow(y) }; }\n";
+  Built g = Build(grows, {}, {}, "grows.sw");
+  ASSERT_NE(g.program, nullptr);
+  TensorMap in;
+  in.emplace("x0", Tensor::FromVector<int64_t>(ir::DType::kI32, {4}, {1, 2, 3, 4}).value());
+  in.emplace("x1", Tensor::FromVector<int64_t>(ir::DType::kI32, {1}, {1}).value());
+  TensorMap y;
+  y.emplace("y", F32({2}, {1, 2}));
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> r = interpret ? g.program->Interpret("Main", in) : g.program->Run("Main", in);
+    ASSERT_FALSE(r.ok()) << (interpret ? "interpreter" : "tape");
+    EXPECT_NE(r.status().message().find("repeat body must preserve shape and dtype: it carries Tensor<[1], i32> and the "
+                                        "body gives Tensor<[4], i32>"),
+              std::string::npos)
+        << r.status().ToString();
+    Result<TensorMap> c = interpret ? g.program->Interpret("Twice", y) : g.program->Run("Twice", y);
+    ASSERT_FALSE(c.ok()) << (interpret ? "interpreter" : "tape");
+    EXPECT_NE(c.status().message().find("it carries Tensor<[2], f32> and the body gives Tensor<[4], f32>"),
+              std::string::npos)
+        << c.status().ToString();
+  }
+}
+
 TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
