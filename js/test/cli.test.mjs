@@ -848,6 +848,10 @@ test("run: a .npy input of another dtype than the input's names the file and the
   const r = shrew("run", MLP, "--input", `images=${i8}`);
   assert.equal(r.code, 1);
   assert.match(r.err, /\(images is read from .*i8\.npy, whose values are int8 \(read as i32\): save the array as float32, /);
+  // Read as what it holds: no "(read as ...)" (numpy calls it bool, its scalar bool_).
+  const b1 = join(dir, "b1.npy");
+  writeFileSync(b1, npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (1, 784), }", new Uint8Array(784)));
+  assert.match(shrew("run", MLP, "--input", `images=${b1}`).err, /whose values are bool: save the array as float32/);
 });
 
 // Inputs left for the CLI to generate took 1 for every dim: with x from a

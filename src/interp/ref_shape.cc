@@ -59,16 +59,19 @@ Result<Tensor> ReshapeKernel(const KernelArgs& args) {
   SHREW_TRY_ASSIGN(Shape target, ResolveShapeAttr(args, "shape"));
   int infer = -1;
   int64_t known = 1;
+  // A 0 makes the product 0 whatever else it holds ([2^32, 2^32, 0]
+  // multiplied from the left overflowed first; the tape took it).
+  const bool empty = std::find(target.begin(), target.end(), int64_t{0}) != target.end();
   for (size_t i = 0; i < target.size(); ++i) {
     if (target[i] == -1) {
       if (infer >= 0) return InvalidArgument("reshape target " + runtime::ShapeToString(target) + " has two -1 entries");
       infer = static_cast<int>(i);
     } else if (target[i] < 0) {
       return InvalidArgument("invalid size " + std::to_string(target[i]) + " in reshape target");
-    } else if (target[i] != 0 && known > std::numeric_limits<int64_t>::max() / target[i]) {
+    } else if (!empty && known > std::numeric_limits<int64_t>::max() / target[i]) {
       return InvalidArgument("reshape target " + runtime::ShapeToString(target) + " has too many elements");
     } else {
-      known *= target[i];
+      known = empty ? 0 : known * target[i];
     }
   }
   if (infer >= 0) {

@@ -474,7 +474,7 @@ class GraphInferrer {
       Type b = OperandType(id, n.operands[1]);
       if (a.is_tensor() && b.is_tensor() && IsFloat(a.dtype()) && IsInteger(b.dtype())) {
         std::swap(n.operands[0], n.operands[1]);
-        if (!diags_->capped()) diags_->Add(diag::Kind::EmbeddingOperandsSwapped, n.span,
+        diags_->Add(diag::Kind::EmbeddingOperandsSwapped, n.span,  // a warning: kept past the error cap
                     graph_.DiagnosticPrefix(n) + "embedding operands read as (indices, table): the first is " +
                         a.ToString() + " (a float table) and the second " + b.ToString() +
                         " (integer indices), so they were swapped; write embedding(indices, table)");

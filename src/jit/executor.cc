@@ -115,8 +115,17 @@ Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<co
   if (!(length < kInt64Limit)) return Status::Ok();
   const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
   if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
+  // Integer bounds give the exact length (the double rounds past 2^53).
+  std::string text = std::to_string(static_cast<int64_t>(length));
+  bool ints = true;
+  for (const runtime::Tensor* t : operands) ints = ints && ir::IsInteger(t->dtype());
+  int64_t exact = 0;
+  if (ints && !__builtin_sub_overflow(operands.back()->GetInt64(0), operands.size() == 2 ? operands[0]->GetInt64(0) : 0,
+                                      &exact)) {
+    text = std::to_string(exact);
+  }
   return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +
-                           std::to_string(static_cast<int64_t>(length)) + "], i64>, over the limit of " + std::to_string(cap) +
+                           text + "], i64>, over the limit of " + std::to_string(cap) +
                            " bytes per tensor")
       .At(node.span);
 }

@@ -255,10 +255,12 @@ class Materializer {
     }
     // An iteration's type needs checking on the runs only where inference
     // could not decide it: a call or custom op (a callee may be typed per
-    // run) or an operand whose type is not static. Elsewhere the compile
+    // run), a range (its values give its shape: [?] fits any carried type)
+    // or an operand whose type is not static. Elsewhere the compile
     // checked it once and for all, and the iteration is a plain node that
     // fusion and CSE may take (PIPELINE.md §6.5, §6.6).
-    bool decided = body.op != OpKind::kCall && body.op != OpKind::kCustom && n.type.IsStatic();
+    bool decided = body.op != OpKind::kCall && body.op != OpKind::kCustom && body.op != OpKind::kRange &&
+                   n.type.IsStatic();
     for (NodeId op : n.operands) {
       decided = decided && graph_.HasNode(op) && graph_.node(op).type.IsStatic();
     }

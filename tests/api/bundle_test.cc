@@ -435,6 +435,13 @@ TEST(Bundle, StaticRepeatIterationsArePlainNodesForFusionAndCse) {
   plain.optimize = false;
   plain.seed = 77;  // Build's
   CompileResult none = Compile(src, plain);
+  // A range decides its shape from values: its iterations keep the mark
+  // ([?] fits the carried [1] at compile time; a run gives [3]).
+  CompileResult ranged = Compile("@graph R { input x: Tensor<[1], i64>; output y: repeat(2) { range(x) }; }");
+  ASSERT_TRUE(ranged.ok) << ranged.RenderDiagnostics();
+  int range_marks = 0;
+  for (const ir::Node& n : ranged.program.graphs[0].nodes()) range_marks += n.repeat_iteration ? 1 : 0;
+  EXPECT_EQ(range_marks, 2);
   Result<std::unique_ptr<Program>> unoptimised = Program::Create(none);
   ASSERT_TRUE(unoptimised.ok()) << unoptimised.status().ToString();
   TensorMap in;

@@ -65,6 +65,14 @@ TEST(RefReshapeTest, FixedInferredAndSymbolic) {
   Tensor empty = F32({0, 3}, {});
   EXPECT_TRUE(FailsWith(Eval(K::kReshape, {&empty}, ShapeAttr({Dim::Fixed(0), Dim::Dynamic()})),
                         "cannot reshape [0, 3] to [0, -1]: -1 cannot be inferred when the other sizes multiply to 0"));
+  // A 0 among huge sizes: no elements (multiplied from the left, 2^32 · 2^32
+  // overflowed before the 0, "too many elements", where the tape reshaped).
+  const int64_t big = int64_t{1} << 32;
+  Result<Tensor> huge = Eval(K::kReshape, {&empty}, ShapeAttr({Dim::Fixed(big), Dim::Fixed(big), Dim::Fixed(0)}));
+  ASSERT_TRUE(huge.ok()) << huge.status().ToString();
+  EXPECT_EQ(huge->shape(), (Shape{big, big, 0}));
+  EXPECT_TRUE(FailsWith(Eval(K::kReshape, {&empty}, ShapeAttr({Dim::Fixed(big), Dim::Fixed(big), Dim::Fixed(0), Dim::Dynamic()})),
+                        "-1 cannot be inferred when the other sizes multiply to 0"));
   Tensor s = F32({}, {5});
   EXPECT_TRUE(Same(Eval(K::kReshape, {&s}, ShapeAttr({Dim::Fixed(1), Dim::Fixed(1)})), F32({1, 1}, {5})));
   Tensor b = Bool({4}, {true, false, false, true});

@@ -335,6 +335,13 @@ TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   ASSERT_FALSE(four.ok());
   EXPECT_NE(four.status().message().find("would be Tensor<[4000000000000000], i64>"), std::string::npos)
       << four.status().ToString();
+  // Integer bounds past 2^53 are named exactly (the double said ...992).
+  auto exact = MakeProgram("@graph E { input n: Tensor<[], i64>; output r: range(n); }");
+  ASSERT_NE(exact, nullptr);
+  Result<TensorMap> odd = exact->Run("E", Feed("n", I64Scalar((int64_t{1} << 53) + 1)));
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("would be Tensor<[9007199254740993], i64>"), std::string::npos)
+      << odd.status().ToString();
   // A bound that is no int64 at all is invalid, on both executors (the
   // tape called inf a length over the cap).
   for (float bad : {INFINITY, 1e19f}) {

@@ -493,7 +493,9 @@ function npyDtypeHint(e: ShrewRuntimeError, inputs: readonly string[], fileDtype
   if (spec?.kind !== "npy" || numpy === undefined) return undefined;
   // What the file holds: an int8 file is read as i32, and "whose values are i32" misled.
   const holds = fileDtypes.get(e.input);
-  const values = holds === undefined || NUMPY_DTYPE[e.actual] === holds ? e.actual : `${holds} (read as ${e.actual})`;
+  // (numpy names bool "bool", its scalar type "bool_".)
+  const same = holds === undefined || NUMPY_DTYPE[e.actual]?.replace(/_$/, "") === holds;
+  const values = same ? e.actual : `${holds} (read as ${e.actual})`;
   return `  (${e.input} is read from ${spec.path}, whose values are ${values}: save the array as ${numpy}, ` +
          `e.g. numpy.save(path, array.astype(numpy.${numpy})))`;
 }
