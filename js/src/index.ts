@@ -52,7 +52,8 @@ export class Shrew {
 
   /**
    * Loads the wasm module. Node: reads shrew.wasm next to the package; browser: fetches it.
-   * Without options the instance is created once and shared (re-created if it aborted).
+   * Without options the wasm instance is created once and shared by every Shrew
+   * this returns (each call returns a new Shrew over it; re-created if it aborted).
    */
   static async load(options: LoadOptions = {}): Promise<Shrew> {
     const opts = checkOptions(options, "load", LOAD_OPTIONS) as LoadOptions;

@@ -48,7 +48,11 @@ export interface Profile {
   kernelsNs: number;
   /** One clock read's cost, taken off every kernel's time. */
   clockNs: number;
-  /** The clock's step: about 1 in Node, 5,000-100,000 in a browser (each kernel's time is then a mean of steps). */
+  /**
+   * The least change seen between two clock reads: in Node about a read's
+   * cost (0.2-0.3 µs), in a browser worker 5,000-100,000 (each kernel's time
+   * is then a mean of steps).
+   */
   clockStepNs: number;
   instructions: ProfileInstruction[];
   /** Per operation, the most expensive first. */

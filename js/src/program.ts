@@ -512,7 +512,8 @@ export class Program {
    * looped `n` times; no input/output copies, no JS), on the input shapes of
    * the graph's last `run`. For benchmarks: ns per instruction is this
    * divided by `stats(graph).numInstructions`. `n` is at most
-   * MAX_BENCH_RUNS (2^31 - 1: it crosses as a 32-bit integer).
+   * MAX_BENCH_RUNS (2^31 - 1: it crosses as a 32-bit integer). Training-mode
+   * dropout masks of later runs are as if it had not run (as for profile).
    */
   benchRun(graph: string, n: number): number {
     this.#live();
@@ -523,7 +524,15 @@ export class Program {
       throw new ShrewRuntimeError("not_found", `no graph named '${graph}'${didYouMean(graph, this.#graphs) || ";"} graphs: ${joinNames(this.#graphs)}`);
     }
     unwrap(this.#call((h) => h.checkSteps(graph)));  // over the step limit: run's error, not "has not run yet"
-    const ns = this.#call((h) => h.benchRun(graph, n));
+    // Its runs draw dropout masks: put back (they moved the tape's generator
+    // only, so run and interpret then drew apart).
+    const before = this.#generators();
+    let ns: number;
+    try {
+      ns = this.#call((h) => h.benchRun(graph, n));
+    } finally {
+      if (!this.disposed) this.#setGenerators(before);
+    }
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
     return ns;
   }

@@ -250,6 +250,12 @@ test("--params FILE runs with saved parameter values; a bad or missing file is a
 
 test("dump: tape, ir, optimized-ir, plan, --json", () => {
   assert.match(shrew("dump", MLP).out, /\S/);
+  // [Batch, 784] binds no plan until a run: the empty plan and arena 0 are explained on stderr.
+  assert.equal(shrew("dump", MLP).err, "note: graph 'Classifier' has not run, so no memory plan is bound (arena 0): give its input " +
+    "sizes (--dims Batch=SIZE) or its inputs (--input) to see the plan of that binding\n");
+  assert.match(shrew("dump", MLP, "--dims", "Batch=2").out, /arena_bytes=[1-9]/);
+  assert.equal(shrew("dump", MLP, "--input", "images=random", "--dims", "Batch=2").err, "");
+  assert.equal(shrew("dump", MLP, "--ir").err, "");
   assert.match(shrew("dump", MLP, "--ir").out, /^graph Classifier/);
   assert.match(shrew("dump", MLP, "--optimized-ir").out, /^graph Classifier/);
   JSON.parse(shrew("dump", MLP, "--plan").out);
@@ -674,13 +680,14 @@ test("an optional input without --input is left out: run, stats and bench work u
   const fed = shrew("run", read, "--input", `x=${z}`, "--input", `m=${m}`, "--json");
   assert.equal(fed.code, 0, fed.err);
   assert.deepEqual(JSON.parse(fed.out).outputs.y.data, [11, 18]);
-  expectError(1, /^Error: optional input 'm' of graph 'G' was not supplied but node 'y' \(add\) reads it \(expected Tensor<\[2\], f32>\)\n$/, "run", read, "--input", `x=${z}`);
+  // With the source line of the node that reads it.
+  expectError(1, /^Error: optional input 'm' of graph 'G' was not supplied but node 'y' \(add\) reads it \(expected Tensor<\[2\], f32>\)\n  --> .*read\.sw:4:5\n      output y: x \+ m;\n/, "run", read, "--input", `x=${z}`);
 });
 
 test("a failed write to stdout is one line on stderr, exit 1; a reader that stops early (EPIPE) is not an error", () => {
   const full = openSync("/dev/full", "w");
   try {
-    for (const args of [["run", MLP, "--json"], ["dump", `${EXAMPLES}tiny_gpt.sw`], ["--help"]]) {
+    for (const args of [["run", MLP, "--json"], ["dump", `${EXAMPLES}tiny_gpt.sw`, "--dims", "Batch=1"], ["--help"]]) {
       const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", stdio: ["ignore", full, "pipe"] });
       assert.equal(r.status, 1, `${args.join(" ")}: ${r.stderr}`);
       assert.equal(r.stderr, "Error: cannot write to stdout: ENOSPC: no space left on device, write\n");

@@ -69,3 +69,17 @@ test("setDims goes on with the masks (it started them over), on both executors",
     }
   }
 });
+
+test("benchRun leaves the masks of later runs as they were (it moved the tape's generator only)", () => {
+  const want = fresh("run", "H", X, 2);
+  const wantInterp = fresh("interpret", "H", X, 1);
+  const p = compile();
+  try {
+    assert.equal(mask(p.run("H", X)), want[0]);
+    assert.ok(p.benchRun("H", 3) > 0);
+    assert.equal(mask(p.run("H", X)), want[1]);
+    assert.equal(mask(p.interpret("H", X)), wantInterp[0]);
+  } finally {
+    p.dispose();
+  }
+});

@@ -39,7 +39,10 @@ bool ReadsInput(const ir::Graph& g, ir::NodeId id) {
 [[gnu::noinline, gnu::cold]] Status MissingInput(const ir::Graph& g, size_t i, jit::InputIssue* issue) {
   const ir::Node& node = g.node(g.inputs()[i].node);
   if (issue != nullptr) *issue = {node.name, node.type.ToString(), ""};
-  return InvalidArgument(ir::MissingInputMessage(g, i, node.type));
+  Status missing = InvalidArgument(ir::MissingInputMessage(g, i, node.type));
+  // An optional one is missing because a node reads it: point there.
+  const ir::Node* reader = g.inputs()[i].optional ? ir::FirstReaderOf(g, node.id) : nullptr;
+  return reader != nullptr ? std::move(missing).At(reader->span) : missing;
 }
 
 Result<runtime::KernelPtr> FusedFactory(const runtime::KernelSpec& dense, ir::OpKind activation) {

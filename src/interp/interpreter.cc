@@ -374,7 +374,9 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
         const ir::Node& src = graph.node(op);
         if (src.is_input()) {
           for (size_t i = 0; i < graph.inputs().size(); ++i) {
-            if (graph.inputs()[i].node == op) return InvalidArgument(ir::MissingInputMessage(graph, i, src.type, &node));
+            if (graph.inputs()[i].node == op) {
+              return InvalidArgument(ir::MissingInputMessage(graph, i, src.type, &node)).At(node.span);
+            }
           }
         }
         return Internal("node '" + src.name + "' has no value when node '" + node.name + "' needs it");

@@ -460,20 +460,20 @@ std::vector<int> CallInputIndices(const Node& call) {
   return indices;
 }
 
+const Node* FirstReaderOf(const Graph& g, NodeId id) {
+  for (const Node& n : g.nodes()) {
+    if (std::find(n.operands.begin(), n.operands.end(), id) != n.operands.end()) return &n;
+  }
+  return nullptr;
+}
+
 std::string MissingInputMessage(const Graph& g, size_t i, const Type& expected, const Node* reader) {
   const GraphInput& in = g.inputs()[i];
   const std::string& name = g.node(in.node).name;
   const std::string type = " (expected " + expected.ToString() + ")";
   if (in.optional) {
     std::string why;
-    if (reader == nullptr) {
-      for (const Node& n : g.nodes()) {
-        if (std::find(n.operands.begin(), n.operands.end(), in.node) != n.operands.end()) {
-          reader = &n;
-          break;
-        }
-      }
-    }
+    if (reader == nullptr) reader = FirstReaderOf(g, in.node);
     if (reader != nullptr) {
       why = g.NodeLabel(*reader) + " reads it";
     } else {

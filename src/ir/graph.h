@@ -260,6 +260,8 @@ bool AcceptsCallBinding(const Graph& g, std::span<const int> indices);
 // because something reads it, so the message names that reader: `reader` if
 // given, else the first node (or output) of `g` that reads the input.
 std::string MissingInputMessage(const Graph& g, size_t i, const Type& expected, const Node* reader = nullptr);
+// The first node of `g` (in id order) with `id` among its operands, or null.
+const Node* FirstReaderOf(const Graph& g, NodeId id);
 
 // The indices of the non-null entries of a call's inputs (a null entry is a
 // left-out optional input).

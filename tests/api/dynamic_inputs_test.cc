@@ -678,6 +678,9 @@ TEST(DynamicInputs, ALeftOutOptionalInputThatIsReadIsMissing) {
                   "(expected Tensor<[2], f32>)"),
               std::string::npos)
         << out.status().ToString();
+    // And it points at that node: line 2 of the source, `x * 2 + 1`.
+    EXPECT_EQ(out.status().span().line, 2u) << (interpret ? "interpreter" : "tape");
+    EXPECT_GT(out.status().span().column, 1u);
     if (!interpret) {
       EXPECT_EQ(issue.input, "x");
       EXPECT_EQ(issue.expected, "Tensor<[2], f32>");

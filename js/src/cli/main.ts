@@ -170,6 +170,14 @@ function cmdDump(ctx: Context): number {
     if (v.json) ctx.json(JSON.stringify({ graph: g, tape: text }));
     else ctx.out(text.trimEnd());
   }
+  // Symbolic input sizes ([Batch, 784]) bind a plan only when a run gives
+  // them: say why the plan is empty and the arena 0, and how to bind one.
+  if (!v.ir && !v["optimized-ir"] && !(JSON.parse(p.plan(g)) as { bound: boolean }).bound) {
+    const names = [...new Set(p.signature(g).inputs.flatMap((i) => (i.shape ?? []).filter((d): d is string => typeof d === "string")))];
+    const dims = names.length > 0 ? ` (--dims ${names.map((n) => `${n}=SIZE`).join(",")})` : "";
+    ctx.err(`note: graph '${g}' has not run, so no memory plan is bound (arena 0): give its input sizes${dims} ` +
+            "or its inputs (--input) to see the plan of that binding");
+  }
   return 0;
 }
 
