@@ -27,22 +27,24 @@ namespace shrew::runtime::kernels {
 
 inline constexpr int kGemmTileRows = 4;
 
-// One R × (W vectors) tile: a at its first row (row stride lda), b at the
+// One R × W tile of units U — 16-byte vectors, or single elements for the
+// last columns short of a vector (C of them: GemmEdge) — each sum in a
+// register over all of k: a at its first row (row stride lda), b at the
 // tile's first column (element (k, c) at b[k * ldb + c]), out at the tile's
-// corner (row stride ldo).
-template <typename T, int R, int W = 2>
+// corner (row stride ldo). One output at a time read b down a column, a row
+// apart: f64 [512, 512] × [512, 3] took 4x [512, 512] × [512, 4].
+template <typename T, int R, int W = 2, typename U = Vec16Of<T>>
 inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
-  using V = Vec16Of<T>;
-  constexpr int L = static_cast<int>(16 / sizeof(T));
-  V acc[R][W] = {};
+  constexpr int L = static_cast<int>(sizeof(U) / sizeof(T));
+  U acc[R][W] = {};
   for (int64_t p = 0; p < k; ++p) {
-    V bv[W];
-#pragma GCC unroll 2
+    U bv[W];
+#pragma GCC unroll 4
     for (int w = 0; w < W; ++w) std::memcpy(&bv[w], b + p * ldb + w * L, sizeof bv[w]);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const T av = a[r * lda + p];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int w = 0; w < W; ++w) acc[r][w] += av * bv[w];
     }
   }
@@ -51,35 +53,15 @@ inline void GemmTile(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, i
   }
 }
 
-// The last C columns (fewer than a vector's), R rows at a time: each sum in
-// a register, b read along its rows. One output at a time read b down a
-// column, a row apart: f64 [512, 512] × [512, 3] took 4x [512, 512] × [512, 4].
-template <typename T, int R, int C>
-inline void GemmEdgeOf(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k) {
-  T acc[R][C] = {};
-  for (int64_t p = 0; p < k; ++p) {
-    const T* brow = b + p * ldb;
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const T av = a[r * lda + p];
-#pragma GCC unroll 4
-      for (int c = 0; c < C; ++c) acc[r][c] += av * brow[c];
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < C; ++c) out[r * ldo + c] = acc[r][c];
-  }
-}
-
-// GemmEdgeOf for `cols` columns, 0 < cols < a vector's width.
+// The last `cols` columns, 0 < cols < a vector's width: a tile of elements.
 template <typename T, int R>
 inline void GemmEdge(const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo, int64_t k, int64_t cols) {
   constexpr int64_t L = 16 / sizeof(T);
   if (cols == 1) {
-    GemmEdgeOf<T, R, 1>(a, lda, b, ldb, out, ldo, k);
+    GemmTile<T, R, 1, T>(a, lda, b, ldb, out, ldo, k);
   } else if constexpr (L > 2) {
-    if (cols == 2) GemmEdgeOf<T, R, 2>(a, lda, b, ldb, out, ldo, k);
-    else GemmEdgeOf<T, R, 3>(a, lda, b, ldb, out, ldo, k);
+    if (cols == 2) GemmTile<T, R, 2, T>(a, lda, b, ldb, out, ldo, k);
+    else GemmTile<T, R, 3, T>(a, lda, b, ldb, out, ldo, k);
   }
 }
 
