@@ -39,9 +39,10 @@ bool ReadsInput(const ir::Graph& g, ir::NodeId id) {
 [[gnu::noinline, gnu::cold]] Status MissingInput(const ir::Graph& g, size_t i, jit::InputIssue* issue) {
   const ir::Node& node = g.node(g.inputs()[i].node);
   if (issue != nullptr) *issue = {node.name, node.type.ToString(), ""};
-  Status missing = InvalidArgument(ir::MissingInputMessage(g, i, node.type));
-  // An optional one is missing because a node reads it: point there.
+  // An optional one is missing because a node reads it: name it and point
+  // there (one search for both).
   const ir::Node* reader = g.inputs()[i].optional ? ir::FirstReaderOf(g, node.id) : nullptr;
+  Status missing = InvalidArgument(ir::MissingInputMessage(g, i, node.type, reader));
   return reader != nullptr ? std::move(missing).At(reader->span) : missing;
 }
 
