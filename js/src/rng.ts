@@ -26,11 +26,31 @@ export class Rng {
   }
   /** Uniform in [0, 1). */
   next(): number {
+    return this.#u32() / 4294967296;
+  }
+  /**
+   * Uniform integer in [lo, hi), for safe integers lo < hi. A range of at
+   * most 2^32 values takes one draw, `lo + floor(next() * (hi - lo))`; a
+   * wider one takes two as one 64-bit value, by rejection (one draw reached
+   * only 2^32 of the values: over [0, 2^53) every one was odd).
+   */
+  int(lo: number, hi: number): number {
+    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi <= lo) {
+      throw new RangeError(`Rng.int: needs safe integers lo < hi, got ${lo} and ${hi}`);
+    }
+    if (hi - lo <= 4294967296) return lo + Math.floor(this.next() * (hi - lo));
+    const span = BigInt(hi) - BigInt(lo);
+    const limit = (1n << 64n) - ((1n << 64n) % span);  // a multiple of span: no value drawn more often
+    for (;;) {
+      const v = (BigInt(this.#u32()) << 32n) | BigInt(this.#u32());
+      if (v < limit) return Number(BigInt(lo) + (v % span));
+    }
+  }
+  #u32(): number {
     let z = (this.#s = (this.#s + 0x9e3779b9) >>> 0);
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    z = (z ^ (z >>> 16)) >>> 0;
-    return z / 4294967296;
+    return (z ^ (z >>> 16)) >>> 0;
   }
 }
 

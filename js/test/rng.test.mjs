@@ -56,3 +56,24 @@ test("a negative number draws what the bigint of its value draws (modulo 2^64)",
   assert.deepEqual(draw(-1), draw(2n ** 64n - 1n));
   assert.notDeepEqual(draw(-1), draw(2 ** 32 - 1));  // -1 took high = 0: the same as 2^32 - 1
 });
+
+test("int(lo, hi): ranges of at most 2^32 values draw lo + floor(next() * (hi - lo)); wider ones reach every value", () => {
+  const a = new Rng(9), b = new Rng(9);
+  for (let i = 0; i < 200; i++) assert.equal(a.int(-3, 7), -3 + Math.floor(b.next() * 10));
+  const c = new Rng(9), d = new Rng(9);
+  for (let i = 0; i < 50; i++) assert.equal(c.int(0, 2 ** 32), Math.floor(d.next() * 2 ** 32));
+  // Over [0, 2^53 - 1) one 32-bit draw made values of 2^21 apart: every one odd or every one even.
+  const r = new Rng(3);
+  const xs = Array.from({ length: 4000 }, () => r.int(0, 2 ** 53 - 1));
+  assert.ok(xs.every((x) => Number.isSafeInteger(x) && x >= 0 && x < 2 ** 53 - 1));
+  for (let bit = 0; bit < 21; bit++) {
+    const ones = xs.filter((x) => Math.floor(x / 2 ** bit) % 2 === 1).length / xs.length;
+    assert.ok(Math.abs(ones - 0.5) < 0.05, `bit ${bit}: ${ones}`);
+  }
+  // The whole safe range (2^54 - 2 values: more than a double's 53 bits).
+  const w = new Rng(4);
+  const ys = Array.from({ length: 400 }, () => w.int(-(2 ** 53 - 1), 2 ** 53 - 1));
+  assert.ok(ys.every((y) => Number.isSafeInteger(y) && y >= -(2 ** 53 - 1) && y < 2 ** 53 - 1));
+  assert.ok(ys.some((y) => y < 0) && ys.some((y) => y > 0) && ys.some((y) => y % 2 !== 0) && ys.some((y) => y % 2 === 0));
+  for (const [lo, hi] of [[1, 1], [2, 1], [0.5, 2], [0, 2 ** 53]]) assert.throws(() => new Rng(1).int(lo, hi), RangeError);
+});

@@ -225,7 +225,7 @@ export function makeInputs(sig: Signature, sources: Record<string, InputSource>,
       const problem = randintProblem(input.name, input.dtype ?? "", lo, hi);
       if (problem) throw new Error(problem);
       for (let i = 0; i < n; i++) {
-        const v = lo + Math.floor(rng.next() * (hi - lo));
+        const v = rng.int(lo, hi);
         if (dtype === "i64") (t.data as BigInt64Array)[i] = BigInt(v);
         else (t.data as Int32Array)[i] = v;
       }

@@ -166,7 +166,7 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
     const n = t.size;
     if (spec.kind === "randint") {
       for (let i = 0; i < n; i++) {
-        const v = spec.lo + Math.floor(rng.next() * (spec.hi - spec.lo));
+        const v = rng.int(spec.lo, spec.hi);
         if (dtype === "i64") (t.data as BigInt64Array)[i] = BigInt(v);
         else (t.data as Int32Array)[i] = v;
       }
