@@ -18,21 +18,30 @@ const DESCR_TO_DTYPE: Record<string, DType> = {
  * declared with them (int8/int16 as i32, uint16/uint32/uint64 as i64,
  * float16 as f32), each value converted exactly (a uint64 past 2^63 - 1 is refused).
  */
-const WIDENED: Record<string, { dtype: DType; width: number; get: (v: DataView, at: number, little: boolean) => number | bigint }> = {
+const WIDENED: Record<string, { dtype: DType; width: number; bits?: true; get: (v: DataView, at: number, little: boolean) => number | bigint }> = {
   i1: { dtype: "i32", width: 1, get: (v, at) => v.getInt8(at) },
   i2: { dtype: "i32", width: 2, get: (v, at, le) => v.getInt16(at, le) },
   u2: { dtype: "i64", width: 2, get: (v, at, le) => BigInt(v.getUint16(at, le)) },
   u4: { dtype: "i64", width: 4, get: (v, at, le) => BigInt(v.getUint32(at, le)) },
   u8: { dtype: "i64", width: 8, get: (v, at, le) => v.getBigUint64(at, le) },
-  f2: { dtype: "f32", width: 2, get: (v, at, le) => halfToFloat(v.getUint16(at, le)) },
+  // The f32's bits: a NaN written as a number would lose its sign and payload.
+  f2: { dtype: "f32", width: 2, bits: true, get: (v, at, le) => halfToFloatBits(v.getUint16(at, le)) },
 };
 
-/** An IEEE binary16 value from its bits. */
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+/**
+ * The f32 bits of an IEEE binary16 value from its bits, exactly; a NaN keeps
+ * its sign and payload (shifted into the f32's top fraction bits, as numpy
+ * widens it).
+ */
+function halfToFloatBits(h: number): number {
+  const sign = (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  if (exp === 0x1f) return (sign | 0x7f800000 | (frac << 13)) >>> 0;
+  if (exp !== 0) return (sign | ((exp + 112) << 23) | (frac << 13)) >>> 0;
+  if (frac === 0) return sign >>> 0;
+  // A subnormal half is a normal f32: shift its leading 1 into the implicit bit.
+  let e = 113, f = frac;
+  while ((f & 0x400) === 0) f <<= 1, e--;
+  return (sign | (e << 23) | ((f & 0x3ff) << 13)) >>> 0;
 }
 
 /** How to read a descr: the Tensor dtype, the file's bytes per value, big-endian, widened. */
@@ -162,7 +171,7 @@ export interface NpyHeader {
   /** numpy's name of the file's dtype ("int8", "float64"): what the file holds, before any widening. */
   numpy: string;
   /** The file's dtype, when read as the wider `dtype`. */
-  widen?: { width: number; get: (v: DataView, at: number, little: boolean) => number | bigint };
+  widen?: { width: number; bits?: true; get: (v: DataView, at: number, little: boolean) => number | bigint };
 }
 
 /** The largest header read: version 1.0 headers stop at 64 KiB, a 2.0 header could claim 4 GiB. */
@@ -226,12 +235,13 @@ export function readNpy(bytes: Uint8Array): Tensor {
   const data = allocate(dtype, size);
   if (widen) {
     const view = new DataView(bytes.buffer, bytes.byteOffset + dataStart, need);
+    const into = widen.bits ? new Uint32Array(data.buffer, data.byteOffset, size) : data;
     for (let i = 0; i < size; i++) {
       const v = widen.get(view, i * widen.width, !bigEndian);
       if (typeof v === "bigint" && v > 0x7fffffffffffffffn) {
         throw new NpyError(`uint64 value ${v} (at ${i}) does not fit i64, which the runtime reads uint64 inputs as`);
       }
-      (data as Float32Array)[i] = v as number;
+      (into as Float32Array)[i] = v as number;
     }
   } else {
     const raw = new Uint8Array(data.buffer, data.byteOffset, need);

@@ -152,6 +152,19 @@ test("int8/int16, uint16/uint32/uint64 and float16 arrays are widened exactly to
   const f2 = file("<f2", "(7,)", [0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00, 0x00, 0x80, 0x00, 0x7c, 0x00, 0x7e]);
   assert.equal(f2.dtype, "f32");
   assert.deepEqual(Array.from(f2.data), [1, -2, 65504, 2 ** -24, -0, Infinity, NaN]);
+  // Every half, bit for bit as numpy widens it: a NaN keeps its sign and payload
+  // (all NaNs read as the one 0x7fc00000), the others are their exact values.
+  const halves = new Uint16Array(65536).map((_, h) => h);
+  const all = new Uint32Array(readNpy(npy("{'descr': '<f2', 'fortran_order': False, 'shape': (65536,), }", new Uint8Array(halves.buffer))).data.buffer);
+  const f32Bits = (v) => new Uint32Array(new Float32Array([v]).buffer)[0];
+  for (const h of halves) {
+    const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
+    const want = e === 31 && m !== 0 ? (((h & 0x8000) << 16) | 0x7f800000 | (m << 13)) >>> 0
+      : f32Bits(e === 31 ? sign * Infinity : e === 0 ? sign * m * 2 ** -24 : sign * (1 + m / 1024) * 2 ** (e - 15));
+    if (all[h] !== want) assert.fail(`half 0x${h.toString(16)}: got 0x${all[h].toString(16)}, want 0x${want.toString(16)}`);
+  }
+  assert.equal(all[0xfe00], 0xffc00000);  // -NaN
+  assert.equal(all[0x7c01], 0x7f802000);  // a signalling NaN stays one
   // Widened in Fortran order too; a short file is measured in the file's bytes.
   const f = readNpy(npy("{'descr': '<i2', 'fortran_order': True, 'shape': (2, 2), }", new Uint8Array(new Int16Array([1, 3, 2, 4]).buffer)));
   assert.deepEqual(Array.from(f.data), [1, 2, 3, 4]);
