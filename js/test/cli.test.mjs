@@ -920,6 +920,31 @@ test("build: a failed write names --out; --out naming the source (or a link to i
   assert.equal(readFileSync(join(dir, "victim.swb")).subarray(0, 8).toString(), "SHRWBND1");
 });
 
+test("run --out refuses to overwrite an --input file or the --params file with an output (the user's file was replaced)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "double.sw");
+  writeFileSync(src, "@graph G {\n  input x: Tensor<[3], f32>;\n  param w: Tensor<[3], f32> { init: \"ones\"; };\n  output y: x * w;\n  output w2: w;\n}\n");
+  const od = join(dir, "od");
+  mkdirSync(od);
+  const input = writeNpy(new Tensor("f32", [3], [1, 2, 3]));
+  writeFileSync(join(od, "y.npy"), input);
+  expectError(2, /^Error: --out \S+od would overwrite the --input file of 'x', \S+y\.npy, with output 'y' \(\S+od\/y\.npy\)\n$/,
+              "run", src, "--input", `x=${join(od, "y.npy")}`, "--out", od);
+  assert.deepEqual(readFileSync(join(od, "y.npy")), Buffer.from(input));
+  // Through a link to it too; the --params file likewise.
+  symlinkSync(join(od, "y.npy"), join(dir, "x.npy"));
+  expectError(2, /would overwrite the --input file of 'x'/, "run", src, "--input", `x=${join(dir, "x.npy")}`, "--out", od);
+  const blob = join(od, "w2.npy");
+  assert.equal(shrew("run", src, "--input", `x=${join(dir, "x.npy")}`, "--out", join(dir, "elsewhere")).code, 0);
+  const params = (await Shrew.load()).compile(readFileSync(src, "utf8")).saveParams();
+  writeFileSync(blob, params);
+  expectError(2, /would overwrite the --params file, \S+w2\.npy, with output 'w2'/, "run", src, "--params", blob, "--out", od);
+  assert.deepEqual(readFileSync(blob), Buffer.from(params));
+  assert.deepEqual(readFileSync(join(od, "y.npy")), Buffer.from(input));
+  // Elsewhere the outputs are written as before.
+  assert.deepEqual(Array.from(readNpy(readFileSync(join(dir, "elsewhere", "y.npy"))).data), [1, 2, 3]);
+});
+
 // W003 (a config key used before its definition) explains later surprises:
 // only check printed warnings, run, build and the rest compiled silently.
 test("every command prints the source's warnings on stderr; stdout (--json too) holds the result alone", () => {

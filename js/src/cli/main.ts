@@ -361,8 +361,18 @@ function cmdRun(ctx: Context): number {
       }
       if (name === "") throw new FileError(`cannot write an output with an empty name into ${ctx.values.out} (--out)`);
     }
-    ensureDir(ctx.values.out);
     const dir = ctx.values.out;
+    // Nothing the user passed in is overwritten: an --input file, the --params file or the source.
+    const given: [string, string][] = [...parseInputSpecs(ctx.values.input ?? [])]
+      .flatMap(([name, spec]) => (spec.kind === "npy" && spec.path !== STDIN ? [[spec.path, `the --input file of '${name}'`]] : []));
+    if (ctx.values.params !== undefined && ctx.values.params !== STDIN) given.push([ctx.values.params, "the --params file"]);
+    if (ctx.file !== STDIN) given.push([ctx.file, "the source file"]);
+    for (const name of Object.keys(outputs)) {
+      const target = join(dir, `${name}.npy`);
+      const clash = given.find(([path]) => sameFile(target, path));
+      if (clash) throw new UsageError(`--out ${dir} would overwrite ${clash[1]}, ${clash[0]}, with output '${name}' (${target})`);
+    }
+    ensureDir(dir);
     writeFiles(Object.entries(outputs).map(([name, t]) => [join(dir, `${name}.npy`), writeNpy(t)] as const), " (--out)");
   }
   if (ctx.values.json) {
