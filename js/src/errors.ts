@@ -26,10 +26,15 @@ export class ShrewCompileError extends Error {
     // The first line is the first error's own header, FILE:LINE:COL:
     // error[CODE]: MESSAGE, as printed in stack traces; the rendered text
     // (every diagnostic with its source line and caret) follows, its copy of
-    // that header not repeated.
+    // that header not repeated: the first error's own lines come first, then
+    // the others in order (a warning before it repeated its header).
     const first = diagnostics.find((d) => d.severity === "error") ?? diagnostics[0];
-    const head = first ? (first.rendered ?? "").split("\n")[0] || `${first.line}:${first.column}: ${first.message}` : "compile failed";
-    const rest = !rendered ? "" : rendered.startsWith(head + "\n") ? rendered.slice(head.length) : `\n${rendered}`;
+    const own = first?.rendered ?? "";
+    const head = first ? own.split("\n")[0] || `${first.line}:${first.column}: ${first.message}` : "compile failed";
+    const rest = !rendered ? ""
+      : rendered.startsWith(head + "\n") ? rendered.slice(head.length)
+      : own.startsWith(head + "\n") && rendered.includes(own) ? own.slice(head.length) + rendered.replace(own, "")
+      : `\n${rendered}`;
     super((head + rest).trimEnd());
     this.name = "ShrewCompileError";
     this.stage = stage;

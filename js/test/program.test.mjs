@@ -179,6 +179,15 @@ test("compile error: ShrewCompileError with code, line, column, rendered", () =>
     return true;
   });
   assert.throws(() => shrew.compile("@graph {", {}), ShrewCompileError);
+  // A warning before the error: the error's own lines first, then the warning's (its header was printed twice).
+  assert.throws(() => shrew.compile(`@import "a";\n${src}`, { filename: "bad.sw" }), (e) => {
+    const lines = e.message.split("\n");
+    assert.match(lines[0], /^bad\.sw:4:20: error\[E040\]: undefined name 'zz'$/);
+    assert.equal(lines.filter((l) => l === lines[0]).length, 1);
+    assert.deepEqual(lines.slice(1).map((l) => l.trim()),
+                     ["output y: relu(zz);", "^~", 'bad.sw:1:1: warning[W001]: @import "a" is parsed and ignored: no file is read', '@import "a";', "^~~~~~~"]);
+    return true;
+  });
 });
 
 test("run errors: missing, extra, wrong dtype, wrong shape, unknown graph", () => {
