@@ -3,7 +3,7 @@
 // checked before any is written.
 import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
-import { ARRAY_CTORS as CTORS, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, ARRAY_FOR_DECLARED, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
 import { byteLengthOf, bytesView, describe as describeValue, elements, isNamedObject, joinNames, lengthOf, setOwn, spanOf, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
@@ -71,12 +71,17 @@ export type Destinations = ReadonlyMap<string, Destination>;
  * as an input takes it: a Tensor of another copy of the package (two
  * installs, a second bundle) fails `instanceof Tensor` and was refused.
  */
-function destination(name: string, value: unknown): Destination {
+function destination(name: string, value: unknown, declared: string | null | undefined): Destination {
   if (isTypedArrayProxy(value)) {
     throw new TypeError(`output '${name}': the destination is a Proxy of ${withArticle(typeName(value))}, which has no memory of its own to write into; pass the array itself`);
   }
   if (ArrayBuffer.isView(value)) {
     if (dtypeOfArray(value) !== undefined) return { tensor: undefined, bare: true, dtype: undefined, shape: [], data: value as TensorData };
+    // An Int8Array for an i8 output: say which array it takes, as for an input.
+    const takes = declared != null && Object.hasOwn(ARRAY_FOR_DECLARED, declared)
+      ? `; its dtype ${declared} takes ${withArticle(ARRAY_FOR_DECLARED[declared])}` : "";
+    throw new TypeError(`output '${name}': unsupported typed array ${typeName(value)} as the destination${takes} ` +
+                        "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)");
   } else if (value !== null && typeof value === "object") {
     // Each field read once (a getter, a Proxy trap). Any data is taken here:
     // checkDestination names what it is.
@@ -124,7 +129,7 @@ export function destinations(options: RunOptions, sig: Signature, what: string):
     }
     const value = outputs[name];
     if (value === undefined) continue;  // left out, as an option is: a fresh array
-    const dest = destination(name, value);
+    const dest = destination(name, value, sig.outputs.find((o) => o.name === name)?.dtype);
     // Two outputs written into one array would leave only the last.
     if (seen.has(dest.data)) throw new ShrewRuntimeError("invalid_argument", `output '${name}': its destination array is also another output's`, { output: name });
     seen.add(dest.data);

@@ -18,7 +18,7 @@
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
-import { ARRAY_CTORS as CTORS, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize, unproxied } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, ARRAY_FOR_DECLARED, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize, unproxied } from "./tensor.js";
 import { type Destinations, type RunOptions, checkDestination, checkNoSharedMemory, deliver, destinations, tensorFromRaw, wrapped } from "./outputs.js";
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
@@ -194,16 +194,6 @@ const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
     // The module may be dead; nothing left to free.
   }
 });
-
-/**
- * The typed array an input of each declared dtype takes: its storage type
- * (OPS.md §1.3; i8 and i16 are held as Int32Array, as setParam takes them).
- */
-const ARRAY_FOR_DECLARED: Record<string, string> = {
-  f32: "Float32Array", f16: "Float32Array", bf16: "Float32Array", f64: "Float64Array",
-  i8: "Int32Array", i16: "Int32Array", i32: "Int32Array", i64: "BigInt64Array",
-  u16: "BigInt64Array", u32: "BigInt64Array", u64: "BigInt64Array", u8: "Uint8Array", bool: "Uint8Array",
-};
 
 export class Program {
   readonly #module: ModuleState;

@@ -36,6 +36,16 @@ export interface ValueTypeMap {
 export type TensorValues<D extends DType> = ArrayLike<ValueTypeMap[D]> & { readonly BYTES_PER_ELEMENT?: never };
 
 /** The typed array constructor of each dtype. */
+/**
+ * The typed array an input or output of each declared dtype takes: its storage type
+ * (OPS.md §1.3; i8 and i16 are held as Int32Array, as setParam takes them).
+ */
+export const ARRAY_FOR_DECLARED: Record<string, string> = {
+  f32: "Float32Array", f16: "Float32Array", bf16: "Float32Array", f64: "Float64Array",
+  i8: "Int32Array", i16: "Int32Array", i32: "Int32Array", i64: "BigInt64Array",
+  u16: "BigInt64Array", u32: "BigInt64Array", u64: "BigInt64Array", u8: "Uint8Array", bool: "Uint8Array",
+};
+
 export const ARRAY_CTORS = {
   f32: Float32Array,
   f64: Float64Array,

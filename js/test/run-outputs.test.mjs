@@ -256,5 +256,12 @@ test("a Tensor of another copy of the package is a destination as it is an input
       { name: "TypeError", message: "output 'y': the destination must be a Tensor, a {dtype, shape, data} object or a typed array, got an Object" });
     assert.throws(() => p.run("G", { x: new Float32Array(3) }, { outputs: { y: { dtype: "f32", shape: 3, data: new Float32Array(3) } } }),
       { name: "TypeError", message: "output 'y': the destination's shape must be an array, got 3" });
+    // A typed array of no tensor dtype is named as such, with the one the output takes (it was "must be ... a typed array, got an Int8Array").
+    for (const [name, bad, takes] of [["y", new Int8Array(3), "f32 takes a Float32Array"], ["pos", new Uint16Array(3), "bool takes a Uint8Array"],
+                                      ["pos", new Uint8ClampedArray(3), "bool takes a Uint8Array"]]) {
+      assert.throws(() => p.run("G", { x: new Float32Array(3) }, { outputs: { [name]: bad } }),
+        { name: "TypeError", message: `output '${name}': unsupported typed array ${bad.constructor.name} as the destination; its dtype ${takes} ` +
+                                      "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)" });
+    }
   });
 });
