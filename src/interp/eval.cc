@@ -25,6 +25,13 @@ Status NodeFailure(const ir::Graph& graph, const ir::Node& node, const Status& s
   return s.Prefixed(graph.NodeLabel(node) + ": ").At(node.span);
 }
 
+Status GraphFailure(std::string_view graph, const Status& s) {
+  const std::string head = "graph '" + std::string(graph) + "'";
+  const std::string_view m = s.message();
+  if (m.starts_with(head) && m.size() > head.size() && (m[head.size()] == ':' || m[head.size()] == ' ')) return s;
+  return s.Prefixed(head + ": ");
+}
+
 Result<Tensor> MaterializeConstant(const ir::AttrValue& value, ir::DType dtype, Shape shape) {
   SHREW_TRY_ASSIGN(Tensor t, Tensor::Zeros(dtype, std::move(shape)));
   const ir::StorageType st = t.storage();

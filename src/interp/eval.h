@@ -52,6 +52,11 @@ struct EvalContext {
 // the message, and its source position (Status::At). Both executors report
 // node failures so.
 Status NodeFailure(const ir::Graph& graph, const ir::Node& node, const Status& s);
+// `s` as a failure of running graph `graph`: "graph 'G': " before the
+// message, unless it begins by naming that graph already (an assertion's
+// "graph 'G': assertion failed"). Both executors name each graph of a
+// failing call chain so: "graph 'A': node 'c' (call[B]): graph 'B': node …".
+Status GraphFailure(std::string_view graph, const Status& s);
 
 Result<runtime::Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node,
                                  std::span<const runtime::Tensor* const> operands, const EvalContext& ctx);

@@ -203,7 +203,7 @@ Result<RunResult> Interpreter::RunNamedInputs(const ir::Graph& graph, const runt
     }
   }
   Result<RunResult> r = RunGraph(graph, ordered, params, 0, options_.keep_intermediates);
-  if (!r.ok()) return r.status().Prefixed(where);
+  if (!r.ok()) return GraphFailure(graph.name(), r.status());
   return r;
 }
 
@@ -228,7 +228,7 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   params.by_key = params_;
   params.graph = g->name();
   Result<RunResult> r = RunGraph(*g, all, params, depth, /*keep_intermediates=*/false);
-  if (!r.ok()) return r.status().Prefixed("in graph '" + g->name() + "': ");
+  if (!r.ok()) return GraphFailure(g->name(), r.status());
   if (r->outputs.empty()) return InvalidArgument("graph '" + g->name() + "' has no output");
   return std::move(r->outputs.front().second);
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "interp/eval.h"
 #include "jit/binding.h"
 #include "jit/executor.h"
 
@@ -39,7 +40,8 @@ class CallKernel final : public runtime::Kernel {
     dims_ = std::move(dims).value();
     if (check_) {
       Status held = check_(*callee_, dims_);
-      if (!held.ok()) return held.Prefixed(where + ": ");
+      // "graph 'B': assertion failed …": the caller's node names the call.
+      if (!held.ok()) return interp::GraphFailure(callee_->name(), held);
     }
     target_ = {};  // other inputs: another executor
     Status resolved = resolve_(index_, descs_, dims_, &target_);

@@ -77,7 +77,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
     types[i] = t;
   }
   // Named as the interpreter names a failing call: the caller's node, then the callee.
-  const std::string where = caller.NodeLabel(node) + ": in graph '" + callee->name() + "': ";
+  const std::string where = caller.NodeLabel(node) + ": ";
   const std::string key = MemoKey(*callee, depth, file, types);
   auto known = memo->results.find(key);
   if (known == memo->results.end()) {
@@ -93,7 +93,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
     }();
     known = memo->results.emplace(key, std::move(result)).first;
   }
-  if (!known->second.ok()) return known->second.status().Prefixed(where);
+  if (!known->second.ok()) return interp::GraphFailure(callee->name(), known->second.status()).Prefixed(where);
   return known->second.value();
 }
 
@@ -593,8 +593,8 @@ Status Executor::Bind(std::span<const Shape> input_shapes, const ir::DimBindings
     return InvalidArgument("graph '" + graph_->name + "' takes " + std::to_string(graph_->input_slots.size()) +
                            " inputs, got " + std::to_string(input_shapes.size()) + " shapes");
   }
-  if (value_shaped_) return StageBinding(input_shapes, dims);
-  return SelectPlan(input_shapes, dims, {});
+  Status s = value_shaped_ ? StageBinding(input_shapes, dims) : SelectPlan(input_shapes, dims, {});
+  return s.ok() ? s : interp::GraphFailure(graph_->name, s);
 }
 
 Status Executor::SelectPlan(std::span<const Shape> input_shapes, const ir::DimBindings& dims,
@@ -753,13 +753,17 @@ uint64_t Executor::input_bytes(int i) const {
   return plan()->slot_bytes[static_cast<size_t>(graph_->input_slots[static_cast<size_t>(i)])];
 }
 
-Status Executor::Run() { return RunTape<false>({}); }
+Status Executor::Run() {
+  Status s = RunTape<false>({});
+  return s.ok() ? s : interp::GraphFailure(graph_->name, s);
+}
 
 Status Executor::RunTimed(std::span<double> instruction_ns) {
   if (instruction_ns.size() != graph_->tape.instrs.size()) {
     return InvalidArgument("RunTimed needs one time per tape instruction");
   }
-  return RunTape<true>(instruction_ns);
+  Status s = RunTape<true>(instruction_ns);
+  return s.ok() ? s : interp::GraphFailure(graph_->name, s);
 }
 
 Status Executor::BeginRun() {

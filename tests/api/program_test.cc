@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <limits>
 
@@ -645,6 +646,65 @@ TEST(ProgramOptionsTest, NegativeConfiguredDimsAndEmptyCompileResultsAreRefusedC
   EXPECT_NE(bad.RenderDiagnostics().find("dimension 'Batch' = -3: a dimension is a non-negative integer"),
             std::string::npos)
       << bad.RenderDiagnostics();
+}
+
+// A run-time failure reads the same on both executors, the lean path too:
+// each graph of the call chain named once, before its failing node (the
+// tape named no graph; the interpreter said "in graph 'H': " and an
+// assertion's graph twice, the call kernel "call[B]: " again).
+TEST(ProgramRunErrors, AFailureNamesEachGraphOfItsCallChainOnceOnBothExecutors) {
+  auto p = MakeProgram(R"(@graph H { input i: Tensor<[B], i64>; param e: Tensor<[5, 3], f32> { init: "ones"; }; output b: embedding(i, e); }
+@graph C { input i: Tensor<[B], i64>; output c: H(i); }
+@graph D { input v: Tensor<[2], i64>; output o: v / (v * 0); }
+@graph A { input x: Tensor<[2], i64>; output y: D(x) + 1; }
+@graph M { input v: Tensor<[R], f32>; @assert R > 2, "M needs R > 2"; output o: relu(v); }
+@graph T { input x: Tensor<[N], f32>; output y: M(x); }
+)");
+  ASSERT_NE(p, nullptr);
+  auto ints = [](const char* name, std::vector<int64_t> v) {
+    TensorMap m;
+    const int64_t n = static_cast<int64_t>(v.size());
+    m.emplace(name, Tensor::FromVector<int64_t>(ir::DType::kI64, {n}, v).value());
+    return m;
+  };
+  TensorMap two;
+  two.emplace("x", F32({2}, {1, 2}));
+  const struct {
+    const char* graph;
+    TensorMap in;
+    const char* message;
+  } cases[] = {
+      {"H", ints("i", {1, 9}),
+       "graph 'H': node 'b' (embedding): embedding index 9 out of range for a table of 5 rows (indices 'i', element 1)"},
+      {"C", ints("i", {1, 9}),
+       "graph 'C': node 'c' (call[H]): graph 'H': node 'b' (embedding): embedding index 9 out of range for a table of "
+       "5 rows (indices 'i', element 1)"},
+      {"A", ints("x", {1, 2}), "graph 'A': call[D] in node 'y': graph 'D': node 'o' (div): integer division by zero"},
+      {"T", std::move(two),
+       "graph 'T': node 'y' (call[M]): graph 'M': assertion failed at <input>:5:39: M needs R > 2 (R > 2, with R = 2)"},
+  };
+  for (const auto& c : cases) {
+    for (bool interp : {false, true}) {
+      SCOPED_TRACE(std::string(c.graph) + (interp ? " interpreter" : " tape"));
+      Result<TensorMap> out = interp ? p->Interpret(c.graph, c.in) : p->Run(c.graph, c.in);
+      ASSERT_FALSE(out.ok());
+      EXPECT_EQ(out.status().message(), c.message);
+    }
+    std::vector<InputSpec> specs;
+    for (const auto& [name, t] : c.in) specs.push_back({name, t.dtype(), t.shape()});
+    Result<std::unique_ptr<PreparedRun>> prepared = p->Prepare(c.graph, specs);
+    if (!prepared.ok()) {  // the assertion is checked as the binding is prepared
+      EXPECT_NE(prepared.status().message().find("assertion failed"), std::string::npos) << prepared.status().ToString();
+      continue;
+    }
+    PreparedRun& run = **prepared;
+    for (int k = 0; k < static_cast<int>(specs.size()); ++k) {
+      const Tensor& t = c.in.at(specs[static_cast<size_t>(k)].name);
+      std::memcpy(run.input_data(run.input_of_spec(k)), t.raw_data(), t.byte_size());
+    }
+    Status lean = run.Run();
+    EXPECT_EQ(lean.message(), c.message) << "lean path of " << c.graph;
+  }
 }
 
 }  // namespace

@@ -238,7 +238,7 @@ TEST(InterpreterTest, GraphCallsShareCalleeParams) {
   runtime::ParamMap none;
   Interpreter missing(&p, &none);
   EXPECT_TRUE(FailsWith(missing.Run("Model", Map({{"f", F32({1, 2}, {1, 1})}})),
-                        "graph 'Model': node 'c1' (call[Dense]): in graph 'Dense': parameter 'W' has no value"));
+                        "graph 'Model': node 'c1' (call[Dense]): graph 'Dense': parameter 'W' has no value"));
 }
 
 TEST(InterpreterTest, RecursionHitsDepthLimit) {
