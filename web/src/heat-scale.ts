@@ -39,7 +39,11 @@ export function nonFiniteRgb(v: number): Rgb {
 
 /** Where a finite value sits on the scale, 0..1 (the middle when all finite values are equal). */
 export function scalePosition(v: number, s: HeatScale): number {
-  return s.hi > s.lo ? Math.min(1, Math.max(0, (v - s.lo) / (s.hi - s.lo))) : 0.5;
+  if (!(s.hi > s.lo)) return 0.5;
+  // A span past the largest double (f64 values from -1e308 to 1e308) is taken
+  // in halves: Infinity / Infinity was NaN, a colour of no index.
+  const u = Number.isFinite(s.hi - s.lo) ? (v - s.lo) / (s.hi - s.lo) : (v / 2 - s.lo / 2) / (s.hi / 2 - s.lo / 2);
+  return Math.min(1, Math.max(0, u));
 }
 
 // A few stops of matplotlib's viridis, linearly interpolated.

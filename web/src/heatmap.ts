@@ -22,19 +22,28 @@ const MIN_SIDE_PX = 12;
 function blockMeans(data: Float64Array, rows: number, cols: number, step: number): Float64Array {
   const pr = Math.ceil(rows / step), pc = Math.ceil(cols / step);
   const sum = new Float64Array(pr * pc), count = new Uint32Array(pr * pc), rest = new Float64Array(pr * pc);
+  // The sums of finite values near the largest double overflow (a block of
+  // 1.5e308 was drawn as +Inf): a scaled copy of each sum stands in then.
+  const scaled = new Float64Array(pr * pc);
   for (let r = 0; r < rows; r++) {
     const base = Math.floor(r / step) * pc;
     for (let c = 0; c < cols; c++) {
       const v = data[r * cols + c], at = base + Math.floor(c / step);
       if (Number.isFinite(v)) {
         sum[at] += v;
+        scaled[at] += v * SCALE_DOWN;
         count[at]++;
       } else rest[at] += v;
     }
   }
-  for (let i = 0; i < sum.length; i++) sum[i] = Number.isFinite(rest[i]) ? sum[i] / count[i] : rest[i];
+  for (let i = 0; i < sum.length; i++) {
+    sum[i] = !Number.isFinite(rest[i]) ? rest[i]
+      : Number.isFinite(sum[i]) ? sum[i] / count[i]
+      : Math.min(Number.MAX_VALUE, Math.max(-Number.MAX_VALUE, (scaled[i] / count[i]) / SCALE_DOWN));
+  }
   return sum;
 }
+const SCALE_DOWN = 2 ** -64;
 
 export function heatmap(data: Float64Array, rows: number, cols: number): HTMLElement {
   const step = Math.max(1, Math.ceil(Math.max(rows, cols) / HEATMAP_PX));

@@ -183,7 +183,17 @@ function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number
 }
 
 /** A zero tensor for an input; one too large for this browser is an error that names the input. */
+// compile's default maxTensorBytes, which the playground keeps: a larger
+// input is refused before its values are made (a [1e9] input filled 4 GB
+// for 12 s before the run refused it).
+const MAX_TENSOR_BYTES = 2 ** 30;
+const ELEMENT_BYTES: Record<DType, number> = { f32: 4, f64: 8, i32: 4, i64: 8, u8: 1, bool: 1 };
+
 function allocate(spec: TensorSpec, dtype: DType, shape: number[]): Tensor {
+  const bytes = shape.reduce((n, d) => n * d, 1) * ELEMENT_BYTES[dtype];
+  if (bytes > MAX_TENSOR_BYTES) {
+    throw new Error(`input '${spec.name}' (${dtype}[${shape.join(", ")}]) would be ${bytes} bytes, over the limit of ${MAX_TENSOR_BYTES} bytes per tensor`);
+  }
   try {
     return new Tensor(dtype, shape);
   } catch (e) {

@@ -100,10 +100,15 @@ const runPanel = new RunPanel($("run-panel"), {
     const program = current;
     const r = await worker.run({ type: "run", graph: g.name, seed: settings.seed, runs: settings.runs, inputs: settings.inputs });
     if (current !== program) return undefined;  // recompiled meanwhile: these results are of the program before
-    // A graph compiled per input types (`?` inputs): the views show this run's compile.
-    if (r.ok && r.views && current?.graphs.includes(g)) {
-      Object.assign(g, r.views, { pending: undefined });
-      if (selectedGraph() === g) sayDrawFailures(renderCompiledViews());
+    // A graph compiled per input types (`?` inputs): the views show this run's
+    // compile, and that of each such graph its calls compiled.
+    if (r.ok && current) {
+      for (const shown of current.graphs) {
+        const views = own(r.views, shown.name);
+        if (views === undefined) continue;
+        Object.assign(shown, views, { pending: undefined });
+        if (selectedGraph() === shown) sayDrawFailures(renderCompiledViews());
+      }
     }
     // A failure at a place in the source is marked there, like a compile
     // error, until the next run or compile.

@@ -197,8 +197,11 @@ export interface RunOk {
   coarse: boolean;
   /** The step of the worker's clock (performance.now()). */
   clockMs: number;
-  /** For a graph compiled per input types (`?` inputs): the tape, plan and stats of this run's compile. */
-  views?: CompiledViews;
+  /**
+   * By graph: the tape, plan and stats of each graph compiled per input types
+   * (`?` inputs) that this run compiled: the one run, and those its calls compiled anew.
+   */
+  views: Record<string, CompiledViews>;
   /** Where the JIT's time goes (Program.profile), made in what the timing left of its budget; absent when too little was left. */
   profile?: RunProfile;
 }

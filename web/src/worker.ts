@@ -13,6 +13,8 @@ let program: Program | undefined;
 let programDims: Record<string, number> = {};
 /** Graphs whose tape, plan and stats can change with the inputs of a run: each run sends them anew. */
 let perRunGraphs = new Set<string>();
+// Per graph compiled per input types: the inputs its shown compile loads (loadedInputs).
+const shownLoads = new Map<string, string>();
 /** The compile that made `program`: repeated on a fresh module after an abort. */
 let lastCompile: CompileRequest | undefined;
 
@@ -117,6 +119,7 @@ function report(p: Program, graph: string, bindError: string | undefined, warmUp
     ? { ...compiled, compiledFor: `a call from another graph${loadedInputs(compiled.tape)}` } : compiled;
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
   if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) perRunGraphs.add(graph);
+  if (compiled) shownLoads.set(graph, loadedInputs(compiled.tape));
   const list = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
   const pending = views ? undefined : unknown.length > 0
     ? `The tape, memory plan and compile stats of ${graph} appear after its first run: ` +
@@ -255,6 +258,7 @@ async function compile(req: CompileRequest): Promise<void> {
   program = p;
   programDims = dims;
   perRunGraphs = new Set();
+  shownLoads.clear();
   // The page is told when the first warm-up starts: a Stop from then on ends a warm-up, not the compile.
   const warmUp: WarmUp = { wanted: req.warmUp, before: () => warmUp.ms === undefined && post({ type: "warming", id: req.id }) };
   // Random inputs take the parameters' seed, as `shrew run` does; exactly
@@ -425,9 +429,20 @@ function run(req: RunRequest): void {
   }
   const profile = profileRun(p, req.graph, feeds, jitMs, deadline);
   const inputs = sig.inputs.filter((i) => feeds[i.name]).map((i) => tensorForPage(i.name, feeds[i.name]));  // left-out ones not
-  // A graph compiled per input types now holds this run's compile: the page shows it.
-  const compiled = perRunGraphs.has(req.graph) ? compiledViews(p, req.graph) : undefined;
-  const views = compiled && { ...compiled, compiledFor: `the inputs of the last run (${inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ")})` };
+  // A graph compiled per input types now holds this run's compile: the page
+  // shows it; and so does each such graph this run's calls compiled anew
+  // (its Tape tab still showed the compile of its own last run).
+  const views = record<CompiledViews>();
+  for (const g of perRunGraphs) {
+    const compiled = compiledViews(p, g);
+    if (!compiled) continue;
+    if (g === req.graph) {
+      views[g] = { ...compiled, compiledFor: `the inputs of the last run (${inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ")})` };
+    } else if (loadedInputs(compiled.tape) !== shownLoads.get(g)) {
+      views[g] = { ...compiled, compiledFor: `a call from another graph${loadedInputs(compiled.tape)}` };
+    }
+    shownLoads.set(g, loadedInputs(compiled.tape));
+  }
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff,
         coarse: shortestBatchMs < 20 * CLOCK_MS, clockMs: CLOCK_MS, views, ...(profile && { profile }) },
        [...jit, ...inputs].flatMap((o) => (o.exact ? [o.data.buffer, o.exact.buffer] : [o.data.buffer])));

@@ -21,7 +21,8 @@ before(async () => {
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText("@graph Heat {\n  input x: Tensor<[2, 3], f32>;\n  input big: Tensor<[400, 400], f32>;\n" +
     "  input e: Tensor<[?, 3], f32>;\n  output y: x;\n  output z: log(big * 0.0 - 1.0);\n  output w: e + 1.0;\n" +
-    '  output v: log(reshape(cast(range(160000), dtype: "f32"), shape: [400, 400]) - 4.0);\n}\n');
+    '  output v: log(reshape(cast(range(160000), dtype: "f32"), shape: [400, 400]) - 4.0);\n' +
+    '  output huge: cast(x, dtype: "f64") * 1.7e308;\n  output near: cast(big * 0.0, dtype: "f64") + 1.5e308;\n}\n');
   await waitCompiled("Heat");
   await page.selectOption('[data-input="x"] select[aria-label="x source"]', "paste");
 });
@@ -102,6 +103,19 @@ test("a large all-NaN output (drawn from blocks of cells) and an empty one do no
   await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
   assert.equal(await page.$eval('[data-output="w"]', (el) => el.dataset.shape), "[0,3]");
   assert.equal(await page.$('[data-output="w"] canvas.heatmap'), null);
+  assert.deepEqual(page.errors, []);
+});
+
+test("f64 values past the largest double's half: a span from -1.7e308 to 1.7e308 colours its cells; blocks of 1.5e308 are finite", async () => {
+  // (v - lo) / (hi - lo) was Infinity / Infinity: a colour of no index threw, and no output was shown.
+  const shown = await runWith("-1 0 1 -1 0 1", "huge");
+  assert.deepEqual([shown.lo, shown.hi, shown.kinds], ["-1.700e+308", "1.700e+308", []]);
+  assert.deepEqual([shown.pixels[0], shown.pixels[2]], [LOW, HIGH]);
+  assert.ok(shown.pixels[1].every((c, k) => Math.abs(c - [33, 145, 140][k]) <= 2), String(shown.pixels[1]));
+  // The sum of a 2 x 2 block of 1.5e308 overflowed, and the block was drawn as +Inf (white).
+  const near = await heatmapOf("near");
+  assert.deepEqual([near.width, near.height, near.kinds], [200, 200, []]);
+  assert.ok(near.pixels.every((p) => p.every((c, k) => Math.abs(c - [33, 145, 140][k]) <= 2)), String(near.pixels[0]));
   assert.deepEqual(page.errors, []);
 });
 

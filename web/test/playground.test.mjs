@@ -467,12 +467,12 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   assert.match(await page.textContent('[data-testid="run-error"]'), /^input 'features': not a JSON array/);
   await page.selectOption('[data-input="features"] select', "random");
   // Pasted integers must fit the declared dtype (2.5 and 300 were truncated and wrapped);
-  // an input too large for the browser names itself.
+  // an input over the size limit names itself.
   await page.click(".cm-content");
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText("@graph Ints {\n  input n: Tensor<[2], u8>;\n  input big: Tensor<[100000, 100000], f32>;\n  output y: n;\n  output z: relu(big);\n}\n");
   await waitCompiled("Ints");
-  assert.match(await page.textContent("#run-panel .warn"), /input 'big' \(f32\[100000, 100000\]\) is too large to allocate/);
+  assert.match(await page.textContent("#run-panel .warn"), /input 'big' \(f32\[100000, 100000\]\) would be 40000000000 bytes, over the limit of 1073741824 bytes per tensor/);
   await page.selectOption('[data-input="n"] select', "paste");
   for (const [text, bad] of [["1 2.5", "element 1 is 2.5"], ["300 1", "element 0 is 300"]]) {
     await page.fill('[data-input="n"] textarea', text);
@@ -571,6 +571,12 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
     await page.click('[data-testid="run-button"]');
     assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'x': the shape '${bad.replace(".", "\\.")}' is not a list of sizes like 2,3`));
   }
+  // Over the size limit: refused before any value is made (8 GB were filled for seconds first).
+  await page.fill('[data-input="x"] [data-run-shape]', "1000000000");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="run-error"]', { timeout: 30_000 });
+  assert.equal(await page.textContent('[data-testid="run-error"]'),
+               "input 'x' (f64[1000000000]) would be 8000000000 bytes, over the limit of 1073741824 bytes per tensor");
   await page.fill('[data-input="x"] [data-run-shape]', "2, 3");
   await page.click('[data-testid="run-button"]');
   await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
@@ -622,6 +628,17 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   }
   await page.selectOption("#graph-select", "Untyped");
   assert.deepEqual(await loadX(), [["[4]", "f32"]]);
+  // A run of the caller compiles Untyped for its call again: Untyped's views show that compile
+  // (they kept showing the compile of its own last run, f32 [4], which the program no longer held).
+  await page.selectOption("#graph-select", "CallsUntyped");
+  await tab("run");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  assert.equal(await page.$('[data-testid="run-error"]'), null);
+  await page.selectOption("#graph-select", "Untyped");
+  await tab("tape");
+  assert.deepEqual(await loadX(), [["[3, 4]", "f32"]]);
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for a call from another graph (x: f32[3, 4]).");
   assert.deepEqual(page.errors, []);
 });
 
