@@ -361,12 +361,14 @@ class GraphInferrer {
   // has them too. Without that, a chain of weak arithmetic (`c1 = 1 + 1;
   // c2 = c1 + 1; …`) re-walks the whole chain below every new node.
   void SetWeakDType(NodeId root, DType dtype, bool keep_weak, WeakKind kind) {
-    std::vector<NodeId> stack{root};
+    // With each node: whether it is the operand of a neg (`x + -128`: the
+    // literal 128 is written, -128 is what must fit i8).
+    std::vector<std::pair<NodeId, bool>> stack{{root, false}};
     std::vector<NodeId> operations;  // the sub-expression's non-constant nodes
     std::vector<NodeId> walked;
     bool changed_walked = false;  // a node an earlier walk went through changed
     while (!stack.empty()) {
-      NodeId id = stack.back();
+      const auto [id, negated] = stack.back();
       stack.pop_back();
       if (!graph_.HasNode(id) || !IsWeak(id)) continue;
       Node& n = graph_.node(id);
@@ -376,7 +378,7 @@ class GraphInferrer {
       if (keep_weak && same && settled_[i] == epoch_) continue;
       if (!same && walked_[i]) changed_walked = true;
       walked.push_back(id);
-      if (n.op == OpKind::kConstant && !keep_weak) CheckLiteralFits(n, dtype);
+      if (n.op == OpKind::kConstant && !keep_weak) CheckLiteralFits(n, dtype, negated);
       if (n.op != OpKind::kConstant) operations.push_back(id);
       if (!same || !n.type.is_tensor()) {
         n.type = Type::Tensor(n.type.is_tensor() ? n.type.dims() : std::vector<Dim>{}, dtype);
@@ -385,7 +387,7 @@ class GraphInferrer {
       auto [first, last] = WeakGroup(n);
       for (int k = first; k < last; ++k) {
         NodeId op = n.operands[static_cast<size_t>(k)];
-        if (op < id) stack.push_back(op);
+        if (op < id) stack.push_back({op, n.op == OpKind::kNeg});
       }
     }
     // A change to a node some earlier walk went through may break what that
@@ -412,7 +414,7 @@ class GraphInferrer {
     SetWeakDType(root, graph_.node(root).type.dtype(), false, WeakKind::kBool);
   }
 
-  void CheckLiteralFits(const Node& n, DType dtype) {
+  void CheckLiteralFits(const Node& n, DType dtype, bool negated) {
     const AttrValue* v = n.attr("value");
     auto kind = WeakKindOfValue(v);
     if (!kind) return;
@@ -428,14 +430,23 @@ class GraphInferrer {
       if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
       return;
     }
-    // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3);
-    // an integral float literal (`300.0`) is held to the same range.
-    if (dtype == DType::kU8 && *kind != WeakKind::kBool) {
-      const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
-      if (value < 0 || value > 255) {
-        if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span,
+    // A literal adopted by a narrow integer operand must fit its dtype, as
+    // an input's values must (`i8 + 1000` made an i8 tensor holding 1001;
+    // `i32 + 2^32` the i32 operand itself once its output wrapped); u8 is
+    // stored as u8. An integral float literal (`300.0`) is held to the same range.
+    // A negated one must fit as its negation (an unsigned dtype's neg
+    // reports a negative literal itself).
+    const std::optional<IntRange> range = dtype == DType::kU8 ? std::optional<IntRange>(IntRange{0, 255}) : NarrowIntRange(dtype);
+    if (range && *kind != WeakKind::kBool && !(negated && IsUnsignedInt(dtype))) {
+      // As doubles: every bound is exact, and -INT64_MIN is not an i64.
+      const double x = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
+      const double value = negated ? -x : x;
+      const bool fits = value >= static_cast<double>(range->lo) && value <= static_cast<double>(range->hi);
+      if (!fits && !diags_->capped()) {
+        diags_->Add(diag::Kind::DtypeMismatch, n.span,
                     graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
-                        v->ToString() + " does not fit u8 (0 to 255)");
+                        (negated ? "-" : "") + v->ToString() + " does not fit " + DTypeName(dtype) + " (" + std::to_string(range->lo) +
+                        " to " + std::to_string(range->hi) + ")");
       }
     }
   }
