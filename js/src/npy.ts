@@ -3,7 +3,7 @@
 // arrays are read (converted to C order, little-endian), and the integer and
 // half-float types without a Tensor dtype widened, exactly, to the one the
 // runtime feeds such an input as; writes are C order.
-import { Tensor, type DType, ARRAY_CTORS, shapeSize, byteSize, allocate, isDataOf } from "./tensor.js";
+import { Tensor, type AnyTensor, type DType, ARRAY_CTORS, shapeSize, byteSize, allocate, isDataOf } from "./tensor.js";
 import { bytesView, describe, elements, lengthOf, plainBytes, typeName, withArticle } from "./plain.js";
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
@@ -222,7 +222,7 @@ export function readNpyHeader(bytes: Uint8Array): NpyHeader {
 }
 
 /** Parses .npy bytes into a Tensor (copying the data). */
-export function readNpy(bytes: Uint8Array): Tensor {
+export function readNpy(bytes: Uint8Array): AnyTensor {
   // An ArrayBuffer (fetch's arrayBuffer()) or a DataView failed deep inside with "bytes.subarray is not a function".
   const plain = plainBytes(bytes);
   if (plain === undefined) throw new TypeError(`readNpy expects the file's bytes as a Uint8Array, got ${typeName(bytes)}`);
@@ -251,7 +251,7 @@ export function readNpy(bytes: Uint8Array): Tensor {
   }
   if (fortran && shape.length > 1) fromFortranOrder(data, shape);
   if (dtype === "bool") for (let i = 0; i < size; i++) data[i] = data[i] ? 1 : 0;
-  return new Tensor(dtype, shape, data);
+  return new Tensor(dtype, shape, data) as AnyTensor;
 }
 
 /** Reorders column-major `data` of `shape` (rank 2 or more) to row-major, in place (through a copy). */
@@ -280,7 +280,7 @@ function fromFortranOrder(data: Tensor["data"], shape: readonly number[]): void 
  * Serialises a tensor as a .npy file: version 1.0, or 2.0 (4-byte header
  * length) when the header is longer than 65535 bytes, as NumPy does.
  */
-export function writeNpy(t: Tensor): Uint8Array {
+export function writeNpy(t: Tensor): Uint8Array<ArrayBuffer> {
   if (t === null || typeof t !== "object") throw new TypeError(`writeNpy expects a Tensor, got ${describe(t)}`);
   // Read once, then checked as the Tensor constructor checks them: its
   // fields are readonly in TypeScript only, and a look-alike has no checks.

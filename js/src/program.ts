@@ -18,7 +18,7 @@
 import type { RawProgramHandle, RawTensorIn, RawTensorOut, ErrorValue, PreparedValue, RawGraphValue, RawSignature } from "./wasm/shrew.mjs";
 import type { ModuleState } from "./module.js";
 import { ShrewRuntimeError, runtimeErrorFrom } from "./errors.js";
-import { ARRAY_CTORS as CTORS, ARRAY_FOR_DECLARED, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize, unproxied } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, ARRAY_FOR_DECLARED, type AnyTensor, Tensor, TRUSTED, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, madeShape, shapeSize, unproxied } from "./tensor.js";
 import { type Destinations, type RunOptions, checkDestination, checkNoSharedMemory, deliver, destinations, tensorFromRaw, wrapped } from "./outputs.js";
 import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
@@ -33,11 +33,7 @@ import { didYouMean } from "./spelling.js";
 export type TensorLike = Tensor | { dtype: DType; shape: readonly number[]; data: TensorData } | TensorData;
 /** Inputs by name; an input given as undefined is left out. */
 export type Feeds = Record<string, TensorLike | undefined>;
-/**
- * A Tensor of one of the dtypes: checking `t.dtype === "f32"` narrows `t.data`
- * to a Float32Array (a plain `Tensor`'s data is the union of all of them).
- */
-export type AnyTensor = { [D in DType]: Tensor<D> }[DType];
+export type { AnyTensor };
 export type Outputs = Record<string, AnyTensor>;
 
 export interface IrDump {
@@ -689,13 +685,13 @@ export class Program {
     return this.#call((h) => h.params());
   }
 
-  getParam(name: string): Tensor {
+  getParam(name: string): AnyTensor {
     this.#live();
     checkString(name, "parameter name");
     const r = this.#call((h) => h.getParam(name));
     // Named in the error's fields too, as setParam's are.
     if (isError(r)) throw runtimeErrorFrom({ ...r, input: r.input ?? name });
-    return tensorFromRaw(r);
+    return tensorFromRaw(r) as AnyTensor;
   }
 
   /**
@@ -833,7 +829,16 @@ export class Program {
     if (this.#module.dead === undefined) h.delete();
   }
 
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
+  /** Disposes the program (`using`), where the engine has `Symbol.dispose`. */
+  declare [Symbol.dispose]: () => void;
+}
+// Defined only where the engine has the symbol: a class method keyed by an
+// undefined Symbol.dispose was a method named "undefined".
+if (typeof Symbol.dispose === "symbol") {
+  Object.defineProperty(Program.prototype, Symbol.dispose, {
+    value: function (this: Program): void {
+      this.dispose();
+    },
+    writable: true, configurable: true,
+  });
 }

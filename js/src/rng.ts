@@ -11,6 +11,11 @@ export class Rng {
    * draws what the number of the same value draws.
    */
   constructor(seed: number | bigint) {
+    // 1.5 drew what 1 draws, NaN and Infinity what 0 draws: not seeds.
+    if (typeof seed === "number" && !Number.isInteger(seed)) throw new RangeError(`Rng: the seed must be an integer or a bigint, got ${seed}`);
+    if (typeof seed !== "number" && typeof seed !== "bigint") {
+      throw new TypeError(`Rng: the seed must be an integer or a bigint, got ${String(seed)} (${typeof seed})`);
+    }
     let low: number, high: number;
     // A negative integer too goes modulo 2^64 (it took high = 0: -1 drew
     // other values than 2^64 - 1 and -1n); the others draw as they did.

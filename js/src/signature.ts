@@ -94,7 +94,7 @@ export interface OptStats {
   readonly opsFused: number;
   readonly rounds: number;
   /** `OptStats { dce: 0, identity: 1, … }`. */
-  text: string;
+  readonly text: string;
 }
 
 /** A parameter as listed by `params()`. */

@@ -37,6 +37,12 @@ export type TensorValues<D extends DType> = ArrayLike<ValueTypeMap[D]> & { reado
 
 /** The typed array constructor of each dtype. */
 /**
+ * A Tensor of one of the dtypes: checking `t.dtype === "f32"` narrows `t.data`
+ * to a Float32Array (a plain `Tensor`'s data is the union of all of them).
+ */
+export type AnyTensor = { [D in DType]: Tensor<D> }[DType];
+
+/**
  * The typed array an input or output of each declared dtype takes: its storage type
  * (OPS.md §1.3; i8 and i16 are held as Int32Array, as setParam takes them).
  */

@@ -2,7 +2,7 @@
 // in a TypeScript project of its own, with its own settings.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,7 +76,7 @@ const STRICT = { target: "ES2022", lib: ["ES2022", "DOM"], module: "NodeNext", m
   exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
 
 test("package: a consumer under exactOptionalPropertyTypes and noUncheckedIndexedAccess type-checks what the README documents", () => {
-  const source = `import { Shrew, Tensor, DTYPES } from "shrew-wasm";
+  const source = `import { Shrew, Tensor, DTYPES, readNpy, writeNpy } from "shrew-wasm";
 const shrew = await Shrew.load({ wasmUrl: undefined });
 const program = shrew.compile("@graph G { input x: Tensor<[2], f32>; output y: x * 2.0; }", { seed: undefined, dims: undefined });
 const flags = new Tensor("bool", [2], [true, false]);
@@ -87,7 +87,13 @@ if (y !== undefined && y.dtype === "f32") {
   const f: Float32Array = y.data;
   console.log(f[0]);
 }
-const blob = new Blob([program.saveBundle(), program.saveParams()]);
+const blob = new Blob([program.saveBundle(), program.saveParams(), writeNpy(new Tensor("f32", [1], [1]))]);
+// A parameter and a .npy read narrow by dtype as outputs do.
+const w = program.getParam("G/w"), read = readNpy(writeNpy(w));
+if (w.dtype === "f32" && read.dtype === "f32") {
+  const a: Float32Array = w.data, b: Float32Array = read.data;
+  console.log(a[0], b[0]);
+}
 const text = program.source()?.bytes;
 const loaded = shrew.loadBundle(program.saveBundle(), { training: undefined });
 console.log(program.ir("G", { optimized: undefined }).text, flags.size, mixed.size, blob.size, text, loaded.graphs, DTYPES.length);
@@ -102,9 +108,11 @@ test("package: what fails at run time fails to type-check too (another dtype's t
 const program = (await Shrew.load()).compile("@model { name: \\"m\\"; }\\n@graph G { input x: Tensor<[2], f32>; output x; }");
 program.metadata.model["name"] = "x";
 program.optStats.rounds = 0;
+program.optStats.text = "";
 `);
   assert.match(frozen, /main\.ts\(3,\d+\): error TS2542/, frozen);
   assert.match(frozen, /main\.ts\(4,\d+\): error TS2540/, frozen);
+  assert.match(frozen, /main\.ts\(5,\d+\): error TS2540/, frozen);  // text was writable in its type
 });
 
 // A bundler that copies the package's code into the consumer's own file
@@ -221,4 +229,23 @@ test("package: every source map npm packs holds the text of every source it name
       assert.equal(map.sourcesContent[i], readFileSync(`${ROOT}js/src/${file}`, "utf8"), `${bundle}: ${file}`);
     }
   }
+});
+
+// Browsers without Symbol.dispose (Safari): the class method keyed by it was
+// a method named "undefined". The browser bundle, evaluated in a fresh realm
+// that lacks the symbol (Node's own main realm has it), defines no such name.
+test("where the engine has no Symbol.dispose, Program has no method named 'undefined'", () => {
+  const script = `
+    import vm from "node:vm";
+    import { readFileSync } from "node:fs";
+    const ctx = vm.createContext({ TextEncoder, TextDecoder, URL, WebAssembly, FinalizationRegistry });
+    const m = new vm.SourceTextModule(readFileSync(${JSON.stringify(`${ROOT}js/dist/shrew.min.js`)}, "utf8"), { context: ctx });
+    await m.link(() => { throw new Error("the bundle imports nothing"); });
+    await m.evaluate();
+    const proto = m.namespace.Program.prototype;
+    console.log(JSON.stringify({ realm: vm.runInContext("typeof Symbol.dispose", ctx), undefinedKey: Object.hasOwn(proto, "undefined"),
+                                 symbols: Object.getOwnPropertySymbols(proto).length, dispose: typeof proto.dispose }));`;
+  const r = spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { realm: "undefined", undefinedKey: false, symbols: 0, dispose: "function" });
 });

@@ -77,3 +77,9 @@ test("int(lo, hi): ranges of at most 2^32 values draw lo + floor(next() * (hi - 
   assert.ok(ys.some((y) => y < 0) && ys.some((y) => y > 0) && ys.some((y) => y % 2 !== 0) && ys.some((y) => y % 2 === 0));
   for (const [lo, hi] of [[1, 1], [2, 1], [0.5, 2], [0, 2 ** 53]]) assert.throws(() => new Rng(1).int(lo, hi), RangeError);
 });
+
+test("a seed that is not an integer is refused (1.5 drew what 1 draws, NaN and Infinity what 0 draws)", () => {
+  for (const bad of [1.5, NaN, Infinity, -Infinity]) assert.throws(() => new Rng(bad), RangeError, String(bad));
+  for (const bad of ["3", null, undefined]) assert.throws(() => new Rng(bad), TypeError, String(bad));
+  assert.deepEqual(draw(-0), draw(0));
+});
