@@ -573,7 +573,11 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
       const uint64_t n = static_cast<uint64_t>(*count);
       const std::string bytes = n <= std::numeric_limits<uint64_t>::max() / elem ? std::to_string(n * elem)
                                                                                  : "over 2^64";
-      return ResourceExhausted("input '" + node.name + "' of " + where + " is " + bytes + " bytes (" + type +
+      // i32 is held as i64 (OPS.md §1.3): the bytes counted are those held, not those passed.
+      const std::string held = ir::StorageDType(spec.dtype) == spec.dtype
+                                   ? ""
+                                   : std::string(", held as ") + ir::StorageTypeName(ir::StorageOf(spec.dtype));
+      return ResourceExhausted("input '" + node.name + "' of " + where + " is " + bytes + " bytes (" + type + held +
                                "), over the limit of " + std::to_string(cap) + " bytes");
     }
     descs[i] = {true, spec.dtype, spec.shape};

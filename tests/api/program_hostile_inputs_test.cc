@@ -206,6 +206,23 @@ TEST(ProgramByteCapTest, HugeParameterFromTheConfigIsAnErrorNotAnAllocation) {
   ExpectError(p.status(), StatusCode::kResourceExhausted, {"parameter 'w'", "f32[1048576, 1048576]"});
 }
 
+// An i32 input is held as i64 (OPS.md §1.3): the message says which bytes it
+// counted (it said "1600 bytes (i32[200])" of what the caller passed as 800).
+TEST(ProgramByteCapTest, AnInputOverTheCapSaysItsBytesAreThoseHeld) {
+  ProgramOptions o;
+  o.max_tensor_bytes = 1024;
+  std::unique_ptr<Program> p = MakeProgram("@graph G { input x: Tensor<[N], i32>; output y: x; }\n", o);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", Tensor::Zeros(ir::DType::kI32, {200}).value());
+  Result<TensorMap> out = p->Run("G", in);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(), "input 'x' of graph 'G' is 1600 bytes (i32[200], held as i64), over the limit of 1024 bytes");
+  in.clear();
+  in.emplace("x", Tensor::Zeros(ir::DType::kI32, {128}).value());
+  EXPECT_TRUE(p->Run("G", in).ok());
+}
+
 // An outer product: the [N, N] value is what outgrows the cap, not the inputs.
 constexpr const char* kOuter =
     "@graph Outer {\n"
