@@ -5,6 +5,7 @@ import { Program } from "./program.js";
 import { describe, isArrayBuffer, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
 import { BOOLEAN, COUNT, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
+import type { SourceSpan } from "./tape.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
 export { Tensor, DTYPES, isDType, shapeSize, type DType, type DataTypeMap, type TensorData, type TensorValues, type ValueTypeMap } from "./tensor.js";
@@ -69,6 +70,27 @@ export class Shrew {
   /** Wasm linear memory size and the bytes malloc currently holds (for leak checks). */
   heapStats(): { heapBytes: number; usedBytes: number } {
     return this.#module.call((raw) => raw.heapStats());
+  }
+
+  /**
+   * The line of `source` (text, or its UTF-8 bytes) that `span` starts on, a
+   * run error's or a tape node's, with a caret line under the span, as a
+   * compile diagnostic's `rendered` shows them: `"  TEXT\n  ^~~\n"`. The caret
+   * counts terminal cells (a wide character two, a combining mark none;
+   * control and invisible characters are shown as spaces); a line of over
+   * 400 bytes is shown as a window around the span. Undefined when the line
+   * is not in the source. `program.source()` gives the text a program's spans
+   * point into.
+   */
+  excerpt(source: string | Uint8Array, span: SourceSpan): string | undefined {
+    this.#module.checkLive();
+    const text = sourceBytes(source);
+    const whole = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 0x7fffffff;
+    if (span === null || typeof span !== "object" || !whole(span.line) || !whole(span.column) || !whole(span.length)) {
+      throw new TypeError(`excerpt expects a span {line, column, length}, got ${describe(span)}`);
+    }
+    const shown = this.#module.call((raw) => raw.excerpt(text, span.line, span.column, span.length));
+    return shown === "" ? undefined : shown;
   }
 
   /** Set once a wasm abort made this instance unusable. */

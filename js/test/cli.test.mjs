@@ -622,6 +622,18 @@ test("run: the caret stays under the span past control characters, and a long li
   assert.equal(r.code, 1, r.err);
   assert.equal(r.err.slice(r.err.indexOf("  --> ")),
     `  --> ${ctrl}:4:11\n    /*   */ ${statement}\n  ${" ".repeat(10)}^${"~".repeat(statement.length - 1)}\n`);
+  // Wide characters take two cells, a combining mark none, and a zero-width space is shown as
+  // a space (the caret counted code points: 5 columns left of the span after あああ😀😀, and
+  // the zero-width spaces were printed as they are, counted one column each).
+  for (const [comment, cells] of [["あああ😀😀", 10], ["e\u0301e\u0301", 2], ["\u200b\u200b", 2]]) {
+    const wide = join(dir, "wide.sw");
+    writeFileSync(wide, `${head}  /*${comment}*/ ${statement}\n}\n`);
+    const w = shrew("run", wide, "--input", "ids=randint:5:9");
+    assert.equal(w.code, 1, w.err);
+    const [, text, marks] = w.err.slice(w.err.indexOf("  --> ")).split("\n");
+    assert.equal(marks, `${" ".repeat(2 + 4 + cells + 3)}^${"~".repeat(statement.length - 1)}`, `${comment}\n${text}\n${marks}`);
+    if (comment.startsWith("\u200b")) assert.equal(text, `    /*  */ ${statement}`);
+  }
   // A line of 1,500 bytes: 76 characters around the span, not its cut-off start and end.
   const long = join(dir, "long.sw");
   const before = `  /*${"c".repeat(1200)}*/ `;

@@ -190,6 +190,22 @@ test("compile error: ShrewCompileError with code, line, column, rendered", () =>
   });
 });
 
+test("shrew.excerpt renders a span's line and caret as compile diagnostics do (cells, not code points)", () => {
+  assert.equal(shrew.excerpt("a\n  あx\n", { line: 2, column: 6, length: 1, offset: 7 }), "    あx\n      ^\n");
+  assert.equal(shrew.excerpt(new TextEncoder().encode("ab\tcd"), { line: 1, column: 4, length: 2 }), "  ab\tcd\n    \t^~\n");
+  assert.equal(shrew.excerpt("one line", { line: 3, column: 1, length: 1 }), undefined);
+  // The same text as a diagnostic's: the line and caret under its header.
+  try {
+    shrew.compile("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: /*😀*/ zz;\n}\n");
+    assert.fail("compiled");
+  } catch (e) {
+    const d = e.diagnostics[0];
+    assert.equal(d.rendered.slice(d.rendered.indexOf("\n") + 1), shrew.excerpt("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: /*😀*/ zz;\n}\n", d));
+  }
+  assert.throws(() => shrew.excerpt("x", { line: "1", column: 1, length: 1 }), TypeError);
+  assert.throws(() => shrew.excerpt(null, { line: 1, column: 1, length: 1 }), TypeError);
+});
+
 test("run errors: missing, extra, wrong dtype, wrong shape, unknown graph", () => {
   const p = shrew.compile(MLP, { dims: { Batch: 2 } });
   try {

@@ -143,12 +143,16 @@ std::string Render(const Diagnostic& d, const SourceFile& source) {
     out += ":" + std::to_string(d.span.line) + ":" + std::to_string(d.span.column);
   }
   out += std::string(": ") + SeverityName(d.severity) + "[" + d.code() + "]: " + d.message + "\n";
-  if (!d.span.valid()) return out;
+  return out + RenderExcerpt(d.span, source);
+}
+
+std::string RenderExcerpt(const Span& span, const SourceFile& source) {
+  if (!span.valid()) return "";
   // A line with several NULs is UTF-16 or binary, not text: its excerpt
   // would be every other character blank, or noise.
-  const std::string_view line = source.LineText(d.span.line);
-  if (std::count(line.begin(), line.end(), '\0') > 1) return out;
-  return out + Excerpt(line, d.span);
+  const std::string_view line = source.LineText(span.line);
+  if (std::count(line.begin(), line.end(), '\0') > 1) return "";
+  return Excerpt(line, span);
 }
 
 std::string RenderAll(const std::vector<Diagnostic>& ds, const SourceFile& source) {

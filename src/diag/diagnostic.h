@@ -68,6 +68,10 @@ class DiagnosticBag {
 // a 76-byte window around the column, "…" marking each cut side; control,
 // invisible and bidi characters show as a space, broken UTF-8 as U+FFFD.
 std::string Render(const Diagnostic& d, const SourceFile& source);
+// What Render shows under a diagnostic's header: the source line `span`
+// starts on (or its window) and the caret line, "  TEXT\n  ^~~\n". Empty when
+// the span is invalid or the line is not text.
+std::string RenderExcerpt(const Span& span, const SourceFile& source);
 // Render every diagnostic, one after the other.
 std::string RenderAll(const std::vector<Diagnostic>& ds, const SourceFile& source);
 

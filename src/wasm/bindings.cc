@@ -28,6 +28,7 @@
 #include "api/prepared_run.h"
 #include "api/program.h"
 #include "api/reconfigure.h"
+#include "diag/diagnostic.h"
 #include "ir/dump.h"
 #include "jit/profile.h"
 #include "runtime/tensor.h"
@@ -110,6 +111,19 @@ val HeapStats() {
   out.set("heapBytes", static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0);
   out.set("usedBytes", static_cast<double>(info.uordblks));
   return out;
+}
+
+// excerpt(source, line, column, length) -> string: that span's source line
+// and a caret line under it, as diagnostics render them (diag::RenderExcerpt);
+// "" when the line is not in the source.
+std::string Excerpt(const std::string& source, int line, int column, int length) {
+  const shrew::diag::SourceFile file("", source);
+  if (line < 1 || column < 1 || length < 0 || static_cast<uint32_t>(line) > file.line_count()) return "";
+  shrew::SourceSpan span;
+  span.line = static_cast<uint32_t>(line);
+  span.column = static_cast<uint32_t>(column);
+  span.length = static_cast<uint32_t>(length);
+  return shrew::diag::RenderExcerpt(span, file);
 }
 
 // A non-negative integer that a double holds exactly (at most 2^53 - 1).
@@ -913,6 +927,7 @@ EMSCRIPTEN_BINDINGS(shrew) {
   emscripten::function("denseXnn", &DenseXnn);
   emscripten::function("simd128", &Simd128);
   emscripten::function("heapStats", &HeapStats);
+  emscripten::function("excerpt", &Excerpt);
   emscripten::class_<ProgramHandle>("ProgramHandle")
       .constructor<>()
       .function("compile", &ProgramHandle::Compile)

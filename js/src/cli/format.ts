@@ -1,5 +1,5 @@
 // Printing tensors and tables for the `shrew` CLI.
-import type { SourceSpan, Tensor } from "../index.js";
+import type { Tensor } from "../index.js";
 
 /**
  * A float as JSON: JSON has no NaN or infinities (JSON.stringify makes them
@@ -56,48 +56,8 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
 }
 
-/** Source lines longer than this many bytes show a window around the span, as the compiler's excerpts do. */
-const WHOLE_LINE_BYTES = 400;
-const WINDOW_CHARS = 76;
-
-/**
- * Where a run-time error points in a .sw file, as the compiler shows a
- * diagnostic: `FILE:LINE:COL`, the source line, a caret under the span
- * (within that line). Columns and lengths count UTF-8 bytes, as the span's.
- * As in the compiler's excerpts, characters a terminal acts on (those
- * `printable` escapes) are shown as one space each, so the caret stays under
- * the span, and of a line over 400 bytes only a window of 76 characters
- * around the span is shown, cut sides marked `…`. Unlike them, every other
- * character counts one column (a wide or combining one shifts the caret).
- */
-export function sourceExcerpt(file: string, source: Uint8Array, span: SourceSpan): string {
-  let start = 0;
-  for (let line = 1; line < span.line && start < source.length; line++) {
-    const nl = source.indexOf(0x0a, start);
-    start = nl < 0 ? source.length : nl + 1;
-  }
-  const nl = source.indexOf(0x0a, start);
-  const bytes = source.subarray(start, nl < 0 ? source.length : nl);
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b).replace(/\r$/, "");
-  const chars = [...decode(bytes)];
-  const from = Math.min(span.column - 1, bytes.length);
-  const at = [...decode(bytes.subarray(0, from))].length;
-  const width = Math.max(1, [...decode(bytes.subarray(from, Math.min(bytes.length, from + span.length)))].length);
-  let begin = 0, end = chars.length;
-  if (bytes.length > WHOLE_LINE_BYTES) {
-    begin = Math.max(0, Math.min(at - WINDOW_CHARS / 2, chars.length - WINDOW_CHARS));
-    end = Math.min(chars.length, begin + WINDOW_CHARS);
-  }
-  const shown = chars.slice(begin, end).map((c) => (c === "\t" ? c : UNSAFE_CHAR.test(c) ? " " : c));
-  const lead = shown.slice(0, Math.max(0, at - begin)).map((c) => (c === "\t" ? c : " ")).join("");
-  const marks = Math.max(1, Math.min(width, end - at));
-  const text = (begin > 0 ? "…" : "") + shown.join("") + (end < chars.length ? "…" : "");
-  return `${file}:${span.line}:${span.column}\n  ${text}\n  ${begin > 0 ? " " : ""}${lead}^${"~".repeat(marks - 1)}`;
-}
-
 /** What `printable` escapes: characters a terminal acts on or that reorder text. */
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_CHAR = new RegExp(UNSAFE.source);  // one character, no lastIndex state
 
 /**
  * Text from files (parameter names in a blob, a bundle's contents, a .npy

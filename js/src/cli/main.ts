@@ -15,7 +15,7 @@ import { MAX_SEED } from "../options.js";
 import { MAX_PROFILE_RUNS } from "../program.js";
 import { didYouMean } from "../spelling.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeFiles, type ReadLimit } from "./files.js";
-import { describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, sourceExcerpt, tensorJson } from "./format.js";
+import { describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, tensorJson } from "./format.js";
 
 interface Context {
   file: string;
@@ -562,6 +562,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   if (!file || rest.length > 0) return usageError(`${command} takes exactly one FILE (.sw source or .swb bundle)`, command);
   /** Where the spans of run-time errors point: FILE's text, or the source a bundle carries. */
   let spansIn: { file: string; bytes: Uint8Array } | undefined;
+  let shrew: Shrew | undefined;  // renders their excerpt, as the compiler renders a diagnostic's
   const fileDtypes = new Map<string, string>();
   try {
     checkCommandOptions(command, tokens);
@@ -599,12 +600,13 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     }
     const params = values.params === undefined ? undefined
       : readBytes(values.params, "--params", (head) => (startsWith(head, PARAMS_MAGIC) ? BLOB_LIMIT : NOT_PARAMS));
-    const shrew = await Shrew.load();
+    const loaded = await Shrew.load();
+    shrew = loaded;
     const t0 = performance.now();
     let program: Program;
     const paramsName = `${values.params} (--params)`;
     if (bundled) {
-      program = naming(file, () => shrew.loadBundle(source));
+      program = naming(file, () => loaded.loadBundle(source));
       try {
         if (params) naming(paramsName, () => program.loadParams(params));
       } catch (e) {
@@ -613,7 +615,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       }
       dims = { ...program.dims };
     } else {
-      program = naming(paramsName, () => shrew.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
+      program = naming(paramsName, () => loaded.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
                                                                ...(params ? { params } : {}) }));
     }
     const compileMs = performance.now() - t0;
@@ -654,9 +656,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       err(`Error: ${e.message}`);
       // A failure at a place in the source shows it, unless the message
       // shows it already (a setup error).
-      if (e instanceof ShrewRuntimeError && e.span && spansIn && !e.message.includes("\n")) {
-        err(`  --> ${sourceExcerpt(spansIn.file, spansIn.bytes, e.span)}`);
-      }
+      const span = e instanceof ShrewRuntimeError && !e.message.includes("\n") ? e.span : undefined;
+      const excerpt = span && spansIn && shrew ? shrew.excerpt(spansIn.bytes, span) : undefined;
+      if (excerpt !== undefined) err(`  --> ${spansIn!.file}:${span!.line}:${span!.column}\n${excerpt.trimEnd()}`);
       if (e instanceof ShrewRuntimeError) {
         const hint = npyDtypeHint(e, values.input ?? [], fileDtypes);
         if (hint) err(hint);

@@ -180,6 +180,7 @@ export interface RawModule {
            bias: Float32Array | number[]): DenseValue | ErrorValue;
   simd128(): boolean;
   heapStats(): { heapBytes: number; usedBytes: number };
+  excerpt(source: Uint8Array | string, line: number, column: number, length: number): string;
   ProgramHandle: new () => RawProgramHandle;
   /** Runs prepared run `id` of the handle at address `handle` (PreparedValue.handle): 0 = ok, otherwise its lastError() describes the failure. */
   _shrew_run_prepared(handle: number, id: number): number;
