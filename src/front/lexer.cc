@@ -53,6 +53,8 @@ std::string DescribeCharacter(std::string_view text, size_t pos) {
     const char* name = diag::CodePointName(cp);
     return diag::CodePointLabel(cp) + (name ? std::string(" (") + name + ")" : "");
   }
+  // Quoted, a combining mark draws onto the quote and cannot be seen.
+  if (n > 1 && diag::DisplayWidth(cp) == 0) return diag::CodePointLabel(cp) + " (a combining mark)";
   if (n > 1 || (n == 1 && cp >= 0x21 && cp <= 0x7E)) return "'" + std::string(text.substr(pos, n)) + "'";
   static constexpr char kHex[] = "0123456789abcdef";
   unsigned char c = static_cast<unsigned char>(text[pos]);

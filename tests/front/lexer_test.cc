@@ -347,6 +347,8 @@ TEST(LexerTest, InvisibleCharactersAreNamedByCodePoint) {
   ExpectOneError(Lexed("a \xE2\x81\xA1"), Kind::UnexpectedCharacter,
                  "unexpected character U+2061", 1, 3);
   ExpectOneError(Lexed("\xC2\x85"), Kind::UnexpectedCharacter, "unexpected character U+0085", 1, 1);
+  // A combining mark, quoted, drew onto the quote: "unexpected character '\u0301'" showed no character.
+  ExpectOneError(Lexed("a \xCC\x81"), Kind::UnexpectedCharacter, "unexpected character U+0301 (a combining mark)", 1, 3);
   // Visible non-ASCII stays quoted as itself.
   ExpectOneError(Lexed("\xF0\x9F\x98\x80"), Kind::UnexpectedCharacter,
                  "unexpected character '\xF0\x9F\x98\x80'", 1, 1);
