@@ -391,6 +391,11 @@ Type InferRange(ShapeContext& ctx) {
         ctx.Error(diag::Kind::ShapeMismatch, "range operands must be scalars, got " + t.ToString());
         return Type::Unknown();
       }
+      // Known now: a bool operand failed only when a run reached it.
+      if (!IsNumeric(t.dtype())) {
+        ctx.Error(diag::Kind::DtypeClass, std::string("range operands must be numbers, got ") + DTypeName(t.dtype()));
+        return Type::Unknown();
+      }
     }
     vals[i] = ConstantOperandValue(*ctx.graph, ctx.node->operands[static_cast<size_t>(i)]);
     if (!vals[i]) all_const = false;

@@ -335,6 +335,16 @@ TEST(RangeShapeTest, Errors) {
           "r");
   EXPECT_FALSE(huge.Infer());
   EXPECT_EQ(huge.OnlyError(), "E113");
+  // A bool operand is known not to be a number at compile time (it failed only when a run reached it).
+  GraphFixture flag;
+  flag.Op(OpKind::kRange, {flag.In("b", "[] bool")}, "r");
+  EXPECT_FALSE(flag.Infer());
+  EXPECT_EQ(flag.OnlyError(), "E106");
+  EXPECT_EQ(flag.diags.all()[0].message, "[G::r] range operands must be numbers, got bool");
+  GraphFixture mixed;
+  mixed.Op(OpKind::kRange, {mixed.Const(AttrValue::Int(1)), mixed.In("b", "[1] bool")}, "r");
+  EXPECT_FALSE(mixed.Infer());
+  EXPECT_EQ(mixed.OnlyError(), "E106");
 }
 
 }  // namespace
