@@ -40,6 +40,7 @@ const COMPILE_OPTIONS: Record<string, Rule> = {
   filename: rule("must be a string", (v) => typeof v === "string", wellFormed),
   dims: DIMS, seed: SEED, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, params: PARAMS,
   maxStepsPerRun: COUNT,
+  defaultDtype: rule('must be "f16", "bf16", "f32" or "f64"', (v) => v === "f16" || v === "bf16" || v === "f32" || v === "f64"),
 };
 const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, maxStepsPerRun: COUNT };
 

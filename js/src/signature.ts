@@ -56,6 +56,12 @@ export interface CompileOptions {
    * calls.
    */
   maxStepsPerRun?: number | undefined;
+  /**
+   * The dtype of a float literal no operation adopts (OPS.md §1.3):
+   * `cast(0.1, dtype: "f64")` casts an f32 0.1 (0.10000000149011612) unless
+   * this is "f64". Default "f32"; a bundle keeps it.
+   */
+  defaultDtype?: "f16" | "bf16" | "f32" | "f64" | undefined;
 }
 
 /** Options of `Shrew.loadBundle`: what the loader chooses (the rest comes from the bundle). */

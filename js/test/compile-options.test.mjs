@@ -28,9 +28,11 @@ test("bad compile options are typed errors naming the option", () => {
     [{ dims: [1, 2] }, /dims must be an object/],
     [{ dim: { N: 2 } }, /unknown compile option 'dim'; did you mean 'dims'\? options: filename, dims, seed/],
     // A misspelt option is told the closest one; a name close to none, only the list.
-    [{ sed: 1 }, /^unknown compile option 'sed'; did you mean 'seed'\? options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun$/],
+    [{ sed: 1 }, /^unknown compile option 'sed'; did you mean 'seed'\? options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun, defaultDtype$/],
+    [{ defaultDtype: "i64" }, /^defaultDtype must be "f16", "bf16", "f32" or "f64", got "i64"/],
+    [{ defaultDtype: "float64" }, /^defaultDtype must be "f16", "bf16", "f32" or "f64"/],
     [{ Training: true }, /^unknown compile option 'Training'; did you mean 'training'\? options: filename, dims, seed, /],
-    [{ verbose: true }, /^unknown compile option 'verbose'; options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun$/],
+    [{ verbose: true }, /^unknown compile option 'verbose'; options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun, defaultDtype$/],
     // The rule of setDims: a dim the source does not use or that @config sets would be ignored.
     [{ dims: { N: 2, Hidden: 3 } }, /^dimension 'Hidden' is not used by this program; its dimensions: N$/],
     [{ dims: { Width: 8 } }, /^dimension 'Width' is set by @config in the source/],
@@ -118,4 +120,24 @@ test("seeds are exact to 2^64 - 1: a bigint seed draws what @config's seed of th
       e.message === `seed must be a non-negative integer (a number of at most 2^53 - 1, or a bigint of at most 2^64 - 1), got ${shown}`,
       String(seed));
   }
+});
+
+test("defaultDtype: the dtype of float literals no operation adopts, kept by setDims and bundles (0.1 was always an f32's)", () => {
+  const src = '@graph G { input n: Tensor<[N], f32>; output y: cast(0.1, dtype: "f64"); output big: cast(1e300, dtype: "f64") * 1.0; }';
+  const f32 = shrew.compile(src, { dims: { N: 1 } });
+  const n = new Float32Array(1);
+  assert.equal(f32.run("G", { n }).y.data[0], Math.fround(0.1));
+  assert.equal(f32.run("G", { n }).big.data[0], Infinity);
+  assert.deepEqual(f32.warnings.map((w) => w.code), ["W005"]);
+  const f64 = shrew.compile(src, { dims: { N: 1 }, defaultDtype: "f64" });
+  assert.deepEqual(f64.warnings, []);
+  for (const p of [f64, shrew.loadBundle(f64.saveBundle())]) {
+    for (const exec of ["run", "interpret"]) {
+      const out = p[exec]("G", { n });
+      assert.equal(out.y.data[0], 0.1, exec);
+      assert.equal(out.big.data[0], 1e300, exec);
+    }
+  }
+  f64.setDims({ N: 2 });
+  assert.equal(f64.run("G", { n: new Float32Array(2) }).y.data[0], 0.1);
 });

@@ -3,6 +3,7 @@
 #include "ir/shapes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "ir/shapes_internal.h"
@@ -411,7 +412,9 @@ class GraphInferrer {
   // Clears weakness of the sub-expression: the provisional dtype is final.
   void Finalize(NodeId root) {
     if (!graph_.HasNode(root) || !IsWeak(root)) return;
+    finalizing_ = true;
     SetWeakDType(root, graph_.node(root).type.dtype(), false, WeakKind::kBool);
+    finalizing_ = false;
   }
 
   void CheckLiteralFits(const Node& n, DType dtype, bool negated) {
@@ -434,6 +437,22 @@ class GraphInferrer {
     // an input's values must (`i8 + 1000` made an i8 tensor holding 1001;
     // `i32 + 2^32` the i32 operand itself once its output wrapped); u8 is
     // stored as u8. An integral float literal (`300.0`) is held to the same range.
+    // A finite literal that the dtype's storage rounds to inf (`cast(1e300,
+    // dtype: "f64")`: the literal, unadopted, is f32) computes with inf: W005.
+    if (IsFloat(dtype) && *kind != WeakKind::kBool) {
+      const double x = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
+      const bool in_f32 = StorageOf(dtype) == StorageType::kF32;
+      if (in_f32 && std::isfinite(x) && std::isinf(static_cast<float>(x)) && !diags_->capped()) {
+        diags_->Add(diag::Kind::LiteralOverflow, n.span,
+                    graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
+                        v->ToString() + " is " + (x < 0 ? "-inf" : "inf") + " as " + DTypeName(dtype) +
+                        " (held as f32, whose largest finite value is 3.4028235e+38)" +
+                        (finalizing_ ? "; a literal no operation adopts takes the default dtype, " +
+                                           std::string(DTypeName(dtype)) + " (compile option defaultDtype)"
+                                     : ""));
+      }
+      return;
+    }
     // A negated one must fit as its negation (an unsigned dtype's neg
     // reports a negative literal itself).
     const std::optional<IntRange> range = dtype == DType::kU8 ? std::optional<IntRange>(IntRange{0, 255}) : NarrowIntRange(dtype);
@@ -652,6 +671,7 @@ class GraphInferrer {
   std::vector<int8_t> weak_;  // kNotWeak or a WeakKind
   // While a node's declared type gives its weak sub-expression a dtype: that type, for the messages.
   const Type* adopting_declared_ = nullptr;
+  bool finalizing_ = false;  // Finalize: literals take the default dtype, no operand's
   // SetWeakDType's memory: whether a walk went through a node, and the
   // epoch in which the last keep-weak walk through it ended (0: none).
   std::vector<bool> walked_;

@@ -241,8 +241,8 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
   CompileSettings out;
   if (options.isUndefined() || options.isNull()) return out;
   if (options.typeOf().as<std::string>() != "object") return shrew::InvalidArgument("compile options must be an object");
-  static const char* const kKnown[] = {"filename", "dims",           "seed",   "optimize",
-                                       "training", "maxTensorBytes", "params", "maxStepsPerRun"};
+  static const char* const kKnown[] = {"filename", "dims",           "seed",   "optimize",      "training",
+                                       "maxTensorBytes", "params", "maxStepsPerRun", "defaultDtype"};
   SHREW_RETURN_IF_ERROR(KnownKeys(options, kKnown, "compile"));
   auto present = [&](const char* key) { return !options[key].isUndefined(); };
   if (present("filename")) {
@@ -264,6 +264,15 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     }
   }
   if (present("optimize")) out.compile.optimize = options["optimize"].as<bool>();
+  if (present("defaultDtype")) {
+    const std::optional<shrew::ir::DType> d =
+        options["defaultDtype"].isString() ? shrew::ir::DTypeFromName(options["defaultDtype"].as<std::string>()) : std::nullopt;
+    if (!d || !shrew::ir::IsFloat(*d)) {
+      return shrew::InvalidArgument("defaultDtype must be \"f16\", \"bf16\", \"f32\" or \"f64\", got " + Show(options["defaultDtype"]));
+    }
+    out.compile.default_float = *d;
+    out.program.default_dtype = *d;
+  }
   SHREW_RETURN_IF_ERROR(RunSettingsFrom(options, &out.program));
   if (present("params")) {
     if (!options["params"].instanceof(val::global("Uint8Array"))) {
@@ -280,7 +289,7 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
 // the runnable Program built from it.
 class ProgramHandle {
  public:
-  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun})
+  // compile(source, {filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun, defaultDtype})
   //   -> {ok, diagnostics, rendered, stage, seed, optStats, graphs}
   // (seed: the effective seed's decimal digits, exact past 2^53, as in the
   // results of loadBundle and setDims)

@@ -543,6 +543,33 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
   }
 }
 
+// A finite literal its dtype holds as inf compiles (OPS.md §1.3 converts it)
+// with W005 at the literal; one no operation adopts names the default dtype
+// and the option that changes it. f64 holds 1e300; 3.4e38 is f32's.
+TEST(CompileTest, ALiteralHeldAsInfIsWarnedAbout) {
+  auto warnings = [](const std::string& expr, ir::DType dtype = ir::DType::kF32) {
+    CompileOptions o;
+    o.default_float = dtype;
+    CompileResult r = Compile("@graph G {\n  input x: Tensor<[2], f32>;\n  output y: " + expr + ";\n}\n", o);
+    EXPECT_TRUE(r.ok) << expr << ": " << r.RenderDiagnostics();
+    std::vector<std::string> out;
+    for (const diag::Diagnostic& d : r.diagnostics) out.push_back(std::string(d.code()) + " " + std::to_string(d.span.column) + " " + d.message);
+    return out;
+  };
+  EXPECT_EQ(warnings("x * 1e50"), std::vector<std::string>{"W005 17 [G::y] float literal 1e+50 is inf as f32 (held as f32, whose "
+                                                           "largest finite value is 3.4028235e+38)"});
+  EXPECT_EQ(warnings("x + cast(-1e300, dtype: \"f32\")").size(), 1u);
+  const std::vector<std::string> unadopted = warnings("x + cast(cast(1e300, dtype: \"f64\") * 0.0, dtype: \"f32\")");
+  ASSERT_EQ(unadopted.size(), 1u);
+  EXPECT_NE(unadopted[0].find("float literal 1e+300 is inf as f32 (held as f32, whose largest finite value is 3.4028235e+38); a literal "
+                              "no operation adopts takes the default dtype, f32 (compile option defaultDtype)"),
+            std::string::npos)
+      << unadopted[0];
+  EXPECT_TRUE(warnings("x + cast(cast(1e300, dtype: \"f64\") * 0.0, dtype: \"f32\")", ir::DType::kF64).empty());
+  EXPECT_TRUE(warnings("x * 3.4e38").empty());
+  EXPECT_TRUE(warnings("x * 1e-50").empty());  // underflow to 0 is no overflow
+}
+
 TEST(CompileTest, RepeatBodyLiteralsAdoptTheCarriedDtype) {
   // A repeat applies its body to its operands, so a literal or config key in
   // the body adopts the carried value's dtype as it would outside (OPS.md
