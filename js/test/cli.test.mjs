@@ -246,6 +246,11 @@ test("--params FILE runs with saved parameter values; a bad or missing file is a
   const bad = shrew("run", src, "--params", other);
   assert.equal(bad.code, 1);
   assert.match(bad.err, /bad magic/);
+  // A blob of another shape names the file too (its message began "parameter 'G/w'", unnamed).
+  const wider = join(dir, "wider.sw");
+  writeFileSync(wider, readFileSync(src, "utf8").replaceAll("[3]", "[4]"));
+  expectError(1, new RegExp(`^Error: ${blob.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(--params\\): parameter blob: parameter 'G/w': expected f32\\[4\\], the blob has f32\\[3\\]\n$`),
+              "run", wider, "--params", blob);
 });
 
 test("dump: tape, ir, optimized-ir, plan, --json", () => {

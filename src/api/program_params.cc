@@ -48,7 +48,8 @@ namespace {
 }
 
 Status BlobMismatch(const ParamRecord& rec, const std::string& expected) {
-  return InvalidArgument("parameter '" + rec.key + "': expected " + expected + ", the blob has " +
+  // "parameter blob: " as its other errors: the CLI names the --params file before it.
+  return InvalidArgument("parameter blob: parameter '" + rec.key + "': expected " + expected + ", the blob has " +
                          ir::DTypeName(rec.dtype) + runtime::ShapeToString(rec.shape));
 }
 
