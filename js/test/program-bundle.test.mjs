@@ -179,6 +179,12 @@ test("CLI: build writes a bundle that every command takes in place of the source
   const r = cli("run", out, "--seed", "3", "--json");
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(JSON.parse(r.out), fromSource);
+  // --seed on a bundle draws the random inputs only, and says so (the parameters silently kept seed 3's).
+  assert.equal(r.err, `note: ${out} is a bundle: its parameters keep the values it was built with (seed 3); --seed 3 draws the random inputs only\n`);
+  const other = cli("info", out, "--seed", "5");
+  assert.match(other.out, /seed: 3/);
+  assert.match(other.err, /^note: \S+ is a bundle: its parameters keep the values it was built with \(seed 3\); --seed 5 draws the random inputs only\n$/);
+  assert.equal(cli("run", out, "--json").err, "");
   assert.equal(cli("check", out).code, 0);
   assert.match(cli("dump", out).out, /fused_matmul_add\+relu/);
   assert.match(cli("info", out).out, /graph Classifier/);

@@ -614,6 +614,12 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
         throw e;
       }
       dims = { ...program.dims };
+      // Its parameters were drawn (or loaded) when it was built: --seed draws
+      // the random inputs only, which it said nothing of.
+      if (givenSeed !== undefined) {
+        err(`note: ${file} is a bundle: its parameters keep the values it was built with (seed ${program.seedBigInt}); ` +
+            `--seed ${givenSeed} draws the random inputs only`);
+      }
     } else {
       program = naming(paramsName, () => loaded.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
                                                                ...(params ? { params } : {}) }));

@@ -199,7 +199,8 @@ Options:
                              takes a dimension's size from --dims, else from an --input
                              file with that dimension, else 1
   --seed S                   parameter and random-input seed (default: the program's
-                             @config seed, else 0; a bundle's: the one it was built with)
+                             @config seed, else 0; a bundle's: the one it was built with;
+                             for a bundle --seed draws the random inputs only)
   --params FILE              parameter values saved by saveParams() instead of the seeded ones
   --input NAME=SPEC          SPEC: PATH.npy | random | randint:LO:HI (repeatable); an
                              optional input without one is left out of the run
