@@ -556,15 +556,16 @@ test("run prints 64-bit integers exactly: text, and --json as decimal strings", 
   }
 });
 
-test("info: @config integers past 2^53 stay exact, NaN and infinities are strings in JSON", () => {
+test("info: @config integers past 2^53 stay exact, NaN and infinities are strings in JSON, -0 is -0", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const src = join(dir, "config.sw");
-  writeFileSync(src, "@config { big: 9007199254740993; small: -5; inf: 1e999; ninf: -1e999; nan: 0.0 / 0.0; }\n" +
+  writeFileSync(src, "@config { big: 9007199254740993; small: -5; inf: 1e999; ninf: -1e999; nan: 0.0 / 0.0; nz: -0.0; }\n" +
     "@graph G { input x: Tensor<[2], f32>; output x; }\n");
-  const want = { big: "9007199254740993", inf: "Infinity", nan: "NaN", ninf: "-Infinity", small: -5 };
+  const want = { big: "9007199254740993", inf: "Infinity", nan: "NaN", ninf: "-Infinity", nz: -0, small: -5 };
   const j = shrew("info", src, "--json");
   assert.equal(j.code, 0, j.err);
-  assert.deepEqual(JSON.parse(j.out).metadata.config, want);
+  assert.deepEqual(JSON.parse(j.out).metadata.config, want);  // deepEqual tells -0 from 0 (it was written 0)
+  assert.match(j.out, /"nz":-0[,}]/);
   const t = shrew("info", src);
   assert.equal(t.code, 0, t.err);
   assert.deepEqual(JSON.parse(t.out.match(/^ {2}config: (.*)$/m)[1]), want);

@@ -61,16 +61,22 @@ function seedJson(seed: bigint): number | string {
 }
 
 /**
- * JSON.stringify's replacer for metadata: a bigint (a @config integer past
- * 2^53 − 1) is its exact decimal string, NaN and ±Infinity the strings
- * "NaN", "Infinity", "-Infinity" (JSON.stringify made them null), as for
- * tensors.
+ * Metadata as JSON text: a bigint (a @config integer past 2^53 − 1) is its
+ * exact decimal string, NaN and ±Infinity the strings "NaN", "Infinity",
+ * "-Infinity" (JSON.stringify made them null), -0 is -0 (it made it 0), as
+ * for tensors.
  */
-function metadataJson(_key: string, v: unknown): unknown {
-  if (typeof v === "bigint") return String(v);
-  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
-  return v;
+function metadataJson(v: unknown): string {
+  // A replacer cannot return -0 (it is written 0): a marker string is swapped for it after.
+  const text = JSON.stringify(v, (_key: string, x: unknown) => {
+    if (typeof x === "bigint") return String(x);
+    if (typeof x === "number" && !Number.isFinite(x)) return Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
+    return Object.is(x, -0) ? NEGATIVE_ZERO : x;
+  });
+  return text.replaceAll(JSON.stringify(NEGATIVE_ZERO), "-0");
 }
+// Lone surrogates: no string decoded from the source's UTF-8 holds one.
+const NEGATIVE_ZERO = "\ud800-0\ud800";
 
 /**
  * fn(), a bundle's or parameter blob's own format errors ("bundle: truncated
@@ -289,7 +295,7 @@ function cmdInfo(ctx: Context): number {
     paramBytes: params.reduce((a, q) => a + q.bytes, 0),
   };
   if (ctx.values.json) {
-    ctx.json(JSON.stringify(info, metadataJson));
+    ctx.json(metadataJson(info));
     return 0;
   }
   const model = p.metadata.model;
@@ -297,7 +303,7 @@ function cmdInfo(ctx: Context): number {
   for (const [k, val] of Object.entries(model)) if (k !== "name" && k !== "version") ctx.out(`  ${k}: ${oneLine(String(val))}`);
   ctx.out(`  seed: ${info.seed}`);
   // Shown as JSON, escaped as JSON: ctx.out's escaping finds nothing left, and the JSON stays valid.
-  const json = (v: unknown) => printableJson(JSON.stringify(v, metadataJson));
+  const json = (v: unknown) => printableJson(metadataJson(v));
   if (Object.keys(p.metadata.config).length) ctx.out(`  config: ${json(p.metadata.config)}`);
   if (p.metadata.training) ctx.out(`  training: ${json(p.metadata.training)}`);
   if (p.metadata.inference) ctx.out(`  inference: ${json(p.metadata.inference)}`);
