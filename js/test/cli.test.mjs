@@ -37,6 +37,15 @@ test("check: ok file exits 0, bad file prints FILE:LINE:COL and exits 1", () => 
   assert.match(l.err, /latin\.sw:3:21: error\[E040\]: undefined name 'zz'/);
 });
 
+test("version, --version and -V print the package's version (version was an unknown command)", () => {
+  const { version } = JSON.parse(readFileSync(`${ROOT}js/package.json`, "utf8"));
+  for (const args of [["version"], ["--version"], ["-V"]]) {
+    const r = shrew(...args);
+    assert.deepEqual([r.code, r.out, r.err], [0, `shrew ${version}\n`, ""], args.join(" "));
+  }
+  assert.match(shrew("versoin").err, /^Error: unknown command 'versoin'; did you mean 'version'\?/);
+});
+
 test("usage errors exit 2; missing file exits 1", () => {
   assert.equal(shrew().code, 2);
   assert.equal(shrew("frobnicate", MLP).code, 2);

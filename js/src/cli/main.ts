@@ -2,7 +2,7 @@
 // The `shrew` command-line tool (PIPELINE.md §12.2): check, dump, stats,
 // info, run, bench and profile a .sw file or a bundle on the wasm runtime,
 // and build a .sw file into a bundle.
-import { realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -53,6 +53,12 @@ function seedOption(v: string): bigint {
     throw new UsageError(`--seed expects a non-negative integer of at most 2^64 - 1 (${MAX_SEED}), got '${v}'`);
   }
   return BigInt(v);
+}
+
+/** The package's version, from its package.json (dist/cli/ is two levels below it). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+  return typeof pkg.version === "string" ? pkg.version : "(unknown version)";
 }
 
 /** A seed in --json: a number while JSON readers hold it exactly (up to 2^53 - 1), else its decimal digits as a string. */
@@ -553,8 +559,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     return usageError(message, command);
   }
   const { values, positionals, tokens } = parsed;
-  if (values.version) {
-    out("shrew 0.1.0");
+  // `version` as a command too, as `help` is (PIPELINE.md §12.1).
+  if (values.version || (positionals[0] === "version" && positionals.length === 1)) {
+    out(`shrew ${packageVersion()}`);
     return 0;
   }
   if (values.help || positionals[0] === "help") {
@@ -564,7 +571,7 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   if (positionals.length === 0) return usageError("no command given", undefined);
   const [command, file, ...rest] = positionals;
   const run = COMMANDS[command];
-  if (!run) return usageError(`unknown command '${command}'${didYouMean(command, [...Object.keys(COMMANDS), "help"])}`, undefined);
+  if (!run) return usageError(`unknown command '${command}'${didYouMean(command, [...Object.keys(COMMANDS), "help", "version"])}`, undefined);
   if (!file || rest.length > 0) return usageError(`${command} takes exactly one FILE (.sw source or .swb bundle)`, command);
   /** Where the spans of run-time errors point: FILE's text, or the source a bundle carries. */
   let spansIn: { file: string; bytes: Uint8Array } | undefined;
