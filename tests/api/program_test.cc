@@ -659,6 +659,7 @@ TEST(ProgramRunErrors, AFailureNamesEachGraphOfItsCallChainOnceOnBothExecutors) 
 @graph A { input x: Tensor<[2], i64>; output y: D(x) + 1; }
 @graph M { input v: Tensor<[R], f32>; @assert R > 2, "M needs R > 2"; output o: relu(v); }
 @graph T { input x: Tensor<[N], f32>; output y: M(x); }
+@graph E { input x: Tensor<[A, B], f32>; output y: max(x, dim: 1); }
 )");
   ASSERT_NE(p, nullptr);
   auto ints = [](const char* name, std::vector<int64_t> v) {
@@ -669,6 +670,8 @@ TEST(ProgramRunErrors, AFailureNamesEachGraphOfItsCallChainOnceOnBothExecutors) 
   };
   TensorMap two;
   two.emplace("x", F32({2}, {1, 2}));
+  TensorMap empty;
+  empty.emplace("x", Tensor::Zeros(ir::DType::kF32, {2, 0}).value());
   const struct {
     const char* graph;
     TensorMap in;
@@ -682,6 +685,8 @@ TEST(ProgramRunErrors, AFailureNamesEachGraphOfItsCallChainOnceOnBothExecutors) 
       {"A", ints("x", {1, 2}), "graph 'A': call[D] in node 'y': graph 'D': node 'o' (div): integer division by zero"},
       {"T", std::move(two),
        "graph 'T': node 'y' (call[M]): graph 'M': assertion failed at <input>:5:39: M needs R > 2 (R > 2, with R = 2)"},
+      // The tape said "(input has no elements)".
+      {"E", std::move(empty), "graph 'E': node 'y' (max): max of an empty slice (input shape [2, 0])"},
   };
   for (const auto& c : cases) {
     for (bool interp : {false, true}) {

@@ -135,6 +135,7 @@ class ReduceKernel final : public Kernel {
     SHREW_RETURN_IF_ERROR(CheckOutputShape(name, expected, output_shape));
     n_out_ = NumElements(output_shape);
     n_in_ = NumElements(x);
+    in_shape_ = x;  // named by the empty-slice error, as the interpreter names it
     // Merge: drop size-1 axes, join neighbours of the same kind.
     dims_.clear();
     red_.clear();
@@ -237,7 +238,7 @@ class ReduceKernel final : public Kernel {
       case K::kMax:
       case K::kMin:
         if (count_ == 0) {
-          return InvalidArgument(std::string(ir::OpName(op_)) + " of an empty slice (input has no elements)");
+          return InvalidArgument(std::string(ir::OpName(op_)) + " of an empty slice (input shape " + ShapeToString(in_shape_) + ")");
         }
         if (op_ == K::kMax) {
           Extremum<true>();
@@ -534,6 +535,7 @@ class ReduceKernel final : public Kernel {
   std::vector<int64_t> out_stride_;  // per merged axis (0 when reduced)
   std::vector<int64_t> index_;       // odometer, sized at Reshape
   int64_t count_ = 1;                // elements per reduced slice
+  Shape in_shape_;
   bool column_blocks_ = false;       // RunColumnBlocks
   int64_t n_out_ = 0;
   int64_t n_in_ = 0;
