@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <functional>
 
 #include "ir/shapes_internal.h"
@@ -417,6 +418,13 @@ class GraphInferrer {
     finalizing_ = false;
   }
 
+  // "-128 to 127": the values an integer dtype holds.
+  static std::string RangeText(DType dtype) {
+    const std::optional<IntRange> r = dtype == DType::kU8 ? std::optional<IntRange>(IntRange{0, 255}) : NarrowIntRange(dtype);
+    const IntRange range = r ? *r : IntRange{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    return std::to_string(range.lo) + " to " + std::to_string(range.hi);
+  }
+
   void CheckLiteralFits(const Node& n, DType dtype, bool negated) {
     const AttrValue* v = n.attr("value");
     auto kind = WeakKindOfValue(v);
@@ -429,6 +437,10 @@ class GraphInferrer {
                                   " does not fit the declared type " + adopting_declared_->ToString()
                         : IsComplex(dtype)
                             ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
+                        // Integral but past the i64 storage (9.3e18): its trouble is the size, not a fraction.
+                        : std::isfinite(f) && std::trunc(f) == f
+                            ? "float literal " + v->ToString() + " does not fit " + DTypeName(dtype) + " (" +
+                                  RangeText(dtype) + ")"
                             : "float literal " + v->ToString() + " cannot be used with an integer operand";
       if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
       return;

@@ -502,7 +502,9 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
       // Integral float literals out of range failed only when the executors
       // were built (materialising the constant).
       {"x + 300.0", "u8", 17, "float literal 300 does not fit u8"},
-      {"x + 1e30", "i64", 17, "float literal 1e+30 cannot be used with an integer operand"},
+      {"x + 1e30", "i64", 17, "float literal 1e+30 does not fit i64 (-9223372036854775808 to 9223372036854775807)"},
+      {"x + 1e30", "i32", 17, "float literal 1e+30 does not fit i32 (-2147483648 to 2147483647)"},
+      {"x + 2.5", "i64", 17, "float literal 2.5 cannot be used with an integer operand"},
       // Every narrow integer dtype, as its inputs are (an i8 tensor held 1001;
       // i32 + 2^32 gave x once its output wrapped).
       {"x + 1000", "i8", 17, "integer literal 1000 does not fit i8 (-128 to 127)"},
