@@ -69,7 +69,7 @@ class ConcatKernel final : public Kernel {
         for (size_t k = 0; k < src_.size(); ++k) {
           const size_t slab = slab_bytes_[k];
           if (slab == 0) continue;
-          std::memcpy(dst, static_cast<const std::byte*>(src_[k]) + static_cast<size_t>(o) * slab, slab);
+          CopyBytes(dst, static_cast<const std::byte*>(src_[k]) + static_cast<size_t>(o) * slab, slab);
           dst += slab;
         }
       }
