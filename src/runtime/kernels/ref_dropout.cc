@@ -57,10 +57,12 @@ class DropoutKernel final : public Kernel {
     // element).
     const uint64_t keep_from = Rng::UniformThreshold(p_);
     constexpr size_t kBlock = 256;
+    uint64_t bits[kBlock];
     uint32_t keep[kBlock];
     for (size_t i0 = 0; i0 < n_; i0 += kBlock) {
       const size_t len = std::min(kBlock, n_ - i0);
-      for (size_t j = 0; j < len; ++j) keep[j] = static_cast<uint32_t>((rng_->NextBits() >> 11) >= keep_from);
+      rng_->NextBitsInto(bits, len);
+      for (size_t j = 0; j < len; ++j) keep[j] = static_cast<uint32_t>((bits[j] >> 11) >= keep_from);
       const T* x = x_ + i0;  // may be y (in place): each element read, then written
       T* y = y_ + i0;
       for (size_t j = 0; j < len; ++j) y[j] = KeptOrZero(x[j] * scale, keep[j]);
