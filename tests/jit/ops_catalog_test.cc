@@ -428,8 +428,30 @@ TEST(JitCatalog, F32IntegralPowersAreCorrectlyRoundedAndFollowCPow) {
   EXPECT_EQ(runtime::FloatPow(-1e30f, 3.0f), -inf);
   EXPECT_TRUE(std::signbit(runtime::FloatPow(-1e-30f, 3.0f)) && runtime::FloatPow(-1e-30f, 3.0f) == 0.0f);
   EXPECT_EQ(runtime::FloatPow(1e-30f, -2.0f), inf);
+  // x ** -0.5 and x ** 1.5 as 1 / sqrt(x) and x·sqrt(x): C pow's special values, and its
+  // value within an f32 unit (f64: two units) over a sweep of magnitudes.
+  for (float e : {-0.5f, 1.5f}) {
+    for (float x : {0.0f, -0.0f, inf, -inf, nan, -1.0f, -1e-30f, 1.0f}) {
+      const float got = runtime::FloatPow(x, e), want = std::pow(x, e);
+      EXPECT_TRUE((std::isnan(got) && std::isnan(want)) || (got == want && std::signbit(got) == std::signbit(want)))
+          << x << " ** " << e << ": " << got << " vs " << want;
+      const double dgot = runtime::FloatPow(static_cast<double>(x), static_cast<double>(e)),
+                   dwant = std::pow(static_cast<double>(x), static_cast<double>(e));
+      EXPECT_TRUE((std::isnan(dgot) && std::isnan(dwant)) || (dgot == dwant && std::signbit(dgot) == std::signbit(dwant)))
+          << x << " ** " << e << " (f64): " << dgot << " vs " << dwant;
+    }
+    for (int i = 0; i < 4000; ++i) {
+      const float x = std::ldexp(1.0f + (i % 97) / 97.0f, i % 200 - 100);
+      const float got = runtime::FloatPow(x, e), want = std::pow(x, e);
+      EXPECT_TRUE(got == want || std::fabs(got - want) <= std::fabs(std::nextafter(want, inf) - want)) << x << " ** " << e;
+      const double dx = x, dgot = runtime::FloatPow(dx, static_cast<double>(e)), dwant = std::pow(dx, static_cast<double>(e));
+      EXPECT_TRUE(dgot == dwant || std::fabs(dgot - dwant) <= 2 * std::fabs(std::nextafter(dwant, 1.0 / 0.0) - dwant)) << dx << " ** " << e;
+    }
+  }
   // In place and broadcast along a column, on both executors.
   CheckOp("(a * 1.5) ** 3", {{"a", {4, 9}, kF32, -3, 3}});
+  CheckOp("a ** -0.5 + a ** 1.5", {{"a", {4, 33}, kF32, -3, 3}});
+  CheckOp("a ** -0.5 + a ** 1.5", {{"a", {4, 33}, kF64, -3, 3}});
   CheckOp("a ** b", {{"a", {3, 4}, kF32, -3, 3}, {"b", {3, 1}, kF32, -3, -3}});
 }
 

@@ -305,7 +305,7 @@ void IntegerPowRowOf(const T* x, T* y, size_t n) {
 }
 
 // pow: an exponent that is one value for the row gets a loop of its own, in
-// which FloatPow's exact cases (2, 1, 0.5), f32's integral powers and small
+// which FloatPow's own cases (2, 1, 0.5, -0.5, 1.5), f32's integral powers and small
 // integer powers vectorise.
 template <typename T>
 void PowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, size_t n) {
@@ -318,6 +318,8 @@ void PowRow(const void* a, int64_t sa, const void* b, int64_t sb, void* out, siz
       if (e == T(2)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(2)); });
       if (e == T(1)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(1)); });
       if (e == T(0.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(0.5)); });
+      if (e == T(-0.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(-0.5)); });
+      if (e == T(1.5)) return MapUnary(pa, po, n, [](T x) { return FloatPow(x, T(1.5)); });
       if constexpr (std::is_same_v<T, float>) {
         int32_t k = 0;
         // In place is fine: each block reads its x before writing its y.
