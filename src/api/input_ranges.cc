@@ -1,8 +1,23 @@
 #include "api/input_ranges.h"
 
+#include <limits>
 #include <string>
 
 namespace shrew {
+
+std::optional<IntRange> NarrowIntRange(ir::DType declared) {
+  switch (declared) {
+    case ir::DType::kI8: return IntRange{-128, 127};
+    case ir::DType::kI16: return IntRange{-32768, 32767};
+    case ir::DType::kI32: return IntRange{std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case ir::DType::kU16: return IntRange{0, 65535};
+    case ir::DType::kU32: return IntRange{0, std::numeric_limits<uint32_t>::max()};
+    // Held as i64 too: a negative i64 would be a u64 past 2^63 - 1, which
+    // the runtime has no value for (it computed and compared it as -1).
+    case ir::DType::kU64: return IntRange{0, std::numeric_limits<int64_t>::max()};
+    default: return std::nullopt;
+  }
+}
 
 Status CheckIntRange(std::string_view input, ir::DType declared, IntRange range, std::span<const int64_t> values,
                      jit::InputIssue* issue, std::string_view kind) {

@@ -17,8 +17,14 @@
 
 namespace shrew {
 
-using ir::IntRange;
-using ir::NarrowIntRange;
+struct IntRange {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+// The range of `declared` when it is an integer dtype narrower than the i64
+// it is held as; nullopt for every other dtype (nothing to check).
+std::optional<IntRange> NarrowIntRange(ir::DType declared);
 
 // Ok when every value lies in `range`; else InvalidArgument naming `input`
 // (as `kind`: "input", "parameter"), the first value out of range and its

@@ -1,7 +1,6 @@
 #include "ir/dtype.h"
 
 #include <cmath>
-#include <limits>
 
 namespace shrew::ir {
 namespace {
@@ -134,20 +133,6 @@ bool WeakLiteralFits(WeakKind kind, double float_value, DType target) {
            float_value >= -9223372036854775808.0 && float_value < 9223372036854775808.0;
   }
   return true;
-}
-
-std::optional<IntRange> NarrowIntRange(DType declared) {
-  switch (declared) {
-    case DType::kI8: return IntRange{-128, 127};
-    case DType::kI16: return IntRange{-32768, 32767};
-    case DType::kI32: return IntRange{std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    case DType::kU16: return IntRange{0, 65535};
-    case DType::kU32: return IntRange{0, std::numeric_limits<uint32_t>::max()};
-    // Held as i64 too: a negative i64 would be a u64 past 2^63 - 1, which
-    // the runtime has no value for (it computed and compared it as -1).
-    case DType::kU64: return IntRange{0, std::numeric_limits<int64_t>::max()};
-    default: return std::nullopt;
-  }
 }
 
 }  // namespace shrew::ir

@@ -73,17 +73,6 @@ DType StorageDType(DType dtype);
 // False only for complex dtypes ("dtype complex64 is not supported for execution").
 bool IsExecutable(DType dtype);
 
-// The values an integer dtype may hold, inclusive.
-struct IntRange {
-  int64_t lo = 0;
-  int64_t hi = 0;
-};
-// The range of `declared` when it is an integer dtype narrower than the i64
-// it is held as (i8, i16, i32, u16, u32; u64: 0 to 2^63 - 1, the runtime
-// having no value past that); nullopt for every other dtype (u8 is stored as
-// u8, i64 holds every i64).
-std::optional<IntRange> NarrowIntRange(DType declared);
-
 // ---- weak literals (OPS.md §1.3)
 
 // The kind of a provisional (weak) value, ordered so that Join picks the
@@ -98,8 +87,7 @@ DType DefaultDTypeFor(WeakKind kind, DType default_float = DType::kF32);
 // `target`. Only a float literal with a non-integral value, or one outside
 // the i64 range, into an integer dtype fails (message: "float literal V
 // cannot be used with an integer operand"); `float_value` is ignored for
-// other kinds. Complex targets fail. (The ranges of the narrow integer
-// dtypes are checked separately, naming the range.)
+// other kinds. Complex targets fail. (The u8 range is checked separately.)
 bool WeakLiteralFits(WeakKind kind, double float_value, DType target);
 
 }  // namespace shrew::ir

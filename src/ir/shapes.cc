@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <functional>
 
 #include "ir/shapes_internal.h"
@@ -418,18 +417,14 @@ class GraphInferrer {
     finalizing_ = false;
   }
 
-  // "-128 to 127": the values an integer dtype holds.
-  static std::string RangeText(DType dtype) {
-    const std::optional<IntRange> r = dtype == DType::kU8 ? std::optional<IntRange>(IntRange{0, 255}) : NarrowIntRange(dtype);
-    const IntRange range = r ? *r : IntRange{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-    return std::to_string(range.lo) + " to " + std::to_string(range.hi);
-  }
-
+  // `negated`: the literal is the operand of a neg (`u + -1`), whose rule
+  // reports a negative literal for an unsigned dtype itself.
   void CheckLiteralFits(const Node& n, DType dtype, bool negated) {
     const AttrValue* v = n.attr("value");
     auto kind = WeakKindOfValue(v);
     if (!kind) return;
     double f = v->is_float() ? v->as_float() : 0.0;
+    const std::string written = (negated ? "-" : "") + v->ToString();
     if (!WeakLiteralFits(*kind, f, dtype)) {
       // Its dtype comes from a node's declared type, or from an operand.
       std::string msg = adopting_declared_ != nullptr
@@ -439,16 +434,12 @@ class GraphInferrer {
                             ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
                         // Integral but past the i64 storage (9.3e18): its trouble is the size, not a fraction.
                         : std::isfinite(f) && std::trunc(f) == f
-                            ? "float literal " + v->ToString() + " does not fit " + DTypeName(dtype) + " (" +
-                                  RangeText(dtype) + ")"
+                            ? "float literal " + written + " does not fit " + DTypeName(dtype) +
+                                  (dtype == DType::kU8 ? " (0 to 255)" : " (held as i64: -9223372036854775808 to 9223372036854775807)")
                             : "float literal " + v->ToString() + " cannot be used with an integer operand";
       if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
       return;
     }
-    // A literal adopted by a narrow integer operand must fit its dtype, as
-    // an input's values must (`i8 + 1000` made an i8 tensor holding 1001;
-    // `i32 + 2^32` the i32 operand itself once its output wrapped); u8 is
-    // stored as u8. An integral float literal (`300.0`) is held to the same range.
     // A finite literal that the dtype's storage rounds to inf (`cast(1e300,
     // dtype: "f64")`: the literal, unadopted, is f32) computes with inf: W005.
     if (IsFloat(dtype) && *kind != WeakKind::kBool) {
@@ -457,7 +448,7 @@ class GraphInferrer {
       if (in_f32 && std::isfinite(x) && std::isinf(static_cast<float>(x)) && !diags_->capped()) {
         diags_->Add(diag::Kind::LiteralOverflow, n.span,
                     graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
-                        v->ToString() + " is " + (x < 0 ? "-inf" : "inf") + " as " + DTypeName(dtype) +
+                        written + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " + DTypeName(dtype) +
                         " (held as f32, whose largest finite value is 3.4028235e+38)" +
                         (finalizing_ ? "; a literal no operation adopts takes the default dtype, " +
                                            std::string(DTypeName(dtype)) + " (compile option defaultDtype)"
@@ -465,19 +456,15 @@ class GraphInferrer {
       }
       return;
     }
-    // A negated one must fit as its negation (an unsigned dtype's neg
-    // reports a negative literal itself).
-    const std::optional<IntRange> range = dtype == DType::kU8 ? std::optional<IntRange>(IntRange{0, 255}) : NarrowIntRange(dtype);
-    if (range && *kind != WeakKind::kBool && !(negated && IsUnsignedInt(dtype))) {
-      // As doubles: every bound is exact, and -INT64_MIN is not an i64.
-      const double x = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
-      const double value = negated ? -x : x;
-      const bool fits = value >= static_cast<double>(range->lo) && value <= static_cast<double>(range->hi);
-      if (!fits && !diags_->capped()) {
+    // u8 is the one integer dtype stored narrower than i64 (OPS.md §1.3;
+    // the others hold any i64, as their arithmetic does); an integral float
+    // literal (`300.0`) is held to the same range.
+    if (dtype == DType::kU8 && *kind != WeakKind::kBool && !negated) {
+      const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
+      if ((value < 0 || value > 255) && !diags_->capped()) {
         diags_->Add(diag::Kind::DtypeMismatch, n.span,
                     graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
-                        (negated ? "-" : "") + v->ToString() + " does not fit " + DTypeName(dtype) + " (" + std::to_string(range->lo) +
-                        " to " + std::to_string(range->hi) + ")");
+                        v->ToString() + " does not fit u8 (0 to 255)");
       }
     }
   }
