@@ -256,6 +256,14 @@ export function readNpy(bytes: Uint8Array): AnyTensor {
 
 /** Reorders column-major `data` of `shape` (rank 2 or more) to row-major, in place (through a copy). */
 function fromFortranOrder(data: Tensor["data"], shape: readonly number[]): void {
+  // Moved as integers of the element's width: a float read into a JS number
+  // quiets a signalling NaN (an f16's 0x7c01 came out 0x7fc02000).
+  const view = data instanceof Float32Array ? new Uint32Array(data.buffer, data.byteOffset, data.length)
+    : data instanceof Float64Array ? new BigUint64Array(data.buffer, data.byteOffset, data.length) : data;
+  permuteFromFortran(view, shape);
+}
+
+function permuteFromFortran(data: { length: number; [i: number]: number | bigint; slice(): typeof data }, shape: readonly number[]): void {
   const src = data.slice();
   const rank = shape.length;
   // The column-major stride of each axis, and an odometer over the row-major index.
@@ -264,7 +272,7 @@ function fromFortranOrder(data: Tensor["data"], shape: readonly number[]): void 
   const index = new Array<number>(rank).fill(0);
   let from = 0;
   for (let i = 0; i < data.length; i++) {
-    (data as Float64Array)[i] = (src as Float64Array)[from];
+    data[i] = src[from];
     for (let k = rank - 1; k >= 0; k--) {
       if (++index[k] < shape[k]) {
         from += stride[k];

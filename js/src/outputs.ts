@@ -80,7 +80,8 @@ function destination(name: string, value: unknown, declared: string | null | und
     // An Int8Array for an i8 output: say which array it takes, as for an input.
     const takes = declared != null && Object.hasOwn(ARRAY_FOR_DECLARED, declared)
       ? `; its dtype ${declared} takes ${withArticle(ARRAY_FOR_DECLARED[declared])}` : "";
-    throw new TypeError(`output '${name}': unsupported typed array ${typeName(value)} as the destination${takes} ` +
+    const what = value instanceof DataView ? "a DataView is no tensor data" : `unsupported typed array ${typeName(value)}`;
+    throw new TypeError(`output '${name}': ${what}${value instanceof DataView ? "" : " as the destination"}${takes} ` +
                         "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)");
   } else if (value !== null && typeof value === "object") {
     // Each field read once (a getter, a Proxy trap). Any data is taken here:

@@ -575,7 +575,8 @@ export class Program {
         // An Int8Array for an i8 input, a Uint16Array for a u16 one: say which array the input takes.
         const takes = spec.dtype !== null && Object.hasOwn(ARRAY_FOR_DECLARED, spec.dtype)
           ? `; its dtype ${spec.dtype} takes ${withArticle(ARRAY_FOR_DECLARED[spec.dtype])}` : "";
-        throw new TypeError(`input '${name}': unsupported typed array ${typeName(value)}${takes} ` +
+        const what = value instanceof DataView ? "a DataView is no tensor data" : `unsupported typed array ${typeName(value)}`;
+        throw new TypeError(`input '${name}': ${what}${takes} ` +
                             "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)");
       }
       const size = shapeSize(shape);

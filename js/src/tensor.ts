@@ -35,7 +35,6 @@ export interface ValueTypeMap {
  */
 export type TensorValues<D extends DType> = ArrayLike<ValueTypeMap[D]> & { readonly BYTES_PER_ELEMENT?: never };
 
-/** The typed array constructor of each dtype. */
 /**
  * A Tensor of one of the dtypes: checking `t.dtype === "f32"` narrows `t.data`
  * to a Float32Array (a plain `Tensor`'s data is the union of all of them).
@@ -52,6 +51,7 @@ export const ARRAY_FOR_DECLARED: Record<string, string> = {
   u16: "BigInt64Array", u32: "BigInt64Array", u64: "BigInt64Array", u8: "Uint8Array", bool: "Uint8Array",
 };
 
+/** The typed array constructor of each dtype. */
 export const ARRAY_CTORS = {
   f32: Float32Array,
   f64: Float64Array,

@@ -44,6 +44,7 @@ test("version, --version and -V print the package's version (version was an unkn
     assert.deepEqual([r.code, r.out, r.err], [0, `shrew ${version}\n`, ""], args.join(" "));
   }
   assert.match(shrew("versoin").err, /^Error: unknown command 'versoin'; did you mean 'version'\?/);
+  assert.match(shrew("version", "x.sw").err, /^Error: version takes no FILE\n/);
 });
 
 test("usage errors exit 2; missing file exits 1", () => {

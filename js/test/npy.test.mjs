@@ -165,6 +165,12 @@ test("int8/int16, uint16/uint32/uint64 and float16 arrays are widened exactly to
   }
   assert.equal(all[0xfe00], 0xffc00000);  // -NaN
   assert.equal(all[0x7c01], 0x7f802000);  // a signalling NaN stays one
+  // In Fortran order too (the reordering read each value into a JS number, which quieted it), and an f4's.
+  const fortran = (descr, bytes) => readNpy(npy(`{'descr': '${descr}', 'fortran_order': True, 'shape': (2, 2), }`, new Uint8Array(bytes)));
+  assert.deepEqual(Array.from(new Uint32Array(fortran("<f2", new Uint16Array([0x7c01, 0x3c00, 0xfe01, 0x4000]).buffer).data.buffer)),
+                   [0x7f802000, 0xffc02000, 0x3f800000, 0x40000000]);
+  assert.deepEqual(Array.from(new Uint32Array(fortran("<f4", new Uint32Array([0x7f800001, 1, 0xff800003, 2]).buffer).data.buffer)),
+                   [0x7f800001, 0xff800003, 1, 2]);
   // Widened in Fortran order too; a short file is measured in the file's bytes.
   const f = readNpy(npy("{'descr': '<i2', 'fortran_order': True, 'shape': (2, 2), }", new Uint8Array(new Int16Array([1, 3, 2, 4]).buffer)));
   assert.deepEqual(Array.from(f.data), [1, 2, 3, 4]);

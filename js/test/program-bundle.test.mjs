@@ -164,7 +164,8 @@ const cli = (...args) => {
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
-test("CLI: build writes a bundle that every command takes in place of the source", () => {
+test("CLI: build writes a bundle that every command takes in place of the source", async () => {
+  const shrew = await shrewP;
   const dir = mkdtempSync(join(tmpdir(), "shrew-bundle-"));
   const out = join(dir, "mlp.swb");
   const b = cli("build", `${EXAMPLES}mlp_classifier.sw`, "--dims", "Batch=2", "--seed", "3", "--out", out, "--json");
@@ -180,10 +181,14 @@ test("CLI: build writes a bundle that every command takes in place of the source
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(JSON.parse(r.out), fromSource);
   // --seed on a bundle draws the random inputs only, and says so (the parameters silently kept seed 3's).
-  assert.equal(r.err, `note: ${out} is a bundle: its parameters keep the values it was built with (seed 3); --seed 3 draws the random inputs only\n`);
+  assert.equal(r.err, `note: ${out} is a bundle, whose parameters --seed does not change (they are those it was built with (seed 3)); ` +
+                      "--seed 3 draws only the random inputs, if any\n");
   const other = cli("info", out, "--seed", "5");
   assert.match(other.out, /seed: 3/);
-  assert.match(other.err, /^note: \S+ is a bundle: its parameters keep the values it was built with \(seed 3\); --seed 5 draws the random inputs only\n$/);
+  assert.match(other.err, /^note: \S+ is a bundle, whose parameters --seed does not change \(they are those it was built with \(seed 3\)\); --seed 5 draws only the random inputs, if any\n$/);
+  const blob = join(dir, "w.params");
+  writeFileSync(blob, shrew.loadBundle(readFileSync(out)).saveParams());
+  assert.match(cli("run", out, "--seed", "5", "--params", blob).err, /\(they are the --params file's\); --seed 5 draws only the random inputs, if any\n$/);
   assert.equal(cli("run", out, "--json").err, "");
   assert.equal(cli("check", out).code, 0);
   assert.match(cli("dump", out).out, /fused_matmul_add\+relu/);

@@ -263,5 +263,8 @@ test("a Tensor of another copy of the package is a destination as it is an input
         { name: "TypeError", message: `output '${name}': unsupported typed array ${bad.constructor.name} as the destination; its dtype ${takes} ` +
                                       "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)" });
     }
+    assert.throws(() => p.run("G", { x: new Float32Array(3) }, { outputs: { pos: new DataView(new ArrayBuffer(3)) } }),
+      { name: "TypeError", message: "output 'pos': a DataView is no tensor data; its dtype bool takes a Uint8Array " +
+                                    "(a tensor's data is a Float32Array, Float64Array, Int32Array, BigInt64Array or Uint8Array)" });
   });
 });

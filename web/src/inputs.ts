@@ -182,17 +182,19 @@ function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number
   return values;
 }
 
-/** A zero tensor for an input; one too large for this browser is an error that names the input. */
 // compile's default maxTensorBytes, which the playground keeps: a larger
 // input is refused before its values are made (a [1e9] input filled 4 GB
-// for 12 s before the run refused it).
+// for 12 s before the run refused it). Bytes as the runtime holds them: i32
+// as i64 (OPS.md §1.3).
 const MAX_TENSOR_BYTES = 2 ** 30;
-const ELEMENT_BYTES: Record<DType, number> = { f32: 4, f64: 8, i32: 4, i64: 8, u8: 1, bool: 1 };
+const HELD_BYTES: Record<DType, number> = { f32: 4, f64: 8, i32: 8, i64: 8, u8: 1, bool: 1 };
 
+/** A zero tensor for an input; one too large for this browser is an error that names the input. */
 function allocate(spec: TensorSpec, dtype: DType, shape: number[]): Tensor {
-  const bytes = shape.reduce((n, d) => n * d, 1) * ELEMENT_BYTES[dtype];
+  const bytes = shape.reduce((n, d) => n * d, 1) * HELD_BYTES[dtype];
   if (bytes > MAX_TENSOR_BYTES) {
-    throw new Error(`input '${spec.name}' (${dtype}[${shape.join(", ")}]) would be ${bytes} bytes, over the limit of ${MAX_TENSOR_BYTES} bytes per tensor`);
+    const held = dtype === "i32" ? ", held as i64" : "";
+    throw new Error(`input '${spec.name}' (${dtype}[${shape.join(", ")}]${held}) would be ${bytes} bytes, over the limit of ${MAX_TENSOR_BYTES} bytes per tensor`);
   }
   try {
     return new Tensor(dtype, shape);

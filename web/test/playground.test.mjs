@@ -479,6 +479,12 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
     await page.click('[data-testid="run-button"]');
     assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`^input 'n' is u8: ${bad}, not an integer in \\[0, 255\\]`));
   }
+  // An i32 is held as i64: 2e8 of them are 1.6 GB, over the limit (counted as 4 bytes, they passed and were filled).
+  await page.click(".cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText("@graph I32 {\n  input w: Tensor<[200000000], i32>;\n  output y: w;\n}\n");
+  await waitCompiled("I32");
+  assert.match(await page.textContent("#run-panel .warn"), /input 'w' \(i32\[200000000\], held as i64\) would be 1600000000 bytes, over the limit of 1073741824 bytes per tensor/);
   // i64 values are read exactly, beyond 2^53 (they went through a JS number and were rounded or rejected).
   await page.click(".cm-content");
   await page.keyboard.press("Control+A");

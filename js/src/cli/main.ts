@@ -57,8 +57,13 @@ function seedOption(v: string): bigint {
 
 /** The package's version, from its package.json (dist/cli/ is two levels below it). */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-  return typeof pkg.version === "string" ? pkg.version : "(unknown version)";
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    if (typeof pkg.version === "string") return pkg.version;
+  } catch {
+    // dist/ copied without its package.json, or bundled into another file
+  }
+  return "(unknown version)";
 }
 
 /** A seed in --json: a number while JSON readers hold it exactly (up to 2^53 - 1), else its decimal digits as a string. */
@@ -560,7 +565,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   }
   const { values, positionals, tokens } = parsed;
   // `version` as a command too, as `help` is (PIPELINE.md §12.1).
-  if (values.version || (positionals[0] === "version" && positionals.length === 1)) {
+  if (positionals[0] === "version" && positionals.length > 1) return usageError("version takes no FILE", undefined);
+  if (values.version || positionals[0] === "version") {
     out(`shrew ${packageVersion()}`);
     return 0;
   }
@@ -630,8 +636,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       // Its parameters were drawn (or loaded) when it was built: --seed draws
       // the random inputs only, which it said nothing of.
       if (givenSeed !== undefined) {
-        err(`note: ${file} is a bundle: its parameters keep the values it was built with (seed ${program.seedBigInt}); ` +
-            `--seed ${givenSeed} draws the random inputs only`);
+        const whose = params ? "the --params file's" : `those it was built with (seed ${program.seedBigInt})`;
+        err(`note: ${file} is a bundle, whose parameters --seed does not change (they are ${whose}); ` +
+            `--seed ${givenSeed} draws only the random inputs, if any`);
       }
     } else {
       program = naming(paramsName, () => loaded.compile(source, { filename: file, dims, ...(givenSeed !== undefined ? { seed: givenSeed } : {}),
