@@ -24,6 +24,10 @@ ir::DType ToIrDType(ast::Dtype dtype) {
 }
 
 std::string TypeResolver::TypeHint(const std::string& name) const {
+  // LANGUAGE.md §4.4: an alias refers to those defined earlier.
+  if (auto it = later_.find(name); it != later_.end()) {
+    return "; it is defined later, on line " + std::to_string(it->second) + ": an alias may use only those defined before it";
+  }
   std::vector<std::string_view> known;
   for (const auto& [alias, a] : aliases_) known.push_back(alias);
   return DidYouMean(name, known);
@@ -116,11 +120,19 @@ std::optional<ir::Type> TypeResolver::Resolve(const ast::Type& type,
 }
 
 bool TypeResolver::ResolveAliases(const ast::Program& program, diag::DiagnosticBag& diags) {
+  later_.clear();
+  for (const ast::TypesBlock* block : program.All<ast::TypesBlock>()) {
+    for (const ast::TypeAlias& alias : block->aliases) later_.emplace(alias.name.name, alias.name.span.line);
+  }
   for (const ast::TypesBlock* block : program.All<ast::TypesBlock>()) {
     for (const ast::TypeAlias& alias : block->aliases) {
       bool unsupported = false;
       std::optional<ir::Type> t = ResolveImpl(alias.type, &unsupported, diags);
-      if (!t && !unsupported) return false;
+      if (!t && !unsupported) {
+        later_.clear();
+        return false;
+      }
+      later_.erase(alias.name.name);
       Alias& entry = aliases_[alias.name.name];
       entry.type = t;
       // One entry per name in `ordered_`, at the place of its first definition
@@ -132,6 +144,7 @@ bool TypeResolver::ResolveAliases(const ast::Program& program, diag::DiagnosticB
       ordered_[static_cast<size_t>(entry.index)].second = t ? *t : ir::Type();
     }
   }
+  later_.clear();
   return true;
 }
 

@@ -73,6 +73,9 @@ class TypeResolver {
   const ConfigMap& config_;
   std::map<std::string, Alias, std::less<>> aliases_;
   std::vector<std::pair<std::string, ir::Type>> ordered_;
+  // While ResolveAliases runs: each alias not defined yet, with the line of
+  // its definition (a use before it names where it is).
+  std::map<std::string, uint32_t, std::less<>> later_;
 };
 
 }  // namespace shrew::lower

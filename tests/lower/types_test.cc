@@ -61,8 +61,12 @@ TEST(LowerTypesTest, Errors) {
             "E042 2:21 undefined type 'Image'; did you mean 'Images'?");
   EXPECT_EQ(LowerError("@graph G {\n  input x: f23;\n  output x;\n}"), "E042 2:12 undefined type 'f23'; write f32");
   // An alias may only use aliases defined before it.
+  // It says where the later one is (it said "undefined type 'B'" of a B two words on).
   EXPECT_EQ(LowerError("@types { type A = B; type B = f32; }\n@graph G { input x: A; output x; }"),
-            "E042 1:19 undefined type 'B'");
+            "E042 1:19 undefined type 'B'; it is defined later, on line 1: an alias may use only those defined before it");
+  EXPECT_EQ(LowerError("@types { type A = Tensor<[2], f32>; }\n@types {\n  type C = D;\n}\n@types { type D = A; }\n"
+                       "@graph G { input x: C; output x; }"),
+            "E042 3:12 undefined type 'D'; it is defined later, on line 5: an alias may use only those defined before it");
   EXPECT_EQ(LowerError("@graph G { input x: (f32, f32); output x; }"),
             "E043 1:21 unsupported type");
   EXPECT_EQ(LowerError("@graph G { input x: [f32]; output x; }"), "E043 1:21 unsupported type");
