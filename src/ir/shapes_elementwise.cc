@@ -147,7 +147,15 @@ Type InferWhere(ShapeContext& ctx) {
 
 Type InferFusedAddSubRelu(ShapeContext& ctx) {
   if (ctx.num_operands() != 2) return Type::Unknown();
-  Type t = ArithmeticType(ctx, ctx.operand(0), ctx.operand(1));
+  // Operands of one dtype that is not a float: relu's one error (the add's
+  // "requires a numeric operand" came too, for bool, at the same place).
+  const Type& a = ctx.operand(0);
+  const Type& b = ctx.operand(1);
+  if (a.is_tensor() && b.is_tensor() && a.dtype() == b.dtype() && !IsFloat(a.dtype())) {
+    ctx.RequireFloat(a);
+    return Type::Unknown();
+  }
+  Type t = ArithmeticType(ctx, a, b);
   ctx.RequireFloat(t);  // relu is float-only
   return t;
 }

@@ -535,6 +535,8 @@ TEST(ShapesElementwiseTest, FusedAddSubRelu) {
   EXPECT_EQ(Binary(OpKind::kFusedAddRelu, "[Rows, 8] f32", "[8] f32").Type(), "Tensor<[Rows, 8], f32>");
   EXPECT_EQ(Binary(OpKind::kFusedSubRelu, "[2, 8] f32", "[2, 1] f32").Type(), "Tensor<[2, 8], f32>");
   EXPECT_EQ(Binary(OpKind::kFusedAddRelu, "[2] i64", "[2] i64").OnlyError(), "E106");
+  // One error for bool operands (the add's "requires a numeric operand" came too).
+  EXPECT_EQ(Binary(OpKind::kFusedAddRelu, "[2] bool", "[2] bool").OnlyError(), "E106");
 }
 
 }  // namespace
