@@ -162,6 +162,18 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
 
 Status Program::Init(const ParamSource& source) {
   SHREW_RETURN_IF_ERROR(CheckDimValues(options_.dims));
+  // A dim both sides bind must agree: the tape runs the types inferred with
+  // one value while the interpreter binds runs with the other.
+  if (options_.specialized_with) {
+    for (const auto& [name, inferred] : *options_.specialized_with) {
+      auto bound = options_.dims.find(name);
+      if (bound != options_.dims.end() && bound->second != inferred) {
+        return InvalidArgument("dimension '" + name + "' binds runs to " + std::to_string(bound->second) +
+                               " (ProgramOptions::dims), but the program's types were inferred with " +
+                               std::to_string(inferred) + " (CompileOptions::dims)");
+      }
+    }
+  }
   // The byte cap, for every parameter before any is allocated.
   for (const ir::Graph& g : program_.graphs) {
     for (const ir::Param& p : g.params()) {

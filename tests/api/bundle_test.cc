@@ -696,6 +696,47 @@ TEST(Bundle, DimsOfTheCompileAndOfTheProgramMayDiffer) {
   EXPECT_EQ((*loaded)->options().inference_dims(), three);
 }
 
+TEST(Bundle, ADimBoundDifferentlyForRunsThanForTheTypesIsRefused) {
+  // The tape runs the IR's types (Batch = 3); the interpreter binds runs
+  // with the configured dims: were they 7, the two would disagree.
+  const char* source = R"(@graph G {
+    input x: Tensor<[Batch, 2], f32>;
+    output y: x * 2;
+  })";
+  const ir::DimBindings three{{"Batch", 3}};
+  CompileOptions copts;
+  copts.dims = three;
+  CompileResult c = Compile(source, copts);
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  ProgramOptions seven;
+  seven.dims = {{"Batch", 7}};
+  Result<std::unique_ptr<Program>> made = Program::Create(c, seven);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(),
+            "dimension 'Batch' binds runs to 7 (ProgramOptions::dims), but the program's types were inferred with 3 "
+            "(CompileOptions::dims)");
+
+  ProgramOptions same;
+  same.dims = three;
+  made = Program::Create(c, same);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  std::vector<uint8_t> bytes = EncodeBundle(**made, c.source.get(), c.stats);
+  ASSERT_NE(Load(bytes), nullptr);
+  // The configured dims come first: "Batch" (its length, u32) and 3 (i64).
+  const std::string name = "Batch";
+  auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+  ASSERT_NE(at, bytes.end());
+  const size_t value = static_cast<size_t>(at - bytes.begin()) + name.size();
+  ASSERT_EQ(bytes[value], 3);
+  bytes[value] = 7;
+  Result<std::unique_ptr<Program>> loaded = LoadBundle(bytes);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(loaded.status().message(),
+            "bundle: dimension 'Batch' binds runs to 7 (ProgramOptions::dims), but the program's types were inferred "
+            "with 3 (CompileOptions::dims)");
+}
+
 TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
