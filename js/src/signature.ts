@@ -107,10 +107,14 @@ export interface OptStats {
 export interface ParamInfo {
   /** `GRAPH/PARAM`. */
   readonly name: string;
+  /** The dtype `getParam` returns it in: "i32" for i8, i16 and i32; "i64" for the other integers but u8; "f32" for f16 and bf16. */
   readonly dtype: string;
+  /** The dtype the source declares. */
   readonly declaredDtype: string;
   readonly shape: readonly number[];
+  /** Elements. */
   readonly size: number;
+  /** Bytes the module holds it in, as `maxTensorBytes` counts them: integers but u8 are held as i64, f16 and bf16 as f32 (OPS.md §1.3). */
   readonly bytes: number;
 }
 

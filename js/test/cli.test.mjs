@@ -932,7 +932,7 @@ test("info: a graph that calls others lists them and its parameters with theirs,
 
 test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
-  expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT[^\n]*\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));
+  expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT: no such file or directory\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));
   const src = join(dir, "victim.sw");
   const text = readFileSync(MLP, "utf8");
   writeFileSync(src, text);
@@ -1291,7 +1291,7 @@ test("--out through a file or a symlink loop is a one-line error; a failed write
   writeFileSync(file, "x");
   const LR = `${EXAMPLES}logistic_regression.sw`;
   expectError(1, /^Error: cannot write into \S+plain\.txt\/ \(--out\): ENOTDIR/, "run", LR, "--out", `${file}/`);
-  expectError(1, /^Error: cannot write \S+plain\.txt\/m\.swb \(--out\): ENOTDIR/, "build", LR, "--out", join(file, "m.swb"));
+  expectError(1, /^Error: cannot write \S+plain\.txt\/m\.swb \(--out\): ENOTDIR: not a directory\n$/, "build", LR, "--out", join(file, "m.swb"));
   symlinkSync(join(dir, "loop1"), join(dir, "loop2"));
   symlinkSync(join(dir, "loop2"), join(dir, "loop1"));
   expectError(1, /^Error: cannot (?:create|write into) \S+loop1 \(--out\): E[A-Z]+/, "run", LR, "--out", join(dir, "loop1"));

@@ -229,7 +229,9 @@ export function writeFiles(files: readonly (readonly [string, Uint8Array])[], wh
       try {
         writeFileSync(temp, bytes);
       } catch (e) {
-        throw new FileError(`cannot write ${path}${what}: ${(e as Error).message}`);
+        // Node's message names the temporary file, which the user never named.
+        const reason = (e as Error).message.replace(`, open '${temp}'`, "");
+        throw new FileError(`cannot write ${path}${what}: ${reason}`);
       }
     }
     // A path that is a directory is found before any rename: none is replaced.
