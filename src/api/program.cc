@@ -476,7 +476,8 @@ Result<const Program::Specialized*> Program::Latest(size_t gi) const {
     const std::string why = ir::HasUntypedInputs(g) ? "has inputs of unknown type (?)"
                                                     : "calls a graph with inputs of unknown type (?)";
     return FailedPrecondition("graph '" + g.name() + "' " + why +
-                              ": it is compiled for the types of its inputs when it first runs; run it, then ask again");
+                              ": it is compiled for the types of its inputs by a run, and no run of it has succeeded yet; run "
+                              "it, then ask again");
   }
   return e.specialized.back().get();
 }
