@@ -276,6 +276,11 @@ constexpr int8_t kNotWeak = -1;
 // and f32" for an f64 x) and `x + exp(1)` takes exp of 1.0. `not` gives bool.
 bool IsWeakUnary(OpKind op) { return HasFlag(op, kFlagElementwiseUnary) && !HasFlag(op, kFlagLogical); }
 
+// relu(a + b) and relu(a - b) fused (PIPELINE.md §6.6): their literals take
+// a dtype as the unfused pair's do (OPS.md §3.18), which a `?` graph's
+// per-run typing sees after fusion.
+bool IsFusedAddSubRelu(OpKind op) { return op == OpKind::kFusedAddRelu || op == OpKind::kFusedSubRelu; }
+
 // Operand range [first, last) that shares the node's dtype and takes part in
 // weak adoption; empty when the op does not adopt.
 // A repeat applies its body operation to its operands (the carried value
@@ -295,7 +300,7 @@ std::pair<int, int> WeakGroup(const Node& n) {
 // produce bool.
 bool PreservesWeak(const Node& n) {
   return HasFlag(n.op, kFlagArithmetic) || n.op == OpKind::kWhere || n.op == OpKind::kIdentity ||
-         IsWeakUnary(n.op);
+         IsWeakUnary(n.op) || IsFusedAddSubRelu(n.op);
 }
 
 }  // namespace
@@ -640,7 +645,9 @@ class GraphInferrer {
     // of a weak bool in i64 (`x * -true` on an f64 x is -x, as `0 - true`).
     // A repeat's body decides, as in WeakGroup (`repeat(1) { exp(1) }`).
     const OpKind op = n.op == OpKind::kRepeat && n.repeat_body ? n.repeat_body->op : n.op;
-    if (HasFlag(op, kFlagFloatOnly) && IsWeakUnary(op)) joined = JoinWeak(*joined, WeakKind::kFloat);
+    if ((HasFlag(op, kFlagFloatOnly) && IsWeakUnary(op)) || IsFusedAddSubRelu(op)) {
+      joined = JoinWeak(*joined, WeakKind::kFloat);
+    }
     if (op == OpKind::kNeg) joined = JoinWeak(*joined, WeakKind::kInt);
     DType provisional = DefaultDTypeFor(*joined, options_.default_float);
     bool keep = PreservesWeak(n);

@@ -421,6 +421,42 @@ TEST(DynamicInputs, LiteralsOfFusedOpsTakeTheInputsDtype) {
   EXPECT_TRUE(runtime::BitwiseEqual(out->at("m"), F32({1, 1}, {1})));
 }
 
+TEST(DynamicInputs, FusedOpsOfLiteralsOnlyTypeAsTheUnfusedPair) {
+  // relu(Margin - Shift) of two literals is fused_sub_relu(2, 1) in a graph
+  // typed per run (folding waits for the types); its literals must take a
+  // float dtype as relu of the sub does, then x's: every run failed with
+  // "fused_sub_relu requires a float operand, got i64", and an f64 x with
+  // "dtype mismatch: f64 and f32".
+  std::unique_ptr<Program> p = MakeProgram(
+      "@config { Margin: 2; Shift: 1; }\n"
+      "@graph G { input x: ?;\n"
+      "  node c: Tensor<[], f64> { op: relu(0.1 + 0.2); };\n"
+      "  output y: x * relu(Margin - Shift);\n"
+      "  output z: x - relu(0.5 + 2);\n"
+      "  output c;\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("x", F32({2}, {1, 2}));
+  TensorMap out = jit::testing::RunBothBitwise(*p, "G", in);
+  ASSERT_FALSE(out.empty());
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("y"), F32({2}, {1, 2})));
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("z"), F32({2}, {-1.5F, -0.5F})));
+  // The declared f64 is the sum's dtype: 0.1 + 0.2 in double.
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("c"), Tensor::FromVector<double>(ir::DType::kF64, {}, {0.1 + 0.2}).value()));
+  in.insert_or_assign("x", Tensor::FromVector<double>(ir::DType::kF64, {2}, {1, 2}).value());
+  out = jit::testing::RunBothBitwise(*p, "G", in);
+  ASSERT_FALSE(out.empty());
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("y"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {1, 2}).value()));
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("z"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {-1.5, -0.5}).value()));
+
+  // Written out in a typed graph, the fused op's literals adopt x's f64 too.
+  p = MakeProgram("@graph T(x: Tensor<[2], f64>) { output y: x - fused_add_relu(1, 2); }");
+  ASSERT_NE(p, nullptr);
+  out = jit::testing::RunBothBitwise(*p, "T", One("x", Tensor::FromVector<double>(ir::DType::kF64, {2}, {5, 0.5}).value()));
+  ASSERT_FALSE(out.empty());
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("y"), Tensor::FromVector<double>(ir::DType::kF64, {2}, {2, -2.5}).value()));
+}
+
 TEST(DynamicInputs, CalleeWithUnknownInputTypes) {
   std::unique_ptr<Program> p = MakeProgram(
       "@graph Scale(v: ?) -> ? { output y: v * 3; }\n"
