@@ -529,7 +529,8 @@ class GraphInferrer {
 
     CheckRepeatIteration(node);
     if (node.declared_type && node.declared_type->is_tensor()) {
-      Type declared = Bound(*node.declared_type);
+      const Type written = Bound(*node.declared_type);
+      Type declared = named_sizes_.empty() ? written : written.Bind(named_sizes_);
       const bool adopted = IsWeak(id);
       if (adopted) {
         adopting_declared_ = &declared;
@@ -544,8 +545,8 @@ class GraphInferrer {
       if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
       if (!TypesCompatible(declared, inferred)) {
         if (!diags_->capped()) diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
-                    graph_.DiagnosticPrefix(node) + "declared type " + declared.ToString() +
-                        " does not match inferred type " + inferred.ToString());
+                    graph_.DiagnosticPrefix(node) + "declared type " + written.ToString() +
+                        " does not match inferred type " + inferred.ToString() + NamedSizeSaid(written, inferred));
         node.type = declared;
       } else if (inferred.is_tensor()) {
         // Per dim, the more precise of the two: a declared `?` takes what
@@ -556,6 +557,10 @@ class GraphInferrer {
         Type merged = declared;
         for (int i = 0; i < merged.rank(); ++i) {
           const Dim& d = merged.dim(i);
+          if (d.is_symbolic() && inferred.dim(i).is_fixed()) {
+            named_sizes_.emplace(d.name(), inferred.dim(i).size());
+            named_at_.emplace(d.name(), id);
+          }
           if (d.is_dynamic() || (d.is_symbolic() && inferred.dim(i).is_fixed())) {
             merged.mutable_dims()[static_cast<size_t>(i)] = inferred.dim(i);
           }
@@ -566,6 +571,23 @@ class GraphInferrer {
       }
     }
     CheckOverflow(id);
+  }
+
+  // Where a declared name's size came from another node's declaration, the
+  // dim that contradicts it (the declaration reads `[M]`, not the `[2]` it
+  // was held to).
+  std::string NamedSizeSaid(const Type& written, const Type& inferred) const {
+    if (!inferred.is_tensor() || inferred.rank() != written.rank()) return "";
+    for (int i = 0; i < written.rank(); ++i) {
+      const Dim& d = written.dim(i);
+      auto at = d.is_symbolic() ? named_at_.find(d.name()) : named_at_.end();
+      if (at == named_at_.end() || !inferred.dim(i).is_fixed()) continue;
+      const int64_t size = named_sizes_.at(d.name());
+      if (inferred.dim(i).size() == size) continue;
+      return ": dimension " + std::to_string(i) + " is " + std::to_string(inferred.dim(i).size()) + " but " + d.name() +
+             " is " + std::to_string(size) + " (bound by node '" + graph_.node(at->second).name + "')";
+    }
+    return "";
   }
 
   bool Overflows(const Type& t) const { return t.NumElements(options_.bindings).overflow(); }
@@ -685,6 +707,12 @@ class GraphInferrer {
   uint32_t epoch_ = 1;
   // Nodes whose declared type adds nothing but a weak sub-expression's dtype.
   std::vector<NodeId> weak_declared_;
+  // The sizes declared names took where inference found a fixed size
+  // (`node y: Tensor<[M]>` of a `[2]`), and the node that declared each
+  // first: a name is one size in a graph (LANGUAGE.md §4.1), so a later
+  // declaration of M is held to it.
+  DimBindings named_sizes_;
+  std::map<std::string, NodeId, std::less<>> named_at_;
 };
 
 }  // namespace

@@ -52,6 +52,28 @@ TEST(ShapesTest, T6DeclaredTypeMismatch) {
   EXPECT_EQ(f.TypeOf(n), "Tensor<[4, 32], f32>");  // the declaration is kept
 }
 
+// LANGUAGE.md §4.1: a name is one size in a graph. A declared `[M]` takes
+// the size inference finds (2); a later declaration of M is held to it.
+TEST(ShapesTest, ADeclaredNameIsOneSizeInAGraph) {
+  GraphFixture f;
+  NodeId y = f.Op(OpKind::kRelu, {f.In("a", "[2] f32")}, "y");
+  NodeId z = f.Op(OpKind::kRelu, {f.In("b", "[3] f32")}, "z");
+  NodeId w = f.Op(OpKind::kRelu, {f.In("c", "[2, 5] f32")}, "w");
+  f.g.node(y).declared_type = T("[M] f32");
+  f.g.node(z).declared_type = T("[M] f32");
+  f.g.node(w).declared_type = T("[M, K] f32");
+  f.Out(y);
+  f.Out(z);
+  f.Out(w);
+  EXPECT_FALSE(f.Infer());
+  EXPECT_EQ(f.OnlyError(), "E105");
+  EXPECT_EQ(f.diags.all()[0].message,
+            "[G::z] declared type Tensor<[M], f32> does not match inferred type Tensor<[3], f32>: dimension 0 is 3 but "
+            "M is 2 (bound by node 'y')");
+  EXPECT_EQ(f.TypeOf(y), "Tensor<[2], f32>");
+  EXPECT_EQ(f.TypeOf(w), "Tensor<[2, 5], f32>");  // M agrees; K is its own
+}
+
 TEST(ShapesTest, DeclaredTypeRefinesAndIsRefined) {
   GraphFixture f;
   NodeId x = f.In("x", "[Batch, 8, 8, 3] f32");
