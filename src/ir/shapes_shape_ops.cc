@@ -65,6 +65,9 @@ std::optional<int64_t> ConstantOperandValue(const Graph& g, NodeId id) {
     if (v->is_bool()) return v->as_bool() ? 1 : 0;
     if (v->is_float()) {
       double f = v->as_float();
+      // The value the run sees: a float literal held as f32 (f16 and bf16
+      // included) is rounded there first (`range(2.9999999)` is 3 elements).
+      if (n.type.is_tensor() && StorageOf(n.type.dtype()) == StorageType::kF32) f = static_cast<float>(f);
       // Truncation toward zero; values outside int64 are not static.
       if (!(f > -9.2e18 && f < 9.2e18)) return std::nullopt;
       return static_cast<int64_t>(f);
@@ -377,6 +380,12 @@ Type InferRange(ShapeContext& ctx) {
     const auto& declared = ctx.node->declared_type;
     if (!declared || !declared->is_tensor() || declared->rank() != 1) {
       ctx.Error(diag::Kind::RankMismatch, "range() without operands needs a declared rank-1 type");
+      return Type::Unknown();
+    }
+    // A `?` names no length a run could bind (OPS.md §3.14: fixed or symbolic).
+    if (declared->dim(0).is_dynamic()) {
+      ctx.Error(diag::Kind::RankMismatch, "range() without operands needs a declared length (a size or a name), got " +
+                                              declared->ToString());
       return Type::Unknown();
     }
     return Type::Tensor({ctx.BindDim(declared->dim(0))}, DType::kI64);

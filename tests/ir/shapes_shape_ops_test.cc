@@ -300,7 +300,10 @@ TEST(RangeShapeTest, ConstantOperands) {
   NodeId r3 = f.Op(OpKind::kRange, {alias}, "r3");
   NodeId x = f.In("n", "[] i64");
   NodeId r4 = f.Op(OpKind::kRange, {x}, "r4");
+  // Held as f32, 2.9999999 is 3 when the run reads it.
+  NodeId r5 = f.Op(OpKind::kRange, {f.Const(AttrValue::Float(2.9999999))}, "r5");
   EXPECT_TRUE(f.Infer()) << f.Messages();
+  EXPECT_EQ(f.TypeOf(r5), "Tensor<[3], i64>");
   EXPECT_EQ(f.TypeOf(r1), "Tensor<[16], i64>");
   EXPECT_EQ(f.TypeOf(r2), "Tensor<[4], i64>");
   EXPECT_EQ(f.TypeOf(r3), "Tensor<[16], i64>");
@@ -317,6 +320,14 @@ TEST(RangeShapeTest, NoOperandsUsesDeclaredType) {
   bare.Op(OpKind::kRange, {}, "r");
   EXPECT_FALSE(bare.Infer());
   EXPECT_EQ(bare.OnlyError(), "E107");
+  // A `?` length is no length: it failed only when a run reached it.
+  GraphFixture unknown;
+  NodeId u = unknown.Op(OpKind::kRange, {}, "r");
+  unknown.g.node(u).declared_type = testing::T("[?] i64");
+  EXPECT_FALSE(unknown.Infer());
+  EXPECT_EQ(unknown.OnlyError(), "E107");
+  EXPECT_EQ(unknown.diags.all()[0].message,
+            "[G::r] range() without operands needs a declared length (a size or a name), got Tensor<[?], i64>");
 }
 
 TEST(RangeShapeTest, Errors) {

@@ -300,6 +300,27 @@ TEST(ExecutorValueShapes, AnUntypedCalleeOfComputedLength) {
   }
 }
 
+// The static length of a float literal's range is the one the run computes:
+// the literal as its dtype holds it (f32: 2.9999999 is 3.0), truncated.
+// Inference truncated the double, planned [2], and every run failed.
+TEST(ExecutorValueShapes, ARangeOfAFloatLiteralHasTheLengthTheRunGives) {
+  for (ir::DType dtype : {ir::DType::kF32, ir::DType::kF64}) {
+    SCOPED_TRACE(ir::DTypeName(dtype));
+    shrew::CompileOptions copts;
+    copts.default_float = dtype;
+    shrew::ProgramOptions popts;
+    popts.default_dtype = dtype;
+    auto p = MakeProgram("@graph G { output r: range(2.9999999); }", popts, copts);
+    ASSERT_NE(p, nullptr);
+    const std::vector<int64_t> want = dtype == ir::DType::kF32 ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 1};
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> r = interpret ? p->Interpret("G", {}) : p->Run("G", {});
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_TRUE(runtime::BitwiseEqual(r->at("r"), Tensor::FromVector<int64_t>(ir::DType::kI64, {static_cast<int64_t>(want.size())}, want).value()));
+    }
+  }
+}
+
 TEST(ExecutorValueShapes, RunTimeErrorsLeaveTheProgramUsable) {
   auto p = MakeProgram(R"(
     @graph G {
