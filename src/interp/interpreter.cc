@@ -1,5 +1,6 @@
 #include "interp/interpreter.h"
 
+#include <map>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -138,6 +139,48 @@ Status CheckReturned(const ir::Graph& graph, const Tensor& t, const ir::DimBindi
   return InvalidArgument("[" + graph.name() + "] declared type " + graph.return_type()->Bind(dims).ToString() +
                          " does not match computed " + t.TypeString() + " (output '" + graph.outputs().front().name +
                          "')");
+}
+
+// Whether `node`'s declared type names a dim `dims` does not bind.
+bool NamesUnboundDims(const ir::Node& node, const ir::DimBindings& dims) {
+  if (!node.declared_type || !node.declared_type->is_tensor()) return false;
+  for (const ir::Dim& d : node.declared_type->dims()) {
+    if (d.is_symbolic() && dims.count(d.name()) == 0) return true;
+  }
+  return false;
+}
+
+// LANGUAGE.md §4.1: a name is one size in a graph. A declared name no
+// binding fixes takes its size from the first declaration in source order
+// (`node y: Tensor<[M]>` of a [2]); a later declaration of M is held to it,
+// as the tape's inference holds it (shapes.cc). `shapes`: the computed
+// shape of each node whose declaration names such a dim, by node id.
+Status CheckNamedSizes(const ir::Graph& graph, const std::vector<std::optional<runtime::Shape>>& shapes,
+                       const ir::DimBindings& dims) {
+  ir::DimBindings sizes;
+  std::map<std::string, ir::NodeId, std::less<>> at;
+  for (size_t id = 0; id < shapes.size(); ++id) {
+    if (!shapes[id]) continue;
+    const ir::Node& node = graph.node(static_cast<ir::NodeId>(id));
+    const ir::Type& type = *node.declared_type;
+    for (int i = 0; i < type.rank(); ++i) {
+      const ir::Dim& d = type.dim(i);
+      if (!d.is_symbolic() || dims.count(d.name()) != 0) continue;
+      const int64_t size = (*shapes[id])[static_cast<size_t>(i)];
+      auto [it, first] = sizes.emplace(d.name(), size);
+      if (first) {
+        at.emplace(d.name(), node.id);
+      } else if (it->second != size) {
+        return InvalidArgument(graph.NodeLabel(node) + ": computed " + ir::DTypeName(type.dtype()) +
+                               runtime::ShapeToString(*shapes[id]) + " does not match its declared type " +
+                               type.Bind(dims).ToString() + ": dimension " + std::to_string(i) + " is " +
+                               std::to_string(size) + " but " + d.name() + " is " + std::to_string(it->second) +
+                               " (bound by node '" + graph.node(at.at(d.name())).name + "')")
+            .At(node.span);
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -363,6 +406,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
   const std::vector<bool> deferred = retype ? ir::ProvisionalTypes(typed) : std::vector<bool>();
   auto is_deferred = [&](ir::NodeId id) { return !deferred.empty() && deferred[static_cast<size_t>(id)]; };
   std::vector<bool> evaluated(static_cast<size_t>(n), false);  // a freed value is not evaluated again
+  std::vector<std::optional<runtime::Shape>> named_shapes;  // CheckNamedSizes'
   std::vector<const Tensor*> operands;
   auto evaluate = [&](ir::NodeId id) -> Status {
     const ir::Node& node = graph.node(id);
@@ -397,6 +441,10 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     if (out.byte_size() > options_.max_tensor_bytes) return OverCap(graph, node, out.TypeString(), options_.max_tensor_bytes);
     if (options_.check_node_types) {
       SHREW_RETURN_IF_ERROR(CheckComputed(graph, node, out, dims, operands.empty() ? nullptr : operands[0]));
+      if (NamesUnboundDims(node, dims) && out.rank() == node.declared_type->rank()) {
+        named_shapes.resize(static_cast<size_t>(n));
+        named_shapes[static_cast<size_t>(id)] = out.shape();
+      }
     }
     owned[static_cast<size_t>(id)] = std::move(out);
     value[static_cast<size_t>(id)] = &*owned[static_cast<size_t>(id)];
@@ -443,6 +491,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     if (is_deferred(id) && !evaluated[static_cast<size_t>(id)]) SHREW_RETURN_IF_ERROR(evaluate_with_deferred(id));
   }
 
+  if (!named_shapes.empty()) SHREW_RETURN_IF_ERROR(CheckNamedSizes(graph, named_shapes, dims));
   if (!graph.outputs().empty() && value[static_cast<size_t>(graph.outputs().front().node)] != nullptr) {
     SHREW_RETURN_IF_ERROR(CheckReturned(graph, *value[static_cast<size_t>(graph.outputs().front().node)], dims));
   }

@@ -234,6 +234,26 @@ TEST(DynamicInputs, DeclaredNameAgainstAnotherNameIsCheckedAtRunTime) {
   jit::testing::RunBoth(*p, "G", same);
 }
 
+// LANGUAGE.md §4.1: M, which nothing binds, takes the size of y's value in
+// a run; z's [M] is held to it. Both returned [2] and [3] as two "[M]"s.
+TEST(DynamicInputs, ADeclaredNameNothingBindsIsOneSizeInARun) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G(a: Tensor<[N], f32>, b: Tensor<[P], f32>) {\n"
+      "  node y: Tensor<[M], f32> { op: a * 2; };\n"
+      "  node z: Tensor<[M], f32> { op: b * 2; };\n"
+      "  output y;\n"
+      "  output z;\n"
+      "}\n");
+  ASSERT_NE(p, nullptr);
+  TensorMap in = One("a", F32({2}, {1, 2}));
+  in.emplace("b", F32({3}, {1, 2, 3}));
+  ExpectDeclaredTypeError(*p, in, "dimension 0 is 3 but M is 2 (bound by node 'y')", 3);
+  in.insert_or_assign("a", F32({3}, {1, 2, 3}));
+  TensorMap out = jit::testing::RunBothBitwise(*p, "G", in);
+  ASSERT_FALSE(out.empty());
+  EXPECT_TRUE(runtime::BitwiseEqual(out.at("y"), F32({3}, {2, 4, 6})));
+}
+
 // Session 27 QA: inference refines h's declared [N] to the [3] it infers
 // from x, so the interpreter checked h against [3] and returned it, while
 // the tape (y binds N = 1) failed. Both fail now; N = 3 runs.
