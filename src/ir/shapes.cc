@@ -529,8 +529,7 @@ class GraphInferrer {
 
     CheckRepeatIteration(node);
     if (node.declared_type && node.declared_type->is_tensor()) {
-      const Type written = Bound(*node.declared_type);
-      Type declared = named_sizes_.empty() ? written : written.Bind(named_sizes_);
+      Type declared = Bound(*node.declared_type);
       const bool adopted = IsWeak(id);
       if (adopted) {
         adopting_declared_ = &declared;
@@ -543,10 +542,11 @@ class GraphInferrer {
       // is a fact inference has too.
       node.declared_adds_facts = DeclaredTypeAddsFacts(declared, inferred);
       if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
-      if (!TypesCompatible(declared, inferred)) {
+      const std::string clash = inferred.is_tensor() ? NamedSizeClash(declared, inferred) : "";
+      if (!TypesCompatible(declared, inferred) || !clash.empty()) {
         if (!diags_->capped()) diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
-                    graph_.DiagnosticPrefix(node) + "declared type " + written.ToString() +
-                        " does not match inferred type " + inferred.ToString() + NamedSizeSaid(written, inferred));
+                    graph_.DiagnosticPrefix(node) + "declared type " + declared.ToString() +
+                        " does not match inferred type " + inferred.ToString() + clash);
         node.type = declared;
       } else if (inferred.is_tensor()) {
         // Per dim, the more precise of the two: a declared `?` takes what
@@ -573,13 +573,15 @@ class GraphInferrer {
     CheckOverflow(id);
   }
 
-  // Where a declared name's size came from another node's declaration, the
-  // dim that contradicts it (the declaration reads `[M]`, not the `[2]` it
-  // was held to).
-  std::string NamedSizeSaid(const Type& written, const Type& inferred) const {
-    if (!inferred.is_tensor() || inferred.rank() != written.rank()) return "";
-    for (int i = 0; i < written.rank(); ++i) {
-      const Dim& d = written.dim(i);
+  // A declared name whose fixed inferred size differs from the one an
+  // earlier declaration gave it: ": dimension 0 is 3 but M is 2 (bound by
+  // node 'y')"; empty when none does. It only finds errors: a type never
+  // takes its size from another node's declaration, which optimisation may
+  // remove (a dead node's).
+  std::string NamedSizeClash(const Type& declared, const Type& inferred) const {
+    if (inferred.rank() != declared.rank()) return "";
+    for (int i = 0; i < declared.rank(); ++i) {
+      const Dim& d = declared.dim(i);
       auto at = d.is_symbolic() ? named_at_.find(d.name()) : named_at_.end();
       if (at == named_at_.end() || !inferred.dim(i).is_fixed()) continue;
       const int64_t size = named_sizes_.at(d.name());
@@ -710,7 +712,7 @@ class GraphInferrer {
   // The sizes declared names took where inference found a fixed size
   // (`node y: Tensor<[M]>` of a `[2]`), and the node that declared each
   // first: a name is one size in a graph (LANGUAGE.md §4.1), so a later
-  // declaration of M is held to it.
+  // declaration of M found another size is an error (NamedSizeClash).
   DimBindings named_sizes_;
   std::map<std::string, NodeId, std::less<>> named_at_;
 };

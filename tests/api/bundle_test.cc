@@ -737,6 +737,33 @@ TEST(Bundle, ADimBoundDifferentlyForRunsThanForTheTypesIsRefused) {
             "with 3 (CompileOptions::dims)");
 }
 
+// A declared name's size found at one node (dead n2: S0 = 4) only checks
+// later declarations; were n5's type [2, 4] by it, the optimised IR (n2
+// removed) would give [2, S0], and the bundle of the program failed to load.
+TEST(Bundle, ATypeNeverTakesItsSizeFromAnotherNodesDeclaration) {
+  const char* source = R"(@graph Main {
+    input x0: Tensor<[S0], f32>;
+    input x1: Tensor<[2, 4], f32>;
+    node n2 { op: x1 * 2; output: Tensor<[?, S0], f32>; };
+    node n3 { op: expand(x1, shape: [2, S0]); };
+    node n5 { op: relu(n3); output: Tensor<[?, S0], f32>; };
+    output y: n5 + x0;
+  })";
+  Built b = Build(source);
+  ASSERT_NE(b.program, nullptr);
+  std::unique_ptr<Program> loaded = Load(BundleOf(b));
+  ASSERT_NE(loaded, nullptr);
+  TensorMap in;
+  in.emplace("x0", F32({4}, {1, 2, 3, 4}));
+  in.emplace("x1", F32({2, 4}, {-1, 1, -1, 1, 2, -2, 2, -2}));
+  Result<TensorMap> from_bundle = loaded->Run("Main", in);
+  Result<TensorMap> compiled = b.program->Run("Main", in);
+  ASSERT_TRUE(from_bundle.ok()) << from_bundle.status().ToString();
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  ExpectBitEqual(*from_bundle, *compiled);
+  EXPECT_TRUE(runtime::BitwiseEqual(from_bundle->at("y"), F32({2, 4}, {1, 3, 3, 5, 3, 2, 5, 4})));
+}
+
 TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
