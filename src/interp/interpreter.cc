@@ -8,6 +8,7 @@
 #include "interp/kernel.h"  // SHREW_TRY_ASSIGN
 #include "ir/execution_order.h"
 #include "ir/shapes.h"
+#include "runtime/attention_intermediates.h"
 
 namespace shrew::interp {
 namespace {
@@ -75,6 +76,20 @@ Status CheckTypeFits(const ir::Graph& graph, const ir::Node& node, const ir::Typ
     return OverCap(graph, node, bound.ToString(), cap);
   }
   return Status::Ok();
+}
+
+// The cap on the values an attention computes inside (its [B, h, S, S]
+// scores), as the tape checks them (runtime/attention_intermediates.h).
+Status CheckIntermediates(const ir::Graph& graph, const ir::Node& node, std::span<const Tensor* const> operands,
+                          uint64_t cap) {
+  if ((node.op != ir::OpKind::kMultiHeadAttention && node.op != ir::OpKind::kTransformerBlock) || operands.empty()) {
+    return Status::Ok();
+  }
+  const ir::AttrValue* heads = node.attr("n_heads");
+  Status fits = runtime::CheckAttentionIntermediates(
+      operands[0]->shape(), heads != nullptr && heads->is_int() ? heads->as_int() : 1,
+      node.op == ir::OpKind::kTransformerBlock, ir::StorageByteSize(ir::StorageOf(operands[0]->dtype())), cap);
+  return fits.ok() ? fits : NodeFailure(graph, node, fits);
 }
 
 // True when `t` has `type`'s dtype and rank, its fixed dims and the bound
@@ -428,6 +443,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       operands.push_back(t);
     }
     SHREW_RETURN_IF_ERROR(CheckTypeFits(graph, node, node.type.Bind(dims), options_.max_tensor_bytes));
+    SHREW_RETURN_IF_ERROR(CheckIntermediates(graph, node, operands, options_.max_tensor_bytes));
     SHREW_TRY_ASSIGN(Tensor out, EvalNode(graph, node, operands, ctx));
     if (retype && node.op == ir::OpKind::kCall && !node.type.is_tensor()) {
       // The callee's result type is known now: pin it, infer what follows.

@@ -16,6 +16,7 @@
 #include "ir/shapes.h"
 #include "ir/validate.h"
 #include "jit/binding.h"
+#include "runtime/attention_intermediates.h"
 
 namespace shrew::jit {
 namespace {
@@ -495,15 +496,19 @@ Status Executor::ReshapeKernels(const BindingPlan& plan, std::vector<uint64_t>* 
                                  ResourceExhausted("its workspace of " + std::to_string(*ws) +
                                                    " bytes is more than this platform can address"));
     }
-    // A workspace holds intermediate tensors (attention's [B, h, S, S]
-    // scores), so the per-tensor cap bounds it as well: long sequences ask
-    // for gigabytes while every input and output stays small.
-    if (*ws > options_.max_tensor_bytes) {
-      return interp::NodeFailure(cg.graph, cg.graph.node(in.node),
-                                 ResourceExhausted("its workspace of " + std::to_string(*ws) +
-                                                   " bytes (scratch for its intermediate values) is over the limit "
-                                                   "of " + std::to_string(options_.max_tensor_bytes) +
-                                                   " bytes per tensor"));
+    // Attention's intermediates ([B, h, S, S] scores) ask for gigabytes at
+    // long sequences while every input and output stays small: the
+    // per-tensor cap bounds each of them, as the interpreter's and the
+    // written-out ops' (not the workspace, which holds several at once).
+    const ir::Node& node = cg.graph.node(in.node);
+    if ((node.op == ir::OpKind::kMultiHeadAttention || node.op == ir::OpKind::kTransformerBlock) &&
+        !operand_shapes.empty() && node.type.is_tensor()) {
+      const ir::AttrValue* heads = node.attr("n_heads");
+      Status fits = runtime::CheckAttentionIntermediates(
+          operand_shapes[0], heads != nullptr && heads->is_int() ? heads->as_int() : 1,
+          node.op == ir::OpKind::kTransformerBlock, ir::StorageByteSize(ir::StorageOf(node.type.dtype())),
+          options_.max_tensor_bytes);
+      if (!fits.ok()) return interp::NodeFailure(cg.graph, node, fits);
     }
     (*workspace_bytes)[i] = *ws;
   }

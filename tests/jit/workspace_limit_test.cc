@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "jit/jit_test_util.h"
 
@@ -34,11 +35,11 @@ TEST(WorkspaceLimit, AttentionScoresPastTheLimitAreRefusedWhenPlanning) {
       << out.status().ToString();
 }
 
-// Below that bound, the workspace is held to max_tensor_bytes like any
-// value: S = 1024 with one head makes two 4 MiB score buffers from a 4 KiB
-// input. It was allowed up to 2^50 bytes, so a moderate S asked for tens of
-// gigabytes under a 1 GiB cap.
-TEST(WorkspaceLimit, AWorkspaceOverMaxTensorBytesIsRefused) {
+// Below that bound, each intermediate value of the attention is held to
+// max_tensor_bytes like any value, on both executors: S = 1024 with one head
+// makes 4 MiB of scores from a 4 KiB input. (The workspace was allowed up to
+// 2^50 bytes, so a moderate S asked for tens of gigabytes under a 1 GiB cap.)
+TEST(WorkspaceLimit, AnIntermediateOverMaxTensorBytesIsRefusedOnBothExecutors) {
   const char* source = R"(
     @graph G {
       input x: Tensor<[1, S, 1], f32>;
@@ -53,14 +54,17 @@ TEST(WorkspaceLimit, AWorkspaceOverMaxTensorBytesIsRefused) {
     m.emplace("x", runtime::Tensor::Zeros(ir::DType::kF32, {1, s, 1}).value());
     return m;
   };
-  Result<TensorMap> out = p->Run("G", feed(1024));
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << out.status().ToString();
-  const std::string message = out.status().ToString();
-  EXPECT_NE(message.find("node 'y' (multi_head_attention): its workspace of "), std::string::npos) << message;
-  EXPECT_NE(message.find(" bytes (scratch for its intermediate values) is over the limit of 1048576 bytes per tensor"),
-            std::string::npos)
-      << message;
+  for (bool interpret : {false, true}) {
+    SCOPED_TRACE(interpret ? "interpreter" : "tape");
+    Result<TensorMap> out = interpret ? p->Interpret("G", feed(1024)) : p->Run("G", feed(1024));
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("node 'y' (multi_head_attention): its intermediate [1, 1, 1024, 1024] (the "
+                                          "attention scores, 4194304 bytes) is over the limit of 1048576 bytes per "
+                                          "tensor"),
+              std::string::npos)
+        << out.status().message();
+  }
   // The program stays usable: a short sequence fits and runs, and its
   // output is the input's shape.
   Result<TensorMap> ok = p->Run("G", feed(16));
@@ -71,6 +75,51 @@ TEST(WorkspaceLimit, AWorkspaceOverMaxTensorBytesIsRefused) {
   ASSERT_NE(roomy, nullptr);
   Result<TensorMap> long_run = roomy->Run("G", feed(1024));
   ASSERT_TRUE(long_run.ok()) << long_run.status().ToString();
+}
+
+// The workspace holds several intermediates at once (and XNNPACK's
+// padding): it is not a tensor the cap bounds. Scores of exactly the cap
+// ran on the interpreter while the tape refused its 4224-byte workspace.
+TEST(WorkspaceLimit, AWorkspaceOverTheCapWhoseIntermediatesFitRuns) {
+  shrew::ProgramOptions tight;
+  tight.max_tensor_bytes = 1024;  // the [1, 1, 16, 16] f32 scores exactly
+  auto mha = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[1, 16, 1], f32>;
+      input w: Tensor<[1, 1], f32>;
+      output y: multi_head_attention(x, w, w, w, w);
+    })",
+                         tight);
+  ASSERT_NE(mha, nullptr);
+  TensorMap in;
+  std::vector<float> xs(16);
+  for (int i = 0; i < 16; ++i) xs[static_cast<size_t>(i)] = static_cast<float>(i) / 8;
+  in.emplace("x", testing::F32({1, 16, 1}, xs));
+  in.emplace("w", testing::F32({1, 1}, {0.5F}));
+  testing::RunBoth(*mha, "G", in);
+  tight.max_tensor_bytes = 1020;
+  auto under = MakeProgram(R"(
+    @graph G {
+      input x: Tensor<[1, 16, 1], f32>;
+      input w: Tensor<[1, 1], f32>;
+      output y: multi_head_attention(x, w, w, w, w);
+    })",
+                           tight);
+  ASSERT_NE(under, nullptr);
+  EXPECT_EQ(under->Run("G", in).status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(under->Interpret("G", in).status().code(), StatusCode::kResourceExhausted);
+  // transformer_block: a 64-byte [1, 4, 4] hidden layer and [1, 1, 4, 4] scores under a 64-byte cap.
+  tight.max_tensor_bytes = 64;
+  auto block = MakeProgram(R"(
+    @graph B {
+      input x: Tensor<[1, 4, 1], f32>;
+      output y: transformer_block(x, n_heads: 1);
+    })",
+                           tight);
+  ASSERT_NE(block, nullptr);
+  TensorMap bx;
+  bx.emplace("x", testing::F32({1, 4, 1}, {0.5F, -1, 2, 0.25F}));
+  testing::RunBoth(*block, "B", bx);
 }
 
 }  // namespace
