@@ -30,7 +30,8 @@ namespace {
 template <typename T, typename I>
 class CrossEntropyKernel final : public Kernel {
  public:
-  explicit CrossEntropyKernel(bool indices_dtype) : indices_dtype_(indices_dtype) {}
+  CrossEntropyKernel(bool indices_dtype, std::string target_name)
+      : indices_dtype_(indices_dtype), target_name_(std::move(target_name)) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     SHREW_RETURN_IF_ERROR(CheckShapes("cross_entropy", operand_shapes, 2, 2, output_shape));
@@ -115,8 +116,8 @@ class CrossEntropyKernel final : public Kernel {
     if constexpr (std::is_floating_point_v<I>) {
       const double d = static_cast<double>(v);
       if (!std::isfinite(d) || std::trunc(d) != d) {
-        return InvalidArgument("cross_entropy target " + ir::FormatDouble(d) + " (element " + std::to_string(element) +
-                               ") is not an integral class index");
+        return InvalidArgument("cross_entropy target " + ir::FormatDouble(d) + " is not an integral class index (target '" +
+                               target_name_ + "', element " + std::to_string(element) + ")");
       }
       if (d < 0 || d >= static_cast<double>(c_)) return OutOfRangeClass(ir::FormatDouble(d), element);
     } else {
@@ -126,11 +127,12 @@ class CrossEntropyKernel final : public Kernel {
     return Status::Ok();
   }
   Status OutOfRangeClass(const std::string& shown, int64_t element) const {
-    return OutOfRange("cross_entropy class index " + shown + " (element " + std::to_string(element) +
-                      ") out of range for " + std::to_string(c_) + " classes");
+    return OutOfRange("cross_entropy class index " + shown + " out of range for " + std::to_string(c_) +
+                      " classes (target '" + target_name_ + "', element " + std::to_string(element) + ")");
   }
 
   bool indices_dtype_;
+  std::string target_name_;  // the operand's node, named in index errors as embedding's indices are
   bool distribution_ = true;
   int64_t c_ = 0, n_ = 0;
   T* row_ = nullptr;  // workspace: RowsLogSumExp's scratch
@@ -214,14 +216,15 @@ Result<KernelPtr> CreateLossKernel(const KernelSpec& spec) {
   const ir::DType t = spec.operand_dtypes[1];
   // Same dtype: distribution (or float class indices, decided by shape).
   const bool same = t == spec.operand_dtypes[0];
+  const std::string name = spec.operand_names.size() > 1 ? spec.operand_names[1] : "#1";
   auto make = [&](auto tag) -> Result<KernelPtr> {
     using T = typename decltype(tag)::type;
-    if (same) return KernelPtr(new CrossEntropyKernel<T, T>(false));
+    if (same) return KernelPtr(new CrossEntropyKernel<T, T>(false, name));
     switch (ir::StorageOf(t)) {
-      case ir::StorageType::kI64: return KernelPtr(new CrossEntropyKernel<T, int64_t>(true));
-      case ir::StorageType::kU8: return KernelPtr(new CrossEntropyKernel<T, uint8_t>(true));
-      case ir::StorageType::kF32: return KernelPtr(new CrossEntropyKernel<T, float>(true));
-      case ir::StorageType::kF64: return KernelPtr(new CrossEntropyKernel<T, double>(true));
+      case ir::StorageType::kI64: return KernelPtr(new CrossEntropyKernel<T, int64_t>(true, name));
+      case ir::StorageType::kU8: return KernelPtr(new CrossEntropyKernel<T, uint8_t>(true, name));
+      case ir::StorageType::kF32: return KernelPtr(new CrossEntropyKernel<T, float>(true, name));
+      case ir::StorageType::kF64: return KernelPtr(new CrossEntropyKernel<T, double>(true, name));
       default: break;
     }
     return InvalidArgument(std::string("cross_entropy class indices must be integers, got ") + ir::DTypeName(t));
