@@ -127,10 +127,14 @@ std::optional<ConfigValue> Eval(const ast::Expr& e, const Values& values, const 
 
 GraphAssertions::GraphAssertions(const ir::Graph& graph, const std::map<std::string, ir::ConfigValue>& config)
     : graph_(graph.name()), config_(config) {
-  // Names of the graph's own values: a condition reading one is about tensors.
+  // Names of the graph's own values: a condition reading one is about
+  // tensors. Lowering marks those it reads on the graph as written
+  // (Assertion::reads_values); these are the ones left (an IR made without
+  // lowering, a bundle of version 4 or before).
   std::set<std::string> values;
   for (const ir::Node& n : graph.nodes()) values.insert(n.name);
   for (const ir::Assertion& a : graph.assertions()) {
+    if (a.reads_values) continue;
     Condition c;
     c.source = std::make_unique<diag::SourceFile>("", a.source_text);
     diag::DiagnosticBag diags;

@@ -176,6 +176,7 @@ class Encoder {
       w_.String(a.message);
       w_.String(a.source_text);
       Span(a.span);
+      w_.U8(a.reads_values ? 1 : 0);
     }
   }
   void Program(const ir::Program& p) {
@@ -588,7 +589,8 @@ class Decoder {
       }
     }
     const bool assertions = List(&g->mutable_assertions(), "assertion count", [&](ir::Assertion* a) {
-      return String(&a->message, "assertion") && String(&a->source_text, "assertion") && Span(&a->span);
+      if (!String(&a->message, "assertion") || !String(&a->source_text, "assertion") || !Span(&a->span)) return false;
+      return version_ < 5 || Flag(&a->reads_values, "assertion flag");
     });
     if (!assertions) return false;
     g->RebuildNameMap();

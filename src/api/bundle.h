@@ -6,7 +6,7 @@
 // the source text, so that errors found while loading or running still name
 // file, line and column.
 //
-// Format, version 4 (little-endian, no padding; base/byte_io.h):
+// Format, version 5 (little-endian, no padding; base/byte_io.h):
 //   magic "SHRWBND1", version u32,
 //   settings: seed u64, default dtype, configured dims, optimiser counters,
 //             optimiser passes u8 (bit 0: optimised; bits 1-5: DCE,
@@ -21,11 +21,14 @@
 //            (nodes with op names, operands, types, attributes, a flags
 //            byte: bit 0 a repeat body follows, bit 1 a repeat's unrolled
 //            iteration; spans;
-//            inputs, outputs, parameters with their init specs, assertions),
+//            inputs, outputs, parameters with their init specs, assertions
+//            with a byte: 1 when the condition reads a graph value),
 //   params: u64 length + a parameter blob.
 // Versions 1 (no passes byte: optimised with every pass when the counters
-// show a round), 2 (no inference dims: the configured dims were both) and 3
-// (the flags byte only 0 or 1: no iteration marks) are still read. Strings are u32 length + bytes; ops and
+// show a round), 2 (no inference dims: the configured dims were both), 3
+// (the flags byte only 0 or 1: no iteration marks) and 4 (no assertion
+// byte: a condition naming a node of the optimised graph reads values) are
+// still read. Strings are u32 length + bytes; ops and
 // dtypes are stored by name, so a runtime that lacks one says which.
 //
 // LoadBundle trusts nothing: every length is checked against the bytes that
@@ -55,7 +58,7 @@
 namespace shrew {
 
 inline constexpr char kBundleMagic[8] = {'S', 'H', 'R', 'W', 'B', 'N', 'D', '1'};
-inline constexpr uint32_t kBundleVersion = 4;
+inline constexpr uint32_t kBundleVersion = 5;
 
 // The program's IR, configured and inference dims, default dtype and seed, its current
 // parameter values, `source` (may be null) and the optimiser's counters.

@@ -131,6 +131,11 @@ struct Assertion {
   std::string message;
   std::string source_text;  // the condition as written
   diag::Span span;
+  // The condition names a value the graph declares (lowering decides, on the
+  // graph as written: optimisation may remove or rename that value, and the
+  // name would then read a config key it shadows). Such a condition is about
+  // tensors and never evaluated (LANGUAGE.md §6).
+  bool reads_values = false;
 };
 
 class Graph {

@@ -77,6 +77,7 @@ bool Lowerer::LowerGraph(const ast::GraphBlock& block, diag::Span span, ir::Grap
     const ast::Identifier* name = ok ? nullptr : DeclaredName(s);
     if (name != nullptr && scope_.count(name->name) == 0) failed_names_.insert(name->name);
   }
+  MarkAssertionsReadingValues(block);
   graph_ = nullptr;
   block_ = nullptr;
   return diags_.error_count() == errors_before;
@@ -247,6 +248,37 @@ bool Lowerer::LowerOutput(const ast::OutputDecl& decl, diag::Span span) {
   graph_->AddOutput(name, id, span);
   scope_[name] = id;
   return true;
+}
+
+namespace {
+
+void CollectNames(const ast::Expr& e, std::vector<std::string_view>* names) {
+  if (const auto* n = e.As<ast::NameExpr>()) names->push_back(n->name);
+  ast::ForEachChild(e, [&](const ast::Expr& child) { CollectNames(child, names); });
+}
+
+}  // namespace
+
+// Names declared anywhere in the graph shadow config keys (LANGUAGE.md §6),
+// also those declared after the assertion: decided once the graph is lowered.
+void Lowerer::MarkAssertionsReadingValues(const ast::GraphBlock& block) {
+  size_t next = 0;
+  auto mark = [&](const ast::AssertStmt& a) {
+    std::vector<std::string_view> names;
+    if (a.condition != nullptr) CollectNames(*a.condition, &names);
+    ir::Assertion& lowered = graph_->mutable_assertions()[next++];
+    for (std::string_view n : names) {
+      const std::string name(n);
+      lowered.reads_values = lowered.reads_values || scope_.count(name) != 0 || failed_names_.count(name) != 0;
+    }
+  };
+  for (const ast::GraphStmt& s : block.body) {
+    if (const auto* a = s.As<ast::AssertStmt>()) {
+      mark(*a);
+    } else if (const auto* c = s.As<ast::CheckBlock>()) {
+      for (const ast::AssertStmt& a : c->asserts) mark(a);
+    }
+  }
 }
 
 void Lowerer::AddAssertion(const ast::AssertStmt& stmt) {

@@ -66,6 +66,7 @@ class Lowerer {
   bool LowerNode(const ast::NodeDecl& decl, diag::Span span);
   bool LowerOutput(const ast::OutputDecl& decl, diag::Span span);
   void AddAssertion(const ast::AssertStmt& stmt);
+  void MarkAssertionsReadingValues(const ast::GraphBlock& block);
   // Creates a node named `name` ("" for `__anon_ID`) from `op`.
   ir::NodeId MakeNode(std::string name, LoweredOp op, diag::Span span);
 

@@ -542,20 +542,20 @@ TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   const std::vector<uint8_t> bytes = BundleOf(b);
   ASSERT_GT(bytes.size(), 12u);
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "SHRWBND1");
-  EXPECT_EQ(bytes[8], 4);
+  EXPECT_EQ(bytes[8], 5);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
   // The parameter blob is the last part, whole.
   const std::vector<uint8_t> params = b.program->SaveParams();
   ASSERT_GE(bytes.size(), params.size());
   EXPECT_TRUE(std::equal(params.begin(), params.end(), bytes.end() - static_cast<std::ptrdiff_t>(params.size())));
 
-  std::vector<uint8_t> v5 = bytes;
-  v5[8] = 5;
-  EXPECT_NE(LoadBundle(v5).status().message().find("unsupported version 5 (this build reads versions 1 to 4)"),
+  std::vector<uint8_t> v6 = bytes;
+  v6[8] = 6;
+  EXPECT_NE(LoadBundle(v6).status().message().find("unsupported version 6 (this build reads versions 1 to 5)"),
             std::string::npos)
-      << LoadBundle(v5).status().message();
-  v5[8] = 0;
-  EXPECT_NE(LoadBundle(v5).status().message().find("unsupported version 0"), std::string::npos);
+      << LoadBundle(v6).status().message();
+  v6[8] = 0;
+  EXPECT_NE(LoadBundle(v6).status().message().find("unsupported version 0"), std::string::npos);
   std::vector<uint8_t> other = bytes;
   other[0] = 'X';
   EXPECT_NE(LoadBundle(other).status().message().find("not a Shrew bundle"), std::string::npos);
