@@ -159,6 +159,23 @@ test("dtypes cross both ways: i64 (BigInt64Array), bool, i32", () => {
   }
 });
 
+test("a @custom_op call is a compile error at each call (OPS.md §3.19), not a runtime error at the first", () => {
+  const src = "@custom_op rope { }\n@graph H {\n  input x: Tensor<[2], f32>;\n  output y: rope(x);\n}\n" +
+    "@graph K {\n  input x: Tensor<[2], f32>;\n  output z: rope(x) * 2.0;\n}\n";
+  assert.throws(() => shrew.compile(src, { filename: "co.sw" }), (e) => {
+    assert.ok(e instanceof ShrewCompileError, String(e));
+    assert.equal(e.stage, "jit");
+    assert.deepEqual(e.diagnostics.map((d) => [d.code, d.line, d.column, d.message]), [
+      ["E150", 4, 3, "[H::y] custom op 'rope' has no kernel"],
+      ["E150", 8, 13, "[K::z] custom op 'rope' has no kernel"],
+    ]);
+    return true;
+  });
+  // A call nothing reads is removed before it is compiled.
+  const dead = shrew.compile("@custom_op rope { }\n@graph H {\n  input x: Tensor<[2], f32>;\n  node r { op: rope(x); };\n  output y: x;\n}\n");
+  dead.dispose();
+});
+
 test("compile error: ShrewCompileError with code, line, column, rendered", () => {
   const src = "@graph G {\n    input x: Tensor<[2], f32>;\n    output y: relu(zz);\n}\n";
   assert.throws(() => shrew.compile(src, { filename: "bad.sw" }), (e) => {

@@ -20,6 +20,7 @@ const char* CompileStageName(CompileStage stage) {
     case CompileStage::kInferShapes: return "infer shapes";
     case CompileStage::kMaterialize: return "materialise";
     case CompileStage::kOptimize: return "optimise";
+    case CompileStage::kJit: return "jit";
   }
   return "";
 }
@@ -160,6 +161,16 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
   } else {
     result.stage = CompileStage::kMaterialize;
   }
+  // A @custom_op call compiles to no kernel (OPS.md §3.19): a source error at
+  // each call left to compile, found here, with every other diagnostic, and
+  // not when the first executor is built.
+  for (const ir::Graph& g : program.graphs) {
+    for (const ir::Node& n : g.nodes()) {
+      if (n.op != ir::OpKind::kCustom || diags.capped()) continue;
+      diags.Add(diag::Kind::ExecutorSetup, n.span, g.DiagnosticPrefix(n) + "custom op '" + n.callee + "' has no kernel");
+    }
+  }
+  if (diags.has_errors()) return stop(CompileStage::kJit);
   result.program = std::move(program);
   result.diagnostics = diags.Take();
   result.ok = true;

@@ -79,8 +79,9 @@ enum class CompileStage : uint8_t {
   kInferShapes,
   kMaterialize,
   kOptimize,
+  kJit,  // what the JIT cannot compile (a @custom_op call)
 };
-// "parse", "lower", "validate", "infer shapes", "materialise", "optimise".
+// "parse", "lower", "validate", "infer shapes", "materialise", "optimise", "jit".
 const char* CompileStageName(CompileStage stage);
 
 struct CompileResult {
