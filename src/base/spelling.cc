@@ -43,6 +43,9 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
   for (std::string_view c : candidates) {
     if (EqualIgnoringCase(c, name)) return std::string(c);
   }
+  // The distance costs the product of the lengths per candidate: 16,000-byte
+  // names of one length took seconds per error (a million bytes, minutes).
+  if (name.size() > kMaxSuggestedNameBytes) return std::nullopt;
   // The same bytes in another order: a swap, the likelier slip of two
   // candidates at one edit ('i46' is i64, not i16).
   auto anagram = [&](std::string_view c) {
@@ -58,7 +61,7 @@ std::optional<std::string> ClosestName(std::string_view name, std::span<const st
     // One edit per three characters: a one- or two-letter name has no typo
     // neighbours worth naming ('y' is not a misspelt 'x').
     const size_t limit = std::max(name.size(), c.size()) / 3;
-    if (limit == 0) continue;
+    if (limit == 0 || c.size() > kMaxSuggestedNameBytes) continue;
     // The distance is at least the difference in length: skip far ones cheaply.
     const size_t gap = name.size() > c.size() ? name.size() - c.size() : c.size() - name.size();
     if (gap > limit) continue;

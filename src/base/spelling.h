@@ -18,6 +18,10 @@ namespace shrew {
 // counts 1, as in "rleu" → "relu").
 size_t EditDistance(std::string_view a, std::string_view b);
 
+// Names longer than this get no suggestion, nor are they suggested (the
+// distance is quadratic in their length).
+inline constexpr size_t kMaxSuggestedNameBytes = 256;
+
 // The candidate equal to `name` but for ASCII case, else the one nearest to
 // `name` whose distance is at most a third of the longer name (so none for
 // names of one or two letters), ties to the alphabetically first (so the

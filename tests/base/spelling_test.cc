@@ -43,5 +43,22 @@ TEST(ClosestNameTest, PicksALikelyTypoOrNothing) {
   EXPECT_EQ(ClosestName("W1", short_names), "w1");
 }
 
+// The distance is quadratic in the names' lengths: a source of two 100,000-
+// byte names one letter apart took about two minutes to say so. Names past
+// kMaxSuggestedNameBytes are neither given a suggestion nor suggested; case
+// alone still matches.
+TEST(ClosestNameTest, LongNamesAreNotSearched) {
+  const std::string near(kMaxSuggestedNameBytes, 'w');
+  const std::string typo = near.substr(1) + "x";
+  EXPECT_EQ(ClosestName(typo, std::vector<std::string_view>{near}), near);
+  const std::string huge(100000, 'W');
+  const std::string huge_typo = huge.substr(1) + "x";
+  EXPECT_EQ(ClosestName(huge_typo, std::vector<std::string_view>{huge}), std::nullopt);
+  EXPECT_EQ(ClosestName(typo + "y", std::vector<std::string_view>{near + "y"}), std::nullopt);  // over the cap
+  std::string lower = huge;
+  for (char& c : lower) c = 'w';
+  EXPECT_EQ(ClosestName(lower, std::vector<std::string_view>{huge}), huge);
+}
+
 }  // namespace
 }  // namespace shrew
