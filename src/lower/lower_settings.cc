@@ -52,6 +52,12 @@ bool Lowerer::LowerTraining(const ast::TrainingBlock& block, diag::Span span, ir
       }
       continue;
     }
+    // Unknown fields are ignored (LANGUAGE.md §7): not evaluated either, so
+    // `notes: 1 / 0;` is no error.
+    const bool known = s.kind == ast::Setting::Kind::Fields
+                           ? key == "optimizer" || key == "lr_schedule" || key == "grad_clip"
+                           : key == "precision" || key == "epochs" || key == "batch_size" || key == "accumulation_steps";
+    if (!known) continue;
     if (s.kind == ast::Setting::Kind::Fields) {
       ir::SettingsMap fields;
       if (!LowerSettingsMap(s.fields, &fields)) return false;
@@ -63,15 +69,16 @@ bool Lowerer::LowerTraining(const ast::TrainingBlock& block, diag::Span span, ir
       }
       if (key == "optimizer") {
         if (type) t.optimizer_type = *type;
-        for (const char* lr_key : {"lr", "learning_rate"}) {
-          auto it = fields.find(lr_key);
-          if (it == fields.end()) continue;
-          if (it->second.is_number()) {
-            t.lr = it->second.kind == ir::ConfigValue::Kind::kInt
-                       ? static_cast<double>(it->second.i) : it->second.f;
-          }
-          fields.erase(it);
+        // Synonyms: in source order, the last number wins, as for a key
+        // written twice (a value of the wrong kind is ignored).
+        for (const ast::Field& f : s.fields) {
+          if (f.key.name != "lr" && f.key.name != "learning_rate") continue;
+          auto it = fields.find(f.key.name);
+          if (it == fields.end() || !it->second.is_number()) continue;
+          t.lr = it->second.kind == ir::ConfigValue::Kind::kInt ? static_cast<double>(it->second.i) : it->second.f;
         }
+        fields.erase("lr");
+        fields.erase("learning_rate");
         t.optimizer_extra = std::move(fields);
       } else if (key == "lr_schedule") {
         t.lr_schedule_kind = type ? *type : "constant";

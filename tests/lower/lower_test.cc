@@ -385,6 +385,35 @@ TEST(LowerTest, TrainingDefaultsAndLastBlockWins) {
   EXPECT_FALSE(l.program.inference.has_value());
 }
 
+// LANGUAGE.md §7: unknown fields are ignored, so never evaluated (`1 / 0`
+// was E052 in @training, nothing in @inference); `learning_rate` and `lr`
+// are synonyms, the number written last wins (learning_rate always did).
+TEST(LowerTest, TrainingIgnoresUnknownFieldsAndTakesTheLastLearningRate) {
+  testing::Lowered l = LowerText(
+      "@graph Net { input x: f32; output x; }\n"
+      "@training {\n"
+      "  unknown_field: 1 / 0;\n"
+      "  notes: -\"x\";\n"
+      "  extras: { a: 1 / 0, b: 2 };\n"
+      "  optimizer: { learning_rate: 0.1; lr: 0.5; momentum: 0.9; }\n"
+      "  epochs: 4;\n"
+      "}\n");
+  ASSERT_TRUE(l.ok) << l.rendered;
+  const ir::TrainingSettings& t = *l.program.training;
+  EXPECT_DOUBLE_EQ(t.lr, 0.5);
+  EXPECT_EQ(t.epochs, 4);
+  EXPECT_EQ(t.optimizer_extra.count("lr") + t.optimizer_extra.count("learning_rate"), 0u);
+  EXPECT_DOUBLE_EQ(t.optimizer_extra.at("momentum").f, 0.9);
+  for (const char* fields : {"lr: 0.5; learning_rate: 0.1;", "lr: 0.3; learning_rate: \"fast\";",
+                             "learning_rate: 0.2; lr: 0.4; learning_rate: 0.1;"}) {
+    testing::Lowered m = LowerText(std::string("@graph Net { input x: f32; output x; }\n@training { optimizer: { ") +
+                                   fields + " } }\n");
+    ASSERT_TRUE(m.ok) << m.rendered;
+    EXPECT_DOUBLE_EQ(m.program.training->lr, std::string(fields).rfind("0.1") != std::string::npos ? 0.1 : 0.3)
+        << fields;
+  }
+}
+
 TEST(LowerTest, LargeGraphIsLinear) {
   std::string text = "@graph G {\n  input x: Tensor<[4], f32>;\n  node n0 { op: relu(x); };\n";
   for (int i = 1; i < 20000; ++i) {
