@@ -97,6 +97,15 @@ bool Lowerer::DeclareInput(const ast::Identifier& name, const ast::Type& type, b
                 " and " + t->ToString() + ")");
       return false;
     }
+    // `?` after the type is part of the declaration: one of two cannot decide it.
+    for (const ir::GraphInput& in : graph_->inputs()) {
+      if (in.node != it->second || in.optional == optional) continue;
+      Error(diag::Kind::DuplicateInputType, name.span,
+            "duplicate input '" + name.name + "' declared " + (in.optional ? "optional" : "required") + " (" +
+                node.type.ToString() + (in.optional ? "?" : "") + ") and " + (optional ? "optional" : "required") +
+                " (" + t->ToString() + (optional ? "?" : "") + ")");
+      return false;
+    }
     return true;
   }
   ir::NodeId id = graph_->AddInput(name.name, std::move(*t), optional, span);

@@ -281,6 +281,11 @@ TEST(LowerErrorsTest, NodesWithoutOrWithSeveralOps) {
 TEST(LowerErrorsTest, DuplicateInputWithADifferentType) {
   EXPECT_EQ(LowerError("@graph G(x: f32) {\n  input x: f64;\n  output x;\n}"),
             "E051 2:9 duplicate input 'x' with a different type (Tensor<[], f32> and Tensor<[], f64>)");
+  // Optional in one declaration only: whichever came first decided, silently.
+  EXPECT_EQ(LowerError("@graph G(x: f32?) {\n  input x: f32;\n  output y: x;\n}"),
+            "E051 2:9 duplicate input 'x' declared optional (Tensor<[], f32>?) and required (Tensor<[], f32>)");
+  EXPECT_EQ(LowerError("@graph G(x: f32) {\n  input x: f32?;\n  output y: x;\n}"),
+            "E051 2:9 duplicate input 'x' declared required (Tensor<[], f32>) and optional (Tensor<[], f32>?)");
 }
 
 TEST(LowerErrorsTest, ConfigErrorsInGraphsAndSettings) {
