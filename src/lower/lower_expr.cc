@@ -116,6 +116,17 @@ void Lowerer::ErrorUndefinedName(const std::string& name, diag::Span span) {
   // Once per graph: further uses of the same undefined name (a misspelt or
   // missing declaration) are the same mistake.
   if (graph_ != nullptr) failed_names_.insert(name);
+  // `output z: y;` re-exports y under an output name, which is no value in
+  // the graph's scope (PIPELINE.md §2.3): name the value to use.
+  if (graph_ != nullptr) {
+    for (const ir::GraphOutput& out : graph_->outputs()) {
+      if (out.name != name || !graph_->HasNode(out.node) || graph_->node(out.node).name == name) continue;
+      Error(diag::Kind::UndefinedName, span,
+            "undefined name '" + name + "'; it is an output name, re-exporting '" + graph_->node(out.node).name +
+                "', and output names are not values: use '" + graph_->node(out.node).name + "'");
+      return;
+    }
+  }
   // Declared in this graph, but not before this use: say so rather than
   // suggest another name.
   if (const std::optional<diag::Span> declared = DeclarationOf(name)) {

@@ -40,6 +40,13 @@ TEST(LowerErrorsTest, UndefinedName) {
             "its declaration");
   EXPECT_EQ(LowerError(G("  node a { op: relu(a); };")), "E040 3:21 undefined name 'a'; a node cannot use its own value");
   EXPECT_EQ(LowerError(G("  output later;")), "E040 3:10 undefined name 'later'");
+  // An output re-exporting a value is no value itself (it was "a node cannot use its own value").
+  EXPECT_EQ(LowerError(G("  node h { op: x * 2; };\n  output z: h;\n  output w: z + 1;")),
+            "E040 5:13 undefined name 'z'; it is an output name, re-exporting 'h', and output names are not "
+            "values: use 'h'");
+  EXPECT_EQ(LowerError(G("  output z: x;\n  output w: z + 1;")),
+            "E040 4:13 undefined name 'z'; it is an output name, re-exporting 'x', and output names are not "
+            "values: use 'x'");
 }
 
 // After an error lowering goes on: every independent error is reported, in
