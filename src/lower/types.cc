@@ -25,6 +25,9 @@ ir::DType ToIrDType(ast::Dtype dtype) {
 
 std::string TypeResolver::TypeHint(const std::string& name) const {
   // LANGUAGE.md §4.4: an alias refers to those defined earlier.
+  if (defining_ != nullptr && *defining_ == name && !aliases_.count(name)) {
+    return "; an alias cannot be defined by itself";
+  }
   if (auto it = later_.find(name); it != later_.end()) {
     return "; it is defined later, on line " + std::to_string(it->second) + ": an alias may use only those defined before it";
   }
@@ -127,7 +130,9 @@ bool TypeResolver::ResolveAliases(const ast::Program& program, diag::DiagnosticB
   for (const ast::TypesBlock* block : program.All<ast::TypesBlock>()) {
     for (const ast::TypeAlias& alias : block->aliases) {
       bool unsupported = false;
+      defining_ = &alias.name.name;
       std::optional<ir::Type> t = ResolveImpl(alias.type, &unsupported, diags);
+      defining_ = nullptr;
       if (!t && !unsupported) {
         later_.clear();
         return false;

@@ -76,6 +76,8 @@ class TypeResolver {
   // While ResolveAliases runs: each alias not defined yet, with the line of
   // its definition (a use before it names where it is).
   std::map<std::string, uint32_t, std::less<>> later_;
+  // The alias ResolveAliases is resolving (`type A = A;` is no later definition).
+  const std::string* defining_ = nullptr;
 };
 
 }  // namespace shrew::lower

@@ -67,6 +67,9 @@ TEST(LowerTypesTest, Errors) {
   EXPECT_EQ(LowerError("@types { type A = Tensor<[2], f32>; }\n@types {\n  type C = D;\n}\n@types { type D = A; }\n"
                        "@graph G { input x: C; output x; }"),
             "E042 3:12 undefined type 'D'; it is defined later, on line 5: an alias may use only those defined before it");
+  // Itself is not "defined later".
+  EXPECT_EQ(LowerError("@types { type A = A; }\n@graph G { input x: A; output x; }"),
+            "E042 1:19 undefined type 'A'; an alias cannot be defined by itself");
   EXPECT_EQ(LowerError("@graph G { input x: (f32, f32); output x; }"),
             "E043 1:21 unsupported type");
   EXPECT_EQ(LowerError("@graph G { input x: [f32]; output x; }"), "E043 1:21 unsupported type");
