@@ -63,10 +63,11 @@ function finite(n: number, text: string): number {
   return n;
 }
 
-/** One pasted token as a number: a decimal, or inf, -inf, infinity and nan (any case). */
+/** One pasted token as a number: a decimal, inf, -inf, infinity and nan (any case), or true and false (1 and 0, as in a JSON array). */
 function parseToken(s: string): number {
   const special = /^([-+]?)(inf|infinity|nan)$/i.exec(s);
   if (special) return special[2].toLowerCase() === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
+  if (s === "true" || s === "false") return s === "true" ? 1 : 0;
   if (!DECIMAL.test(s)) throw new Error(`not a number: '${s}'`);
   return finite(Number(s), s);
 }
@@ -177,6 +178,14 @@ function pastedValues(spec: TensorSpec, text: string, shape: number[], n: number
     const bad = values.findIndex((v) => !Number.isInteger(v) || v < range[0] || v > range[1]);
     if (bad >= 0) {
       throw new Error(`input '${spec.name}' is ${spec.dtype}: element ${bad} is ${values[bad]}, not an integer in [${range[0]}, ${range[1]}]`);
+    }
+  }
+  // Held as f32 (OPS.md §1.3): a finite value past its range would be ±Infinity unasked, as 1e400 would for a double.
+  if (spec.dtype === "f32" || spec.dtype === "f16" || spec.dtype === "bf16") {
+    const bad = values.findIndex((v) => Number.isFinite(v) && !Number.isFinite(Math.fround(v)));
+    if (bad >= 0) {
+      throw new Error(`input '${spec.name}' is ${spec.dtype}: element ${bad}, ${p.texts[bad] ?? values[bad]}, is beyond the largest ` +
+        "value it holds (about 3.4e38, as f32): write inf or -inf for an infinity");
     }
   }
   return values;

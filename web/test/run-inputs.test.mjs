@@ -320,3 +320,22 @@ test("pasted numbers are decimals: 0x10 and 1e400 are refused, not read as 16 an
   }
   assert.deepEqual(page.errors, []);
 });
+
+test("pasted values an f32 input cannot hold are refused (1e39 ran as Infinity); true and false read as 1 and 0", async () => {
+  await setSource("@graph Narrow {\n  input a: Tensor<[2], f32>;\n  input b: Tensor<[2], bool>;\n  output y: a;\n  output z: b;\n}\n", "Narrow");
+  for (const input of ["a", "b"]) await page.selectOption(`[data-input="${input}"] select[aria-label="${input} source"]`, "paste");
+  await page.fill('[data-input="b"] textarea', "true false");
+  const beyond = (i, t) => `input 'a' is f32: element ${i}, ${t}, is beyond the largest value it holds (about 3.4e38, as f32): ` +
+    "write inf or -inf for an infinity";
+  for (const [text, message] of [["1e39 1", beyond(0, "1e39")], ["[1, -3.5e38]", beyond(1, "-3.5e38")]]) {
+    await page.fill('[data-input="a"] textarea', text);
+    await page.click('[data-testid="run-button"]');
+    assert.equal(await page.textContent('[data-testid="run-error"]'), message, text);
+  }
+  // The largest f32 itself, an infinity written so, and a value rounding to it run.
+  await page.fill('[data-input="a"] textarea', "3.4028235e38 -inf");
+  await runOk();
+  assert.deepEqual(await shownValues("y"), ["3.4028234663852886e+38", "-Infinity"]);
+  assert.deepEqual(await shownValues("z"), ["1", "0"]);
+  assert.deepEqual(page.errors, []);
+});
