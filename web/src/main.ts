@@ -177,7 +177,8 @@ function renderCompiledViews(): (string | undefined)[] {
     onSelect: (b) => showBuffer(b, true),
   }, g?.pending)));
   failures.push(draw("Stats", $("stats-panel"),
-    () => renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current, current?.heap, g?.pending, g?.compiledFor)));
+    () => renderStats($("stats-panel"), g?.name, g?.stats, current?.optStats, current, current?.heap, g?.pending, g?.compiledFor,
+      g?.plan?.bound)));
   prepareLineIndexes();
   return failures;
 }

@@ -32,7 +32,7 @@ const OPT_ROWS: [keyof OptStats, string][] = [
 export function renderStats(root: HTMLElement, graph: string | undefined, stats: CompileStats | undefined,
                             opt: OptStats | undefined, timing: { compileMs: number; clockMs: number } | undefined,
                             heap?: { heapBytes: number; usedBytes: number }, pending?: string,
-                            compiledFor?: string): void {
+                            compiledFor?: string, bound?: boolean): void {
   root.replaceChildren();
   if (!opt || !graph || (!stats && !pending)) {
     root.append(h("p", { class: "empty" }, "Nothing compiled yet."));
@@ -61,7 +61,9 @@ export function renderStats(root: HTMLElement, graph: string | undefined, stats:
     h("div", { class: "cards" },
       compile,
       card("instructions", String(stats.numInstructions), `${stats.numFused} fused`),
-      card("arena", formatBytes(stats.arenaBytes), stats.arenaNaive ? `${Math.round(saved * 100)}% less than naive` : "not bound yet"),
+      // `bound` from the plan: a graph of constants only is bound with a 0-byte arena.
+      card("arena", formatBytes(stats.arenaBytes), stats.arenaNaive ? `${Math.round(saved * 100)}% less than naive`
+        : bound ? "nothing to hold" : "not bound yet"),
       heapCard),
     jit, passes);
 }

@@ -339,3 +339,14 @@ test("pasted values an f32 input cannot hold are refused (1e39 ran as Infinity);
   assert.deepEqual(await shownValues("z"), ["1", "0"]);
   assert.deepEqual(page.errors, []);
 });
+
+test("a graph of constants only is bound with a 0-byte arena: the Stats card says so, not 'not bound yet'", async () => {
+  await setSource("@graph Consts {\n  output c: 3.0;\n}\n", "Consts");
+  await runOk();
+  await page.click('[data-tab="stats"]');
+  await page.waitForSelector('[data-card="arena"]');
+  assert.equal(await page.textContent('[data-card="arena"] .card-note'), "nothing to hold");
+  assert.equal(await page.textContent('[data-card="arena"] .card-value'), "0 B");
+  await page.click('[data-tab="run"]');
+  assert.deepEqual(page.errors, []);
+});
