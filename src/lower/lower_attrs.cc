@@ -282,8 +282,17 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
       if (!value) {
         ir::AttrType shown = spec->type == ir::AttrType::kAxes && !list_axes
                                  ? ir::AttrType::kInt : spec->type;
+        // What a name gave, which the caret does not show; a bare name that
+        // is no config key reads as its own text (LANGUAGE.md §5.1).
+        const auto* name = a.value->As<ast::NameExpr>();
+        const std::string got =
+            name == nullptr ? ""
+            : config_.count(name->name) != 0
+                ? ", got '" + name->name + "', config value " +
+                      (cv->kind == ir::ConfigValue::Kind::kString ? "\"" + cv->s + "\"" : cv->ToString())
+                : ", got '" + name->name + "', which is no config key";
         Error(diag::Kind::BadAttribute, a.value->span,
-              "attribute '" + src + "' of " + op_name + " must be " + Expectation(shown));
+              "attribute '" + src + "' of " + op_name + " must be " + Expectation(shown) + got);
         return false;
       }
     }

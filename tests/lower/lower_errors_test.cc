@@ -185,6 +185,11 @@ TEST(LowerErrorsTest, UnsupportedOperators) {
 }
 
 TEST(LowerErrorsTest, BadAttributes) {
+  // A name says what it gave (the message did not say Bogus is no config key).
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: Bogus); };")),
+            "E046 3:32 attribute 'dim' of softmax must be an int, got 'Bogus', which is no config key");
+  EXPECT_EQ(LowerError("@config { A: \"x\"; }\n" + G("  node h { op: softmax(x, dim: A); };")),
+            "E046 4:32 attribute 'dim' of softmax must be an int, got 'A', config value \"x\"");
   EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: 1.5); };")),
             "E046 3:32 attribute 'dim' of softmax must be an int");
   EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: y); };")),
