@@ -65,8 +65,14 @@ bool Parser::ParseImport(ast::ImportBlock* out) {
   if (!Expect(TokenKind::Semicolon)) return false;
   // LANGUAGE.md §9: imports are kept in the program but nothing is loaded;
   // say so, or a user would expect the imported graphs to exist.
+  // Quoted as a string literal reads: `\` and `"` escaped too ("a\"b" showed as "a"b").
+  std::string quoted;
+  for (char c : out->path.value) {
+    if (c == '\\' || c == '"') quoted += '\\';
+    quoted += c;
+  }
   diags_.Add(diag::Kind::ImportIgnored, directive,
-             "@import \"" + diag::EscapeForMessage(out->path.value, 200) + "\" is parsed and ignored: no file is read");
+             "@import \"" + diag::EscapeForMessage(quoted, 200) + "\" is parsed and ignored: no file is read");
   return true;
 }
 

@@ -531,6 +531,14 @@ TEST(ParserBlockTest, ImportModelConfig) {
   EXPECT_EQ(p.program.All<ast::ImportBlock>().size(), 2u);
 }
 
+// The warning quotes the path as a string literal reads ("a"c.sw" of a\"c.sw).
+TEST(ParserBlockTest, AnImportsWarningQuotesItsPathEscaped) {
+  Parsed p("@import \"a\\nb\\\"c\\\\d.sw\";");
+  ASSERT_FALSE(p.diags.has_errors()) << p.errors();
+  ASSERT_EQ(p.diags.all().size(), 1u);
+  EXPECT_EQ(p.diags.all()[0].message, "@import \"a\\nb\\\"c\\\\d.sw\" is parsed and ignored: no file is read");
+}
+
 TEST(ParserBlockTest, ModelValuesAreLiteralsOnly) {
   EXPECT_EQ(Errors("@model { n: -1; }"), "1:13 E020 expected literal, got '-'\n");
   EXPECT_EQ(Errors("@model { n: x; }"), "1:13 E020 expected literal, got 'x'\n");
