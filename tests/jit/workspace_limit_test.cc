@@ -81,15 +81,15 @@ TEST(WorkspaceLimit, AnIntermediateOverMaxTensorBytesIsRefusedOnBothExecutors) {
 // padding): it is not a tensor the cap bounds. Scores of exactly the cap
 // ran on the interpreter while the tape refused its 4224-byte workspace.
 TEST(WorkspaceLimit, AWorkspaceOverTheCapWhoseIntermediatesFitRuns) {
-  shrew::ProgramOptions tight;
-  tight.max_tensor_bytes = 1024;  // the [1, 1, 16, 16] f32 scores exactly
-  auto mha = MakeProgram(R"(
+  const char* attention = R"(
     @graph G {
       input x: Tensor<[1, 16, 1], f32>;
       input w: Tensor<[1, 1], f32>;
       output y: multi_head_attention(x, w, w, w, w);
-    })",
-                         tight);
+    })";
+  shrew::ProgramOptions tight;
+  tight.max_tensor_bytes = 1024;  // the [1, 1, 16, 16] f32 scores exactly
+  auto mha = MakeProgram(attention, tight);
   ASSERT_NE(mha, nullptr);
   TensorMap in;
   std::vector<float> xs(16);
@@ -98,13 +98,7 @@ TEST(WorkspaceLimit, AWorkspaceOverTheCapWhoseIntermediatesFitRuns) {
   in.emplace("w", testing::F32({1, 1}, {0.5F}));
   testing::RunBoth(*mha, "G", in);
   tight.max_tensor_bytes = 1020;
-  auto under = MakeProgram(R"(
-    @graph G {
-      input x: Tensor<[1, 16, 1], f32>;
-      input w: Tensor<[1, 1], f32>;
-      output y: multi_head_attention(x, w, w, w, w);
-    })",
-                           tight);
+  auto under = MakeProgram(attention, tight);
   ASSERT_NE(under, nullptr);
   EXPECT_EQ(under->Run("G", in).status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(under->Interpret("G", in).status().code(), StatusCode::kResourceExhausted);
