@@ -172,8 +172,7 @@ bool NamesUnboundDims(const ir::Node& node, const ir::DimBindings& dims) {
 // shape of each node whose declaration names such a dim, by node id.
 Status CheckNamedSizes(const ir::Graph& graph, const std::vector<std::optional<runtime::Shape>>& shapes,
                        const ir::DimBindings& dims) {
-  ir::DimBindings sizes;
-  std::map<std::string, ir::NodeId, std::less<>> at;
+  std::map<std::string, std::pair<int64_t, ir::NodeId>, std::less<>> first;  // name -> (size, node)
   for (size_t id = 0; id < shapes.size(); ++id) {
     if (!shapes[id]) continue;
     const ir::Node& node = graph.node(static_cast<ir::NodeId>(id));
@@ -182,17 +181,14 @@ Status CheckNamedSizes(const ir::Graph& graph, const std::vector<std::optional<r
       const ir::Dim& d = type.dim(i);
       if (!d.is_symbolic() || dims.count(d.name()) != 0) continue;
       const int64_t size = (*shapes[id])[static_cast<size_t>(i)];
-      auto [it, first] = sizes.emplace(d.name(), size);
-      if (first) {
-        at.emplace(d.name(), node.id);
-      } else if (it->second != size) {
-        return InvalidArgument(graph.NodeLabel(node) + ": computed " + ir::DTypeName(type.dtype()) +
-                               runtime::ShapeToString(*shapes[id]) + " does not match its declared type " +
-                               type.Bind(dims).ToString() + ": dimension " + std::to_string(i) + " is " +
-                               std::to_string(size) + " but " + d.name() + " is " + std::to_string(it->second) +
-                               " (bound by node '" + graph.node(at.at(d.name())).name + "')")
-            .At(node.span);
-      }
+      auto [it, added] = first.emplace(d.name(), std::pair{size, node.id});
+      if (added || it->second.first == size) continue;
+      return InvalidArgument(graph.NodeLabel(node) + ": computed " + ir::DTypeName(type.dtype()) +
+                             runtime::ShapeToString(*shapes[id]) + " does not match its declared type " +
+                             type.Bind(dims).ToString() + ": dimension " + std::to_string(i) + " is " +
+                             std::to_string(size) + " but " + d.name() + " is " + std::to_string(it->second.first) +
+                             " (bound by node '" + graph.node(it->second.second).name + "')")
+          .At(node.span);
     }
   }
   return Status::Ok();

@@ -557,10 +557,7 @@ class GraphInferrer {
         Type merged = declared;
         for (int i = 0; i < merged.rank(); ++i) {
           const Dim& d = merged.dim(i);
-          if (d.is_symbolic() && inferred.dim(i).is_fixed()) {
-            named_sizes_.emplace(d.name(), inferred.dim(i).size());
-            named_at_.emplace(d.name(), id);
-          }
+          if (d.is_symbolic() && inferred.dim(i).is_fixed()) named_.emplace(d.name(), NamedSize{inferred.dim(i).size(), id});
           if (d.is_dynamic() || (d.is_symbolic() && inferred.dim(i).is_fixed())) {
             merged.mutable_dims()[static_cast<size_t>(i)] = inferred.dim(i);
           }
@@ -582,12 +579,10 @@ class GraphInferrer {
     if (inferred.rank() != declared.rank()) return "";
     for (int i = 0; i < declared.rank(); ++i) {
       const Dim& d = declared.dim(i);
-      auto at = d.is_symbolic() ? named_at_.find(d.name()) : named_at_.end();
-      if (at == named_at_.end() || !inferred.dim(i).is_fixed()) continue;
-      const int64_t size = named_sizes_.at(d.name());
-      if (inferred.dim(i).size() == size) continue;
+      auto it = d.is_symbolic() ? named_.find(d.name()) : named_.end();
+      if (it == named_.end() || !inferred.dim(i).is_fixed() || inferred.dim(i).size() == it->second.size) continue;
       return ": dimension " + std::to_string(i) + " is " + std::to_string(inferred.dim(i).size()) + " but " + d.name() +
-             " is " + std::to_string(size) + " (bound by node '" + graph_.node(at->second).name + "')";
+             " is " + std::to_string(it->second.size) + " (bound by node '" + graph_.node(it->second.node).name + "')";
     }
     return "";
   }
@@ -713,8 +708,11 @@ class GraphInferrer {
   // (`node y: Tensor<[M]>` of a `[2]`), and the node that declared each
   // first: a name is one size in a graph (LANGUAGE.md §4.1), so a later
   // declaration of M found another size is an error (NamedSizeClash).
-  DimBindings named_sizes_;
-  std::map<std::string, NodeId, std::less<>> named_at_;
+  struct NamedSize {
+    int64_t size;
+    NodeId node;
+  };
+  std::map<std::string, NamedSize, std::less<>> named_;
 };
 
 }  // namespace
