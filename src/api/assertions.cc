@@ -14,11 +14,6 @@ namespace {
 using ir::ConfigValue;
 using Values = std::map<std::string, ConfigValue, std::less<>>;
 
-void CollectNames(const ast::Expr& e, std::set<std::string>* names) {
-  if (const auto* n = e.As<ast::NameExpr>()) names->insert(n->name);
-  ast::ForEachChild(e, [&](const ast::Expr& child) { CollectNames(child, names); });
-}
-
 std::optional<bool> Compare(ast::BinaryOp op, const ConfigValue& a, const ConfigValue& b) {
   using B = ast::BinaryOp;
   if (a.is_number() && b.is_number()) {
@@ -141,7 +136,7 @@ GraphAssertions::GraphAssertions(const ir::Graph& graph, const std::map<std::str
     c.expr = front::ParseExpression(*c.source, diags);
     if (diags.has_errors() || c.expr == nullptr) continue;
     std::set<std::string> names;
-    CollectNames(*c.expr, &names);
+    ast::ForEachName(*c.expr, [&](const std::string& n) { names.insert(n); });
     if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return values.count(n) > 0; })) continue;
     c.names.assign(names.begin(), names.end());
     c.message = a.message;

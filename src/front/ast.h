@@ -220,6 +220,8 @@ struct Expr {
 
 // Calls `fn(child)` for each direct child expression, in source order.
 template <typename Fn> void ForEachChild(const Expr& e, Fn&& fn);
+// Calls `fn(name)` for each NameExpr in `e`, children included, in source order.
+template <typename Fn> void ForEachName(const Expr& e, Fn&& fn);
 
 // `e` with any enclosing ParenExpr removed (never null for a non-null e).
 const Expr* StripParens(const Expr* e);
@@ -478,6 +480,11 @@ struct Program {
 };
 
 // ------------------------------------------------------------ implementation
+
+template <typename Fn> void ForEachName(const Expr& e, Fn&& fn) {
+  if (const auto* n = e.As<NameExpr>()) fn(n->name);
+  ForEachChild(e, [&](const Expr& child) { ForEachName(child, fn); });
+}
 
 template <typename Fn> void ForEachChild(const Expr& e, Fn&& fn) {
   auto one = [&](const ExprPtr& p) {

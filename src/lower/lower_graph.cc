@@ -259,27 +259,16 @@ bool Lowerer::LowerOutput(const ast::OutputDecl& decl, diag::Span span) {
   return true;
 }
 
-namespace {
-
-void CollectNames(const ast::Expr& e, std::vector<std::string_view>* names) {
-  if (const auto* n = e.As<ast::NameExpr>()) names->push_back(n->name);
-  ast::ForEachChild(e, [&](const ast::Expr& child) { CollectNames(child, names); });
-}
-
-}  // namespace
-
 // Names declared anywhere in the graph shadow config keys (LANGUAGE.md §6),
 // also those declared after the assertion: decided once the graph is lowered.
 void Lowerer::MarkAssertionsReadingValues(const ast::GraphBlock& block) {
   size_t next = 0;
   auto mark = [&](const ast::AssertStmt& a) {
-    std::vector<std::string_view> names;
-    if (a.condition != nullptr) CollectNames(*a.condition, &names);
     ir::Assertion& lowered = graph_->mutable_assertions()[next++];
-    for (std::string_view n : names) {
-      const std::string name(n);
+    if (a.condition == nullptr) return;
+    ast::ForEachName(*a.condition, [&](const std::string& name) {
       lowered.reads_values = lowered.reads_values || scope_.count(name) != 0 || failed_names_.count(name) != 0;
-    }
+    });
   };
   for (const ast::GraphStmt& s : block.body) {
     if (const auto* a = s.As<ast::AssertStmt>()) {
