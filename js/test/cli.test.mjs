@@ -1325,6 +1325,16 @@ test("the command line is checked before any file is read; build never overwrite
   expectError(1, new RegExp(`^Error: ${blob.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(--params\\): parameter blob: truncated`), "run", LR, "--params", blob);
   expectError(2, /^Error: --out \S+w\.params is the --params file: build would overwrite it/, "build", LR, "--params", blob, "--out", blob);
   assert.equal(readFileSync(blob, "latin1"), "SHRWPRM1");
+  // Without --out the bundle goes next to the source: m.sw -> m.swb, which here is the blob (it was replaced).
+  const source = join(dir, "m.sw");
+  const next = join(dir, "m.swb");
+  writeFileSync(source, readFileSync(LR));
+  writeFileSync(next, "SHRWPRM1");
+  expectError(2, /^Error: \S+m\.swb \(the bundle's default path, next to the source\) is the --params file: build would overwrite it; give --out\n/,
+    "build", source, "--params", next);
+  assert.equal(readFileSync(next, "latin1"), "SHRWPRM1");
+  // A rename that fails names what the user typed, not the temporary file (a path ending in '/').
+  expectError(1, /^Error: cannot write \S+nodir\/ \(--out\): ENOTDIR: not a directory\n$/, "build", LR, "--out", `${join(dir, "nodir")}/`);
   const cut = join(dir, "cut.swb");
   writeFileSync(cut, readFileSync(swb).subarray(0, 12));
   expectError(1, /^Error: \S+cut\.swb: bundle: truncated/, "run", cut);

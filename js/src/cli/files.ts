@@ -229,7 +229,7 @@ export function writeFiles(files: readonly (readonly [string, Uint8Array])[], wh
       try {
         writeFileSync(temp, bytes);
       } catch (e) {
-        // Node's message names the temporary file, which the user never named.
+        // Node's messages name the temporary file, which the user never named.
         const reason = (e as Error).message.replace(`, open '${temp}'`, "");
         throw new FileError(`cannot write ${path}${what}: ${reason}`);
       }
@@ -248,7 +248,8 @@ export function writeFiles(files: readonly (readonly [string, Uint8Array])[], wh
       try {
         renameSync(temps[i], path);
       } catch (e) {
-        throw new FileError(`cannot write ${path}${what}: ${(e as Error).message}`);
+        const reason = (e as Error).message.replace(`, rename '${temps[i]}' -> '${path}'`, "");
+        throw new FileError(`cannot write ${path}${what}: ${reason}`);
       }
     });
   } finally {

@@ -348,9 +348,13 @@ function sameFile(a: string, b: string): boolean {
   return resolve(a) === resolve(b) || (!!sa && !!sb && sa.dev === sb.dev && sa.ino === sb.ino);
 }
 
+/** Where build writes: --out, else next to the source (model.sw -> model.swb). */
+function buildTarget(file: string, out: string | undefined): string {
+  return out ?? `${file.replace(/\.sw$/, "")}.swb`;
+}
+
 function cmdBuild(ctx: Context): number {
-  // The default output sits next to the source: model.sw -> model.swb.
-  const target = ctx.values.out ?? `${ctx.file.replace(/\.sw$/, "")}.swb`;
+  const target = buildTarget(ctx.file, ctx.values.out);
   const what = ctx.values.out === undefined ? "" : " (--out)";
   if (ctx.file !== STDIN && sameFile(target, ctx.file)) throw new UsageError(`--out ${target} is the source file: build would overwrite it`);
   const bytes = ctx.program.saveBundle();
@@ -597,9 +601,12 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     if (values.out === "") throw new UsageError(`--out expects a ${outKind}, got ''`);
     if (values.out === STDIN) throw new UsageError(`--out expects a ${outKind}; standard output (-) is not one`);
     if (values.params === "") throw new UsageError("--params expects a file, got ''");
-    if (command === "build" && values.out !== undefined && values.params !== undefined && values.params !== STDIN &&
-        sameFile(values.out, values.params)) {
-      throw new UsageError(`--out ${values.out} is the --params file: build would overwrite it`);
+    // The default path too: `build m.sw --params m.swb` replaced the only copy of the parameters.
+    if (command === "build" && values.params !== undefined && values.params !== STDIN &&
+        sameFile(buildTarget(file, values.out), values.params)) {
+      throw new UsageError(values.out === undefined
+        ? `${buildTarget(file, undefined)} (the bundle's default path, next to the source) is the --params file: build would overwrite it; give --out`
+        : `--out ${values.out} is the --params file: build would overwrite it`);
     }
     // Standard input ends once read: a second '-' would read nothing.
     const stdinUsers = [file === STDIN ? "FILE" : "", values.params === STDIN ? "--params" : "",
