@@ -1,7 +1,7 @@
 // The files the `shrew` CLI reads and writes besides the program itself:
 // .npy inputs, the --params blob and the --out directory. Every failure is a
 // FileError naming the path (exit status 1), never a stack trace or a hang.
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { NpyError, npyHeaderEnd, readNpyHeader } from "../npy.js";
 import { byteSize, shapeSize } from "../tensor.js";
@@ -196,6 +196,22 @@ function concat(chunks: readonly Uint8Array[], n: number): Uint8Array {
 export function ensureDir(dir: string): void {
   const missing: string[] = [];
   for (let p = resolve(dir); !existsSync(p); p = dirname(p)) {
+    // existsSync follows links: a dangling one (or a loop) read as absent, and mkdir then said EEXIST.
+    let link = false;
+    try {
+      link = lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+    } catch {
+      // ENOTDIR (a path through a file): mkdir below reports it
+    }
+    if (link) {
+      let to = "";
+      try {
+        to = ` (${readlinkSync(p)})`;
+      } catch {
+        // unreadable: the link alone is named
+      }
+      throw new FileError(`cannot write into ${dir} (--out): ${p} is a symbolic link that leads to no file or directory${to}`);
+    }
     missing.push(p);
     if (dirname(p) === p) break;
   }
