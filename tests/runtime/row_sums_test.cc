@@ -35,7 +35,8 @@ TEST(RowSums, LongRowsAreSummedBlockByBlock) {
 TEST(RowSums, AShortRowIsItsLanesSum) {
   std::vector<float> x(kRowSumBlock);
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i)) * 1e3f;
-  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{1001}, kRowSumBlock}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, kRowSumShortRow - 1, kRowSumShortRow, size_t{1001},
+                   kRowSumBlock}) {
     double lane[8] = {};
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -45,6 +46,13 @@ TEST(RowSums, AShortRowIsItsLanesSum) {
     for (; i < n; ++i) s += static_cast<double>(x[i]);
     for (double l : lane) s += l;
     EXPECT_EQ(RowSum(x.data(), n), s) << n;
+  }
+  // From kRowSumShortRow on a one-block row is 0 + its sum: still +0, never -0, for a row of -0.
+  const std::vector<float> zeros(kRowSumBlock, -0.0f);
+  for (size_t n : {kRowSumShortRow - 1, kRowSumShortRow, kRowSumBlock}) {
+    const double z = RowSum(zeros.data(), n);
+    EXPECT_EQ(z, 0.0) << n;
+    EXPECT_FALSE(std::signbit(z)) << n;
   }
 }
 
