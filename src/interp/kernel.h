@@ -43,8 +43,9 @@ struct KernelArgs {
 
   size_t size() const { return in.size(); }
   const Tensor& operator[](size_t i) const { return *in[i]; }
-  // Name of operand i's node for messages ("tokens"); "#i" if unknown.
-  std::string OperandName(size_t i) const;
+  // How messages name operand i ("'tokens'", "computed in node 'y'":
+  // ir::Graph::ValueLabel); "#i" if unknown.
+  std::string OperandLabel(size_t i) const;
 };
 
 using KernelFn = Result<Tensor> (*)(const KernelArgs&);

@@ -6,8 +6,8 @@
 
 namespace shrew::interp {
 
-std::string KernelArgs::OperandName(size_t i) const {
-  if (i < node.operands.size() && graph.HasNode(node.operands[i])) return graph.node(node.operands[i]).name;
+std::string KernelArgs::OperandLabel(size_t i) const {
+  if (i < node.operands.size() && graph.HasNode(node.operands[i])) return graph.ValueLabel(graph.node(node.operands[i]));
   return "#" + std::to_string(i);
 }
 

@@ -56,8 +56,8 @@ Result<Tensor> RefCrossEntropy(const KernelArgs& args) {
         const double v = target.GetDouble(i);
         shown = ir::FormatDouble(v);
         if (!std::isfinite(v) || std::trunc(v) != v) {
-          return InvalidArgument("cross_entropy target " + shown + " is not an integral class index (target '" +
-                                 args.OperandName(1) + "', element " + std::to_string(i) + ")");
+          return InvalidArgument("cross_entropy target " + shown + " is not an integral class index (target " +
+                                 args.OperandLabel(1) + ", element " + std::to_string(i) + ")");
         }
         cls = v >= 0 && v < static_cast<double>(c) ? static_cast<int64_t>(v) : -1;
       } else {
@@ -66,7 +66,7 @@ Result<Tensor> RefCrossEntropy(const KernelArgs& args) {
       }
       if (cls < 0 || cls >= c) {
         return OutOfRange("cross_entropy class index " + shown + " out of range for " + std::to_string(c) +
-                          " classes (target '" + args.OperandName(1) + "', element " + std::to_string(i) + ")");
+                          " classes (target " + args.OperandLabel(1) + ", element " + std::to_string(i) + ")");
       }
       classes[static_cast<size_t>(i)] = cls;
     }

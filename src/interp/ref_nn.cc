@@ -136,7 +136,7 @@ Result<Tensor> RefEmbedding(const KernelArgs& args) {
     }
     if (row < 0 || row >= rows) {
       return OutOfRange("embedding index " + shown + " out of range for a table of " + std::to_string(rows) +
-                        " rows (indices '" + args.OperandName(0) + "', element " + std::to_string(i) + ")");
+                        " rows (indices " + args.OperandLabel(0) + ", element " + std::to_string(i) + ")");
     }
     std::memcpy(out.mutable_raw_data() + static_cast<size_t>(i) * row_bytes,
                 table.raw_data() + static_cast<size_t>(row) * row_bytes, row_bytes);

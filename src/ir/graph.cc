@@ -225,6 +225,12 @@ std::string Graph::NodeLabel(const Node& n) const {
   return declared != nullptr ? op + " in node '" + *declared + "'" : op;
 }
 
+std::string Graph::ValueLabel(const Node& n) const {
+  const std::string* declared = DeclaredNameOf(n);
+  if (declared == &n.name) return "'" + n.name + "'";
+  return declared != nullptr ? "computed in node '" + *declared + "'" : "computed";
+}
+
 std::string Graph::UniqueName(std::string_view base) const {
   std::string name(base);
   for (int k = 2; FindNode(name) != kNoNode; ++k) {

@@ -192,6 +192,9 @@ class Graph {
   // whose statement holds it), else just "matmul". Calls show their callee:
   // "call[Dense]", "custom[my_op]".
   std::string NodeLabel(const Node& n) const;
+  // How a message names the value of node `n` used as an operand: "'t'", or
+  // for a node the compiler named, "computed in node 'y'" (else "computed").
+  std::string ValueLabel(const Node& n) const;
 
   // ---- inputs, outputs, params, assertions
   const std::vector<GraphInput>& inputs() const { return inputs_; }

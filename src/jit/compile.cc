@@ -155,7 +155,7 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
   spec.b_transposed = cg.TransposedB(node.id) != ir::kNoNode;
   for (NodeId id : KernelOperands(cg, node)) {
     const Node& op = cg.graph.node(id);
-    spec.operand_names.push_back(op.name);
+    spec.operand_labels.push_back(cg.graph.ValueLabel(op));
     spec.operand_dtypes.push_back(op.type.is_tensor() ? op.type.dtype() : ir::DType::kF32);
     const runtime::Tensor* constant = nullptr;
     if (op.is_param()) {

@@ -42,9 +42,10 @@ struct KernelSpec {
   // folded into the product). Other factories refuse it.
   bool b_transposed = false;
   bool training = false;
-  // Names of the operand nodes (for run-time messages that must name the
-  // input, e.g. an embedding index out of range); may be empty.
-  std::vector<std::string> operand_names;
+  // How run-time messages name each operand ("'tokens'", "computed in node
+  // 'y'": ir::Graph::ValueLabel), e.g. for an embedding index out of range;
+  // may be empty.
+  std::vector<std::string> operand_labels;
   // The program's seeded generator (training-mode dropout draws from it at
   // Run); owned by the caller, outlives the kernel. May be null.
   Rng* rng = nullptr;

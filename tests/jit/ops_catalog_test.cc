@@ -594,6 +594,33 @@ TEST(JitCatalog, EmbeddingGathersRowsAndRangeChecks) {
   }
 }
 
+// Indices or a target computed by an expression are named by the node that
+// holds it on both executors: the messages said "indices '__anon_3'", a
+// name the user never wrote (LANGUAGE.md §9).
+TEST(JitCatalog, AnIndexErrorOfAnExpressionNamesItsNode) {
+  auto p = testing::MakeProgram(R"(@graph G {
+    input t: Tensor<[2], i64>;
+    input l: Tensor<[2, 3], f32>;
+    param e: Tensor<[3, 2], f32> { init: "ones"; };
+    output y: embedding(t + 1, e);
+    output z: cross_entropy(l, t * 2);
+  })");
+  ASSERT_NE(p, nullptr);
+  TensorMap feed;
+  feed.emplace("t", Tensor::FromVector<int64_t>(kI64, {2}, {0, 2}).value());
+  feed.emplace("l", testing::F32({2, 3}, {1, 2, 3, 4, 5, 6}));
+  for (bool interpret : {false, true}) {
+    SCOPED_TRACE(interpret ? "interpreter" : "tape");
+    Result<TensorMap> r = interpret ? p->Interpret("G", feed) : p->Run("G", feed);
+    ASSERT_FALSE(r.ok());
+    const std::string& m = r.status().message();
+    EXPECT_TRUE(m.find("(indices computed in node 'y', element 1)") != std::string::npos ||
+                m.find("(target computed in node 'z', element 1)") != std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("__anon"), std::string::npos) << m;
+  }
+}
+
 // batch_norm of x: [N, C] or with fewer than 128 elements per channel and
 // sample walks x in memory order, every channel at once (it strode across x
 // channel by channel); larger [N, C, H, W] goes channel by channel, each

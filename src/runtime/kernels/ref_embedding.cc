@@ -3,7 +3,7 @@
 // toward zero); table: f32 or f64 [V, D]. Every index is range-checked
 // before it is used: an index outside [0, V) (negative, too large, NaN) is
 // the run-time error "embedding index I out of range for a table of V rows
-// (indices 'NAME', element K)", naming the indices operand.
+// (indices 'NAME', element K)", naming the indices operand (ir::Graph::ValueLabel).
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -20,8 +20,8 @@ namespace {
 template <typename I>
 class EmbeddingKernel final : public Kernel {
  public:
-  EmbeddingKernel(std::string indices_name, size_t element_bytes)
-      : indices_name_(std::move(indices_name)), eb_(element_bytes) {}
+  EmbeddingKernel(std::string indices_label, size_t element_bytes)
+      : indices_label_(std::move(indices_label)), eb_(element_bytes) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     SHREW_RETURN_IF_ERROR(CheckShapes("embedding", operand_shapes, 2, 2, output_shape));
@@ -79,10 +79,10 @@ class EmbeddingKernel final : public Kernel {
   // Only on the error path (allocating the message is fine there).
   Status OutOfRangeAt(const std::string& shown, int64_t element) const {
     return OutOfRange("embedding index " + shown + " out of range for a table of " + std::to_string(rows_) +
-                      " rows (indices '" + indices_name_ + "', element " + std::to_string(element) + ")");
+                      " rows (indices " + indices_label_ + ", element " + std::to_string(element) + ")");
   }
 
-  std::string indices_name_;
+  std::string indices_label_;
   size_t eb_;
   int64_t rows_ = 0;
   size_t row_bytes_ = 0;
@@ -102,7 +102,7 @@ Result<KernelPtr> CreateEmbeddingKernel(const KernelSpec& spec) {
     return InvalidArgument(std::string("embedding table must have a float dtype, got ") + ir::DTypeName(table) +
                            " (operands are (indices, table))");
   }
-  const std::string name = spec.operand_names.size() > 0 ? spec.operand_names[0] : "#0";
+  const std::string name = spec.operand_labels.size() > 0 ? spec.operand_labels[0] : "#0";
   const size_t eb = ir::StorageByteSize(ir::StorageOf(table));
   switch (ir::StorageOf(idx)) {
     case ir::StorageType::kI64: return KernelPtr(new EmbeddingKernel<int64_t>(name, eb));

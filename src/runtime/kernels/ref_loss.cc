@@ -30,8 +30,8 @@ namespace {
 template <typename T, typename I>
 class CrossEntropyKernel final : public Kernel {
  public:
-  CrossEntropyKernel(bool indices_dtype, std::string target_name)
-      : indices_dtype_(indices_dtype), target_name_(std::move(target_name)) {}
+  CrossEntropyKernel(bool indices_dtype, std::string target_label)
+      : indices_dtype_(indices_dtype), target_label_(std::move(target_label)) {}
 
   Result<size_t> Reshape(std::span<const Shape> operand_shapes, const Shape& output_shape) override {
     SHREW_RETURN_IF_ERROR(CheckShapes("cross_entropy", operand_shapes, 2, 2, output_shape));
@@ -116,8 +116,8 @@ class CrossEntropyKernel final : public Kernel {
     if constexpr (std::is_floating_point_v<I>) {
       const double d = static_cast<double>(v);
       if (!std::isfinite(d) || std::trunc(d) != d) {
-        return InvalidArgument("cross_entropy target " + ir::FormatDouble(d) + " is not an integral class index (target '" +
-                               target_name_ + "', element " + std::to_string(element) + ")");
+        return InvalidArgument("cross_entropy target " + ir::FormatDouble(d) + " is not an integral class index (target " +
+                               target_label_ + ", element " + std::to_string(element) + ")");
       }
       if (d < 0 || d >= static_cast<double>(c_)) return OutOfRangeClass(ir::FormatDouble(d), element);
     } else {
@@ -128,11 +128,11 @@ class CrossEntropyKernel final : public Kernel {
   }
   Status OutOfRangeClass(const std::string& shown, int64_t element) const {
     return OutOfRange("cross_entropy class index " + shown + " out of range for " + std::to_string(c_) +
-                      " classes (target '" + target_name_ + "', element " + std::to_string(element) + ")");
+                      " classes (target " + target_label_ + ", element " + std::to_string(element) + ")");
   }
 
   bool indices_dtype_;
-  std::string target_name_;  // the operand's node, named in index errors as embedding's indices are
+  std::string target_label_;  // names the target in index errors, as embedding names its indices
   bool distribution_ = true;
   int64_t c_ = 0, n_ = 0;
   T* row_ = nullptr;  // workspace: RowsLogSumExp's scratch
@@ -216,7 +216,7 @@ Result<KernelPtr> CreateLossKernel(const KernelSpec& spec) {
   const ir::DType t = spec.operand_dtypes[1];
   // Same dtype: distribution (or float class indices, decided by shape).
   const bool same = t == spec.operand_dtypes[0];
-  const std::string name = spec.operand_names.size() > 1 ? spec.operand_names[1] : "#1";
+  const std::string name = spec.operand_labels.size() > 1 ? spec.operand_labels[1] : "#1";
   auto make = [&](auto tag) -> Result<KernelPtr> {
     using T = typename decltype(tag)::type;
     if (same) return KernelPtr(new CrossEntropyKernel<T, T>(false, name));

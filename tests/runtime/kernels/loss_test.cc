@@ -187,16 +187,16 @@ TEST(CrossEntropyKernelTest, TheFirstBadClassIndexIsNamed) {
     if (at != 129) t->mutable_values<int64_t>()[129] = 7;  // a later offender is not the one named
     Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x, &*t}, {});
     ASSERT_FALSE(y.ok());
-    EXPECT_EQ(y.status().message(), "cross_entropy class index " + shown + " out of range for 3 classes (target '#1', "
+    EXPECT_EQ(y.status().message(), "cross_entropy class index " + shown + " out of range for 3 classes (target #1, "
                                     "element " + std::to_string(at) + ")");
   }
   Result<Tensor> tf = Tensor::Zeros(ir::DType::kF32, {130});
   ASSERT_TRUE(tf.ok());
   auto fspec = MakeSpec(K::kCrossEntropy, {ir::DType::kF32, ir::DType::kF32}, ir::DType::kF32);
   for (const auto& [bad, want] : std::vector<std::pair<float, std::string>>{
-           {NAN, "cross_entropy target nan is not an integral class index (target '#1', element 70)"},
-           {1.5f, "cross_entropy target 1.5 is not an integral class index (target '#1', element 70)"},
-           {3.0f, "cross_entropy class index 3 out of range for 3 classes (target '#1', element 70)"}}) {
+           {NAN, "cross_entropy target nan is not an integral class index (target #1, element 70)"},
+           {1.5f, "cross_entropy target 1.5 is not an integral class index (target #1, element 70)"},
+           {3.0f, "cross_entropy class index 3 out of range for 3 classes (target #1, element 70)"}}) {
     tf->mutable_values<float>()[70] = bad;
     Result<Tensor> y = testing::CreateAndRun(fspec->spec, {&x, &*tf}, {});
     ASSERT_FALSE(y.ok());
