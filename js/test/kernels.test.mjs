@@ -260,14 +260,18 @@ test("float -> integer casts (i64, and u8 wrapping) truncate and saturate exactl
   }
 });
 
-// Casts to bool, from u8 and bool, and f32 -> f64 run 2-16 lanes at a time
-// in the wasm build: every pair, each value at every lane of a vector and in
-// the ragged tail, against values computed here (bool: non-zero, NaN too).
-test("casts to bool, from u8 and bool, and f32 -> f64 give each element's own value, whatever lane it takes", () => {
+// Casts to bool, from u8 and bool, f32 <-> f64, i64 -> f32 and i64 -> u8 run
+// 2-16 lanes at a time in the wasm build (i64 -> f32 only while a group's
+// lanes are within 2^51): every pair, each value at every lane of a vector
+// and in the ragged tail, against values computed here (bool: non-zero, NaN
+// too; the i64 values are ones that rounding through f64 leaves exact).
+test("casts to bool, from u8 and bool, between floats, and from i64 give each element's own value, whatever lane it takes", () => {
   const values = {
     f32: [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 1e-45, 255, 3.4e38, -7.25].map(Math.fround),
-    f64: [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 5e-324, 255, 1e300, 2 ** 53 + 2],
-    i64: [0n, 1n, -1n, 255n, 256n, -256n, 2n ** 62n, -(2n ** 63n), 2n ** 63n - 1n],
+    f64: [0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 5e-324, 255, 1e300, 2 ** 53 + 2, 1 / 3, 1 + 2 ** -24,
+          3.4028235677973366e38, -1e-40],
+    i64: [0n, 1n, -1n, 255n, 256n, -256n, 2n ** 62n, -(2n ** 63n), 2n ** 63n - 1n, 16777217n, -16777219n,
+          2n ** 51n - 1n, -(2n ** 51n), 2n ** 51n, -(2n ** 51n) - 1n, 2n ** 53n + 1n, 1000000007n],
     u8: [0, 1, 2, 127, 128, 254, 255],
     bool: [0, 1],
   };
@@ -283,7 +287,7 @@ test("casts to bool, from u8 and bool, and f32 -> f64 give each element's own va
   const pairs = [];
   for (const from of ["f32", "f64", "i64", "u8"]) pairs.push([from, "bool"]);
   for (const to of ["f32", "f64", "i64", "u8"]) pairs.push(["u8", to], ["bool", to]);
-  pairs.push(["f32", "f64"]);
+  pairs.push(["f32", "f64"], ["f64", "f32"], ["i64", "f32"], ["i64", "f64"], ["i64", "u8"]);
   for (const [from, to] of pairs) {
     if (from === to) continue;
     const xs = [];
