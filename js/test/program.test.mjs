@@ -176,6 +176,42 @@ test("a @custom_op call is a compile error at each call (OPS.md §3.19), not a r
   dead.dispose();
 });
 
+// What the source declares but no executor can build is found while the
+// program is built, after the compile proper: such an error, at its
+// declaration, was a ShrewRuntimeError with no diagnostics, so code that
+// shows a compile's diagnostics missed it.
+test("a parameter nothing sizes, a random init on integers, an unrunnable input dtype: compile errors (E150, stage jit)", () => {
+  const cases = [
+    ["@graph G {\n  input x: Tensor<[B, W], f32>;\n  param w: Tensor<[W, 4], f32>;\n  output y: matmul(x, w);\n}\n", 3, 3,
+     "graph 'G': unresolved symbolic dimension 'W' in parameter 'w': set it in @config or in the dims option"],
+    ["@graph G {\n  input x: Tensor<[2], f32>;\n  param w: Tensor<[2], i64> { init: \"normal(0, 1)\"; };\n  output y: x;\n}\n", 3, 3,
+     "graph 'G': parameter 'w': init 'normal(0, 1)' needs a float dtype, got i64"],
+    ["@graph G {\n  input x: Tensor<[2], complex64>;\n  output y: x;\n}\n", 2, 3,
+     "input 'x' of graph 'G': dtype complex64 is not supported for execution"],
+  ];
+  for (const [src, line, column, message] of cases) {
+    assert.throws(() => shrew.compile(src, { filename: "setup.sw" }), (e) => {
+      assert.ok(e instanceof ShrewCompileError, String(e));
+      assert.equal(e.stage, "jit");
+      assert.deepEqual(e.diagnostics.map((d) => [d.code, d.severity, d.line, d.column, d.message]),
+                       [["E150", "error", line, column, message]]);
+      assert.ok(e.message.startsWith(`setup.sw:${line}:${column}: error[E150]: ${message}\n`), e.message);
+      return true;
+    });
+  }
+  // Bound, the first one compiles and runs: x · ones.
+  const p = shrew.compile(cases[0][0].replace("param w: Tensor<[W, 4], f32>;", "param w: Tensor<[W, 4], f32> { init: \"ones\"; };"),
+                          { dims: { W: 2 } });
+  try {
+    assert.deepEqual([...p.run("G", { x: new Tensor("f32", [1, 2], [1, 2]) }).y.data], [3, 3, 3, 3]);
+  } finally {
+    p.dispose();
+  }
+  // A limit stays a run-time error: the source is fine, the option is not.
+  assert.throws(() => shrew.compile("@graph G {\n  param w: Tensor<[1000], f32>;\n  output y: w;\n}\n", { maxTensorBytes: 1024 }),
+                (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted" && /over the limit of 1024 bytes/.test(e.message));
+});
+
 test("compile error: ShrewCompileError with code, line, column, rendered", () => {
   const src = "@graph G {\n    input x: Tensor<[2], f32>;\n    output y: relu(zz);\n}\n";
   assert.throws(() => shrew.compile(src, { filename: "bad.sw" }), (e) => {

@@ -152,7 +152,8 @@ Result<Shape> ResolveParamShape(const ir::Param& param, const ir::DimBindings& d
     } else if (d.is_symbolic()) {
       auto it = dims.find(d.name());
       if (it == dims.end()) {
-        return InvalidArgument("unresolved symbolic dimension '" + d.name() + "' in parameter '" + param.name + "'");
+        return InvalidArgument("unresolved symbolic dimension '" + d.name() + "' in parameter '" + param.name +
+                               "': set it in @config or in the dims option");
       }
       if (it->second < 0) {
         return InvalidArgument("symbolic dimension '" + d.name() + "' is bound to " + std::to_string(it->second) +

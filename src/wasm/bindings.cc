@@ -324,12 +324,48 @@ class ProgramHandle {
                        ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>(),
                                                           [&settings] { settings->params.reset(); })
                        : shrew::Program::Create(*compiled_, popts);
-    if (!program.ok()) return Error(program.status());
+    if (!program.ok()) {
+      if (AddSetupDiagnostic(program.status())) {
+        out.set("ok", false);
+        out.set("stage", std::string(shrew::CompileStageName(compiled_->stage)));
+        out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
+        out.set("rendered", compiled_->RenderDiagnostics());
+        return out;
+      }
+      return Error(program.status());
+    }
     program_ = std::move(program).value();
     copts_ = std::move(opts);
     popts_ = std::move(popts);
     out.set("graphs", GraphsValue());
     return out;
+  }
+
+  // A source error found while the program is built (a parameter's init or
+  // unbound size, an input dtype no kernel runs: invalid_argument at a
+  // declaration, rendered as E150 by Program::Create) is the compile's last
+  // diagnostic, stage jit, as a @custom_op call is: compile() then throws
+  // ShrewCompileError with it. Limits (resource_exhausted) stay run-time
+  // errors. False, changing nothing, for any other failure.
+  bool AddSetupDiagnostic(const shrew::Status& status) {
+    const shrew::SourceSpan& span = status.span();
+    if (status.code() != shrew::StatusCode::kInvalidArgument || !span.valid() || !compiled_->source) return false;
+    const std::string& rendered = status.message();
+    const std::string tag = "error[E150]: ";
+    const size_t at = rendered.find(tag);
+    if (at == std::string::npos) return false;
+    const size_t begin = at + tag.size();
+    const size_t end = rendered.find('\n', begin);
+    shrew::diag::Diagnostic d{shrew::diag::Kind::ExecutorSetup, shrew::diag::Severity::Error, span,
+                              rendered.substr(begin, end == std::string::npos ? std::string::npos : end - begin)};
+    // Only a message that renders back to exactly this status's text.
+    std::string again = shrew::diag::Render(d, *compiled_->source);
+    while (!again.empty() && again.back() == '\n') again.pop_back();
+    if (again != rendered) return false;
+    compiled_->diagnostics.push_back(std::move(d));
+    compiled_->ok = false;
+    compiled_->stage = shrew::CompileStage::kJit;
+    return true;
   }
 
   // loadBundle(bytes, {training, maxTensorBytes}) -> {ok, seed, dims, optStats, graphs}

@@ -250,7 +250,7 @@ TEST(ParamInitTest, ResolveSymbolicDims) {
   Rng rng(0);
   Result<Tensor> missing = InitParam(p, {}, rng);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().message(), "unresolved symbolic dimension 'D' in parameter 'W'");
+  EXPECT_EQ(missing.status().message(), "unresolved symbolic dimension 'D' in parameter 'W': set it in @config or in the dims option");
   Result<Tensor> ok = InitParam(p, {{"D", 3}}, rng);
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->shape(), (Shape{3, 4}));
@@ -290,7 +290,7 @@ TEST(ParamInitTest, ProgramErrorNamesGraphAndParam) {
   Rng rng(0);
   Result<ParamMap> params = InitProgramParams(prog, {}, rng);
   ASSERT_FALSE(params.ok());
-  EXPECT_EQ(params.status().message(), "graph 'G': unresolved symbolic dimension 'V' in parameter 'E'");
+  EXPECT_EQ(params.status().message(), "graph 'G': unresolved symbolic dimension 'V' in parameter 'E': set it in @config or in the dims option");
 }
 
 }  // namespace
