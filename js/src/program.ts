@@ -565,8 +565,10 @@ export class Program {
     if (ArrayBuffer.isView(value)) {
       const shape = this.#concreteShape(spec);
       if (!shape) {
+        // A `?` input has no dims to bind: only the value can say its shape.
+        const fix = spec.shape === null ? ": a typed array alone does not say its dtype and shape" : ", or bind its dims when compiling";
         throw new ShrewRuntimeError("invalid_argument",
-          `input '${name}' has type ${spec.type}: pass a Tensor or {dtype, shape, data}, or bind its dims when compiling`,
+          `input '${name}' has type ${spec.type}: pass a Tensor or {dtype, shape, data}${fix}`,
           { input: name, expected: spec.type });
       }
       let dtype = dtypeOfArray(value);
@@ -775,7 +777,9 @@ export class Program {
   loadParams(bytes: Uint8Array): void {
     this.#live();
     const blob = plainBytes(bytes);  // a Proxy's traps run now, not while wasm copies it
-    if (blob === undefined) throw new TypeError("loadParams expects a Uint8Array");
+    if (blob === undefined) {
+      throw new ShrewRuntimeError("invalid_argument", `loadParams takes a Uint8Array (a saveParams() blob), got ${typeName(bytes)}`);
+    }
     unwrap(this.#call((h) => h.loadParams(blob)));
   }
 

@@ -45,7 +45,9 @@ test("loadParams of a mismatched or corrupt blob throws and changes nothing", ()
     const truncated = before.subarray(0, before.length - 3);
     assert.throws(() => p.loadParams(truncated), (e) => e instanceof ShrewRuntimeError && /parameter blob/.test(e.message));
     assert.throws(() => p.loadParams(new Uint8Array([1, 2, 3])), (e) => e instanceof ShrewRuntimeError && /bad magic/.test(e.message));
-    assert.throws(() => p.loadParams([1, 2, 3]), TypeError);
+    // As compile's `params` and loadBundle's bytes: invalid_argument, saying what it got.
+    assert.throws(() => p.loadParams([1, 2, 3]), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+      e.message === "loadParams takes a Uint8Array (a saveParams() blob), got Array");
     assert.deepEqual(p.saveParams(), before);
     const y1 = p.run("Classifier", { images: input() });
     assert.deepEqual(y1.logits.data, y0.logits.data);

@@ -359,6 +359,15 @@ test("names such as __proto__ and constructor are own keys of plain objects: out
   const q = shrew.compile("@graph G {\n  input x: Tensor<[constructor], f32>;\n  output y: x;\n}");
   try {
     assert.throws(() => q.run("G", { x: new Float32Array(2) }), (e) => e instanceof ShrewRuntimeError && /bind its dims/.test(e.message));
+    // A `?` input has no dims to bind: a bare array is refused for saying neither dtype nor shape.
+    const any = shrew.compile("@graph A { input x: ?; output y: x + x; }");
+    try {
+      assert.throws(() => any.run("A", { x: new Float32Array([1, 2]) }), (e) => e instanceof ShrewRuntimeError &&
+        e.message === "input 'x' has type ?: pass a Tensor or {dtype, shape, data}: a typed array alone does not say its dtype and shape");
+      assert.deepEqual([...any.run("A", { x: new Tensor("f32", [2], [1, 2]) }).y.data], [2, 4]);
+    } finally {
+      any.dispose();
+    }
     q.setDims(JSON.parse('{"constructor": 2}'));
     assert.deepEqual(Object.keys(q.dims), ["constructor"]);
     assert.deepEqual([...q.run("G", { x: new Float32Array(2) }).y.shape], [2]);
