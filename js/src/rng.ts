@@ -1,12 +1,15 @@
 // The seeded generator of random inputs, shared by the CLI and the web
 // playground so both make the same inputs for the same seed.
 
-/** splitmix32-style generator: deterministic for a seed. */
+/** splitmix32-style generator with a 64-bit seed: deterministic for a seed. */
 export class Rng {
-  #s: number;
+  #s: number;  // the counter, from the seed's low 32 bits
+  #k: number;  // the key, from its high 32 bits: 0 for a seed below 2^32
   /**
-   * Every bit of an integer seed counts (its low 32 alone made seeds 0 and
-   * 2^32 draw the same inputs); seeds below 2^32 draw what they always drew.
+   * No two seeds modulo 2^64 draw the same stream: the low 32 bits start
+   * the counter, the high 32 key every draw (folded into the counter, as
+   * they were, seeds 2^32 apart and others, such as 1364076727 and 2^32,
+   * drew the same inputs). Seeds below 2^32 draw what they always drew.
    * A bigint seed is taken modulo 2^64 (a program's seed is a u64) and
    * draws what the number of the same value draws.
    */
@@ -27,7 +30,8 @@ export class Rng {
       low = seed >>> 0;
       high = seed >= 4294967296 ? Math.floor(seed / 4294967296) % 4294967296 : 0;
     }
-    this.#s = (low ^ mix32(high) ^ 0x9e3779b9) >>> 0;
+    this.#s = (low ^ 0x9e3779b9) >>> 0;
+    this.#k = mix32(high);
   }
   /** Uniform in [0, 1). */
   next(): number {
@@ -52,10 +56,10 @@ export class Rng {
     }
   }
   #u32(): number {
-    let z = (this.#s = (this.#s + 0x9e3779b9) >>> 0);
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return (z ^ (z >>> 16)) >>> 0;
+    const z = mix32((this.#s = (this.#s + 0x9e3779b9) >>> 0));
+    // Keyed, mixed again: two streams' draws then differ by no fixed pattern
+    // (xor-ing the key alone equates counters a top bit apart).
+    return this.#k === 0 ? z : mix32((z ^ this.#k) >>> 0);
   }
 }
 

@@ -34,6 +34,15 @@ test("every bit of a seed counts: seeds 2^32 apart draw different inputs, each t
     assert.notDeepEqual(draw(a), draw(b), `${a} vs ${b}`);
   }
   assert.deepEqual(draw(2 ** 53 - 1), draw(2 ** 53 - 1));
+  // The high 32 bits were folded into the 32-bit counter: mix32(1) = 1364076727 started
+  // where 2^32 did, and seeds whose high words' mixes differed in the top bit only drew
+  // the same stream from counters a top bit apart. Each is its own stream now.
+  assert.notDeepEqual(draw(1364076727), draw(2 ** 32));
+  assert.notDeepEqual(draw(1364076727, 1), draw(2 ** 32, 1));
+  for (const high of [1, 2, 3, 0xffffffff]) {
+    const a = draw(high * 2 ** 32 + 5, 64), b = draw(high * 2 ** 32 + 5 + 2 ** 31, 64);
+    assert.ok(a.every((v, i) => v !== b[i]), `high ${high}`);
+  }
   // Distinct seeds over the high bits give distinct first draws (none of 1,000 collide).
   const firsts = new Set(Array.from({ length: 1000 }, (_, k) => draw(k * 2 ** 32 + 3, 1)[0]));
   assert.equal(firsts.size, 1000);
