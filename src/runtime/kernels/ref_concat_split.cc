@@ -182,12 +182,18 @@ class SplitKernel final : public Kernel {
 
  private:
   // Each row's chunk in words of W bytes (word_copy.h; W = 0: memcpy).
-  // A column of [N, 2] by memcpy cost 4.3x a JS loop.
+  // A column of [N, 2] by memcpy cost 4.3x a JS loop; a one-word chunk is
+  // one load and store per row (as concat's one-word slab): through the
+  // loop of a run-time length it still took 3.8x a JS loop.
   template <size_t W>
   void CopyInWords() {
     const size_t rows = static_cast<size_t>(outer_);
     const std::byte* src = src_ + offset_;
-    for (size_t o = 0; o < rows; ++o) CopyRow<W>(dst_ + o * out_slab_, src + o * in_slab_, out_slab_);
+    if (W != 0 && out_slab_ == W) {
+      for (size_t o = 0; o < rows; ++o) CopyRow<W>(dst_ + o * W, src + o * in_slab_, W);
+    } else {
+      for (size_t o = 0; o < rows; ++o) CopyRow<W>(dst_ + o * out_slab_, src + o * in_slab_, out_slab_);
+    }
   }
 
   int64_t chunks_, dim_, index_;
