@@ -152,6 +152,34 @@ void NarrowRow(const int64_t* x, uint8_t* y, size_t n) {
   for (; i < n; ++i) y[i] = static_cast<uint8_t>(x[i]);
 }
 
+// i64 and f64 -> bool, sixteen values at a time: each pair's != 0 lanes
+// (all ones or zero; NaN is not equal, -0 is), their low words masked to 1
+// and narrowed twice. The vector extension's 16-lane compare and convert
+// went lane by lane: 4.3x the time of i64 -> u8.
+template <typename In>
+[[gnu::always_inline]] inline v128_t NonZeroWords(const In* x) {
+  const v128_t a = wasm_v128_load(x), b = wasm_v128_load(x + 2);
+  v128_t ma, mb;
+  if constexpr (std::is_same_v<In, double>) {
+    ma = wasm_f64x2_ne(a, wasm_f64x2_splat(0.0));
+    mb = wasm_f64x2_ne(b, wasm_f64x2_splat(0.0));
+  } else {
+    ma = wasm_i64x2_ne(a, wasm_i64x2_splat(0));
+    mb = wasm_i64x2_ne(b, wasm_i64x2_splat(0));
+  }
+  return wasm_v128_and(wasm_i32x4_shuffle(ma, mb, 0, 2, 4, 6), wasm_i32x4_splat(1));
+}
+template <typename In>
+void ToBoolRow(const In* x, bool* y, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t lo = wasm_u16x8_narrow_i32x4(NonZeroWords(x + i), NonZeroWords(x + i + 4));
+    const v128_t hi = wasm_u16x8_narrow_i32x4(NonZeroWords(x + i + 8), NonZeroWords(x + i + 12));
+    wasm_v128_store(y + i, wasm_u8x16_narrow_i16x8(lo, hi));
+  }
+  for (; i < n; ++i) y[i] = x[i] != In(0);
+}
+
 // i64 -> f32, two lanes at a time while both are in [-2^51, 2^51): v added
 // to the bits of 1.5 * 2^52 is the double 1.5 * 2^52 + v exactly, so
 // subtracting that double leaves v, then rounded once to f32. wasm SIMD has
@@ -296,6 +324,8 @@ class CastKernel final : public Kernel {
       TruncateRow(x_, y_, n_);
 #endif
 #if defined(__wasm_simd128__)
+    } else if constexpr (std::is_same_v<Out, bool> && sizeof(In) == 8) {
+      ToBoolRow(x_, y_, n_);
     } else if constexpr (std::is_same_v<Out, bool> || (std::is_same_v<In, float> && std::is_same_v<Out, double>)) {
       ConvertRow(x_, y_, n_);
     } else if constexpr (std::is_same_v<In, bool> && std::is_same_v<Out, uint8_t>) {
