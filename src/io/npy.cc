@@ -1,9 +1,10 @@
 #include "io/npy.h"
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -250,10 +251,18 @@ Result<std::string> SerializeNpy(const Tensor& tensor) {
 }
 
 Result<Tensor> ReadNpyFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return NotFound("cannot open '" + path + "'");
-  std::vector<char> buf((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) return Internal("cannot read '" + path + "'");
+  // stdio, not an ifstream: libstdc++'s filebuf throws on a read error (a
+  // directory opens, then fails to read: "Is a directory"), which aborted
+  // the process (nothing here catches).
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return NotFound("cannot open '" + path + "': " + std::strerror(errno));
+  std::vector<char> buf;
+  char chunk[1 << 16];
+  size_t got = 0;
+  while ((got = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + got);
+  const int error = std::ferror(f) != 0 ? errno : 0;
+  std::fclose(f);
+  if (error != 0) return InvalidArgument("cannot read '" + path + "': " + std::strerror(error));
   Result<Tensor> t = ParseNpy(std::as_bytes(std::span<const char>(buf.data(), buf.size())));
   if (!t.ok()) return t.status().Prefixed(path + ": ");
   return t;

@@ -24,6 +24,8 @@ namespace shrew::io {
 
 Result<runtime::Tensor> ParseNpy(std::span<const std::byte> bytes);
 // Errors: a dtype the format above cannot express (f16, bf16, complex, …).
+// An i32 tensor (held as i64) is written modulo 2^32: i32 arithmetic runs
+// in i64 and its result is the low 32 bits, as a run's i32 outputs are.
 Result<std::string> SerializeNpy(const runtime::Tensor& tensor);
 
 // File helpers (errors name the path).

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -163,6 +164,31 @@ TEST(NpyParse, EveryTruncationOfAValidFileFailsCleanly) {
   const std::string good = File("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", Raw<int64_t>({1, 2, 3}));
   ASSERT_TRUE(ParseNpy(Bytes(good)).ok());
   for (size_t n = 0; n < good.size(); ++n) EXPECT_FALSE(ParseNpy(Bytes(good.substr(0, n))).ok()) << n;
+}
+
+// A directory opens as a file but fails to read: an ifstream's buffer threw
+// there and the uncaught exception aborted the process.
+TEST(NpyFile, ADirectoryOrAMissingPathIsAnErrorNamingIt) {
+  const std::string dir = ::testing::TempDir();
+  Result<Tensor> d = ReadNpyFile(dir);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(d.status().message(), "cannot read '" + dir + "': Is a directory");
+  Result<Tensor> missing = ReadNpyFile(dir + "/no_such_file.npy");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), "cannot open '" + dir + "/no_such_file.npy': No such file or directory");
+}
+
+TEST(NpyFile, WrittenFilesReadBack) {
+  const std::string path = ::testing::TempDir() + "/npy_file_round_trip.npy";
+  Tensor t = std::move(Tensor::FromVector<double>(ir::DType::kF64, {2, 3}, {1, -2, 3.5, 0, 1e300, -0.0})).value();
+  ASSERT_TRUE(WriteNpyFile(path, t).ok());
+  Result<Tensor> back = ReadNpyFile(path);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->TypeString(), "f64[2, 3]");
+  EXPECT_EQ(std::memcmp(back->raw_data(), t.raw_data(), t.byte_size()), 0);
+  std::remove(path.c_str());
 }
 
 }  // namespace
