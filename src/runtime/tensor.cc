@@ -165,12 +165,20 @@ Result<Tensor> Tensor::FromVector(ir::DType dtype, Shape shape, const std::vecto
 }
 
 Result<Tensor> Tensor::FromBytes(ir::DType dtype, Shape shape, std::span<const std::byte> bytes) {
-  Result<Tensor> t = Allocate(dtype, std::move(shape));
-  if (!t.ok()) return t;
-  if (bytes.size() != t->byte_size()) {
-    return InvalidArgument("tensor " + t->TypeString() + " needs " + std::to_string(t->byte_size()) +
-                           " bytes, got " + std::to_string(bytes.size()));
+  // The byte count is checked before anything is allocated: 2 bytes for a
+  // shape of 2^28 floats allocated (and zeroed) 1 GiB first.
+  Result<int64_t> count = CountElements(shape);
+  if (count.ok() && ir::IsExecutable(dtype)) {
+    const uint64_t elem = ir::StorageByteSize(ir::StorageOf(dtype));
+    const uint64_t n = static_cast<uint64_t>(*count);
+    if (n > std::numeric_limits<uint64_t>::max() / elem || n * elem != bytes.size()) {
+      const std::string needs = n > std::numeric_limits<uint64_t>::max() / elem ? "more than 2^64" : std::to_string(n * elem);
+      return InvalidArgument("tensor " + std::string(ir::DTypeName(dtype)) + ShapeToString(shape) + " needs " + needs +
+                             " bytes, got " + std::to_string(bytes.size()));
+    }
   }
+  Result<Tensor> t = Allocate(dtype, std::move(shape), /*zero=*/false);  // every byte is written below
+  if (!t.ok()) return t;
   if (t->storage() == ir::StorageType::kBool) {
     for (size_t i = 0; i < bytes.size(); ++i) {
       if (bytes[i] != std::byte{0} && bytes[i] != std::byte{1}) {

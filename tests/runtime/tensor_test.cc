@@ -117,6 +117,24 @@ TEST(TensorTest, FromBytesChecksBoolAndSize) {
   EXPECT_EQ(f->values<float>()[1], 2.0f);
 }
 
+// The byte count is compared before anything is allocated: 2 bytes for
+// 2^40 floats said "out of memory allocating 4398046511104 bytes" (after
+// trying), and for 2^28 floats allocated and zeroed 1 GiB first.
+TEST(TensorTest, FromBytesComparesTheByteCountBeforeAllocating) {
+  const std::byte two[] = {std::byte{0}, std::byte{0}};
+  Result<Tensor> huge = Tensor::FromBytes(DType::kF32, {int64_t{1} << 40}, two);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(huge.status().message(), "tensor f32[1099511627776] needs 4398046511104 bytes, got 2");
+  Result<Tensor> wide = Tensor::FromBytes(DType::kF64, {int64_t{1} << 31, int64_t{1} << 31}, two);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.status().message(), "tensor f64[2147483648, 2147483648] needs more than 2^64 bytes, got 2");
+  // An empty tensor takes no bytes.
+  Result<Tensor> empty = Tensor::FromBytes(DType::kF32, {0, 5}, {});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->num_elements(), 0);
+}
+
 TEST(TensorTest, SetDoubleConversions) {
   Tensor u = std::move(Tensor::Zeros(DType::kU8, {3})).value();
   u.SetDouble(0, 300);   // wraps modulo 256
