@@ -107,6 +107,7 @@ Status CheckDimValues(const ir::DimBindings& dims) {
 CompileResult Compile(std::string_view text, const CompileOptions& options) {
   CompileResult result;
   result.dims = options.dims;
+  result.default_float = options.default_float;
   diag::DiagnosticBag diags(options.max_errors);
   auto stop = [&](CompileStage stage) -> CompileResult {
     result.stage = stage;

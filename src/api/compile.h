@@ -103,6 +103,10 @@ struct CompileResult {
   std::optional<opt::PassOptions> passes;
   // The dims shape inference was specialised with (options.dims).
   ir::DimBindings dims;
+  // The dtype unadopted float literals were given (options.default_float):
+  // a Program built from this result types the graphs it compiles per
+  // input signature with it too.
+  ir::DType default_float = ir::DType::kF32;
   // Effective generator seed: options.seed, else @config `seed`, else 0.
   uint64_t seed = 0;
   // Symbolic dimension names of the source before any binding (in types,

@@ -128,6 +128,9 @@ Result<std::unique_ptr<Program>> Program::FromCompiled(const CompileResult& comp
   const uint64_t seed = options.seed.value_or(compiled.seed);
   options.optimized_with = compiled.passes;  // properties of the IR, not choices
   options.specialized_with = compiled.dims;
+  // The literals of every graph compiled so far took it: those compiled per
+  // input signature (`input x: ?`) must too.
+  options.default_dtype = compiled.default_float;
   return FromIr(compiled.program, compiled.source.get(), seed, std::move(options), source);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/compile.h"
 #include "api/program.h"
 #include "jit/jit_test_util.h"
 #include "support/heap_counter.h"
@@ -24,6 +25,33 @@ TensorMap One(const std::string& name, Tensor t) {
   TensorMap m;
   m.emplace(name, std::move(t));
   return m;
+}
+
+// CompileOptions::default_float typed the graphs compiled at once, while
+// those compiled per input signature took ProgramOptions::default_dtype
+// (f32 unless set too): G's 0.1 * 3.0 was f64 and U's f32.
+TEST(DynamicInputs, PerSignatureGraphsTypeLiteralsWithTheCompilesDefaultFloat) {
+  CompileOptions co;
+  co.default_float = ir::DType::kF64;
+  CompileResult c = Compile(
+      "@graph G { input x: Tensor<[2], f32>; output c: 0.1 * 3.0; }\n"
+      "@graph U { input x: ?; output c: 0.1 * 3.0; }\n",
+      co);
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  EXPECT_EQ(c.default_float, ir::DType::kF64);
+  Result<std::unique_ptr<Program>> p = Program::Create(c);  // ProgramOptions left as they are
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  for (const char* graph : {"G", "U"}) {
+    for (bool interpret : {false, true}) {
+      SCOPED_TRACE(std::string(graph) + (interpret ? " interpreted" : " on the tape"));
+      TensorMap in = One("x", F32({2}, {1, 2}));
+      Result<TensorMap> r = interpret ? (*p)->Interpret(graph, in) : (*p)->Run(graph, in);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      const Tensor& out = r->at("c");
+      ASSERT_EQ(out.dtype(), ir::DType::kF64);
+      EXPECT_EQ(out.values<double>()[0], 0.1 * 3.0);  // 0.30000000000000004, not f32's 0.3000000119
+    }
+  }
 }
 
 TEST(DynamicInputs, CompiledPerInputSignature) {
