@@ -66,8 +66,10 @@ export interface CompiledViews {
   stats: CompileStats;
   plan: PlanDump;
   /**
-   * For a graph compiled per input types: what it was compiled for, "the inputs of the last run
-   * (x: f32[2, 3])", or before any run of its own "a call from another graph (x: f32[3, 4])".
+   * For a graph compiled per input types: what it was compiled for, "the inputs of the last
+   * successful run (x: f32[2, 3])", or before any run of its own "a call from another graph
+   * (x: f32[3, 4])"; for one planned per run (shapes computed from values), "the values of the
+   * last successful run (…)".
    */
   compiledFor?: string;
 }

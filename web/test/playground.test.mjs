@@ -593,7 +593,7 @@ test("pasted inputs run like the same values given to the CLI as .npy", async ()
   await tab("tape");
   assert.equal(await page.$$eval('[data-testid="tape-table"] tbody tr', (r) => r.length), afterRun.stats.numInstructions);
   assert.deepEqual(await loadX(), [["[2, 3]", "f64"]]);
-  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for the inputs of the last run (x: f64[2, 3]).");
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for the inputs of the last successful run (x: f64[2, 3]).");
   await tab("stats");
   const statsShown = await page.$$eval('[data-testid="stats-table"] tr[data-field]', (r) => Object.fromEntries(r.map((x) => [x.dataset.field, Number(x.dataset.value)])));
   for (const [k, v] of Object.entries(afterRun.stats)) if (k !== "compileTimeUs") assert.equal(statsShown[k], v, `stats.${k}`);

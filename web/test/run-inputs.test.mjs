@@ -350,3 +350,44 @@ test("a graph of constants only is bound with a 0-byte arena: the Stats card say
   await page.click('[data-tab="run"]');
   assert.deepEqual(page.errors, []);
 });
+
+// A graph whose shapes are computed from values is planned by each run: its
+// Tape, Memory and Stats kept the warm-up's plan (n = 0: [1]) after a run
+// with n = 99. And after a failed run of a `?` graph, the views (of the last
+// run that succeeded) said they were of "the last run".
+test("views of a graph planned per run follow its runs; a failed run's views say they are the last successful run's", async () => {
+  const source = "@graph R {\n  input n: Tensor<[], i64>;\n  output y: range(n + 1) * 2;\n}\n";
+  await setSource(source, "R");
+  await page.selectOption('[data-input="n"] select[aria-label="n source"]', "paste");
+  await page.fill('[data-input="n"] textarea', "99");
+  await runOk();
+  assert.equal(await page.$eval('[data-output="y"]', (el) => el.dataset.shape), "[100]");
+  const { Shrew, Tensor } = await import("../../js/dist/index.js");
+  const p = (await Shrew.load()).compile(source);
+  p.run("R", { n: new Tensor("i64", [], [99n]) });
+  const plan = JSON.parse(p.plan("R"));
+  p.dispose();
+  await page.click('[data-tab="stats"]');
+  await page.waitForSelector('[data-card="arena"]');
+  assert.ok(plan.arena_bytes > 192 && plan.arena_bytes < 1024, String(plan.arena_bytes));  // the warm-up's: 192 B
+  assert.equal(await page.textContent('[data-card="arena"] .card-value'), `${plan.arena_bytes} B`);
+  await page.click('[data-tab="tape"]');
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'),
+               " Compiled for the values of the last successful run (its shapes depend on them).");
+  assert.ok((await page.textContent('[data-testid="tape-table"]')).includes("[100]"));
+
+  await setSource("@graph U {\n  input x: ?;\n  output y: x * 2;\n}\n", "U");
+  await page.click('[data-tab="run"]');
+  await page.selectOption('[aria-label="x source"]', "random");  // an earlier test's x was pasted
+  await page.selectOption('[aria-label="x dtype"]', "u8");
+  await page.fill('[aria-label="x shape"]', "2, 2");
+  await runOk();
+  await page.selectOption('[aria-label="x dtype"]', "bool");
+  await page.fill('[aria-label="x shape"]', "3");
+  await page.click('[data-testid="run-button"]');
+  assert.match(await page.textContent('[data-testid="run-error"]'), /mul requires a numeric operand, got bool/);
+  await page.click('[data-tab="tape"]');
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for the inputs of the last successful run (x: u8[2, 2]).");
+  await page.click('[data-tab="run"]');
+  assert.deepEqual(page.errors, []);
+});
