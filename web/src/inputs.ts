@@ -138,11 +138,32 @@ const BIG_RANGE: Record<string, [bigint, bigint]> = {
   i64: [-(2n ** 63n), 2n ** 63n - 1n], u64: [0n, 2n ** 63n - 1n],
 };
 
-/** An integer token as a BigInt (also 1.0 and 1e3, which are integers); undefined if it is none. */
+/**
+ * An integer token as a BigInt (also 1.0 and 1e18, which are integers), read
+ * exactly from its digits: past 2^53 a double may not hold it (1e18 was
+ * refused as "not an integer"); undefined if it is none.
+ */
 function bigIntOf(text: string, value: number): bigint | undefined {
   if (/^[-+]?\d+$/.test(text)) return BigInt(text);
   if (text === "true" || text === "false") return BigInt(value);
-  return Number.isInteger(value) && Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  const m = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(text);
+  if (!m || (m[2] === "" && (m[3] ?? "") === "")) return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  // digits × 10^(exponent − fraction digits); an integer when the shift is
+  // not negative or drops only zeros. Exponents past 30 make no i64.
+  const fraction = m[3] ?? "";
+  const shift = Number(m[4] ?? "0") - fraction.length;
+  const digits = (m[2] + fraction).replace(/^0+(?=\d)/, "");
+  if (!/[1-9]/.test(digits)) return 0n;
+  if (shift > 30) return undefined;
+  let v: bigint;
+  if (shift >= 0) {
+    v = BigInt(digits) * 10n ** BigInt(shift);
+  } else {
+    const kept = digits.length + shift;
+    if (/[1-9]/.test(digits.slice(Math.max(0, kept)))) return undefined;  // a fraction: not an integer
+    v = kept > 0 ? BigInt(digits.slice(0, kept)) : 0n;
+  }
+  return m[1] === "-" ? -v : v;
 }
 
 /** The pasted values of one input, checked against its shape and declared dtype. */

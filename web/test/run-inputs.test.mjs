@@ -391,3 +391,20 @@ test("views of a graph planned per run follow its runs; a failed run's views say
   await page.click('[data-tab="run"]');
   assert.deepEqual(page.errors, []);
 });
+
+// An i64 written with an exponent or a decimal point past 2^53 was refused
+// as "not an integer" (1e18 is one): the text is read exactly, from its digits.
+test("pasted i64 values with an exponent or a decimal point are read exactly from their digits", async () => {
+  await setSource("@graph Wide {\n  input b: Tensor<[4], i64>;\n  output y: b + 1;\n}\n", "Wide");
+  await page.selectOption('[data-input="b"] select[aria-label="b source"]', "paste");
+  await page.fill('[data-input="b"] textarea', "1e18 -1.5E18 123456789012345678.0e1 9.2233720368547758070e18");
+  await runOk();
+  assert.deepEqual(await shownValues("y"), ["1000000000000000001", "-1499999999999999999", "1234567890123456781",
+                                            "-9223372036854775808"]);  // i64's largest + 1 wraps
+  for (const [text, shown] of [["1.5 2 3 4", "1.5"], ["1e19 2 3 4", "1e19"], ["1e-3 2 3 4", "1e-3"]]) {
+    await page.fill('[data-input="b"] textarea', text);
+    await page.click('[data-testid="run-button"]');
+    assert.match(await page.textContent('[data-testid="run-error"]'), new RegExp(`element 0 is ${shown.replace(".", "\\.")}, not an integer`), text);
+  }
+  assert.deepEqual(page.errors, []);
+});
