@@ -23,7 +23,7 @@ void SoftmaxRows(const T* x, T* y, size_t n, size_t len);
 
 // Whether f32 rows of len, n elements in all, go through planes: faster
 // then than XNNPACK's softmax too (rows of 9 in wasm: 4.3 -> 2.3 ns an
-// element, of 16 3.2 -> 2.5), which takes rows of 9 or more otherwise.
+// element, of 16 3.2 -> 2.5), which takes rows of 16 or more otherwise.
 bool SoftmaxRowsInPlanes(size_t n, size_t len);
 
 extern template void SoftmaxRows<float>(const float*, float*, size_t, size_t);

@@ -14,7 +14,7 @@
 // passes across rows (softmax_rows.h).
 // XNNPACK's three micro-kernel calls per row cost more than a short row's
 // work ([524288, 2]: 10.4 ms, now 2.3 ms in wasm; 8 columns 3.2 -> 2.4 ms,
-// even at 9), and the column passes' setup per row doubled f64's time
+// even at 9-15), and the column passes' setup per row doubled f64's time
 // (0.40-0.52x now, 8 to 4,096 columns).
 // The axis is normalised at Reshape (negative axes count from the end).
 #include <xnnpack.h>
@@ -35,7 +35,11 @@ namespace shrew::runtime::kernels {
 namespace {
 
 constexpr int64_t kRenormaliseAbove = 256;
-constexpr int64_t kShortRowsBelow = 9;  // f32 rows of the last axis
+// f32 rows of the last axis shorter than this take our passes: XNNPACK's
+// per-row calls cost 1.2-1.6x their time below 16 ([512, 12] 2.5 -> 2.0 ns
+// an element in wasm, [1024, 10] 3.1 -> 2.0), and its exp flushes
+// probabilities under 2^-126 to 0 where ours keep them.
+constexpr int64_t kShortRowsBelow = 16;
 constexpr size_t kSumBlock = 32;
 
 // Σ y in double at f32 speed: 8 lanes of f32 partial sums over blocks of
