@@ -1,5 +1,5 @@
 // Public entry point of the Shrew npm package.
-import { instantiate, instantiateDefault, type LoadOptions, type ModuleState } from "./module.js";
+import { instantiate, instantiateDefault, ModuleState, type LoadOptions } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
 import { describe, isArrayBuffer, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
@@ -49,6 +49,9 @@ export class Shrew {
   readonly #module: ModuleState;
 
   private constructor(module: ModuleState) {
+    // `private` binds TypeScript only: from JS, `new Shrew()` made an object
+    // whose every member failed on an internal undefined.
+    if (!(module instanceof ModuleState)) throw new TypeError("Shrew cannot be constructed directly; use await Shrew.load()");
     this.#module = module;
   }
 

@@ -207,7 +207,7 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
     raw = await Promise.race([createShrewModule({
       wasmBinary,
       instantiateWasm: response === undefined ? undefined : (imports, receive) => {
-        instantiateFrom(response, imports).then((r) => receive(r.instance, r.module)).catch(instantiateFailed);
+        instantiateFrom(response, imports as WebAssembly.Imports).then((r) => receive(r.instance, r.module)).catch(instantiateFailed);
         return {};
       },
       printErr,
@@ -221,8 +221,10 @@ export async function instantiate(opts: LoadOptions = {}): Promise<ModuleState> 
     const reason = abortReason ?? (e as Error)?.message ?? String(e);
     // A valid module with other exports fails in the glue's own code, which
     // reads them: "Cannot read properties of undefined (reading 'buffer')".
-    const foreign = abortReason === undefined && e instanceof TypeError ? "its exports are not those of this package's shrew.wasm (another module, or another build): " : "";
-    throw new ShrewRuntimeError(code, `cannot instantiate the Shrew wasm module from ${from}: ${foreign}${reason}`);
+    // That TypeError's text names the glue's internals: the message ends before it.
+    const foreign = abortReason === undefined && e instanceof TypeError;
+    const why = foreign ? "its exports are not those of this package's shrew.wasm (another module, or another build)" : reason;
+    throw new ShrewRuntimeError(code, `cannot instantiate the Shrew wasm module from ${from}: ${why}`);
   } finally {
     loading = false;
   }

@@ -112,12 +112,17 @@ test("once the module aborted, Shrew and Program members throw 'aborted' before 
   assert.equal((await Shrew.load()).aborted, false);  // the default module is re-created
 });
 
+test("new Shrew() is refused saying how to get one (it made an object every member of which failed)", () => {
+  assert.throws(() => new Shrew(), { name: "TypeError", message: "Shrew cannot be constructed directly; use await Shrew.load()" });
+  assert.throws(() => new Shrew({}), { name: "TypeError", message: "Shrew cannot be constructed directly; use await Shrew.load()" });
+});
+
 test("a wasmBinary that is not the module is a ShrewRuntimeError, not an abort printed to stderr", async () => {
   for (const [binary, pattern] of [
     [new Uint8Array([0, 1, 2]), /cannot instantiate the Shrew wasm module from wasmBinary: CompileError/],
     // A valid module, but not Shrew's (the smallest one: magic and version, no sections).
     [new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]),
-      /cannot instantiate the Shrew wasm module from wasmBinary: its exports are not those of this package's shrew.wasm \(another module, or another build\): Cannot read/],
+      /cannot instantiate the Shrew wasm module from wasmBinary: its exports are not those of this package's shrew.wasm \(another module, or another build\)$/],
     ["abc", /wasmBinary must be an ArrayBuffer or a Uint8Array, got "abc" \(a string\)$/],
   ]) {
     await assert.rejects(Shrew.load({ wasmBinary: binary }),

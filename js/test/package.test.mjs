@@ -63,6 +63,9 @@ for (const [what, options] of [
   ["NodeNext, ES2022 (the package's own target)", { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: [] }],
   ["bundler resolution, ES2022 + DOM", { target: "ES2022", lib: ["ES2022", "DOM"], module: "ESNext", moduleResolution: "bundler", types: [] }],
   ["skipLibCheck", { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: [], skipLibCheck: true }],
+  // A Node project without lib.dom: the glue's declarations named WebAssembly.Imports (TS2503).
+  ["Node without DOM: lib ES2022, @types/node", { target: "ES2022", lib: ["ES2022"], module: "NodeNext", moduleResolution: "NodeNext",
+    types: ["node"], typeRoots: [`${ROOT}node_modules/@types`] }],
 ]) {
   test(`package: a TypeScript consumer type-checks (${what})`, () => {
     assert.equal(typeCheck(options, CONSUMER), "");

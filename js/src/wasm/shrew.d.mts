@@ -193,9 +193,12 @@ export interface FactoryOptions {
   locateFile?: (path: string, prefix: string) => string;
   onAbort?: (what: unknown) => void;
   printErr?: (text: string) => void;
-  /** Instantiates the module itself: calls `receive` with the instance later and returns {} now. */
-  instantiateWasm?: (imports: WebAssembly.Imports,
-                     receive: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void) => object;
+  /**
+   * Instantiates the module itself: calls `receive` with the instance later and returns {} now.
+   * (Not WebAssembly.Imports and Instance: lib.dom's, which a Node project's types may not have.)
+   */
+  instantiateWasm?: (imports: Record<string, Record<string, unknown>>,
+                     receive: (instance: object, module?: object) => void) => object;
 }
 declare const createShrewModule: (options?: FactoryOptions) => Promise<RawModule>;
 export default createShrewModule;
