@@ -55,6 +55,27 @@ bool Better(bool is_max, T v, T acc) {
   return std::isnan(v) || (is_max ? v > acc : v < acc);
 }
 
+// Better's choice without a branch (v != v: NaN): a select, where
+// Better's || was a branch that random data mispredicted half the time.
+template <bool kMax, typename T>
+[[gnu::always_inline]] inline T Pick(T v, T acc) {
+  const bool take = (v != v) | (kMax ? v > acc : v < acc);
+  return take ? v : acc;
+}
+
+// Rows of C (a compile-time 2, 3 or 4) folded into y's C extremes, held in
+// locals: with C from memory each element took a load, a branchy compare
+// and a store ([4096, 8, 2] max over axis 1: 4x sum's time).
+template <bool kMax, int C, typename T>
+[[gnu::always_inline]] inline void FoldShortColumns(const T* __restrict x, int64_t rows, T* __restrict y) {
+  T a[C];
+  for (int i = 0; i < C; ++i) a[i] = y[i];
+  for (int64_t r = 0; r < rows; ++r, x += C) {
+    for (int i = 0; i < C; ++i) a[i] = Pick<kMax>(x[i], a[i]);
+  }
+  for (int i = 0; i < C; ++i) y[i] = a[i];
+}
+
 #ifdef __wasm_simd128__
 // The row-per-lane pieces by lane type: a vector of one value, a column of
 // the rows (element j of each), and which lanes of c replace m.
@@ -485,8 +506,14 @@ class ReduceKernel final : public Kernel {
       for (int64_t p = 0; p < k; ++p) {
         T* __restrict y = y_ + p * c;
         const T* __restrict x = x_ + p * rows * c;
-        for (int64_t r = 0; r < rows; ++r, x += c) {
-          for (int64_t i = 0; i < c; ++i) y[i] = Better(kMax, x[i], y[i]) ? x[i] : y[i];
+        switch (c) {
+          case 2: FoldShortColumns<kMax, 2>(x, rows, y); break;
+          case 3: FoldShortColumns<kMax, 3>(x, rows, y); break;
+          case 4: FoldShortColumns<kMax, 4>(x, rows, y); break;
+          default:
+            for (int64_t r = 0; r < rows; ++r, x += c) {
+              for (int64_t i = 0; i < c; ++i) y[i] = Pick<kMax>(x[i], y[i]);
+            }
         }
       }
       return;

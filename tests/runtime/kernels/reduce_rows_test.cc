@@ -191,12 +191,43 @@ TEST(ReduceRowsTest, ShortColumnsOverTheFirstOrMiddleAxisRowAfterRow) {
   // Under 128 columns, the rows are added in a loop (AccumulateShortColumns)
   // instead of a walk call each: the same values, bit for bit.
   for (K op : {K::kSum, K::kMean, K::kVariance, K::kMax, K::kMin}) {
-    for (int64_t cols : {2, 3, 5, 31, 127, 128}) {
+    for (int64_t cols : {2, 3, 4, 5, 31, 127, 128}) {
       for (int64_t rows : {2, 3, 300}) {
         CheckColumns<float>(op, {rows, cols}, 0);
         CheckColumns<double>(op, {rows, cols}, 0);
         CheckColumns<float>(op, {3, rows, cols}, 1);
         CheckColumns<double>(op, {2, rows, cols}, 1);
+      }
+    }
+  }
+}
+
+// Columns of 2-4 keep their extremes in locals, chosen without a branch: a
+// NaN anywhere in a column wins, and of -0 and +0 the first one stays.
+TEST(ReduceRowsTest, ShortColumnExtremesKeepNaNAndTheFirstZero) {
+  const double nan = NAN;
+  for (int64_t cols : {2, 3, 4}) {
+    for (K op : {K::kMax, K::kMin}) {
+      SCOPED_TRACE(std::string(ir::OpName(op)) + " of " + std::to_string(cols) + " columns");
+      // Column 0: a NaN in the middle; column 1: -0 then +0 among values of the other sign;
+      // the rest: +0 then -0.
+      const double other = op == K::kMax ? -1 : 1;
+      std::vector<double> v;
+      for (int64_t r = 0; r < 5; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+          const double zero_first = c == 1 ? -0.0 : 0.0, zero_next = c == 1 ? 0.0 : -0.0;
+          v.push_back(c == 0 ? (r == 2 ? nan : static_cast<double>(r)) : r == 1 ? zero_first : r == 3 ? zero_next : other);
+        }
+      }
+      Tensor x = Tensor::Zeros(ir::DType::kF32, {5, cols}).value();
+      for (size_t i = 0; i < v.size(); ++i) x.SetDouble(static_cast<int64_t>(i), v[i]);
+      auto spec = MakeSpec(op, {ir::DType::kF32}, ir::DType::kF32, Attr("dims", ir::AttrValue::IntList({0})));
+      Result<Tensor> y = testing::CreateAndRun(spec->spec, {&x}, {cols});
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      EXPECT_TRUE(std::isnan(y->GetDouble(0)));
+      for (int64_t c = 1; c < cols; ++c) {
+        EXPECT_EQ(y->GetDouble(c), 0.0) << c;
+        EXPECT_EQ(std::signbit(y->GetDouble(c)), c == 1) << c;
       }
     }
   }
