@@ -563,4 +563,17 @@ test("permutes keeping an innermost axis of 8-256 bytes move each block whole", 
       }
     }
   }
+  // Size-1 axes between kept ones: a swap of them is a copy (it wrote a fraction of the output).
+  for (const dh of [2, 64]) {
+    const shape = [2, 1, 3, 1, dh], n = 6 * dh;
+    const x = new Tensor("f32", shape, Float32Array.from({ length: n }, (_, i) => i + 1));
+    const p = shrew.compile(`@graph G { input x: Tensor<[${shape}], f32>; output t: transpose(x, dim0: 1, dim1: 3); output q: permute(x, dims: [0, 3, 2, 1, 4]); }`);
+    try {
+      const out = p.run("G", { x });
+      assert.deepEqual([...out.t.data], [...x.data], `transpose of [${shape}]`);
+      assert.deepEqual([...out.q.data], [...x.data], `permute of [${shape}]`);
+    } finally {
+      p.dispose();
+    }
+  }
 });

@@ -183,6 +183,36 @@ TEST(TransposeKernelTest, FourByteElementsAtStridesOfTwoKiBStayWithXnnpackNative
   PermuteTester().InputShape({3, 2, 3, 512}).Dims({0, 3, 1, 2}).DType(f32).ExpectImpl("xnn_transpose").Test();
 }
 
+// Axes with a size-1 axis between them are adjacent once it is dropped:
+// they were not merged, and the innermost block then taken off an identity
+// permutation left XNNPACK or the strided copy moving 1/dims.back() of the
+// bytes ([2, 1, 3, 1, 2] with axes 1 and 3 swapped wrote 6 of 12 values).
+TEST(TransposeKernelTest, AxesAdjacentOnceSizeOneAxesAreDroppedMerge) {
+  PermuteTester().InputShape({2, 1, 3, 1, 2}).Transpose(1, 3).ExpectImpl("copy").Test();
+  PermuteTester().InputShape({2, 1, 3, 1, 2}).Dims({0, 3, 2, 1, 4}).ExpectImpl("copy").Test();
+  PermuteTester().InputShape({2, 1, 5, 1, 4}).Dims({0, 2, 1, 3, 4}).DType(ir::DType::kI64).ExpectImpl("copy").Test();
+  PermuteTester().InputShape({33, 16, 17, 1, 2}).Dims({1, 3, 0, 2, 4}).Test();
+  PermuteTester().InputShape({3, 1, 4, 1, 5, 1, 2}).Dims({4, 1, 2, 3, 0, 5, 6}).DType(ir::DType::kF64).Test();
+  Shape wide;
+  for (int i = 0; i < 8; ++i) wide.insert(wide.end(), {2, 1});
+  wide.push_back(4);  // rank 17: the strided copy's
+  PermuteTester().InputShape(wide).Transpose(1, 3).Test();
+  PermuteTester().InputShape(wide).Transpose(0, 2).Test();
+  // Random shapes of many size-1 axes and small blocks, ranks 3-7.
+  std::mt19937 rng(51);
+  const int64_t sizes[] = {1, 1, 1, 2, 3, 4, 8, 16};
+  const ir::DType types[] = {ir::DType::kF32, ir::DType::kF64, ir::DType::kU8, ir::DType::kI64};
+  for (int i = 0; i < 400; ++i) {
+    const int r = static_cast<int>(3 + rng() % 5);
+    Shape s(static_cast<size_t>(r));
+    for (int64_t& d : s) d = sizes[rng() % 8];
+    std::vector<int64_t> dims(static_cast<size_t>(r));
+    for (int j = 0; j < r; ++j) dims[static_cast<size_t>(j)] = j;
+    std::shuffle(dims.begin(), dims.end() - (i % 2), rng);  // every other one keeps its last axis
+    PermuteTester().InputShape(s).Dims(dims).DType(types[i % 4]).Test();
+  }
+}
+
 TEST(TransposeKernelTest, RandomPermutations) {
   std::mt19937 rng(21);
   for (int i = 0; i < 60; ++i) {
