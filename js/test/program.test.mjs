@@ -199,6 +199,9 @@ test("a parameter nothing sizes, a random init on integers, an unrunnable input 
       return true;
     });
   }
+  // Whatever the file's name holds (the header is matched whole, not searched for).
+  assert.throws(() => shrew.compile(cases[0][0], { filename: "error[E150]: x.sw" }),
+                (e) => e instanceof ShrewCompileError && e.diagnostics[0].message === cases[0][3]);
   // Bound, the first one compiles and runs: x · ones.
   const p = shrew.compile(cases[0][0].replace("param w: Tensor<[W, 4], f32>;", "param w: Tensor<[W, 4], f32> { init: \"ones\"; };"),
                           { dims: { W: 2 } });

@@ -351,10 +351,11 @@ class ProgramHandle {
     const shrew::SourceSpan& span = status.span();
     if (status.code() != shrew::StatusCode::kInvalidArgument || !span.valid() || !compiled_->source) return false;
     const std::string& rendered = status.message();
-    const std::string tag = "error[E150]: ";
-    const size_t at = rendered.find(tag);
-    if (at == std::string::npos) return false;
-    const size_t begin = at + tag.size();
+    // The header Render wrote: the file's name may hold anything, "error[E150]: " too.
+    const std::string header = compiled_->source->name() + ":" + std::to_string(span.line) + ":" +
+                               std::to_string(span.column) + ": error[E150]: ";
+    if (rendered.compare(0, header.size(), header) != 0) return false;
+    const size_t begin = header.size();
     const size_t end = rendered.find('\n', begin);
     shrew::diag::Diagnostic d{shrew::diag::Kind::ExecutorSetup, shrew::diag::Severity::Error, span,
                               rendered.substr(begin, end == std::string::npos ? std::string::npos : end - begin)};
