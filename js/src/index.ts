@@ -143,7 +143,7 @@ export class Shrew {
     this.#module.checkLive();
     const bytes = plainBytes(bundle);  // a Proxy's traps run now, not while wasm copies it
     if (bytes === undefined) {
-      throw new ShrewRuntimeError("invalid_argument", `a bundle must be a Uint8Array (a saveBundle() result), got ${typeName(bundle)}`);
+      throw new ShrewRuntimeError("invalid_argument", `a bundle must be a Uint8Array (a saveBundle() result), got ${describe(bundle)}`);
     }
     const opts = checkOptions(options, "loadBundle", LOAD_BUNDLE_OPTIONS);
     return this.#module.call((raw) => {

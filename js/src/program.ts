@@ -566,7 +566,8 @@ export class Program {
       const shape = this.#concreteShape(spec);
       if (!shape) {
         // A `?` input has no dims to bind: only the value can say its shape.
-        const fix = spec.shape === null ? ": a typed array alone does not say its dtype and shape" : ", or bind its dims when compiling";
+        const fix = spec.shape === null ? ": a typed array alone does not say its dtype and shape"
+          : spec.shape.includes(null) ? ": a typed array alone does not say its shape" : ", or bind its dims when compiling";
         throw new ShrewRuntimeError("invalid_argument",
           `input '${name}' has type ${spec.type}: pass a Tensor or {dtype, shape, data}${fix}`,
           { input: name, expected: spec.type });
@@ -778,7 +779,7 @@ export class Program {
     this.#live();
     const blob = plainBytes(bytes);  // a Proxy's traps run now, not while wasm copies it
     if (blob === undefined) {
-      throw new ShrewRuntimeError("invalid_argument", `loadParams takes a Uint8Array (a saveParams() blob), got ${typeName(bytes)}`);
+      throw new ShrewRuntimeError("invalid_argument", `loadParams takes a Uint8Array (a saveParams() blob), got ${describe(bytes)}`);
     }
     unwrap(this.#call((h) => h.loadParams(blob)));
   }

@@ -47,7 +47,7 @@ test("loadParams of a mismatched or corrupt blob throws and changes nothing", ()
     assert.throws(() => p.loadParams(new Uint8Array([1, 2, 3])), (e) => e instanceof ShrewRuntimeError && /bad magic/.test(e.message));
     // As compile's `params` and loadBundle's bytes: invalid_argument, saying what it got.
     assert.throws(() => p.loadParams([1, 2, 3]), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
-      e.message === "loadParams takes a Uint8Array (a saveParams() blob), got Array");
+      e.message === "loadParams takes a Uint8Array (a saveParams() blob), got an array");
     assert.deepEqual(p.saveParams(), before);
     const y1 = p.run("Classifier", { images: input() });
     assert.deepEqual(y1.logits.data, y0.logits.data);

@@ -365,6 +365,14 @@ test("names such as __proto__ and constructor are own keys of plain objects: out
       assert.throws(() => any.run("A", { x: new Float32Array([1, 2]) }), (e) => e instanceof ShrewRuntimeError &&
         e.message === "input 'x' has type ?: pass a Tensor or {dtype, shape, data}: a typed array alone does not say its dtype and shape");
       assert.deepEqual([...any.run("A", { x: new Tensor("f32", [2], [1, 2]) }).y.data], [2, 4]);
+      // A `?` dim in a typed shape: its size comes with the value too.
+      const dim = shrew.compile("@graph H { input z: Tensor<[?], f32>; output y: z * 2.0; }");
+      try {
+        assert.throws(() => dim.run("H", { z: new Float32Array(2) }), (e) => e instanceof ShrewRuntimeError &&
+          e.message === "input 'z' has type Tensor<[?], f32>: pass a Tensor or {dtype, shape, data}: a typed array alone does not say its shape");
+      } finally {
+        dim.dispose();
+      }
     } finally {
       any.dispose();
     }
