@@ -55,7 +55,7 @@ export function concreteShape(spec: TensorSpec, dims: Record<string, number>, si
 }
 
 // A decimal number as written: Number() also reads 0x10, 0b11 and 0o7 (as 16, 3 and 7).
-const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;  // one way to split digits: no backtracking on a long bad token
 
 /** A finite number written as `text`; one past the largest double (1e400) would be ±Infinity unasked. */
 function finite(n: number, text: string): number {

@@ -68,8 +68,8 @@ export interface CompiledViews {
   /**
    * For a graph compiled per input types: what it was compiled for, "the inputs of the last
    * successful run (x: f32[2, 3])", or before any run of its own "a call from another graph
-   * (x: f32[3, 4])"; for one planned per run (shapes computed from values), "the values of the
-   * last successful run (…)".
+   * (x: f32[3, 4])"; the same for one planned per run (shapes computed from values, or dims
+   * its runs bind).
    */
   compiledFor?: string;
 }

@@ -13,10 +13,10 @@ let program: Program | undefined;
 let programDims: Record<string, number> = {};
 /** Graphs whose tape, plan and stats can change with the inputs of a run: each run sends them anew. */
 let perRunGraphs = new Set<string>();
-// Of the other graphs, the stats last shown: a graph whose shapes depend on
-// computed values (`range(n + 1)`) is planned anew by each run, and its
-// views then change with it (see run).
-const shownStats = new Map<string, string>();
+// Of the other graphs, the plan last shown (viewsKey): a graph whose shapes
+// depend on computed values (`range(n + 1)`), or on dims each run binds, is
+// planned anew by each run, and its views then change with it (see run).
+const shownPlans = new Map<string, string>();
 // Per graph compiled per input types: the inputs its shown compile loads (loadedInputs).
 const shownLoads = new Map<string, string>();
 /** The compile that made `program`: repeated on a fresh module after an abort. */
@@ -78,14 +78,15 @@ function compiledViews(p: Program, graph: string): CompiledViews | undefined {
   }
 }
 
-/** The graph's compile stats as text ("" before it has any): they change when a run plans it anew. */
-function statsKey(p: Program, graph: string): string {
-  try {
-    return JSON.stringify(p.stats(graph));
-  } catch (e) {
-    if (e instanceof ShrewRuntimeError && e.code === "failed_precondition") return "";
-    throw e;
-  }
+/** "the inputs of the last successful run (x: f32[2, 3])", what views made by a run show. */
+function lastRunFor(inputs: readonly OutputTensor[]): string {
+  const listed = inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ");
+  return listed === "" ? "the last successful run" : `the inputs of the last successful run (${listed})`;
+}
+
+/** What a run that plans the graph anew changes in its views: each instruction's shape, and the plan. */
+function viewsKey(v: CompiledViews): string {
+  return JSON.stringify([v.tape.instructions.map((i) => i.shape), v.plan]);
 }
 
 /** The inputs a tape loads, as " (x: f32[3, 4], y: i32[2])"; "" when it loads none. */
@@ -134,7 +135,7 @@ function report(p: Program, graph: string, bindError: string | undefined, warmUp
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
   if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) perRunGraphs.add(graph);
   if (compiled) shownLoads.set(graph, loadedInputs(compiled.tape));
-  shownStats.set(graph, statsKey(p, graph));
+  shownPlans.set(graph, compiled ? viewsKey(compiled) : "");
   const list = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
   const pending = views ? undefined : unknown.length > 0
     ? `The tape, memory plan and compile stats of ${graph} appear after its first run: ` +
@@ -274,7 +275,7 @@ async function compile(req: CompileRequest): Promise<void> {
   programDims = dims;
   perRunGraphs = new Set();
   shownLoads.clear();
-  shownStats.clear();
+  shownPlans.clear();
   // The page is told when the first warm-up starts: a Stop from then on ends a warm-up, not the compile.
   const warmUp: WarmUp = { wanted: req.warmUp, before: () => warmUp.ms === undefined && post({ type: "warming", id: req.id }) };
   // Random inputs take the parameters' seed, as `shrew run` does; exactly
@@ -453,20 +454,22 @@ function run(req: RunRequest): void {
     const compiled = compiledViews(p, g);
     if (!compiled) continue;
     if (g === req.graph) {
-      views[g] = { ...compiled, compiledFor: `the inputs of the last successful run (${inputs.map((i) => `${i.name}: ${i.dtype}[${i.shape.join(", ")}]`).join(", ")})` };
+      views[g] = { ...compiled, compiledFor: lastRunFor(inputs) };
     } else if (loadedInputs(compiled.tape) !== shownLoads.get(g)) {
       views[g] = { ...compiled, compiledFor: `a call from another graph${loadedInputs(compiled.tape)}` };
     }
     shownLoads.set(g, loadedInputs(compiled.tape));
   }
-  // A typed graph planned per run (shapes computed from values): its views
-  // showed the warm-up's plan (or none, when the warm-up failed), not this
-  // run's. Sent when its stats changed.
+  // A typed graph planned per run (shapes computed from values, or dims its
+  // runs bind): its views showed the warm-up's plan (or none, when the
+  // warm-up failed), not this run's. Sent when its shapes or plan changed.
   if (!perRunGraphs.has(req.graph)) {
-    const key = statsKey(p, req.graph);
-    const compiled = key !== shownStats.get(req.graph) ? compiledViews(p, req.graph) : undefined;
-    if (compiled) views[req.graph] = { ...compiled, compiledFor: "the values of the last successful run (its shapes depend on them)" };
-    shownStats.set(req.graph, key);
+    const compiled = compiledViews(p, req.graph);
+    const key = compiled ? viewsKey(compiled) : "";
+    if (compiled && key !== shownPlans.get(req.graph)) {
+      views[req.graph] = { ...compiled, compiledFor: lastRunFor(inputs) };
+    }
+    shownPlans.set(req.graph, key);
   }
   post({ type: "ran", id: req.id, ok: true, inputs, jit, jitMs, interpMs, runs, jitRuns, interpRuns, maxAbsDiff,
         coarse: shortestBatchMs < 20 * CLOCK_MS, clockMs: CLOCK_MS, views, ...(profile && { profile }) },

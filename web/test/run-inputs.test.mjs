@@ -372,9 +372,16 @@ test("views of a graph planned per run follow its runs; a failed run's views say
   assert.ok(plan.arena_bytes > 192 && plan.arena_bytes < 1024, String(plan.arena_bytes));  // the warm-up's: 192 B
   assert.equal(await page.textContent('[data-card="arena"] .card-value'), `${plan.arena_bytes} B`);
   await page.click('[data-tab="tape"]');
-  assert.equal(await page.textContent('[data-testid="compiled-for"]'),
-               " Compiled for the values of the last successful run (its shapes depend on them).");
+  assert.equal(await page.textContent('[data-testid="compiled-for"]'), " Compiled for the inputs of the last successful run (n: i64[]).");
   assert.ok((await page.textContent('[data-testid="tape-table"]')).includes("[100]"));
+  // The next size, whose arena rounds to the same bytes: the tape still follows ([100] stayed).
+  await page.click('[data-tab="run"]');
+  await page.fill('[data-input="n"] textarea', "100");
+  await runOk();
+  assert.equal(await page.$eval('[data-output="y"]', (el) => el.dataset.shape), "[101]");
+  await page.click('[data-tab="tape"]');
+  const tapeText = await page.textContent('[data-testid="tape-table"]');
+  assert.ok(tapeText.includes("[101]") && !tapeText.includes("[100]"), tapeText);
 
   await setSource("@graph U {\n  input x: ?;\n  output y: x * 2;\n}\n", "U");
   await page.click('[data-tab="run"]');
