@@ -35,13 +35,17 @@ namespace shrew::runtime::kernels {
 namespace {
 
 constexpr int64_t kRenormaliseAbove = 256;
-// Another axis than the last, of at most this length, with fewer than
-// kNarrowColumnsBelow places after it: each slice's columns are gathered
-// into rows, which take SoftmaxRows, and scattered back. SoftmaxColumns'
-// setup per slice made such softmaxes 4-14x one over contiguous rows
-// ([10922, 3, 2] over dim 1: 24 ns an element in wasm, [21845, 3] over
-// the last axis 1.8); a user's permute, softmax, permute took 3.3.
-constexpr int64_t kTransposedRowsMaxLen = 256;
+// Another axis than the last, with fewer than kNarrowColumnsBelow places
+// after it and shorter than TransposedRowsBelow: each slice's columns are
+// gathered into rows, which take SoftmaxRows, and scattered back.
+// SoftmaxColumns' setup per slice made such softmaxes 4-14x one over
+// contiguous rows ([10922, 3, 2] over dim 1: 24 ns an element in wasm,
+// [21845, 3] over the last axis 1.8); a user's permute, softmax, permute
+// took 3.3. The gathering costs 2.5-3.6 ns an element whatever the length,
+// SoftmaxColumns less once a slice holds 4 of its chunks of 32 elements or
+// more ([., 64, 2]: 3.4 against 3.6, [., 32, 4]: 3.0 against 3.1; at [., 256,
+// 4] 1.7 against 3.1).
+int64_t TransposedRowsBelow(int64_t inner) { return 4 * ((32 + inner - 1) / inner); }
 // f32 rows of the last axis shorter than this take our passes: XNNPACK's
 // per-row calls cost 1.2-1.6x their time below 16 ([512, 12] 2.5 -> 2.0 ns
 // an element in wasm, [1024, 10] 3.1 -> 2.0), and its exp flushes
@@ -98,7 +102,7 @@ class SoftmaxKernel final : public Kernel {
     rows_ = inner_ == 1 && (std::is_same_v<T, double> || len_ < kShortRowsBelow ||
                             SoftmaxRowsInPlanes(n_, static_cast<size_t>(len_)));
     use_xnn_softmax_ = std::is_same_v<T, float> && inner_ == 1 && !rows_;
-    transposed_ = inner_ > 1 && static_cast<size_t>(inner_) < kNarrowColumnsBelow && len_ <= kTransposedRowsMaxLen;
+    transposed_ = inner_ > 1 && static_cast<size_t>(inner_) < kNarrowColumnsBelow && len_ < TransposedRowsBelow(inner_);
     if (n_ == 0) return size_t{0};
     if (transposed_) return n_ * sizeof(T);
     if (use_xnn_softmax_) {

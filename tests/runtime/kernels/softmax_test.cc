@@ -139,13 +139,16 @@ TEST(SoftmaxKernelTest, ImplementationPerAxis) {
   SoftmaxTester().InputShape({4, 40}).Axis(-1).DType(ir::DType::kF64).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({3, 5000}).Axis(-1).DType(ir::DType::kF64).InPlace(true).ExpectImpl("ref_rows").Test();
   SoftmaxTester().InputShape({4, 40}).Axis(0).DType(ir::DType::kF64).ExpectImpl("ref").Test();
-  // Another axis with under 16 places after it, of at most 256: each slice's columns as rows.
+  // Another axis with under 16 places after it, shorter than 4 chunks of
+  // 32 elements (4 * ceil(32 / places)): each slice's columns as rows.
   for (ir::DType dtype : {ir::DType::kF32, ir::DType::kF64}) {
     SoftmaxTester().InputShape({50, 3, 2}).Axis(1).DType(dtype).ExpectImpl("ref_transposed_rows").Test();
     SoftmaxTester().InputShape({7, 10, 2, 2}).Axis(1).DType(dtype).InPlace(true).ExpectImpl("ref_transposed_rows").Test();
-    SoftmaxTester().InputShape({3, 16, 8, 8}).Axis(2).DType(dtype).ExpectImpl("ref_transposed_rows").Test();
-    SoftmaxTester().InputShape({256, 15}).Axis(0).DType(dtype).InPlace(true).ExpectImpl("ref_transposed_rows").Test();
-    SoftmaxTester().InputShape({2, 257, 3}).Axis(1).DType(dtype).ExpectImpl("ref").Test();
+    SoftmaxTester().InputShape({3, 15, 8, 8}).Axis(2).DType(dtype).ExpectImpl("ref_transposed_rows").Test();
+    SoftmaxTester().InputShape({63, 2}).Axis(0).DType(dtype).InPlace(true).ExpectImpl("ref_transposed_rows").Test();
+    SoftmaxTester().InputShape({11, 15}).Axis(0).DType(dtype).InPlace(true).ExpectImpl("ref_transposed_rows").Test();
+    SoftmaxTester().InputShape({64, 2}).Axis(0).DType(dtype).ExpectImpl("ref").Test();
+    SoftmaxTester().InputShape({3, 8, 16, 8}).Axis(2).DType(dtype).ExpectImpl("ref").Test();
     SoftmaxTester().InputShape({2, 9, 16}).Axis(1).DType(dtype).ExpectImpl("ref").Test();
   }
 }
