@@ -257,7 +257,7 @@ Result<Tensor> ReadNpyFile(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return NotFound("cannot open '" + path + "': " + std::strerror(errno));
   std::vector<char> buf;
-  char chunk[1 << 16];
+  char chunk[4096];  // small: wasm's stack is 64 KiB
   size_t got = 0;
   while ((got = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + got);
   const int error = std::ferror(f) != 0 ? errno : 0;

@@ -171,8 +171,9 @@ Result<Tensor> Tensor::FromBytes(ir::DType dtype, Shape shape, std::span<const s
   if (count.ok() && ir::IsExecutable(dtype)) {
     const uint64_t elem = ir::StorageByteSize(ir::StorageOf(dtype));
     const uint64_t n = static_cast<uint64_t>(*count);
-    if (n > std::numeric_limits<uint64_t>::max() / elem || n * elem != bytes.size()) {
-      const std::string needs = n > std::numeric_limits<uint64_t>::max() / elem ? "more than 2^64" : std::to_string(n * elem);
+    const bool past_2_64 = n > std::numeric_limits<uint64_t>::max() / elem;
+    if (past_2_64 || n * elem != bytes.size()) {
+      const std::string needs = past_2_64 ? "more than 2^64" : std::to_string(n * elem);
       return InvalidArgument("tensor " + std::string(ir::DTypeName(dtype)) + ShapeToString(shape) + " needs " + needs +
                              " bytes, got " + std::to_string(bytes.size()));
     }
