@@ -76,6 +76,7 @@ class Parser {
   // (the lexer reported them).
   // "expected WHAT, got TOKEN" and, when given, "; HINT".
   void ErrorExpected(std::string_view what, std::string_view hint = {});
+  bool DotEndsNumber(const ast::Expr& e);
   // Consumes a token of `kind` or reports "expected 'SPELLING'".
   bool Expect(TokenKind kind);
   // Consumes the `closer` of a comma-separated list or reports "expected ','
