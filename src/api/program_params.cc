@@ -24,24 +24,31 @@ namespace {
 // name are each it or a likely typo of it ("Clasifier/w1"; not
 // "Classifier/w3" → "Classifier/w1": a two-letter name has no typos) —
 // then the first keys, so the caller sees how parameters are named.
-[[gnu::noinline, gnu::cold]] Status UnknownParam(const runtime::ParamMap& params, std::string_view key) {
-  constexpr size_t kShown = 8;
+// "; did you mean 'G/w1'?" of the keys `key` likely means (see UnknownParam), or "".
+std::string ParamHint(const runtime::ParamMap& params, std::string_view key) {
   auto near = [](std::string_view typed, std::string_view known) {
     return typed == known || ClosestName(typed, std::span<const std::string_view>(&known, 1)).has_value();
   };
   const size_t slash = key.rfind('/');
   const std::string_view graph = slash == std::string_view::npos ? "" : key.substr(0, slash);
   const std::string_view name = key.substr(slash + 1);  // npos + 1 == 0
-  std::vector<std::string> meant, first;
+  std::vector<std::string> meant;
   for (const auto& [k, t] : params) {
     const size_t k_slash = k.rfind('/');
     const std::string_view k_name = std::string_view(k).substr(k_slash + 1);
     const std::string_view k_graph = k_slash == std::string::npos ? "" : std::string_view(k).substr(0, k_slash);
     if (near(name, k_name) && (slash == std::string_view::npos || near(graph, k_graph))) meant.push_back("'" + k + "'");
+  }
+  return meant.empty() ? "" : "; did you mean " + JoinNames(meant) + "?";
+}
+
+[[gnu::noinline, gnu::cold]] Status UnknownParam(const runtime::ParamMap& params, std::string_view key) {
+  constexpr size_t kShown = 8;
+  std::vector<std::string> first;
+  for (const auto& [k, t] : params) {
     if (first.size() < kShown) first.push_back(k);
   }
-  std::string msg = "no parameter '" + std::string(key) + "'" +
-                    HintBeforeList(meant.empty() ? "" : "; did you mean " + JoinNames(meant) + "?") +
+  std::string msg = "no parameter '" + std::string(key) + "'" + HintBeforeList(ParamHint(params, key)) +
                     "its parameters: " + JoinNames(first);
   if (params.size() > kShown) msg += ", … (" + std::to_string(params.size()) + " in all)";
   return NotFound(msg);
@@ -163,8 +170,9 @@ Result<std::vector<std::string>> Program::WriteParamRecords(std::span<const Para
     if (it == params_.end()) {
       std::vector<std::string> keys;
       for (const auto& [k, t] : params_) keys.push_back(k);
+      // The rule getParam's and setParam's errors follow: 'G/w' is no typo of 'G/k'.
       return InvalidArgument("parameter blob has '" + rec.key + "', which this program does not have" +
-                             HintBeforeList(DidYouMean(rec.key, keys)) + "its parameters: " + JoinNames(keys));
+                             HintBeforeList(ParamHint(params_, rec.key)) + "its parameters: " + JoinNames(keys));
     }
     Tensor& p = it->second;
     if (rec.dtype != p.dtype() || rec.shape != p.shape()) return BlobMismatch(rec, p.TypeString());

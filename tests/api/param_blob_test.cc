@@ -204,6 +204,15 @@ TEST(ParamBlob, MismatchedBlobIsRejectedAndChangesNothing) {
   ASSERT_NE(upper, nullptr);
   EXPECT_EQ(p->LoadParams(upper->SaveParams()).message(),
             "parameter blob has 'G/W', which this program does not have; did you mean 'G/w'? its parameters: G/b, G/steps, G/w");
+  // By getParam's rule: a two-letter name has no typos ('G/k' was suggested for 'G/w' by the whole key).
+  std::unique_ptr<Program> wk = MakeProgram("@graph G {\n  param w: Tensor<[2], f32>;\n  param k: Tensor<[2], f32>;\n"
+                                            "  output y: w + k;\n}\n");
+  std::unique_ptr<Program> w2k = MakeProgram("@graph G {\n  param w2: Tensor<[2], f32>;\n  param k: Tensor<[2], f32>;\n"
+                                             "  output y: w2 + k;\n}\n");
+  ASSERT_NE(wk, nullptr);
+  ASSERT_NE(w2k, nullptr);
+  EXPECT_EQ(w2k->LoadParams(wk->SaveParams()).message(),
+            "parameter blob has 'G/w', which this program does not have; its parameters: G/k, G/w2");
   const uint8_t junk[] = {1, 2, 3};
   EXPECT_NE(p->LoadParams(junk).message().find("bad magic"), std::string::npos);
   EXPECT_EQ(p->SaveParams(), before);
