@@ -100,12 +100,12 @@ test("a malformed command line prints the error, the usage line of its command a
     [["run", MLP, "--seed", "--json"], "Error: --seed needs a value, but '--json' after it is an option", `usage: ${LINES.run}\n`],
     [["dump", MLP, "--graph", "-h"], "Error: --graph needs a value, but '-h' after it is an option", `usage: ${LINES.dump}\n`],
     [["run", MLP, "--seed", "--bogus"], "Error: --seed needs a value, but '--bogus' after it is an option", `usage: ${LINES.run}\n`],
-    // A negative seed or count is no value of its option; only a path may start with '-'.
-    [["run", MLP, "--seed", "-1"], "Error: --seed needs a value, as in --seed 42, not '-1'", `usage: ${LINES.run}\n`],
-    [["bench", MLP, "--runs", "-5"], "Error: --runs needs a value, as in --runs 100, not '-5'", `usage: ${LINES.bench}\n`],
+    // A negative seed or count is out of its option's range; only a path may start with '-'.
+    [["run", MLP, "--seed", "-1"], "Error: --seed expects a non-negative integer of at most 2^64 - 1 (18446744073709551615), got '-1'", `usage: ${LINES.run}\n`],
+    [["bench", MLP, "--runs", "-5"], "Error: --runs expects a positive integer, got '-5'", `usage: ${LINES.bench}\n`],
     [["run", MLP, "--params", "-w.bin"], "Error: --params needs a value; to give '-w.bin', write --params=-w.bin", `usage: ${LINES.run}\n`],
     // The first problem is the one told, as parseArgs stops there.
-    [["run", MLP, "--seed", "-1", "--bogus"], "Error: --seed needs a value, as in --seed 42, not '-1'", `usage: ${LINES.run}\n`],
+    [["run", MLP, "--seed", "-1", "--bogus"], "Error: --seed expects a non-negative integer of at most 2^64 - 1 (18446744073709551615), got '-1'", `usage: ${LINES.run}\n`],
     [["run", MLP, "--bogus", "--seed"], "Error: unknown option '--bogus'", `usage: ${LINES.run}\n`],
   ]) {
     const r = shrew(...args);

@@ -124,6 +124,10 @@ export function commandLineError(argv: string[], fallback: string): { message: s
       if (name === "params" || name === "out") {
         return say(`--${name} needs a value; to give '${t.value}', write --${name}=${t.value}`);
       }
+      // A negative number is a value out of its option's range: said as the option's own check says it.
+      const range = name === "seed" ? "a non-negative integer of at most 2^64 - 1 (18446744073709551615)"
+        : name === "runs" ? "a positive integer" : undefined;
+      if (range !== undefined && /^-\d/.test(t.value)) return say(`--${name} expects ${range}, got '${t.value}'`);
       return say(`--${name} needs a value, as in --${name} ${EXAMPLE[name as ValueOption]}, not '${t.value}'`);
     }
   }
