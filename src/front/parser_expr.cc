@@ -163,40 +163,19 @@ ast::ExprPtr Parser::ParseUnary() {
   return MakeExpr(start, ast::UnaryExpr{op, op_span, std::move(operand)});
 }
 
-// `1.` and `1.e5`: a number has digits after its '.' (§2.6), so these lex
-// as `1` `.`, and read as a field of 1 ("expected name, got ';'", "tensors
-// have no fields"). Said as the number they meant; true when reported.
+// `1.`: a number has digits after its '.' (§2.6), so this lexes as `1`
+// `.`, and read as a field of 1 with its name missing ("expected name, got
+// ';'"). Said as the number meant; true when reported. (`1.e5` is a field
+// access as the grammar has it; lowering says what it meant.)
 bool Parser::DotEndsNumber(const ast::Expr& e) {
   if (pos_ == 0 || !e.Is<ast::IntLiteral>()) return false;
   const Token& number = tokens_[pos_ - 1];
   if (number.kind != TokenKind::IntLiteral || number.span.offset + number.span.length != Cur().span.offset) return false;
-  const Token& after = Peek(1);
-  const std::string_view after_text = Text(after);
-  const bool adjacent = after.span.offset == Cur().span.offset + 1;
-  const bool e_word = adjacent && !after_text.empty() && (after_text[0] == 'e' || after_text[0] == 'E') &&
-                 after_text.find_first_not_of("0123456789", 1) == std::string_view::npos;
-  // The exponent's tokens: `e5`, or `e` `-` `3`, each touching the last.
-  uint32_t end = Cur().span.offset + 1;
-  if (e_word && after_text.size() >= 2) {
-    end = after.span.offset + after.span.length;
-  } else if (e_word) {
-    const Token& sign = Peek(2);
-    const Token& power = Peek(3);
-    const uint32_t at = after.span.offset + after.span.length;
-    if ((sign.kind == TokenKind::Minus || sign.kind == TokenKind::Plus) && sign.span.offset == at &&
-        power.kind == TokenKind::IntLiteral && power.span.offset == at + 1) {
-      end = power.span.offset + power.span.length;
-    }
-  }
-  const bool exponent = end > Cur().span.offset + 1;
-  if (adjacent && !exponent && IsKey(after.kind)) return false;  // `1.foo`: a field
-  const std::string digits(Text(number));
+  if (IsKey(Peek(1).kind)) return false;  // `1.foo`, `1.e5`, `1 .e`
   diag::Span span = number.span;
-  span.length = end - number.span.offset;
-  const std::string power(source_.text().substr(Cur().span.offset + 1, end - Cur().span.offset - 1));
-  const std::string written = digits + "." + power;
-  const std::string meant = digits + ".0" + power;
-  Error(diag::Kind::InvalidNumber, span, "'" + written + "' is not a number: write " + meant);
+  span.length += 1;
+  const std::string digits(Text(number));
+  Error(diag::Kind::InvalidNumber, span, "'" + digits + ".' is not a number: write " + digits + ".0");
   return true;
 }
 

@@ -54,6 +54,15 @@ std::string UnsupportedHint(const ast::Expr& e) {
   }
   if (e.Is<ast::ListExpr>()) return "; a list is no operand: pass the tensors one by one, as in concat(a, b, dim: 0)";
   if (const auto* m = e.As<ast::MemberExpr>()) {
+    // `1.e5` and `1.e-3` read as a field of 1 (a number has digits after
+    // its '.', LANGUAGE.md §2.6): the number meant.
+    if (const auto* n = m->object ? m->object->As<ast::IntLiteral>() : nullptr) {
+      const std::string& f = m->member.name;
+      if (!f.empty() && (f[0] == 'e' || f[0] == 'E') && f.find_first_not_of("0123456789", 1) == std::string::npos) {
+        return "; a number has digits after its '.': write " + n->text + ".0" + f + (f.size() == 1 ? "…" : "") +
+               " for " + n->text + "." + f;
+      }
+    }
     return m->member.name == "T" ? "; tensors have no fields: write transpose(" + receiver(m->object) + ") for " +
                                        receiver(m->object) + ".T"
                                  : "; tensors have no fields: use an operation";

@@ -146,6 +146,11 @@ TEST(LowerErrorsTest, UnsupportedExpressions) {
   EXPECT_EQ(LowerError(G("  node h { op: tf.nn.relu(x); };")), std::string("E044 3:16 ") + expected + bare);
   EXPECT_EQ(LowerError(G("  node h { op: x.shape; };")),
             std::string("E044 3:16 ") + expected + "; tensors have no fields: use an operation");
+  // `1.e5` is `1` `.` `e5` (a number has digits after its '.'): the number meant, not "no fields".
+  EXPECT_EQ(LowerError(G("  node h { op: x * 1.e5; };")),
+            std::string("E044 3:20 ") + expected + "; a number has digits after its '.': write 1.0e5 for 1.e5");
+  EXPECT_EQ(LowerError(G("  node h { op: x * 2.e - 3; };")),
+            std::string("E044 3:20 ") + expected + "; a number has digits after its '.': write 2.0e… for 2.e");
   EXPECT_EQ(LowerError(G("  node h { op: nn::relu(x); };")), std::string("E044 3:16 ") + expected);
   EXPECT_EQ(LowerError(G("  node h { op: nn::relu; };")), std::string("E044 3:16 ") + expected);
   const std::string list = "; a list is no operand: pass the tensors one by one, as in concat(a, b, dim: 0)";
