@@ -77,6 +77,28 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
   return names;
 }
 
+// W006: an @assert naming what no run can bind — not a config key, a
+// dimension of the program or a value of its graph — is skipped at every
+// run (LANGUAGE.md §6): almost surely a misspelling.
+void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std::string, std::less<>>& dims,
+                                 diag::DiagnosticBag& diags) {
+  std::vector<std::string_view> known;
+  for (const auto& [key, value] : program.config) known.push_back(key);
+  for (const std::string& d : dims) known.push_back(d);
+  for (const ir::Graph& g : program.graphs) {
+    for (const ir::Assertion& a : g.assertions()) {
+      if (a.reads_values) continue;
+      for (const std::string& name : a.names) {
+        if (program.config.count(name) != 0 || dims.count(name) != 0) continue;
+        diags.Add(diag::Kind::AssertNeverChecked, a.span,
+                  "@assert can never be checked: '" + name +
+                      "' is neither a config key nor a dimension of the program" + DidYouMean(name, known));
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status CheckDims(const CompileResult& compiled, const ir::DimBindings& dims) {
@@ -140,6 +162,7 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
   ir::Program program = std::move(lowered.program);
   tree = ast::Program();  // the IR keeps spans, not the tree
   result.dim_names = SymbolicDimNames(program);
+  WarnOfUncheckableAssertions(program, result.dim_names, diags);
 
   if (!ir::ValidateProgram(program, &diags)) return stop(CompileStage::kValidate);
 

@@ -136,6 +136,9 @@ struct Assertion {
   // name would then read a config key it shadows). Such a condition is about
   // tensors and never evaluated (LANGUAGE.md §6).
   bool reads_values = false;
+  // The names the condition reads, once each, in order (lowering sets them;
+  // the compile warns of one that nothing can bind, W006).
+  std::vector<std::string> names;
 };
 
 class Graph {

@@ -2,6 +2,8 @@
 // assertions, processed in order with a scope that starts empty.
 #include "lower/lower_internal.h"
 
+#include <algorithm>
+
 #include "base/spelling.h"
 #include "diag/utf8.h"
 
@@ -268,6 +270,9 @@ void Lowerer::MarkAssertionsReadingValues(const ast::GraphBlock& block) {
     if (a.condition == nullptr) return;
     ast::ForEachName(*a.condition, [&](const std::string& name) {
       lowered.reads_values = lowered.reads_values || scope_.count(name) != 0 || failed_names_.count(name) != 0;
+      if (std::find(lowered.names.begin(), lowered.names.end(), name) == lowered.names.end()) {
+        lowered.names.push_back(name);
+      }
     });
   };
   for (const ast::GraphStmt& s : block.body) {

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "api/bundle.h"
+#include "api/compile.h"
 #include "jit/jit_test_util.h"
 
 namespace shrew {
@@ -130,6 +132,30 @@ TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
   Result<TensorMap> out = p->Run("G", X(2));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->at("y").GetDouble(0), 1.0);
+}
+
+// A name no run can bind (no config key, dimension or value) makes the
+// condition one that is never checked: misspelt, it silently passed every
+// run. The compile warns (W006) at the @assert, with the likely name.
+TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
+  CompileResult c = Compile(R"(@config { H: 4; mode: fast; }
+@graph G {
+  input x: Tensor<[Batch, H], f32>;
+  @assert Btach % 2 == 0, "Batch must be even";
+  @assert x > 100.0, "about values";
+  @assert mode == "fast" && Batch > 0 && H == 4;
+  @assert Batch / 0 > 1;
+  output y: x + 1.0;
+})",
+                            CompileOptions{.filename = "a.sw"});
+  ASSERT_TRUE(c.ok) << c.RenderDiagnostics();
+  std::vector<std::string> warnings;
+  for (const diag::Diagnostic& d : c.diagnostics) {
+    warnings.push_back(std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) +
+                       " " + d.message);
+  }
+  EXPECT_EQ(warnings, std::vector<std::string>{"W006 4:3 @assert can never be checked: 'Btach' is neither a config key "
+                                               "nor a dimension of the program; did you mean 'Batch'?"});
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md

@@ -129,6 +129,7 @@ std::vector<Case> Cases() {
       {"W003", "@config {\n  A: 2 * ⟦B;\n  B: 3;\n}\n"},
       {"W004", "@config {\n  seed: ⟦3.5;\n}\n"},
       {"W005", "@graph G {\n  input x: Tensor<[2], f32>;\n  output y: x * ⟦1e50;\n}\n"},
+      {"W006", "@graph G {\n  input x: Tensor<[Batch], f32>;\n  ⟦@assert Btach % 2 == 0;\n  output x;\n}\n"},
   };
   // E021: 300 parentheses; the parser stops at the 201st (nesting limit 200).
   {
