@@ -428,14 +428,15 @@ class TransposeKernel final : public Kernel {
     }
   }
 
-  // N bytes, copied inline (a struct copy of 128 bytes was a memcpy call).
-  // Natively XNNPACK's copies of 128 and 256 bytes are as fast as ours.
+  // The largest innermost block taken as one element: natively XNNPACK's
+  // copies of 128 and 256 bytes are as fast as ours.
 #ifdef __wasm_simd128__
   static constexpr size_t kMaxBlockBytes = 256;
 #else
   static constexpr size_t kMaxBlockBytes = 64;
 #endif
 
+  // N bytes, copied inline (a struct copy of 128 bytes was a memcpy call).
   template <size_t N>
   struct Block {
     static_assert(N % 16 == 0);
