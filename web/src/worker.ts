@@ -13,9 +13,10 @@ let program: Program | undefined;
 let programDims: Record<string, number> = {};
 /** Graphs whose tape, plan and stats can change with the inputs of a run: each run sends them anew. */
 let perRunGraphs = new Set<string>();
-// Of the other graphs, the plan last shown (viewsKey): a graph whose shapes
-// depend on computed values (`range(n + 1)`), or on dims each run binds, is
-// planned anew by each run, and its views then change with it (see run).
+// Of the other graphs, those a run may plan anew (see report), the plan last
+// shown (viewsKey): a graph whose shapes depend on computed values
+// (`range(n + 1)`), or on dims each run binds, changes its views with each
+// run (see run).
 const shownPlans = new Map<string, string>();
 // Per graph compiled per input types: the inputs its shown compile loads (loadedInputs).
 const shownLoads = new Map<string, string>();
@@ -135,7 +136,15 @@ function report(p: Program, graph: string, bindError: string | undefined, warmUp
   // Any `?` in an input's type: a run with other sizes or dtypes compiles anew.
   if (!views || signature.inputs.some((i) => i.dtype === null || i.shape === null || i.shape.includes(null))) perRunGraphs.add(graph);
   if (compiled) shownLoads.set(graph, loadedInputs(compiled.tape));
-  shownPlans.set(graph, compiled ? viewsKey(compiled) : "");
+  const irAfter = p.ir(graph, { optimized: true }).json as IrGraph;
+  // Only these can be planned anew by a run: shapes computed from values
+  // (range, or a call of a graph that may compute them), or dims each run
+  // binds. Keying the views costs a tape and a plan (33 ms for 3,600
+  // instructions), which other graphs' runs need not pay.
+  if (signature.inputs.some((i) => i.shape?.some((d) => typeof d === "string")) ||
+      irAfter.nodes.some((n) => n.op === "range" || n.op === "call")) {
+    shownPlans.set(graph, compiled ? viewsKey(compiled) : "");
+  }
   const list = (names: string[]) => names.map((n) => `'${n}'`).join(", ");
   const pending = views ? undefined : unknown.length > 0
     ? `The tape, memory plan and compile stats of ${graph} appear after its first run: ` +
@@ -149,7 +158,7 @@ function report(p: Program, graph: string, bindError: string | undefined, warmUp
     signature,
     ...views,
     irBefore: p.ir(graph, { optimized: false }).json as IrGraph,
-    irAfter: p.ir(graph, { optimized: true }).json as IrGraph,
+    irAfter,
     bindError,
     pending,
   };
@@ -463,7 +472,7 @@ function run(req: RunRequest): void {
   // A typed graph planned per run (shapes computed from values, or dims its
   // runs bind): its views showed the warm-up's plan (or none, when the
   // warm-up failed), not this run's. Sent when its shapes or plan changed.
-  if (!perRunGraphs.has(req.graph)) {
+  if (!perRunGraphs.has(req.graph) && shownPlans.has(req.graph)) {
     const compiled = compiledViews(p, req.graph);
     const key = compiled ? viewsKey(compiled) : "";
     if (compiled && key !== shownPlans.get(req.graph)) {
