@@ -94,14 +94,17 @@ diag::Span SpanOfParam(const ir::Program& program, const ir::Param& param) {
 
 }  // namespace
 
-Result<std::unique_ptr<Program>> Program::Create(const CompileResult& compiled, ProgramOptions options) {
-  return FromCompiled(compiled, std::move(options), {});
+Result<std::unique_ptr<Program>> Program::Create(const CompileResult& compiled, ProgramOptions options,
+                                                 std::optional<diag::Diagnostic>* setup_error) {
+  return FromCompiled(compiled, std::move(options), {.setup_error = setup_error});
 }
 
 Result<std::unique_ptr<Program>> Program::CreateWithParams(const CompileResult& compiled, ProgramOptions options,
                                                            std::span<const uint8_t> blob,
-                                                           const std::function<void()>& blob_read) {
-  return FromCompiled(compiled, std::move(options), {.blob = &blob, .blob_read = blob_read ? &blob_read : nullptr});
+                                                           const std::function<void()>& blob_read,
+                                                           std::optional<diag::Diagnostic>* setup_error) {
+  return FromCompiled(compiled, std::move(options),
+                      {.blob = &blob, .blob_read = blob_read ? &blob_read : nullptr, .setup_error = setup_error});
 }
 
 Result<std::unique_ptr<Program>> Program::Create(ir::Program program, ProgramOptions options) {
@@ -153,9 +156,13 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
     // while the executors are built (a parameter's init or size, an
     // operation without a kernel).
     if (p->init_error_span_.valid() && text != nullptr) {
-      const diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
+      diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
       std::string rendered = diag::Render(d, *text);
       while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+      // Limits (resource_exhausted) are not errors in the source.
+      if (source.setup_error != nullptr && init.code() == StatusCode::kInvalidArgument) {
+        *source.setup_error = std::move(d);
+      }
       return Status(init.code(), std::move(rendered)).At(p->init_error_span_);
     }
     return init;

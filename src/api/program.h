@@ -110,7 +110,14 @@ struct ProgramOptions {
 
 class Program {
  public:
-  static Result<std::unique_ptr<Program>> Create(const CompileResult& compiled, ProgramOptions options = {});
+  // A source error found only while the executors are built (a parameter's
+  // init or unbound size, an input of a dtype no kernel runs) is
+  // invalid_argument with its E150 diagnostic rendered as the message; when
+  // `setup_error` is given it also receives that diagnostic, for tools that
+  // list diagnostics (the JS binding's ShrewCompileError) rather than print
+  // them. Other failures leave it untouched.
+  static Result<std::unique_ptr<Program>> Create(const CompileResult& compiled, ProgramOptions options = {},
+                                                 std::optional<diag::Diagnostic>* setup_error = nullptr);
   // From an already checked, materialised (and usually optimised) IR program.
   static Result<std::unique_ptr<Program>> Create(ir::Program program, ProgramOptions options = {});
   // Like Create, but every parameter `previous` also has — same key, dtype
@@ -133,9 +140,11 @@ class Program {
   // `blob_read`, if given, is called once the blob has been read, before the
   // kernels pack the weights: a caller that owns the blob frees it there, so
   // the packed copies reuse its memory instead of touching fresh pages.
+  // `setup_error` as in Create.
   static Result<std::unique_ptr<Program>> CreateWithParams(const CompileResult& compiled, ProgramOptions options,
                                                            std::span<const uint8_t> blob,
-                                                           const std::function<void()>& blob_read = {});
+                                                           const std::function<void()>& blob_read = {},
+                                                           std::optional<diag::Diagnostic>* setup_error = nullptr);
   // A program from an IR program that has been checked like a compiled one
   // (LoadBundle), with every parameter value from `blob` as in
   // CreateWithParams (`blob_read` as there); the seed is options.seed, else 0. Errors found while
@@ -310,6 +319,7 @@ class Program {
     std::vector<std::string>* carried = nullptr;     // receives the carried keys
     const std::span<const uint8_t>* blob = nullptr;  // every value (CreateWithParams)
     const std::function<void()>* blob_read = nullptr;  // called once the blob is written
+    std::optional<diag::Diagnostic>* setup_error = nullptr;  // receives a source error's diagnostic (Create)
   };
   static Result<std::unique_ptr<Program>> FromCompiled(const CompileResult& compiled, ProgramOptions options,
                                                        const ParamSource& source);

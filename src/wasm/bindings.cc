@@ -320,53 +320,30 @@ class ProgramHandle {
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     // The blob is freed once read: the packed weights then reuse its pages
     // (a fresh page costs up to 16 µs on a first touch in some VMs).
+    std::optional<shrew::diag::Diagnostic> setup_error;
     auto program = settings->params
                        ? shrew::Program::CreateWithParams(*compiled_, popts, settings->params->values<uint8_t>(),
-                                                          [&settings] { settings->params.reset(); })
-                       : shrew::Program::Create(*compiled_, popts);
+                                                          [&settings] { settings->params.reset(); }, &setup_error)
+                       : shrew::Program::Create(*compiled_, popts, &setup_error);
     if (!program.ok()) {
-      if (AddSetupDiagnostic(program.status())) {
-        out.set("ok", false);
-        out.set("stage", std::string(shrew::CompileStageName(compiled_->stage)));
-        out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
-        out.set("rendered", compiled_->RenderDiagnostics());
-        return out;
-      }
-      return Error(program.status());
+      if (!setup_error) return Error(program.status());
+      // A source error found while the program is built (E150 at a
+      // declaration) is the compile's last diagnostic, stage jit, as a
+      // @custom_op call is: compile() then throws ShrewCompileError with it.
+      compiled_->diagnostics.push_back(*std::move(setup_error));
+      compiled_->ok = false;
+      compiled_->stage = shrew::CompileStage::kJit;
+      out.set("ok", false);
+      out.set("stage", std::string(shrew::CompileStageName(compiled_->stage)));
+      out.set("diagnostics", shrew::wasm::Diagnostics(*compiled_));
+      out.set("rendered", compiled_->RenderDiagnostics());
+      return out;
     }
     program_ = std::move(program).value();
     copts_ = std::move(opts);
     popts_ = std::move(popts);
     out.set("graphs", GraphsValue());
     return out;
-  }
-
-  // A source error found while the program is built (a parameter's init or
-  // unbound size, an input dtype no kernel runs: invalid_argument at a
-  // declaration, rendered as E150 by Program::Create) is the compile's last
-  // diagnostic, stage jit, as a @custom_op call is: compile() then throws
-  // ShrewCompileError with it. Limits (resource_exhausted) stay run-time
-  // errors. False, changing nothing, for any other failure.
-  bool AddSetupDiagnostic(const shrew::Status& status) {
-    const shrew::SourceSpan& span = status.span();
-    if (status.code() != shrew::StatusCode::kInvalidArgument || !span.valid() || !compiled_->source) return false;
-    const std::string& rendered = status.message();
-    // The header Render wrote: the file's name may hold anything, "error[E150]: " too.
-    const std::string header = compiled_->source->name() + ":" + std::to_string(span.line) + ":" +
-                               std::to_string(span.column) + ": error[E150]: ";
-    if (rendered.compare(0, header.size(), header) != 0) return false;
-    const size_t begin = header.size();
-    const size_t end = rendered.find('\n', begin);
-    shrew::diag::Diagnostic d{shrew::diag::Kind::ExecutorSetup, shrew::diag::Severity::Error, span,
-                              rendered.substr(begin, end == std::string::npos ? std::string::npos : end - begin)};
-    // Only a message that renders back to exactly this status's text.
-    std::string again = shrew::diag::Render(d, *compiled_->source);
-    while (!again.empty() && again.back() == '\n') again.pop_back();
-    if (again != rendered) return false;
-    compiled_->diagnostics.push_back(std::move(d));
-    compiled_->ok = false;
-    compiled_->stage = shrew::CompileStage::kJit;
-    return true;
   }
 
   // loadBundle(bytes, {training, maxTensorBytes}) -> {ok, seed, dims, optStats, graphs}
