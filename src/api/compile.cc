@@ -77,9 +77,34 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
   return names;
 }
 
-// W006: an @assert naming what no run can bind — not a config key, a
-// dimension of the program or a value of its graph — is skipped at every
-// run (LANGUAGE.md §6): almost surely a misspelling.
+// Whether an @assert's condition, as written, is a number rather than true
+// or false (`B - 2`, `N * 2`): it then never fails.
+bool NumberValued(const std::string& condition) {
+  const diag::SourceFile source("", condition);
+  diag::DiagnosticBag parse;
+  ast::ExprPtr e = front::ParseExpression(source, parse);
+  if (parse.has_errors() || e == nullptr) return false;
+  const ast::Expr* top = e.get();
+  while (const auto* p = top->As<ast::ParenExpr>()) top = p->inner.get();
+  if (top->As<ast::IntLiteral>() || top->As<ast::FloatLiteral>() || top->As<ast::StringLiteral>()) return true;
+  if (const auto* u = top->As<ast::UnaryExpr>()) return u->op == ast::UnaryOp::Neg;
+  if (const auto* b = top->As<ast::BinaryExpr>()) {
+    using B = ast::BinaryOp;
+    switch (b->op) {
+      case B::Add: case B::Sub: case B::Mul: case B::Div: case B::Mod: case B::Pow:
+      case B::BitOr: case B::BitXor: case B::BitAnd: case B::ShiftLeft: case B::ShiftRight:
+        return true;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+// W006: an @assert no run checks (LANGUAGE.md §6 evaluates config keys and
+// dimensions only), each silently skipped at every run: one naming what
+// nothing binds (almost surely a misspelling), one reading a tensor of its
+// graph, one whose condition is a number.
 void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std::string, std::less<>>& dims,
                                  diag::DiagnosticBag& diags) {
   std::vector<std::string_view> known;
@@ -87,7 +112,25 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
   for (const std::string& d : dims) known.push_back(d);
   for (const ir::Graph& g : program.graphs) {
     for (const ir::Assertion& a : g.assertions()) {
-      if (a.reads_values) continue;
+      if (a.reads_values) {
+        std::string value = a.names.empty() ? std::string() : a.names.front();
+        for (const std::string& name : a.names) {
+          if (program.config.count(name) == 0 && dims.count(name) == 0) {
+            value = name;
+            break;
+          }
+        }
+        diags.Add(diag::Kind::AssertNeverChecked, a.span,
+                  "@assert can never be checked: it reads '" + value + "', a value of graph '" + g.name() +
+                      "'; only config keys and dimensions are evaluated, at the start of a run");
+        continue;
+      }
+      if (NumberValued(a.source_text)) {
+        diags.Add(diag::Kind::AssertNeverChecked, a.span,
+                  "@assert can never fail: its condition '" + a.source_text +
+                      "' is a number, not true or false; write a comparison, as in '" + a.source_text + " != 0'");
+        continue;
+      }
       for (const std::string& name : a.names) {
         if (program.config.count(name) != 0 || dims.count(name) != 0) continue;
         diags.Add(diag::Kind::AssertNeverChecked, a.span,

@@ -136,7 +136,9 @@ TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
 
 // A name no run can bind (no config key, dimension or value) makes the
 // condition one that is never checked: misspelt, it silently passed every
-// run. The compile warns (W006) at the @assert, with the likely name.
+// run. The compile warns (W006) at the @assert, with the likely name; and
+// of a condition about a tensor (never evaluated) or one that is a number
+// (never false), which passed as silently.
 TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   CompileResult c = Compile(R"(@config { H: 4; mode: fast; }
 @graph G {
@@ -145,6 +147,7 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert x > 100.0, "about values";
   @assert mode == "fast" && Batch > 0 && H == 4;
   @assert Batch / 0 > 1;
+  @assert (Batch - 2), "Batch must not be 2";
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -154,8 +157,13 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
     warnings.push_back(std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) +
                        " " + d.message);
   }
-  EXPECT_EQ(warnings, std::vector<std::string>{"W006 4:3 @assert can never be checked: 'Btach' is neither a config key "
-                                               "nor a dimension of the program; did you mean 'Batch'?"});
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{"W006 4:3 @assert can never be checked: 'Btach' is neither a config key "
+                                      "nor a dimension of the program; did you mean 'Batch'?",
+                                      "W006 5:3 @assert can never be checked: it reads 'x', a value of graph 'G'; only "
+                                      "config keys and dimensions are evaluated, at the start of a run",
+                                      "W006 8:3 @assert can never fail: its condition '(Batch - 2)' is a number, not "
+                                      "true or false; write a comparison, as in '(Batch - 2) != 0'"}));
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md
