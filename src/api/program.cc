@@ -352,7 +352,6 @@ jit::ExecutorOptions Program::MakeExecutorOptions() const {
   eo.verify_plans = options_.verify_plans;
   eo.check_slots = options_.check_slots;
   eo.max_tensor_bytes = options_.max_tensor_bytes;
-  eo.source_name = source_name_;
   eo.check_call = CalleeCheck();
   return eo;
 }
@@ -394,8 +393,9 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   const std::string where = "graph '" + g.name() + "' with inputs (" + described + ")";
   ir::InferOptions io;
   io.default_float = options_.default_dtype;
-  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, source_name_, 0, CalleeCheck());
-  if (!typed.ok()) return typed.Prefixed(where + ": ");
+  // Its errors read as the interpreter's (it types such a graph per run too).
+  Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, 0, CalleeCheck());
+  if (!typed.ok()) return typed;
   if (options_.optimized_with) {
     // Folded as the run of the generic graph (the interpreter's) computes it.
     sg.set_folds_in_node_dtypes(true);
@@ -467,7 +467,10 @@ Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, con
   checked.supplied.assign(inputs.size(), -1);
   for (size_t i = 0; i < inputs.size() && i < g.inputs().size(); ++i) {
     if (!inputs[i].present) {
-      if (ReadsInput(g, g.inputs()[i].node)) return MissingInput(g, i, nullptr);
+      // The call's fault, said at the call (as for a typed callee).
+      if (ReadsInput(g, g.inputs()[i].node)) {
+        return InvalidArgument(ir::MissingInputMessage(g, i, g.node(g.inputs()[i].node).type));
+      }
       continue;
     }
     checked.supplied[i] = static_cast<int>(specs.size());

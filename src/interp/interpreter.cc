@@ -1,5 +1,6 @@
 #include "interp/interpreter.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -120,7 +121,7 @@ bool Fits(const ir::Type& type, const Tensor& t, const ir::DimBindings& dims) {
 Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor& t, const ir::DimBindings& dims,
                      const Tensor* carried) {
   if (node.repeat_iteration && carried != nullptr && (carried->shape() != t.shape() || carried->dtype() != t.dtype())) {
-    return InvalidArgument(graph.DiagnosticPrefix(node) +
+    return InvalidArgument(graph.NodeLabel(node) + ": " +
                            ir::RepeatChangesTypeMessage(ir::FixedType(carried->shape(), carried->dtype()),
                                                         ir::FixedType(t.shape(), t.dtype())))
         .At(node.span);
@@ -137,7 +138,7 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
   const ir::Type& type = declared ? *node.declared_type : node.type;
   if (Fits(type, t, dims)) return Status::Ok();
   if (node.repeat_iteration && !declared) {  // its type is the carried one: say so, as the tape's check does
-    return InvalidArgument(graph.DiagnosticPrefix(node) +
+    return InvalidArgument(graph.NodeLabel(node) + ": " +
                            ir::RepeatChangesTypeMessage(type.Bind(dims), ir::FixedType(t.shape(), t.dtype())))
         .At(node.span);
   }
@@ -151,9 +152,13 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
 // with the dims bound by this run can a symbolic header disagree.
 Status CheckReturned(const ir::Graph& graph, const Tensor& t, const ir::DimBindings& dims) {
   if (!graph.return_type() || Fits(*graph.return_type(), t, dims)) return Status::Ok();
-  return InvalidArgument("[" + graph.name() + "] declared type " + graph.return_type()->Bind(dims).ToString() +
-                         " does not match computed " + t.TypeString() + " (output '" + graph.outputs().front().name +
-                         "')");
+  // In the words (and at the place) of the tape's inference.
+  std::vector<ir::Dim> shape;
+  for (int64_t d : t.shape()) shape.push_back(ir::Dim::Fixed(d));
+  const ir::GraphOutput& out = graph.outputs().front();
+  return InvalidArgument("graph '" + graph.name() + "': declared type " + graph.return_type()->Bind(dims).ToString() +
+                         " does not match inferred type " + ir::Type::Tensor(std::move(shape), t.dtype()).ToString())
+      .At(out.span.valid() ? out.span : graph.span());
 }
 
 // Whether `node`'s declared type names a dim `dims` does not bind.
@@ -278,6 +283,16 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   }
   std::vector<const Tensor*> all(operands.begin(), operands.end());
   all.resize(g->inputs().size(), nullptr);
+  // One the callee reads is the call's fault: said at the call, as the tape says it.
+  for (size_t i = 0; i < all.size(); ++i) {
+    const ir::NodeId in = g->inputs()[i].node;
+    if (all[i] != nullptr || !g->inputs()[i].optional) continue;
+    const bool output = std::any_of(g->outputs().begin(), g->outputs().end(),
+                                    [in](const ir::GraphOutput& o) { return o.node == in; });
+    if (output || ir::FirstReaderOf(*g, in) != nullptr) {
+      return InvalidArgument(ir::MissingInputMessage(*g, i, g->node(in).type));
+    }
+  }
   ParamSource params;
   params.by_key = params_;
   params.graph = g->name();
@@ -309,12 +324,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     io.default_float = options_.default_float_dtype;
     io.callee_bindings = &options_.dims;  // `bound` also holds the names this graph's inputs bound
     if (ir::SpecializeGraphTypes(&typed, program_, bound, &diags, io)) return Status::Ok();
-    for (const diag::Diagnostic& d : diags.all()) {
-      if (d.severity != diag::Severity::Error) continue;
-      // A shape too large to count is a resource limit (as CheckTypeFits says).
-      return (d.kind == diag::Kind::ShapeOverflow ? ResourceExhausted(d.message) : InvalidArgument(d.message)).At(d.span);
-    }
-    return InvalidArgument("shape inference failed for these inputs");
+    return ir::RunTimeShapeError(typed, diags);  // in the tape's words
   };
   if (retype) {
     std::vector<std::optional<ir::Type>> types(declared.inputs().size());

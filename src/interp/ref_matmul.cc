@@ -44,7 +44,9 @@ Result<Tensor> MatmulOp(const Tensor& a, const Tensor& b) {
   const int64_t k2 = sb[sb.size() - 2];
   const int64_t n = sb[sb.size() - 1];
   if (k != k2) {
-    return InvalidArgument("matmul inner dimensions " + std::to_string(k) + " and " + std::to_string(k2) + " differ");
+    return InvalidArgument("matmul inner dimensions " + std::to_string(k) + " and " + std::to_string(k2) +
+                           " differ (operands " + runtime::ShapeToString(a.shape()) + " and " +
+                           runtime::ShapeToString(b.shape()) + ")");  // as shape inference says it
   }
   const Shape batch_a(sa.begin(), sa.end() - 2);
   const Shape batch_b(sb.begin(), sb.end() - 2);

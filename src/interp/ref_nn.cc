@@ -155,8 +155,12 @@ Result<Tensor> RefLinear(const KernelArgs& args) {
   const int64_t in = x.dim(x.rank() - 1);
   const int64_t out_f = w.dim(0);
   if (w.dim(1) != in) {
+    // In the words of shape inference (shapes_nn.cc), hint included.
     return InvalidArgument("linear input has " + std::to_string(in) + " features but the weight has shape " +
-                           runtime::ShapeToString(w.shape()) + " ([out, in])");
+                           runtime::ShapeToString(w.shape()) + " ([out, in])" +
+                           (w.dim(0) == in ? "; for a weight stored [in, out] write matmul(x, w) (+ b), or declare it " +
+                                                 runtime::ShapeToString(Shape{w.dim(1), w.dim(0)})
+                                           : std::string()));
   }
   const Tensor* b = args.size() == 3 ? &args[2] : nullptr;
   if (b) {

@@ -193,42 +193,76 @@ NodeId Graph::FindNode(std::string_view name) const {
 }
 
 namespace {
-bool Generated(const std::string& name) { return name.size() >= 2 && name[0] == '_' && name[1] == '_'; }
+bool Generated(std::string_view name) { return name.size() >= 2 && name[0] == '_' && name[1] == '_'; }
+
+// A node the optimiser fused took the name of the node it replaced plus a
+// suffix (`y_fused_matmul_add`, `h_fused`, then `_2`, … if taken: opt/fusion.cc):
+// the length of that name, else npos (a fused op the source wrote itself).
+size_t NameBeforeFusion(const Node& n) {
+  if (!HasFlag(n.op, kFlagFused)) return std::string_view::npos;
+  const std::string_view name = n.name;
+  const size_t at = name.rfind("_fused");
+  if (at == std::string_view::npos || at == 0) return std::string_view::npos;
+  std::string_view rest = name.substr(at + 6);
+  if (rest.starts_with("_matmul_add")) rest.remove_prefix(11);
+  if (rest.starts_with("_") && rest.size() > 1 &&
+      rest.find_first_not_of("0123456789", 1) == std::string_view::npos) {
+    rest = {};
+  }
+  return rest.empty() ? at : std::string_view::npos;
+}
+
+// How a message names `n`'s operation: "matmul", "call[Dense]", or for a
+// node the optimiser fused, the operations the source wrote ("matmul + add").
+std::string OpLabel(const Node& n) {
+  std::string op = OpName(n.op);
+  if (n.op == OpKind::kCall || n.op == OpKind::kCustom) op += "[" + n.callee + "]";
+  if (NameBeforeFusion(n) != std::string_view::npos && op.starts_with("fused_")) {
+    op.erase(0, 6);
+    for (size_t k = op.find('_'); k != std::string::npos; k = op.find('_', k + 3)) op.replace(k, 1, " + ");
+  }
+  return op;
+}
 }  // namespace
 
-const std::string* Graph::DeclaredNameOf(const Node& n) const {
-  if (!Generated(n.name)) return &n.name;
+std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
+  std::string_view own = n.name;
+  if (const size_t before = NameBeforeFusion(n); before != std::string_view::npos) own = own.substr(0, before);
+  if (!Generated(own)) return DeclaredName{own, true};
   // Sub-expressions are created before the node of their statement (lower.h),
   // so the owner is a later node whose span holds this one's.
   const uint64_t begin = n.span.offset, end = begin + n.span.length;
-  if (!n.span.valid()) return nullptr;
+  if (!n.span.valid()) return std::nullopt;
   for (size_t i = n.id >= 0 ? static_cast<size_t>(n.id) + 1 : nodes_.size(); i < nodes_.size(); ++i) {
     const Node& owner = nodes_[i];
     if (!owner.span.valid() || owner.span.offset > begin || uint64_t{owner.span.offset} + owner.span.length < end) {
       continue;
     }
-    if (!Generated(owner.name)) return &owner.name;
+    std::string_view name = owner.name;
+    if (const size_t before = NameBeforeFusion(owner); before != std::string_view::npos) name = name.substr(0, before);
+    if (!Generated(name)) return DeclaredName{name, false};
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 std::string Graph::DiagnosticPrefix(const Node& n) const {
-  const std::string* declared = DeclaredNameOf(n);
-  return declared != nullptr ? "[" + name_ + "::" + *declared + "] " : "[" + name_ + "] ";
+  const std::optional<DeclaredName> declared = DeclaredNameOf(n);
+  return declared ? "[" + name_ + "::" + std::string(declared->name) + "] " : "[" + name_ + "] ";
 }
 
 std::string Graph::NodeLabel(const Node& n) const {
-  std::string op = OpName(n.op);
-  if (n.op == OpKind::kCall || n.op == OpKind::kCustom) op += "[" + n.callee + "]";
-  const std::string* declared = DeclaredNameOf(n);
-  if (declared == &n.name) return "node '" + n.name + "' (" + op + ")";
-  return declared != nullptr ? op + " in node '" + *declared + "'" : op;
+  const std::string op = OpLabel(n);
+  const std::optional<DeclaredName> declared = DeclaredNameOf(n);
+  if (!declared) return op;
+  if (declared->own) return "node '" + std::string(declared->name) + "' (" + op + ")";
+  return op + " in node '" + std::string(declared->name) + "'";
 }
 
 std::string Graph::ValueLabel(const Node& n) const {
-  const std::string* declared = DeclaredNameOf(n);
-  if (declared == &n.name) return "'" + n.name + "'";
-  return declared != nullptr ? "computed in node '" + *declared + "'" : "computed";
+  const std::optional<DeclaredName> declared = DeclaredNameOf(n);
+  if (!declared) return "computed";
+  if (declared->own) return "'" + std::string(declared->name) + "'";
+  return "computed in node '" + std::string(declared->name) + "'";
 }
 
 std::string Graph::UniqueName(std::string_view base) const {

@@ -238,9 +238,14 @@ class Graph {
   void RebuildNameMap();
 
  private:
-  // The name the user gave `n` or the node whose statement holds it (see
-  // DiagnosticPrefix); null when there is none.
-  const std::string* DeclaredNameOf(const Node& n) const;
+  // The name the user gave `n` (`own`; for a node the optimiser fused, its
+  // name before fusion) or the node whose statement holds it (see
+  // DiagnosticPrefix); nullopt when there is none.
+  struct DeclaredName {
+    std::string_view name;
+    bool own;
+  };
+  std::optional<DeclaredName> DeclaredNameOf(const Node& n) const;
   NodeId Append(Node node);
   void Remap(const std::vector<NodeId>& old_to_new);
 

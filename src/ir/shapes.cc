@@ -766,4 +766,36 @@ bool InferProgramTypes(Program* program, diag::DiagnosticBag* diags,
   return diags->error_count() == before;
 }
 
+Status RunTimeShapeError(const Graph& graph, const diag::DiagnosticBag& diags) {
+  for (const diag::Diagnostic& d : diags.all()) {
+    if (d.severity != diag::Severity::Error) continue;
+    // The node the diagnostic is about: its span and its prefix ("[G::y] "),
+    // else the node the prefix names (a repeat's iteration, "[G::h.iter0] ").
+    std::string text = d.message;
+    const std::string head = "[" + graph.name() + "::";
+    bool named = false;
+    for (const Node& n : graph.nodes()) {
+      if (n.span.offset != d.span.offset || n.span.length != d.span.length || !d.span.valid()) continue;
+      const std::string prefix = graph.DiagnosticPrefix(n);
+      if (text.starts_with(prefix)) {
+        text = graph.NodeLabel(n) + ": " + text.substr(prefix.size());
+        named = true;
+        break;
+      }
+    }
+    const size_t close = text.find("] ");
+    if (!named && text.starts_with(head) && close != std::string::npos) {
+      const std::string name = text.substr(head.size(), close - head.size());
+      const NodeId id = graph.FindNode(name);
+      text = (id != kNoNode ? graph.NodeLabel(graph.node(id)) : "node '" + name + "'") + ": " + text.substr(close + 2);
+    }
+    const std::string own = "[" + graph.name() + "] ";  // the graph's own check
+    if (text.starts_with(own)) text.erase(0, own.size());
+    text = "graph '" + graph.name() + "': " + text;
+    return (d.kind == diag::Kind::ShapeOverflow ? ResourceExhausted(std::move(text)) : InvalidArgument(std::move(text)))
+        .At(d.span);
+  }
+  return InvalidArgument("graph '" + graph.name() + "': shape inference failed");
+}
+
 }  // namespace shrew::ir

@@ -26,6 +26,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/status.h"
 #include "diag/diagnostic.h"
 #include "ir/graph.h"
 
@@ -62,6 +63,14 @@ bool InferGraphTypes(Graph* graph, const Program* program, diag::DiagnosticBag* 
 // specialise shapes per binding (work on a copy to keep the generic graph).
 bool SpecializeGraphTypes(Graph* graph, const Program* program, const DimBindings& bindings,
                           diag::DiagnosticBag* diags, InferOptions options = {});
+
+// The first error of a SpecializeGraphTypes that failed for a run's dims or
+// input types, as a run reports it on either executor, in the words of a
+// failing node: "graph 'G': node 'y' (reshape): cannot reshape …" (a graph's
+// own check: "graph 'G': declared type …"). The position is the status's
+// span, not part of the text. A shape too large to count is
+// resource_exhausted, anything else invalid_argument.
+Status RunTimeShapeError(const Graph& graph, const diag::DiagnosticBag& diags);
 
 // Graphs with inputs of unknown type (`input x: ?`, LANGUAGE.md §4.5) are
 // typed per run: a copy whose inputs take the given types (nullopt: left

@@ -121,7 +121,7 @@ Type InferLinear(ShapeContext& ctx) {
     // other way round: say which two ways of writing it work.
     const bool transposed = in.is_fixed() && w.dim(0).is_fixed() && in.size() == w.dim(0).size();
     ctx.Error(diag::Kind::ShapeMismatch,
-              "linear input size " + in.ToString() + " does not match weight shape " + DimsToString(w.dims()) +
+              "linear input has " + in.ToString() + " features but the weight has shape " + DimsToString(w.dims()) +
                   " ([out, in])" +
                   (transposed ? "; for a weight stored [in, out] write matmul(x, w) (+ b), or declare it " +
                                     DimsToString({w.dim(1), w.dim(0)})

@@ -413,7 +413,8 @@ Type InferRange(ShapeContext& ctx) {
   int64_t start = n == 2 ? *vals[0] : 0;
   int64_t end = n == 2 ? *vals[1] : *vals[0];
   if (end <= start) {
-    ctx.Error(diag::Kind::ShapeMismatch, "range is empty");
+    ctx.Error(diag::Kind::ShapeMismatch,
+              "range is empty (start " + std::to_string(start) + ", end " + std::to_string(end) + ")");
     return Type::Unknown();
   }
   int64_t len = 0;

@@ -41,25 +41,23 @@ struct CalleeMemo {
   const CallCheck* check = nullptr;                           // callees' assertions (may be null)
 };
 
-// The file is part of the key: an error's message names it.
-std::string MemoKey(const ir::Graph& callee, int depth, std::string_view file,
-                    std::span<const std::optional<ir::Type>> types) {
-  std::string key = callee.name() + "|" + std::to_string(depth) + "|" + std::string(file);
+std::string MemoKey(const ir::Graph& callee, int depth, std::span<const std::optional<ir::Type>> types) {
+  std::string key = callee.name() + "|" + std::to_string(depth);
   for (const std::optional<ir::Type>& t : types) key += "|" + (t ? t->ToString() : std::string("-"));
   return key;
 }
 
 Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                               const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
-                               int depth, CalleeMemo* memo);
+                               const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth,
+                               CalleeMemo* memo);
 
 // The concrete type of a call node's result: its callee specialised on the
 // operand types (shape inference alone may leave `?` there). The callee's
 // dims are the runtime configuration's, then those its inputs bind: a
 // caller's own names do not reach it (as in the interpreter).
 Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& caller, const ir::Node& node,
-                                const ir::DimBindings& config_dims, const ir::InferOptions& io,
-                                std::string_view file, int depth, CalleeMemo* memo) {
+                                const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth,
+                                CalleeMemo* memo) {
   const ir::Graph* callee = program != nullptr ? program->FindGraph(node.callee) : nullptr;
   const std::vector<int> indices = ir::CallInputIndices(node);
   if (callee == nullptr || callee->outputs().empty() || !ir::AcceptsCallBinding(*callee, indices)) {
@@ -79,7 +77,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
   }
   // Named as the interpreter names a failing call: the caller's node, then the callee.
   const std::string where = caller.NodeLabel(node) + ": ";
-  const std::string key = MemoKey(*callee, depth, file, types);
+  const std::string key = MemoKey(*callee, depth, types);
   auto known = memo->results.find(key);
   if (known == memo->results.end()) {
     Result<ir::Type> result = [&]() -> Result<ir::Type> {
@@ -89,7 +87,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
       // The callee's assertions first, as a run of it checks them before
       // its shapes (a guarded reshape failed with its shape error).
       if (memo->check != nullptr && *memo->check) SHREW_RETURN_IF_ERROR((*memo->check)(*callee, *dims));
-      SHREW_RETURN_IF_ERROR(SpecializeWithCallsMemo(&g, program, *dims, config_dims, io, file, depth + 1, memo));
+      SHREW_RETURN_IF_ERROR(SpecializeWithCallsMemo(&g, program, *dims, config_dims, io, depth + 1, memo));
       return g.node(g.outputs().front().node).type;
     }();
     known = memo->results.emplace(key, std::move(result)).first;
@@ -217,11 +215,11 @@ ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller
     if (!t.is_tensor()) return ir::Type::Unknown();
     types[static_cast<size_t>(indices[k])] = loosened(t);
   }
-  const std::string key = MemoKey(*callee, depth, "", types);
+  const std::string key = MemoKey(*callee, depth, types);
   if (auto known = memo->loose.find(key); known != memo->loose.end()) return known->second;
   ir::Type result = ir::Type::Unknown();
   ir::Graph g = ir::WithInputTypes(*callee, types);
-  if (SpecializeWithCallsMemo(&g, program, config_dims, config_dims, io, "", depth + 1, memo).ok()) {
+  if (SpecializeWithCallsMemo(&g, program, config_dims, config_dims, io, depth + 1, memo).ok()) {
     const ir::Type& out = g.node(g.outputs().front().node).type;
     if (out.is_tensor()) {
       result = ir::Type::Tensor(std::vector<ir::Dim>(static_cast<size_t>(out.rank()), ir::Dim::Dynamic()), out.dtype());
@@ -231,19 +229,11 @@ ir::Type LooseCallResultType(const ir::Program* program, const ir::Graph& caller
   return result;
 }
 
-// "at FILE:LINE:COL: ": the node's source position, in the message of an
-// error that surfaces at run time, away from the source.
-std::string At(std::string_view file, const diag::Span& span) {
-  if (!span.valid()) return "";
-  return "at " + (file.empty() ? "" : std::string(file) + ":") + std::to_string(span.line) + ":" +
-         std::to_string(span.column) + ": ";
-}
-
 // ir::SpecializeGraphTypes, then, while a call node's result is not static,
 // pin it (as a declared type) to the callee's specialised output and re-infer.
 Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                               const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
-                               int depth, CalleeMemo* memo) {
+                               const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth,
+                               CalleeMemo* memo) {
   // Literals left weak (ir::WithInputTypes) stay weak in every round, so that
   // they adopt a call's result type once it is pinned.
   const std::vector<ir::NodeId> weak = ir::WeakConstants(*g);
@@ -253,16 +243,8 @@ Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const i
   for (int iter = 0; iter <= g->num_nodes(); ++iter) {
     for (ir::NodeId id : weak) g->node(id).type = ir::Type::Unknown();
     diag::DiagnosticBag diags;
-    if (!ir::SpecializeGraphTypes(g, program, dims, &diags, options)) {
-      for (const diag::Diagnostic& d : diags.all()) {
-        if (d.severity != diag::Severity::Error) continue;
-        const std::string at = At(file, d.span);
-        // A shape too large to count is a resource limit, as the interpreter says.
-        if (d.kind == diag::Kind::ShapeOverflow) return ResourceExhausted(at + d.message).At(d.span);
-        return InvalidArgument(at + d.message).At(d.span);
-      }
-      return InvalidArgument("shape inference failed");
-    }
+    // Worded as the interpreter words it; the position is the span.
+    if (!ir::SpecializeGraphTypes(g, program, dims, &diags, options)) return ir::RunTimeShapeError(*g, diags);
     // A call whose result is not static yet; or one whose callee is typed
     // per run, whose declared type inference had to take on trust.
     ir::Node* pending = nullptr;
@@ -295,7 +277,7 @@ Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const i
     if (pending == nullptr && loosened) continue;
     if (pending == nullptr) return Status::Ok();
     pinned[static_cast<size_t>(pending->id)] = true;
-    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, file, depth, memo);
+    Result<ir::Type> t = CallResultType(program, *g, *pending, config_dims, io, depth, memo);
     if (!t.ok()) return t.status();
     // Pinned as a declared type, over the program's own declaration of the
     // node, which must hold (T6; inference could not check it without the
@@ -303,7 +285,7 @@ Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const i
     if (pending->declared_type && pending->declared_type->is_tensor()) {
       const ir::Type declared = pending->declared_type->Bind(dims);
       if (!ir::TypesCompatible(declared, *t)) {
-        return InvalidArgument(At(file, pending->span) + "[" + g->name() + "::" + pending->name + "] declared type " +
+        return InvalidArgument("graph '" + g->name() + "': " + g->NodeLabel(*pending) + ": declared type " +
                                declared.ToString() + " does not match inferred type " + t->ToString())
             .At(pending->span);
       }
@@ -321,11 +303,11 @@ Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const i
 }  // namespace
 
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file,
-                           int depth, const CallCheck& check) {
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth,
+                           const CallCheck& check) {
   CalleeMemo memo;
   memo.check = &check;
-  return SpecializeWithCallsMemo(g, program, dims, config_dims, io, file, depth, &memo);
+  return SpecializeWithCallsMemo(g, program, dims, config_dims, io, depth, &memo);
 }
 
 
@@ -376,12 +358,8 @@ Result<ir::Graph> Executor::Specialize(std::span<const Shape> input_shapes, cons
   ir::InferOptions io;
   io.default_float = options_.default_float;
   Status specialized =
-      SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, options_.source_name, 0, options_.check_call);
-  if (!specialized.ok()) {
-    // A graph without inputs fails on its own values (range(0 - 3)).
-    return specialized.Prefixed("graph '" + cg.name + "' cannot run" +
-                                (cg.graph.inputs().empty() ? ": " : " with these inputs: "));
-  }
+      SpecializeWithCalls(&sg, options_.program, dims, options_.config_dims, io, 0, options_.check_call);
+  if (!specialized.ok()) return interp::GraphFailure(cg.name, specialized);
   return sg;
 }
 

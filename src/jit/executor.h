@@ -65,9 +65,6 @@ struct ExecutorOptions {
   // bigger one is a ResourceExhausted error naming the node, before the
   // arena grows.
   uint64_t max_tensor_bytes = uint64_t{1} << 50;
-  // The .sw file's name: a run-time shape error reads "at FILE:LINE:COL:"
-  // (empty: "at LINE:COL:").
-  std::string source_name;
   // A called graph's assertions on the dims its call binds (null: none).
   CallCheck check_call;
 };
@@ -75,12 +72,12 @@ struct ExecutorOptions {
 // Re-infers the types of `g`, whose inputs already have their concrete
 // types, with `dims` bound; a call's result type comes from its callee
 // specialised the same way (`depth` counts nested calls). Errors: the first
-// shape-inference error at its source position (in `file`, when named),
-// calls nested deeper than ir::kMaxCallDepth, a callee's failed assertion
+// shape-inference error, as ir::RunTimeShapeError words it, its source
+// position the status's span; calls nested deeper than ir::kMaxCallDepth, a callee's failed assertion
 // (`check`, before its shapes are inferred, as a run checks its graph's).
 Status SpecializeWithCalls(ir::Graph* g, const ir::Program* program, const ir::DimBindings& dims,
-                           const ir::DimBindings& config_dims, const ir::InferOptions& io, std::string_view file = {},
-                           int depth = 0, const CallCheck& check = nullptr);
+                           const ir::DimBindings& config_dims, const ir::InferOptions& io, int depth = 0,
+                           const CallCheck& check = nullptr);
 
 // Everything that depends on one binding of the input shapes.
 struct BindingPlan {

@@ -371,7 +371,7 @@ TEST(ProgramDeclaredTypes, SymbolicHeaderReturnTypeIsCheckedOnBothExecutors) {
   std::unique_ptr<Program> bad = run_with(2);
   ASSERT_NE(bad, nullptr);
   ExpectBothFail(*bad, "Residual", in, StatusCode::kInvalidArgument,
-                 {"[Residual] declared type Tensor<[3, 1], f32> does not match"});
+                 {"graph 'Residual': declared type Tensor<[3, 1], f32> does not match inferred type Tensor<[3, 2], f32>"});
 
   // With Gidth = Width the header holds: v + v·w = v + v (w is ones) on both.
   std::unique_ptr<Program> good = run_with(1);

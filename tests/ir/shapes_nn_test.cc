@@ -70,14 +70,14 @@ TEST(LinearShapeTest, OutInLayout) {
 TEST(LinearShapeTest, Errors) {
   Nary in(OpKind::kLinear, {"[4, 20] f32", "[20, 32] f32"});
   EXPECT_EQ(in.OnlyError(), "E112");
-  EXPECT_EQ(in.Msg(), "[G::n] linear input size 20 does not match weight shape [20, 32] ([out, in]); for a weight "
+  EXPECT_EQ(in.Msg(), "[G::n] linear input has 20 features but the weight has shape [20, 32] ([out, in]); for a weight "
                      "stored [in, out] write matmul(x, w) (+ b), or declare it [32, 20]");
   Nary batch(OpKind::kLinear, {"[B, S, 20] f32", "[20, 8] f32"});
-  EXPECT_EQ(batch.Msg(), "[G::n] linear input size 20 does not match weight shape [20, 8] ([out, in]); for a weight "
+  EXPECT_EQ(batch.Msg(), "[G::n] linear input has 20 features but the weight has shape [20, 8] ([out, in]); for a weight "
                          "stored [in, out] write matmul(x, w) (+ b), or declare it [8, 20]");
   // Neither way round: no hint.
   EXPECT_EQ(Nary(OpKind::kLinear, {"[4, 20] f32", "[7, 32] f32"}).Msg(),
-            "[G::n] linear input size 20 does not match weight shape [7, 32] ([out, in])");
+            "[G::n] linear input has 20 features but the weight has shape [7, 32] ([out, in])");
   // A scalar weight (Linear(x, 3) in PyTorch's spelling) says what a weight is.
   const std::string scalar = "[G::n] linear expects a weight of rank 2 ([out, in]), got a scalar; declare the weight "
                              "as a param, as in param w: Tensor<[OUT, IN], f32> { init: \"kaiming_uniform\"; };";

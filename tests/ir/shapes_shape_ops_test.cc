@@ -335,7 +335,7 @@ TEST(RangeShapeTest, Errors) {
   empty.Op(OpKind::kRange, {empty.Const(AttrValue::Int(5)), empty.Const(AttrValue::Int(5))}, "r");
   EXPECT_FALSE(empty.Infer());
   EXPECT_EQ(empty.OnlyError(), "E112");
-  EXPECT_EQ(empty.diags.all()[0].message, "[G::r] range is empty");
+  EXPECT_EQ(empty.diags.all()[0].message, "[G::r] range is empty (start 5, end 5)");
   GraphFixture vec;
   vec.Op(OpKind::kRange, {vec.In("v", "[3] i64")}, "r");
   EXPECT_FALSE(vec.Infer());
