@@ -585,18 +585,29 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
       continue;
     }
     const InputSpec& spec = inputs[static_cast<size_t>(out.supplied[i])];
-    // 2. Size cap, before anything else touches the data.
-    const std::string type = std::string(ir::DTypeName(spec.dtype)) + runtime::ShapeToString(spec.shape);
     Result<int64_t> count = runtime::CountElements(spec.shape);
     if (!count.ok()) {
-      report(node.name, node.type.ToString(), type);
+      report(node.name, node.type.ToString(), std::string(ir::DTypeName(spec.dtype)) + runtime::ShapeToString(spec.shape));
       return InvalidArgument("input '" + node.name + "' of " + where + ": " + count.status().message());
     }
+    descs[i] = {true, spec.dtype, spec.shape};
+  }
+  // 2. Dtypes, ranks, fixed sizes, symbolic consistency: from the shapes
+  // alone, so a wrong shape is told as one even when it is also too large.
+  Result<ir::DimBindings> dims = jit::BindInputs(g, options_.dims, descs, issue);
+  if (!dims.ok()) return dims.status();
+  // 3. Size cap, before anything touches the data.
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    if (out.supplied[i] < 0) continue;
+    const ir::Node& node = g.node(g.inputs()[i].node);
+    const InputSpec& spec = inputs[static_cast<size_t>(out.supplied[i])];
+    const std::string type = std::string(ir::DTypeName(spec.dtype)) + runtime::ShapeToString(spec.shape);
+    const uint64_t count = static_cast<uint64_t>(runtime::CountElements(spec.shape).value());  // counted above
     const uint64_t elem = ir::StorageByteSize(ir::StorageOf(spec.dtype));
     const uint64_t cap = options_.max_tensor_bytes;
-    if (elem > 0 && static_cast<uint64_t>(*count) > cap / elem) {
+    if (elem > 0 && count > cap / elem) {
       report(node.name, node.type.ToString(), type);
-      const uint64_t n = static_cast<uint64_t>(*count);
+      const uint64_t n = count;
       const std::string bytes = n <= std::numeric_limits<uint64_t>::max() / elem ? std::to_string(n * elem)
                                                                                  : "over 2^64";
       // i32 is held as i64 (OPS.md §1.3): the bytes counted are those held, not those passed.
@@ -606,11 +617,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
       return ResourceExhausted("input '" + node.name + "' of " + where + " is " + bytes + " bytes (" + type + held +
                                "), over the limit of " + std::to_string(cap) + " bytes");
     }
-    descs[i] = {true, spec.dtype, spec.shape};
   }
-  // 3. Dtypes, ranks, fixed sizes, symbolic consistency.
-  Result<ir::DimBindings> dims = jit::BindInputs(g, options_.dims, descs, issue);
-  if (!dims.ok()) return dims.status();
   out.dims = std::move(dims).value();
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     out.shapes.push_back(out.supplied[i] >= 0 ? inputs[static_cast<size_t>(out.supplied[i])].shape

@@ -367,15 +367,16 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i] == nullptr) continue;
     const ir::Node& node = graph.node(graph.inputs()[i].node);
+    // Against the declared type: a retyped graph's input has the supplied
+    // one, which would hide a conflict of its names (P = 3, then 4). First:
+    // a wrong shape is told as one even when it is also too large.
+    const ir::Type& declared_type = declared.node(declared.inputs()[i].node).type;
+    SHREW_RETURN_IF_ERROR(CheckBound("input '" + node.name + "'", declared_type, *inputs[i], dims));
     if (inputs[i]->byte_size() > options_.max_tensor_bytes) {
       return ResourceExhausted("input '" + node.name + "' is " + std::to_string(inputs[i]->byte_size()) + " bytes (" +
                                inputs[i]->TypeString() + "), over the limit of " +
                                std::to_string(options_.max_tensor_bytes) + " bytes");
     }
-    // Against the declared type: a retyped graph's input has the supplied
-    // one, which would hide a conflict of its names (P = 3, then 4).
-    const ir::Type& declared_type = declared.node(declared.inputs()[i].node).type;
-    SHREW_RETURN_IF_ERROR(CheckBound("input '" + node.name + "'", declared_type, *inputs[i], dims));
     SHREW_RETURN_IF_ERROR(bind(node.id, inputs[i], node.type));
   }
   for (const ir::Param& p : graph.params()) {

@@ -224,6 +224,32 @@ TEST(ProgramByteCapTest, AnInputOverTheCapSaysItsBytesAreThoseHeld) {
   EXPECT_TRUE(p->Run("G", in).ok());
 }
 
+// An input of the wrong shape is told so even when it is also over the cap
+// (it read "is 128 bytes (f64[16]), over the limit of 64 bytes" for a
+// declared [2], hiding the mistake behind another code), on both executors.
+TEST(ProgramByteCapTest, AWrongShapeOverTheCapIsToldAsTheWrongShape) {
+  ProgramOptions o;
+  o.max_tensor_bytes = 64;
+  std::unique_ptr<Program> p = MakeProgram("@graph G { input x: Tensor<[2], f64>; output y: x * 2.0; }\n", o);
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", Tensor::Zeros(ir::DType::kF64, {16}).value());
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? p->Interpret("G", in) : p->Run("G", in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument) << out.status().ToString();
+    EXPECT_NE(out.status().message().find("expected [2], got [16]"), std::string::npos) << out.status().message();
+  }
+  // The cap still holds where the shape is right.
+  std::unique_ptr<Program> open = MakeProgram("@graph G { input x: Tensor<[N], f64>; output y: x * 2.0; }\n", o);
+  ASSERT_NE(open, nullptr);
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? open->Interpret("G", in) : open->Run("G", in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), StatusCode::kResourceExhausted) << out.status().ToString();
+  }
+}
+
 // An outer product: the [N, N] value is what outgrows the cap, not the inputs.
 constexpr const char* kOuter =
     "@graph Outer {\n"
