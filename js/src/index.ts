@@ -2,7 +2,7 @@
 import { instantiate, instantiateDefault, ModuleState, type LoadOptions } from "./module.js";
 import { ShrewCompileError, ShrewRuntimeError, runtimeErrorFrom, type Diagnostic } from "./errors.js";
 import { Program } from "./program.js";
-import { describe, isArrayBuffer, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
+import { describe, isArrayBuffer, isDetached, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
 import { BOOLEAN, COUNT, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
 import type { SourceSpan } from "./tape.js";
@@ -32,7 +32,7 @@ const LOAD_OPTIONS: Record<string, Rule> = {
 };
 const PARAMS: Rule = (value, name) => {
   const bytes = plainBytes(value);  // a Proxy's traps run now, not while wasm copies it
-  if (bytes === undefined) throw invalid(name, "must be a Uint8Array (a saveParams() blob)", value);
+  if (bytes === undefined || isDetached(value)) throw invalid(name, "must be a Uint8Array (a saveParams() blob)", value);
   return bytes;
 };
 // In the module's order, which its messages list.
@@ -142,7 +142,7 @@ export class Shrew {
   loadBundle(bundle: Uint8Array, options: LoadBundleOptions = {}): Program {
     this.#module.checkLive();
     const bytes = plainBytes(bundle);  // a Proxy's traps run now, not while wasm copies it
-    if (bytes === undefined) {
+    if (bytes === undefined || isDetached(bundle)) {
       throw new ShrewRuntimeError("invalid_argument", `a bundle must be a Uint8Array (a saveBundle() result), got ${describe(bundle)}`);
     }
     const opts = checkOptions(options, "loadBundle", LOAD_BUNDLE_OPTIONS);

@@ -146,6 +146,22 @@ export function plainView<T>(v: unknown, ctor: ViewCtor<T> & { readonly name: st
 export const plainBytes = (v: unknown): Uint8Array | undefined => plainView(v, Uint8Array);
 
 /**
+ * Whether `v` is a typed array whose buffer was detached (transferred): it
+ * reads as empty, which a blob's decoder would call "bad magic; 0 bytes".
+ * (ArrayBuffer.prototype.detached is newer than Node 20: a view of 0 bytes
+ * of a detached buffer cannot be made, of an empty one it can.)
+ */
+export function isDetached(v: unknown): boolean {
+  if (!ArrayBuffer.isView(v) || BYTE_LENGTH.call(v) !== 0) return false;
+  try {
+    new Uint8Array(BUFFER.call(v) as ArrayBuffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * A value for an error message, its type shown wherever the text alone would
  * hide it: 1.5, NaN, `"2" (a string)`, `2n (a bigint)`, `true (a boolean)`,
  * null, undefined, an array, a Float32Array, an object.
@@ -163,6 +179,7 @@ export function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   const name = typeName(v);
+  if (isDetached(v)) return `${withArticle(name)} whose buffer was detached (transferred)`;
   return name === "object" ? "an object" : withArticle(name);
 }
 

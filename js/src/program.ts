@@ -24,7 +24,7 @@ import type {
   CompileStats, Dim, OptStats, ParamInfo, ProgramMetadata, Signature, TensorSpec,
 } from "./signature.js";
 import type { TapeDump } from "./tape.js";
-import { byteLengthOf, bytesView, checkWellFormed, copyInto, deepFreeze, describe, elements, isNamedObject, joinNames, lengthOf, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
+import { byteLengthOf, bytesView, checkWellFormed, copyInto, deepFreeze, describe, elements, isDetached, isNamedObject, joinNames, lengthOf, plainBytes, setOwn, typeName, withArticle } from "./plain.js";
 import { BOOLEAN, DIMS, checkOptions, rule, type Rule } from "./options.js";
 import { type Profile, type ProfileOptions, profileFrom } from "./profile.js";
 import { didYouMean } from "./spelling.js";
@@ -778,7 +778,7 @@ export class Program {
   loadParams(bytes: Uint8Array): void {
     this.#live();
     const blob = plainBytes(bytes);  // a Proxy's traps run now, not while wasm copies it
-    if (blob === undefined) {
+    if (blob === undefined || isDetached(bytes)) {
       throw new ShrewRuntimeError("invalid_argument", `loadParams takes a Uint8Array (a saveParams() blob), got ${describe(bytes)}`);
     }
     unwrap(this.#call((h) => h.loadParams(blob)));

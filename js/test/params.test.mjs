@@ -179,3 +179,26 @@ test("setParam of a detached Tensor and getParam of an unknown name name the par
     p.dispose();
   }
 });
+
+// A blob or bundle whose buffer was transferred reads as empty: the decoders
+// said "bad magic; 0 bytes". Each is told what happened, and nothing changes.
+test("a detached parameter blob or bundle is told as detached, not as bad magic", () => {
+  const p = shrew.compile("@graph G { input x: Tensor<[3], f32>; param w: Tensor<[3], f32> { init: \"ones\"; }; output y: x * w; }");
+  try {
+    const blob = p.saveParams(), bundle = p.saveBundle();
+    structuredClone(blob.buffer, { transfer: [blob.buffer] });
+    structuredClone(bundle.buffer, { transfer: [bundle.buffer] });
+    const detached = /a Uint8Array whose buffer was detached \(transferred\)$/;
+    assert.throws(() => p.loadParams(blob), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+      /^loadParams takes a Uint8Array/.test(e.message) && detached.test(e.message));
+    assert.throws(() => shrew.loadBundle(bundle), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+      /^a bundle must be a Uint8Array/.test(e.message) && detached.test(e.message));
+    assert.throws(() => shrew.compile("@graph G { input x: Tensor<[3], f32>; output y: x; }", { params: blob }),
+      (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && detached.test(e.message));
+    // An empty one is still the decoder's to judge; the program is unchanged.
+    assert.throws(() => p.loadParams(new Uint8Array(0)), (e) => e instanceof ShrewRuntimeError && /bad magic; 0 bytes/.test(e.message));
+    assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2, 3]) }).y.data], [1, 2, 3]);
+  } finally {
+    p.dispose();
+  }
+});
