@@ -16,7 +16,7 @@ export interface ProfileInstruction {
   index: number;
   /** The operation (`fused_matmul_add+relu` for a JIT-fused pair). */
   op: string;
-  /** The kernel implementation (e.g. `xnn_fully_connected`, `ref` for the interpreter fallback). */
+  /** The kernel implementation: `xnn_fully_connected`, `ref` for Shrew's own C++ kernels, `interp` for the interpreter fallback (the tape's `ref: true`). */
   kernel: string | null;
   /** The IR node's name. */
   node: string;

@@ -795,8 +795,11 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   if (!d.Program(&program)) return Corrupt(d.error());
   uint64_t params_size = 0;
   std::span<const uint8_t> params;
-  if (!d.U64(&params_size, "parameter size") || !r.Bytes(params_size, &params)) {
-    return Corrupt("truncated parameters");
+  if (!d.U64(&params_size, "parameter size")) return Corrupt(d.error());
+  const size_t remaining = r.remaining();
+  if (!r.Bytes(params_size, &params)) {
+    return Corrupt("truncated parameters: their blob is " + std::to_string(params_size) + " bytes, " +
+                   std::to_string(remaining) + " remain");
   }
   if (r.remaining() != 0) return Corrupt(std::to_string(r.remaining()) + " unexpected bytes after the parameters");
 
