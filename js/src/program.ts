@@ -789,7 +789,7 @@ export class Program {
     return unwrap(this.#call((h) => h.paramsChecksum())).checksum;
   }
 
-  /** Rebuilds one graph's tape, kernels and memory plans (same parameters). */
+  /** Rebuilds one graph's tape, kernels and memory plans (same parameters; the last run's shapes are planned again, so stats, dumps and benchRun still describe that run). */
   recompile(graph: string): void {
     this.#live();
     checkString(graph, "graph");

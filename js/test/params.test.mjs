@@ -133,6 +133,27 @@ test("recompile keeps parameters and outputs; an unknown graph throws", () => {
   }
 });
 
+// recompile kept nothing of the last run: stats, tape and benchRun of a graph
+// each run binds said "no run of it has succeeded yet" or had an arena of 0.
+test("recompile plans the last run's shapes again: stats, tape and benchRun go on", () => {
+  const p = shrew.compile("@graph D { input x: ?; output y: x * 2.0; }\n@graph S(x: Tensor<[B], f32>) -> Tensor<[B], f32> { output y: relu(x); }");
+  try {
+    p.run("D", { x: new Tensor("f32", [3], new Float32Array([1, 2, 3])) });
+    p.run("S", { x: new Tensor("f32", [4], new Float32Array([1, -2, 3, 4])) });
+    const before = { D: p.stats("D").arenaBytes, S: p.stats("S").arenaBytes };
+    assert.ok(before.D > 0 && before.S > 0);
+    for (const g of ["D", "S"]) {
+      p.recompile(g);
+      assert.equal(p.stats(g).arenaBytes, before[g], g);
+      assert.equal(p.tape(g).bound, true, g);
+      assert.ok(p.benchRun(g, 2) >= 0, g);
+    }
+    assert.deepEqual([...p.run("S", { x: new Tensor("f32", [4], new Float32Array([1, -2, 3, 4])) }).y.data], [1, 0, 3, 4]);
+  } finally {
+    p.dispose();
+  }
+});
+
 test("setParam takes what getParam returns for every declared dtype (f16 as f32, i8 as i32 or i64, u32 as i64)", () => {
   const types = ["f16", "bf16", "i8", "i16", "i32", "u16", "u32", "u64", "f64", "u8", "bool", "i64", "f32"];
   const src = `@graph G {\n  input x: Tensor<[2], f32>;\n${types.map((t) =>

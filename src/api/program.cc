@@ -336,6 +336,10 @@ void Program::PrepareStatic(size_t index) {
     (void)ignored;
     return;
   }
+  PlanSignature(index, specs);
+}
+
+void Program::PlanSignature(size_t index, const std::vector<InputSpec>& specs) {
   Result<CheckedInputs> checked = CheckInputs(index, specs, nullptr);
   if (!checked.ok()) return;
   Result<Runner> runner = RunnerFor(index, specs, *checked);
@@ -877,8 +881,31 @@ Result<std::string> Program::TapeJson(std::string_view graph) const {
 Status Program::Recompile(std::string_view graph) {
   Result<size_t> gi = FindGraph(graph);
   if (!gi.ok()) return gi.status();
+  // The last run's binding is planned again: stats, dumps and benchRun of a
+  // graph each run binds describe that run after the rebuild, as before it
+  // (they said "no run of it has succeeded yet").
+  const Entry& e = graphs_[*gi];
+  const ir::Graph& g = program_.graphs[*gi];
+  std::optional<InputSignature> signature;
+  std::optional<std::pair<std::vector<runtime::Shape>, ir::DimBindings>> binding;
+  if (e.deferred && !e.specialized.empty() && e.specialized.back()->executor->plan() != nullptr) {
+    signature = e.specialized.back()->signature;
+  } else if (!e.deferred && e.executor != nullptr && e.executor->plan() != nullptr) {
+    binding.emplace(e.executor->plan()->input_shapes, e.executor->plan()->dims);
+  }
   SHREW_RETURN_IF_ERROR(CompileOne(*gi));
   PrepareStatic(*gi);
+  if (binding && graphs_[*gi].executor != nullptr) {
+    Status ignored = graphs_[*gi].executor->Bind(binding->first, binding->second);  // Run's to report
+    (void)ignored;
+  }
+  if (signature) {
+    std::vector<InputSpec> specs;
+    for (size_t i = 0; i < signature->size() && i < g.inputs().size(); ++i) {
+      if ((*signature)[i]) specs.push_back({g.node(g.inputs()[i].node).name, (*signature)[i]->first, (*signature)[i]->second});
+    }
+    PlanSignature(*gi, specs);
+  }
   return Status::Ok();
 }
 

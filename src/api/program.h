@@ -340,6 +340,9 @@ class Program {
   // After CompileOne (of every graph, at Init): plans a graph whose input
   // shapes are all fixed — for a deferred one, compiles its one signature.
   void PrepareStatic(size_t index);
+  // Compiles (if new) and plans graph `index`, deferred, for these inputs;
+  // a failure here resurfaces, with the input checks first, on Run.
+  void PlanSignature(size_t index, const std::vector<InputSpec>& specs);
   // Re-creates the kernels that packed any of the parameters `keys`
   // ("Graph/name", after their values changed). Costs what those kernels
   // cost, not the program's size: SetParam in a loop stays linear.

@@ -131,6 +131,31 @@ TEST(DynamicInputs, DumpsFollowTheLastRun) {
   ASSERT_TRUE(p->Recompile("F").ok());
   ASSERT_NE(p->executor("F"), nullptr);
   EXPECT_NE(p->executor("F")->plan(), nullptr);
+  // One compiled per signature keeps its last run's: its dump and stats
+  // still describe that run (they said "no run of it has succeeded yet").
+  const std::string last = p->Dump("B").value();
+  ASSERT_TRUE(p->Recompile("B").ok());
+  ASSERT_TRUE(p->Dump("B").ok()) << p->Dump("B").status().ToString();
+  auto tape = [](const std::string& d) { return d.substr(d.find("\n  0:")); };  // past stats (compile_us)
+  EXPECT_EQ(tape(p->Dump("B").value()), tape(last));
+  ASSERT_TRUE(p->Stats("B").ok()) << p->Stats("B").status().ToString();
+}
+
+// A graph whose symbolic dims each run binds keeps its last run's plan over
+// a recompile: the arena is that run's (it went back to 0, and benchRun failed).
+TEST(DynamicInputs, RecompileKeepsTheLastRunsBinding) {
+  std::unique_ptr<Program> p = MakeProgram("@graph S { input x: Tensor<[B], f32>; output y: relu(x) * 2.0; }");
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->Run("S", One("x", F32({3}, {-1, 0, 1}))).ok());
+  ASSERT_NE(p->executor("S")->plan(), nullptr);
+  const std::vector<runtime::Shape> before = p->executor("S")->plan()->input_shapes;
+  ASSERT_TRUE(p->Recompile("S").ok());
+  ASSERT_NE(p->executor("S")->plan(), nullptr);
+  EXPECT_EQ(p->executor("S")->plan()->input_shapes, before);
+  EXPECT_EQ(p->executor("S")->plan()->dims.at("B"), 3);
+  Result<TensorMap> out = p->Run("S", One("x", F32({3}, {-1, 0, 1})));
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(runtime::BitwiseEqual(out->at("y"), F32({3}, {0, 0, 2})));
 }
 
 // A run-time shape error reads the same on both executors; its position is
