@@ -63,6 +63,24 @@ void CheckOperandCount(const Graph& g, const Node& n, const Program* program,
     return;
   }
   const Arity& arity = GetOpInfo(n.op).arity;
+  // `concat(x, y, 1)`: concat takes any number of tensors, so the number
+  // past them is an operand of rank 0, which then failed as a dtype
+  // mismatch (f32 and i64); it is meant as the attribute dim.
+  if (n.op == OpKind::kConcat && count >= 2) {
+    const NodeId last = n.operands.back();
+    const AttrValue* v = last >= 0 && last < g.num_nodes() && g.node(last).op == OpKind::kConstant
+                             ? g.node(last).attr("value")
+                             : nullptr;
+    if (v != nullptr && v->is_int()) {
+      if (!diags->capped()) {
+        diags->Add(diag::Kind::BadOperand, n.span,
+                   g.DiagnosticPrefix(n) + "concat joins tensors: the number " + std::to_string(v->as_int()) +
+                       " after them is its attribute dim, written by name, as in concat(a, b, dim: " +
+                       std::to_string(v->as_int()) + ")");
+      }
+      return;
+    }
+  }
   if (arity.Accepts(count)) return;
   // `transpose(x, 0, 1)`, `sum(x, 1)`: numbers past the operands are meant
   // as attributes, which are written by name.

@@ -321,8 +321,19 @@ bool Lowerer::LowerOpAttrs(ir::OpKind kind, const ast::CallExpr& call, diag::Spa
       attrs->Set(spec.name, spec.default_value);
     } else if (spec.required) {
       std::string src = IsReduction(kind) && std::string_view(spec.name) == "dims" ? "dim" : spec.name;
-      Error(diag::Kind::MissingAttribute, span,
-            "missing attribute '" + src + "' for " + op_name);
+      // `split(x, 2)`: a number past the first operand is meant as it.
+      std::string hint;
+      for (size_t k = 1; k < call.args.size() && hint.empty(); ++k) {
+        const ast::Argument& a = call.args[k];
+        if (a.name || a.value == nullptr) continue;
+        const std::string* text = nullptr;
+        if (const auto* i = a.value->As<ast::IntLiteral>()) text = &i->text;
+        if (const auto* f = a.value->As<ast::FloatLiteral>()) text = &f->text;
+        if (text != nullptr) {
+          hint = std::string("; attributes are written by name, as in ") + op_name + "(x, " + src + ": " + *text + ")";
+        }
+      }
+      Error(diag::Kind::MissingAttribute, span, "missing attribute '" + src + "' for " + op_name + hint);
       return false;
     }
   }

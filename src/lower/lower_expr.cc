@@ -157,7 +157,23 @@ void Lowerer::ErrorUnknownOperation(const std::string& name, diag::Span span) {
   std::vector<std::string_view> known = ir::FunctionNames();
   for (const auto& [graph, sig] : signatures_) known.push_back(graph);
   for (const std::string& custom : custom_ops_) known.push_back(custom);
-  Error(diag::Kind::UnknownOperation, span, "unknown operation '" + name + "'" + DidYouMean(name, known));
+  std::string hint = DidYouMean(name, known);
+  // Names other libraries give what Shrew writes otherwise (no spelling
+  // distance finds them).
+  static constexpr std::pair<std::string_view, std::string_view> kElsewhere[] = {
+      {"not", "; logical not is written !x"},
+      {"logical_not", "; logical not is written !x"},
+      {"logical_and", "; logical and is written a && b"},
+      {"logical_or", "; logical or is written a || b"},
+      {"attention", "; did you mean 'multi_head_attention'?"},
+      {"scaled_dot_product_attention", "; did you mean 'multi_head_attention'?"},
+  };
+  if (hint.empty()) {
+    for (const auto& [other, text] : kElsewhere) {
+      if (name == other) hint = text;
+    }
+  }
+  Error(diag::Kind::UnknownOperation, span, "unknown operation '" + name + "'" + hint);
 }
 
 std::optional<LoweredOp> Lowerer::LowerOp(const ast::Expr& expr) {

@@ -4,6 +4,8 @@
 
 #include <ctime>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "api/compile.h"
 #include "front/parser.h"
@@ -213,6 +215,31 @@ TEST(CompileBadInputTest, EmptyAndTrivialPrograms) {
   EXPECT_TRUE(empty.program.graphs.empty());
   EXPECT_FALSE(Compile("@graph").ok);
   EXPECT_FALSE(Compile("@graph G {}").ok);  // V1: no output
+}
+
+// Common mistakes get the way Shrew writes them: a number meant as an
+// attribute (concat's read "dtype mismatch: f32 and i64"; split's only
+// "missing attribute 'chunks'"), and names other libraries use.
+TEST(CompileBadInputTest, MistakesFromOtherLibrariesAreToldHowShrewWritesThem) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"output y: concat(x, x, 1);",
+       "E082 1:42: [G::y] concat joins tensors: the number 1 after them is its attribute dim, written by name, as in "
+       "concat(a, b, dim: 1)"},
+      {"output y: split(x, 2, dim: 1);",
+       "E048 1:52: missing attribute 'chunks' for split; attributes are written by name, as in split(x, chunks: 2)"},
+      {"output y: not(x > 0.0);", "E041 1:52: unknown operation 'not'; logical not is written !x"},
+      {"output y: attention(x, x, x);", "E041 1:52: unknown operation 'attention'; did you mean 'multi_head_attention'?"},
+  };
+  for (const auto& [body, want] : cases) {
+    CompileResult r = Compile("@graph G { input x: Tensor<[2, 4], f32>; " + body + " }");
+    ASSERT_FALSE(r.ok) << body;
+    ASSERT_FALSE(r.diagnostics.empty());
+    const diag::Diagnostic& d = r.diagnostics.front();
+    EXPECT_EQ(std::string(d.code()) + " " + std::to_string(d.span.line) + ":" + std::to_string(d.span.column) + ": " +
+                  d.message,
+              want)
+        << body;
+  }
 }
 
 }  // namespace
