@@ -39,10 +39,20 @@ function message(e: unknown): string {
  * node whose shapes fail, an `@assert`) as a diagnostic the editor can mark;
  * [] for any other error.
  */
+/**
+ * Why a compile failed, in one line: a compile error's first error in its
+ * own words, with its code and line (the message's first line is the
+ * rendered header, `playground.sw:3:3: error[E105]: …`, a file name the user
+ * never chose); another error's first line.
+ */
+function firstError(e: unknown): string {
+  const d = e instanceof ShrewCompileError ? e.diagnostics.find((x) => x.severity === "error") : undefined;
+  return d ? `${d.message} (${d.code}, line ${d.line})` : message(e).split("\n")[0];
+}
+
 function spanDiagnostics(e: unknown): Diagnostic[] {
   if (!(e instanceof ShrewRuntimeError) || !e.span) return [];
   const { line, column, length, offset } = e.span;
-  // Its first line: a setup error's message is rendered, with the source line and a caret after it.
   return [{ code: e.code, severity: "error", message: e.message.split("\n")[0], line, column, length, offset, rendered: e.message }];
 }
 
@@ -197,7 +207,7 @@ function compileFirst(s: Shrew, req: CompileRequest, configured: Readonly<Record
     } catch (plain) {
       throw unused ? plain : e;  // invalid either way: the error of the compile asked for
     }
-    return unused ? { p } : { p, unbindable: message(e).split("\n")[0] };
+    return unused ? { p } : { p, unbindable: firstError(e) };
   }
 }
 
@@ -259,7 +269,7 @@ async function compile(req: CompileRequest): Promise<void> {
       } catch (e) {
         // Valid unbound, invalid bound (see compileFirst): left symbolic, bound by each run.
         if (!(e instanceof ShrewCompileError)) throw e;
-        unbindable = message(e).split("\n")[0];
+        unbindable = firstError(e);
         p = s.compile(req.source, { filename: "playground.sw", ...seedOption(req), dims: bound });
       }
       compileMs = performance.now() - t1;
