@@ -152,7 +152,8 @@ export const plainBytes = (v: unknown): Uint8Array | undefined => plainView(v, U
  * of a detached buffer cannot be made, of an empty one it can.)
  */
 export function isDetached(v: unknown): boolean {
-  if (!ArrayBuffer.isView(v) || BYTE_LENGTH.call(v) !== 0) return false;
+  // Typed arrays only (a DataView has none of their getters).
+  if (typedArrayName(v) === undefined || BYTE_LENGTH.call(v) !== 0) return false;
   try {
     new Uint8Array(BUFFER.call(v) as ArrayBuffer, 0, 0);
     return false;

@@ -789,7 +789,11 @@ export class Program {
     return unwrap(this.#call((h) => h.paramsChecksum())).checksum;
   }
 
-  /** Rebuilds one graph's tape, kernels and memory plans (same parameters; the last run's shapes are planned again, so stats, dumps and benchRun still describe that run). */
+  /**
+   * Rebuilds one graph's tape, kernels and memory plans (same parameters). The last run's
+   * shapes are planned again, so stats, dumps and benchRun still describe that run; a graph
+   * whose shapes depend on computed values (`range(n)` of an input) is planned by its next run.
+   */
   recompile(graph: string): void {
     this.#live();
     checkString(graph, "graph");

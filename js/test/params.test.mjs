@@ -216,6 +216,11 @@ test("a detached parameter blob or bundle is told as detached, not as bad magic"
       /^a bundle must be a Uint8Array/.test(e.message) && detached.test(e.message));
     assert.throws(() => shrew.compile("@graph G { input x: Tensor<[3], f32>; output y: x; }", { params: blob }),
       (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && detached.test(e.message));
+    // A DataView is no typed array: told what it is (the detached check threw a TypeError on it).
+    const view = new DataView(p.saveParams().buffer);
+    assert.throws(() => p.loadParams(view), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
+      e.message === "loadParams takes a Uint8Array (a saveParams() blob), got a DataView");
+    assert.throws(() => shrew.loadBundle(view), (e) => e instanceof ShrewRuntimeError && /got a DataView$/.test(e.message));
     // An empty one is still the decoder's to judge; the program is unchanged.
     assert.throws(() => p.loadParams(new Uint8Array(0)), (e) => e instanceof ShrewRuntimeError && /bad magic; 0 bytes/.test(e.message));
     assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2, 3]) }).y.data], [1, 2, 3]);

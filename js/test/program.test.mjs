@@ -210,9 +210,13 @@ test("a parameter nothing sizes, a random init on integers, an unrunnable input 
   } finally {
     p.dispose();
   }
-  // A limit stays a run-time error: the source is fine, the option is not.
+  // A limit stays a run-time error: the source is fine, the option is not. Its
+  // position is the span, as for any run-time error (the message repeated it
+  // in a rendered E150 header).
   assert.throws(() => shrew.compile("@graph G {\n  param w: Tensor<[1000], f32>;\n  output y: w;\n}\n", { maxTensorBytes: 1024 }),
-                (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted" && /over the limit of 1024 bytes/.test(e.message));
+                (e) => e instanceof ShrewRuntimeError && e.code === "resource_exhausted" &&
+                  e.message === "parameter 'w' of graph 'G' (f32[1000]) is over the limit of 1024 bytes per tensor" &&
+                  e.span?.line === 2 && e.span?.column === 3);
 });
 
 test("compile error: ShrewCompileError with code, line, column, rendered", () => {

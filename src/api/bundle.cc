@@ -795,7 +795,8 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   if (!d.Program(&program)) return Corrupt(d.error());
   uint64_t params_size = 0;
   std::span<const uint8_t> params;
-  if (!d.U64(&params_size, "parameter size")) return Corrupt(d.error());
+  // (The decoder's own message would name the last graph it read.)
+  if (!d.U64(&params_size, "parameter size")) return Corrupt("truncated parameters: the bundle ends inside their size");
   const size_t remaining = r.remaining();
   if (!r.Bytes(params_size, &params)) {
     return Corrupt("truncated parameters: their blob is " + std::to_string(params_size) + " bytes, " +

@@ -77,28 +77,31 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
   return names;
 }
 
-// Whether an @assert's condition, as written, is a number rather than true
-// or false (`B - 2`, `N * 2`): it then never fails.
-bool NumberValued(const std::string& condition) {
+// What an @assert's condition, as written, is when it is not true or false
+// ("a number": `B - 2`, `N * 2`; "a string"), else "": it then never fails.
+// (Bitwise operators may join booleans: not judged.) `grouped`: the whole
+// condition is in parentheses.
+std::string NotABoolean(const std::string& condition, bool* grouped) {
   const diag::SourceFile source("", condition);
   diag::DiagnosticBag parse;
   ast::ExprPtr e = front::ParseExpression(source, parse);
-  if (parse.has_errors() || e == nullptr) return false;
+  if (parse.has_errors() || e == nullptr) return "";
   const ast::Expr* top = e.get();
+  *grouped = top->As<ast::ParenExpr>() != nullptr;
   while (const auto* p = top->As<ast::ParenExpr>()) top = p->inner.get();
-  if (top->As<ast::IntLiteral>() || top->As<ast::FloatLiteral>() || top->As<ast::StringLiteral>()) return true;
-  if (const auto* u = top->As<ast::UnaryExpr>()) return u->op == ast::UnaryOp::Neg;
+  if (top->As<ast::StringLiteral>()) return "a string";
+  if (top->As<ast::IntLiteral>() || top->As<ast::FloatLiteral>()) return "a number";
+  if (const auto* u = top->As<ast::UnaryExpr>()) return u->op == ast::UnaryOp::Neg ? "a number" : "";
   if (const auto* b = top->As<ast::BinaryExpr>()) {
     using B = ast::BinaryOp;
     switch (b->op) {
       case B::Add: case B::Sub: case B::Mul: case B::Div: case B::Mod: case B::Pow:
-      case B::BitOr: case B::BitXor: case B::BitAnd: case B::ShiftLeft: case B::ShiftRight:
-        return true;
+        return "a number";
       default:
-        return false;
+        return "";
     }
   }
-  return false;
+  return "";
 }
 
 // W006: an @assert no run checks (LANGUAGE.md §6 evaluates config keys and
@@ -125,10 +128,13 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
                       "'; only config keys and dimensions are evaluated, at the start of a run");
         continue;
       }
-      if (NumberValued(a.source_text)) {
+      bool in_parens = false;
+      if (const std::string what = NotABoolean(a.source_text, &in_parens); !what.empty()) {
+        const std::string grouped = in_parens ? a.source_text : "(" + a.source_text + ")";
         diags.Add(diag::Kind::AssertNeverChecked, a.span,
-                  "@assert can never fail: its condition '" + a.source_text +
-                      "' is a number, not true or false; write a comparison, as in '" + a.source_text + " != 0'");
+                  "@assert can never fail: its condition '" + a.source_text + "' is " + what +
+                      ", not true or false" +
+                      (what == "a number" ? "; write a comparison, as in '" + grouped + " != 0'" : std::string()));
         continue;
       }
       for (const std::string& name : a.names) {

@@ -11,6 +11,7 @@
 #include "api/input_ranges.h"
 #include "api/param_blob.h"
 #include "base/spelling.h"
+#include "interp/eval.h"
 #include "interp/interpreter.h"
 #include "jit/binding.h"
 #include "jit/compile.h"
@@ -23,17 +24,6 @@ namespace {
 
 using runtime::Tensor;
 using runtime::TensorMap;
-
-// Whether some node of g reads node `id`, or an output is it.
-bool ReadsInput(const ir::Graph& g, ir::NodeId id) {
-  for (const ir::GraphOutput& out : g.outputs()) {
-    if (out.node == id) return true;
-  }
-  for (const ir::Node& n : g.nodes()) {
-    if (std::find(n.operands.begin(), n.operands.end(), id) != n.operands.end()) return true;
-  }
-  return false;
-}
 
 // Input i of g is required (not supplied, or left out while the graph reads it).
 [[gnu::noinline, gnu::cold]] Status MissingInput(const ir::Graph& g, size_t i, jit::InputIssue* issue) {
@@ -159,10 +149,7 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
       diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
       std::string rendered = diag::Render(d, *text);
       while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
-      // Limits (resource_exhausted) are not errors in the source.
-      if (source.setup_error != nullptr && init.code() == StatusCode::kInvalidArgument) {
-        *source.setup_error = std::move(d);
-      }
+      if (source.setup_error != nullptr) *source.setup_error = std::move(d);
       return Status(init.code(), std::move(rendered)).At(p->init_error_span_);
     }
     return init;
@@ -399,7 +386,7 @@ Result<Program::Runner> Program::RunnerFor(size_t gi, std::span<const InputSpec>
   io.default_float = options_.default_dtype;
   // Its errors read as the interpreter's (it types such a graph per run too).
   Status typed = jit::SpecializeWithCalls(&sg, &program_, checked.dims, options_.dims, io, 0, CalleeCheck());
-  if (!typed.ok()) return typed;
+  if (!typed.ok()) return interp::GraphFailure(g.name(), typed);
   if (options_.optimized_with) {
     // Folded as the run of the generic graph (the interpreter's) computes it.
     sg.set_folds_in_node_dtypes(true);
@@ -472,7 +459,7 @@ Status Program::CalleeFor(int index, std::span<const jit::InputDesc> inputs, con
   for (size_t i = 0; i < inputs.size() && i < g.inputs().size(); ++i) {
     if (!inputs[i].present) {
       // The call's fault, said at the call (as for a typed callee).
-      if (ReadsInput(g, g.inputs()[i].node)) {
+      if (ir::IsRead(g, g.inputs()[i].node)) {
         return InvalidArgument(ir::MissingInputMessage(g, i, g.node(g.inputs()[i].node).type));
       }
       continue;
@@ -584,7 +571,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
       // A graph compiled per input signature has no tape yet to tell: its IR
       // does (dead nodes are gone), and a failed specialisation must not
       // hide the cause ("x + m: type unknown").
-      const bool read = e.compiled != nullptr ? e.compiled->input_read[i] != 0 : e.deferred && ReadsInput(g, node.id);
+      const bool read = e.compiled != nullptr ? e.compiled->input_read[i] != 0 : e.deferred && ir::IsRead(g, node.id);
       if (!g.inputs()[i].optional || read) return MissingInput(g, i, issue);
       continue;
     }

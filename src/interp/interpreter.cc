@@ -1,6 +1,5 @@
 #include "interp/interpreter.h"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -286,10 +285,7 @@ Result<Tensor> Interpreter::CallGraph(std::string_view callee, std::span<const T
   // One the callee reads is the call's fault: said at the call, as the tape says it.
   for (size_t i = 0; i < all.size(); ++i) {
     const ir::NodeId in = g->inputs()[i].node;
-    if (all[i] != nullptr || !g->inputs()[i].optional) continue;
-    const bool output = std::any_of(g->outputs().begin(), g->outputs().end(),
-                                    [in](const ir::GraphOutput& o) { return o.node == in; });
-    if (output || ir::FirstReaderOf(*g, in) != nullptr) {
+    if (all[i] == nullptr && g->inputs()[i].optional && ir::IsRead(*g, in)) {
       return InvalidArgument(ir::MissingInputMessage(*g, i, g->node(in).type));
     }
   }

@@ -197,8 +197,9 @@ bool Generated(std::string_view name) { return name.size() >= 2 && name[0] == '_
 
 // A node the optimiser fused took the name of the node it replaced plus a
 // suffix (`y_fused_matmul_add`, `h_fused`, then `_2`, … if taken: opt/fusion.cc):
-// the length of that name, else npos (a fused op the source wrote itself).
-size_t NameBeforeFusion(const Node& n) {
+// the length of that name, else npos. A fused op the source wrote itself
+// may have such a name too; a name another node has is never taken off it.
+size_t NameBeforeFusion(const Graph& g, const Node& n) {
   if (!HasFlag(n.op, kFlagFused)) return std::string_view::npos;
   const std::string_view name = n.name;
   const size_t at = name.rfind("_fused");
@@ -209,15 +210,16 @@ size_t NameBeforeFusion(const Node& n) {
       rest.find_first_not_of("0123456789", 1) == std::string_view::npos) {
     rest = {};
   }
-  return rest.empty() ? at : std::string_view::npos;
+  if (!rest.empty() || g.FindNode(name.substr(0, at)) != kNoNode) return std::string_view::npos;
+  return at;
 }
 
 // How a message names `n`'s operation: "matmul", "call[Dense]", or for a
 // node the optimiser fused, the operations the source wrote ("matmul + add").
-std::string OpLabel(const Node& n) {
+std::string OpLabel(const Graph& g, const Node& n) {
   std::string op = OpName(n.op);
   if (n.op == OpKind::kCall || n.op == OpKind::kCustom) op += "[" + n.callee + "]";
-  if (NameBeforeFusion(n) != std::string_view::npos && op.starts_with("fused_")) {
+  if (NameBeforeFusion(g, n) != std::string_view::npos && op.starts_with("fused_")) {
     op.erase(0, 6);
     for (size_t k = op.find('_'); k != std::string::npos; k = op.find('_', k + 3)) op.replace(k, 1, " + ");
   }
@@ -227,7 +229,7 @@ std::string OpLabel(const Node& n) {
 
 std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
   std::string_view own = n.name;
-  if (const size_t before = NameBeforeFusion(n); before != std::string_view::npos) own = own.substr(0, before);
+  if (const size_t before = NameBeforeFusion(*this, n); before != std::string_view::npos) own = own.substr(0, before);
   if (!Generated(own)) return DeclaredName{own, true};
   // Sub-expressions are created before the node of their statement (lower.h),
   // so the owner is a later node whose span holds this one's.
@@ -239,7 +241,9 @@ std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
       continue;
     }
     std::string_view name = owner.name;
-    if (const size_t before = NameBeforeFusion(owner); before != std::string_view::npos) name = name.substr(0, before);
+    if (const size_t before = NameBeforeFusion(*this, owner); before != std::string_view::npos) {
+      name = name.substr(0, before);
+    }
     if (!Generated(name)) return DeclaredName{name, false};
   }
   return std::nullopt;
@@ -251,7 +255,7 @@ std::string Graph::DiagnosticPrefix(const Node& n) const {
 }
 
 std::string Graph::NodeLabel(const Node& n) const {
-  const std::string op = OpLabel(n);
+  const std::string op = OpLabel(*this, n);
   const std::optional<DeclaredName> declared = DeclaredNameOf(n);
   if (!declared) return op;
   if (declared->own) return "node '" + std::string(declared->name) + "' (" + op + ")";
@@ -505,6 +509,13 @@ const Node* FirstReaderOf(const Graph& g, NodeId id) {
     if (std::find(n.operands.begin(), n.operands.end(), id) != n.operands.end()) return &n;
   }
   return nullptr;
+}
+
+bool IsRead(const Graph& g, NodeId id) {
+  for (const GraphOutput& out : g.outputs()) {
+    if (out.node == id) return true;
+  }
+  return FirstReaderOf(g, id) != nullptr;
 }
 
 std::string MissingInputMessage(const Graph& g, size_t i, const Type& expected, const Node* reader) {

@@ -278,6 +278,9 @@ bool AcceptsCallBinding(const Graph& g, std::span<const int> indices);
 std::string MissingInputMessage(const Graph& g, size_t i, const Type& expected, const Node* reader = nullptr);
 // The first node of `g` (in id order) with `id` among its operands, or null.
 const Node* FirstReaderOf(const Graph& g, NodeId id);
+// Whether some node of `g` reads node `id`, or an output is it (an optional
+// input left out is then missing).
+bool IsRead(const Graph& g, NodeId id);
 
 // The indices of the non-null entries of a call's inputs (a null entry is a
 // left-out optional input).

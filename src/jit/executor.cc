@@ -77,6 +77,14 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
   }
   // Named as the interpreter names a failing call: the caller's node, then the callee.
   const std::string where = caller.NodeLabel(node) + ": ";
+  // A left-out optional input the callee reads is the call's fault, said at
+  // the call (its type stayed unknown: "type unknown after shape inference").
+  for (size_t i = 0; i < descs.size(); ++i) {
+    const ir::NodeId in = callee->inputs()[i].node;
+    if (!descs[i].present && callee->inputs()[i].optional && ir::IsRead(*callee, in)) {
+      return InvalidArgument(where + ir::MissingInputMessage(*callee, i, callee->node(in).type)).At(node.span);
+    }
+  }
   const std::string key = MemoKey(*callee, depth, types);
   auto known = memo->results.find(key);
   if (known == memo->results.end()) {
@@ -285,8 +293,15 @@ Status SpecializeWithCallsMemo(ir::Graph* g, const ir::Program* program, const i
     if (pending->declared_type && pending->declared_type->is_tensor()) {
       const ir::Type declared = pending->declared_type->Bind(dims);
       if (!ir::TypesCompatible(declared, *t)) {
-        return InvalidArgument("graph '" + g->name() + "': " + g->NodeLabel(*pending) + ": declared type " +
-                               declared.ToString() + " does not match inferred type " + t->ToString())
+        // In the interpreter's words for a call's result (CheckComputed).
+        std::string found = t->ToString();
+        if (t->IsStatic()) {
+          runtime::Shape shape;
+          for (const ir::Dim& d : t->dims()) shape.push_back(d.size());
+          found = std::string(ir::DTypeName(t->dtype())) + runtime::ShapeToString(shape);
+        }
+        return InvalidArgument("graph '" + g->name() + "': " + g->NodeLabel(*pending) + ": computed " + found +
+                               " does not match its type " + declared.ToString())
             .At(pending->span);
       }
       // A shape found from values (MakePlan's pins) says more than a callee

@@ -148,6 +148,9 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert mode == "fast" && Batch > 0 && H == 4;
   @assert Batch / 0 > 1;
   @assert (Batch - 2), "Batch must not be 2";
+  @assert Batch * 2;
+  @assert "fast";
+  @assert (Batch & 1) == 0 || (Batch == 2) | (Batch == 3);
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -163,7 +166,11 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 5:3 @assert can never be checked: it reads 'x', a value of graph 'G'; only "
                                       "config keys and dimensions are evaluated, at the start of a run",
                                       "W006 8:3 @assert can never fail: its condition '(Batch - 2)' is a number, not "
-                                      "true or false; write a comparison, as in '(Batch - 2) != 0'"}));
+                                      "true or false; write a comparison, as in '(Batch - 2) != 0'",
+                                      "W006 9:3 @assert can never fail: its condition 'Batch * 2' is a number, not "
+                                      "true or false; write a comparison, as in '(Batch * 2) != 0'",
+                                      "W006 10:3 @assert can never fail: its condition '\"fast\"' is a string, not "
+                                      "true or false"}));
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md

@@ -777,8 +777,11 @@ TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
   EXPECT_NE(LoadBundle(longer).status().message().find("unexpected bytes"), std::string::npos);
-  // Cut inside the parameters: how many bytes they need and how many remain.
+  // Cut inside the parameters: how many bytes they need and how many remain;
+  // inside their size: no graph named (it blamed the last graph read).
   const size_t params = b.program->SaveParams().size();
+  EXPECT_EQ(LoadBundle(std::span<const uint8_t>(bytes.data(), bytes.size() - params - 1)).status().message(),
+            "bundle: truncated parameters: the bundle ends inside their size");
   EXPECT_EQ(LoadBundle(std::span<const uint8_t>(bytes.data(), bytes.size() - 3)).status().message(),
             "bundle: truncated parameters: their blob is " + std::to_string(params) + " bytes, " +
                 std::to_string(params - 3) + " remain");
