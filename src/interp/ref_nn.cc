@@ -33,7 +33,14 @@ void NormalizeRows(const Tensor& x, double eps, Tensor* out) {
     const T* row = px + r * d;
     double sum = 0;
     for (int64_t i = 0; i < d; ++i) sum += static_cast<double>(row[i]);
-    const double mean = sum / static_cast<double>(d);
+    double mean = sum / static_cast<double>(d);
+    if constexpr (std::is_same_v<T, double>) {
+      // The corrected two-pass mean (the tape's): an f64 sum rounds, and a
+      // constant row of 1e30 then normalised to ±1 instead of 0.
+      double off = 0;
+      for (int64_t i = 0; i < d; ++i) off += static_cast<double>(row[i]) - mean;
+      mean += off / static_cast<double>(d);
+    }
     double sq = 0;
     for (int64_t i = 0; i < d; ++i) sq += (static_cast<double>(row[i]) - mean) * (static_cast<double>(row[i]) - mean);
     const double denom = std::sqrt(sq / static_cast<double>(d) + eps);

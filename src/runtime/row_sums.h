@@ -172,6 +172,18 @@ double RowSquaredDeviationOfBlock(const T* x, size_t n, double mean) {
       0, n);
 }
 
+// Σ (x - mean) over the row: what a mean rounded from RowSum is still off
+// by, times n (the corrected two-pass mean, for f64 rows, whose RowSum
+// rounds: a row of 16 × 1e30 came out 1 ulp off, and layer_norm then gave
+// ±1 for 0).
+template <typename T>
+double RowDeviation(const T* x, size_t n, double mean) {
+  return Blockwise(n, [x, mean](size_t at, size_t len) {
+    return LaneSumOfBlock([x, mean](size_t i) __attribute__((always_inline)) { return static_cast<double>(x[i]) - mean; },
+                          at, len);
+  });
+}
+
 // Σ (x - mean)² over the row (the second pass of a two-pass variance).
 template <typename T>
 double RowSquaredDeviation(const T* x, size_t n, double mean) {

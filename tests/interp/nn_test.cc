@@ -108,6 +108,19 @@ TEST(RefLayerNormTest, OneTwoThreeOperands) {
   EXPECT_TRUE(Same(Eval(K::kLayerNorm, {&xf}), F32({1, 3}, {0, 0, 0})));
 }
 
+// A constant f64 row whose sum rounds (16 × 1e30 here came out 1 ulp off)
+// still has mean x and so normalises to 0, as on the tape (it gave -1).
+TEST(RefLayerNormTest, ConstantF64RowsOfLargeValuesAreZero) {
+  for (double v : {1e30, -7.3e200, 0.1, 3.0e-300}) {
+    for (int64_t d : {3, 16, 17, 100, 1000}) {
+      Tensor x = F64({2, d}, std::vector<double>(static_cast<size_t>(2 * d), v));
+      Result<Tensor> y = Eval(K::kLayerNorm, {&x});
+      ASSERT_TRUE(y.ok());
+      for (double e : y->values<double>()) ASSERT_EQ(e, 0.0) << v << " x " << d;
+    }
+  }
+}
+
 // Statistics in double: rows far from zero still normalise to ±1.5, ±0.5
 // over sqrt(σ² + eps) (in f32 the mean of 1e7 + {1..4} is off by 0.5).
 TEST(RefLayerNormTest, F32RowsWithLargeOffset) {

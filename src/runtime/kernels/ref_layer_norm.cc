@@ -118,6 +118,13 @@ class LayerNormKernel final : public Kernel {
         const int64_t rows = std::min<int64_t>(kStatsBlock, loop_.inner() - t0);
         const T* x = x_ + static_cast<size_t>(out_off + t0) * d_;
         for (int64_t t = 0; t < rows; ++t) stats[t].mean = RowSum(x + t * d_, d_) / static_cast<double>(d_);
+        if constexpr (std::is_same_v<T, double>) {
+          // An f64 row's sum rounds (f32's is exact in double): corrected by
+          // what the centred values still add up to, as the interpreter does.
+          for (int64_t t = 0; t < rows; ++t) {
+            stats[t].mean += RowDeviation(x + t * d_, d_, stats[t].mean) / static_cast<double>(d_);
+          }
+        }
         for (int64_t t = 0; t < rows; ++t) {
           const double var = RowSquaredDeviation(x + t * d_, d_, stats[t].mean) / static_cast<double>(d_);
           stats[t].denom = std::sqrt(var + eps_);

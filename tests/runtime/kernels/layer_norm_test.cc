@@ -145,6 +145,22 @@ TEST(LayerNormKernelTest, ConstantRowIsBias) {
   EXPECT_EQ(y->GetDouble(2), 3.0);
 }
 
+// A constant f64 row whose sum rounds (16 × 1e30 came out 1 ulp off, and
+// σ² = n·ulp² swamped eps: every output ±1) still normalises to 0: the mean
+// is corrected by what the centred values add up to.
+TEST(LayerNormKernelTest, ConstantF64RowsOfLargeValuesAreZero) {
+  for (double v : {1e30, -7.3e200, 0.1, 3.0e-300}) {
+    for (int64_t d : {3, 16, 17, 100, 1000}) {
+      SCOPED_TRACE(std::to_string(v) + " x " + std::to_string(d));
+      Result<Tensor> x = Tensor::FromVector<double>(ir::DType::kF64, {3, d}, std::vector<double>(static_cast<size_t>(3 * d), v));
+      auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF64}, ir::DType::kF64);
+      Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x}, {3, d});
+      ASSERT_TRUE(y.ok()) << y.status().ToString();
+      for (double e : y->values<double>()) ASSERT_EQ(e, 0.0);
+    }
+  }
+}
+
 TEST(LayerNormKernelTest, RowsOfOneElementAreTheBias) {
   // Rows of 1: y = (x − x)·rstd·w + b = ±0·w + b, the zero negative only
   // for x = -0 (μ is +0 then: the sum starts at +0); NaN for a non-finite x
