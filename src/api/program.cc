@@ -592,11 +592,11 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
     if (out.supplied[i] < 0) continue;
     const ir::Node& node = g.node(g.inputs()[i].node);
     const InputSpec& spec = inputs[static_cast<size_t>(out.supplied[i])];
-    const std::string type = std::string(ir::DTypeName(spec.dtype)) + runtime::ShapeToString(spec.shape);
     const uint64_t count = static_cast<uint64_t>(runtime::CountElements(spec.shape).value());  // counted above
     const uint64_t elem = ir::StorageByteSize(ir::StorageOf(spec.dtype));
     const uint64_t cap = options_.max_tensor_bytes;
     if (elem > 0 && count > cap / elem) {
+      const std::string type = std::string(ir::DTypeName(spec.dtype)) + runtime::ShapeToString(spec.shape);
       report(node.name, node.type.ToString(), type);
       const uint64_t n = count;
       const std::string bytes = n <= std::numeric_limits<uint64_t>::max() / elem ? std::to_string(n * elem)
