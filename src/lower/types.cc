@@ -118,7 +118,20 @@ std::optional<ir::Type> TypeResolver::Resolve(const ast::Type& type,
                                               diag::DiagnosticBag& diags) const {
   bool unsupported = false;
   std::optional<ir::Type> t = ResolveImpl(type, &unsupported, diags);
-  if (unsupported) diags.Add(diag::Kind::UnsupportedType, type.span, "unsupported type");
+  if (unsupported) {
+    // What was written, and what a value's type can be (it said only "unsupported type").
+    std::string what;
+    switch (type.kind) {
+      case ast::Type::Kind::Tuple: what = ": a tuple type is"; break;
+      case ast::Type::Kind::List: what = ": a list type is"; break;
+      case ast::Type::Kind::Int: what = ": a number is"; break;
+      case ast::Type::Kind::Alias: what = ": '" + type.name + "' names a type that is"; break;
+      default: break;
+    }
+    diags.Add(diag::Kind::UnsupportedType, type.span,
+              "unsupported type" + (what.empty() ? std::string() : what + " no value's type") +
+                  "; write Tensor<[dims], dtype>, a dtype (f32) for a scalar, or ? (typed by each run)");
+  }
   return t;
 }
 

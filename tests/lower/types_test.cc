@@ -70,13 +70,16 @@ TEST(LowerTypesTest, Errors) {
   // Itself is not "defined later".
   EXPECT_EQ(LowerError("@types { type A = A; }\n@graph G { input x: A; output x; }"),
             "E042 1:19 undefined type 'A'; an alias cannot be defined by itself");
+  // What was written, and what can be (it said only "unsupported type").
+  const std::string can = "; write Tensor<[dims], dtype>, a dtype (f32) for a scalar, or ? (typed by each run)";
   EXPECT_EQ(LowerError("@graph G { input x: (f32, f32); output x; }"),
-            "E043 1:21 unsupported type");
-  EXPECT_EQ(LowerError("@graph G { input x: [f32]; output x; }"), "E043 1:21 unsupported type");
-  EXPECT_EQ(LowerError("@graph G { input x: 5; output x; }"), "E043 1:21 unsupported type");
+            "E043 1:21 unsupported type: a tuple type is no value's type" + can);
+  EXPECT_EQ(LowerError("@graph G { input x: [f32]; output x; }"),
+            "E043 1:21 unsupported type: a list type is no value's type" + can);
+  EXPECT_EQ(LowerError("@graph G { input x: 5; output x; }"), "E043 1:21 unsupported type: a number is no value's type" + can);
   // An alias to a tuple is reported where it is used.
   EXPECT_EQ(LowerError("@types { type P = (f32, f32); }\n@graph G {\n  input x: P;\n  output x; }"),
-            "E043 3:12 unsupported type");
+            "E043 3:12 unsupported type: 'P' names a type that is no value's type" + can);
   EXPECT_EQ(LowerError("@graph G { input x: Tensor<[2, 0], f32>; output x; }"),
             "E055 1:32 dimension size 0 is not allowed (sizes start at 1)");
   // The message shows the value (it did not, so `H: M * 2;` with no key M
