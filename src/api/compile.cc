@@ -77,37 +77,77 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
   return names;
 }
 
-// What an @assert's condition, as written, is when it is not true or false
-// ("a number": `B - 2`, `N * 2`; "a string"), else "": it then never fails.
-// (Bitwise operators may join booleans: not judged.) `grouped`: the whole
-// condition is in parentheses.
-std::string NotABoolean(const std::string& condition, bool* grouped) {
+// The first operator in `e` that an @assert does not evaluate (LANGUAGE.md
+// §5.1: bitwise operators, shifts, ??, ~), or null.
+const char* OpaqueOperator(const ast::Expr& e) {
+  auto opaque = [](ast::BinaryOp op) -> const char* {
+    using B = ast::BinaryOp;
+    switch (op) {
+      case B::BitOr: return "|";
+      case B::BitXor: return "^";
+      case B::BitAnd: return "&";
+      case B::ShiftLeft: return "<<";
+      case B::ShiftRight: return ">>";
+      case B::Coalesce: return "??";
+      default: return nullptr;
+    }
+  };
+  if (const auto* b = e.As<ast::BinaryExpr>(); b != nullptr && opaque(b->op)) return opaque(b->op);
+  if (const auto* u = e.As<ast::UnaryExpr>(); u != nullptr && u->op == ast::UnaryOp::BitNot) return "~";
+  if (const auto* c = e.As<ast::ChainExpr>()) {
+    for (const ast::ChainLink& link : c->links) {
+      if (opaque(link.op)) return opaque(link.op);
+    }
+  }
+  const char* found = nullptr;
+  ast::ForEachChild(e, [&found](const ast::Expr& child) {
+    if (found == nullptr) found = OpaqueOperator(child);
+  });
+  return found;
+}
+
+// Why an @assert's condition, as written, can never fail, or "": it uses an
+// operator no run evaluates, or it is a number (`B - 2`) or a string, not
+// true or false.
+std::string NeverFails(const std::string& condition) {
   const diag::SourceFile source("", condition);
   diag::DiagnosticBag parse;
   ast::ExprPtr e = front::ParseExpression(source, parse);
   if (parse.has_errors() || e == nullptr) return "";
-  const ast::Expr* top = e.get();
-  *grouped = top->As<ast::ParenExpr>() != nullptr;
-  while (const auto* p = top->As<ast::ParenExpr>()) top = p->inner.get();
-  if (top->As<ast::StringLiteral>()) return "a string";
-  if (top->As<ast::IntLiteral>() || top->As<ast::FloatLiteral>()) return "a number";
-  if (const auto* u = top->As<ast::UnaryExpr>()) return u->op == ast::UnaryOp::Neg ? "a number" : "";
-  if (const auto* b = top->As<ast::BinaryExpr>()) {
-    using B = ast::BinaryOp;
-    switch (b->op) {
-      case B::Add: case B::Sub: case B::Mul: case B::Div: case B::Mod: case B::Pow:
-        return "a number";
-      default:
-        return "";
-    }
+  if (const char* op = OpaqueOperator(*e)) {
+    const std::string_view o = op;
+    return "@assert can never be checked: its condition uses '" + std::string(o) +
+           "', which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)" +
+           (o == "|" ? "; for or, write ||" : o == "&" ? "; for and, write &&" : "");
   }
-  return "";
+  const ast::Expr* top = e.get();
+  const bool grouped = top->As<ast::ParenExpr>() != nullptr;
+  while (const auto* p = top->As<ast::ParenExpr>()) top = p->inner.get();
+  std::string what;
+  if (top->As<ast::StringLiteral>()) {
+    what = "a string";
+  } else if (top->As<ast::IntLiteral>() || top->As<ast::FloatLiteral>()) {
+    what = "a number";
+  } else if (const auto* u = top->As<ast::UnaryExpr>(); u != nullptr && u->op == ast::UnaryOp::Neg) {
+    what = "a number";
+  } else if (const auto* b = top->As<ast::BinaryExpr>()) {
+    using B = ast::BinaryOp;
+    const bool arithmetic = b->op == B::Add || b->op == B::Sub || b->op == B::Mul || b->op == B::Div ||
+                            b->op == B::Mod || b->op == B::Pow;
+    const bool text = b->lhs->As<ast::StringLiteral>() != nullptr || b->rhs->As<ast::StringLiteral>() != nullptr;
+    if (arithmetic) what = text ? "a string" : "a number";
+  }
+  if (what.empty()) return "";
+  return "@assert can never fail: its condition '" + condition + "' is " + what + ", not true or false" +
+         (what == "a number" ? "; write a comparison, as in '" + (grouped ? condition : "(" + condition + ")") +
+                                   " != 0'"
+                             : std::string());
 }
 
 // W006: an @assert no run checks (LANGUAGE.md §6 evaluates config keys and
 // dimensions only), each silently skipped at every run: one naming what
 // nothing binds (almost surely a misspelling), one reading a tensor of its
-// graph, one whose condition is a number.
+// graph, one that cannot fail (NeverFails).
 void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std::string, std::less<>>& dims,
                                  diag::DiagnosticBag& diags) {
   std::vector<std::string_view> known;
@@ -128,13 +168,8 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
                       "'; only config keys and dimensions are evaluated, at the start of a run");
         continue;
       }
-      bool in_parens = false;
-      if (const std::string what = NotABoolean(a.source_text, &in_parens); !what.empty()) {
-        const std::string grouped = in_parens ? a.source_text : "(" + a.source_text + ")";
-        diags.Add(diag::Kind::AssertNeverChecked, a.span,
-                  "@assert can never fail: its condition '" + a.source_text + "' is " + what +
-                      ", not true or false" +
-                      (what == "a number" ? "; write a comparison, as in '" + grouped + " != 0'" : std::string()));
+      if (const std::string why = NeverFails(a.source_text); !why.empty()) {
+        diags.Add(diag::Kind::AssertNeverChecked, a.span, why);
         continue;
       }
       for (const std::string& name : a.names) {

@@ -146,6 +146,9 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
     // while the executors are built (a parameter's init or size, an
     // operation without a kernel).
     if (p->init_error_span_.valid() && text != nullptr) {
+      // A limit (resource_exhausted) is no error in the source: a run-time
+      // error at the declaration, its position the span, as a run's are.
+      if (init.code() != StatusCode::kInvalidArgument) return std::move(init).At(p->init_error_span_);
       diag::Diagnostic d{diag::Kind::ExecutorSetup, diag::Severity::Error, p->init_error_span_, init.message()};
       std::string rendered = diag::Render(d, *text);
       while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();

@@ -110,14 +110,14 @@ struct ProgramOptions {
 
 class Program {
  public:
-  // A failure found only while the executors are built, at a declaration,
-  // has its E150 diagnostic rendered as the message: a source error (a
-  // parameter's init or unbound size, an input of a dtype no kernel runs) is
-  // invalid_argument, a parameter over a limit resource_exhausted. When
-  // `setup_error` is given it also receives that diagnostic, unrendered, for
-  // tools that show their own (the JS binding: a ShrewCompileError for a
-  // source error, a run-time error with a span for a limit). Failures at no
-  // declaration leave it untouched.
+  // A source error found only while the executors are built (a parameter's
+  // init or unbound size, an input of a dtype no kernel runs) is
+  // invalid_argument with its E150 diagnostic rendered as the message; when
+  // `setup_error` is given it also receives that diagnostic, for tools that
+  // list diagnostics (the JS binding's ShrewCompileError) rather than print
+  // them. A limit met at a declaration (a parameter over max_tensor_bytes,
+  // memory) is resource_exhausted with a plain message and the declaration
+  // as its span, as a run's errors are; it leaves `setup_error` untouched.
   static Result<std::unique_ptr<Program>> Create(const CompileResult& compiled, ProgramOptions options = {},
                                                  std::optional<diag::Diagnostic>* setup_error = nullptr);
   // From an already checked, materialised (and usually optimised) IR program.

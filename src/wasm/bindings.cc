@@ -327,11 +327,6 @@ class ProgramHandle {
                        : shrew::Program::Create(*compiled_, popts, &setup_error);
     if (!program.ok()) {
       if (!setup_error) return Error(program.status());
-      // A limit is the run-time error it is, its position in the span (the
-      // message repeated it: "FILE:3:3: error[E150]: parameter 'w' … over the limit").
-      if (program.status().code() != shrew::StatusCode::kInvalidArgument) {
-        return Error(shrew::Status(program.status().code(), setup_error->message).At(setup_error->span));
-      }
       // A source error found while the program is built (E150 at a
       // declaration) is the compile's last diagnostic, stage jit, as a
       // @custom_op call is: compile() then throws ShrewCompileError with it.

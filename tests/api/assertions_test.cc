@@ -170,7 +170,9 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 9:3 @assert can never fail: its condition 'Batch * 2' is a number, not "
                                       "true or false; write a comparison, as in '(Batch * 2) != 0'",
                                       "W006 10:3 @assert can never fail: its condition '\"fast\"' is a string, not "
-                                      "true or false"}));
+                                      "true or false",
+                                      "W006 11:3 @assert can never be checked: its condition uses '&', which a run does "
+                                      "not evaluate (arithmetic, comparisons, &&, || and ! only); for and, write &&"}));
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md
