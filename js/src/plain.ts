@@ -213,6 +213,8 @@ export function sourceBytes(source: unknown): Uint8Array {
   if (typeof source === "string") return ENCODER.encode(source);
   const bytes = plainBytes(source);
   if (bytes === undefined) throw new TypeError(`source must be a string or a Uint8Array, got ${typeName(source)}`);
+  // Read as empty, it compiled as a program of no graphs.
+  if (isDetached(source)) throw new TypeError(`source must be a string or a Uint8Array, got ${describe(source)}`);
   // A copy: an option's getter, read after this, may detach or shrink the caller's buffer.
   return bytes.slice();
 }

@@ -519,7 +519,7 @@ export class Program {
     } finally {
       if (!this.disposed) this.#setGenerators(before);
     }
-    if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run yet (or a run failed): run it once before benchRun`);
+    if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run since it was compiled (or its last run failed): run it once before benchRun`);
     return ns;
   }
 

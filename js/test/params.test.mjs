@@ -152,6 +152,19 @@ test("recompile plans the last run's shapes again: stats, tape and benchRun go o
   } finally {
     p.dispose();
   }
+  // Shapes from computed values are planned by the next run: benchRun says so (it said "has not run yet").
+  const r = shrew.compile("@graph R { input n: Tensor<[], i64>; output r: range(n) * 2; }");
+  try {
+    r.run("R", { n: new Tensor("i64", [], [5n]) });
+    assert.ok(r.benchRun("R", 2) >= 0);
+    r.recompile("R");
+    assert.throws(() => r.benchRun("R", 2), (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition" &&
+      e.message === "graph 'R' has not run since it was compiled (or its last run failed): run it once before benchRun");
+    r.run("R", { n: new Tensor("i64", [], [5n]) });
+    assert.ok(r.benchRun("R", 2) >= 0);
+  } finally {
+    r.dispose();
+  }
 });
 
 test("setParam takes what getParam returns for every declared dtype (f16 as f32, i8 as i32 or i64, u32 as i64)", () => {
@@ -216,6 +229,11 @@ test("a detached parameter blob or bundle is told as detached, not as bad magic"
       /^a bundle must be a Uint8Array/.test(e.message) && detached.test(e.message));
     assert.throws(() => shrew.compile("@graph G { input x: Tensor<[3], f32>; output y: x; }", { params: blob }),
       (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" && detached.test(e.message));
+    // A source read as empty compiled as a program of no graphs.
+    const text = new TextEncoder().encode("@graph G { input x: Tensor<[3], f32>; output y: x; }");
+    structuredClone(text.buffer, { transfer: [text.buffer] });
+    assert.throws(() => shrew.compile(text), (e) => e instanceof TypeError &&
+      e.message === "source must be a string or a Uint8Array, got a Uint8Array whose buffer was detached (transferred)");
     // A DataView is no typed array: told what it is (the detached check threw a TypeError on it).
     const view = new DataView(p.saveParams().buffer);
     assert.throws(() => p.loadParams(view), (e) => e instanceof ShrewRuntimeError && e.code === "invalid_argument" &&
