@@ -106,14 +106,42 @@ const char* OpaqueOperator(const ast::Expr& e) {
   return found;
 }
 
+// The divisor of a `/` or `%` in `e` that is 0 whatever a run binds (a
+// literal 0, a config key that is 0), as written, or "": a division by zero
+// is not evaluated, so the condition never is.
+std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::ConfigValue>& config) {
+  if (const auto* b = e.As<ast::BinaryExpr>();
+      b != nullptr && (b->op == ast::BinaryOp::Div || b->op == ast::BinaryOp::Mod)) {
+    const ast::Expr* r = ast::StripParens(b->rhs.get());
+    if (const auto* i = r->As<ast::IntLiteral>(); i != nullptr && i->value == 0) return i->text;
+    if (const auto* f = r->As<ast::FloatLiteral>(); f != nullptr && f->value == 0) return f->text;
+    if (const auto* n = r->As<ast::NameExpr>()) {
+      auto it = config.find(n->name);
+      if (it != config.end() && ((it->second.kind == ir::ConfigValue::Kind::kInt && it->second.i == 0) ||
+                                 (it->second.kind == ir::ConfigValue::Kind::kFloat && it->second.f == 0))) {
+        return "'" + n->name + "', which is 0";
+      }
+    }
+  }
+  std::string found;
+  ast::ForEachChild(e, [&](const ast::Expr& child) {
+    if (found.empty()) found = ZeroDivisor(child, config);
+  });
+  return found;
+}
+
 // Why an @assert's condition, as written, can never fail, or "": it uses an
-// operator no run evaluates, or it is a number (`B - 2`) or a string, not
-// true or false.
-std::string NeverFails(const std::string& condition) {
+// operator no run evaluates or divides by zero, or it is a number (`B - 2`)
+// or a string, not true or false.
+std::string NeverFails(const std::string& condition, const std::map<std::string, ir::ConfigValue>& config) {
   const diag::SourceFile source("", condition);
   diag::DiagnosticBag parse;
   ast::ExprPtr e = front::ParseExpression(source, parse);
   if (parse.has_errors() || e == nullptr) return "";
+  if (const std::string divisor = ZeroDivisor(*e, config); !divisor.empty()) {
+    return "@assert can never be checked: its condition divides by " + divisor +
+           ", and a division by zero is not evaluated";
+  }
   if (const char* op = OpaqueOperator(*e)) {
     const std::string_view o = op;
     return "@assert can never be checked: its condition uses '" + std::string(o) +
@@ -168,7 +196,7 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
                       "'; only config keys and dimensions are evaluated, at the start of a run");
         continue;
       }
-      if (const std::string why = NeverFails(a.source_text); !why.empty()) {
+      if (const std::string why = NeverFails(a.source_text, program.config); !why.empty()) {
         diags.Add(diag::Kind::AssertNeverChecked, a.span, why);
         continue;
       }

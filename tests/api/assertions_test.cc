@@ -137,10 +137,11 @@ TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
 // A name no run can bind (no config key, dimension or value) makes the
 // condition one that is never checked: misspelt, it silently passed every
 // run. The compile warns (W006) at the @assert, with the likely name; and
-// of a condition about a tensor (never evaluated) or one that is a number
-// (never false), which passed as silently.
+// of a condition about a tensor (never evaluated), one that is a number
+// (never false) or one dividing by a config key of 0, which passed as
+// silently.
 TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
-  CompileResult c = Compile(R"(@config { H: 4; mode: fast; }
+  CompileResult c = Compile(R"(@config { H: 4; mode: fast; Z: 0; }
 @graph G {
   input x: Tensor<[Batch, H], f32>;
   @assert Btach % 2 == 0, "Batch must be even";
@@ -151,6 +152,7 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert Batch * 2;
   @assert "fast";
   @assert (Batch & 1) == 0 || (Batch == 2) | (Batch == 3);
+  @assert Batch / Z < 10;
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -165,6 +167,8 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "nor a dimension of the program; did you mean 'Batch'?",
                                       "W006 5:3 @assert can never be checked: it reads 'x', a value of graph 'G'; only "
                                       "config keys and dimensions are evaluated, at the start of a run",
+                                      "W006 7:3 @assert can never be checked: its condition divides by 0, and a "
+                                      "division by zero is not evaluated",
                                       "W006 8:3 @assert can never fail: its condition '(Batch - 2)' is a number, not "
                                       "true or false; write a comparison, as in '(Batch - 2) != 0'",
                                       "W006 9:3 @assert can never fail: its condition 'Batch * 2' is a number, not "
@@ -172,7 +176,9 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 10:3 @assert can never fail: its condition '\"fast\"' is a string, not "
                                       "true or false",
                                       "W006 11:3 @assert can never be checked: its condition uses '&', which a run does "
-                                      "not evaluate (arithmetic, comparisons, &&, || and ! only); for and, write &&"}));
+                                      "not evaluate (arithmetic, comparisons, &&, || and ! only); for and, write &&",
+                                      "W006 12:3 @assert can never be checked: its condition divides by 'Z', which is "
+                                      "0, and a division by zero is not evaluated"}));
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md
