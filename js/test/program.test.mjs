@@ -549,7 +549,7 @@ test("an @assert over the run's dims fails the run with its message; the program
   try {
     assert.throws(() => p.run("G", { x: new Tensor("f32", [1, 2], new Float32Array(2)) }),
       (e) => e instanceof ShrewRuntimeError && e.code === "failed_precondition" &&
-        e.message.includes("graph 'G': assertion failed at <input>:3:3: need two rows (N >= 2, with N = 1)"));
+        e.message.includes("graph 'G': assertion failed: need two rows (N >= 2, with N = 1)"));
     assert.throws(() => p.interpret("G", { x: new Tensor("f32", [1, 2], new Float32Array(2)) }), /need two rows/);
     // The @assert's position, for tools (the playground marks it).
     for (const exec of ["run", "interpret"]) {

@@ -145,7 +145,7 @@ GraphAssertions::GraphAssertions(const ir::Graph& graph, const std::map<std::str
   }
 }
 
-Status GraphAssertions::Check(const ir::DimBindings& dims, std::string_view file) const {
+Status GraphAssertions::Check(const ir::DimBindings& dims) const {
   for (const Condition& c : conditions_) {
     Values values;
     std::string bound;
@@ -164,12 +164,9 @@ Status GraphAssertions::Check(const ir::DimBindings& dims, std::string_view file
     if (!known) continue;
     std::optional<ConfigValue> v = Eval(*c.expr, values, *c.source);
     if (!v || v->kind != ConfigValue::Kind::kBool || v->b) continue;
-    const std::string at = c.span.valid() ? " at " + (file.empty() ? "" : std::string(file) + ":") +
-                                                std::to_string(c.span.line) + ":" + std::to_string(c.span.column)
-                                          : "";
     const std::string message = c.message.empty() ? "" : ": " + c.message;
-    return FailedPrecondition("graph '" + graph_ + "': assertion failed" + at + message + " (" + c.source->text() +
-                              bound + ")")
+    return FailedPrecondition("graph '" + graph_ + "': assertion failed" + message + " (" + c.source->text() + bound +
+                              ")")
         .At(c.span);
   }
   return Status::Ok();

@@ -33,10 +33,10 @@ class GraphAssertions {
   GraphAssertions(GraphAssertions&&) = default;
   GraphAssertions& operator=(GraphAssertions&&) = default;
 
-  // Ok, or FailedPrecondition "graph 'G': assertion failed at FILE:4:5:
-  // MESSAGE (N > 2, with N = 1)" for the first false condition, pointing at
-  // it (Status::span). `file` names the program's source ("" : none).
-  Status Check(const ir::DimBindings& dims, std::string_view file) const;
+  // Ok, or FailedPrecondition "graph 'G': assertion failed: MESSAGE (N > 2,
+  // with N = 1)" for the first false condition, pointing at it
+  // (Status::span: its position is there, as a run's other errors' is).
+  Status Check(const ir::DimBindings& dims) const;
 
  private:
   struct Condition {

@@ -139,7 +139,6 @@ Result<std::unique_ptr<Program>> Program::CreateWithParams(ir::Program program, 
 Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag::SourceFile* text, uint64_t seed,
                                                  ProgramOptions options, const ParamSource& source) {
   std::unique_ptr<Program> p(new Program(std::move(program), std::move(options), seed));
-  if (text != nullptr) p->source_name_ = text->name();
   Status init = p->Init(source);
   if (!init.ok()) {
     // A .sw error names file, line and column, also when it is found only
@@ -618,7 +617,7 @@ Result<Program::CheckedInputs> Program::CheckInputs(size_t gi, std::span<const I
                                               : jit::ConcreteShape(g.node(g.inputs()[i].node).type, out.dims, 0));
   }
   // 4. The graph's @assert / @check conditions on those dims.
-  SHREW_RETURN_IF_ERROR(assertions_[gi].Check(out.dims, source_name_));
+  SHREW_RETURN_IF_ERROR(assertions_[gi].Check(out.dims));
   return out;
 }
 
@@ -769,7 +768,7 @@ jit::CallCheck Program::CalleeCheck() const {
   return [this](const ir::Graph& callee, const ir::DimBindings& dims) {
     const int gi = program_.FindGraphIndex(callee.name());
     if (gi < 0) return Status::Ok();
-    return assertions_[static_cast<size_t>(gi)].Check(dims, source_name_);
+    return assertions_[static_cast<size_t>(gi)].Check(dims);
   };
 }
 

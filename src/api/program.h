@@ -380,9 +380,6 @@ class Program {
   // Where Init failed, when one declaration is to blame (a parameter or a
   // node): FromCompiled renders the error at its source position.
   diag::Span init_error_span_;
-  // The source file's name (FromIr with a source): a failed @assert names
-  // it with the line and column, as compile diagnostics do.
-  std::string source_name_;
 };
 
 }  // namespace shrew

@@ -687,7 +687,7 @@ TEST(ProgramRunErrors, AFailureNamesEachGraphOfItsCallChainOnceOnBothExecutors) 
        "5 rows (indices 'i', element 1)"},
       {"A", ints("x", {1, 2}), "graph 'A': call[D] in node 'y': graph 'D': node 'o' (div): integer division by zero"},
       {"T", std::move(two),
-       "graph 'T': node 'y' (call[M]): graph 'M': assertion failed at <input>:5:39: M needs R > 2 (R > 2, with R = 2)"},
+       "graph 'T': node 'y' (call[M]): graph 'M': assertion failed: M needs R > 2 (R > 2, with R = 2)"},
       // The tape said "(input has no elements)".
       {"E", std::move(empty), "graph 'E': node 'y' (max): max of an empty slice (input shape [2, 0])"},
   };
