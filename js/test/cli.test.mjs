@@ -501,7 +501,8 @@ test("without --seed the program's @config seed is used by run, info and build; 
   assert.equal(JSON.parse(info.out).seed, 7);
   assert.match(shrew("info", src).out, /^ {2}seed: 7$/m);
   assert.equal(JSON.parse(shrew("info", src, "--seed", "3", "--json").out).seed, 3);
-  const swb = join(dir, "seeded.swb");
+  // Missing parents of build's --out are created, as run's --out DIR's are (it failed with ENOENT).
+  const swb = join(dir, "nested", "deeper", "seeded.swb");
   const b = shrew("build", src, "--out", swb, "--json");
   assert.equal(b.code, 0, b.err);
   assert.equal(JSON.parse(b.out).seed, 7);
@@ -932,7 +933,11 @@ test("info: a graph that calls others lists them and its parameters with theirs,
 
 test("build: a failed write names --out; --out naming the source (or a link to it) is refused, the source kept", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
-  expectError(1, /^Error: cannot write .*nodir\/x\.swb \(--out\): ENOENT: no such file or directory\n$/, "build", MLP, "--out", join(dir, "nodir", "x.swb"));
+  // A missing directory is created (as run's --out DIR is); one that cannot be is named with --out.
+  assert.equal(shrew("build", MLP, "--out", join(dir, "nodir", "x.swb")).code, 0);
+  assert.equal(readFileSync(join(dir, "nodir", "x.swb")).subarray(0, 8).toString(), "SHRWBND1");
+  writeFileSync(join(dir, "afile"), "x");
+  expectError(1, /^Error: cannot write into \S+afile \(--out\): not a directory\n$/, "build", MLP, "--out", join(dir, "afile", "x.swb"));
   const src = join(dir, "victim.sw");
   const text = readFileSync(MLP, "utf8");
   writeFileSync(src, text);
@@ -1291,7 +1296,7 @@ test("--out through a file or a symlink loop is a one-line error; a failed write
   writeFileSync(file, "x");
   const LR = `${EXAMPLES}logistic_regression.sw`;
   expectError(1, /^Error: cannot write into \S+plain\.txt\/ \(--out\): ENOTDIR/, "run", LR, "--out", `${file}/`);
-  expectError(1, /^Error: cannot write \S+plain\.txt\/m\.swb \(--out\): ENOTDIR: not a directory\n$/, "build", LR, "--out", join(file, "m.swb"));
+  expectError(1, /^Error: cannot write into \S+plain\.txt \(--out\): not a directory\n$/, "build", LR, "--out", join(file, "m.swb"));
   symlinkSync(join(dir, "loop1"), join(dir, "loop2"));
   symlinkSync(join(dir, "loop2"), join(dir, "loop1"));
   expectError(1, /^Error: cannot write into \S+loop1 \(--out\): \S+loop1 is a symbolic link that leads to no file or directory \(\S+loop2\)\n$/,

@@ -3,7 +3,7 @@
 // info, run, bench and profile a .sw file or a bundle on the wasm runtime,
 // and build a .sw file into a bundle.
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Shrew, ShrewCompileError, ShrewRuntimeError, writeNpy, type Program, type Outputs, type RunOptions } from "../index.js";
@@ -358,6 +358,8 @@ function cmdBuild(ctx: Context): number {
   const what = ctx.values.out === undefined ? "" : " (--out)";
   if (ctx.file !== STDIN && sameFile(target, ctx.file)) throw new UsageError(`--out ${target} is the source file: build would overwrite it`);
   const bytes = ctx.program.saveBundle();
+  // As run's --out DIR: missing parents are created (ENOENT here; run made them).
+  if (ctx.values.out !== undefined) ensureDir(dirname(target));
   writeFiles([[target, bytes]], what);
   const params = ctx.program.params();
   const info = { file: ctx.file, bundle: target, bytes: bytes.byteLength, graphs: ctx.program.graphs,
