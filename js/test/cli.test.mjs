@@ -100,13 +100,14 @@ test("a malformed command line prints the error, the usage line of its command a
     [["run", MLP, "--seed", "--json"], "Error: --seed needs a value, but '--json' after it is an option", `usage: ${LINES.run}\n`],
     [["dump", MLP, "--graph", "-h"], "Error: --graph needs a value, but '-h' after it is an option", `usage: ${LINES.dump}\n`],
     [["run", MLP, "--seed", "--bogus"], "Error: --seed needs a value, but '--bogus' after it is an option", `usage: ${LINES.run}\n`],
-    // A negative seed or count is out of its option's range; only a path may start with '-'.
-    [["run", MLP, "--seed", "-1"], "Error: --seed expects a non-negative integer of at most 2^64 - 1 (18446744073709551615), got '-1'", `usage: ${LINES.run}\n`],
-    [["bench", MLP, "--runs", "-5"], "Error: --runs expects a positive integer, got '-5'", `usage: ${LINES.bench}\n`],
+    // Only a path may start with '-'.
     [["run", MLP, "--params", "-w.bin"], "Error: --params needs a value; to give '-w.bin', write --params=-w.bin", `usage: ${LINES.run}\n`],
     // The first problem is the one told, as parseArgs stops there.
-    [["run", MLP, "--seed", "-1", "--bogus"], "Error: --seed expects a non-negative integer of at most 2^64 - 1 (18446744073709551615), got '-1'", `usage: ${LINES.run}\n`],
     [["run", MLP, "--bogus", "--seed"], "Error: unknown option '--bogus'", `usage: ${LINES.run}\n`],
+    // A help topic that is no command (it printed the whole text).
+    [["help", "foo"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build), got 'foo'", ALL],
+    [["help", "rn"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build), got 'rn'; did you mean 'run'?", ALL],
+    [["help", "run", "bench"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build), got 'run bench'", ALL],
   ]) {
     const r = shrew(...args);
     assert.equal(r.code, 2, args.join(" "));
@@ -120,7 +121,7 @@ test("a malformed command line prints the error, the usage line of its command a
   const readme = readFileSync(`${ROOT}js/README.md`, "utf8");
   for (const line of Object.values(LINES)) assert.ok(readme.includes(`\n${line}\n`), line);
   // Asked for, the whole text, on stdout.
-  for (const args of [["--help"], ["help"], ["run", "--help"]]) {
+  for (const args of [["--help"], ["help"], ["run", "--help"], ["help", "run"]]) {
     const h = shrew(...args);
     assert.equal(h.code, 0);
     assert.match(h.out, /^Usage: shrew <command> FILE \[options\]\n[^]*\nCommands, with the options each takes/);
@@ -301,6 +302,10 @@ test("stats, info, bench (--json)", () => {
   assert.ok(b.p10Us <= b.medianUs && b.medianUs <= b.p90Us);
   assert.ok(b.tapeUs > 0, `tapeUs ${b.tapeUs}`);
   assert.match(shrew("bench", MLP, "--runs", "5").out, /tape inside wasm \d+(\.\d+)? (µs|ms) per run \(median of 5 loops of 1;/);
+  // One run is said in the singular (it read "1 runs" and "median of 1 loops").
+  const once = shrew("bench", MLP, "--runs", "1").out.split("\n");
+  assert.equal(once[0], "graph Classifier (jit), 1 run");
+  assert.match(once[2], /per run \(median of 1 loop of 1;/);
   const interp = shrew("bench", MLP, "--runs", "5", "--executor", "interp", "--json");
   assert.equal(interp.code, 0, interp.err);
   assert.equal(JSON.parse(interp.out).tapeUs, null);  // the interpreter has no tape
@@ -313,6 +318,7 @@ test("profile: per operation and the dearest instructions; --json has every inst
   const lines = text.out.split("\n");
   assert.match(lines[0], /^graph Classifier, 5 timed runs: a run \d+(\.\d+)? (µs|ms) untimed, its kernels \d+(\.\d+)? (µs|ms) timed \(a clock read, \d+ ns, taken off each\)$/);
   assert.equal(lines[1], "by operation:");
+  assert.match(shrew("profile", MLP, "--runs", "1").out, /^graph Classifier, 1 timed run: /);
   assert.match(lines[2], /^  fused_matmul_add\+relu +1x +\d+(\.\d+)? (µs|ms) +\d+\.\d%$/);
   const j = JSON.parse(shrew("profile", MLP, "--dims", "Batch=8", "--runs", "4", "--json").out);
   assert.equal(j.graph, "Classifier");
@@ -789,6 +795,16 @@ test("a program without graphs: check and info report it (exit 0), build writes 
 
 test("options: repeated single values, options a command does not take, bad --runs are usage errors; stats checks inputs as run", () => {
   expectError(2, /^Error: --runs expects a positive integer, got 'abc'\n$/, "bench", MLP, "--runs", "abc");
+  // A negative value reads as any other out of range (it was followed by the usage line, which parseArgs' own
+  // check of a value starting with '-' brought), whichever problem follows it.
+  expectError(2, /^Error: --runs expects a positive integer, got '-5'\n$/, "bench", MLP, "--runs", "-5");
+  const seedRange = "--seed expects a non-negative integer of at most 2\\^64 - 1 \\(18446744073709551615\\)";
+  for (const v of ["x", "-1"]) expectError(2, new RegExp(`^Error: ${seedRange}, got '${v}'\n$`), "run", MLP, "--seed", v);
+  expectError(2, new RegExp(`^Error: ${seedRange}, got '-1'\n$`), "run", MLP, "--seed", "-1", "--bogus");
+  // An empty --dims entry is a size left out, as `Batch=` is (they were skipped).
+  for (const v of ["Batch=2,", ",Batch=2", "Batch=2,,", ""]) {
+    expectError(2, new RegExp(`^Error: --dims expects NAME=SIZE\\[,NAME=SIZE…\\], got an empty entry in '${v}'\n$`), "run", MLP, "--dims", v);
+  }
   expectError(2, /^Error: --runs expects a positive integer, got '1.5'\n$/, "profile", MLP, "--runs", "1.5");
   for (const [opt, a, b] of [["seed", "1", "2"], ["graph", "Classifier", "Classifier"], ["out", "a", "b"], ["executor", "jit", "interp"]]) {
     expectError(2, new RegExp(`^Error: --${opt} is given twice\\n$`), "run", MLP, `--${opt}`, a, `--${opt}`, b);
@@ -918,6 +934,12 @@ test("info: a graph that calls others lists them and its parameters with theirs,
   assert.match(text.out, /^graph Model\n(?: {2}(?:in|out)put .*\n)+ {2}params: 3 tensors, 96 values, 384 B\n {2}calls: Residual, Dense; with their params: 5 tensors, 368 values, 1\.4 KiB\n/m);
   assert.match(text.out, /^graph Dense\n(?: {2}(?:in|out)put .*\n)+ {2}params: 2 tensors, 272 values, 1\.1 KiB\ngraph Residual\n/m);  // calls nothing: no line
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  // One of each is said in the singular (it read "1 tensors, 1 values").
+  const one = join(dir, "one.sw");
+  writeFileSync(one, "@graph G {\n  input x: Tensor<[2], f32>;\n  param s: Tensor<[1], f32>;\n  output y: x * s;\n}\n");
+  const o = shrew("info", one);
+  assert.equal(o.code, 0, o.err);
+  assert.match(o.out, /\n {2}params: 1 tensor, 1 value, 4 B\nparameters: 1 value, 4 B\n$/);
   const swb = join(dir, "calls.swb");
   assert.equal(shrew("build", calls, "--out", swb).code, 0);
   for (const file of [calls, swb]) {

@@ -43,6 +43,11 @@ export function describeTensor(name: string, t: Tensor, max = 8): string {
 }
 
 /** A duration given in µs, in the unit that reads best: "1.9 µs", "2.13 ms", "359 ms", "1.25 s". */
+/** `1 run`, `2 runs`: a count and its noun, plural unless the count is one. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 export function formatDuration(us: number): string {
   if (us < 999.95) return `${us.toFixed(1)} µs`;
   const ms = us / 1000;

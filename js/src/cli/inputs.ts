@@ -42,7 +42,9 @@ export function parseDims(values: readonly string[]): Record<string, number> {
   // No prototype: a dim named __proto__ or constructor is just a name.
   const dims: Record<string, number> = Object.create(null);
   for (const v of values) {
-    for (const part of v.split(",").filter((p) => p.length > 0)) {
+    for (const part of v.split(",")) {
+      // `--dims Batch=8,` or `--dims ''` is likely a size left out, as `--dims Batch=` is.
+      if (part === "") throw new UsageError(`--dims expects NAME=SIZE[,NAME=SIZE…], got an empty entry in '${v}'`);
       const eq = part.indexOf("=");
       const k = part.slice(0, eq), val = part.slice(eq + 1);
       // Number("") is 0 and Number(" 8") is 8: only plain digits are sizes.

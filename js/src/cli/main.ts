@@ -15,7 +15,7 @@ import { MAX_SEED } from "../options.js";
 import { MAX_PROFILE_RUNS } from "../program.js";
 import { didYouMean } from "../spelling.js";
 import { BLOB_LIMIT, FileError, SOURCE_LIMIT, STDIN, ensureDir, readBytes, writeFiles, type ReadLimit } from "./files.js";
-import { describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, tensorJson } from "./format.js";
+import { counted, describeTensor, formatBytes, formatDuration, oneLine, printable, printableJson, tensorJson } from "./format.js";
 
 interface Context {
   file: string;
@@ -323,14 +323,14 @@ function cmdInfo(ctx: Context): number {
     // An optional input (`input m: T?;`) may be left out of a run.
     for (const i of g.inputs) ctx.out(`  input  ${i.name}: ${i.type}${i.optional ? " (optional)" : ""}`);
     for (const o of g.outputs) ctx.out(`  output ${o.name}: ${o.type}`);
-    ctx.out(`  params: ${g.params} tensors, ${g.paramElements} values, ${formatBytes(g.paramBytes)}`);
+    ctx.out(`  params: ${counted(g.params, "tensor")}, ${counted(g.paramElements, "value")}, ${formatBytes(g.paramBytes)}`);
     if (g.calls.length > 0) {
-      ctx.out(`  calls: ${g.calls.join(", ")}; with their params: ${g.paramsWithCalls} tensors, ${g.paramElementsWithCalls} values, ` +
+      ctx.out(`  calls: ${g.calls.join(", ")}; with their params: ${counted(g.paramsWithCalls, "tensor")}, ${counted(g.paramElementsWithCalls, "value")}, ` +
               formatBytes(g.paramBytesWithCalls));
     }
   }
   if (info.graphs.length === 0) ctx.out("no graphs");
-  ctx.out(`parameters: ${info.paramCount} values, ${formatBytes(info.paramBytes)}`);
+  ctx.out(`parameters: ${counted(info.paramCount, "value")}, ${formatBytes(info.paramBytes)}`);
   return 0;
 }
 
@@ -454,10 +454,10 @@ function cmdBench(ctx: Context): number {
     ctx.json(JSON.stringify(r));
     return 0;
   }
-  ctx.out(`graph ${r.graph} (${r.executor}), ${runs} runs`);
+  ctx.out(`graph ${r.graph} (${r.executor}), ${counted(runs, "run")}`);
   // Each figure in the unit that reads best (the JSON keeps µs and ms).
   ctx.out(`  median ${formatDuration(r.medianUs)}   p10 ${formatDuration(r.p10Us)}   p90 ${formatDuration(r.p90Us)}`);
-  if (r.tapeUs !== null) ctx.out(`  tape inside wasm ${formatDuration(r.tapeUs)} per run (median of ${loops} loops of ${Math.ceil(runs / loops)}; the rest is the JS call)`);
+  if (r.tapeUs !== null) ctx.out(`  tape inside wasm ${formatDuration(r.tapeUs)} per run (median of ${counted(loops, "loop")} of ${Math.ceil(runs / loops)}; the rest is the JS call)`);
   ctx.out(`  compile ${formatDuration(r.compileMs * 1000)}` +
           (s === null ? "" : ` (JIT ${formatDuration(s.compileTimeUs)}), arena ${formatBytes(s.arenaBytes)}`));
   return 0;
@@ -476,7 +476,7 @@ function cmdProfile(ctx: Context): number {
   }
   const percent = (share: number) => `${(100 * share).toFixed(1)}%`.padStart(6);
   const time = (ns: number) => formatDuration(ns / 1000).padStart(9);
-  ctx.out(`graph ${prof.graph}, ${runs} timed runs: a run ${formatDuration(prof.runNs / 1000)} untimed, ` +
+  ctx.out(`graph ${prof.graph}, ${counted(runs, "timed run")}: a run ${formatDuration(prof.runNs / 1000)} untimed, ` +
           `its kernels ${formatDuration(prof.kernelsNs / 1000)} timed (a clock read, ${Math.round(prof.clockNs)} ns, taken off each)`);
   ctx.out("by operation:");
   const opWidth = Math.max(2, ...prof.ops.map((o) => o.op.length));
@@ -566,7 +566,11 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    const { message, command } = commandLineError(argv, (e as Error).message);
+    const { message, command, malformed } = commandLineError(argv, (e as Error).message);
+    if (!malformed) {
+      err(`Error: ${message}`);
+      return 2;
+    }
     return usageError(message, command);
   }
   const { values, positionals, tokens } = parsed;
@@ -575,6 +579,14 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   if (values.version || positionals[0] === "version") {
     out(`shrew ${packageVersion()}`);
     return 0;
+  }
+  if (positionals[0] === "help" && positionals.length > 1) {
+    // `help run` is the whole text, as `run --help` is; a topic that is no command was printed it too.
+    const topic = positionals[1];
+    if (positionals.length > 2 || !Object.hasOwn(COMMANDS, topic)) {
+      return usageError(`help takes a command name (${Object.keys(COMMANDS).join(", ")}), got '${positionals.slice(1).join(" ")}'` +
+        didYouMean(topic, Object.keys(COMMANDS)), undefined);
+    }
   }
   if (values.help || positionals[0] === "help") {
     out(USAGE);

@@ -83,12 +83,13 @@ function isOption(arg: string): boolean {
  * <value>' argument missing", a misspelt option told to go after '--' as a
  * positional. The problems are read from the tokens of a non-strict pass, the
  * first one first, as the strict pass stopped there; `fallback` (its message)
- * when none is found.
+ * when none is found. `malformed` is false for a value out of its option's
+ * range, which is told in one line as the option's own check tells `--seed x`.
  */
-export function commandLineError(argv: string[], fallback: string): { message: string; command: string | undefined } {
+export function commandLineError(argv: string[], fallback: string): { message: string; command: string | undefined; malformed: boolean } {
   const { positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
   const command = positionals[0];
-  const say = (message: string) => ({ message, command });
+  const say = (message: string, malformed = true) => ({ message, command, malformed });
   for (const t of tokens) {
     if (t.kind !== "option") continue;
     if (!Object.hasOwn(OPTIONS, t.name)) {
@@ -127,7 +128,7 @@ export function commandLineError(argv: string[], fallback: string): { message: s
       // A negative number is a value out of its option's range: said as the option's own check says it.
       const range = name === "seed" ? "a non-negative integer of at most 2^64 - 1 (18446744073709551615)"
         : name === "runs" ? "a positive integer" : undefined;
-      if (range !== undefined && /^-\d/.test(t.value)) return say(`--${name} expects ${range}, got '${t.value}'`);
+      if (range !== undefined && /^-\d/.test(t.value)) return say(`--${name} expects ${range}, got '${t.value}'`, false);
       return say(`--${name} needs a value, as in --${name} ${EXAMPLE[name as ValueOption]}, not '${t.value}'`);
     }
   }
