@@ -30,6 +30,12 @@ using ir::Type;
 constexpr int kMaxConfigDepth = 256;
 constexpr uint32_t kMaxRank = 64;
 
+// How a corrupt bundle's message names node `n` while its graph is read: by
+// the name the source gave it, else by its index (`__anon_3` was never written).
+std::string NodeRef(const ir::Node& n) {
+  return ir::IsGeneratedName(n.name) ? "node " + std::to_string(n.id) : "node '" + n.name + "'";
+}
+
 // ---- writing
 
 class Encoder {
@@ -486,7 +492,7 @@ class Decoder {
   }
   bool NodeAt(const ir::Graph& g, int32_t id, ir::NodeRole role, const char* what) {
     if (!g.HasNode(id)) return Fail(where_ + what + " names node " + std::to_string(id) + " of " + std::to_string(g.num_nodes()));
-    if (g.node(id).role != role) return Fail(where_ + what + " names node '" + g.node(id).name + "', which is not one");
+    if (g.node(id).role != role) return Fail(where_ + what + " names " + NodeRef(g.node(id)) + ", which is not one");
     return true;
   }
 
@@ -507,7 +513,7 @@ class Decoder {
       ir::Node& n = nodes.emplace_back();
       n.id = static_cast<ir::NodeId>(i);
       if (!Name(&n.name, "node name")) return false;
-      set_where("graph '" + name + "' node '" + n.name + "': ");
+      set_where("graph '" + name + "' " + NodeRef(n) + ": ");
       if (!Op(&n.op)) return false;
       uint8_t role = 0;
       if (!U8(&role, "node role")) return false;
@@ -584,7 +590,7 @@ class Decoder {
     for (const ir::Param& p : g->params()) ++listed[static_cast<size_t>(p.node)];
     for (const ir::Node& n : nodes) {
       if (n.is_source() && listed[static_cast<size_t>(n.id)] != 1) {
-        return Fail(where_ + "node '" + n.name + "' is listed " + std::to_string(listed[static_cast<size_t>(n.id)]) +
+        return Fail(where_ + NodeRef(n) + " is listed " + std::to_string(listed[static_cast<size_t>(n.id)]) +
                     " times as an input or parameter");
       }
     }
@@ -822,7 +828,7 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
       const ir::Type& a = stored.node(i).type;
       const ir::Type& b = checked.node(i).type;
       if (a != b) {
-        return Corrupt("graph '" + stored.name() + "' node '" + stored.node(i).name + "': stored type " + a.ToString() +
+        return Corrupt("graph '" + stored.name() + "': " + stored.NodeLabel(stored.node(i)) + ": stored type " + a.ToString() +
                        ", but its operands give " + b.ToString());
       }
     }

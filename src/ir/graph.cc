@@ -192,8 +192,9 @@ NodeId Graph::FindNode(std::string_view name) const {
   return it == name_to_id_.end() ? kNoNode : it->second;
 }
 
+bool IsGeneratedName(std::string_view name) { return name.size() >= 2 && name[0] == '_' && name[1] == '_'; }
+
 namespace {
-bool Generated(std::string_view name) { return name.size() >= 2 && name[0] == '_' && name[1] == '_'; }
 
 // A node the optimiser fused took the name of the node it replaced plus a
 // suffix (`y_fused_matmul_add`, `h_fused`, then `_2`, … if taken: opt/fusion.cc):
@@ -230,7 +231,7 @@ std::string OpLabel(const Graph& g, const Node& n) {
 std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
   std::string_view own = n.name;
   if (const size_t before = NameBeforeFusion(*this, n); before != std::string_view::npos) own = own.substr(0, before);
-  if (!Generated(own)) return DeclaredName{own, true};
+  if (!IsGeneratedName(own)) return DeclaredName{own, true};
   // Sub-expressions are created before the node of their statement (lower.h),
   // so the owner is a later node whose span holds this one's.
   const uint64_t begin = n.span.offset, end = begin + n.span.length;
@@ -244,7 +245,7 @@ std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
     if (const size_t before = NameBeforeFusion(*this, owner); before != std::string_view::npos) {
       name = name.substr(0, before);
     }
-    if (!Generated(name)) return DeclaredName{name, false};
+    if (!IsGeneratedName(name)) return DeclaredName{name, false};
   }
   return std::nullopt;
 }

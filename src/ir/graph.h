@@ -40,6 +40,10 @@ struct RepeatBody {
   std::string callee;  // for a `call` / `custom` body
 };
 
+// Whether `name` is one the compiler gave (`__anon_3`, `__output_0`): a
+// source's names cannot start with two underscores.
+bool IsGeneratedName(std::string_view name);
+
 struct Node {
   NodeId id = kNoNode;
   std::string name;

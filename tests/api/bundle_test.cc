@@ -769,12 +769,17 @@ TEST(Bundle, EveryTruncationAndStrayByteIsACleanError) {
   Built b = Build(kSmall);
   ASSERT_NE(b.program, nullptr);
   const std::vector<uint8_t> bytes = BundleOf(b);
+  int by_index = 0;
   for (size_t n = 0; n < bytes.size(); ++n) {
     Result<std::unique_ptr<Program>> r = LoadBundle(std::span<const uint8_t>(bytes.data(), n));
     ASSERT_FALSE(r.ok()) << "prefix of " << n << " bytes accepted";
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().message().rfind("bundle: ", 0), 0u) << r.status().message();
+    // A node the compiler named is told by its index (it read "node '__anon_3'").
+    EXPECT_EQ(r.status().message().find("__"), std::string::npos) << r.status().message();
+    if (r.status().message().starts_with("bundle: graph 'G' node 3: ")) ++by_index;
   }
+  EXPECT_GT(by_index, 0);
   std::vector<uint8_t> longer = bytes;
   longer.push_back(0);
   EXPECT_NE(LoadBundle(longer).status().message().find("unexpected bytes"), std::string::npos);
@@ -917,6 +922,7 @@ TEST(Bundle, TamperedTypesAndUnknownOpsAreNamed) {
     if (r.ok()) continue;  // e.g. the dtype of the param blob's record, checked when it loads
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
     if (r.status().message().find("stored type") != std::string::npos) ++type_errors;
+    EXPECT_EQ(r.status().message().find("__"), std::string::npos) << r.status().message();
   }
   EXPECT_GT(type_errors, 0);
 
