@@ -656,9 +656,17 @@ Status CheckNarrowInputs(const ir::Graph& g, std::span<const int> supplied, std:
 }  // namespace
 
 Result<jit::TapeProfile> Program::Profile(std::string_view graph, int runs) {
-  SHREW_RETURN_IF_ERROR(CheckSteps(graph));
-  jit::Executor* ex = executor(graph);
-  if (ex == nullptr) return FindGraph(graph).status();
+  Result<size_t> gi = FindGraph(graph);
+  if (!gi.ok()) return gi.status();
+  SHREW_RETURN_IF_ERROR(CheckSteps(*gi));
+  // A graph typed per run has no executor before its first run: said as
+  // Stats says it (this returned the OK status of finding the graph).
+  jit::Executor* ex = graphs_[*gi].executor.get();
+  if (graphs_[*gi].deferred) {
+    Result<const Specialized*> s = Latest(*gi);
+    if (!s.ok()) return s.status();
+    ex = (*s)->executor.get();
+  }
   const runtime::Rng before = rng_;
   Result<jit::TapeProfile> p = jit::ProfileTape(*ex, runs);
   rng_ = before;

@@ -154,6 +154,19 @@ TEST(Profile, ErrorsBeforeABindingAndForRunsOutOfRange) {
   ASSERT_FALSE(early.ok());
   EXPECT_EQ(early.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(early.status().message().find("run it once"), std::string::npos) << early.status().message();
+  // A graph typed per run has no tape before its first run: its failure says so
+  // (it carried the OK status of finding the graph), and then it profiles.
+  auto untyped = MakeProgram("@graph U { input x: ?; output y: x * 2.0; }");
+  ASSERT_NE(untyped, nullptr);
+  Result<TapeProfile> before = untyped->Profile("U", 2);
+  ASSERT_FALSE(before.ok());
+  EXPECT_EQ(before.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(before.status().message().find("graph 'U' has inputs of unknown type (?)"), std::string::npos)
+      << before.status().message();
+  TensorMap u;
+  u.emplace("x", testing::F32({3}, {1, 2, 3}));
+  ASSERT_TRUE(untyped->Run("U", u).ok());
+  EXPECT_TRUE(untyped->Profile("U", 2).ok());
   auto p = MakeProgram(kSource);
   ASSERT_NE(p, nullptr);
   ASSERT_TRUE(p->Run("G", Inputs()).ok());
