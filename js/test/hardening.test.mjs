@@ -269,7 +269,7 @@ test("an i64 value outside an input's declared i32 is an error naming it (it ran
       for (const exec of ["run", "interpret"]) {
         const bad = { a: new Tensor("i64", [3], [7n, 2n ** 32n, -1n]) };
         throwsRuntime(() => p[exec](graph, bad), "invalid_argument",
-          ["input 'a': value 4294967296 (at index 1) does not fit i32, its declared dtype"]);
+          [`input 'a' of graph '${graph}': value 4294967296 (at index 1) does not fit i32, its declared dtype`]);
         assert.throws(() => p[exec](graph, bad), (e) => {
           assert.deepEqual([e.input, e.expected, e.actual], ["a", "i32 values", "4294967296 at index 1"], `${graph} ${exec}`);
           return true;
@@ -291,7 +291,7 @@ test("a u64 input or parameter (held as i64) refuses a negative value, on the le
     for (let round = 0; round < 3; round++) {
       for (const exec of ["run", "interpret"]) {
         throwsRuntime(() => p[exec]("G", { a: new BigInt64Array([-1n, 2n]) }), "invalid_argument",
-          ["input 'a': value -1 (at index 0) does not fit u64, its declared dtype (0 to 9223372036854775807)"]);
+          ["input 'a' of graph 'G': value -1 (at index 0) does not fit u64, its declared dtype (0 to 9223372036854775807)"]);
         assert.deepEqual([...p[exec]("G", { a: new BigInt64Array([2n ** 63n - 1n, 0n]) }).positive.data], [1, 0]);
       }
     }

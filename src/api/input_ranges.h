@@ -27,9 +27,10 @@ struct IntRange {
 std::optional<IntRange> NarrowIntRange(ir::DType declared);
 
 // Ok when every value lies in `range`; else InvalidArgument naming `input`
-// (as `kind`: "input", "parameter"), the first value out of range and its
-// index, with `issue` filled in.
+// (as `kind`: "input", "parameter"; then `graph`'s name when not empty, as
+// the other input errors say "input 'a' of graph 'G'"), the first value out
+// of range and its index, with `issue` filled in.
 Status CheckIntRange(std::string_view input, ir::DType declared, IntRange range, std::span<const int64_t> values,
-                     jit::InputIssue* issue, std::string_view kind = "input");
+                     jit::InputIssue* issue, std::string_view kind = "input", std::string_view graph = {});
 
 }  // namespace shrew

@@ -51,7 +51,7 @@ Status PreparedRun::Run(jit::InputIssue* issue) {
       const ir::Node& node = g.node(g.inputs()[i].node);
       // The staging buffer is bytes (a u8 tensor), 64-byte aligned: its i64 values in place.
       const std::span<const int64_t> values(reinterpret_cast<const int64_t*>(buf), size / sizeof(int64_t));
-      SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *narrow_[i], values, issue));
+      SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *narrow_[i], values, issue, "input", g.name()));
     }
     const int in = static_cast<int>(i);
     if (ex.input_bytes(in) == 0) continue;  // an input the tape never reads

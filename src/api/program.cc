@@ -648,7 +648,7 @@ Status CheckNarrowInputs(const ir::Graph& g, std::span<const int> supplied, std:
     const std::optional<IntRange> range = NarrowRangeOf(g, i, t.dtype());
     if (!range) continue;
     const ir::Node& node = g.node(g.inputs()[i].node);
-    SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *range, t.values<int64_t>(), issue));
+    SHREW_RETURN_IF_ERROR(CheckIntRange(node.name, node.type.dtype(), *range, t.values<int64_t>(), issue, "input", g.name()));
   }
   return Status::Ok();
 }

@@ -46,7 +46,7 @@ TEST(InputRanges, AnI64ValueOutsideADeclaredI32IsAnErrorOnBothExecutors) {
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(out.status().message(),
-              "input 'a': value 4294967296 (at index 1) does not fit i32, its declared dtype (-2147483648 to 2147483647)");
+              "input 'a' of graph 'G': value 4294967296 (at index 1) does not fit i32, its declared dtype (-2147483648 to 2147483647)");
     EXPECT_EQ(issue.input, "a");
     EXPECT_EQ(issue.actual, "4294967296 at index 1");
     // The extremes of i32 are taken, and the program runs on.
@@ -68,7 +68,7 @@ TEST(InputRanges, ANegativeValueForADeclaredU64IsAnErrorForInputsAndParameters) 
     Result<TensorMap> out = tape ? p->Run("G", bad) : p->Interpret("G", bad);
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().message(),
-              "input 'a': value -1 (at index 1) does not fit u64, its declared dtype (0 to 9223372036854775807)");
+              "input 'a' of graph 'G': value -1 (at index 1) does not fit u64, its declared dtype (0 to 9223372036854775807)");
     Result<TensorMap> ok = tape ? p->Run("G", I64Input({INT64_MAX, 0})) : p->Interpret("G", I64Input({INT64_MAX, 0}));
     ASSERT_TRUE(ok.ok()) << ok.status().ToString();
     EXPECT_EQ(ok->at("positive").GetDouble(0), 1.0);
