@@ -264,6 +264,13 @@ CompileResult Compile(std::string_view text, const CompileOptions& options) {
     diags.Add(diag::Kind::BadDimension, result.source->MakeSpan(0, 0), dims.message() + " (CompileOptions::dims)");
     return stop(CompileStage::kParse);
   }
+  // An integer or bool dtype here made `2.5 * 3.0` "a float literal used with an integer operand".
+  if (!ir::IsFloat(options.default_float)) {
+    diags.Add(diag::Kind::BadOption, result.source->MakeSpan(0, 0),
+              std::string("default_float is ") + ir::DTypeName(options.default_float) +
+                  "; float literals take f16, bf16, f32 or f64 (CompileOptions::default_float)");
+    return stop(CompileStage::kParse);
+  }
 
   result.stage = CompileStage::kParse;
   ast::Program tree = front::Parse(*result.source, diags);

@@ -61,9 +61,10 @@ struct CompileOptions {
   // Run the optimiser (PIPELINE.md §6) with these passes.
   bool optimize = true;
   opt::PassOptions passes;
-  // Dtype of float literals that no operation adopts (OPS.md §1.3).
+  // Dtype of float literals that no operation adopts (OPS.md §1.3): f16,
+  // bf16, f32 or f64; another is error E143.
   ir::DType default_float = ir::DType::kF32;
-  // Errors kept per compile before one "too many errors" diagnostic.
+  // Errors kept per compile (at least 1) before one "too many errors" diagnostic.
   size_t max_errors = 200;
   // Longer sources fail with E008 at the byte where the limit is crossed,
   // before anything else is done; at most kMaxSourceBytesCap.

@@ -161,6 +161,11 @@ Result<std::unique_ptr<Program>> Program::FromIr(ir::Program program, const diag
 
 Status Program::Init(const ParamSource& source) {
   SHREW_RETURN_IF_ERROR(CheckDimValues(options_.dims));
+  // An integer dtype here made a float literal "cannot be used with an integer operand" at a run.
+  if (!ir::IsFloat(options_.default_dtype)) {
+    return InvalidArgument(std::string("ProgramOptions::default_dtype is ") + ir::DTypeName(options_.default_dtype) +
+                           "; float literals take f16, bf16, f32 or f64");
+  }
   // A dim both sides bind must agree: the tape runs the types inferred with
   // one value while the interpreter binds runs with the other.
   if (options_.specialized_with) {

@@ -74,7 +74,8 @@ struct ProgramOptions {
   std::optional<uint64_t> seed;           // unset: CompileResult::seed, else 0
   // Of unadopted float literals in graphs compiled per input signature (and
   // by the interpreter). From a CompileResult: its default_float, whatever
-  // this says (the other graphs' types were inferred with it).
+  // this says (the other graphs' types were inferred with it). A float
+  // dtype; another is an InvalidArgument error from Create.
   ir::DType default_dtype = ir::DType::kF32;
   // Per tensor (see above). 1 GiB in wasm (whose heap is at most a few GiB),
   // 16 GiB natively.

@@ -7,6 +7,7 @@
 //         ^~~~
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -37,10 +38,11 @@ struct Diagnostic {
 
 // Collects diagnostics in order. Caps the count (a hostile input can produce
 // one error per byte): past `max_errors` errors one TooManyDiagnostics error
-// is added and further ones are dropped, so memory stays bounded.
+// is added and further ones are dropped, so memory stays bounded. At least
+// one error is kept: a cap of 0 reported only "stopping after 0".
 class DiagnosticBag {
  public:
-  explicit DiagnosticBag(size_t max_errors = 200) : max_errors_(max_errors) {}
+  explicit DiagnosticBag(size_t max_errors = 200) : max_errors_(std::max<size_t>(max_errors, 1)) {}
 
   void Add(Kind kind, Span span, std::string message);
   bool has_errors() const { return error_count_ > 0; }

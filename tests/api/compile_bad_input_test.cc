@@ -209,6 +209,18 @@ TEST(CompileBadInputTest, ErrorFloodIsCapped) {
   EXPECT_LE(r.diagnostics.size(), 201u);
 }
 
+// A cap of 0 keeps the first error (it kept only "stopping after 0").
+TEST(CompileBadInputTest, ACapOfNoErrorsStillSaysTheFirst) {
+  CompileOptions options;
+  options.max_errors = 0;
+  CompileResult r = Compile("@graph G {\n  output y: zz + qq;\n}\n", options);
+  ASSERT_FALSE(r.ok);
+  ASSERT_EQ(r.diagnostics.size(), 2u) << r.RenderDiagnostics();
+  EXPECT_EQ(std::string(r.diagnostics[0].code()), "E040");
+  EXPECT_EQ(r.diagnostics[0].message, "undefined name 'zz'");
+  EXPECT_EQ(std::string(r.diagnostics[1].code()), "E141");
+}
+
 TEST(CompileBadInputTest, EmptyAndTrivialPrograms) {
   CompileResult empty = Compile("");
   EXPECT_TRUE(empty.ok);

@@ -3,6 +3,7 @@
 // tests/testdata/examples/README.md), stage ordering, rendered diagnostics,
 // options, and metadata kept for the API.
 #include "api/compile.h"
+#include "api/program.h"
 
 #include <gtest/gtest.h>
 
@@ -435,6 +436,24 @@ TEST(CompileTest, DefaultFloatDtypeForUnadoptedLiterals) {
   ASSERT_TRUE(f64.ok) << f64.RenderDiagnostics();
   EXPECT_EQ(f64.program.graphs[0].node(f64.program.graphs[0].outputs()[0].node).type.ToString(),
             "Tensor<[], f64>");
+  // Only a float dtype: an integer one made `2.5 * 3.0` "a float literal used
+  // with an integer operand" when the program was created.
+  for (ir::DType bad : {ir::DType::kI32, ir::DType::kBool, ir::DType::kComplex64}) {
+    options.default_float = bad;
+    CompileResult r = Compile("@graph G { output c: 2.5 * 3.0; }", options);
+    ASSERT_FALSE(r.ok);
+    ASSERT_EQ(r.diagnostics.size(), 1u) << r.RenderDiagnostics();
+    EXPECT_EQ(std::string(r.diagnostics[0].code()), "E143");
+    EXPECT_EQ(r.diagnostics[0].message, std::string("default_float is ") + ir::DTypeName(bad) +
+                                            "; float literals take f16, bf16, f32 or f64 (CompileOptions::default_float)");
+  }
+  // ProgramOptions::default_dtype, of graphs typed per run built from IR: refused when the program is created.
+  CompileResult typed_per_run = Compile("@graph U { input x: ?; output y: x * 2.5; }");
+  ASSERT_TRUE(typed_per_run.ok) << typed_per_run.RenderDiagnostics();
+  Result<std::unique_ptr<Program>> p = Program::Create(typed_per_run.program, {.default_dtype = ir::DType::kI64});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.status().message(), "ProgramOptions::default_dtype is i64; float literals take f16, bf16, f32 or f64");
 }
 
 TEST(CompileTest, LiteralDtypes) {

@@ -23,6 +23,7 @@ struct Case {
   std::string source;  // with one kMark
   size_t max_source_bytes = CompileOptions().max_source_bytes;
   ir::DimBindings dims = {};
+  ir::DType default_float = ir::DType::kF32;
 };
 
 std::string Nested(int depth) {
@@ -122,6 +123,8 @@ std::vector<Case> Cases() {
                "  output h;\n}\n"},
       {"E142", "@graph G {\n  input x: Tensor<[2, 5, ?], f32>;\n"
                "  ⟦node h { op: multi_head_attention(x, n_heads: 1); };\n  output h;\n}\n"},
+      // An option, said at the start of the source (as E056 for CompileOptions::dims).
+      {"E143", "⟦@graph G {\n  output c: 2.5 * 3.0;\n}\n", CompileOptions().max_source_bytes, {}, ir::DType::kI32},
       // warnings
       {"W001", "⟦@import \"layers.sw\" as layers;\n@graph G {\n  input x: Tensor<[2], f32>;\n  output x;\n}\n"},
       {"W002", "@graph G {\n  input ids: Tensor<[3], i64>;\n  param table: Tensor<[10, 4], f32>;\n"
@@ -204,6 +207,7 @@ TEST_P(DiagnosticCodeTest, ReportedAtTheMark) {
   options.filename = "case.sw";
   options.max_source_bytes = c.max_source_bytes;
   options.dims = c.dims;
+  options.default_float = c.default_float;
   CompileResult r = Compile(source, options);
   const bool warning = c.code[0] == 'W';
   EXPECT_EQ(r.ok, warning) << r.RenderDiagnostics();
