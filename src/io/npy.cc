@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -271,10 +270,19 @@ Result<Tensor> ReadNpyFile(const std::string& path) {
 Status WriteNpyFile(const std::string& path, const Tensor& tensor) {
   Result<std::string> bytes = SerializeNpy(tensor);
   if (!bytes.ok()) return bytes.status();
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return Internal("cannot create '" + path + "'");
-  f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-  if (!f) return Internal("cannot write '" + path + "'");
+  // A bad path is the caller's, with the system's reason, as ReadNpyFile
+  // says it (this was "internal: cannot create" with no reason).
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    const int error = errno;
+    const std::string why = "cannot create '" + path + "': " + std::strerror(error);
+    return error == ENOENT ? NotFound(why) : InvalidArgument(why);
+  }
+  const bool written = std::fwrite(bytes->data(), 1, bytes->size(), f) == bytes->size();
+  const int error = written ? 0 : errno;
+  if (std::fclose(f) != 0 || !written) {
+    return InvalidArgument("cannot write '" + path + "': " + std::strerror(error != 0 ? error : errno));
+  }
   return Status::Ok();
 }
 

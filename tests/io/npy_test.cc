@@ -191,5 +191,18 @@ TEST(NpyFile, WrittenFilesReadBack) {
   std::remove(path.c_str());
 }
 
+// A path that cannot be written is the caller's error with the system's
+// reason, as a read's is (it was "internal: cannot create", no reason).
+TEST(NpyFile, AnUnwritablePathSaysWhy) {
+  Tensor t = std::move(Tensor::FromVector<float>(ir::DType::kF32, {1}, {1})).value();
+  const std::string dir = ::testing::TempDir();
+  Status missing = WriteNpyFile(dir + "/no_such_dir/x.npy", t);
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing.message(), "cannot create '" + dir + "/no_such_dir/x.npy': No such file or directory");
+  Status directory = WriteNpyFile(dir, t);
+  EXPECT_EQ(directory.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(directory.message(), "cannot create '" + dir + "': Is a directory");
+}
+
 }  // namespace
 }  // namespace shrew::io
