@@ -41,8 +41,13 @@ struct RepeatBody {
 };
 
 // Whether `name` is one the compiler gave (`__anon_3`, `__output_0`): a
-// source's names cannot start with two underscores.
+// source should not use such names (LANGUAGE.md §9).
 bool IsGeneratedName(std::string_view name);
+
+// The annotation lowering puts on a constant that is a config key's value
+// (`x * Scale`), so a message can name the key the source wrote rather than
+// "float literal 0.5".
+inline constexpr std::string_view kConfigKeyAnnotation = "__config";
 
 struct Node {
   NodeId id = kNoNode;
@@ -82,6 +87,11 @@ struct Node {
   bool is_param() const { return role == NodeRole::kParam; }
   bool is_source() const { return role != NodeRole::kCompute; }
   const AttrValue* attr(std::string_view key) const { return attrs.Find(key); }
+  // The config key this constant is the value of (kConfigKeyAnnotation), else null.
+  const std::string* config_key() const {
+    const AttrValue* k = annotations.Find(kConfigKeyAnnotation);
+    return k != nullptr && k->is_string() ? &k->as_string() : nullptr;
+  }
 };
 
 // Parameter initialisation (OPS.md §5).

@@ -430,18 +430,25 @@ class GraphInferrer {
     if (!kind) return;
     double f = v->is_float() ? v->as_float() : 0.0;
     const std::string written = (negated ? "-" : "") + v->ToString();
+    const std::string kind_word = *kind == WeakKind::kInt ? "integer" : *kind == WeakKind::kBool ? "bool" : "float";
+    // "float literal 0.5", or the config key the source wrote: "config key 'Scale' (float 0.5)".
+    auto literal = [&](const std::string& word, const std::string& value) {
+      const std::string* key = n.config_key();
+      if (key == nullptr) return (word.empty() ? "" : word + " ") + "literal " + value;
+      return "config key '" + *key + "' (" + (word.empty() ? "" : word + " ") + value + ")";
+    };
     if (!WeakLiteralFits(*kind, f, dtype)) {
       // Its dtype comes from a node's declared type, or from an operand.
       std::string msg = adopting_declared_ != nullptr
-                            ? (IsComplex(dtype) ? "literal " : "float literal ") + v->ToString() +
+                            ? literal(IsComplex(dtype) ? "" : "float", v->ToString()) +
                                   " does not fit the declared type " + adopting_declared_->ToString()
                         : IsComplex(dtype)
-                            ? "literal " + v->ToString() + " cannot be used with a " + DTypeName(dtype) + " operand"
+                            ? literal("", v->ToString()) + " cannot be used with a " + DTypeName(dtype) + " operand"
                         // Integral but past the i64 storage (9.3e18): its trouble is the size, not a fraction.
                         : std::isfinite(f) && std::trunc(f) == f
-                            ? "float literal " + written + " does not fit " + DTypeName(dtype) +
+                            ? literal("float", written) + " does not fit " + DTypeName(dtype) +
                                   (dtype == DType::kU8 ? " (0 to 255)" : " (held as i64: -9223372036854775808 to 9223372036854775807)")
-                            : "float literal " + v->ToString() + " cannot be used with an integer operand";
+                            : literal("float", v->ToString()) + " cannot be used with an integer operand";
       if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
       return;
     }
@@ -452,8 +459,7 @@ class GraphInferrer {
       const bool in_f32 = StorageOf(dtype) == StorageType::kF32;
       if (in_f32 && std::isfinite(x) && std::isinf(static_cast<float>(x)) && !diags_->capped()) {
         diags_->Add(diag::Kind::LiteralOverflow, n.span,
-                    graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
-                        written + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " + DTypeName(dtype) +
+                    graph_.DiagnosticPrefix(n) + literal(kind_word, written) + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " + DTypeName(dtype) +
                         " (held as f32, whose largest finite value is 3.4028235e+38)" +
                         (finalizing_ ? "; a literal no operation adopts takes the default dtype, " +
                                            std::string(DTypeName(dtype)) + " (compile option defaultDtype)"
@@ -468,8 +474,7 @@ class GraphInferrer {
       const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       if ((value < 0 || value > 255) && !diags_->capped()) {
         diags_->Add(diag::Kind::DtypeMismatch, n.span,
-                    graph_.DiagnosticPrefix(n) + (*kind == WeakKind::kInt ? "integer" : "float") + " literal " +
-                        v->ToString() + " does not fit u8 (0 to 255)");
+                    graph_.DiagnosticPrefix(n) + literal(kind_word, v->ToString()) + " does not fit u8 (0 to 255)");
       }
     }
   }

@@ -50,8 +50,12 @@ Type InferNeg(ShapeContext& ctx) {
     if (v != nullptr && v->is_number() && IsUnsignedInt(x.dtype())) {
       const bool zero = v->is_int() ? v->as_int() == 0 : v->as_float() == 0.0;
       if (!zero) {
-        ctx.Error(diag::Kind::DtypeMismatch, std::string(v->is_int() ? "integer" : "float") + " literal -" +
-                                                 v->ToString() + " does not fit " + DTypeName(x.dtype()) +
+        const std::string value = std::string(v->is_int() ? "integer" : "float") + " -" + v->ToString();
+        const std::string* key = lit->config_key();
+        ctx.Error(diag::Kind::DtypeMismatch, (key != nullptr ? "config key '" + *key + "' negated (" + value + ")"
+                                                             : std::string(v->is_int() ? "integer" : "float") +
+                                                                   " literal -" + v->ToString()) +
+                                                 " does not fit " + DTypeName(x.dtype()) +
                                                  " (an unsigned dtype: no negative values)");
         return x;
       }

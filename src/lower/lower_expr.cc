@@ -107,15 +107,18 @@ std::optional<LoweredOp> Lowerer::LowerName(const ast::NameExpr& n, diag::Span s
   auto c = config_.find(n.name);
   if (c != config_.end()) {
     const ir::ConfigValue& v = c->second;
+    LoweredOp op;
     switch (v.kind) {
-      case ir::ConfigValue::Kind::kInt: return Constant(ir::AttrValue::Int(v.i));
-      case ir::ConfigValue::Kind::kFloat: return Constant(ir::AttrValue::Float(v.f));
-      case ir::ConfigValue::Kind::kBool: return Constant(ir::AttrValue::Bool(v.b));
+      case ir::ConfigValue::Kind::kInt: op = Constant(ir::AttrValue::Int(v.i)); break;
+      case ir::ConfigValue::Kind::kFloat: op = Constant(ir::AttrValue::Float(v.f)); break;
+      case ir::ConfigValue::Kind::kBool: op = Constant(ir::AttrValue::Bool(v.b)); break;
       default:
         Error(diag::Kind::NotATensor, span,
               "config value '" + n.name + "' cannot be used as a tensor");
         return std::nullopt;
     }
+    op.annotations.Set(ir::kConfigKeyAnnotation, ir::AttrValue::String(n.name));
+    return op;
   }
   ErrorUndefinedName(n.name, span);
   return std::nullopt;

@@ -15,6 +15,7 @@ ir::NodeId Lowerer::MakeNode(std::string name, LoweredOp op, diag::Span span) {
   node.attrs = std::move(op.attrs);
   node.callee = std::move(op.callee);
   node.repeat_body = std::move(op.repeat_body);
+  node.annotations = std::move(op.annotations);
   return id;
 }
 
@@ -233,7 +234,8 @@ bool Lowerer::LowerNode(const ast::NodeDecl& decl, diag::Span span) {
   ir::NodeId id = MakeNode(decl.name.name, std::move(*op), span);
   ir::Node& node = graph_->node(id);
   node.declared_type = std::move(declared);
-  node.annotations = std::move(annotations);
+  // The source's lines come after the op's own mark (`node s { op: Scale; }`).
+  for (const auto& [key, value] : annotations.entries()) node.annotations.Set(key, value);
   node.hints = std::move(hints);
   scope_[decl.name.name] = id;
   return true;

@@ -32,6 +32,7 @@ struct LoweredOp {
   ir::Attrs attrs;
   std::string callee;                         // call / custom
   std::optional<ir::RepeatBody> repeat_body;  // repeat
+  ir::Attrs annotations;                      // a config key's constant: ir::kConfigKeyAnnotation
 };
 
 class Lowerer {

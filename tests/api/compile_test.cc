@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -553,6 +554,27 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
     CompileResult r = Compile(std::string("@graph G {\n  input x: Tensor<[2], ") + dtype + ">;\n  output y: " + expr + ";\n}\n");
     EXPECT_TRUE(r.ok) << dtype << " " << expr << ": " << r.RenderDiagnostics();
   }
+}
+
+// A config key's value is named by the key the source wrote (the caret is
+// under it): it was "float literal 0.5", which the source nowhere holds.
+TEST(CompileTest, AConfigKeyThatDoesNotFitIsNamedAsWritten) {
+  const std::string config = "@config {\n  Scale: 0.5;\n  Big: 300;\n  One: 1;\n  Huge: 1e300;\n}\n";
+  for (const auto& [dtype, expr, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"i32", "x * Scale", "[G::y] config key 'Scale' (float 0.5) cannot be used with an integer operand"},
+           {"u8", "x + Big", "[G::y] config key 'Big' (integer 300) does not fit u8 (0 to 255)"},
+           {"u8", "x * -One", "[G::y] config key 'One' negated (integer -1) does not fit u8 (an unsigned dtype: no negative values)"},
+           {"f32", "x + Huge", "[G::y] config key 'Huge' (float 1e+300) is inf as f32 (held as f32, whose largest finite value is 3.4028235e+38)"}}) {
+    const std::string src = config + "@graph G {\n  input x: Tensor<[2], " + dtype + ">;\n  output y: " + expr + ";\n}\n";
+    CompileResult r = Compile(src);
+    ASSERT_FALSE(r.diagnostics.empty()) << src;
+    EXPECT_EQ(r.diagnostics.front().message, message) << expr;
+  }
+  // A node whose op is the key keeps the mark next to its own lines.
+  CompileResult node = Compile(config + "@graph G {\n  input x: Tensor<[2], i32>;\n  node s { op: Scale; note: 1; };\n"
+                                        "  output y: x * s;\n}\n");
+  ASSERT_FALSE(node.diagnostics.empty());
+  EXPECT_EQ(node.diagnostics.front().message, "[G::s] config key 'Scale' (float 0.5) cannot be used with an integer operand");
 }
 
 // A finite literal its dtype holds as inf compiles (OPS.md §1.3 converts it)
