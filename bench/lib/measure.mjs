@@ -16,7 +16,24 @@ import { mulberry32 } from "./rng.mjs";
  * @property {number} [burstWallUs]   total wall time of the timed bursts
  * @property {number} [burstCpuUs]    total process CPU time of the timed bursts
  * @property {Float32Array} [lastOutput]
+ * @property {unknown} [error]        what its session threw; it took no further part in the cell's rounds
  */
+
+/**
+ * Runs one entry's share of a round; if its session throws, records the error
+ * on the entry and returns false. One runtime's crash is its own: the others
+ * of the cell go on and keep their timings.
+ * @param {Entry} e @param {() => Promise<void>} turn @returns {Promise<boolean>}
+ */
+async function guarded(e, turn) {
+  try {
+    await turn();
+    return true;
+  } catch (err) {
+    e.error = err;
+    return false;
+  }
+}
 
 /**
  * Times one call through the session's public API. Awaits only if the
@@ -55,16 +72,24 @@ function shuffled(xs, rand) {
 export async function warmup(entries, x, o) {
   const rand = mulberry32(0x5eed);
   const state = new Map(entries.map((e) => [e, { best: Infinity, stale: 0, calls: 0, ms: 0, done: false }]));
+  for (const e of entries) if (e.error !== undefined) /** @type {any} */ (state.get(e)).done = true;
   while ([...state.values()].some((s) => !s.done)) {
     for (const e of shuffled(entries, rand)) {
       const s = /** @type {any} */ (state.get(e));
       if (s.done) continue;
+      /** @type {number[]} */
       const times = [];
       const c0 = performance.now();
-      do times.push((await timeCall(e.session, x))[0]);
-      while (performance.now() - c0 < o.chunkMs);
+      const ok = await guarded(e, async () => {
+        do times.push((await timeCall(e.session, x))[0]);
+        while (performance.now() - c0 < o.chunkMs);
+      });
       s.calls += times.length;
       s.ms += performance.now() - c0;
+      if (!ok) {
+        s.done = true;
+        continue;
+      }
       const m = median(times);
       if (m < s.best * (1 - o.improve)) {
         s.best = m;
@@ -97,34 +122,40 @@ export async function warmup(entries, x, o) {
  * @param {{ minRuns: number, minTimeMs: number, maxTimeMs: number, burstMs: number }} o
  */
 export async function timedRounds(entries, x, o) {
-  if (entries.length === 0) return;
+  // An entry whose session threw (here or in the warm-up) sits out the rest of the rounds.
+  const live = () => entries.filter((e) => e.error === undefined);
+  if (live().length === 0) return;
   const rand = mulberry32(0xbe7c4);
   const burst = new Map(
     entries.map((e) => [e, Math.max(1, Math.min(1000, Math.round((o.burstMs * 1000) / (e.bestUs || 1e9))))]),
   );
-  for (const e of entries) Object.assign(e, { timesUs: [], burstWallUs: 0, burstCpuUs: 0 });
+  for (const e of live()) Object.assign(e, { timesUs: [], burstWallUs: 0, burstCpuUs: 0 });
   // A reference row whose calls take > 100 ms (the interpreter on the big
   // cells) may stop at its own smaller run count and leaves the rounds then,
   // so the other runtimes reach minRuns within the time limit.
   const runsFor = (/** @type {Entry} */ e) => (e.minRunsIfSlow && (e.bestUs ?? 0) > 100_000 ? e.minRunsIfSlow : o.minRuns);
   const t0 = performance.now();
   for (;;) {
-    for (const e of shuffled(entries, rand)) {
+    for (const e of shuffled(live(), rand)) {
       if (runsFor(e) < o.minRuns && /** @type {number[]} */ (e.timesUs).length >= runsFor(e)) continue;
       const n = /** @type {number} */ (burst.get(e));
       const c0 = process.cpuUsage();
       const w0 = performance.now();
-      for (let i = 0; i < n; i++) {
-        const [us, y] = await timeCall(e.session, x);
-        /** @type {number[]} */ (e.timesUs).push(us);
-        e.lastOutput = y;
-      }
+      const ok = await guarded(e, async () => {
+        for (let i = 0; i < n; i++) {
+          const [us, y] = await timeCall(e.session, x);
+          /** @type {number[]} */ (e.timesUs).push(us);
+          e.lastOutput = y;
+        }
+      });
+      if (!ok) continue;
       const wall = (performance.now() - w0) * 1000;
       const c = process.cpuUsage(c0);
       e.burstWallUs = /** @type {number} */ (e.burstWallUs) + wall;
       e.burstCpuUs = /** @type {number} */ (e.burstCpuUs) + c.user + c.system;
     }
-    const enough = entries.every((e) => /** @type {number[]} */ (e.timesUs).length >= runsFor(e));
+    if (live().length === 0) break;
+    const enough = live().every((e) => /** @type {number[]} */ (e.timesUs).length >= runsFor(e));
     const elapsed = performance.now() - t0;
     if ((enough && elapsed >= o.minTimeMs) || elapsed >= o.maxTimeMs) break;
   }
