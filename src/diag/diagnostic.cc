@@ -133,6 +133,16 @@ void DiagnosticBag::Add(Kind kind, Span span, std::string message) {
   diagnostics_.push_back({kind, severity, span, std::move(message)});
 }
 
+void DiagnosticBag::AddAboutNode(Kind kind, Span span, int32_t node, const std::string& prefix,
+                                 const std::string& message) {
+  const size_t before = diagnostics_.size();
+  Add(kind, span, prefix + message);
+  // Dropped, or the cap's own diagnostic in its place: about no node.
+  if (diagnostics_.size() == before || diagnostics_.back().kind != kind) return;
+  diagnostics_.back().node = node;
+  diagnostics_.back().node_prefix = static_cast<uint32_t>(prefix.size());
+}
+
 void DiagnosticBag::Append(const std::vector<Diagnostic>& other) {
   for (const Diagnostic& d : other) Add(d.kind, d.span, d.message);
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct Diagnostic {
   Severity severity;
   Span span;  // may be invalid (no position)
   std::string message;
+  // One about a graph's node (shape inference): its id, and the length of
+  // the "[G::y] " prefix its message starts with, so a run-time error can
+  // name the node its own way without reading the text back. -1 and 0 else.
+  int32_t node = -1;
+  uint32_t node_prefix = 0;
   const char* code() const { return KindCode(kind); }
 };
 
@@ -45,6 +51,8 @@ class DiagnosticBag {
   explicit DiagnosticBag(size_t max_errors = 200) : max_errors_(std::max<size_t>(max_errors, 1)) {}
 
   void Add(Kind kind, Span span, std::string message);
+  // Add, of `prefix` + `message` about node `node` (Diagnostic::node).
+  void AddAboutNode(Kind kind, Span span, int32_t node, const std::string& prefix, const std::string& message);
   bool has_errors() const { return error_count_ > 0; }
   size_t error_count() const { return error_count_; }
   size_t max_errors() const { return max_errors_; }

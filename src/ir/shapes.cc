@@ -138,7 +138,7 @@ const char* ShapeContext::op_name() const { return OpName(node->op); }
 
 void ShapeContext::Error(diag::Kind kind, const std::string& message) {
   had_error = true;
-  if (!diags->capped()) diags->Add(kind, node->span, graph->DiagnosticPrefix(*node) + message);
+  if (!diags->capped()) diags->AddAboutNode(kind, node->span, node->id, graph->DiagnosticPrefix(*node), message);
 }
 
 const AttrValue* ShapeContext::Attr(std::string_view name) const {
@@ -449,7 +449,7 @@ class GraphInferrer {
                             ? literal("float", written) + " does not fit " + DTypeName(dtype) +
                                   (dtype == DType::kU8 ? " (0 to 255)" : " (held as i64: -9223372036854775808 to 9223372036854775807)")
                             : literal("float", v->ToString()) + " cannot be used with an integer operand";
-      if (!diags_->capped()) diags_->Add(diag::Kind::DtypeMismatch, n.span, graph_.DiagnosticPrefix(n) + msg);
+      if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id, graph_.DiagnosticPrefix(n), msg);
       return;
     }
     // A finite literal that the dtype's storage rounds to inf (`cast(1e300,
@@ -458,8 +458,8 @@ class GraphInferrer {
       const double x = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       const bool in_f32 = StorageOf(dtype) == StorageType::kF32;
       if (in_f32 && std::isfinite(x) && std::isinf(static_cast<float>(x)) && !diags_->capped()) {
-        diags_->Add(diag::Kind::LiteralOverflow, n.span,
-                    graph_.DiagnosticPrefix(n) + literal(kind_word, written) + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " + DTypeName(dtype) +
+        diags_->AddAboutNode(diag::Kind::LiteralOverflow, n.span, n.id,
+                    graph_.DiagnosticPrefix(n), literal(kind_word, written) + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " + DTypeName(dtype) +
                         " (held as f32, whose largest finite value is 3.4028235e+38)" +
                         (finalizing_ ? "; a literal no operation adopts takes the default dtype, " +
                                            std::string(DTypeName(dtype)) + " (compile option defaultDtype)"
@@ -473,8 +473,8 @@ class GraphInferrer {
     if (dtype == DType::kU8 && *kind != WeakKind::kBool && !negated) {
       const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       if ((value < 0 || value > 255) && !diags_->capped()) {
-        diags_->Add(diag::Kind::DtypeMismatch, n.span,
-                    graph_.DiagnosticPrefix(n) + literal(kind_word, v->ToString()) + " does not fit u8 (0 to 255)");
+        diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id,
+                    graph_.DiagnosticPrefix(n), literal(kind_word, v->ToString()) + " does not fit u8 (0 to 255)");
       }
     }
   }
@@ -513,8 +513,8 @@ class GraphInferrer {
       Type b = OperandType(id, n.operands[1]);
       if (a.is_tensor() && b.is_tensor() && IsFloat(a.dtype()) && IsInteger(b.dtype())) {
         std::swap(n.operands[0], n.operands[1]);
-        diags_->Add(diag::Kind::EmbeddingOperandsSwapped, n.span,  // a warning: kept past the error cap
-                    graph_.DiagnosticPrefix(n) + "embedding operands read as (indices, table): the first is " +
+        diags_->AddAboutNode(diag::Kind::EmbeddingOperandsSwapped, n.span, n.id,  // a warning: kept past the error cap
+                    graph_.DiagnosticPrefix(n), "embedding operands read as (indices, table): the first is " +
                         a.ToString() + " (a float table) and the second " + b.ToString() +
                         " (integer indices), so they were swapped; write embedding(indices, table)");
       }
@@ -549,8 +549,8 @@ class GraphInferrer {
       if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
       const std::string clash = inferred.is_tensor() ? NamedSizeClash(declared, inferred) : "";
       if (!TypesCompatible(declared, inferred) || !clash.empty()) {
-        if (!diags_->capped()) diags_->Add(diag::Kind::DeclaredTypeMismatch, node.span,
-                    graph_.DiagnosticPrefix(node) + "declared type " + declared.ToString() +
+        if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::DeclaredTypeMismatch, node.span, node.id,
+                    graph_.DiagnosticPrefix(node), "declared type " + declared.ToString() +
                         " does not match inferred type " + inferred.ToString() + clash);
         node.type = declared;
       } else if (inferred.is_tensor()) {
@@ -602,8 +602,8 @@ class GraphInferrer {
     for (NodeId op : n.operands) {
       if (graph_.HasNode(op) && op < id && Overflows(graph_.node(op).type)) return;
     }
-    if (!diags_->capped()) diags_->Add(diag::Kind::ShapeOverflow, n.span,
-                graph_.DiagnosticPrefix(n) + "element count of " + n.type.ToString() +
+    if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::ShapeOverflow, n.span, n.id,
+                graph_.DiagnosticPrefix(n), "element count of " + n.type.ToString() +
                     " does not fit in 64 bits");
   }
 
@@ -622,8 +622,8 @@ class GraphInferrer {
       n.type = carried;
       return;
     }
-    if (!diags_->capped()) diags_->Add(diag::Kind::RepeatTypeChange, n.span,
-                graph_.DiagnosticPrefix(n) + RepeatChangesTypeMessage(carried, n.type));
+    if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::RepeatTypeChange, n.span, n.id,
+                graph_.DiagnosticPrefix(n), RepeatChangesTypeMessage(carried, n.type));
   }
 
   // Applies OPS.md §1.3 to the operands of node `id` before its rule runs.
@@ -774,28 +774,14 @@ bool InferProgramTypes(Program* program, diag::DiagnosticBag* diags,
 Status RunTimeShapeError(const Graph& graph, const diag::DiagnosticBag& diags) {
   for (const diag::Diagnostic& d : diags.all()) {
     if (d.severity != diag::Severity::Error) continue;
-    // The node the diagnostic is about: its span and its prefix ("[G::y] "),
-    // else the node the prefix names (a repeat's iteration, "[G::h.iter0] ").
+    // The node it is about, named as run-time errors name nodes ("node 'y'
+    // (reshape)"), else the graph's own check ("[G] …", which names none).
     std::string text = d.message;
-    const std::string head = "[" + graph.name() + "::";
-    bool named = false;
-    for (const Node& n : graph.nodes()) {
-      if (n.span.offset != d.span.offset || n.span.length != d.span.length || !d.span.valid()) continue;
-      const std::string prefix = graph.DiagnosticPrefix(n);
-      if (text.starts_with(prefix)) {
-        text = graph.NodeLabel(n) + ": " + text.substr(prefix.size());
-        named = true;
-        break;
-      }
+    if (d.node >= 0 && graph.HasNode(d.node)) {
+      text = graph.NodeLabel(graph.node(d.node)) + ": " + text.substr(d.node_prefix);
+    } else if (const std::string own = "[" + graph.name() + "] "; text.starts_with(own)) {
+      text.erase(0, own.size());
     }
-    const size_t close = text.find("] ");
-    if (!named && text.starts_with(head) && close != std::string::npos) {
-      const std::string name = text.substr(head.size(), close - head.size());
-      const NodeId id = graph.FindNode(name);
-      text = (id != kNoNode ? graph.NodeLabel(graph.node(id)) : "node '" + name + "'") + ": " + text.substr(close + 2);
-    }
-    const std::string own = "[" + graph.name() + "] ";  // the graph's own check
-    if (text.starts_with(own)) text.erase(0, own.size());
     text = "graph '" + graph.name() + "': " + text;
     return (d.kind == diag::Kind::ShapeOverflow ? ResourceExhausted(std::move(text)) : InvalidArgument(std::move(text)))
         .At(d.span);

@@ -97,7 +97,7 @@ class Materializer {
 
  private:
   void Error(diag::Kind kind, const ir::Node& n, const std::string& message) {
-    if (!diags_.capped()) diags_.Add(kind, n.span, graph_.DiagnosticPrefix(n) + message);
+    if (!diags_.capped()) diags_.AddAboutNode(kind, n.span, n.id, graph_.DiagnosticPrefix(n), message);
   }
 
   // Nodes materialisation adds, checked before building anything.
