@@ -153,9 +153,9 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
   spec.training = training;
   spec.rng = cg.ref_env != nullptr ? cg.ref_env->ctx.rng : nullptr;
   spec.b_transposed = cg.TransposedB(node.id) != ir::kNoNode;
-  for (NodeId id : KernelOperands(cg, node)) {
+  std::vector<NodeId> operands = KernelOperands(cg, node);
+  for (NodeId id : operands) {
     const Node& op = cg.graph.node(id);
-    spec.operand_labels.push_back(cg.graph.ValueLabel(op));
     spec.operand_dtypes.push_back(op.type.is_tensor() ? op.type.dtype() : ir::DType::kF32);
     const runtime::Tensor* constant = nullptr;
     if (op.is_param()) {
@@ -168,6 +168,9 @@ runtime::KernelSpec MakeKernelSpec(const CompiledGraph& cg, const Node& node, bo
     }
     spec.constant_operands.push_back(constant);
   }
+  spec.operand_label = [graph = &cg.graph, operands = std::move(operands)](size_t i) {
+    return i < operands.size() ? graph->ValueLabel(graph->node(operands[i])) : "#" + std::to_string(i);
+  };
   return spec;
 }
 

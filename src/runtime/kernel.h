@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -42,10 +43,12 @@ struct KernelSpec {
   // folded into the product). Other factories refuse it.
   bool b_transposed = false;
   bool training = false;
-  // How run-time messages name each operand ("'tokens'", "computed in node
-  // 'y'": ir::Graph::ValueLabel), e.g. for an embedding index out of range;
-  // may be empty.
-  std::vector<std::string> operand_labels;
+  // How run-time messages name operand i ("'tokens'", "computed in node
+  // 'y'": ir::Graph::ValueLabel), e.g. for an embedding index out of range.
+  // Computed when a factory asks (while it runs): a label may scan the
+  // graph, and every kernel taking them made a long chain's setup quadratic.
+  // May be empty.
+  std::function<std::string(size_t)> operand_label;
   // The program's seeded generator (training-mode dropout draws from it at
   // Run); owned by the caller, outlives the kernel. May be null.
   Rng* rng = nullptr;

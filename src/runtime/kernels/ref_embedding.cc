@@ -102,7 +102,7 @@ Result<KernelPtr> CreateEmbeddingKernel(const KernelSpec& spec) {
     return InvalidArgument(std::string("embedding table must have a float dtype, got ") + ir::DTypeName(table) +
                            " (operands are (indices, table))");
   }
-  const std::string name = spec.operand_labels.size() > 0 ? spec.operand_labels[0] : "#0";
+  const std::string name = spec.operand_label ? spec.operand_label(0) : "#0";
   const size_t eb = ir::StorageByteSize(ir::StorageOf(table));
   switch (ir::StorageOf(idx)) {
     case ir::StorageType::kI64: return KernelPtr(new EmbeddingKernel<int64_t>(name, eb));

@@ -216,7 +216,7 @@ Result<KernelPtr> CreateLossKernel(const KernelSpec& spec) {
   const ir::DType t = spec.operand_dtypes[1];
   // Same dtype: distribution (or float class indices, decided by shape).
   const bool same = t == spec.operand_dtypes[0];
-  const std::string name = spec.operand_labels.size() > 1 ? spec.operand_labels[1] : "#1";
+  const std::string name = spec.operand_label ? spec.operand_label(1) : "#1";
   auto make = [&](auto tag) -> Result<KernelPtr> {
     using T = typename decltype(tag)::type;
     if (same) return KernelPtr(new CrossEntropyKernel<T, T>(false, name));
