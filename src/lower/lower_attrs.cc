@@ -108,10 +108,21 @@ std::string RangeProblem(ir::OpKind kind, std::string_view attr, const ir::AttrV
 bool Lowerer::CheckNotTensor(const ast::Expr& value, const std::string& where) {
   const ast::Expr* e = ast::StripParens(&value);
   const auto* n = e->As<ast::NameExpr>();
-  if (n == nullptr || scope_.count(n->name) == 0 || config_.count(n->name) > 0) return true;
-  Error(diag::Kind::BadAttribute, e->span,
-        where + " must be a constant, but '" + n->name + "' is a tensor of the graph");
-  return false;
+  if (n == nullptr || config_.count(n->name) > 0) return true;
+  if (scope_.count(n->name) > 0) {
+    Error(diag::Kind::BadAttribute, e->span,
+          where + " must be a constant, but '" + n->name + "' is a tensor of the graph");
+    return false;
+  }
+  // The node itself or a later one is not in scope yet, but no bare word
+  // either: it read as the string "y".
+  if (std::optional<diag::Span> at = DeclarationOf(n->name)) {
+    Error(diag::Kind::BadAttribute, e->span,
+          where + " must be a constant, but '" + n->name + "' is a tensor of the graph (declared at " +
+              std::to_string(at->line) + ":" + std::to_string(at->column) + ")");
+    return false;
+  }
+  return true;
 }
 
 std::optional<ir::AttrValue> Lowerer::GenericAttr(const ir::ConfigValue& v) {

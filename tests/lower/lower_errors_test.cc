@@ -241,6 +241,13 @@ TEST(LowerErrorsTest, BadAttributes) {
             "E046 3:25 attribute 'note' of node 'h' must be a constant, but 'y' is a tensor of the graph");
   EXPECT_EQ(LowerError(G("  node h { op: x; note: (x); };")),
             "E046 3:26 attribute 'note' of node 'h' must be a constant, but 'x' is a tensor of the graph");
+  // The node itself, or one declared further on: not in scope yet, still no bare word.
+  EXPECT_EQ(LowerError(G("  node h { op: x; note: h; };")),
+            "E046 3:25 attribute 'note' of node 'h' must be a constant, but 'h' is a tensor of the graph (declared at 3:8)");
+  EXPECT_EQ(LowerError(G("  node h { op: x; note: z; };\n  node z { op: relu(x); };")),
+            "E046 3:25 attribute 'note' of node 'h' must be a constant, but 'z' is a tensor of the graph (declared at 4:8)");
+  EXPECT_EQ(LowerError(G("  node h { op: softmax(x, dim: later); };\n  node later { op: relu(x); };")),
+            "E046 3:32 attribute 'dim' of softmax must be a constant, but 'later' is a tensor of the graph (declared at 4:8)");
 }
 
 TEST(LowerErrorsTest, UnknownAndMissingAttributes) {
