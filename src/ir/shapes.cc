@@ -343,6 +343,14 @@ class GraphInferrer {
 
   void Run() {
     for (NodeId id = 0; id < graph_.num_nodes(); ++id) InferOne(id);
+    // A weak sub-expression nothing adopted keeps its provisional dtype, the
+    // default of its kind, except arithmetic of weak bools, computed in i64
+    // meanwhile: it is bool again (`output c: true + true;` is add on bool).
+    for (NodeId id = graph_.num_nodes() - 1; id >= 0; --id) {
+      if (!IsWeak(id) || !graph_.node(id).type.is_tensor()) continue;
+      const auto kind = static_cast<WeakKind>(weak_[static_cast<size_t>(id)]);
+      if (graph_.node(id).type.dtype() != DefaultDTypeFor(kind, options_.default_float)) Finalize(id);
+    }
     CheckReturnType();
     // A declaration that gave a weak sub-expression its dtype is that dtype's
     // only source when a run re-types the literals (WithInputTypes), so it
@@ -418,7 +426,10 @@ class GraphInferrer {
   void Finalize(NodeId root) {
     if (!graph_.HasNode(root) || !IsWeak(root)) return;
     finalizing_ = true;
-    SetWeakDType(root, graph_.node(root).type.dtype(), false, WeakKind::kBool);
+    // The dtype of its kind: a sub-expression of weak bools computed in i64
+    // (ResolveWeakOperands) is bool again, and `true + true` add on bool.
+    const auto kind = static_cast<WeakKind>(weak_[static_cast<size_t>(root)]);
+    SetWeakDType(root, DefaultDTypeFor(kind, options_.default_float), false, WeakKind::kBool);
     finalizing_ = false;
   }
 
@@ -475,6 +486,17 @@ class GraphInferrer {
       if ((value < 0 || value > 255) && !diags_->capped()) {
         diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id,
                     graph_.DiagnosticPrefix(n), literal(kind_word, v->ToString()) + " does not fit u8 (0 to 255)");
+      }
+      return;
+    }
+    // A negative value for the other unsigned dtypes, as neg's rule tells
+    // `x + -2`: a config key holds one without a neg (`kn: -2;`).
+    if (IsUnsignedInt(dtype) && *kind != WeakKind::kBool && !negated) {
+      const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
+      if (value < 0 && !diags_->capped()) {
+        diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id, graph_.DiagnosticPrefix(n),
+                             literal(kind_word, v->ToString()) + " does not fit " + DTypeName(dtype) +
+                                 " (an unsigned dtype: no negative values)");
       }
     }
   }
@@ -674,6 +696,12 @@ class GraphInferrer {
     }
     if (op == OpKind::kNeg) joined = JoinWeak(*joined, WeakKind::kInt);
     DType provisional = DefaultDTypeFor(*joined, options_.default_float);
+    // Arithmetic of weak bools computes in i64 while nothing adopts it, so
+    // `x + (true + true)` on an f32 x is x + 2 (bool → number is 0 or 1);
+    // it stays of bool kind: never adopted, it is add on bool (Finalize).
+    if (*joined == WeakKind::kBool && HasFlag(op, kFlagArithmetic)) {
+      provisional = DefaultDTypeFor(WeakKind::kInt, options_.default_float);
+    }
     bool keep = PreservesWeak(n);
     for (int i = first; i < last; ++i) {
       SetWeakDType(n.operands[static_cast<size_t>(i)], provisional, keep, *joined);

@@ -1,5 +1,6 @@
 // Shape rules: transpose, permute, reshape/view, expand, concat, split, range.
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "ir/shapes_internal.h"
@@ -50,29 +51,38 @@ std::optional<std::vector<Dim>> ShapeAttr(ShapeContext& ctx, bool allow_infer_on
   return dims;
 }
 
-// Constant scalar value behind an operand (through identities), if any.
+// Constant scalar value behind an operand (through identities and negations:
+// `range(-1, 2)` is as static as `range(S, 2)` with `S: -1;`), if any.
 std::optional<int64_t> ConstantOperandValue(const Graph& g, NodeId id) {
+  bool negated = false;
   for (int hops = 0; hops < 64 && g.HasNode(id); ++hops) {
     const Node& n = g.node(id);
-    if (n.op == OpKind::kIdentity && n.operands.size() == 1 && n.operands[0] < id) {
+    if ((n.op == OpKind::kIdentity || n.op == OpKind::kNeg) && n.operands.size() == 1 && n.operands[0] < id) {
+      negated = negated != (n.op == OpKind::kNeg);
       id = n.operands[0];
       continue;
     }
     if (n.op != OpKind::kConstant) return std::nullopt;
     const AttrValue* v = n.attr("value");
     if (!v) return std::nullopt;
-    if (v->is_int()) return v->as_int();
-    if (v->is_bool()) return v->as_bool() ? 1 : 0;
-    if (v->is_float()) {
+    std::optional<int64_t> value;
+    if (v->is_int()) {
+      value = v->as_int();
+    } else if (v->is_bool()) {
+      value = v->as_bool() ? 1 : 0;
+    } else if (v->is_float()) {
       double f = v->as_float();
       // The value the run sees: a float literal held as f32 (f16 and bf16
       // included) is rounded there first (`range(2.9999999)` is 3 elements).
       if (n.type.is_tensor() && StorageOf(n.type.dtype()) == StorageType::kF32) f = static_cast<float>(f);
       // Truncation toward zero; values outside int64 are not static.
       if (!(f > -9.2e18 && f < 9.2e18)) return std::nullopt;
-      return static_cast<int64_t>(f);
+      value = static_cast<int64_t>(f);
     }
-    return std::nullopt;
+    // -INT64_MIN wraps at run time: not a static length.
+    if (!value || !negated) return value;
+    if (*value == std::numeric_limits<int64_t>::min()) return std::nullopt;
+    return -*value;
   }
   return std::nullopt;
 }

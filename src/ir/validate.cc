@@ -212,10 +212,21 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
   std::unordered_map<std::string, std::pair<int, NodeId>> seen;  // count, first node
   for (const Node& n : g.nodes()) {
     auto& [count, first] = seen.try_emplace(n.name, 0, n.id).first->second;
-    if (++count == 2) {
-      diags->Add(diag::Kind::DuplicateName, n.span,
-                 g.DiagnosticPrefix(n) + "name '" + n.name + "' is declared twice" + FirstAt(g.node(first).span));
+    if (++count != 2) continue;
+    // A source's `__anon_1` meeting the name the compiler gave a node of its
+    // own: said at the source's node (it read "declared twice; the first is
+    // at" a literal the source never named).
+    const Node& earlier = g.node(first);
+    const auto compiler_named = [](const Node& m) { return m.name == "__anon_" + std::to_string(m.id); };
+    if (IsGeneratedName(n.name) && compiler_named(earlier) != compiler_named(n)) {
+      const Node& written = compiler_named(n) ? earlier : n;
+      diags->Add(diag::Kind::DuplicateName, written.span,
+                 GraphPrefix(g) + "name '" + n.name + "' is one the compiler gives its own nodes: names " +
+                     "starting with two underscores are reserved (LANGUAGE.md §9); rename it");
+      continue;
     }
+    diags->Add(diag::Kind::DuplicateName, n.span,
+               g.DiagnosticPrefix(n) + "name '" + n.name + "' is declared twice" + FirstAt(earlier.span));
   }
   // V3
   bool operands_ok = true;

@@ -556,6 +556,84 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
   }
 }
 
+// A source's name that is one the compiler gives its own nodes (LANGUAGE.md
+// §9) is told as reserved at the source's node, whichever comes first (it
+// read "declared twice; the first is at" a literal the source never named).
+TEST(CompileTest, ACompilerNameWrittenInTheSourceIsToldAsReserved) {
+  for (const char* body : {"  node a { op: relu(x) + 1.0; };\n  node __anon_2 { op: relu(x); };\n  output y: __anon_2 * a;\n",
+                           "  node __anon_1 { op: x + 1.0; };\n  output y: __anon_1;\n"}) {
+    CompileResult r = Compile(std::string("@graph G {\n  input x: Tensor<[2], f32>;\n") + body + "}\n");
+    ASSERT_FALSE(r.ok) << body;
+    ASSERT_FALSE(r.diagnostics.empty());
+    const diag::Diagnostic& d = r.diagnostics.front();
+    EXPECT_EQ(std::string(d.code()), "E081");
+    const std::string name = std::string(body).find("__anon_2") != std::string::npos ? "__anon_2" : "__anon_1";
+    EXPECT_EQ(d.message, "[G] name '" + name + "' is one the compiler gives its own nodes: names starting with two "
+                         "underscores are reserved (LANGUAGE.md §9); rename it") << body;
+    const size_t line = std::string(body).find("__anon_") < std::string(body).find('\n') ? 3u : 4u;
+    EXPECT_EQ(d.span.line, line) << body;
+    EXPECT_EQ(d.span.column, 3u) << body;
+  }
+}
+
+// Arithmetic of weak bools is weak too and adopts the other operand's dtype
+// as a whole (OPS.md §1.3: bool → number is 0 or 1): `x + (true + true)` is
+// x + 2. It was "add requires a numeric operand, got bool" (while `x + (true
+// + 1)` compiled); never adopted, it is still add on bool.
+TEST(CompileTest, ArithmeticOfWeakBoolsAdoptsTheOtherOperandsDtype) {
+  for (const char* dtype : {"f32", "i32", "u8", "f64"}) {
+    for (const char* expr : {"x + (true + true)", "x * (true - false)", "x + (B + B)", "x - (true * true + 1)"}) {
+      CompileResult r = Compile(std::string("@config { B: true; }\n@graph G {\n  input x: Tensor<[2], ") + dtype +
+                                ">;\n  output y: " + expr + ";\n}\n");
+      ASSERT_TRUE(r.ok) << dtype << " " << expr << ": " << r.RenderDiagnostics();
+      const ir::Graph& g = r.program.graphs[0];
+      EXPECT_EQ(g.node(g.outputs()[0].node).type.ToString(), std::string("Tensor<[2], ") + dtype + ">") << expr;
+      Result<std::unique_ptr<Program>> p = Program::Create(r);
+      ASSERT_TRUE(p.ok()) << p.status().ToString();
+      runtime::TensorMap in;
+      in.emplace("x", std::move(runtime::Tensor::Full(ir::DTypeFromName(dtype).value(), {2}, 5)).value());
+      for (bool tape : {true, false}) {
+        Result<runtime::TensorMap> out = tape ? (*p)->Run("G", in) : (*p)->Interpret("G", in);
+        ASSERT_TRUE(out.ok()) << out.status().ToString();
+        const double want = std::string(expr) == "x + (true + true)" || std::string(expr) == "x + (B + B)" ? 7
+                            : std::string(expr) == "x * (true - false)" ? 5 : 3;
+        EXPECT_EQ(out->at("y").GetDouble(1), want) << dtype << " " << expr << (tape ? " tape" : " interpreter");
+      }
+    }
+  }
+  CompileResult bare = Compile("@graph G {\n  output c: true + true;\n}\n");
+  ASSERT_FALSE(bare.ok);
+  EXPECT_EQ(bare.diagnostics.front().message, "[G::c] add requires a numeric operand, got bool");
+}
+
+// A config key's negative value does not fit an unsigned dtype, as the same
+// literal written `-2` does not (it compiled for u16, u32 and u64, and held -1).
+TEST(CompileTest, ANegativeConfigKeyDoesNotFitAnUnsignedDtype) {
+  for (const char* dtype : {"u16", "u32", "u64"}) {
+    CompileResult r = Compile(std::string("@config { kn: -2; }\n@graph G {\n  input x: Tensor<[2], ") + dtype +
+                              ">;\n  output y: x + kn;\n}\n");
+    ASSERT_FALSE(r.ok) << dtype;
+    EXPECT_EQ(r.diagnostics.front().message, std::string("[G::y] config key 'kn' (integer -2) does not fit ") + dtype +
+                                                 " (an unsigned dtype: no negative values)");
+  }
+  EXPECT_TRUE(Compile("@config { kn: 2; }\n@graph G {\n  input x: Tensor<[2], u16>;\n  output y: x + kn;\n}\n").ok);
+}
+
+// A negated literal is as constant as a config key of that value (OPS.md
+// §3.14): `range(-1, 2)` is [3] (it was [?]), `range(-3)` empty when compiled.
+TEST(CompileTest, RangeOfNegatedLiteralsIsStatic) {
+  CompileResult r = Compile("@graph G {\n  output a: range(-1, 2);\n  output b: range(-(-2));\n}\n");
+  ASSERT_TRUE(r.ok) << r.RenderDiagnostics();
+  const ir::Graph& g = r.program.graphs[0];
+  EXPECT_EQ(g.node(g.outputs()[0].node).type.ToString(), "Tensor<[3], i64>");
+  EXPECT_EQ(g.node(g.outputs()[1].node).type.ToString(), "Tensor<[2], i64>");
+  CompileResult empty = Compile("@graph G {\n  output a: range(-3);\n}\n");
+  ASSERT_FALSE(empty.ok);
+  EXPECT_EQ(std::string(empty.diagnostics.front().code()), "E112");
+  EXPECT_NE(empty.diagnostics.front().message.find("range is empty (start 0, end -3)"), std::string::npos)
+      << empty.diagnostics.front().message;
+}
+
 // A config key's value is named by the key the source wrote (the caret is
 // under it): it was "float literal 0.5", which the source nowhere holds.
 TEST(CompileTest, AConfigKeyThatDoesNotFitIsNamedAsWritten) {
