@@ -3,9 +3,12 @@
 // name is a config value or a dimension the run binds is evaluated —
 // arithmetic as in @config (§5.1), comparisons of numbers (and == / != of
 // strings and bools), `!`, `&&`, `||` — and a false one fails the run with
-// its message. A condition that names anything else (a tensor, a dimension
-// the run leaves unbound) or does not reduce to a bool is not evaluated: the
-// spec asks for evaluation only in the first case (a SHOULD). A graph
+// its message, as does one its bound values leave without a value (a
+// division by zero, an overflow, a string compared with a number: "assertion
+// cannot be evaluated"). A condition that names anything else (a tensor, a
+// dimension the run leaves unbound), that is a number, or that uses a form no
+// run evaluates (an if-expression, a list, a call: warned of by W006) is not
+// evaluated: the spec asks for evaluation only in the first case (a SHOULD). A graph
 // reached through a call is checked on the dims that call binds
 // (Program::CalleeCheck: by the call kernel once per binding, by the
 // interpreter at each call).
@@ -34,8 +37,10 @@ class GraphAssertions {
   GraphAssertions& operator=(GraphAssertions&&) = default;
 
   // Ok, or FailedPrecondition "graph 'G': assertion failed: MESSAGE (N > 2,
-  // with N = 1)" for the first false condition, pointing at it
-  // (Status::span: its position is there, as a run's other errors' is).
+  // with N = 1)" for the first false condition ("assertion cannot be
+  // evaluated: MESSAGE (…): division by zero in '1 / (N - 2)'" for one
+  // without a value), pointing at it (Status::span: its position is there,
+  // as a run's other errors' is).
   Status Check(const ir::DimBindings& dims) const;
 
  private:
@@ -50,5 +55,10 @@ class GraphAssertions {
   std::map<std::string, ir::ConfigValue> config_;
   std::vector<Condition> conditions_;
 };
+
+// Why `condition`, whose every name is a key of `config`, fails every run:
+// "it is false", or why it has no value ("division by zero in '1 / Z'");
+// "" when it holds, reads another name, or is no bool (W006, compile.cc).
+std::string FailsEveryRun(std::string_view condition, const std::map<std::string, ir::ConfigValue>& config);
 
 }  // namespace shrew

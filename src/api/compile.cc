@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/assertions.h"
 #include "base/spelling.h"
 #include "front/parser.h"
 #include "ir/shapes.h"
@@ -106,6 +107,23 @@ const char* OpaqueOperator(const ast::Expr& e) {
   return found;
 }
 
+// The first part of `e` of a form no @assert evaluates ("an if-expression",
+// "a list"), or "": such a condition is skipped at every run.
+std::string UnevaluatedForm(const ast::Expr& e) {
+  if (e.Is<ast::IfExpr>()) return "an if-expression";
+  if (e.Is<ast::ListExpr>() || e.Is<ast::DictExpr>()) return "a list";
+  if (e.Is<ast::CallExpr>() || e.Is<ast::MethodCallExpr>()) return "a call";
+  if (e.Is<ast::NullLiteral>()) return "null";
+  if (e.Is<ast::IndexExpr>() || e.Is<ast::SliceExpr>()) return "an index";
+  if (e.Is<ast::MemberExpr>() || e.Is<ast::PathExpr>()) return "a member access";
+  if (e.Is<ast::RepeatExpr>() || e.Is<ast::ClosureExpr>()) return "a repeat";
+  std::string found;
+  ast::ForEachChild(e, [&](const ast::Expr& child) {
+    if (found.empty()) found = UnevaluatedForm(child);
+  });
+  return found;
+}
+
 // The divisor of a `/` or `%` in `e` that is 0 whatever a run binds (a
 // literal 0, a config key that is 0), as written, or "": a division by zero
 // is not evaluated, so the condition never is.
@@ -139,8 +157,11 @@ std::string NeverFails(const std::string& condition, const std::map<std::string,
   ast::ExprPtr e = front::ParseExpression(source, parse);
   if (parse.has_errors() || e == nullptr) return "";
   if (const std::string divisor = ZeroDivisor(*e, config); !divisor.empty()) {
-    return "@assert can never be checked: its condition divides by " + divisor +
-           ", and a division by zero is not evaluated";
+    return "@assert fails every run: its condition divides by " + divisor;
+  }
+  if (const std::string form = UnevaluatedForm(*e); !form.empty()) {
+    return "@assert can never be checked: its condition uses " + form +
+           ", which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)";
   }
   if (const char* op = OpaqueOperator(*e)) {
     const std::string_view o = op;
@@ -200,12 +221,18 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
         diags.Add(diag::Kind::AssertNeverChecked, a.span, why);
         continue;
       }
+      bool unknown = false;
       for (const std::string& name : a.names) {
         if (program.config.count(name) != 0 || dims.count(name) != 0) continue;
         diags.Add(diag::Kind::AssertNeverChecked, a.span,
                   "@assert can never be checked: '" + name +
                       "' is neither a config key nor a dimension of the program" + DidYouMean(name, known));
+        unknown = true;
         break;
+      }
+      // Of config keys only: what every run will find.
+      if (const std::string why = unknown ? "" : FailsEveryRun(a.source_text, program.config); !why.empty()) {
+        diags.Add(diag::Kind::AssertNeverChecked, a.span, "@assert fails every run: " + why);
       }
     }
   }

@@ -116,16 +116,17 @@ TEST(Assertions, ThePositionIsTheSpanOnly) {
 }
 
 TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
-  // A tensor, a dimension no input binds, a number instead of a bool, a
-  // division by zero, a string: none can be decided from config and dims.
+  // A tensor, a dimension no input binds, a number instead of a bool, forms
+  // no run evaluates (W006 says so): none can be decided from config and dims.
   auto p = jit::testing::MakeProgram(R"(@config { H: 4; mode: fast; }
 @graph G {
   input x: Tensor<[N, H], f32>;
   @assert x > 100.0, "about values";
   @assert M > 100, "M is not bound";
   @assert N + 100;
-  @assert N / 0 > 1;
-  @assert mode < 3;
+  @assert if N > 5 { true } else { false };
+  @assert [N] == [5];
+  @assert (N & 1) == 1;
   @assert mode == "fast" && !(H != 4), "holds";
   output y: x + 1.0;
 })");
@@ -133,6 +134,35 @@ TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
   Result<TensorMap> out = p->Run("G", X(2));
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->at("y").GetDouble(0), 1.0);
+}
+
+// A condition its bound values leave without a value is no check that
+// passed: it fails the run saying why (each was skipped in silence).
+TEST(Assertions, AConditionItsValuesBreakFailsTheRun) {
+  for (const auto& [condition, failing, holding, why] :
+       std::vector<std::tuple<std::string, int64_t, int64_t, std::string>>{
+           {"1 / (N - 2) < 2", 2, 3, "division by zero in '1 / (N - 2)'"},
+           {"N % (N - 3) >= 0", 3, 4, "division by zero in 'N % (N - 3)'"},
+           {"N * 9223372036854775807 > 0", 2, 1, "integer overflow in 'N * 9223372036854775807'"},
+           {"mode < N", 1, 0, "'mode < N' compares a string with a number"},
+           {"N > 0 && mode", 1, 0, "'N > 0 && mode' joins a bool and a string (&& takes bools)"}}) {
+    auto p = jit::testing::MakeProgram("@config { mode: fast; }\n@graph G {\n  input x: Tensor<[N, 4], f32>;\n  @assert " +
+                                       condition + ", \"checked\";\n  output y: x + 1.0;\n}\n");
+    ASSERT_NE(p, nullptr) << condition;
+    for (bool interp : {false, true}) {
+      Result<TensorMap> bad = interp ? p->Interpret("G", X(failing)) : p->Run("G", X(failing));
+      ASSERT_FALSE(bad.ok()) << condition;
+      EXPECT_EQ(bad.status().code(), StatusCode::kFailedPrecondition);
+      const std::string mode = condition.find("mode") != std::string::npos ? ", mode = fast" : "";
+      EXPECT_EQ(bad.status().message(), "graph 'G': assertion cannot be evaluated: checked (" + condition + ", with N = " +
+                                            std::to_string(failing) + mode + "): " + why);
+      EXPECT_EQ(bad.status().span().line, 4u);
+      if (holding > 0) {
+        Result<TensorMap> ok = interp ? p->Interpret("G", X(holding)) : p->Run("G", X(holding));
+        EXPECT_TRUE(ok.ok()) << condition << ": " << ok.status().ToString();
+      }
+    }
+  }
 }
 
 // A name no run can bind (no config key, dimension or value) makes the
@@ -154,6 +184,9 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert "fast";
   @assert (Batch & 1) == 0 || (Batch == 2) | (Batch == 3);
   @assert Batch / Z < 10;
+  @assert if Batch > 5 { true } else { false };
+  @assert H > 10, "never";
+  @assert mode < 3;
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -168,8 +201,7 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "nor a dimension of the program; did you mean 'Batch'?",
                                       "W006 5:3 @assert can never be checked: it reads 'x', a value of graph 'G'; only "
                                       "config keys and dimensions are evaluated, at the start of a run",
-                                      "W006 7:3 @assert can never be checked: its condition divides by 0, and a "
-                                      "division by zero is not evaluated",
+                                      "W006 7:3 @assert fails every run: its condition divides by 0",
                                       "W006 8:3 @assert can never fail: its condition '(Batch - 2)' is a number, not "
                                       "true or false; write a comparison, as in '(Batch - 2) != 0'",
                                       "W006 9:3 @assert can never fail: its condition 'Batch * 2' is a number, not "
@@ -178,8 +210,11 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "true or false",
                                       "W006 11:3 @assert can never be checked: its condition uses '&', which a run does "
                                       "not evaluate (arithmetic, comparisons, &&, || and ! only); for and, write &&",
-                                      "W006 12:3 @assert can never be checked: its condition divides by 'Z', which is "
-                                      "0, and a division by zero is not evaluated"}));
+                                      "W006 12:3 @assert fails every run: its condition divides by 'Z', which is 0",
+                                      "W006 13:3 @assert can never be checked: its condition uses an if-expression, "
+                                      "which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)",
+                                      "W006 14:3 @assert fails every run: it is false",
+                                      "W006 15:3 @assert fails every run: 'mode < 3' compares a string with a number"}));
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md
