@@ -43,7 +43,11 @@ void NormalizeRows(const Tensor& x, double eps, Tensor* out) {
     }
     double sq = 0;
     for (int64_t i = 0; i < d; ++i) sq += (static_cast<double>(row[i]) - mean) * (static_cast<double>(row[i]) - mean);
-    const double denom = std::sqrt(sq / static_cast<double>(d) + eps);
+    double denom = std::sqrt(sq / static_cast<double>(d) + eps);
+    // Squared deviations past f64's range (the tape's, row_sums.h).
+    if (std::isinf(sq) && std::isfinite(mean)) {
+      denom = runtime::ScaledRowDenominator(row, static_cast<size_t>(d), mean, eps);
+    }
     for (int64_t i = 0; i < d; ++i) po[r * d + i] = static_cast<T>((static_cast<double>(row[i]) - mean) / denom);
   }
 }

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace shrew::runtime {
 
@@ -188,6 +190,23 @@ double RowDeviation(const T* x, size_t n, double mean) {
 template <typename T>
 double RowSquaredDeviation(const T* x, size_t n, double mean) {
   return Blockwise(n, [x, mean](size_t i, size_t len) { return RowSquaredDeviationOfBlock(x + i, len, mean); });
+}
+
+// sqrt(Σ (x − mean)² / n + eps) for a row whose squared deviations overflow
+// (f64 values with |x − mean| past about 1.3e154): the deviations are scaled
+// by the largest first, so a denominator that is finite comes out finite
+// (layer_norm gave 0 for such rows). Infinite when a deviation is.
+template <typename T>
+double ScaledRowDenominator(const T* x, size_t n, double mean, double eps) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s = std::max(s, std::abs(static_cast<double>(x[i]) - mean));
+  if (!(s > 0) || !std::isfinite(s)) return std::numeric_limits<double>::infinity();
+  double q = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = (static_cast<double>(x[i]) - mean) / s;
+    q += d * d;
+  }
+  return s * std::sqrt(q / static_cast<double>(n) + eps / s / s);
 }
 
 }  // namespace shrew::runtime

@@ -108,6 +108,18 @@ TEST(RefLayerNormTest, OneTwoThreeOperands) {
   EXPECT_TRUE(Same(Eval(K::kLayerNorm, {&xf}), F32({1, 3}, {0, 0, 0})));
 }
 
+// f64 deviations past ~1.3e154 square to inf: the row is scaled by its
+// largest deviation first (it normalised to 0). Rows [a, -a, a, -a] are ±1
+// and [3c, c, 2c] ±sqrt(1.5), 0, as for small values.
+TEST(RefLayerNormTest, F64RowsWhoseSquaresOverflowStillNormalise) {
+  Tensor x = F64({3, 4}, {1e200, -1e200, 1e200, -1e200, 3e160, 1e160, 2e160, 2e160, 1, -1, 1, -1});
+  Result<Tensor> r = Eval(K::kLayerNorm, {&x});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<double> want = {1, -1, 1, -1, std::sqrt(2.0), -std::sqrt(2.0), 0, 0};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r->values<double>()[i], want[i], 1e-14) << i;
+  EXPECT_NEAR(r->values<double>()[8], 1 / std::sqrt(1 + 1e-5), 1e-15);
+}
+
 // A constant f64 row whose sum rounds (16 × 1e30 here came out 1 ulp off)
 // still has mean x and so normalises to 0, as on the tape (it gave -1).
 TEST(RefLayerNormTest, ConstantF64RowsOfLargeValuesAreZero) {

@@ -128,6 +128,12 @@ class LayerNormKernel final : public Kernel {
         for (int64_t t = 0; t < rows; ++t) {
           const double var = RowSquaredDeviation(x + t * d_, d_, stats[t].mean) / static_cast<double>(d_);
           stats[t].denom = std::sqrt(var + eps_);
+          // f64 deviations past ~1.3e154 square to inf (an f32's cannot).
+          if constexpr (std::is_same_v<T, double>) {
+            if (std::isinf(var) && std::isfinite(stats[t].mean)) {
+              stats[t].denom = ScaledRowDenominator(x + t * d_, d_, stats[t].mean, eps_);
+            }
+          }
         }
         for (int64_t t = 0; t < rows; ++t) {
           const int64_t u = t0 + t;

@@ -161,6 +161,26 @@ TEST(LayerNormKernelTest, ConstantF64RowsOfLargeValuesAreZero) {
   }
 }
 
+// f64 deviations past ~1.3e154 square to inf: the row is scaled by its
+// largest deviation first, as the interpreter does (it normalised to 0).
+TEST(LayerNormKernelTest, F64RowsWhoseSquaresOverflowStillNormalise) {
+  for (int64_t d : {4, 16, 64}) {
+    std::vector<double> v;
+    for (int64_t i = 0; i < d; ++i) v.push_back(i % 2 == 0 ? 1e200 : -1e200);
+    for (int64_t i = 0; i < d; ++i) v.push_back(i % 4 == 0 ? 3e160 : i % 4 == 1 ? 1e160 : 2e160);
+    Result<Tensor> x = Tensor::FromVector<double>(ir::DType::kF64, {2, d}, v);
+    auto spec = MakeSpec(K::kLayerNorm, {ir::DType::kF64}, ir::DType::kF64);
+    Result<Tensor> y = testing::CreateAndRun(spec->spec, {&*x}, {2, d});
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    // Row 2: mean 2e160, deviations ±1e160 on half the values, σ = 1e160 / sqrt(2).
+    for (int64_t i = 0; i < d; ++i) {
+      EXPECT_NEAR(y->values<double>()[static_cast<size_t>(i)], i % 2 == 0 ? 1.0 : -1.0, 1e-14) << d << " " << i;
+      const double want = i % 4 == 0 ? std::sqrt(2.0) : i % 4 == 1 ? -std::sqrt(2.0) : 0.0;
+      EXPECT_NEAR(y->values<double>()[static_cast<size_t>(d + i)], want, 1e-14) << d << " " << i;
+    }
+  }
+}
+
 TEST(LayerNormKernelTest, RowsOfOneElementAreTheBias) {
   // Rows of 1: y = (x − x)·rstd·w + b = ±0·w + b, the zero negative only
   // for x = -0 (μ is +0 then: the sum starts at +0); NaN for a non-finite x
