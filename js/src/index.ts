@@ -5,6 +5,7 @@ import { Program } from "./program.js";
 import { describe, isArrayBuffer, isDetached, plainBytes, plainView, sourceBytes, typeName, typedArrayName, wellFormed } from "./plain.js";
 import { BOOLEAN, COUNT, DIMS, SEED, TENSOR_BYTES, checkOptions, invalid, rule, type Rule } from "./options.js";
 import type { CompileOptions, LoadBundleOptions } from "./signature.js";
+import { didYouMean } from "./spelling.js";
 import type { SourceSpan } from "./tape.js";
 
 export { ShrewRuntimeError, ShrewCompileError, type Diagnostic, type RuntimeErrorDetails } from "./errors.js";
@@ -35,12 +36,19 @@ const PARAMS: Rule = (value, name) => {
   if (bytes === undefined || isDetached(value)) throw invalid(name, "must be a Uint8Array (a saveParams() blob)", value);
   return bytes;
 };
+const FLOATS = ["f16", "bf16", "f32", "f64"];
+// A misspelt name is told the closest, as an input's dtype is.
+const FLOAT_DTYPE: Rule = (value, name) => {
+  if (typeof value === "string" && FLOATS.includes(value)) return value;
+  const e = invalid(name, 'must be "f16", "bf16", "f32" or "f64"', value);
+  throw typeof value === "string" ? new ShrewRuntimeError(e.code, e.message + didYouMean(value, FLOATS)) : e;
+};
 // In the module's order, which its messages list.
 const COMPILE_OPTIONS: Record<string, Rule> = {
   filename: rule("must be a string", (v) => typeof v === "string", wellFormed),
   dims: DIMS, seed: SEED, optimize: BOOLEAN, training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, params: PARAMS,
   maxStepsPerRun: COUNT,
-  defaultDtype: rule('must be "f16", "bf16", "f32" or "f64"', (v) => v === "f16" || v === "bf16" || v === "f32" || v === "f64"),
+  defaultDtype: FLOAT_DTYPE,
 };
 const LOAD_BUNDLE_OPTIONS: Record<string, Rule> = { training: BOOLEAN, maxTensorBytes: TENSOR_BYTES, maxStepsPerRun: COUNT };
 

@@ -3,7 +3,7 @@
 // checked before any is written.
 import type { RawTensorOut } from "./wasm/shrew.mjs";
 import { ShrewRuntimeError } from "./errors.js";
-import { ARRAY_CTORS as CTORS, ARRAY_FOR_DECLARED, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
+import { ARRAY_CTORS as CTORS, ARRAY_FOR_DECLARED, DTYPES, Tensor, type DType, type TensorData, dtypeOfArray, isDataOf, isDType, isTypedArrayProxy, madeShape } from "./tensor.js";
 import type { Signature } from "./signature.js";
 import { byteLengthOf, bytesView, describe as describeValue, elements, isNamedObject, joinNames, lengthOf, setOwn, spanOf, typeName, withArticle } from "./plain.js";
 import { didYouMean } from "./spelling.js";
@@ -194,6 +194,14 @@ export function checkDestination(graph: string, name: string, dtype: DType, shap
   const fits = isDataOf(dtype, data) && byteLengthOf(data) === bytes;
   if (fits && (bare || (dest.dtype === dtype && sameShape(dest.shape, shape)))) return;
   const expected = describe(dtype, shape);
+  // A misspelt dtype is told the closest, as an input's is (it read "got f3[2] whose data is …").
+  if (!bare && !isDType(dest.dtype)) {
+    const given = typeof dest.dtype === "string" ? `'${dest.dtype}'` : typeName(dest.dtype);
+    throw new ShrewRuntimeError("invalid_argument",
+      `output '${name}' of graph '${graph}': expected a destination of ${expected}, got one of dtype ${given}, which is no dtype` +
+        (typeof dest.dtype === "string" ? didYouMean(dest.dtype, DTYPES) : ""),
+      { output: name, expected, actual: `dtype ${given}` });
+  }
   let actual = bare ? `${withArticle(typeName(data))} of ${elements(lengthOf(data))}` : describe(dest.dtype, dest.shape);
   if (!bare && !isDataOf(dest.dtype, data)) actual += ` whose data is ${describeValue(data)}`;
   else if (actual === expected) actual += ` whose data has ${byteLengthOf(data)} bytes`;

@@ -700,8 +700,10 @@ export class Program {
 
   /**
    * Overwrites a parameter. Shape must match; the dtype is the one getParam
-   * returns (f32 for f16/bf16, i32 or i64 for i8/i16/i32, i64 for u16/u32/u64)
-   * or the declared one, taken as is like an input's.
+   * returns (f32 for f16/bf16, i32 for i8/i16/i32, i64 for u16/u32/u64/i64) —
+   * or, for any integer dtype but u8, the other of i32 and i64 — and every
+   * value must fit the declared dtype (an i8 parameter refuses 300), as an
+   * input's.
    */
   setParam(name: string, value: Tensor | { dtype: DType; shape: readonly number[]; data: TensorData }): void {
     this.#live();

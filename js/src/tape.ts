@@ -33,7 +33,11 @@ export interface TapeInstruction {
   /** Bound sizes; before a binding the IR type's dims (symbolic ones as names). */
   shape: (number | string)[] | null;
   dtype: string;
-  /** Arena placement of the result; null before a binding or outside the arena. */
+  /**
+   * Arena placement of the result; null before a binding or outside the arena.
+   * A `free` has no result: its offset, size and in_place_of are the freed
+   * value's (count in-place results over the other instructions, as stats do).
+   */
   offset: number | null;
   size: number | null;
   in_place_of: number | null;

@@ -31,6 +31,8 @@ test("bad compile options are typed errors naming the option", () => {
     [{ sed: 1 }, /^unknown compile option 'sed'; did you mean 'seed'\? options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun, defaultDtype$/],
     [{ defaultDtype: "i64" }, /^defaultDtype must be "f16", "bf16", "f32" or "f64", got "i64"/],
     [{ defaultDtype: "float64" }, /^defaultDtype must be "f16", "bf16", "f32" or "f64"/],
+    // A misspelt name is told the closest, as an input's dtype is.
+    [{ defaultDtype: "f63" }, /^defaultDtype must be "f16", "bf16", "f32" or "f64", got "f63" \(a string\); did you mean 'f64'\?$/],
     [{ Training: true }, /^unknown compile option 'Training'; did you mean 'training'\? options: filename, dims, seed, /],
     [{ verbose: true }, /^unknown compile option 'verbose'; options: filename, dims, seed, optimize, training, maxTensorBytes, params, maxStepsPerRun, defaultDtype$/],
     // The rule of setDims: a dim the source does not use or that @config sets would be ignored.

@@ -158,6 +158,12 @@ test("a destination Tensor whose data was replaced by another typed array, or a 
           e.message === "output 'z' of graph 'G': expected a destination of f32[2], got f32[2] whose data is an Int32Array");
         assert.deepEqual(z.data, new Int32Array([7, 7]), "nothing written");
       }
+      // A misspelt dtype is told as one, with the closest (it read "got f3[2] whose data is a Float32Array").
+      const misspelt = { dtype: "f3", shape: [2], data: new Float32Array(2) };
+      assert.throws(() => p[run]("G", { n }, { outputs: { z: misspelt } }), (e) => e instanceof ShrewRuntimeError &&
+        e.code === "invalid_argument" && e.output === "z" && e.actual === "dtype 'f3'" &&
+        e.message === "output 'z' of graph 'G': expected a destination of f32[2], got one of dtype 'f3', which is no dtype; did you mean 'f32'?");
+      assert.deepEqual(misspelt.data, new Float32Array(2), "nothing written");
       // Data replaced by the dtype's own array of the right size: written there.
       const replaced = new Tensor("f32", [2]);
       replaced.data = new Float32Array(2);

@@ -28,6 +28,7 @@
 #include "api/prepared_run.h"
 #include "api/program.h"
 #include "api/reconfigure.h"
+#include "base/spelling.h"
 #include "diag/diagnostic.h"
 #include "ir/dump.h"
 #include "jit/profile.h"
@@ -268,7 +269,13 @@ shrew::Result<CompileSettings> CompileSettingsFrom(val options) {
     const std::optional<shrew::ir::DType> d =
         options["defaultDtype"].isString() ? shrew::ir::DTypeFromName(options["defaultDtype"].as<std::string>()) : std::nullopt;
     if (!d || !shrew::ir::IsFloat(*d)) {
-      return shrew::InvalidArgument("defaultDtype must be \"f16\", \"bf16\", \"f32\" or \"f64\", got " + Show(options["defaultDtype"]));
+      // A misspelt name is told the closest, as an input's dtype is.
+      static constexpr std::string_view kFloats[] = {"f16", "bf16", "f32", "f64"};
+      const std::string hint = options["defaultDtype"].isString()
+                                   ? shrew::DidYouMean(options["defaultDtype"].as<std::string>(), kFloats)
+                                   : "";
+      return shrew::InvalidArgument("defaultDtype must be \"f16\", \"bf16\", \"f32\" or \"f64\", got " +
+                                    Show(options["defaultDtype"]) + hint);
     }
     out.compile.default_float = *d;
     out.program.default_dtype = *d;
