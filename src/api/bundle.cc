@@ -762,6 +762,11 @@ Result<std::unique_ptr<Program>> LoadBundle(std::span<const uint8_t> bytes, Prog
   uint64_t seed = 0;
   ir::DimBindings dims;
   if (!d.U64(&seed, "seed") || !d.DType(&options.default_dtype)) return Corrupt(d.error());
+  // Said as the bundle's, not as ProgramOptions' (Program::Create checks it too).
+  if (!ir::IsFloat(options.default_dtype)) {
+    d.Fail(std::string("default dtype ") + ir::DTypeName(options.default_dtype) + " is no float dtype");
+    return Corrupt(d.error());
+  }
   SHREW_RETURN_IF_ERROR(ReadDims(d, "configured", &dims));
   opt::OptStats stats;
   for (int* v : {&stats.dead_code_removed, &stats.identities_removed, &stats.constants_folded, &stats.cse_eliminated,

@@ -156,10 +156,13 @@ void JsonAttr(std::string* out, const AttrValue& v) {
   }
 }
 
-void JsonAttrs(std::string* out, const Attrs& attrs) {
+// `compiler_marks`: also the entries the compiler added (IsGeneratedName
+// keys, kConfigKeyAnnotation), which no source wrote.
+void JsonAttrs(std::string* out, const Attrs& attrs, bool compiler_marks = true) {
   *out += '{';
   bool first = true;
   for (const auto& [name, value] : attrs.entries()) {
+    if (!compiler_marks && IsGeneratedName(name)) continue;
     if (!first) *out += ',';
     first = false;
     JsonString(out, name);
@@ -261,7 +264,7 @@ void GraphJson(std::string* out, const Graph& g) {
     *out += "],\"attrs\":";
     JsonAttrs(out, n.attrs);
     *out += ",\"annotations\":";
-    JsonAttrs(out, n.annotations);
+    JsonAttrs(out, n.annotations, false);
     *out += ",\"type\":";
     JsonType(out, shown);
     *out += ",\"declared_type\":";

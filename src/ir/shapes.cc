@@ -343,14 +343,6 @@ class GraphInferrer {
 
   void Run() {
     for (NodeId id = 0; id < graph_.num_nodes(); ++id) InferOne(id);
-    // A weak sub-expression nothing adopted keeps its provisional dtype, the
-    // default of its kind, except arithmetic of weak bools, computed in i64
-    // meanwhile: it is bool again (`output c: true + true;` is add on bool).
-    for (NodeId id = graph_.num_nodes() - 1; id >= 0; --id) {
-      if (!IsWeak(id) || !graph_.node(id).type.is_tensor()) continue;
-      const auto kind = static_cast<WeakKind>(weak_[static_cast<size_t>(id)]);
-      if (graph_.node(id).type.dtype() != DefaultDTypeFor(kind, options_.default_float)) Finalize(id);
-    }
     CheckReturnType();
     // A declaration that gave a weak sub-expression its dtype is that dtype's
     // only source when a run re-types the literals (WithInputTypes), so it
@@ -426,10 +418,7 @@ class GraphInferrer {
   void Finalize(NodeId root) {
     if (!graph_.HasNode(root) || !IsWeak(root)) return;
     finalizing_ = true;
-    // The dtype of its kind: a sub-expression of weak bools computed in i64
-    // (ResolveWeakOperands) is bool again, and `true + true` add on bool.
-    const auto kind = static_cast<WeakKind>(weak_[static_cast<size_t>(root)]);
-    SetWeakDType(root, DefaultDTypeFor(kind, options_.default_float), false, WeakKind::kBool);
+    SetWeakDType(root, graph_.node(root).type.dtype(), false, WeakKind::kBool);
     finalizing_ = false;
   }
 
@@ -694,14 +683,11 @@ class GraphInferrer {
     if ((HasFlag(op, kFlagFloatOnly) && IsWeakUnary(op)) || IsFusedAddSubRelu(op)) {
       joined = JoinWeak(*joined, WeakKind::kFloat);
     }
-    if (op == OpKind::kNeg) joined = JoinWeak(*joined, WeakKind::kInt);
+    // Arithmetic of weak bools is of int kind, as neg's is: bool → number is
+    // 0 or 1, so `x + (true + true)` on an f32 x is x + 2, and `true + true`
+    // nothing adopts is 2 in i64, as `-true` is -1 and `true + 1` 2.
+    if (op == OpKind::kNeg || HasFlag(op, kFlagArithmetic)) joined = JoinWeak(*joined, WeakKind::kInt);
     DType provisional = DefaultDTypeFor(*joined, options_.default_float);
-    // Arithmetic of weak bools computes in i64 while nothing adopts it, so
-    // `x + (true + true)` on an f32 x is x + 2 (bool → number is 0 or 1);
-    // it stays of bool kind: never adopted, it is add on bool (Finalize).
-    if (*joined == WeakKind::kBool && HasFlag(op, kFlagArithmetic)) {
-      provisional = DefaultDTypeFor(WeakKind::kInt, options_.default_float);
-    }
     bool keep = PreservesWeak(n);
     for (int i = first; i < last; ++i) {
       SetWeakDType(n.operands[static_cast<size_t>(i)], provisional, keep, *joined);

@@ -48,8 +48,10 @@ Type InferNeg(ShapeContext& ctx) {
                              ? lit->attr("value")
                              : nullptr;
     if (v != nullptr && v->is_number() && IsUnsignedInt(x.dtype())) {
-      const bool zero = v->is_int() ? v->as_int() == 0 : v->as_float() == 0.0;
-      if (!zero) {
+      // A positive value made negative (a config key may hold a negative one,
+      // which neg on an unsigned dtype leaves an error of neg's own).
+      const bool positive = v->is_int() ? v->as_int() > 0 : v->as_float() > 0.0;
+      if (positive) {
         const std::string value = std::string(v->is_int() ? "integer" : "float") + " -" + v->ToString();
         const std::string* key = lit->config_key();
         ctx.Error(diag::Kind::DtypeMismatch, (key != nullptr ? "config key '" + *key + "' negated (" + value + ")"

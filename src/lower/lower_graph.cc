@@ -217,6 +217,12 @@ bool Lowerer::LowerNode(const ast::NodeDecl& decl, diag::Span span) {
       // A graph value is not a constant (§6), though the config evaluator
       // would read the bare word as the string 'x'.
       const std::string where = "attribute '" + item.key.name + "' of node '" + decl.name.name + "'";
+      // The compiler marks nodes with such keys (ir::kConfigKeyAnnotation).
+      if (ir::IsGeneratedName(item.key.name)) {
+        Error(diag::Kind::BadAttribute, item.key.span,
+              where + ": keys starting with two underscores are reserved for the compiler (LANGUAGE.md §9)");
+        return false;
+      }
       if (!CheckNotTensor(*item.value, where)) return false;
       std::optional<ir::ConfigValue> cv = EvalConfigExpr(*item.value, EvalContext(), diags_);
       if (!cv) return false;

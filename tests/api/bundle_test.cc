@@ -926,6 +926,14 @@ TEST(Bundle, TamperedTypesAndUnknownOpsAreNamed) {
   }
   EXPECT_GT(type_errors, 0);
 
+  // The header's default dtype (its first f32): a corrupt bundle's, not an option the caller set.
+  std::vector<uint8_t> header = bytes;
+  ASSERT_TRUE(ReplaceString(&header, "f32", "i32", 0));
+  Result<std::unique_ptr<Program>> h = LoadBundle(header);
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.status().message().rfind("bundle: default dtype i32 is no float dtype (at byte ", 0), 0u)
+      << h.status().message();
+
   std::vector<uint8_t> op = bytes;
   ASSERT_TRUE(ReplaceString(&op, "relu", "reLU", 0));
   Result<std::unique_ptr<Program>> r = LoadBundle(op);

@@ -561,16 +561,20 @@ TEST(CompileTest, AdoptedWeakSubExpressionsAreCheckedAtTheirPosition) {
 // read "declared twice; the first is at" a literal the source never named).
 TEST(CompileTest, ACompilerNameWrittenInTheSourceIsToldAsReserved) {
   for (const char* body : {"  node a { op: relu(x) + 1.0; };\n  node __anon_2 { op: relu(x); };\n  output y: __anon_2 * a;\n",
-                           "  node __anon_1 { op: x + 1.0; };\n  output y: __anon_1;\n"}) {
+                           "  node __anon_1 { op: x + 1.0; };\n  output y: __anon_1;\n",
+                           "  node __output_0 { op: relu(x); };\n  output x * 3.0;\n"}) {
     CompileResult r = Compile(std::string("@graph G {\n  input x: Tensor<[2], f32>;\n") + body + "}\n");
     ASSERT_FALSE(r.ok) << body;
     ASSERT_FALSE(r.diagnostics.empty());
     const diag::Diagnostic& d = r.diagnostics.front();
     EXPECT_EQ(std::string(d.code()), "E081");
-    const std::string name = std::string(body).find("__anon_2") != std::string::npos ? "__anon_2" : "__anon_1";
+    const std::string b = body;
+    const std::string name = b.find("__anon_2") != std::string::npos ? "__anon_2"
+                             : b.find("__output_0") != std::string::npos ? "__output_0" : "__anon_1";
     EXPECT_EQ(d.message, "[G] name '" + name + "' is one the compiler gives its own nodes: names starting with two "
                          "underscores are reserved (LANGUAGE.md §9); rename it") << body;
-    const size_t line = std::string(body).find("__anon_") < std::string(body).find('\n') ? 3u : 4u;
+    // At the source's node; of two the compiler may name alike (`__output_0`), at the second.
+    const size_t line = b.find("__anon_") < b.find('\n') ? 3u : 4u;
     EXPECT_EQ(d.span.line, line) << body;
     EXPECT_EQ(d.span.column, 3u) << body;
   }
@@ -579,7 +583,9 @@ TEST(CompileTest, ACompilerNameWrittenInTheSourceIsToldAsReserved) {
 // Arithmetic of weak bools is weak too and adopts the other operand's dtype
 // as a whole (OPS.md §1.3: bool → number is 0 or 1): `x + (true + true)` is
 // x + 2. It was "add requires a numeric operand, got bool" (while `x + (true
-// + 1)` compiled); never adopted, it is still add on bool.
+// + 1)` compiled). Never adopted it is of int kind, as `-true` is: i64 2; in
+// a graph typed per run, its literals are typed by the run (they were
+// refused when compiled).
 TEST(CompileTest, ArithmeticOfWeakBoolsAdoptsTheOtherOperandsDtype) {
   for (const char* dtype : {"f32", "i32", "u8", "f64"}) {
     for (const char* expr : {"x + (true + true)", "x * (true - false)", "x + (B + B)", "x - (true * true + 1)"}) {
@@ -601,9 +607,31 @@ TEST(CompileTest, ArithmeticOfWeakBoolsAdoptsTheOtherOperandsDtype) {
       }
     }
   }
-  CompileResult bare = Compile("@graph G {\n  output c: true + true;\n}\n");
-  ASSERT_FALSE(bare.ok);
-  EXPECT_EQ(bare.diagnostics.front().message, "[G::c] add requires a numeric operand, got bool");
+  CompileResult bare = Compile("@config { B: true; }\n@graph G {\n  output c: true + true;\n  output d: where(B, true + true, true);\n}\n");
+  ASSERT_TRUE(bare.ok) << bare.RenderDiagnostics();
+  const ir::Graph& g = bare.program.graphs[0];
+  EXPECT_EQ(g.node(g.outputs()[0].node).type.ToString(), "Tensor<[], i64>");
+  EXPECT_EQ(g.node(g.outputs()[1].node).type.ToString(), "Tensor<[], i64>");
+  Result<std::unique_ptr<Program>> p = Program::Create(bare);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  for (bool tape : {true, false}) {
+    Result<runtime::TensorMap> out = tape ? (*p)->Run("G", {}) : (*p)->Interpret("G", {});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("c").GetDouble(0), 2.0);
+    EXPECT_EQ(out->at("d").GetDouble(0), 2.0);
+  }
+  CompileResult untyped = Compile("@graph G {\n  input x: ?;\n  output y: x + (true + true);\n}\n");
+  ASSERT_TRUE(untyped.ok) << untyped.RenderDiagnostics();
+  Result<std::unique_ptr<Program>> q = Program::Create(untyped);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  runtime::TensorMap in;
+  in.emplace("x", std::move(runtime::Tensor::FromVector<float>(ir::DType::kF32, {2}, {1, 2})).value());
+  for (bool tape : {true, false}) {
+    Result<runtime::TensorMap> out = tape ? (*q)->Run("G", in) : (*q)->Interpret("G", in);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("y").TypeString(), "f32[2]");
+    EXPECT_EQ(out->at("y").GetDouble(1), 4.0);
+  }
 }
 
 // A config key's negative value does not fit an unsigned dtype, as the same
@@ -637,12 +665,14 @@ TEST(CompileTest, RangeOfNegatedLiteralsIsStatic) {
 // A config key's value is named by the key the source wrote (the caret is
 // under it): it was "float literal 0.5", which the source nowhere holds.
 TEST(CompileTest, AConfigKeyThatDoesNotFitIsNamedAsWritten) {
-  const std::string config = "@config {\n  Scale: 0.5;\n  Big: 300;\n  One: 1;\n  Huge: 1e300;\n}\n";
+  const std::string config = "@config {\n  Scale: 0.5;\n  Big: 300;\n  One: 1;\n  Huge: 1e300;\n  Minus: -2;\n}\n";
   for (const auto& [dtype, expr, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"i32", "x * Scale", "[G::y] config key 'Scale' (float 0.5) cannot be used with an integer operand"},
            {"u8", "x + Big", "[G::y] config key 'Big' (integer 300) does not fit u8 (0 to 255)"},
            {"u8", "x * -One", "[G::y] config key 'One' negated (integer -1) does not fit u8 (an unsigned dtype: no negative values)"},
-           {"f32", "x + Huge", "[G::y] config key 'Huge' (float 1e+300) is inf as f32 (held as f32, whose largest finite value is 3.4028235e+38)"}}) {
+           {"f32", "x + Huge", "[G::y] config key 'Huge' (float 1e+300) is inf as f32 (held as f32, whose largest finite value is 3.4028235e+38)"},
+           // -Minus is 2, which fits: neg itself is what u16 has not (it read "negated (integer --2) does not fit").
+           {"u16", "x + -Minus", "[G::y] neg requires a float or signed integer operand, got u16"}}) {
     const std::string src = config + "@graph G {\n  input x: Tensor<[2], " + dtype + ">;\n  output y: " + expr + ";\n}\n";
     CompileResult r = Compile(src);
     ASSERT_FALSE(r.diagnostics.empty()) << src;
@@ -653,6 +683,19 @@ TEST(CompileTest, AConfigKeyThatDoesNotFitIsNamedAsWritten) {
                                         "  output y: x * s;\n}\n");
   ASSERT_FALSE(node.diagnostics.empty());
   EXPECT_EQ(node.diagnostics.front().message, "[G::s] config key 'Scale' (float 0.5) cannot be used with an integer operand");
+  // The mark is the compiler's: not shown in the IR's JSON, and no source may write one.
+  CompileResult shown = Compile(config + "@graph G {\n  input x: Tensor<[2], f32>;\n  node s { op: Scale; note: \"hi\"; };\n"
+                                         "  output y: x * s;\n}\n");
+  ASSERT_TRUE(shown.ok) << shown.RenderDiagnostics();
+  const std::string json = ir::DumpGraphJson(shown.unoptimized.graphs[0]);
+  EXPECT_EQ(json.find("__config"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"annotations\":{\"note\":\"hi\"}"), std::string::npos) << json;
+  CompileResult forged = Compile("@graph G {\n  input x: Tensor<[2], i32>;\n  node s { op: 0.5; __config: \"Bogus\"; };\n"
+                                 "  output y: x * s;\n}\n");
+  ASSERT_FALSE(forged.ok);
+  EXPECT_EQ(forged.diagnostics.front().message, "attribute '__config' of node 's': keys starting with two underscores are "
+                                                "reserved for the compiler (LANGUAGE.md §9)");
+  EXPECT_EQ(forged.diagnostics.front().span.column, 21u);
 }
 
 // A finite literal its dtype holds as inf compiles (OPS.md §1.3 converts it)
