@@ -107,6 +107,13 @@ Evaluated Apply(ast::BinaryOp op, const ConfigValue& l, const ConfigValue& r, di
   }
 }
 
+// Whether `l op …` is `l` whatever follows: && after false, || after true.
+// The rest is not evaluated, so `N == 2 || 16 / (N - 2) > 1` guards its
+// division as in C.
+bool Decides(ast::BinaryOp op, const ConfigValue& l) {
+  return l.kind == ConfigValue::Kind::kBool && ((op == ast::BinaryOp::Or && l.b) || (op == ast::BinaryOp::And && !l.b));
+}
+
 // The value of `e` with `values` for its names, or why it has none.
 Evaluated Eval(const ast::Expr& e, const Values& values, const diag::SourceFile& source) {
   if (const auto* p = e.As<ast::ParenExpr>()) return Eval(*p->inner, values, source);
@@ -134,6 +141,7 @@ Evaluated Eval(const ast::Expr& e, const Values& values, const diag::SourceFile&
   if (const auto* b = e.As<ast::BinaryExpr>()) {
     Evaluated l = Eval(*b->lhs, values, source);
     if (!l.value) return l;
+    if (Decides(b->op, *l.value)) return l;
     Evaluated r = Eval(*b->rhs, values, source);
     if (!r.value) return r;
     return Apply(b->op, *l.value, *r.value, e.span, source);
@@ -142,6 +150,7 @@ Evaluated Eval(const ast::Expr& e, const Values& values, const diag::SourceFile&
     Evaluated acc = Eval(*c->first, values, source);
     for (const ast::ChainLink& link : c->links) {
       if (!acc.value) return acc;
+      if (Decides(link.op, *acc.value)) continue;
       Evaluated r = Eval(*link.rhs, values, source);
       if (!r.value) return r;
       acc = Apply(link.op, *acc.value, *r.value, link.span, source);

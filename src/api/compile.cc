@@ -8,6 +8,7 @@
 #include "front/parser.h"
 #include "ir/shapes.h"
 #include "ir/validate.h"
+#include "lower/config_eval.h"
 #include "lower/lower.h"
 #include "lower/materialize.h"
 
@@ -124,19 +125,45 @@ std::string UnevaluatedForm(const ast::Expr& e) {
   return found;
 }
 
-// The divisor of a `/` or `%` in `e` that is 0 whatever a run binds (a
-// literal 0, a config key that is 0), as written, or "": a division by zero
-// is not evaluated, so the condition never is.
+// Whether `e` is an integer whatever a run binds: integer literals, dims
+// (names @config does not set), integer config keys and their arithmetic.
+bool Integral(const ast::Expr& e, const std::map<std::string, ir::ConfigValue>& config) {
+  const ast::Expr* x = ast::StripParens(&e);
+  if (x->Is<ast::IntLiteral>()) return true;
+  if (const auto* n = x->As<ast::NameExpr>()) {
+    auto it = config.find(n->name);
+    return it == config.end() || it->second.kind == ir::ConfigValue::Kind::kInt;
+  }
+  if (const auto* u = x->As<ast::UnaryExpr>(); u != nullptr && u->op == ast::UnaryOp::Neg) {
+    return Integral(*u->operand, config);
+  }
+  if (const auto* b = x->As<ast::BinaryExpr>()) {
+    using B = ast::BinaryOp;
+    const bool arithmetic = b->op == B::Add || b->op == B::Sub || b->op == B::Mul || b->op == B::Div ||
+                            b->op == B::Mod || b->op == B::Pow;
+    return arithmetic && Integral(*b->lhs, config) && Integral(*b->rhs, config);
+  }
+  return false;
+}
+
+// The divisor of an integer `/` or `%` in `e` that is 0 whatever a run binds
+// (a literal 0, a config key that is 0), as written, or "": every run
+// evaluating it fails ("division by zero"). A float one is IEEE's inf or NaN.
 std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::ConfigValue>& config) {
+  // The right of && and || may be guarded by the left (`N == 2 || 1 / 0 > 1`
+  // passes for N = 2): only the left is always evaluated.
+  const auto logical = [](ast::BinaryOp op) { return op == ast::BinaryOp::And || op == ast::BinaryOp::Or; };
+  if (const auto* b = e.As<ast::BinaryExpr>(); b != nullptr && logical(b->op)) return ZeroDivisor(*b->lhs, config);
+  if (const auto* c = e.As<ast::ChainExpr>(); c != nullptr && !c->links.empty() && logical(c->links.front().op)) {
+    return ZeroDivisor(*c->first, config);
+  }
   if (const auto* b = e.As<ast::BinaryExpr>();
-      b != nullptr && (b->op == ast::BinaryOp::Div || b->op == ast::BinaryOp::Mod)) {
+      b != nullptr && (b->op == ast::BinaryOp::Div || b->op == ast::BinaryOp::Mod) && Integral(*b->lhs, config)) {
     const ast::Expr* r = ast::StripParens(b->rhs.get());
     if (const auto* i = r->As<ast::IntLiteral>(); i != nullptr && i->value == 0) return i->text;
-    if (const auto* f = r->As<ast::FloatLiteral>(); f != nullptr && f->value == 0) return f->text;
     if (const auto* n = r->As<ast::NameExpr>()) {
       auto it = config.find(n->name);
-      if (it != config.end() && ((it->second.kind == ir::ConfigValue::Kind::kInt && it->second.i == 0) ||
-                                 (it->second.kind == ir::ConfigValue::Kind::kFloat && it->second.f == 0))) {
+      if (it != config.end() && it->second.kind == ir::ConfigValue::Kind::kInt && it->second.i == 0) {
         return "'" + n->name + "', which is 0";
       }
     }
@@ -144,6 +171,32 @@ std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::Conf
   std::string found;
   ast::ForEachChild(e, [&](const ast::Expr& child) {
     if (found.empty()) found = ZeroDivisor(child, config);
+  });
+  return found;
+}
+
+// A comparison of a comparison's bool with a number in `e` (`0 < N < 10` is
+// `(0 < N) < 10`, as in C), said with the way to write it, or "": every run
+// evaluating it fails.
+std::string ChainedComparison(const ast::Expr& e, const diag::SourceFile& source) {
+  using B = ast::BinaryOp;
+  const auto ordering = [](B op) { return op == B::Less || op == B::Greater || op == B::LessEqual || op == B::GreaterEqual; };
+  const auto comparison = [&](B op) { return ordering(op) || op == B::Equal || op == B::NotEqual; };
+  if (const auto* b = e.As<ast::BinaryExpr>()) {
+    const auto* inner = ast::StripParens(b->lhs.get())->As<ast::BinaryExpr>();
+    const ast::Expr* r = ast::StripParens(b->rhs.get());
+    const bool number = r->Is<ast::IntLiteral>() || r->Is<ast::FloatLiteral>();
+    if (inner != nullptr && comparison(inner->op) && (ordering(b->op) || (comparison(b->op) && number))) {
+      const std::string whole(lower::SpanText(source, e.span)), first(lower::SpanText(source, b->lhs->span));
+      const std::string middle(lower::SpanText(source, inner->rhs->span)), last(lower::SpanText(source, b->rhs->span));
+      const std::string op(lower::SpanText(source, b->op_span));
+      return "'" + whole + "' compares the bool of '" + first + "' with a number; write '" + first + " && " + middle +
+             " " + op + " " + last + "'";
+    }
+  }
+  std::string found;
+  ast::ForEachChild(e, [&](const ast::Expr& child) {
+    if (found.empty()) found = ChainedComparison(child, source);
   });
   return found;
 }
@@ -156,9 +209,6 @@ std::string NeverFails(const std::string& condition, const std::map<std::string,
   diag::DiagnosticBag parse;
   ast::ExprPtr e = front::ParseExpression(source, parse);
   if (parse.has_errors() || e == nullptr) return "";
-  if (const std::string divisor = ZeroDivisor(*e, config); !divisor.empty()) {
-    return "@assert fails every run: its condition divides by " + divisor;
-  }
   if (const std::string form = UnevaluatedForm(*e); !form.empty()) {
     return "@assert can never be checked: its condition uses " + form +
            ", which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)";
@@ -168,6 +218,13 @@ std::string NeverFails(const std::string& condition, const std::map<std::string,
     return "@assert can never be checked: its condition uses '" + std::string(o) +
            "', which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)" +
            (o == "|" ? "; for or, write ||" : o == "&" ? "; for and, write &&" : "");
+  }
+  // After the forms a run skips: a division in an if-expression is never reached.
+  if (const std::string divisor = ZeroDivisor(*e, config); !divisor.empty()) {
+    return "@assert fails every run: its condition divides by " + divisor;
+  }
+  if (const std::string chained = ChainedComparison(*e, source); !chained.empty()) {
+    return "@assert fails every run: " + chained;
   }
   const ast::Expr* top = e.get();
   const bool grouped = top->As<ast::ParenExpr>() != nullptr;
@@ -217,10 +274,7 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
                       "'; only config keys and dimensions are evaluated, at the start of a run");
         continue;
       }
-      if (const std::string why = NeverFails(a.source_text, program.config); !why.empty()) {
-        diags.Add(diag::Kind::AssertNeverChecked, a.span, why);
-        continue;
-      }
+      // A name nothing binds first: the condition is then never evaluated, whatever else it holds.
       bool unknown = false;
       for (const std::string& name : a.names) {
         if (program.config.count(name) != 0 || dims.count(name) != 0) continue;
@@ -230,8 +284,13 @@ void WarnOfUncheckableAssertions(const ir::Program& program, const std::set<std:
         unknown = true;
         break;
       }
+      if (unknown) continue;
+      if (const std::string why = NeverFails(a.source_text, program.config); !why.empty()) {
+        diags.Add(diag::Kind::AssertNeverChecked, a.span, why);
+        continue;
+      }
       // Of config keys only: what every run will find.
-      if (const std::string why = unknown ? "" : FailsEveryRun(a.source_text, program.config); !why.empty()) {
+      if (const std::string why = FailsEveryRun(a.source_text, program.config); !why.empty()) {
         diags.Add(diag::Kind::AssertNeverChecked, a.span, "@assert fails every run: " + why);
       }
     }

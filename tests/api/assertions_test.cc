@@ -163,6 +163,24 @@ TEST(Assertions, AConditionItsValuesBreakFailsTheRun) {
       }
     }
   }
+  // && and || decide as in C: a guarded division is not reached (they failed
+  // N = 2 with "division by zero"), and a false guard is a plain failure.
+  for (const auto& [condition, passes] : std::vector<std::pair<std::string, bool>>{
+           {"N == 2 || 16 / (N - 2) > 1", true}, {"N < 3 || 16 % (N - 2) == 0", true},
+           {"N != 2 && 16 / (N - 2) > 1", false}, {"N == 2 || N == 3 || 1 / (N - 2) > 0", true}}) {
+    auto p = jit::testing::MakeProgram("@graph G {\n  input x: Tensor<[N, 4], f32>;\n  @assert " + condition +
+                                       ", \"guarded\";\n  output y: x + 1.0;\n}\n");
+    ASSERT_NE(p, nullptr) << condition;
+    for (bool interp : {false, true}) {
+      Result<TensorMap> out = interp ? p->Interpret("G", X(2)) : p->Run("G", X(2));
+      if (passes) {
+        EXPECT_TRUE(out.ok()) << condition << ": " << out.status().ToString();
+      } else {
+        ASSERT_FALSE(out.ok()) << condition;
+        EXPECT_EQ(out.status().message(), "graph 'G': assertion failed: guarded (" + condition + ", with N = 2)");
+      }
+    }
+  }
 }
 
 // A name no run can bind (no config key, dimension or value) makes the
@@ -187,6 +205,12 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert if Batch > 5 { true } else { false };
   @assert H > 10, "never";
   @assert mode < 3;
+  @assert Batch / 0.0 > 1;
+  @assert if Batch > 0 { 1 / 0 > 0 } else { true };
+  @assert Q / 0 > 1;
+  @assert 0 < Batch < 10;
+  @assert Batch == 2 || Batch / 0 > 1;
+  @assert Batch % Z == 0 || Batch == 2;
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -214,7 +238,16 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 13:3 @assert can never be checked: its condition uses an if-expression, "
                                       "which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)",
                                       "W006 14:3 @assert fails every run: it is false",
-                                      "W006 15:3 @assert fails every run: 'mode < 3' compares a string with a number"}));
+                                      "W006 15:3 @assert fails every run: 'mode < 3' compares a string with a number",
+                                      // 16:3 divides by a float 0: IEEE's inf, no failure, no warning.
+                                      "W006 17:3 @assert can never be checked: its condition uses an if-expression, "
+                                      "which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)",
+                                      "W006 18:3 @assert can never be checked: 'Q' is neither a config key nor a "
+                                      "dimension of the program",
+                                      "W006 19:3 @assert fails every run: '0 < Batch < 10' compares the bool of "
+                                      "'0 < Batch' with a number; write '0 < Batch && Batch < 10'",
+                                      // 20:3's division is guarded by Batch == 2: no warning.
+                                      "W006 21:3 @assert fails every run: its condition divides by 'Z', which is 0"}));
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md
