@@ -121,7 +121,7 @@ test("a malformed command line prints the error, the usage line of its command a
   const readme = readFileSync(`${ROOT}js/README.md`, "utf8");
   for (const line of Object.values(LINES)) assert.ok(readme.includes(`\n${line}\n`), line);
   // Asked for, the whole text, on stdout.
-  for (const args of [["--help"], ["help"], ["run", "--help"], ["help", "run"]]) {
+  for (const args of [["--help"], ["help"], ["run", "--help"], ["help", "run"], ["help", "help"], ["help", "version"]]) {
     const h = shrew(...args);
     assert.equal(h.code, 0);
     assert.match(h.out, /^Usage: shrew <command> FILE \[options\]\n[^]*\nCommands, with the options each takes/);
