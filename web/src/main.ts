@@ -43,9 +43,11 @@ function upToDate(): boolean {
   return compiled !== undefined && editor.doc === compiled.doc;
 }
 
-function setStatus(text: string, kind: "busy" | "ok" | "error"): void {
+/** `warning`: compiled, but not all went well (a warm-up run failed): shown amber, not green. */
+function setStatus(text: string, kind: "busy" | "ok" | "error", warning = false): void {
   status.textContent = text;
   status.dataset.state = kind;
+  status.toggleAttribute("data-warning", warning);
 }
 
 // ---- editor ----
@@ -205,7 +207,9 @@ function renderViews(): (string | undefined)[] {
 
 /** After a redraw that is not a compile's: a view that failed is said in the status. */
 function sayDrawFailures(failures: (string | undefined)[]): void {
-  if (failures.some((f) => f !== undefined)) setStatus(drawnStatus(status.textContent ?? "", failures), status.dataset.state as "ok");
+  if (failures.some((f) => f !== undefined)) {
+    setStatus(drawnStatus(status.textContent ?? "", failures), status.dataset.state as "ok", status.hasAttribute("data-warning"));
+  }
 }
 
 // ---- diagnostics ----
@@ -283,22 +287,25 @@ async function compileNow(): Promise<void> {
     setStatus(stoppedRun ? `${stoppedRun}; ${failed}` : failed, "error");
     stoppedRun = undefined;
     showDiagnostics(r.diagnostics, source, r.message);
-    views.classList.add("stale");
     compiled = undefined;
     notCompiled = errors ? "the source does not compile: fix the errors first" : `nothing is compiled: ${r.message.split("\n")[0]}`;
-    downloadBundle.disabled = true;
+    showStale("the source in the editor does not compile (see the errors under the editor)");
     return;
   }
   current = r;
-  downloadBundle.disabled = false;
   compiled = { doc, source, lines: new SourceLines(source) };
-  views.classList.remove("stale");
-  // The warm-up runs are part of the wait: reported, apart from the compile.
-  const warm = r.warmUpMs !== undefined ? `, warm-up run ${formatClocked(r.warmUpMs, r.clockMs)}` : warmUp ? "" : ", warm-up run off (stopped)";
+  showCurrent();
+  // The warm-up runs are part of the wait: reported, apart from the compile; a failed one as such.
+  const failed = failedWarmUps(r.graphs);
+  const warm = failed ? `, ${failed}` : r.warmUpMs !== undefined ? `, warm-up run ${formatClocked(r.warmUpMs, r.clockMs)}`
+    : warmUp ? "" : ", warm-up run off (stopped)";
   // After a stopped run the page says so, or the recompile's status would hide it at once.
   const compiledText = `${stoppedRun ? `${stoppedRun}; compiled again` : "compiled"} in ${formatClocked(r.compileMs, r.clockMs)}${warm}`;
   stoppedRun = undefined;
-  showDiagnostics(r.warnings, source);
+  // A failed warm-up is the program's first run: marked as a Run's failure is, until the next run or compile.
+  const warmUpMarks = r.graphs.flatMap((g) => (g.bindDiagnostic ? [g.bindDiagnostic] : []));
+  showDiagnostics([...r.warnings, ...warmUpMarks], source);
+  runMarked = warmUpMarks.length > 0;
   if (!r.graphs.some((g) => g.name === state.graph)) state.graph = r.graphs[0]?.name ?? null;
   graphSelect.replaceChildren();
   appendAll(graphSelect, r.graphs.map((g) => h("option", { value: g.name }, g.name)));
@@ -309,7 +316,53 @@ async function compileNow(): Promise<void> {
   state.dims = r.dims;  // the next compile binds them straight away
   renderDims(r.dims, r.runDims);
   saveState(state);
-  setStatus(drawnStatus(compiledText, renderViews()), "ok");
+  setStatus(drawnStatus(compiledText, renderViews()), "ok", failed !== undefined);
+}
+
+/** The warm-up runs that failed, for the status: "warm-up run of G failed (line 3)"; undefined when none did. */
+function failedWarmUps(graphs: readonly GraphReport[]): string | undefined {
+  const failed = graphs.filter((g) => g.bindError !== undefined);
+  if (failed.length === 0) return undefined;
+  const lines = [...new Set(failed.flatMap((g) => (g.bindDiagnostic ? [g.bindDiagnostic.line] : [])))];
+  const at = lines.length === 0 ? "" : ` (line${lines.length > 1 ? "s" : ""} ${lines.join(", ")})`;
+  return `warm-up run${failed.length > 1 ? "s" : ""} of ${failed.map((g) => g.name).join(", ")} failed${at}`;
+}
+
+// ---- stale views ----
+// While the source has no program (it does not compile, or its compile was
+// stopped), the views keep the last one that compiled, dimmed and labelled
+// as such in words (for screen readers too); nothing of it can be picked,
+// sized, run or downloaded as if it were the source's. A reload has no last
+// program: the label then says there is nothing to show, for the same reason.
+const staleNote = $("stale-note");
+
+function showStale(why: string): void {
+  views.classList.add("stale");
+  staleNote.textContent = current ? `Showing the last program that compiled: ${why}.` : `Nothing compiled: ${why}.`;
+  staleNote.hidden = false;
+  setViewsCurrent(false, staleNote.textContent);
+}
+
+function showCurrent(): void {
+  views.classList.remove("stale");
+  staleNote.hidden = true;
+  setViewsCurrent(true);
+}
+
+/**
+ * Enables the controls that act on the program shown, or disables them with
+ * `why` as their title. The dim fields stay: they size the next compile, and
+ * a dim may be what failed it (a parameter it sizes over the limit, a shape
+ * too large to count), which only the field can take back.
+ */
+function setViewsCurrent(isCurrent: boolean, why = ""): void {
+  for (const c of [graphSelect, downloadBundle]) c.disabled = !isCurrent;
+  graphSelect.title = why;
+  runPanel.setRunnable(isCurrent ? undefined : why);
+  for (const p of document.querySelectorAll("[role=tabpanel]")) {
+    if (isCurrent) p.removeAttribute("aria-describedby");
+    else p.setAttribute("aria-describedby", "stale-note");
+  }
 }
 
 /**
@@ -519,10 +572,9 @@ function showCompileStopped(): void {
     "edit the source, or press Compile again.";
   setStatus("compile stopped", "error");
   showDiagnostics([], editor.text, message);
-  views.classList.add("stale");
   compiled = undefined;
   notCompiled = "the compile was stopped: edit the source or press Compile again";
-  downloadBundle.disabled = true;
+  showStale("the compile of the source in the editor was stopped (see under the editor)");
   compileAgain.hidden = false;
 }
 

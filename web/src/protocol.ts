@@ -86,6 +86,8 @@ export interface GraphReport extends Partial<CompiledViews> {
   irAfter: IrGraph;
   /** Why the warm-up run that binds the memory plan failed, if it did. */
   bindError?: string;
+  /** That failure as a diagnostic, when it points into the source: the editor marks it as a Run's failure. */
+  bindDiagnostic?: Diagnostic;
   /** Why there is no tape, plan or stats yet (they appear after a run). */
   pending?: string;
 }

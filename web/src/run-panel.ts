@@ -118,6 +118,15 @@ export class RunPanel {
     this.#seedTyped = false;
   }
 
+  /**
+   * Whether the graph shown can be run: not while it is the last program
+   * that compiled rather than the source's (`why`, the button's title, says so).
+   */
+  setRunnable(why: string | undefined): void {
+    this.#button.disabled = why !== undefined;
+    this.#button.title = why ?? "";
+  }
+
   async #run(): Promise<void> {
     const token = ++this.#token;
     this.#stopShown = false;

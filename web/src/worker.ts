@@ -35,11 +35,6 @@ function message(e: unknown): string {
 }
 
 /**
- * A run-time error about a place in the source (a parameter too large, a
- * node whose shapes fail, an `@assert`) as a diagnostic the editor can mark;
- * [] for any other error.
- */
-/**
  * Why a compile failed, in one line: a compile error's first error in its
  * own words, with its code and line (the message's first line is the
  * rendered header, `playground.sw:3:3: error[E105]: …`, a file name the user
@@ -50,10 +45,27 @@ function firstError(e: unknown): string {
   return d ? `${d.message} (${d.code}, line ${d.line})` : message(e).split("\n")[0];
 }
 
-function spanDiagnostics(e: unknown): Diagnostic[] {
+/**
+ * What the diagnostics list names a run-time error by, in place of a compile
+ * error's E-code: its kind, not the status code name (`failed_precondition`
+ * meant nothing to a user). `when` is what failed: a "run", or the "build"
+ * of the executors after the compile.
+ */
+function errorKind(e: ShrewRuntimeError, when: "run" | "build"): string {
+  if (e.code === "resource_exhausted") return "limit";
+  if (e.code === "failed_precondition" && /: assertion failed\b/.test(e.message)) return "assertion";
+  return `${when} error`;
+}
+
+/**
+ * A run-time error about a place in the source (a parameter too large, a
+ * node whose shapes fail, an `@assert`) as a diagnostic the editor can mark;
+ * [] for any other error. `prefix` starts its message (what was running).
+ */
+function spanDiagnostics(e: unknown, when: "run" | "build", prefix = ""): Diagnostic[] {
   if (!(e instanceof ShrewRuntimeError) || !e.span) return [];
   const { line, column, length, offset } = e.span;
-  return [{ code: e.code, severity: "error", message: e.message.split("\n")[0], line, column, length, offset, rendered: e.message }];
+  return [{ code: errorKind(e, when), severity: "error", message: prefix + e.message.split("\n")[0], line, column, length, offset, rendered: e.message }];
 }
 
 /**
@@ -114,12 +126,18 @@ interface WarmUp {
   before(): void;
 }
 
+/** Why a warm-up run failed: the error, and the place in the source it is about (marked as a Run's failure is). */
+interface WarmUpFailure {
+  message: string;
+  diagnostic?: Diagnostic;
+}
+
 /**
  * One warm-up run binds the symbolic dims, so the tape, plan and stats show real sizes; its
- * error, if it failed. Not for inputs of unknown type: any dtype and shape would be a guess,
+ * failure, if it failed. Not for inputs of unknown type: any dtype and shape would be a guess,
  * and the views would show a compile the user never asked for.
  */
-function warmUpRun(p: Program, graph: string, seed: bigint, warmUp: WarmUp): string | undefined {
+function warmUpRun(p: Program, graph: string, seed: bigint, warmUp: WarmUp): WarmUpFailure | undefined {
   const signature = p.signature(graph);
   if (unknownInputs(signature).length > 0 || !warmUp.wanted) return undefined;
   warmUp.before();
@@ -128,14 +146,17 @@ function warmUpRun(p: Program, graph: string, seed: bigint, warmUp: WarmUp): str
     p.run(graph, makeInputs(signature, {}, programDims, seed));
     return undefined;
   } catch (e) {
-    return message(e);
+    // Said in the message too: the user ran nothing, so the mark says what did.
+    const [diagnostic] = spanDiagnostics(e, "run", "warm-up run with random inputs: ");
+    return { message: message(e), ...(diagnostic && { diagnostic }) };
   } finally {
     warmUp.ms = (warmUp.ms ?? 0) + performance.now() - t0;
   }
 }
 
-/** What the page shows of one graph, after every graph's warm-up run (`bindError`: its own's error). */
-function report(p: Program, graph: string, bindError: string | undefined, warmUp: WarmUp): GraphReport {
+/** What the page shows of one graph, after every graph's warm-up run (`failed`: its own's failure). */
+function report(p: Program, graph: string, failed: WarmUpFailure | undefined, warmUp: WarmUp): GraphReport {
+  const bindError = failed?.message;
   const signature = p.signature(graph);
   const unknown = unknownInputs(signature);
   // A graph of `?` inputs already compiled is one a typed graph calls: compiling or running
@@ -170,6 +191,7 @@ function report(p: Program, graph: string, bindError: string | undefined, warmUp
     irBefore: p.ir(graph, { optimized: false }).json as IrGraph,
     irAfter,
     bindError,
+    bindDiagnostic: failed?.diagnostic,
     pending,
   };
 }
@@ -279,7 +301,7 @@ async function compile(req: CompileRequest): Promise<void> {
     if (e instanceof ShrewCompileError) {
       post({ type: "compiled", id: req.id, ok: false, compileMs, stage: e.stage, diagnostics: [...e.diagnostics], message: e.message });
     } else {
-      post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: spanDiagnostics(e), message: message(e) });
+      post({ type: "compiled", id: req.id, ok: false, compileMs, stage: "build", diagnostics: spanDiagnostics(e, "build"), message: message(e) });
     }
     return;
   }
@@ -301,8 +323,8 @@ async function compile(req: CompileRequest): Promise<void> {
   // (`seed`, a number, throws past 2^53 - 1: @config's seed -1 is 2^64 - 1).
   // Every warm-up first: a typed caller's run compiles the `?` graphs it calls, whose views
   // then show that compile whether they are declared before or after it.
-  const bindErrors = p.graphs.map((g) => warmUpRun(p, g, p.seedBigInt, warmUp));
-  const graphs = p.graphs.map((g, i) => report(p, g, bindErrors[i], warmUp));
+  const failures = p.graphs.map((g) => warmUpRun(p, g, p.seedBigInt, warmUp));
+  const graphs = p.graphs.map((g, i) => report(p, g, failures[i], warmUp));
   // The dims that stayed symbolic (see compileFirst): the Run tab's inputs are made at their sizes.
   const runDims = unbindable === undefined ? undefined
     : { names: Object.keys(unboundDims(p, dims, p.metadata.config)), reason: unbindable };
@@ -526,7 +548,7 @@ self.onmessage = async (ev: MessageEvent<Request>) => {
       post({ type: "ran", id: req.id, ok: false,
              message: `${reason}\nThe runtime was reloaded and the program compiled again: Run works again.` });
     } else {
-      const [diagnostic] = spanDiagnostics(e);
+      const [diagnostic] = spanDiagnostics(e, "run");
       post({ type: "ran", id: req.id, ok: false, message: message(e), ...(diagnostic && { diagnostic }) });
     }
   }

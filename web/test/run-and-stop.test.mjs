@@ -210,11 +210,14 @@ test("Stop ends a long warm-up run or compile for good: no recompile into the sa
   await page.waitForTimeout(1_000);
   assert.equal(await status(), "compile stopped");
   assert.match(await page.textContent("#diagnostics"), /compile of this source was stopped/);
-  await page.click('[data-testid="run-button"]');
-  assert.match(await page.textContent('[data-testid="run-error"]'), /compile was stopped/);
+  // The views keep the program before, labelled so; its Run button is off (it ran that program as if current).
+  const stale = /^Showing the last program that compiled: the compile of the source in the editor was stopped/;
+  assert.match(await page.textContent('[data-testid="stale-note"]'), stale);
+  assert.equal(await page.isDisabled('[data-testid="run-button"]'), true);
   await page.reload();
   await page.waitForSelector('[data-testid="compile-again"]', { state: "visible", timeout: 10_000 });
   assert.equal(await status(), "compile stopped");
+  assert.match(await page.textContent('[data-testid="stale-note"]'), /^Nothing compiled: the compile of the source in the editor was stopped/);
   await page.click('[data-testid="compile-again"]');
   await waitCompiled("Slow");
   assert.equal(await page.isHidden('[data-testid="compile-again"]'), true);
