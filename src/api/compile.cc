@@ -139,8 +139,18 @@ bool Integral(const ast::Expr& e, const std::map<std::string, ir::ConfigValue>& 
   }
   if (const auto* b = x->As<ast::BinaryExpr>()) {
     using B = ast::BinaryOp;
-    const bool arithmetic = b->op == B::Add || b->op == B::Sub || b->op == B::Mul || b->op == B::Div ||
-                            b->op == B::Mod || b->op == B::Pow;
+    // `2 ** -1` is 0.5 (LANGUAGE.md §5.1): a power is an integer when its
+    // exponent cannot be negative (a literal, a dim, a key that is not).
+    if (b->op == B::Pow) {
+      const ast::Expr* r = ast::StripParens(b->rhs.get());
+      bool non_negative = r->Is<ast::IntLiteral>();
+      if (const auto* n = r->As<ast::NameExpr>()) {
+        auto it = config.find(n->name);
+        non_negative = it == config.end() || (it->second.kind == ir::ConfigValue::Kind::kInt && it->second.i >= 0);
+      }
+      return non_negative && Integral(*b->lhs, config);
+    }
+    const bool arithmetic = b->op == B::Add || b->op == B::Sub || b->op == B::Mul || b->op == B::Div || b->op == B::Mod;
     return arithmetic && Integral(*b->lhs, config) && Integral(*b->rhs, config);
   }
   return false;
@@ -180,6 +190,14 @@ std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::Conf
 // evaluating it fails.
 std::string ChainedComparison(const ast::Expr& e, const diag::SourceFile& source) {
   using B = ast::BinaryOp;
+  // Only where always reached, as for ZeroDivisor: `K == 0 || 0 < K < 10` passes for K = 0.
+  if (const auto* b = e.As<ast::BinaryExpr>(); b != nullptr && (b->op == B::And || b->op == B::Or)) {
+    return ChainedComparison(*b->lhs, source);
+  }
+  if (const auto* c = e.As<ast::ChainExpr>();
+      c != nullptr && !c->links.empty() && (c->links.front().op == B::And || c->links.front().op == B::Or)) {
+    return ChainedComparison(*c->first, source);
+  }
   const auto ordering = [](B op) { return op == B::Less || op == B::Greater || op == B::LessEqual || op == B::GreaterEqual; };
   const auto comparison = [&](B op) { return ordering(op) || op == B::Equal || op == B::NotEqual; };
   if (const auto* b = e.As<ast::BinaryExpr>()) {
@@ -190,8 +208,8 @@ std::string ChainedComparison(const ast::Expr& e, const diag::SourceFile& source
       const std::string whole(lower::SpanText(source, e.span)), first(lower::SpanText(source, b->lhs->span));
       const std::string middle(lower::SpanText(source, inner->rhs->span)), last(lower::SpanText(source, b->rhs->span));
       const std::string op(lower::SpanText(source, b->op_span));
-      return "'" + whole + "' compares the bool of '" + first + "' with a number; write '" + first + " && " + middle +
-             " " + op + " " + last + "'";
+      return "'" + whole + "' compares the bool of '" + first + "' with '" + last + "'; write '" + first + " && " +
+             middle + " " + op + " " + last + "'";
     }
   }
   std::string found;

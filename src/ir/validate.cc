@@ -218,7 +218,7 @@ bool ValidateGraph(const Graph& g, const Program* program, diag::DiagnosticBag* 
     // at" a literal the source never named).
     const Node& earlier = g.node(first);
     const auto compiler_named = [](const Node& m) { return m.name == "__anon_" + std::to_string(m.id); };
-    if (IsGeneratedName(n.name)) {
+    if (IsGeneratedName(n.name) && compiler_named(earlier) != compiler_named(n)) {
       const Node& written = compiler_named(n) ? earlier : n;
       diags->Add(diag::Kind::DuplicateName, written.span,
                  GraphPrefix(g) + "name '" + n.name + "' is one the compiler gives its own nodes: names " +

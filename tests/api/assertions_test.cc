@@ -211,6 +211,8 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert 0 < Batch < 10;
   @assert Batch == 2 || Batch / 0 > 1;
   @assert Batch % Z == 0 || Batch == 2;
+  @assert H == 4 || 0 < H < 10;
+  @assert Batch ** -1 / 0 > 0;
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -245,9 +247,10 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 18:3 @assert can never be checked: 'Q' is neither a config key nor a "
                                       "dimension of the program",
                                       "W006 19:3 @assert fails every run: '0 < Batch < 10' compares the bool of "
-                                      "'0 < Batch' with a number; write '0 < Batch && Batch < 10'",
+                                      "'0 < Batch' with '10'; write '0 < Batch && Batch < 10'",
                                       // 20:3's division is guarded by Batch == 2: no warning.
                                       "W006 21:3 @assert fails every run: its condition divides by 'Z', which is 0"}));
+  // 22:3's chain is guarded by H == 4, and 23:3 divides a float (Batch ** -1) by 0: IEEE's inf. No warnings.
 }
 
 // A node named like a config key (H) or a dim (N) shadows it (LANGUAGE.md
