@@ -105,9 +105,10 @@ test("a malformed command line prints the error, the usage line of its command a
     // The first problem is the one told, as parseArgs stops there.
     [["run", MLP, "--bogus", "--seed"], "Error: unknown option '--bogus'", `usage: ${LINES.run}\n`],
     // A help topic that is no command (it printed the whole text).
-    [["help", "foo"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build), got 'foo'", ALL],
-    [["help", "rn"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build), got 'rn'; did you mean 'run'?", ALL],
-    [["help", "run", "bench"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build), got 'run bench'", ALL],
+    [["help", "foo"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build, help, version), got 'foo'", ALL],
+    [["help", "rn"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build, help, version), got 'rn'; did you mean 'run'?", ALL],
+    [["help", "versoin"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build, help, version), got 'versoin'; did you mean 'version'?", ALL],
+    [["help", "run", "bench"], "Error: help takes a command name (check, dump, stats, info, run, bench, profile, build, help, version), got 'run bench'", ALL],
   ]) {
     const r = shrew(...args);
     assert.equal(r.code, 2, args.join(" "));

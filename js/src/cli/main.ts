@@ -583,9 +583,10 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
   if (positionals[0] === "help" && positionals.length > 1) {
     // `help run` is the whole text, as `run --help` is; a topic that is no command was printed it too.
     const topic = positionals[1];
-    if (positionals.length > 2 || !(Object.hasOwn(COMMANDS, topic) || topic === "help" || topic === "version")) {
-      return usageError(`help takes a command name (${Object.keys(COMMANDS).join(", ")}), got '${positionals.slice(1).join(" ")}'` +
-        didYouMean(topic, Object.keys(COMMANDS)), undefined);
+    const topics = [...Object.keys(COMMANDS), "help", "version"];
+    if (positionals.length > 2 || !topics.includes(topic)) {
+      return usageError(`help takes a command name (${topics.join(", ")}), got '${positionals.slice(1).join(" ")}'` +
+        didYouMean(topic, topics), undefined);
     }
   }
   if (values.help || positionals[0] === "help") {
