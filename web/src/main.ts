@@ -289,7 +289,9 @@ async function compileNow(): Promise<void> {
     showDiagnostics(r.diagnostics, source, r.message);
     compiled = undefined;
     notCompiled = errors ? "the source does not compile: fix the errors first" : `nothing is compiled: ${r.message.split("\n")[0]}`;
-    showStale("the source in the editor does not compile (see the errors under the editor)");
+    // A build that failed compiled the source: a dim or the seed may be what failed it.
+    showStale(r.stage === "build" ? "the program in the editor does not build with these dims and seed (see the errors under the editor)"
+      : "the source in the editor does not compile (see the errors under the editor)");
     return;
   }
   current = r;

@@ -53,7 +53,8 @@ function firstError(e: unknown): string {
  */
 function errorKind(e: ShrewRuntimeError, when: "run" | "build"): string {
   if (e.code === "resource_exhausted") return "limit";
-  if (e.code === "failed_precondition" && /: assertion failed\b/.test(e.message)) return "assertion";
+  // A false @assert, or one its bound values leave without a value (a division by zero).
+  if (e.code === "failed_precondition" && /: assertion (failed|cannot be evaluated)\b/.test(e.message)) return "assertion";
   return `${when} error`;
 }
 

@@ -137,6 +137,9 @@ test("after a compile error the views of the last program that compiled are labe
   assert.deepEqual((await listed()).map((d) => [d.at, d.code]), [["3:3", "limit"]]);
   const built = await controls();
   assert.deepEqual([built.graph, built.dims, built.run, built.bundle], [true, [false], true, true]);
+  // Its source compiled: the note does not say it does not.
+  assert.equal(built.note, "Showing the last program that compiled: the program in the editor does not build with these dims " +
+    "and seed (see the errors under the editor).");
   await page.fill('[data-dim="K"]', "4");
   await page.press('[data-dim="K"]', "Tab");
   assert.equal(await settled(), "ok");
@@ -154,5 +157,8 @@ test("run-time errors are listed by their kind, compile errors by their E-code",
   assert.equal(await setSource("@graph G {\n  input x: ?;\n  node y: Tensor<[3], f32> { op: relu(x); };\n  output y;\n}\n"), "ok");
   await runClick();
   assert.deepEqual((await listed()).map((d) => [d.at, d.code]), [["3:3", "run error"]]);
-  // (A failed @assert is listed as "assertion": see the warm-up test.)
+  // (A failed @assert is listed as "assertion": see the warm-up test.) So is one its values leave without a value.
+  assert.equal(await setSource("@graph G {\n  input x: Tensor<[N], f32>;\n  @assert 16 / (N - N) > 1, \"guard\";\n  output y: x;\n}\n"), "ok");
+  assert.deepEqual((await listed()).map((d) => [d.at, d.code]), [["3:3", "assertion"]]);
+  assert.match((await listed())[0].msg, /assertion cannot be evaluated: guard .*division by zero/);
 });
