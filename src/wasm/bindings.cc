@@ -309,8 +309,17 @@ class ProgramHandle {
     program_.reset();
     compiled_.reset();
     bundle_ = {};
-    // The AST and IR take a few dozen bytes per byte of source.
-    shrew::Status room = shrew::wasm::EnsureHeadroom("compile", source.size(), 64);
+    // The AST and IR take a few dozen bytes per byte of source: a longer
+    // source than the memory could ever hold so is said as such (it read "not
+    // enough wasm memory left", advising to dispose of programs).
+    if (source.size() > shrew::wasm::kMaxSourceBytes) {
+      return Error(shrew::ResourceExhausted(
+          "the source is " + std::to_string(source.size()) + " bytes, more than the " +
+          std::to_string(shrew::wasm::kMaxSourceBytes) + " (31 MiB) this module compiles (compiling takes up to " +
+          std::to_string(shrew::wasm::kCompileBytesPerSourceByte) +
+          " bytes of memory per byte of source, and its memory is at most 2 GiB)"));
+    }
+    shrew::Status room = shrew::wasm::EnsureHeadroom("compile", source.size(), shrew::wasm::kCompileBytesPerSourceByte);
     if (!room.ok()) return Error(room);
     shrew::CompileOptions opts = std::move(settings->compile);
     shrew::ProgramOptions popts = std::move(settings->program);
@@ -426,7 +435,8 @@ class ProgramHandle {
     }
     shrew::Result<shrew::ir::DimBindings> change = DimsFrom(dims);
     if (!change.ok()) return Error(change.status());
-    shrew::Status room = shrew::wasm::EnsureHeadroom("compile with new dims", compiled_->source->text().size(), 64);
+    shrew::Status room = shrew::wasm::EnsureHeadroom("compile with new dims", compiled_->source->text().size(),
+                                                      shrew::wasm::kCompileBytesPerSourceByte);
     if (!room.ok()) return Error(room);
     shrew::Result<shrew::Reconfigured> r =
         shrew::Reconfigure(compiled_->source->text(), copts_, popts_, *program_, *change);
