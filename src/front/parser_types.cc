@@ -92,8 +92,9 @@ ast::Type Parser::ParseType() {
       if (!Failed() && (k == TokenKind::Star || k == TokenKind::Plus || k == TokenKind::Minus ||
                         k == TokenKind::Slash || k == TokenKind::Percent || k == TokenKind::StarStar)) {
         // `[N * 2]`: there is no arithmetic in dimensions (§3.13); say where it goes.
-        ErrorExpected("',' or ']'", "there is no arithmetic in a type: compute the size in @config (N2: N * 2;) "
-                             "and use its name");
+        // @config computes from config keys only: a run's dims have no value there (LANGUAGE.md §5.1).
+        ErrorExpected("',' or ']'", "there is no arithmetic in a type: compute the size in @config from config keys "
+                             "(N2: N * 2;) and use its name; a size bound by the inputs gets a name of its own");
       }
       // `Tensor<[B, 784]>`: the dtype is left out; show the type with one.
       if (!Failed() && At(TokenKind::RBracket) && Peek(1).kind == TokenKind::Greater) {

@@ -42,11 +42,15 @@ Result<Tensor> AttentionOp(const Tensor& x, const Tensor& wq, const Tensor& wk, 
   if (d % heads != 0) {
     return InvalidArgument("model dimension " + std::to_string(d) + " is not divisible by n_heads " + std::to_string(heads));
   }
-  for (const Tensor* w : {&wq, &wk, &wv, &wo}) {
+  // Named by role, as the shape rule says it (transformer_block checks its
+  // own weights first, so this is multi_head_attention's).
+  const std::pair<const Tensor*, const char*> weights[] = {{&wq, "w_q"}, {&wk, "w_k"}, {&wv, "w_v"}, {&wo, "w_o"}};
+  for (const auto& [w, role] : weights) {
     SHREW_RETURN_IF_ERROR(RequireSameDType(x, *w));
     if (w->rank() != 2 || w->dim(0) != d || w->dim(1) != d) {
-      return InvalidArgument("attention weight of shape " + runtime::ShapeToString(w->shape()) + " must be [" +
-                             std::to_string(d) + ", " + std::to_string(d) + "]");
+      return InvalidArgument(std::string("multi_head_attention ") + role + " has shape " +
+                             runtime::ShapeToString(w->shape()) + ", expected [" + std::to_string(d) + ", " +
+                             std::to_string(d) + "]");
     }
   }
   const int64_t dh = d / heads;

@@ -50,7 +50,14 @@ Result<Tensor> MatmulOp(const Tensor& a, const Tensor& b) {
   }
   const Shape batch_a(sa.begin(), sa.end() - 2);
   const Shape batch_b(sb.begin(), sb.end() - 2);
-  SHREW_TRY_ASSIGN(Shape batch, BroadcastShapes(batch_a, batch_b));
+  Result<Shape> batched = BroadcastShapes(batch_a, batch_b);
+  if (!batched.ok()) {
+    return InvalidArgument("matmul batch dimensions " + runtime::ShapeToString(batch_a) + " and " +
+                           runtime::ShapeToString(batch_b) + " cannot be broadcast (operands " +
+                           runtime::ShapeToString(a.shape()) + " and " + runtime::ShapeToString(b.shape()) +
+                           ")");  // as shape inference says it
+  }
+  const Shape batch = std::move(batched).value();
   Shape out_shape = batch;
   if (a.rank() > 1) out_shape.push_back(m);
   if (b.rank() > 1) out_shape.push_back(n);

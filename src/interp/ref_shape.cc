@@ -228,7 +228,7 @@ Result<Tensor> RefSplit(const KernelArgs& args) {
   const ir::SplitChunks split = ir::SplitChunksOf(len, chunks);
   const int64_t c = split.size, produced = split.produced;
   if (index >= produced) {
-    return InvalidArgument("split index " + std::to_string(index) + " is out of range: an axis of size " +
+    return InvalidArgument("split index " + std::to_string(index) + " does not exist: an axis of size " +
                            std::to_string(len) + " in " + std::to_string(chunks) + " chunks gives " +
                            std::to_string(produced) + " chunks");
   }

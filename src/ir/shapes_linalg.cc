@@ -28,8 +28,15 @@ Type MatmulType(ShapeContext& ctx, const Type& a, const Type& b) {
   }
   std::vector<Dim> batch_a(da.begin(), da.end() - 2);
   std::vector<Dim> batch_b(db.begin(), db.end() - 2);
-  auto batch = ctx.Broadcast(batch_a, batch_b);
-  if (!batch) return Type::Unknown();
+  // Said with the operands (as the inner dimensions are): "shapes [2] and
+  // [3] cannot be broadcast" named sizes the source holds nowhere.
+  std::optional<std::vector<Dim>> batch = BroadcastDims(batch_a, batch_b);
+  if (!batch) {
+    ctx.Error(diag::Kind::BroadcastMismatch, "matmul batch dimensions " + DimsToString(batch_a) + " and " +
+                                                 DimsToString(batch_b) + " cannot be broadcast (operands " +
+                                                 DimsToString(a.dims()) + " and " + DimsToString(b.dims()) + ")");
+    return Type::Unknown();
+  }
   std::vector<Dim> out = std::move(*batch);
   if (!drop_m) out.push_back(da[da.size() - 2]);
   if (!drop_n) out.push_back(db[db.size() - 1]);
@@ -119,10 +126,13 @@ Type InferCrossEntropy(ShapeContext& ctx) {
   if (!ctx.RequireRankAtLeast(logits, 2)) return Type::Scalar(logits.dtype());
   Type result = Type::Scalar(logits.dtype());
   if (target.is_unknown()) return result;
+  // Both forms, as the interpreter says it: a target of integer labels was
+  // told only to match the logits' shape (OPS.md §3.13.1).
   auto mismatch = [&] {
-    ctx.Error(diag::Kind::ShapeMismatch, "cross_entropy target shape " + DimsToString(target.dims()) +
-                                             " does not match logits shape " +
-                                             DimsToString(logits.dims()));
+    const std::vector<Dim> lead(logits.dims().begin(), logits.dims().end() - 1);
+    ctx.Error(diag::Kind::ShapeMismatch, "cross_entropy target of shape " + DimsToString(target.dims()) +
+                                             " matches neither the logits' shape " + DimsToString(logits.dims()) +
+                                             " (distribution) nor " + DimsToString(lead) + " (class indices)");
   };
   if (target.rank() == logits.rank()) {
     // Distribution form: same shape and dtype.

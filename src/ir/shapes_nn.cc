@@ -95,8 +95,9 @@ Type InferLinear(ShapeContext& ctx) {
     bool ok = (b->rank() == 1 || (b->rank() == 2 && !DimsDiffer(b->dim(0), Dim::Fixed(1)))) &&
               !DimsDiffer(b->dim(b->rank() - 1), w.dim(0));
     if (!ok) {
-      ctx.Error(diag::Kind::ShapeMismatch, "linear bias has shape " + DimsToString(b->dims()) +
-                                               ", expected [" + w.dim(0).ToString() + "]");
+      // Both forms, as the executors say it (OPS.md §3.11.2: [out] or [1, out]).
+      ctx.Error(diag::Kind::ShapeMismatch, "linear bias has shape " + DimsToString(b->dims()) + ", expected [" +
+                                               w.dim(0).ToString() + "] or [1, " + w.dim(0).ToString() + "]");
     }
     return ok;
   };
@@ -155,17 +156,17 @@ Type InferLayerNorm(ShapeContext& ctx) {
     const Type& p = ctx.operand(i);
     if (p.is_unknown()) continue;
     if (!ctx.SameDType(x, p)) return x;
-    std::optional<std::vector<Dim>> b = ctx.Broadcast(x.dims(), p.dims());
-    if (!b) continue;
-    // w and b scale and shift x elementwise: broadcasting may not grow x
-    // (a higher rank, or a size-1 axis of x against a larger one).
-    bool grows = b->size() != x.dims().size();
+    // w and b scale and shift x elementwise: broadcasting may not grow x (a
+    // higher rank, or a size-1 axis of x against a larger one), and either
+    // failure names the operand, as the interpreter does (it read "shapes
+    // [2, 3] and [4] cannot be broadcast", for the weight and the bias alike).
+    std::optional<std::vector<Dim>> b = BroadcastDims(x.dims(), p.dims());
+    bool grows = !b || b->size() != x.dims().size();
     for (size_t k = 0; !grows && k < b->size(); ++k) grows = DimsDiffer((*b)[k], x.dim(static_cast<int>(k)));
     if (grows) {
-      ctx.Error(diag::Kind::ShapeMismatch, std::string("layer_norm ") + (i == 1 ? "weight" : "bias") +
-                                               " has shape " + DimsToString(p.dims()) +
-                                               ", which does not broadcast to the input shape " +
-                                               DimsToString(x.dims()));
+      ctx.Error(!b ? diag::Kind::BroadcastMismatch : diag::Kind::ShapeMismatch,
+                std::string("layer_norm ") + (i == 1 ? "weight" : "bias") + " of shape " + DimsToString(p.dims()) +
+                    " does not broadcast to the input shape " + DimsToString(x.dims()));
     }
   }
   return x;

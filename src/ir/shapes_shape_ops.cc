@@ -323,9 +323,13 @@ Type InferConcat(ShapeContext& ctx) {
     for (int i = 0; i < first.rank(); ++i) {
       if (i == *axis) continue;
       if (DimsDiffer(out[static_cast<size_t>(i)], t.dim(i))) {
-        ctx.Error(diag::Kind::ShapeMismatch, "concat operands have sizes " +
-                                                 out[static_cast<size_t>(i)].ToString() + " and " +
-                                                 t.dim(i).ToString() + " on axis " + std::to_string(i));
+        // The interpreter's words: both shapes, and which axis may differ.
+        ctx.Error(diag::Kind::ShapeMismatch, "concat operand " + std::to_string(k) + " has shape " +
+                                                 DimsToString(t.dims()) + ", operand " + std::to_string(first_known) +
+                                                 " " + DimsToString(first.dims()) + ": sizes " +
+                                                 out[static_cast<size_t>(i)].ToString() + " and " + t.dim(i).ToString() +
+                                                 " on axis " + std::to_string(i) + " (only axis " +
+                                                 std::to_string(*axis) + ", the one joined, may differ)");
         return Type::Unknown();
       }
       out[static_cast<size_t>(i)] = MergeDim(out[static_cast<size_t>(i)], t.dim(i));

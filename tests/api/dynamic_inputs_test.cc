@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/compile.h"
@@ -239,6 +240,26 @@ TEST(DynamicInputs, RunTimeShapeErrorsReadTheSameOnBothExecutors) {
                    two("x", {2}, "z", {3}),
                    "graph 'G': node 'c' (call[F]): graph 'F': node 'r' (add): shapes [2] and [3] cannot be broadcast", 1,
                    66});
+  // Ops whose two executors worded the same failure apart (the interpreter's
+  // own checks against the shape rule's), one wording each now, at the node.
+  auto node_at = [](const std::string& src) { return static_cast<uint32_t>(src.find("output y") + 1); };
+  for (const auto& [src, inputs, message] : std::vector<std::tuple<std::string, TensorMap, std::string>>{
+           {"@graph G { input x: Tensor<[?, ?], f32>; output y: split(x, chunks: 2, dim: 0, index: 3); }",
+            One("x", zeros({4, 3})),
+            "graph 'G': node 'y' (split): split index 3 does not exist: an axis of size 4 in 2 chunks gives 2 chunks"},
+           {"@graph G { input a: Tensor<[?, ?], f32>; input b: Tensor<[?, ?], f32>; output y: concat(a, b, dim: 1); }",
+            two("a", {2, 3}, "b", {4, 3}),
+            "graph 'G': node 'y' (concat): concat operand 1 has shape [4, 3], operand 0 [2, 3]: sizes 2 and 4 on axis 0 "
+            "(only axis 1, the one joined, may differ)"},
+           {"@graph G { input a: Tensor<[?, ?], f32>; input w: Tensor<[?], f32>; output y: layer_norm(a, w); }",
+            two("a", {2, 3}, "w", {4}),
+            "graph 'G': node 'y' (layer_norm): layer_norm weight of shape [4] does not broadcast to the input shape [2, 3]"},
+           {"@graph G { input a: Tensor<[?, ?, ?], f32>; input b: Tensor<[?, ?, ?], f32>; output y: matmul(a, b); }",
+            two("a", {2, 3, 3}, "b", {3, 3, 2}),
+            "graph 'G': node 'y' (matmul): matmul batch dimensions [2] and [3] cannot be broadcast (operands [2, 3, 3] and "
+            "[3, 3, 2])"}}) {
+    cases.push_back({src, inputs, message, 1, node_at(src)});
+  }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.source);
     std::unique_ptr<Program> p = MakeProgram(c.source);

@@ -475,7 +475,7 @@ TEST(ParserTypeTest, TypeErrors) {
             "1:34 E020 expected '>', got '>>'\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N * 2], f32>; }"),
             "1:29 E020 expected ',' or ']', got '*'; there is no arithmetic in a type: compute the size in @config "
-            "(N2: N * 2;) and use its name\n");
+            "from config keys (N2: N * 2;) and use its name; a size bound by the inputs gets a name of its own\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], float>; }"),
             "1:31 E020 expected dtype, got 'float'; write f32\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[N], Float64>; }"),

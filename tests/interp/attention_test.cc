@@ -106,7 +106,7 @@ TEST(RefAttentionTest, Errors) {
   Tensor w = F32({4, 4}, std::vector<float>(16, 0.1f));
   EXPECT_TRUE(FailsWith(Eval(K::kMultiHeadAttention, {&x, &w, &w, &w, &w}, Heads(3, false)), "not divisible by n_heads 3"));
   Tensor w3 = F32({4, 3}, std::vector<float>(12, 0.1f));
-  EXPECT_TRUE(FailsWith(Eval(K::kMultiHeadAttention, {&x, &w, &w3, &w, &w}), "must be [4, 4]"));
+  EXPECT_TRUE(FailsWith(Eval(K::kMultiHeadAttention, {&x, &w, &w3, &w, &w}), "multi_head_attention w_k has shape [4, 3], expected [4, 4]"));
   Tensor x2 = F32({2, 4}, std::vector<float>(8, 0.5f));
   EXPECT_TRUE(FailsWith(Eval(K::kMultiHeadAttention, {&x2, &w, &w, &w, &w}), "rank 3"));
 }

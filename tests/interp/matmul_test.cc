@@ -91,7 +91,7 @@ TEST(RefMatmulTest, Errors) {
   EXPECT_TRUE(FailsWith(Eval(K::kMatmul, {&t, &t}), "numeric"));
   Tensor b1 = F32({2, 3, 3}, std::vector<float>(18, 1));
   Tensor b2 = F32({3, 3, 2}, std::vector<float>(18, 1));
-  EXPECT_TRUE(FailsWith(Eval(K::kMatmul, {&b1, &b2}), "shapes [2] and [3] cannot be broadcast"));
+  EXPECT_TRUE(FailsWith(Eval(K::kMatmul, {&b1, &b2}), "matmul batch dimensions [2] and [3] cannot be broadcast (operands [2, 3, 3] and [3, 3, 2])"));
 }
 
 TEST(RefMatmulTest, EmptyInnerGivesZeros) {

@@ -172,7 +172,7 @@ TEST(LossShapeTest, CrossEntropyForms) {
   EXPECT_EQ(rank.Msg(), "[G::n] cross_entropy expects rank >= 2, got rank 1");
   Two shape(OpKind::kCrossEntropy, "[4, 10] f32", "[5] i64");
   EXPECT_EQ(shape.OnlyError(), "E112");
-  EXPECT_EQ(shape.Msg(), "[G::n] cross_entropy target shape [5] does not match logits shape [4, 10]");
+  EXPECT_EQ(shape.Msg(), "[G::n] cross_entropy target of shape [5] matches neither the logits' shape [4, 10] (distribution) nor [4] (class indices)");
   EXPECT_EQ(Two(OpKind::kCrossEntropy, "[4, 10] f32", "[4, 10, 2] f32").OnlyError(), "E112");
   EXPECT_EQ(Two(OpKind::kCrossEntropy, "[4, 10] f32", "[4, 10] f64").OnlyError(), "E100");
   EXPECT_EQ(Two(OpKind::kCrossEntropy, "[4, 10] f32", "[4] bool").OnlyError(), "E106");

@@ -218,7 +218,10 @@ TEST(ConcatShapeTest, Errors) {
   };
   auto size = run("[2, 3] f32", "[4, 4] f32", 0);
   EXPECT_EQ(size->OnlyError(), "E112");
-  EXPECT_EQ(size->diags.all()[0].message, "[G::n] concat operands have sizes 3 and 4 on axis 1");
+  // Both shapes and which axis may differ, as the interpreter says it.
+  EXPECT_EQ(size->diags.all()[0].message,
+            "[G::n] concat operand 1 has shape [4, 4], operand 0 [2, 3]: sizes 3 and 4 on axis 1 (only axis 0, the one "
+            "joined, may differ)");
   EXPECT_EQ(run("[2, 3] f32", "[2, 3] f64", 0)->OnlyError(), "E100");
   EXPECT_EQ(run("[2, 3] f32", "[2, 3, 1] f32", 0)->OnlyError(), "E107");
   EXPECT_EQ(run("[2, 3] f32", "[2, 3] f32", 2)->OnlyError(), "E101");
@@ -250,7 +253,9 @@ TEST(ConcatShapeTest, KnownOperandsAgreeWhenOneIsUnknown) {
   auto size = run({"[2, 3] f32", "?", "[4, 4] f32"}, 0);
   EXPECT_EQ(size->OnlyError(), "E112");
   ASSERT_FALSE(size->diags.all().empty());
-  EXPECT_EQ(size->diags.all()[0].message, "[G::n] concat operands have sizes 3 and 4 on axis 1");
+  EXPECT_EQ(size->diags.all()[0].message,
+            "[G::n] concat operand 2 has shape [4, 4], operand 0 [2, 3]: sizes 3 and 4 on axis 1 (only axis 0, the one "
+            "joined, may differ)");
   EXPECT_EQ(run({"?", "[2, 3] f32", "[2, 3, 1] f32"}, 0)->OnlyError(), "E107");
   EXPECT_EQ(run({"?", "[2, 3] f32"}, 2)->OnlyError(), "E101");
   EXPECT_EQ(run({"[9223372036854775807] f32", "?", "[1] f32"}, 0)->OnlyError(), "E113");
