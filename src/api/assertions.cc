@@ -65,12 +65,13 @@ const char* KindName(const ConfigValue& v) {
 Evaluated Apply(ast::BinaryOp op, const ConfigValue& l, const ConfigValue& r, diag::Span span,
                 const diag::SourceFile& source) {
   using B = ast::BinaryOp;
-  const std::string text = "'" + std::string(lower::SpanText(source, span)) + "'";
+  // Made only for a failure: a run evaluates its conditions each time.
+  const auto text = [&] { return "'" + std::string(lower::SpanText(source, span)) + "'"; };
   switch (op) {
     case B::And:
     case B::Or:
       if (l.kind != ConfigValue::Kind::kBool || r.kind != ConfigValue::Kind::kBool) {
-        return Fails(text + " joins " + KindName(l) + " and " + KindName(r) + " (" + (op == B::And ? "&&" : "||") +
+        return Fails(text() + " joins " + KindName(l) + " and " + KindName(r) + " (" + (op == B::And ? "&&" : "||") +
                      " takes bools)");
       }
       return {ConfigValue::Bool(op == B::And ? (l.b && r.b) : (l.b || r.b)), ""};
@@ -81,7 +82,7 @@ Evaluated Apply(ast::BinaryOp op, const ConfigValue& l, const ConfigValue& r, di
     case B::LessEqual:
     case B::GreaterEqual: {
       std::optional<bool> c = Compare(op, l, r);
-      if (!c) return Fails(text + " compares " + KindName(l) + " with " + KindName(r));
+      if (!c) return Fails(text() + " compares " + KindName(l) + " with " + KindName(r));
       return {ConfigValue::Bool(*c), ""};
     }
     case B::Add:
@@ -91,19 +92,19 @@ Evaluated Apply(ast::BinaryOp op, const ConfigValue& l, const ConfigValue& r, di
     case B::Mod:
     case B::Pow: {
       if (!l.is_number() || !r.is_number()) {
-        return Fails(text + " computes with " + KindName(l.is_number() ? r : l) + ", not a number");
+        return Fails(text() + " computes with " + KindName(l.is_number() ? r : l) + ", not a number");
       }
       diag::DiagnosticBag diags;
       std::optional<ConfigValue> v = lower::ConfigArithmetic(op, l, r, lower::SpanText(source, span), span, diags);
       if (!v || diags.has_errors()) {
-        if (diags.all().empty()) return Fails(text + " has no value");
+        if (diags.all().empty()) return Fails(text() + " has no value");
         const bool by_zero = diags.all().front().kind == diag::Kind::ConfigDivisionByZero;
-        return Fails((by_zero ? "division by zero in " : "integer overflow in ") + text);
+        return Fails((by_zero ? "division by zero in " : "integer overflow in ") + text());
       }
       return {std::move(v), ""};
     }
     default:
-      return NotEvaluated(text + " uses an operator a run does not evaluate");
+      return NotEvaluated(text() + " uses an operator a run does not evaluate");
   }
 }
 
@@ -126,17 +127,18 @@ Evaluated Eval(const ast::Expr& e, const Values& values, const diag::SourceFile&
   if (const auto* v = e.As<ast::FloatLiteral>()) return {ConfigValue::Float(v->value), ""};
   if (const auto* v = e.As<ast::BoolLiteral>()) return {ConfigValue::Bool(v->value), ""};
   if (const auto* v = e.As<ast::StringLiteral>()) return {ConfigValue::String(v->value), ""};
-  const std::string text = "'" + std::string(lower::SpanText(source, e.span)) + "'";
+  const auto text = [&] { return "'" + std::string(lower::SpanText(source, e.span)) + "'"; };
   if (const auto* u = e.As<ast::UnaryExpr>()) {
+    if (u->op == ast::UnaryOp::BitNot) return NotEvaluated(text() + " uses ~, which a run does not evaluate");
     Evaluated x = Eval(*u->operand, values, source);
     if (!x.value) return x;
     if (u->op == ast::UnaryOp::Not && x.value->kind == ConfigValue::Kind::kBool) return {ConfigValue::Bool(!x.value->b), ""};
     if (u->op == ast::UnaryOp::Neg && x.value->kind == ConfigValue::Kind::kFloat) return {ConfigValue::Float(-x.value->f), ""};
     if (u->op == ast::UnaryOp::Neg && x.value->kind == ConfigValue::Kind::kInt) {
-      if (x.value->i == INT64_MIN) return Fails("integer overflow in " + text);
+      if (x.value->i == INT64_MIN) return Fails("integer overflow in " + text());
       return {ConfigValue::Int(-x.value->i), ""};
     }
-    return Fails(text + " applies " + (u->op == ast::UnaryOp::Not ? "!" : "-") + " to " + KindName(*x.value));
+    return Fails(text() + " applies " + (u->op == ast::UnaryOp::Not ? "!" : "-") + " to " + KindName(*x.value));
   }
   if (const auto* b = e.As<ast::BinaryExpr>()) {
     Evaluated l = Eval(*b->lhs, values, source);
@@ -157,7 +159,7 @@ Evaluated Eval(const ast::Expr& e, const Values& values, const diag::SourceFile&
     }
     return acc;
   }
-  return NotEvaluated(text + " is no expression a run evaluates");
+  return NotEvaluated(text() + " is no expression a run evaluates");
 }
 
 }  // namespace

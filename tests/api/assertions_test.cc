@@ -127,6 +127,7 @@ TEST(Assertions, ConditionsAboutOtherThingsAreNotEvaluated) {
   @assert if N > 5 { true } else { false };
   @assert [N] == [5];
   @assert (N & 1) == 1;
+  @assert ~N == 1;
   @assert mode == "fast" && !(H != 4), "holds";
   output y: x + 1.0;
 })");
