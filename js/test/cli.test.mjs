@@ -1061,7 +1061,7 @@ test("errors escape control characters and cap very long lines from files (a par
 });
 
 test("reading stops at a documented limit: /dev/zero as a source or an input is an error, not a hang", () => {
-  expectError(1, /^Error: cannot read \/dev\/zero: over 31 MiB, the largest source the compiler takes\n$/, "check", "/dev/zero");
+  expectError(1, /^Error: cannot read \/dev\/zero: over 28 MiB, the largest source the compiler takes\n$/, "check", "/dev/zero");
   // (A .npy input is read as far as its header says: see the test below.)
   // A regular file's size is known before it is read (sparse files: no disk used).
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
@@ -1083,8 +1083,8 @@ test("reading stops at a documented limit: /dev/zero as a source or an input is 
   expectError(1, /^Error: cannot read .*big\.swb: over 1 GiB, more than the wasm heap can load\n$/, "info", bundle);
   const src = join(dir, "big.sw");
   writeFileSync(src, "@graph G {}\n");
-  truncateSync(src, 31 * 2 ** 20 + 1);
-  expectError(1, /^Error: cannot read .*big\.sw: over 31 MiB/, "check", src);
+  truncateSync(src, 28 * 2 ** 20 + 1);
+  expectError(1, /^Error: cannot read .*big\.sw: over 28 MiB/, "check", src);
   // Below the limits files read as before, a pipe included (read in pieces).
   const piped = spawnSync("bash", ["-c", 'cat "$2" | "$0" "$1" check /dev/stdin', process.execPath, CLI, MLP], { encoding: "utf8" });
   assert.equal(piped.status, 0, piped.stderr);

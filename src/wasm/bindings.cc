@@ -315,7 +315,7 @@ class ProgramHandle {
     if (source.size() > shrew::wasm::kMaxSourceBytes) {
       return Error(shrew::ResourceExhausted(
           "the source is " + std::to_string(source.size()) + " bytes, more than the " +
-          std::to_string(shrew::wasm::kMaxSourceBytes) + " (31 MiB) this module compiles (compiling takes up to " +
+          std::to_string(shrew::wasm::kMaxSourceBytes) + " (28 MiB) this module compiles (compiling takes up to " +
           std::to_string(shrew::wasm::kCompileBytesPerSourceByte) +
           " bytes of memory per byte of source, and its memory is at most 2 GiB)"));
     }

@@ -24,11 +24,13 @@ inline constexpr size_t kWorkHeadroom = size_t{16} << 20;
 
 // What compiling takes per byte of source, at most (AST and IR), and so the
 // longest source the module's largest memory (-sMAXIMUM_MEMORY=2GB) can
-// compile beside the 16 MiB it starts with and the headroom: 31 MiB. The
-// CLI reads sources up to it (js/src/cli/files.ts).
+// compile beside what a fresh module holds (16 MiB, the source's own two
+// copies on the way in, the heap's growth steps): 28 MiB. The CLI reads
+// sources up to it (js/src/cli/files.ts).
 inline constexpr uint64_t kCompileBytesPerSourceByte = 64;
-inline constexpr uint64_t kMaxSourceBytes = uint64_t{31} << 20;
-static_assert(kWorkHeadroom + kMaxSourceBytes * kCompileBytesPerSourceByte <= (uint64_t{2048} - 32) << 20,
+inline constexpr uint64_t kMaxSourceBytes = uint64_t{28} << 20;
+static_assert(kWorkHeadroom + kMaxSourceBytes * (kCompileBytesPerSourceByte + 2) + (uint64_t{64} << 20) <=
+                  uint64_t{2048} << 20,
               "the longest source must compile in a fresh module");
 
 // Ok when kWorkHeadroom plus `per_byte` bytes for each of `input_bytes`

@@ -22,7 +22,7 @@ export interface ReadLimit {
 
 const MiB = 2 ** 20;
 /** The longest source the wasm module compiles (src/wasm/out_of_memory.h: 64 bytes of memory per byte, 2 GiB at most). */
-export const SOURCE_LIMIT: ReadLimit = { bytes: 31 * MiB, why: "over 31 MiB, the largest source the compiler takes" };
+export const SOURCE_LIMIT: ReadLimit = { bytes: 28 * MiB, why: "over 28 MiB, the largest source the compiler takes" };
 /** A bundle or parameter blob is copied into the wasm heap (2 GiB at most) next to the parameters it sets. */
 export const BLOB_LIMIT: ReadLimit = { bytes: 1024 * MiB, why: "over 1 GiB, more than the wasm heap can load" };
 /** An input tensor holds at most 1 GiB (maxTensorBytes' default). */

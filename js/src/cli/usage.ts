@@ -173,7 +173,7 @@ export const USAGE = `Usage: shrew <command> FILE [options]
 FILE is a .sw source or a bundle that \`shrew build\` wrote (.swb); a bundle
 runs without compiling, with the dims, seed and parameters it was built with.
 FILE, --params FILE or an --input PATH.npy may be -, standard input (one of them).
-Files are read up to 31 MiB (a source) and 1 GiB (a bundle, --params): past
+Files are read up to 28 MiB (a source) and 1 GiB (a bundle, --params): past
 that, reading stops with an error. Of a .npy input, the header is read (up to
 1 MiB), then the data its shape and dtype need (up to 1 GiB), nothing after.
 
