@@ -398,6 +398,14 @@ test("a source longer than the module can compile is told so, not as memory in u
   const p = own.compile(padded(limit));
   assert.deepEqual([...p.run("G", { x: new Float32Array([1, 2]) }).y.data], [2, 4]);
   p.dispose();
+  // A short source of many nodes: building its executors takes about 3 KiB a node, so a sum of 400,000
+  // terms (800 KB) is refused before it is built (a 3 MiB one aborted the module), which then goes on.
+  const terms = 400_000;
+  throwsRuntime(() => own.compile(`@graph S {\n  input x: Tensor<[2], f32>;\n  output y: x${" + x".repeat(terms - 1)};\n}\n`),
+    "resource_exhausted", [`not enough wasm memory to build a program of ${terms} nodes: it needs up to `, "more than a module's memory holds (2048 MiB)"]);
+  assert.equal(own.aborted, false);
+  const q = own.compile(padded(1000));
+  assert.deepEqual([...q.run("G", { x: new Float32Array([1, 2]) }).y.data], [2, 4]);
 });
 
 // ---- determinism (the input formula of tests/api/determinism_test.cc)

@@ -332,6 +332,8 @@ class ProgramHandle {
     if (!compiled_->ok) return out;
     shrew::Status dims_used = shrew::CheckDims(*compiled_, opts.dims);
     if (!dims_used.ok()) return Error(dims_used);
+    shrew::Status build_room = shrew::wasm::EnsureBuildHeadroom(compiled_->program);
+    if (!build_room.ok()) return Error(build_room);
     out.set("seed", std::to_string(compiled_->seed));
     out.set("optStats", shrew::wasm::OptStatsValue(compiled_->stats));
     // The blob is freed once read: the packed weights then reuse its pages
@@ -437,6 +439,7 @@ class ProgramHandle {
     if (!change.ok()) return Error(change.status());
     shrew::Status room = shrew::wasm::EnsureHeadroom("compile with new dims", compiled_->source->text().size(),
                                                       shrew::wasm::kCompileBytesPerSourceByte);
+    if (room.ok()) room = shrew::wasm::EnsureBuildHeadroom(compiled_->program);  // its nodes, as before
     if (!room.ok()) return Error(room);
     shrew::Result<shrew::Reconfigured> r =
         shrew::Reconfigure(compiled_->source->text(), copts_, popts_, *program_, *change);

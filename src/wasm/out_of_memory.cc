@@ -27,6 +27,12 @@ Status EnsureHeadroom(const char* what, uint64_t input_bytes, uint64_t per_byte)
   // While the memory can still grow by that much, malloc will find it: no
   // probe, which would grow the memory now (a 16 MiB module became 19 MiB).
   if (emscripten_get_heap_max() - emscripten_get_heap_size() >= bytes) return Status::Ok();
+  // More than any module holds: no program to dispose of would help.
+  if (bytes > emscripten_get_heap_max()) {
+    return ResourceExhausted("not enough wasm memory to " + std::string(what) + ": it needs up to " +
+                             std::to_string(bytes >> 20) + " MiB, more than a module's memory holds (" +
+                             std::to_string(emscripten_get_heap_max() >> 20) + " MiB)");
+  }
   g_probe = bytes <= SIZE_MAX ? std::malloc(static_cast<size_t>(bytes)) : nullptr;
   if (g_probe == nullptr) {
     return ResourceExhausted("not enough wasm memory left to " + std::string(what) + " (" +
@@ -36,6 +42,13 @@ Status EnsureHeadroom(const char* what, uint64_t input_bytes, uint64_t per_byte)
   std::free(g_probe);
   g_probe = nullptr;
   return Status::Ok();
+}
+
+Status EnsureBuildHeadroom(const ir::Program& program) {
+  uint64_t nodes = 0;
+  for (const ir::Graph& g : program.graphs) nodes += static_cast<uint64_t>(g.num_nodes());
+  const std::string what = "build a program of " + std::to_string(nodes) + " nodes";
+  return EnsureHeadroom(what.c_str(), nodes, kBuildBytesPerNode);
 }
 
 }  // namespace shrew::wasm

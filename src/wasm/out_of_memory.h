@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "base/status.h"
+#include "ir/graph.h"
 
 namespace shrew::wasm {
 
@@ -32,6 +33,15 @@ inline constexpr uint64_t kMaxSourceBytes = uint64_t{28} << 20;
 static_assert(kWorkHeadroom + kMaxSourceBytes * (kCompileBytesPerSourceByte + 2) + (uint64_t{64} << 20) <=
                   uint64_t{2048} << 20,
               "the longest source must compile in a fresh module");
+
+// What building a program's executors takes per IR node, at most: its
+// instruction, kernel (an XNNPACK operator), plan entries and labels held
+// (about 3 KiB measured on long chains, `x + x + …`) and what the build
+// uses on the way. A 3 MiB sum of 1.5 million terms aborted the module.
+inline constexpr uint64_t kBuildBytesPerNode = 6144;
+
+// EnsureHeadroom for building the executors of `program`.
+Status EnsureBuildHeadroom(const ir::Program& program);
 
 // Ok when kWorkHeadroom plus `per_byte` bytes for each of `input_bytes`
 // (a source's) can be allocated now; else ResourceExhausted naming `what`
