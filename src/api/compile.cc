@@ -79,9 +79,25 @@ std::set<std::string, std::less<>> SymbolicDimNames(const ir::Program& program) 
   return names;
 }
 
+// Calls `fn` on each operand of `e` that a run always evaluates, or on all
+// of them with `guarded`: the right of && and || is evaluated only when the
+// left does not decide (as in C: assertions.cc).
+template <typename F>
+void ForEachOperand(const ast::Expr& e, bool guarded, F fn) {
+  const auto logical = [](ast::BinaryOp op) { return op == ast::BinaryOp::And || op == ast::BinaryOp::Or; };
+  if (!guarded) {
+    if (const auto* b = e.As<ast::BinaryExpr>(); b != nullptr && logical(b->op)) return fn(*b->lhs);
+    if (const auto* c = e.As<ast::ChainExpr>(); c != nullptr && !c->links.empty() && logical(c->links.front().op)) {
+      return fn(*c->first);
+    }
+  }
+  ast::ForEachChild(e, fn);
+}
+
 // The first operator in `e` that an @assert does not evaluate (LANGUAGE.md
-// §5.1: bitwise operators, shifts, ??, ~), or null.
-const char* OpaqueOperator(const ast::Expr& e) {
+// §5.1: bitwise operators, shifts, ??, ~), or null; with `guarded`, also
+// one only reached when && or || does not decide first.
+const char* OpaqueOperator(const ast::Expr& e, bool guarded) {
   auto opaque = [](ast::BinaryOp op) -> const char* {
     using B = ast::BinaryOp;
     switch (op) {
@@ -102,15 +118,15 @@ const char* OpaqueOperator(const ast::Expr& e) {
     }
   }
   const char* found = nullptr;
-  ast::ForEachChild(e, [&found](const ast::Expr& child) {
-    if (found == nullptr) found = OpaqueOperator(child);
+  ForEachOperand(e, guarded, [&](const ast::Expr& child) {
+    if (found == nullptr) found = OpaqueOperator(child, guarded);
   });
   return found;
 }
 
 // The first part of `e` of a form no @assert evaluates ("an if-expression",
-// "a list"), or "": such a condition is skipped at every run.
-std::string UnevaluatedForm(const ast::Expr& e) {
+// "a list"), or "" (`guarded` as for OpaqueOperator).
+std::string UnevaluatedForm(const ast::Expr& e, bool guarded) {
   if (e.Is<ast::IfExpr>()) return "an if-expression";
   if (e.Is<ast::ListExpr>() || e.Is<ast::DictExpr>()) return "a list";
   if (e.Is<ast::CallExpr>() || e.Is<ast::MethodCallExpr>()) return "a call";
@@ -119,8 +135,8 @@ std::string UnevaluatedForm(const ast::Expr& e) {
   if (e.Is<ast::MemberExpr>() || e.Is<ast::PathExpr>()) return "a member access";
   if (e.Is<ast::RepeatExpr>() || e.Is<ast::ClosureExpr>()) return "a repeat";
   std::string found;
-  ast::ForEachChild(e, [&](const ast::Expr& child) {
-    if (found.empty()) found = UnevaluatedForm(child);
+  ForEachOperand(e, guarded, [&](const ast::Expr& child) {
+    if (found.empty()) found = UnevaluatedForm(child, guarded);
   });
   return found;
 }
@@ -160,13 +176,6 @@ bool Integral(const ast::Expr& e, const std::map<std::string, ir::ConfigValue>& 
 // (a literal 0, a config key that is 0), as written, or "": every run
 // evaluating it fails ("division by zero"). A float one is IEEE's inf or NaN.
 std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::ConfigValue>& config) {
-  // The right of && and || may be guarded by the left (`N == 2 || 1 / 0 > 1`
-  // passes for N = 2): only the left is always evaluated.
-  const auto logical = [](ast::BinaryOp op) { return op == ast::BinaryOp::And || op == ast::BinaryOp::Or; };
-  if (const auto* b = e.As<ast::BinaryExpr>(); b != nullptr && logical(b->op)) return ZeroDivisor(*b->lhs, config);
-  if (const auto* c = e.As<ast::ChainExpr>(); c != nullptr && !c->links.empty() && logical(c->links.front().op)) {
-    return ZeroDivisor(*c->first, config);
-  }
   if (const auto* b = e.As<ast::BinaryExpr>();
       b != nullptr && (b->op == ast::BinaryOp::Div || b->op == ast::BinaryOp::Mod) && Integral(*b->lhs, config)) {
     const ast::Expr* r = ast::StripParens(b->rhs.get());
@@ -178,8 +187,9 @@ std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::Conf
       }
     }
   }
+  // Where always reached: `N == 2 || 1 / 0 > 1` passes for N = 2.
   std::string found;
-  ast::ForEachChild(e, [&](const ast::Expr& child) {
+  ForEachOperand(e, false, [&](const ast::Expr& child) {
     if (found.empty()) found = ZeroDivisor(child, config);
   });
   return found;
@@ -190,14 +200,6 @@ std::string ZeroDivisor(const ast::Expr& e, const std::map<std::string, ir::Conf
 // evaluating it fails.
 std::string ChainedComparison(const ast::Expr& e, const diag::SourceFile& source) {
   using B = ast::BinaryOp;
-  // Only where always reached, as for ZeroDivisor: `K == 0 || 0 < K < 10` passes for K = 0.
-  if (const auto* b = e.As<ast::BinaryExpr>(); b != nullptr && (b->op == B::And || b->op == B::Or)) {
-    return ChainedComparison(*b->lhs, source);
-  }
-  if (const auto* c = e.As<ast::ChainExpr>();
-      c != nullptr && !c->links.empty() && (c->links.front().op == B::And || c->links.front().op == B::Or)) {
-    return ChainedComparison(*c->first, source);
-  }
   const auto ordering = [](B op) { return op == B::Less || op == B::Greater || op == B::LessEqual || op == B::GreaterEqual; };
   const auto comparison = [&](B op) { return ordering(op) || op == B::Equal || op == B::NotEqual; };
   if (const auto* b = e.As<ast::BinaryExpr>()) {
@@ -212,8 +214,9 @@ std::string ChainedComparison(const ast::Expr& e, const diag::SourceFile& source
              middle + " " + op + " " + last + "'";
     }
   }
+  // Where always reached, as for ZeroDivisor: `K == 0 || 0 < K < 10` passes for K = 0.
   std::string found;
-  ast::ForEachChild(e, [&](const ast::Expr& child) {
+  ForEachOperand(e, false, [&](const ast::Expr& child) {
     if (found.empty()) found = ChainedComparison(child, source);
   });
   return found;
@@ -227,15 +230,19 @@ std::string NeverFails(const std::string& condition, const std::map<std::string,
   diag::DiagnosticBag parse;
   ast::ExprPtr e = front::ParseExpression(source, parse);
   if (parse.has_errors() || e == nullptr) return "";
-  if (const std::string form = UnevaluatedForm(*e); !form.empty()) {
-    return "@assert can never be checked: its condition uses " + form +
-           ", which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)";
-  }
-  if (const char* op = OpaqueOperator(*e)) {
-    const std::string_view o = op;
-    return "@assert can never be checked: its condition uses '" + std::string(o) +
-           "', which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)" +
-           (o == "|" ? "; for or, write ||" : o == "&" ? "; for and, write &&" : "");
+  // Where a run always reaches it, never checked; behind && or ||, skipped
+  // whenever the left does not decide (`B > 100 && ~B < 0` fails for B = 2).
+  for (bool guarded : {false, true}) {
+    const std::string head = guarded ? "@assert is skipped whenever its evaluation reaches "
+                                     : "@assert can never be checked: its condition uses ";
+    if (const std::string form = UnevaluatedForm(*e, guarded); !form.empty()) {
+      return head + form + ", which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)";
+    }
+    if (const char* op = OpaqueOperator(*e, guarded)) {
+      const std::string_view o = op;
+      return head + "'" + std::string(o) + "', which a run does not evaluate (arithmetic, comparisons, &&, || and ! only)" +
+             (o == "|" ? "; for or, write ||" : o == "&" ? "; for and, write &&" : "");
+    }
   }
   // After the forms a run skips: a division in an if-expression is never reached.
   if (const std::string divisor = ZeroDivisor(*e, config); !divisor.empty()) {

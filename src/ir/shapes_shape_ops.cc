@@ -313,6 +313,9 @@ Type InferConcat(ShapeContext& ctx) {
   auto axis = ctx.Axis(*dim, first.rank());
   if (!axis) return Type::Unknown();
   std::vector<Dim> out = first.dims();
+  // Which operand each size of `out` came from, for the message: a size an
+  // unknown one (N) left open is the next operand's.
+  std::vector<int> from(out.size(), first_known);
   bool all_fixed = first.dim(*axis).is_fixed();
   int64_t total = all_fixed ? first.dim(*axis).size() : 0;
   for (int k = first_known + 1; k < ctx.num_operands(); ++k) {
@@ -324,14 +327,16 @@ Type InferConcat(ShapeContext& ctx) {
       if (i == *axis) continue;
       if (DimsDiffer(out[static_cast<size_t>(i)], t.dim(i))) {
         // The interpreter's words: both shapes, and which axis may differ.
+        const int j = from[static_cast<size_t>(i)];
         ctx.Error(diag::Kind::ShapeMismatch, "concat operand " + std::to_string(k) + " has shape " +
-                                                 DimsToString(t.dims()) + ", operand " + std::to_string(first_known) +
-                                                 " " + DimsToString(first.dims()) + ": sizes " +
+                                                 DimsToString(t.dims()) + ", operand " + std::to_string(j) + " " +
+                                                 DimsToString(ctx.operand(j).dims()) + ": sizes " +
                                                  out[static_cast<size_t>(i)].ToString() + " and " + t.dim(i).ToString() +
                                                  " on axis " + std::to_string(i) + " (only axis " +
                                                  std::to_string(*axis) + ", the one joined, may differ)");
         return Type::Unknown();
       }
+      if (!out[static_cast<size_t>(i)].is_fixed() && t.dim(i).is_fixed()) from[static_cast<size_t>(i)] = k;
       out[static_cast<size_t>(i)] = MergeDim(out[static_cast<size_t>(i)], t.dim(i));
     }
     const Dim& d = t.dim(*axis);

@@ -214,6 +214,7 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert Batch % Z == 0 || Batch == 2;
   @assert H == 4 || 0 < H < 10;
   @assert Batch ** -1 / 0 > 0;
+  @assert Batch > 100 && ~Batch < 0;
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -250,7 +251,10 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 19:3 @assert fails every run: '0 < Batch < 10' compares the bool of "
                                       "'0 < Batch' with '10'; write '0 < Batch && Batch < 10'",
                                       // 20:3's division is guarded by Batch == 2: no warning.
-                                      "W006 21:3 @assert fails every run: its condition divides by 'Z', which is 0"}));
+                                      "W006 21:3 @assert fails every run: its condition divides by 'Z', which is 0",
+                                      // Behind &&: checked where Batch > 100 decides it (false fails the run).
+                                      "W006 24:3 @assert is skipped whenever its evaluation reaches '~', which a run "
+                                      "does not evaluate (arithmetic, comparisons, &&, || and ! only)"}));
   // 22:3's chain is guarded by H == 4, and 23:3 divides a float (Batch ** -1) by 0: IEEE's inf. No warnings.
 }
 

@@ -256,6 +256,13 @@ TEST(ConcatShapeTest, KnownOperandsAgreeWhenOneIsUnknown) {
   EXPECT_EQ(size->diags.all()[0].message,
             "[G::n] concat operand 2 has shape [4, 4], operand 0 [2, 3]: sizes 3 and 4 on axis 1 (only axis 0, the one "
             "joined, may differ)");
+  // The size it differs from is the operand's that fixed it, not the first's (N).
+  auto later = run({"[N, 4] f32", "[2, 4] f32", "[3, 4] f32"}, 1);
+  EXPECT_EQ(later->OnlyError(), "E112");
+  ASSERT_FALSE(later->diags.all().empty());
+  EXPECT_EQ(later->diags.all()[0].message,
+            "[G::n] concat operand 2 has shape [3, 4], operand 1 [2, 4]: sizes 2 and 3 on axis 0 (only axis 1, the one "
+            "joined, may differ)");
   EXPECT_EQ(run({"?", "[2, 3] f32", "[2, 3, 1] f32"}, 0)->OnlyError(), "E107");
   EXPECT_EQ(run({"?", "[2, 3] f32"}, 2)->OnlyError(), "E101");
   EXPECT_EQ(run({"[9223372036854775807] f32", "?", "[1] f32"}, 0)->OnlyError(), "E113");
