@@ -143,10 +143,6 @@ void DiagnosticBag::AddAboutNode(Kind kind, Span span, int32_t node, const std::
   diagnostics_.back().node_prefix = static_cast<uint32_t>(prefix.size());
 }
 
-void DiagnosticBag::Append(const std::vector<Diagnostic>& other) {
-  for (const Diagnostic& d : other) Add(d.kind, d.span, d.message);
-}
-
 std::string Render(const Diagnostic& d, const SourceFile& source) {
   std::string out = source.name();
   if (d.span.valid()) {

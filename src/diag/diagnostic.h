@@ -62,7 +62,6 @@ class DiagnosticBag {
   bool capped() const { return capped_; }
   const std::vector<Diagnostic>& all() const { return diagnostics_; }
   std::vector<Diagnostic> Take() { return std::move(diagnostics_); }
-  void Append(const std::vector<Diagnostic>& other);
 
  private:
   size_t max_errors_;

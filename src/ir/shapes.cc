@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "ir/node_diagnostic.h"
 #include "ir/shapes_internal.h"
 
 namespace shrew::ir {
@@ -138,7 +139,7 @@ const char* ShapeContext::op_name() const { return OpName(node->op); }
 
 void ShapeContext::Error(diag::Kind kind, const std::string& message) {
   had_error = true;
-  if (!diags->capped()) diags->AddAboutNode(kind, node->span, node->id, graph->DiagnosticPrefix(*node), message);
+  AddNodeDiagnostic(*diags, *graph, *node, kind, message);
 }
 
 const AttrValue* ShapeContext::Attr(std::string_view name) const {
@@ -449,7 +450,7 @@ class GraphInferrer {
                             ? literal("float", written) + " does not fit " + DTypeName(dtype) +
                                   (dtype == DType::kU8 ? " (0 to 255)" : " (held as i64: -9223372036854775808 to 9223372036854775807)")
                             : literal("float", v->ToString()) + " cannot be used with an integer operand";
-      if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id, graph_.DiagnosticPrefix(n), msg);
+      if (!diags_->capped()) AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::DtypeMismatch, msg);
       return;
     }
     // A finite literal that the dtype's storage rounds to inf (`cast(1e300,
@@ -458,12 +459,12 @@ class GraphInferrer {
       const double x = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       const bool in_f32 = StorageOf(dtype) == StorageType::kF32;
       if (in_f32 && std::isfinite(x) && std::isinf(static_cast<float>(x)) && !diags_->capped()) {
-        diags_->AddAboutNode(diag::Kind::LiteralOverflow, n.span, n.id,
-                    graph_.DiagnosticPrefix(n), literal(kind_word, written) + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " + DTypeName(dtype) +
-                        " (held as f32, whose largest finite value is 3.4028235e+38)" +
-                        (finalizing_ ? "; a literal no operation adopts takes the default dtype, " +
-                                           std::string(DTypeName(dtype)) + " (compile option defaultDtype)"
-                                     : ""));
+        AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::LiteralOverflow,
+                          literal(kind_word, written) + " is " + ((x < 0) != negated ? "-inf" : "inf") + " as " +
+                              DTypeName(dtype) + " (held as f32, whose largest finite value is 3.4028235e+38)" +
+                              (finalizing_ ? "; a literal no operation adopts takes the default dtype, " +
+                                                 std::string(DTypeName(dtype)) + " (compile option defaultDtype)"
+                                           : ""));
       }
       return;
     }
@@ -473,8 +474,8 @@ class GraphInferrer {
     if (dtype == DType::kU8 && *kind != WeakKind::kBool && !negated) {
       const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       if ((value < 0 || value > 255) && !diags_->capped()) {
-        diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id,
-                    graph_.DiagnosticPrefix(n), literal(kind_word, v->ToString()) + " does not fit u8 (0 to 255)");
+        AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::DtypeMismatch,
+                          literal(kind_word, v->ToString()) + " does not fit u8 (0 to 255)");
       }
       return;
     }
@@ -483,9 +484,9 @@ class GraphInferrer {
     if (IsUnsignedInt(dtype) && *kind != WeakKind::kBool && !negated) {
       const double value = *kind == WeakKind::kInt ? static_cast<double>(v->as_int()) : f;
       if (value < 0 && !diags_->capped()) {
-        diags_->AddAboutNode(diag::Kind::DtypeMismatch, n.span, n.id, graph_.DiagnosticPrefix(n),
-                             literal(kind_word, v->ToString()) + " does not fit " + DTypeName(dtype) +
-                                 " (an unsigned dtype: no negative values)");
+        AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::DtypeMismatch,
+                          literal(kind_word, v->ToString()) + " does not fit " + DTypeName(dtype) +
+                              " (an unsigned dtype: no negative values)");
       }
     }
   }
@@ -524,10 +525,10 @@ class GraphInferrer {
       Type b = OperandType(id, n.operands[1]);
       if (a.is_tensor() && b.is_tensor() && IsFloat(a.dtype()) && IsInteger(b.dtype())) {
         std::swap(n.operands[0], n.operands[1]);
-        diags_->AddAboutNode(diag::Kind::EmbeddingOperandsSwapped, n.span, n.id,  // a warning: kept past the error cap
-                    graph_.DiagnosticPrefix(n), "embedding operands read as (indices, table): the first is " +
-                        a.ToString() + " (a float table) and the second " + b.ToString() +
-                        " (integer indices), so they were swapped; write embedding(indices, table)");
+        AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::EmbeddingOperandsSwapped,
+                          "embedding operands read as (indices, table): the first is " + a.ToString() +
+                              " (a float table) and the second " + b.ToString() +
+                              " (integer indices), so they were swapped; write embedding(indices, table)");
       }
     }
 
@@ -560,9 +561,11 @@ class GraphInferrer {
       if (adopted && !node.declared_adds_facts) weak_declared_.push_back(id);
       const std::string clash = inferred.is_tensor() ? NamedSizeClash(declared, inferred) : "";
       if (!TypesCompatible(declared, inferred) || !clash.empty()) {
-        if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::DeclaredTypeMismatch, node.span, node.id,
-                    graph_.DiagnosticPrefix(node), "declared type " + declared.ToString() +
-                        " does not match inferred type " + inferred.ToString() + clash);
+        if (!diags_->capped()) {
+          AddNodeDiagnostic(*diags_, graph_, node, diag::Kind::DeclaredTypeMismatch,
+                            "declared type " + declared.ToString() + " does not match inferred type " +
+                                inferred.ToString() + clash);
+        }
         node.type = declared;
       } else if (inferred.is_tensor()) {
         // Per dim, the more precise of the two: a declared `?` takes what
@@ -613,9 +616,9 @@ class GraphInferrer {
     for (NodeId op : n.operands) {
       if (graph_.HasNode(op) && op < id && Overflows(graph_.node(op).type)) return;
     }
-    if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::ShapeOverflow, n.span, n.id,
-                graph_.DiagnosticPrefix(n), "element count of " + n.type.ToString() +
-                    " does not fit in 64 bits");
+    if (!diags_->capped())
+      AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::ShapeOverflow,
+                        "element count of " + n.type.ToString() + " does not fit in 64 bits");
   }
 
   // An unrolled repeat's iteration gives its carried operand's type (OPS.md
@@ -633,8 +636,8 @@ class GraphInferrer {
       n.type = carried;
       return;
     }
-    if (!diags_->capped()) diags_->AddAboutNode(diag::Kind::RepeatTypeChange, n.span, n.id,
-                graph_.DiagnosticPrefix(n), RepeatChangesTypeMessage(carried, n.type));
+    if (!diags_->capped())
+      AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::RepeatTypeChange, RepeatChangesTypeMessage(carried, n.type));
   }
 
   // Applies OPS.md §1.3 to the operands of node `id` before its rule runs.

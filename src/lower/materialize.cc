@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/attr.h"
+#include "ir/node_diagnostic.h"
 
 namespace shrew::lower {
 namespace {
@@ -97,7 +98,7 @@ class Materializer {
 
  private:
   void Error(diag::Kind kind, const ir::Node& n, const std::string& message) {
-    if (!diags_.capped()) diags_.AddAboutNode(kind, n.span, n.id, graph_.DiagnosticPrefix(n), message);
+    ir::AddNodeDiagnostic(diags_, graph_, n, kind, message);
   }
 
   // Nodes materialisation adds, checked before building anything.
