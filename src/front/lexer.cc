@@ -112,6 +112,7 @@ class Lexer {
   // pos_ after the token; all of them consume at least one byte.
   void LexWord();
   void LexNumber();
+  bool LexRadixLiteral(size_t begin);
   void LexString();
   void LexDirective();
   void LexPunctuation();
@@ -220,6 +221,7 @@ void Lexer::LexWord() {
 void Lexer::LexNumber() {
   size_t begin = pos_;
   while (IsDigit(At(pos_))) ++pos_;
+  if (pos_ == begin + 1 && At(begin) == '0' && LexRadixLiteral(begin)) return;
   bool is_float = false;
   // A '.' belongs to the number only when a digit follows (`1.` is 1 then '.').
   if (At(pos_) == '.' && IsDigit(At(pos_ + 1))) {
@@ -248,6 +250,34 @@ void Lexer::LexNumber() {
     Report(Kind::InvalidNumber, begin, pos_ - begin, "invalid number '" + shown + "'");
   }
   Emit(is_float ? TokenKind::FloatLiteral : TokenKind::IntLiteral, begin, pos_);
+}
+
+// `0x1F`, `0b101`, `0o17`: other languages' radix prefixes. §2.6 has decimal
+// numbers only, which the message says with the value to write; the whole
+// word is one token, so no "expected ';', got 'x1F'" follows.
+bool Lexer::LexRadixLiteral(size_t begin) {
+  const char prefix = static_cast<char>(At(pos_) | 0x20);
+  const int base = prefix == 'x' ? 16 : prefix == 'b' ? 2 : prefix == 'o' ? 8 : 0;
+  if (base == 0 || !IsWordByte(At(pos_ + 1))) return false;
+  pos_ += 1;
+  const size_t digits = pos_;
+  while (pos_ < text_.size() && IsWordByte(At(pos_))) ++pos_;
+  uint64_t value = 0;
+  bool valid = true;
+  for (size_t k = digits; k < pos_ && valid; ++k) {
+    const unsigned char c = At(k);
+    const int d = IsDigit(c) ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
+    valid = d < base && value <= (uint64_t{1} << 63) / static_cast<uint64_t>(base);
+    value = value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+  }
+  valid = valid && value < (uint64_t{1} << 63);
+  const std::string_view text = text_.substr(begin, std::min<size_t>(pos_ - begin, 64));
+  Report(Kind::InvalidNumber, begin, pos_ - begin,
+         "'" + std::string(text) + (pos_ - begin > 64 ? "..." : "") +
+             "' is not a number: numbers are written in decimal" +
+             (valid ? "; write " + std::to_string(value) : std::string()));
+  Emit(TokenKind::IntLiteral, begin, pos_);
+  return true;
 }
 
 void Lexer::LexString() {

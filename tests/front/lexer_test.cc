@@ -186,6 +186,30 @@ TEST(LexerTest, InvalidNumbers) {
   EXPECT_EQ(l.kinds(), (std::vector<TokenKind>{K::FloatLiteral, K::Semicolon, K::EndOfInput}));
 }
 
+// Other languages' radix prefixes: one token, and the decimal to write.
+TEST(LexerTest, RadixPrefixesAreToldToBeWrittenInDecimal) {
+  Lexed hex("x + 0x1F;");
+  ExpectOneError(hex, Kind::InvalidNumber, "'0x1F' is not a number: numbers are written in decimal; write 31", 1, 5);
+  EXPECT_EQ(hex.kinds(), (std::vector<TokenKind>{K::Identifier, K::Plus, K::IntLiteral, K::Semicolon, K::EndOfInput}));
+  EXPECT_EQ(hex.texts()[2], "0x1F");
+  ExpectOneError(Lexed("0b101"), Kind::InvalidNumber, "'0b101' is not a number: numbers are written in decimal; write 5",
+                 1, 1);
+  ExpectOneError(Lexed("0O17"), Kind::InvalidNumber, "'0O17' is not a number: numbers are written in decimal; write 15",
+                 1, 1);
+  // Not a value of its base, or past i64: no value to write.
+  ExpectOneError(Lexed("0b102"), Kind::InvalidNumber, "'0b102' is not a number: numbers are written in decimal", 1, 1);
+  ExpectOneError(Lexed("0x8000000000000000"), Kind::InvalidNumber,
+                 "'0x8000000000000000' is not a number: numbers are written in decimal", 1, 1);
+  ExpectOneError(Lexed("0x7fffffffffffffff"), Kind::InvalidNumber,
+                 "'0x7fffffffffffffff' is not a number: numbers are written in decimal; write 9223372036854775807", 1,
+                 1);
+  // `0` then a word that is no radix's digits stays as it was lexed.
+  Lexed zero("0xyz");
+  EXPECT_EQ(zero.diags.all().size(), 1u);
+  Lexed plain("0 x");
+  EXPECT_FALSE(plain.diags.has_errors());
+}
+
 TEST(LexerTest, IntegerOverflowIsReportedAndKeepsTheText) {
   Lexed ok("9223372036854775807");
   EXPECT_FALSE(ok.diags.has_errors());
