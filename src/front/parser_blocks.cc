@@ -82,6 +82,12 @@ bool Parser::ParseTypes(ast::TypesBlock* out) {
   ParseList(Level::Block, [&] {
     size_t start = pos_;
     ast::TypeAlias alias;
+    // `T: Tensor<…>;` as a @config field is written, or `T = …;`.
+    if (IsKey(Kind()) && (Peek(1).kind == TokenKind::Colon || Peek(1).kind == TokenKind::Assign)) {
+      const std::string hint = "an alias is written 'type " + std::string(Text(Cur())) + " = ...;'";
+      ErrorExpected("'type'", hint);
+      return;
+    }
     if (!Expect(TokenKind::KwType) || !ExpectKey(&alias.name) || !Expect(TokenKind::Assign)) return;
     alias.type = ParseType();
     if (Failed() || !Expect(TokenKind::Semicolon)) return;

@@ -501,7 +501,10 @@ TEST(ParserTypeTest, TypeErrors) {
   EXPECT_EQ(Errors("@types { type A = (B,); }"), "1:22 E020 expected type, got ')'\n");
   EXPECT_EQ(Errors("@types { type A = Tensor<[+], f32>; }"),
             "1:27 E020 expected dimension, got '+'\n");
-  EXPECT_EQ(Errors("@types { A = f32; }"), "1:10 E020 expected 'type', got 'A'\n");
+  EXPECT_EQ(Errors("@types { A = f32; }"),
+            "1:10 E020 expected 'type', got 'A'; an alias is written 'type A = ...;'\n");
+  EXPECT_EQ(Errors("@types {\n  T: Tensor<[2], f32>;\n}"),
+            "2:3 E020 expected 'type', got 'T'; an alias is written 'type T = ...;'\n");
   EXPECT_EQ(Errors(Graph("node h: ;")), "2:9 E020 expected type, got ';'\n");
 }
 
