@@ -261,6 +261,14 @@ std::string NeverFails(const std::string& condition, const std::map<std::string,
     what = "a number";
   } else if (const auto* u = top->As<ast::UnaryExpr>(); u != nullptr && u->op == ast::UnaryOp::Neg) {
     what = "a number";
+  } else if (const auto* name = top->As<ast::NameExpr>()) {
+    // A dimension, or a config key (a name neither binds was told before).
+    const auto key = config.find(name->name);
+    if (key == config.end() || key->second.is_number()) {
+      what = "a number";
+    } else if (key->second.kind == ir::ConfigValue::Kind::kString) {
+      what = "a string";
+    }
   } else if (const auto* b = top->As<ast::BinaryExpr>()) {
     using B = ast::BinaryOp;
     const bool arithmetic = b->op == B::Add || b->op == B::Sub || b->op == B::Mul || b->op == B::Div ||
@@ -269,8 +277,9 @@ std::string NeverFails(const std::string& condition, const std::map<std::string,
     if (arithmetic) what = text ? "a string" : "a number";
   }
   if (what.empty()) return "";
+  const bool operand = grouped || top->As<ast::NameExpr>() || top->As<ast::IntLiteral>() || top->As<ast::FloatLiteral>();
   return "@assert can never fail: its condition '" + condition + "' is " + what + ", not true or false" +
-         (what == "a number" ? "; write a comparison, as in '" + (grouped ? condition : "(" + condition + ")") +
+         (what == "a number" ? "; write a comparison, as in '" + (operand ? condition : "(" + condition + ")") +
                                    " != 0'"
                              : std::string());
 }

@@ -215,6 +215,9 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
   @assert H == 4 || 0 < H < 10;
   @assert Batch ** -1 / 0 > 0;
   @assert Batch > 100 && ~Batch < 0;
+  @assert H;
+  @assert (Batch);
+  @assert mode;
   output y: x + 1.0;
 })",
                             CompileOptions{.filename = "a.sw"});
@@ -254,7 +257,14 @@ TEST(Assertions, AConditionNamingNothingBindableIsWarnedOf) {
                                       "W006 21:3 @assert fails every run: its condition divides by 'Z', which is 0",
                                       // Behind &&: checked where Batch > 100 decides it (false fails the run).
                                       "W006 24:3 @assert is skipped whenever its evaluation reaches '~', which a run "
-                                      "does not evaluate (arithmetic, comparisons, &&, || and ! only)"}));
+                                      "does not evaluate (arithmetic, comparisons, &&, || and ! only)",
+                                      // A bare config key or dimension holding a number or a string.
+                                      "W006 25:3 @assert can never fail: its condition 'H' is a number, not true or "
+                                      "false; write a comparison, as in 'H != 0'",
+                                      "W006 26:3 @assert can never fail: its condition '(Batch)' is a number, not "
+                                      "true or false; write a comparison, as in '(Batch) != 0'",
+                                      "W006 27:3 @assert can never fail: its condition 'mode' is a string, not true "
+                                      "or false"}));
   // 22:3's chain is guarded by H == 4, and 23:3 divides a float (Batch ** -1) by 0: IEEE's inf. No warnings.
 }
 
