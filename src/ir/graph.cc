@@ -215,6 +215,19 @@ size_t NameBeforeFusion(const Graph& g, const Node& n) {
   return at;
 }
 
+// An unrolled repeat's iteration but the last is named `h.iter<i>`
+// (lower/materialize.cc; no source name holds a '.'): its 1-based iteration
+// and the length of `h`, else {0, npos}.
+std::pair<int64_t, size_t> IterationOf(std::string_view name) {
+  const size_t at = name.rfind(".iter");
+  if (at == std::string_view::npos || at == 0) return {0, std::string_view::npos};
+  const std::string_view digits = name.substr(at + 5);
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return {0, std::string_view::npos};
+  }
+  return {std::stoll(std::string(digits)) + 1, at};
+}
+
 // How a message names `n`'s operation: "matmul", "call[Dense]", or for a
 // node the optimiser fused, the operations the source wrote ("matmul + add").
 std::string OpLabel(const Graph& g, const Node& n) {
@@ -231,6 +244,9 @@ std::string OpLabel(const Graph& g, const Node& n) {
 std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
   std::string_view own = n.name;
   if (const size_t before = NameBeforeFusion(*this, n); before != std::string_view::npos) own = own.substr(0, before);
+  if (const auto [iteration, before] = IterationOf(own); before != std::string_view::npos) {
+    return DeclaredName{own.substr(0, before), true, iteration};
+  }
   if (!IsGeneratedName(own)) return DeclaredName{own, true};
   // Sub-expressions are created before the node of their statement (lower.h),
   // so the owner is a later node whose span holds this one's.
@@ -259,7 +275,10 @@ std::string Graph::NodeLabel(const Node& n) const {
   const std::string op = OpLabel(*this, n);
   const std::optional<DeclaredName> declared = DeclaredNameOf(n);
   if (!declared) return op;
-  if (declared->own) return "node '" + std::string(declared->name) + "' (" + op + ")";
+  if (declared->own) {
+    return "node '" + std::string(declared->name) + "' (" + op +
+           (declared->iteration > 0 ? ", repeat iteration " + std::to_string(declared->iteration) : "") + ")";
+  }
   return op + " in node '" + std::string(declared->name) + "'";
 }
 

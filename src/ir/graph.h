@@ -253,11 +253,13 @@ class Graph {
 
  private:
   // The name the user gave `n` (`own`; for a node the optimiser fused, its
-  // name before fusion) or the node whose statement holds it (see
-  // DiagnosticPrefix); nullopt when there is none.
+  // name before fusion; for an unrolled repeat's iteration `h.iter0`, `h`) or
+  // the node whose statement holds it (see DiagnosticPrefix); nullopt when
+  // there is none. `iteration`: 1 for `h.iter0`, … (the last is `h`), else 0.
   struct DeclaredName {
     std::string_view name;
     bool own;
+    int64_t iteration = 0;
   };
   std::optional<DeclaredName> DeclaredNameOf(const Node& n) const;
   NodeId Append(Node node);

@@ -300,7 +300,7 @@ TEST(Bundle, RepeatIterationsOfSymbolicDimsAreCheckedOnTheRun) {
     for (bool interpret : {false, true}) {
       Result<TensorMap> bad = interpret ? p->Interpret("C", in) : p->Run("C", in);
       ASSERT_FALSE(bad.ok()) << (interpret ? "interpreter" : "tape");
-      EXPECT_NE(bad.status().message().find("graph 'C': node 'h.iter0' (concat): repeat body must preserve shape and dtype: it carries "
+      EXPECT_NE(bad.status().message().find("graph 'C': node 'h' (concat, repeat iteration 1): repeat body must preserve shape and dtype: it carries "
                                             "Tensor<[2], f32> and the body gives Tensor<[4], f32>"),
                 std::string::npos)
           << bad.status().message();

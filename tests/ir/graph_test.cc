@@ -38,6 +38,23 @@ TEST(GraphTest, DiagnosticPrefixNamesWhatTheUserWrote) {
   EXPECT_EQ(g.DiagnosticPrefix(g.node(n)), "[G] ");
 }
 
+// An unrolled repeat's iterations but the last are named `h.iter0`, … by
+// materialisation; messages named them so ("[G::blocks.iter0]").
+TEST(GraphTest, RepeatIterationsAreNamedByTheirNodeAndIteration) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2] f32"), false, At(0, 10));
+  NodeId i0 = g.AddNode("h.iter0", OpKind::kRelu, {x}, At(20, 30));
+  NodeId i1 = g.AddNode("h.iter1", OpKind::kRelu, {i0}, At(20, 30));
+  NodeId last = g.AddNode("h", OpKind::kRelu, {i1}, At(20, 30));
+  NodeId odd = g.AddNode("k.iterate", OpKind::kRelu, {last}, At(60, 5));  // no iteration
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(i0)), "[G::h] ");
+  EXPECT_EQ(g.NodeLabel(g.node(i0)), "node 'h' (relu, repeat iteration 1)");
+  EXPECT_EQ(g.NodeLabel(g.node(i1)), "node 'h' (relu, repeat iteration 2)");
+  EXPECT_EQ(g.ValueLabel(g.node(i1)), "'h'");
+  EXPECT_EQ(g.NodeLabel(g.node(last)), "node 'h' (relu)");
+  EXPECT_EQ(g.NodeLabel(g.node(odd)), "node 'k.iterate' (relu)");
+}
+
 TEST(GraphTest, BuildersAssignIdsRolesAndNames) {
   Graph g("G");
   NodeId x = g.AddInput("x", T("[2, 3] f32"));
