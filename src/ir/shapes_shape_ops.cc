@@ -198,7 +198,7 @@ Type InferReshape(ShapeContext& ctx) {
   if (in.overflow()) return Type::Unknown();
   if (out.overflow()) {
     ctx.Error(diag::Kind::ShapeOverflow,
-              "element count of " + ShapeText(*target) + " does not fit in 64 bits");
+              "element count of " + ShapeText(*target) + " is over 2^63 - 1 elements");
     return Type::Unknown();
   }
   auto mismatch = [&] {
@@ -343,7 +343,7 @@ Type InferConcat(ShapeContext& ctx) {
     if (all_fixed && d.is_fixed()) {
       if (!CheckedAdd(total, d.size(), &total)) {
         ctx.Error(diag::Kind::ShapeOverflow, "concat size along axis " + std::to_string(*axis) +
-                                                 " does not fit in 64 bits");
+                                                 " is over 2^63 - 1");
         return Type::Unknown();
       }
     } else {
@@ -438,7 +438,7 @@ Type InferRange(ShapeContext& ctx) {
   }
   int64_t len = 0;
   if (__builtin_sub_overflow(end, start, &len)) {
-    ctx.Error(diag::Kind::ShapeOverflow, "range length does not fit in 64 bits");
+    ctx.Error(diag::Kind::ShapeOverflow, "range length is over 2^63 - 1");
     return Type::Unknown();
   }
   return Type::Tensor({Dim::Fixed(len)}, DType::kI64);

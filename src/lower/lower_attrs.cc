@@ -224,7 +224,7 @@ std::optional<ir::AttrValue> Lowerer::LowerShapeList(ir::OpKind kind, const std:
   }
   if (ir::CountElements(dims).overflow()) {
     Error(diag::Kind::TypeTooLarge, e->span,
-          where + " has more elements than fit in 64 bits");
+          where + " has more than 2^63 - 1 elements");
     return std::nullopt;
   }
   return ir::AttrValue::Shape(std::move(dims));

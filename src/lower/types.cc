@@ -79,7 +79,7 @@ std::optional<ir::Type> TypeResolver::ResolveImpl(const ast::Type& type, bool* u
       ir::Type t = ir::Type::Tensor(std::move(dims), ToIrDType(type.dtype));
       if (t.NumElements().overflow()) {
         diags.Add(diag::Kind::TypeTooLarge, type.span,
-                  "type " + t.ToString() + " has more elements than fit in 64 bits");
+                  "type " + t.ToString() + " has more than 2^63 - 1 elements");
         return std::nullopt;
       }
       return t;

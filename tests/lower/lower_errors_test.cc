@@ -453,7 +453,7 @@ TEST(LowerErrorsTest, ConflictingNodeTypes) {
 
 TEST(LowerErrorsTest, TooLarge) {
   EXPECT_EQ(LowerError(G("  node h { op: reshape(x, shape: [4294967296, 4294967296]); };")),
-            "E064 3:34 attribute 'shape' of reshape has more elements than fit in 64 bits");
+            "E064 3:34 attribute 'shape' of reshape has more than 2^63 - 1 elements");
 }
 
 TEST(LowerErrorsTest, ExpressionTooDeepIsRejectedNotWalked) {

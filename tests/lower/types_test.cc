@@ -98,8 +98,8 @@ TEST(LowerTypesTest, Errors) {
   EXPECT_EQ(LowerError("@config { H: M * 2; }\n@types { type T = Tensor<[H], f32>; }"),
             "E056 2:27 dimension 'H' refers to config value 'M * 2', which is not a positive integer");
   EXPECT_EQ(LowerError("@graph G { input x: Tensor<[4294967296, 4294967296], f32>; output x; }"),
-            "E064 1:21 type Tensor<[4294967296, 4294967296], f32> has more elements than fit "
-            "in 64 bits");
+            "E064 1:21 type Tensor<[4294967296, 4294967296], f32> has more than 2^63 - 1 "
+            "elements");
 }
 
 TEST(LowerTypesTest, DtypeNames) {
