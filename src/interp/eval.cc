@@ -174,4 +174,35 @@ Result<Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node, std::span<
   return out;
 }
 
+Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<const runtime::Tensor* const> operands,
+                      uint64_t max_tensor_bytes) {
+  if (node.op != ir::OpKind::kRange || operands.empty()) return Status::Ok();
+  for (const runtime::Tensor* t : operands) {
+    if (t->num_elements() != 1) return Status::Ok();
+  }
+  const double start = operands.size() == 2 ? std::trunc(operands[0]->GetDouble(0)) : 0.0;
+  const double length = std::trunc(operands.back()->GetDouble(0)) - start;
+  // A bound that is no finite int64 (inf, 1e19), or a length no int64 holds,
+  // is EvalNode's invalid_argument, as in the interpreter, not a length over
+  // the cap.
+  constexpr double kInt64Limit = 9223372036854775808.0;  // 2^63
+  if (!(std::fabs(start) < kInt64Limit) || !(std::fabs(start + length) < kInt64Limit)) return Status::Ok();
+  if (!(length < kInt64Limit)) return Status::Ok();
+  const uint64_t cap = std::min<uint64_t>(max_tensor_bytes, uint64_t{1} << 50);
+  if (!(length > static_cast<double>(cap / sizeof(int64_t)))) return Status::Ok();
+  // Integer bounds give the exact length (the double rounds past 2^53).
+  std::string text = std::to_string(static_cast<int64_t>(length));
+  bool ints = true;
+  for (const runtime::Tensor* t : operands) ints = ints && ir::IsInteger(t->dtype());
+  int64_t exact = 0;
+  if (ints && !__builtin_sub_overflow(operands.back()->GetInt64(0), operands.size() == 2 ? operands[0]->GetInt64(0) : 0,
+                                      &exact)) {
+    text = std::to_string(exact);
+  }
+  return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +
+                           text + "], i64>, over the limit of " + std::to_string(cap) +
+                           " bytes per tensor")
+      .At(node.span);
+}
+
 }  // namespace shrew::interp

@@ -61,4 +61,12 @@ Status GraphFailure(std::string_view graph, const Status& s);
 Result<runtime::Tensor> EvalNode(const ir::Graph& graph, const ir::Node& node,
                                  std::span<const runtime::Tensor* const> operands, const EvalContext& ctx);
 
+// A `range` node whose operands' values make it longer than
+// `max_tensor_bytes` allows is refused with resource_exhausted before it is
+// made (its type is only known from the values); other nodes, and other
+// errors of a range, pass (EvalNode reports those). Both executors call it
+// before EvalNode.
+Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<const runtime::Tensor* const> operands,
+                      uint64_t max_tensor_bytes);
+
 }  // namespace shrew::interp

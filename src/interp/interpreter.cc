@@ -57,6 +57,13 @@ Status CheckBound(const std::string& what, const ir::Type& type, const Tensor& t
   return Status::Ok();
 }
 
+// A computed value's type, as the tape's messages write one: Tensor<[2, 3], f32>.
+ir::Type TypeOfValue(const Tensor& t) {
+  std::vector<ir::Dim> dims;
+  for (int64_t d : t.shape()) dims.push_back(ir::Dim::Fixed(d));
+  return ir::Type::Tensor(std::move(dims), t.dtype());
+}
+
 Status OverCap(const ir::Graph& graph, const ir::Node& node, const std::string& type, uint64_t cap) {
   return ResourceExhausted(graph.NodeLabel(node) + " would be " + type +
                            ", over the limit of " + std::to_string(cap) + " bytes per tensor")
@@ -152,11 +159,10 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
 Status CheckReturned(const ir::Graph& graph, const Tensor& t, const ir::DimBindings& dims) {
   if (!graph.return_type() || Fits(*graph.return_type(), t, dims)) return Status::Ok();
   // In the words (and at the place) of the tape's inference.
-  std::vector<ir::Dim> shape;
-  for (int64_t d : t.shape()) shape.push_back(ir::Dim::Fixed(d));
   const ir::GraphOutput& out = graph.outputs().front();
-  return InvalidArgument("graph '" + graph.name() + "': declared type " + graph.return_type()->Bind(dims).ToString() +
-                         " does not match inferred type " + ir::Type::Tensor(std::move(shape), t.dtype()).ToString())
+  return InvalidArgument("graph '" + graph.name() + "': the header declares -> " +
+                         graph.return_type()->Bind(dims).ToString() + " but its first output '" + out.name + "' is " +
+                         TypeOfValue(t).ToString())
       .At(out.span.valid() ? out.span : graph.span());
 }
 
@@ -447,6 +453,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
     }
     SHREW_RETURN_IF_ERROR(CheckTypeFits(graph, node, node.type.Bind(dims), options_.max_tensor_bytes));
     SHREW_RETURN_IF_ERROR(CheckIntermediates(graph, node, operands, options_.max_tensor_bytes));
+    SHREW_RETURN_IF_ERROR(CheckRangeFits(graph, node, operands, options_.max_tensor_bytes));
     SHREW_TRY_ASSIGN(Tensor out, EvalNode(graph, node, operands, ctx));
     if (retype && node.op == ir::OpKind::kCall && !node.type.is_tensor()) {
       // The callee's result type is known now: pin it, infer what follows.
@@ -457,7 +464,9 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
       call.declared_type = call.type;
       SHREW_RETURN_IF_ERROR(infer());
     }
-    if (out.byte_size() > options_.max_tensor_bytes) return OverCap(graph, node, out.TypeString(), options_.max_tensor_bytes);
+    if (out.byte_size() > options_.max_tensor_bytes) {
+      return OverCap(graph, node, TypeOfValue(out).ToString(), options_.max_tensor_bytes);
+    }
     if (options_.check_node_types) {
       SHREW_RETURN_IF_ERROR(CheckComputed(graph, node, out, dims, operands.empty() ? nullptr : operands[0]));
       if (NamesUnboundDims(node, dims) && out.rank() == node.declared_type->rank()) {

@@ -618,7 +618,7 @@ class GraphInferrer {
     }
     if (!diags_->capped())
       AddNodeDiagnostic(*diags_, graph_, n, diag::Kind::ShapeOverflow,
-                        "element count of " + n.type.ToString() + " does not fit in 64 bits");
+                        "element count of " + n.type.ToString() + " is over 2^63 - 1 elements");
   }
 
   // An unrolled repeat's iteration gives its carried operand's type (OPS.md
@@ -706,9 +706,11 @@ class GraphInferrer {
     const Type& actual = graph_.node(out.node).type;
     if (TypesCompatible(declared, actual)) return;
     diag::Span span = out.span.valid() ? out.span : graph_.span();
-    if (!diags_->capped()) diags_->Add(diag::Kind::DeclaredTypeMismatch, span,
-                "[" + graph_.name() + "] declared type " + declared.ToString() +
-                    " does not match inferred type " + actual.ToString());
+    if (!diags_->capped()) {
+      diags_->Add(diag::Kind::DeclaredTypeMismatch, span,
+                  "[" + graph_.name() + "] the header declares -> " + declared.ToString() + " but its first output '" +
+                      out.name + "' is " + actual.ToString());
+    }
   }
 
   Graph& graph_;

@@ -337,6 +337,28 @@ Type InferRepeat(ShapeContext& ctx) {
   return carried;
 }
 
+namespace {
+
+// What differs between a callee's declared input and its argument, first
+// the dtype, then the rank, then the first fixed size: ": rank 3, expected 2".
+std::string ArgumentMismatch(const Type& declared, const Type& actual) {
+  if (declared.dtype() != actual.dtype()) {
+    return std::string(": dtype ") + DTypeName(actual.dtype()) + ", expected " + DTypeName(declared.dtype());
+  }
+  if (declared.rank() != actual.rank()) {
+    return ": rank " + std::to_string(actual.rank()) + ", expected " + std::to_string(declared.rank());
+  }
+  for (int k = 0; k < declared.rank(); ++k) {
+    if (DimsDiffer(declared.dim(k), actual.dim(k))) {
+      return ": dimension " + std::to_string(k) + " is " + actual.dim(k).ToString() + ", expected " +
+             declared.dim(k).ToString();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 Type InferCall(ShapeContext& ctx) {
   if (!ctx.program) return Type::Unknown();
   const Graph* callee = ctx.program->FindGraph(ctx.node->callee);
@@ -376,9 +398,13 @@ Type InferCall(ShapeContext& ctx) {
       }
     }
     if (!ok) {
+      if (why.empty()) why = ArgumentMismatch(declared, actual);
+      const NodeId arg = k < ctx.node->operands.size() ? ctx.node->operands[k] : kNoNode;
+      const std::string arg_label =
+          ctx.graph->HasNode(arg) ? " " + ctx.graph->ValueLabel(ctx.graph->node(arg)) : "";
       ctx.Error(diag::Kind::DeclaredTypeMismatch,
-                "declared type " + declared.ToString() + " does not match inferred type " +
-                    actual.ToString() + " (input '" + in.name + "' of graph '" + callee->name() + "')" + why);
+                "call of graph '" + callee->name() + "': its input '" + in.name + "' is declared " +
+                    declared.ToString() + " but the argument" + arg_label + " is " + actual.ToString() + why);
       return Type::Unknown();
     }
   }

@@ -397,7 +397,7 @@ TEST(ProgramDeclaredTypes, SymbolicHeaderReturnTypeIsCheckedOnBothExecutors) {
   std::unique_ptr<Program> bad = run_with(2);
   ASSERT_NE(bad, nullptr);
   ExpectBothFail(*bad, "Residual", in, StatusCode::kInvalidArgument,
-                 {"graph 'Residual': declared type Tensor<[3, 1], f32> does not match inferred type Tensor<[3, 2], f32>"});
+                 {"graph 'Residual': the header declares -> Tensor<[3, 1], f32> but its first output 'out' is Tensor<[3, 2], f32>"});
 
   // With Gidth = Width the header holds: v + v·w = v + v (w is ones) on both.
   std::unique_ptr<Program> good = run_with(1);

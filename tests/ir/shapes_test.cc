@@ -178,7 +178,7 @@ TEST(ShapesTest, T6GraphReturnType) {
   EXPECT_FALSE(f.Infer());
   EXPECT_EQ(f.OnlyError(), "E105");
   EXPECT_EQ(f.diags.all()[0].message,
-            "[G] declared type Tensor<[4, 5], f32> does not match inferred type Tensor<[4, 20], f32>");
+            "[G] the header declares -> Tensor<[4, 5], f32> but its first output 'y' is Tensor<[4, 20], f32>");
   EXPECT_EQ(f.diags.all()[0].span.line, 77u);
   GraphFixture ok;
   NodeId ox = ok.In("x", "[4, 20] f32");
@@ -314,8 +314,8 @@ TEST(ShapesCallTest, T6OperandMismatch) {
   ASSERT_EQ(bag.all().size(), 1u);
   EXPECT_STREQ(bag.all()[0].code(), "E105");
   EXPECT_EQ(bag.all()[0].message,
-            "[Model::c] declared type Tensor<[Rows, 16], f32> does not match inferred type "
-            "Tensor<[3, 8], f32> (input 'v' of graph 'Residual')");
+            "[Model::c] call of graph 'Residual': its input 'v' is declared Tensor<[Rows, 16], f32> but the "
+            "argument 'x' is Tensor<[3, 8], f32>: dimension 1 is 8, expected 16");
 }
 
 TEST(ShapesCallTest, InconsistentSymbolBindingIsAnError) {
@@ -338,8 +338,8 @@ TEST(ShapesCallTest, InconsistentSymbolBindingIsAnError) {
   EXPECT_STREQ(bag.all()[0].code(), "E105");
   // It says what N is and which input bound it ("[N] does not match [4]" alone read as a contradiction).
   EXPECT_EQ(bag.all()[0].message,
-            "[M::c] declared type Tensor<[N], f32> does not match inferred type Tensor<[4], f32> (input 'b' of graph "
-            "'Pair'): dimension 0 is 4 but N is 3 (bound by input 'a')");
+            "[M::c] call of graph 'Pair': its input 'b' is declared Tensor<[N], f32> but the argument 'y' is "
+            "Tensor<[4], f32>: dimension 0 is 4 but N is 3 (bound by input 'a')");
 }
 
 // LANGUAGE.md §4.1: a callee's names are its own. `Scale`'s K unifies with
@@ -505,8 +505,8 @@ TEST(ShapesRobustnessTest, HugeDimsOverflowAsDiagnostics) {
   ASSERT_EQ(f.diags.all().size(), 1u) << f.Messages();
   EXPECT_STREQ(f.diags.all()[0].code(), "E113");
   EXPECT_EQ(f.diags.all()[0].message,
-            "[G::x] element count of Tensor<[9223372036854775807, 9223372036854775807], f32> does "
-            "not fit in 64 bits");
+            "[G::x] element count of Tensor<[9223372036854775807, 9223372036854775807], f32> is "
+            "over 2^63 - 1 elements");
   EXPECT_EQ(f.diags.all()[0].span.line, f.g.node(x).span.line);
 }
 
@@ -530,7 +530,7 @@ TEST(ShapesRobustnessTest, OverflowReportedOnceWhereItAppears) {
   EXPECT_FALSE(SpecializeGraphTypes(&copy, nullptr, big, &bag));
   ASSERT_EQ(bag.all().size(), 1u);
   EXPECT_EQ(bag.all()[0].message,
-            "[G::x] element count of Tensor<[1099511627776, 4294967296], f32> does not fit in 64 bits");
+            "[G::x] element count of Tensor<[1099511627776, 4294967296], f32> is over 2^63 - 1 elements");
 }
 
 TEST(ShapesRobustnessTest, WrongAttributeKindsAreDiagnostics) {
