@@ -517,7 +517,8 @@ export class Program {
     try {
       ns = this.#call((h) => h.benchRun(graph, n));
     } finally {
-      if (!this.disposed) this.#setGenerators(before);
+      // After an abort in this call, its own error is the one to see.
+      if (!this.disposed && this.#module.dead === undefined) this.#setGenerators(before);
     }
     if (ns < 0) throw new ShrewRuntimeError("failed_precondition", `graph '${graph}' has not run since it was compiled (or its last run failed): run it once before benchRun`);
     return ns;
@@ -549,7 +550,8 @@ export class Program {
       for (let i = 0; i < warmup; i++) this.run(graph, inputs);
       raw = unwrap(this.#call((h) => h.profile(graph, runs)));
     } finally {
-      if (!this.disposed) this.#setGenerators(before);
+      // After an abort in this call, its own error is the one to see.
+      if (!this.disposed && this.#module.dead === undefined) this.#setGenerators(before);
     }
     return profileFrom(raw, this.tape(graph));
   }

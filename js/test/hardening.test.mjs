@@ -369,9 +369,24 @@ test("with wasm memory nearly full, compile, loadBundle, setDims and run are res
   throwsRuntime(() => small.run("G", { x }), "resource_exhausted", full("run"));
   throwsRuntime(() => small.interpret("G", { x }), "resource_exhausted", full("interpret"));
   throwsRuntime(() => small.setDims({ N: 2 }), "resource_exhausted", full("compile with new dims"));
+  // Text about a graph, a profile's table and a copy of the weights: these aborted the module.
+  throwsRuntime(() => ready.tape("R"), "resource_exhausted", full("write the tape"));
+  throwsRuntime(() => ready.dump("R"), "resource_exhausted", full("dump"));
+  throwsRuntime(() => ready.plan("R"), "resource_exhausted", full("write the plan"));
+  throwsRuntime(() => ready.ir("R"), "resource_exhausted", full("write the IR"));
+  throwsRuntime(() => ready.profile("R", { x: new Float32Array([1, 2]) }, { runs: 2, warmup: 0 }), "resource_exhausted", []);
+  throwsRuntime(() => hogs[1].saveParams(), "resource_exhausted", full("save the parameters"));
+  throwsRuntime(() => hogs[1].saveBundle(), "resource_exhausted", full("save a bundle"));
+  // Its checksum hashes the weights where they are.
+  const sum = hogs[1].paramsChecksum();
+  assert.match(sum, /^[0-9a-f]{16}$/);
   assert.deepEqual([...ready.run("R", { x: new Float32Array([1, 2]) }).y.data], [0, 1]);
   assert.equal(own.aborted, false);
-  for (const h of hogs) h.dispose();
+  const [first, smallest] = [hogs[1], hogs[hogs.length - 1]];
+  for (const h of hogs.slice(2, -1)) h.dispose();
+  assert.equal(first.paramsChecksum(), sum);
+  assert.equal(smallest.paramsChecksum(), fnv1a64(smallest.saveParams()));  // the blob's FNV-1a
+  for (const h of [first, smallest, last]) h.dispose();
   assert.deepEqual([...small.run("G", { x }).y.data], [3, 6]);
   const loaded = own.loadBundle(bundle);
   assert.deepEqual([...loaded.run("G", { x: new Tensor("f32", [2], [-1, 0.5]) }).y.data], [-3, 1.5]);

@@ -737,10 +737,9 @@ std::vector<uint8_t> EncodeBundle(const Program& program, const diag::SourceFile
     w.String(source->text());
   }
   e.Program(program.ir());
-  const std::vector<uint8_t> params = program.SaveParams();
-  w.Reserve(8 + params.size());
-  w.U64(params.size());
-  w.Bytes(params.data(), params.size());
+  const auto params = program.Params();
+  w.U64(ParamBlobSize(params));
+  AppendParamBlob(params, w);
   return w.Take();
 }
 

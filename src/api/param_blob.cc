@@ -14,29 +14,64 @@ constexpr uint32_t kMaxRank = 64;
 
 Status Corrupt(const std::string& what) { return InvalidArgument("parameter blob: " + what); }
 
+// The blob in order, as pieces: each header, then each tensor's bytes as
+// they are held (`emit(const void*, size_t)`).
+template <class Emit>
+void EmitParamBlob(ParamList params, Emit emit) {
+  ByteWriter head;
+  head.Bytes(kParamBlobMagic, sizeof kParamBlobMagic);
+  head.U32(kParamBlobVersion);
+  head.U32(static_cast<uint32_t>(params.size()));
+  emit(head.bytes().data(), head.size());
+  for (const auto& [key, t] : params) {
+    head.bytes().clear();
+    head.String(key);
+    const char* dtype = ir::DTypeName(t->dtype());
+    const size_t dl = std::strlen(dtype);
+    head.U8(static_cast<uint8_t>(dl));
+    head.Bytes(dtype, dl);
+    head.U32(static_cast<uint32_t>(t->rank()));
+    for (int64_t d : t->shape()) head.I64(d);
+    head.U64(t->byte_size());
+    emit(head.bytes().data(), head.size());
+    emit(t->raw_data(), t->byte_size());
+  }
+}
+
+uint64_t Fnv1a64From(uint64_t h, const uint8_t* bytes, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= bytes[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+constexpr uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ull;
+
 }  // namespace
 
-std::vector<uint8_t> EncodeParamBlob(std::span<const std::pair<std::string, const runtime::Tensor*>> params) {
-  ByteWriter out;
+size_t ParamBlobSize(ParamList params) {
   size_t size = sizeof kParamBlobMagic + 8;
   for (const auto& [key, t] : params) {
     size += 4 + key.size() + 1 + std::strlen(ir::DTypeName(t->dtype())) + 4 + 8 * t->shape().size() + 8 + t->byte_size();
   }
-  out.Reserve(size);
-  out.Bytes(kParamBlobMagic, sizeof kParamBlobMagic);
-  out.U32(kParamBlobVersion);
-  out.U32(static_cast<uint32_t>(params.size()));
-  for (const auto& [key, t] : params) {
-    out.String(key);
-    const char* dtype = ir::DTypeName(t->dtype());
-    const size_t dl = std::strlen(dtype);
-    out.U8(static_cast<uint8_t>(dl));
-    out.Bytes(dtype, dl);
-    out.U32(static_cast<uint32_t>(t->rank()));
-    for (int64_t d : t->shape()) out.I64(d);
-    out.U64(t->byte_size());
-    out.Bytes(t->raw_data(), t->byte_size());
-  }
+  return size;
+}
+
+void AppendParamBlob(ParamList params, ByteWriter& out) {
+  out.Reserve(ParamBlobSize(params));
+  EmitParamBlob(params, [&](const void* p, size_t n) { out.Bytes(p, n); });
+}
+
+uint64_t ParamBlobChecksum(ParamList params) {
+  uint64_t h = kFnvOffsetBasis;
+  EmitParamBlob(params, [&](const void* p, size_t n) { h = Fnv1a64From(h, static_cast<const uint8_t*>(p), n); });
+  return h;
+}
+
+std::vector<uint8_t> EncodeParamBlob(ParamList params) {
+  ByteWriter out;
+  AppendParamBlob(params, out);
   return out.Take();
 }
 
@@ -116,14 +151,7 @@ Result<std::vector<ParamRecord>> DecodeParamBlob(std::span<const uint8_t> blob) 
   return records;
 }
 
-uint64_t Fnv1a64(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+uint64_t Fnv1a64(std::span<const uint8_t> bytes) { return Fnv1a64From(kFnvOffsetBasis, bytes.data(), bytes.size()); }
 
 std::string ChecksumHex(uint64_t checksum) {
   static const char kDigits[] = "0123456789abcdef";

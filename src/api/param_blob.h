@@ -38,6 +38,8 @@
 
 namespace shrew {
 
+class ByteWriter;  // base/byte_io.h
+
 inline constexpr char kParamBlobMagic[8] = {'S', 'H', 'R', 'W', 'P', 'R', 'M', '1'};
 inline constexpr uint32_t kParamBlobVersion = 1;
 
@@ -48,8 +50,17 @@ struct ParamRecord {
   std::span<const uint8_t> data;  // views the decoded blob
 };
 
+using ParamList = std::span<const std::pair<std::string, const runtime::Tensor*>>;
+
 // Encodes (key, tensor) pairs in the order given (callers pass them sorted).
-std::vector<uint8_t> EncodeParamBlob(std::span<const std::pair<std::string, const runtime::Tensor*>> params);
+std::vector<uint8_t> EncodeParamBlob(ParamList params);
+// The same bytes appended to `out`, and their count: a bundle writes the
+// blob in place, not a copy of a copy (2x the weights aborted a nearly full
+// wasm memory).
+size_t ParamBlobSize(ParamList params);
+void AppendParamBlob(ParamList params, ByteWriter& out);
+// Fnv1a64(EncodeParamBlob(params)) without making the blob.
+uint64_t ParamBlobChecksum(ParamList params);
 
 // Parses and validates a blob (see the header comment for the checks).
 Result<std::vector<ParamRecord>> DecodeParamBlob(std::span<const uint8_t> blob);

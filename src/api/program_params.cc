@@ -128,7 +128,7 @@ Status Program::RefreshKernelsFor(std::span<const std::string> keys) {
 
 std::vector<uint8_t> Program::SaveParams() const { return EncodeParamBlob(Params()); }
 
-uint64_t Program::ParamsChecksum() const { return Fnv1a64(SaveParams()); }
+uint64_t Program::ParamsChecksum() const { return ParamBlobChecksum(Params()); }
 
 Status Program::LoadParams(std::span<const uint8_t> blob) {
   Result<std::vector<std::string>> written = WriteParamBlob(blob);

@@ -12,6 +12,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -399,6 +400,12 @@ class ProgramHandle {
   // its current parameter values.
   val SaveBundle() const {
     if (!program_) return NotReady();
+    // The weights' blob, written in place, and the program and source,
+    // in a vector that doubles: about three times their size at once.
+    const shrew::diag::SourceFile* source = compiled_ ? compiled_->source.get() : bundle_.source.get();
+    const uint64_t rest = (source != nullptr ? source->text().size() : 0) + ProgramNodes() * kBundleBytesPerNode;
+    shrew::Status room = shrew::wasm::EnsureHeadroom("save a bundle", shrew::ParamBlobSize(program_->Params()) + 3 * rest, 1);
+    if (!room.ok()) return Error(room);
     return BytesValue(compiled_ ? shrew::EncodeBundle(*program_, compiled_->source.get(), compiled_->stats)
                                 : shrew::EncodeBundle(*program_, bundle_.source.get(), bundle_.opt_stats));
   }
@@ -700,6 +707,12 @@ class ProgramHandle {
   // clockNs, clockStepNs} (jit/profile.h) on the binding of the graph's last run.
   val Profile(const std::string& graph, int runs) {
     if (!program_) return NotReady();
+    // Its table: a float per timed instruction and run, and a few per instruction.
+    const shrew::ir::Graph* g = FindGraph(graph);
+    const uint64_t nodes = g != nullptr ? g->nodes().size() : 0;
+    const uint64_t cells = nodes * (static_cast<uint64_t>(std::max(runs, 0)) + 4) + 4 * static_cast<uint64_t>(std::max(runs, 0));
+    shrew::Status room = shrew::wasm::EnsureHeadroom("profile", cells, 4);
+    if (!room.ok()) return Error(room);
     shrew::Result<shrew::jit::TapeProfile> p = program_->Profile(graph, runs);
     if (!p.ok()) return Error(p.status());
     val times = val::array();
@@ -717,15 +730,18 @@ class ProgramHandle {
 
   val Dump(const std::string& graph) const {
     if (!program_) return NotReady();
+    if (shrew::Status room = RoomForText("dump", graph, 512); !room.ok()) return Error(room);
     return shrew::wasm::TextOrError(program_->Dump(graph));
   }
   val Plan(const std::string& graph) const {
     if (!program_) return NotReady();
+    if (shrew::Status room = RoomForText("write the plan", graph, 1024); !room.ok()) return Error(room);
     return shrew::wasm::TextOrError(program_->PlanJson(graph));
   }
   // tape(graph) -> {ok, text}: the tape as JSON (jit::DumpTapeJson).
   val Tape(const std::string& graph) const {
     if (!program_) return NotReady();
+    if (shrew::Status room = RoomForText("write the tape", graph, 2048); !room.ok()) return Error(room);
     return shrew::wasm::TextOrError(program_->TapeJson(graph));
   }
   val Stats(const std::string& graph) const {
@@ -743,6 +759,7 @@ class ProgramHandle {
     const shrew::ir::Program& p = !compiled_ ? program_->ir() : optimized ? compiled_->program : compiled_->unoptimized;
     const shrew::ir::Graph* g = p.FindGraph(graph);
     if (g == nullptr) return NoGraph(graph);
+    if (shrew::Status room = RoomForText("write the IR", graph, 1024); !room.ok()) return Error(room);
     val out = val::object();
     out.set("ok", true);
     out.set("text", shrew::ir::DumpGraph(*g));
@@ -784,6 +801,8 @@ class ProgramHandle {
   // Params blob (api/param_blob.h): {ok, bytes: Uint8Array} / {ok} / {ok, checksum: "16 hex digits"}.
   val SaveParams() const {
     if (!program_) return NotReady();
+    shrew::Status room = shrew::wasm::EnsureHeadroom("save the parameters", shrew::ParamBlobSize(program_->Params()), 1);
+    if (!room.ok()) return Error(room);
     return BytesValue(program_->SaveParams());
   }
   val LoadParams(val bytes) {
@@ -840,6 +859,22 @@ class ProgramHandle {
   }
 
  private:
+  // What a bundle's program takes per node, at most (its operands, attributes, name and type).
+  static constexpr uint64_t kBundleBytesPerNode = 1024;
+  uint64_t ProgramNodes() const {
+    uint64_t nodes = 0;
+    for (const shrew::ir::Graph& g : program_->ir().graphs) nodes += static_cast<uint64_t>(g.num_nodes());
+    return nodes;
+  }
+  // Room for text about `graph`: dump, tape, plan and IR write a line or a
+  // JSON object per node (the tape's about 900 bytes), in strings that
+  // double as they grow. A nearly full memory aborted the module on a
+  // 20,000-node dump.
+  shrew::Status RoomForText(const char* what, const std::string& graph, uint64_t per_node) const {
+    const shrew::ir::Graph* g = FindGraph(graph);
+    return shrew::wasm::EnsureHeadroom(what, g != nullptr ? static_cast<uint64_t>(g->num_nodes()) : 0, per_node);
+  }
+
   const shrew::ir::Graph* FindGraph(const std::string& name) const {
     if (!program_) return nullptr;
     shrew::Result<size_t> gi = program_->FindGraph(name);

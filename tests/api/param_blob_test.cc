@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/byte_io.h"
 #include "jit/jit_test_util.h"
 #include "support/generated_programs.h"
 #include "support/sanitizer.h"
@@ -57,6 +58,27 @@ TEST(ParamBlob, LayoutIsTheDocumentedOne) {
   const uint8_t a[] = {'a'};
   EXPECT_EQ(Fnv1a64(a), 0xaf63dc4c8601ec8cull);
   EXPECT_EQ(ChecksumHex(0xaf63dc4c8601ec8cull), "af63dc4c8601ec8c");
+}
+
+// The checksum and a bundle's blob are made without a blob of their own
+// (a copy of the weights aborted a nearly full wasm memory): the same bytes.
+TEST(ParamBlob, ChecksumAndAppendedBlobAreThoseOfTheEncodedBlob) {
+  Tensor w = Tensor::FromVector<float>(ir::DType::kF32, {2, 3}, {1, -2, 3.5f, 0, 7, -0.25f}).value();
+  Tensor s = Tensor::FromVector<int64_t>(ir::DType::kI64, {2}, {5, -9}).value();
+  Tensor e = Tensor::FromVector<float>(ir::DType::kF32, {0}, {}).value();
+  std::vector<std::pair<std::string, const Tensor*>> params = {{"G/e", &e}, {"G/steps", &s}, {"G/w", &w}};
+  const std::vector<uint8_t> blob = EncodeParamBlob(params);
+  EXPECT_EQ(ParamBlobSize(params), blob.size());
+  EXPECT_EQ(ParamBlobChecksum(params), Fnv1a64(blob));
+  ByteWriter out;
+  out.U8(42);
+  AppendParamBlob(params, out);
+  ASSERT_EQ(out.size(), blob.size() + 1);
+  EXPECT_TRUE(std::equal(blob.begin(), blob.end(), out.bytes().begin() + 1));
+  EXPECT_EQ(ParamBlobChecksum({}), Fnv1a64(EncodeParamBlob({})));
+  std::unique_ptr<Program> p = MakeProgram(kSource);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->ParamsChecksum(), Fnv1a64(p->SaveParams()));
 }
 
 TEST(ParamBlob, EveryTruncationAndCorruptionIsACleanError) {
