@@ -715,7 +715,8 @@ Result<TensorMap> Program::RunGraph(std::string_view graph_name, const TensorMap
       // Out of memory for the outputs' copies: the arena is the one big
       // block this failed run can give back.
       if (t.status().code() == StatusCode::kResourceExhausted) ex.ReleaseArena();
-      return t.status();
+      return t.status().Prefixed("graph '" + std::string(graph_name) + "': output '" +
+                                 runner->compiled->outputs[static_cast<size_t>(o)].first + "': ");
     }
     out.insert_or_assign(runner->compiled->outputs[static_cast<size_t>(o)].first, std::move(t).value());
   }

@@ -282,7 +282,7 @@ std::string Tensor::ToString(int64_t max_elements) const {
   std::string s = TypeString() + " {";
   for (int64_t i = 0; i < num_elements_; ++i) {
     if (i == max_elements) {
-      s += ", …";
+      s += i > 0 ? ", …" : "…";
       break;
     }
     if (i) s += ", ";

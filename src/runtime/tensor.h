@@ -233,13 +233,15 @@ Result<Tensor> Tensor::FromVector(ir::DType dtype, Shape shape, std::span<const 
                            ir::StorageTypeName(ir::StorageOf(dtype)) + ", got " +
                            ir::StorageTypeName(kStorageOf<T>) + " values");
   }
-  Result<Tensor> t = Allocate(dtype, std::move(shape));
-  if (!t.ok()) return t;
-  if (static_cast<int64_t>(values.size()) != t->num_elements()) {
-    return InvalidArgument("tensor of shape " + ShapeToString(t->shape()) + " needs " +
-                           std::to_string(t->num_elements()) + " values, got " +
-                           std::to_string(values.size()));
+  // The count first, as FromBytes: 3 values for a shape of 2^28 floats
+  // allocated and zeroed 1 GiB before they were refused.
+  Result<int64_t> count = CountElements(shape);
+  if (count.ok() && static_cast<uint64_t>(*count) != values.size()) {
+    return InvalidArgument("tensor of shape " + ShapeToString(shape) + " needs " + std::to_string(*count) +
+                           " values, got " + std::to_string(values.size()));
   }
+  Result<Tensor> t = Allocate(dtype, std::move(shape), /*zero=*/false);  // every value is written below
+  if (!t.ok()) return t;
   std::span<T> out = t->mutable_values<T>();
   for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
   return t;

@@ -129,6 +129,12 @@ TEST(TensorTest, FromBytesComparesTheByteCountBeforeAllocating) {
   Result<Tensor> wide = Tensor::FromBytes(DType::kF64, {int64_t{1} << 31, int64_t{1} << 31}, two);
   ASSERT_FALSE(wide.ok());
   EXPECT_EQ(wide.status().message(), "tensor f64[2147483648, 2147483648] needs more than 2^64 bytes, got 2");
+  // FromVector too: its count mismatch was an allocation failure of 4 TiB.
+  const float three[] = {1, 2, 3};
+  Result<Tensor> counted = Tensor::FromVector<float>(DType::kF32, {int64_t{1} << 40}, three);
+  ASSERT_FALSE(counted.ok());
+  EXPECT_EQ(counted.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(counted.status().message(), "tensor of shape [1099511627776] needs 1099511627776 values, got 3");
   // An empty tensor takes no bytes.
   Result<Tensor> empty = Tensor::FromBytes(DType::kF32, {0, 5}, {});
   ASSERT_TRUE(empty.ok());
@@ -216,6 +222,7 @@ TEST(TensorTest, Strings) {
   EXPECT_EQ(t.TypeString(), "f32[2, 2]");
   EXPECT_EQ(t.ToString(), "f32[2, 2] {1, 2.5, 3, 4}");
   EXPECT_EQ(t.ToString(2), "f32[2, 2] {1, 2.5, …}");
+  EXPECT_EQ(t.ToString(0), "f32[2, 2] {…}");
   EXPECT_EQ(Tensor::Scalar(true).ToString(), "bool[] {true}");
   EXPECT_EQ(ShapeToString(Shape{}), "[]");
 }
