@@ -15,7 +15,13 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
     const std::string who = "input '" + node.name + "' of graph '" + graph.name() + "': ";
     const ir::Type& t = node.type;
     if (!t.is_tensor()) continue;  // nothing declared to check against
-    const std::string expected = ir::DimsToString(t.dims());
+    // A name the dims option fixed (`dims: {B: 2}`, setDims) is a size in
+    // the type now; the declaration still names it, for the messages.
+    const ir::Type* declared =
+        node.declared_type && node.declared_type->is_tensor() && node.declared_type->rank() == t.rank()
+            ? &*node.declared_type
+            : nullptr;
+    const std::string expected = ir::DimsToString(declared != nullptr ? declared->dims() : t.dims());
     const std::string actual = runtime::ShapeToString(in.shape);
     auto report = [&](std::string e, std::string a) {
       if (issue != nullptr) *issue = {node.name, std::move(e), std::move(a)};
@@ -35,6 +41,11 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
       const int64_t size = in.shape[static_cast<size_t>(d)];
       if (dim.is_fixed() && dim.size() != size) {
         report(expected, actual);
+        if (declared != nullptr && declared->dim(d).is_symbolic()) {
+          return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension '" +
+                                 declared->dim(d).name() + "' is " + std::to_string(size) + " here but " +
+                                 std::to_string(dim.size()) + " (set by the dims option)");
+        }
         return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension " + std::to_string(d) +
                                " must be " + std::to_string(dim.size()));
       }

@@ -137,6 +137,29 @@ TEST_F(ProgramInputErrors, DimsFromTheConfigurationWin) {
   EXPECT_TRUE(fixed->Run("Classifier", Images(2)).ok());
 }
 
+// Compiled with dims, the type holds the size: the message said only
+// "dimension 0 must be 2", neither the name nor where its size came from.
+TEST_F(ProgramInputErrors, DimsOfTheCompileAreNamedInInputErrors) {
+  CompileOptions copts;
+  copts.dims = {{"Batch", 2}};
+  std::unique_ptr<Program> fixed =
+      MakeProgram(jit::testing::ReadTestdata("examples/mlp_classifier.sw"), {}, std::move(copts));
+  ASSERT_NE(fixed, nullptr);
+  for (bool interpret : {false, true}) {
+    jit::InputIssue issue;
+    Result<TensorMap> r = interpret ? fixed->Interpret("Classifier", Images(3)) : fixed->Run("Classifier", Images(3), &issue);
+    ExpectError(r.status(), StatusCode::kInvalidArgument,
+                {"input 'images' of graph 'Classifier': expected [Batch, 784], got [3, 784]: dimension 'Batch' is 3 "
+                 "here but 2 (set by the dims option)"});
+    if (!interpret) EXPECT_EQ(issue.expected, "[Batch, 784]");
+  }
+  // A fixed size of the source is still told by its position.
+  TensorMap in;
+  in.emplace("images", RandomTensor(ir::DType::kF32, {2, 783}, 1));
+  ExpectError(fixed->Run("Classifier", std::move(in)).status(), StatusCode::kInvalidArgument,
+              {"expected [Batch, 784], got [2, 783]: dimension 1 must be 784"});
+}
+
 TEST(ProgramInputCheck, SymbolicDimsInconsistentBetweenInputs) {
   std::unique_ptr<Program> p = MakeProgram(jit::testing::ReadTestdata("examples/transformer_block.sw"));
   ASSERT_NE(p, nullptr);
