@@ -16,12 +16,12 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
     const ir::Type& t = node.type;
     if (!t.is_tensor()) continue;  // nothing declared to check against
     // A name the dims option fixed (`dims: {B: 2}`, setDims) is a size in
-    // the type now; the declaration still names it, for the messages.
+    // the type now (the shape to pass); the declaration still names it.
     const ir::Type* declared =
         node.declared_type && node.declared_type->is_tensor() && node.declared_type->rank() == t.rank()
             ? &*node.declared_type
             : nullptr;
-    const std::string expected = ir::DimsToString(declared != nullptr ? declared->dims() : t.dims());
+    const std::string expected = ir::DimsToString(t.dims());
     const std::string actual = runtime::ShapeToString(in.shape);
     auto report = [&](std::string e, std::string a) {
       if (issue != nullptr) *issue = {node.name, std::move(e), std::move(a)};

@@ -137,8 +137,9 @@ TEST_F(ProgramInputErrors, DimsFromTheConfigurationWin) {
   EXPECT_TRUE(fixed->Run("Classifier", Images(2)).ok());
 }
 
-// Compiled with dims, the type holds the size: the message said only
-// "dimension 0 must be 2", neither the name nor where its size came from.
+// Compiled with dims, the type holds the size (the shape to pass): the
+// message said only "dimension 0 must be 2", neither the name nor where its
+// size came from.
 TEST_F(ProgramInputErrors, DimsOfTheCompileAreNamedInInputErrors) {
   CompileOptions copts;
   copts.dims = {{"Batch", 2}};
@@ -149,15 +150,15 @@ TEST_F(ProgramInputErrors, DimsOfTheCompileAreNamedInInputErrors) {
     jit::InputIssue issue;
     Result<TensorMap> r = interpret ? fixed->Interpret("Classifier", Images(3)) : fixed->Run("Classifier", Images(3), &issue);
     ExpectError(r.status(), StatusCode::kInvalidArgument,
-                {"input 'images' of graph 'Classifier': expected [Batch, 784], got [3, 784]: dimension 'Batch' is 3 "
-                 "here but 2 (set by the dims option)"});
-    if (!interpret) EXPECT_EQ(issue.expected, "[Batch, 784]");
+                {"input 'images' of graph 'Classifier': expected [2, 784], got [3, 784]: dimension 'Batch' is 3 here "
+                 "but 2 (set by the dims option)"});
+    if (!interpret) EXPECT_EQ(issue.expected, "[2, 784]");
   }
   // A fixed size of the source is still told by its position.
   TensorMap in;
   in.emplace("images", RandomTensor(ir::DType::kF32, {2, 783}, 1));
   ExpectError(fixed->Run("Classifier", std::move(in)).status(), StatusCode::kInvalidArgument,
-              {"expected [Batch, 784], got [2, 783]: dimension 1 must be 784"});
+              {"expected [2, 784], got [2, 783]: dimension 1 must be 784"});
 }
 
 TEST(ProgramInputCheck, SymbolicDimsInconsistentBetweenInputs) {
