@@ -258,9 +258,11 @@ Result<Tensor> RefRange(const KernelArgs& args) {
     }
     if (ir::IsFloat(t.dtype())) {
       const double v = t.GetDouble(0);
-      if (!std::isfinite(v)) return InvalidArgument("range operand " + ir::FormatDouble(v) + " is not a finite number");
+      const bool f32 = ir::StorageOf(t.dtype()) == ir::StorageType::kF32;
+      const auto shown = [&] { return f32 ? ir::FormatFloat(static_cast<float>(v)) : ir::FormatDouble(v); };
+      if (!std::isfinite(v)) return InvalidArgument("range operand " + shown() + " is not a finite number");
       if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
-        return InvalidArgument("range operand " + ir::FormatDouble(v) + " is outside the i64 range");
+        return InvalidArgument("range operand " + shown() + " is outside the i64 range");
       }
       bounds[k] = static_cast<int64_t>(v);  // truncates toward zero
     } else if (ir::IsInteger(t.dtype())) {

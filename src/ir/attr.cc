@@ -80,16 +80,21 @@ std::string ExpForm(const std::string& digits, int exp) {
 // (fixed or exponential, whichever is shorter, fixed on ties). Written with
 // snprintf/strtod because Emscripten 3.1.6's libc++ has no floating-point
 // to_chars.
-std::string FormatDouble(double v) {
+namespace {
+
+// The shortest digits that read back as `v` (in f32 when `as_float`).
+std::string FormatShortest(double v, bool as_float) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (v == 0) return std::signbit(v) ? "-0" : "0";
   char buf[64];
   std::string digits;
   int exp = 0;
-  for (int precision = 1; precision <= 17; ++precision) {
+  const int most = as_float ? 9 : 17;
+  for (int precision = 1; precision <= most; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, v);
-    if (std::strtod(buf, nullptr) != v && precision < 17) continue;
+    const bool same = as_float ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v;
+    if (!same && precision < most) continue;
     // buf: [-]d[.ddd]e[+-]XX
     const char* p = buf;
     if (*p == '-') ++p;
@@ -112,6 +117,11 @@ std::string FormatDouble(double v) {
   }
   return v < 0 ? "-" + fixed : fixed;
 }
+
+}  // namespace
+
+std::string FormatDouble(double v) { return FormatShortest(v, false); }
+std::string FormatFloat(float v) { return FormatShortest(v, true); }
 
 std::string AttrValue::ToString() const {
   switch (kind()) {

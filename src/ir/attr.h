@@ -94,6 +94,9 @@ class AttrValue {
 // Shortest round-trip text of a double, as std::to_chars writes it
 // (`1e-05`, `0.5`, `12`, `inf`, `-inf`, `nan`).
 std::string FormatDouble(double v);
+// The same for an f32 value: the shortest text that reads back as that
+// float (0.1f is `0.1`, not `0.10000000149011612`).
+std::string FormatFloat(float v);
 
 // Name -> value, in insertion order (dumps of unknown attributes, e.g. on
 // custom ops, print in that order). Set replaces an existing entry in place.

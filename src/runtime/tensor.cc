@@ -22,7 +22,7 @@ int64_t SaturatingToInt64(double v) {
 
 std::string FormatElement(const Tensor& t, int64_t i) {
   switch (t.storage()) {
-    case ir::StorageType::kF32:
+    case ir::StorageType::kF32: return ir::FormatFloat(static_cast<float>(t.GetDouble(i)));
     case ir::StorageType::kF64: return ir::FormatDouble(t.GetDouble(i));
     case ir::StorageType::kBool: return t.GetInt64(i) != 0 ? "true" : "false";
     default: return std::to_string(t.GetInt64(i));

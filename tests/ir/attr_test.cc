@@ -108,6 +108,31 @@ TEST(FormatDoubleTest, MatchesToChars) {
     ASSERT_EQ(FormatDouble(r), ToChars(r));
   }
   EXPECT_GT(checked, 4700);
+}
+
+std::string ToChars(float v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+// An f32 value reads as the float it is (0.1f printed 0.10000000149011612).
+TEST(FormatDoubleTest, FormatFloatMatchesToCharsOfFloat) {
+  const float kValues[] = {0.0f, -0.0f, 1.0f, 0.1f, -2.5e-3f, 1e30f, 1e19f, 3.4028235e38f, 1.4e-45f,
+                           16777216.0f, 16777218.0f, 123456792.0f, 0.35355338f, 1e-7f};
+  for (float v : kValues) EXPECT_EQ(FormatFloat(v), ToChars(v)) << v;
+  EXPECT_EQ(FormatFloat(0.1f), "0.1");
+  std::mt19937 rng(54321);
+  int checked = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t b = static_cast<uint32_t>(rng());
+    float v;
+    std::memcpy(&v, &b, sizeof(v));
+    if (!std::isfinite(v)) continue;
+    ++checked;
+    ASSERT_EQ(FormatFloat(v), ToChars(v)) << b;
+  }
+  EXPECT_GT(checked, 19000);
   EXPECT_EQ(FormatDouble(std::nan("")), "nan");
 }
 

@@ -42,11 +42,12 @@ class RangeKernel final : public Kernel {
       switch (ir::StorageOf(dtypes_[k])) {
         case ir::StorageType::kF32:
         case ir::StorageType::kF64: {
-          const double v = ir::StorageOf(dtypes_[k]) == ir::StorageType::kF32 ? *static_cast<const float*>(src_[k])
-                                                                               : *static_cast<const double*>(src_[k]);
-          if (!std::isfinite(v)) return InvalidArgument("range operand " + ir::FormatDouble(v) + " is not a finite number");
+          const bool f32 = ir::StorageOf(dtypes_[k]) == ir::StorageType::kF32;
+          const double v = f32 ? *static_cast<const float*>(src_[k]) : *static_cast<const double*>(src_[k]);
+          const auto shown = [&] { return f32 ? ir::FormatFloat(static_cast<float>(v)) : ir::FormatDouble(v); };
+          if (!std::isfinite(v)) return InvalidArgument("range operand " + shown() + " is not a finite number");
           if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
-            return InvalidArgument("range operand " + ir::FormatDouble(v) + " is outside the i64 range");
+            return InvalidArgument("range operand " + shown() + " is outside the i64 range");
           }
           bounds[k] = static_cast<int64_t>(v);
           break;
