@@ -1081,6 +1081,11 @@ test("reading stops at a documented limit: /dev/zero as a source or an input is 
   writeFileSync(bundle, "SHRWBND1");
   truncateSync(bundle, 2 ** 31);
   expectError(1, /^Error: cannot read .*big\.swb: over 1 GiB, more than the wasm heap can load\n$/, "info", bundle);
+  // The two kinds of file swapped: each told where it goes (a blob as FILE was compiled: a page of E001s).
+  expectError(1, /^Error: cannot read .*big\.params: a parameter blob \(saveParams\), not a \.sw source or bundle: give it with --params, after the FILE it belongs to\n$/,
+    "run", blob);
+  expectError(1, /^Error: cannot read .*big\.swb \(--params\): a bundle, not a parameter blob: give it as FILE \(it carries its parameters\)\n$/,
+    "run", MLP, "--params", bundle);
   const src = join(dir, "big.sw");
   writeFileSync(src, "@graph G {}\n");
   truncateSync(src, 28 * 2 ** 20 + 1);

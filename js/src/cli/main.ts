@@ -551,6 +551,13 @@ function startsWith(bytes: Uint8Array, magic: string): boolean {
 const isBundle = (bytes: Uint8Array) => startsWith(bytes, BUNDLE_MAGIC);
 /** Read no further than the head of a --params file without the magic: /dev/zero was read to 1 GiB. */
 const NOT_PARAMS: ReadLimit = { bytes: 0, why: `not a Shrew parameter blob (it does not start with ${PARAMS_MAGIC})` };
+/** The other file of the pair in the other place: said so, not compiled as source (a page of E001s) or read whole. */
+const PARAMS_AS_FILE: ReadLimit = {
+  bytes: 0, why: "a parameter blob (saveParams), not a .sw source or bundle: give it with --params, after the FILE it belongs to",
+};
+const BUNDLE_AS_PARAMS: ReadLimit = {
+  bytes: 0, why: "a bundle, not a parameter blob: give it as FILE (it carries its parameters)",
+};
 
 export async function main(argv: string[], out = (s: string) => console.log(s),
                            printErr = (s: string) => console.error(s)): Promise<number> {
@@ -632,7 +639,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       throw new UsageError("build - (a source on standard input) needs --out FILE.swb");
     }
     // Bytes as they are: decoding would shift columns after an invalid byte.
-    const source = readBytes(file, undefined, (head) => (isBundle(head) ? BLOB_LIMIT : SOURCE_LIMIT));
+    const source = readBytes(file, undefined,
+      (head) => (isBundle(head) ? BLOB_LIMIT : startsWith(head, PARAMS_MAGIC) ? PARAMS_AS_FILE : SOURCE_LIMIT));
     const bundled = isBundle(source);
     if (!bundled) spansIn = { file, bytes: source };
     if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
@@ -640,7 +648,8 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
     }
     const params = values.params === undefined ? undefined
-      : readBytes(values.params, "--params", (head) => (startsWith(head, PARAMS_MAGIC) ? BLOB_LIMIT : NOT_PARAMS));
+      : readBytes(values.params, "--params",
+        (head) => (startsWith(head, PARAMS_MAGIC) ? BLOB_LIMIT : isBundle(head) ? BUNDLE_AS_PARAMS : NOT_PARAMS));
     const loaded = await Shrew.load();
     shrew = loaded;
     const t0 = performance.now();
