@@ -604,7 +604,10 @@ export class Program {
       const hint = ctor === undefined ? ""
         : `; make one from the values: new Tensor("${spec.dtype}", ${shape ? `[${shape.join(", ")}]` : "shape"}, ` +
           `${ctor}.from(values.flat(Infinity)${spec.dtype === "i64" ? ", BigInt" : ""}))`;
-      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${describe(value)}${hint}`);
+      // An object of Tensor's prototype not made by its constructor has no
+      // fields: "must be a Tensor …, got a Tensor" contradicted itself.
+      const got = value instanceof Tensor ? "a Tensor without a dtype (not made by new Tensor(dtype, shape, data))" : describe(value);
+      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${got}${hint}`);
     }
     // A {dtype, shape, data} object: its fields read once and checked like
     // the Tensor constructor's, each error naming the input and the field

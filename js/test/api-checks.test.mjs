@@ -245,6 +245,11 @@ test("a Tensor whose fields were reassigned, or a look-alike of one, is checked 
       assert.throws(() => p.setParam("G/w", n), wrongType(`parameter 'G/w': ${message}`));
     }
     assert.deepEqual([...p.getParam("G/w").data], [0, 0]);
+    // One with no fields at all is not called "a Tensor" in the message that refuses it.
+    const hollow = "input 'n' must be a Tensor, a {dtype, shape, data} object or a typed array, " +
+      "got a Tensor without a dtype (not made by new Tensor(dtype, shape, data))";
+    assert.throws(() => p.run("G", { n: Object.create(Tensor.prototype) }), wrongType(hollow));
+    assert.throws(() => p.interpret("G", { n: Object.create(Tensor.prototype) }), wrongType(hollow));
     // An Int32Array given Float32Array.prototype is still an Int32Array.
     const disguised = Object.setPrototypeOf(new Int32Array([1, 2]), Float32Array.prototype);
     assert.throws(() => new Tensor("f32", [2], disguised), wrongType("f32 tensor needs a Float32Array, got Int32Array"));
