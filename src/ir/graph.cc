@@ -244,10 +244,12 @@ std::string OpLabel(const Graph& g, const Node& n) {
 std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
   std::string_view own = n.name;
   if (const size_t before = NameBeforeFusion(*this, n); before != std::string_view::npos) own = own.substr(0, before);
-  if (const auto [iteration, before] = IterationOf(own); before != std::string_view::npos) {
-    return DeclaredName{own.substr(0, before), true, iteration};
+  int64_t iteration = 0;
+  if (const auto [i, before] = IterationOf(own); before != std::string_view::npos) {
+    iteration = i;
+    own = own.substr(0, before);  // `__anon_2.iter0` in `node h { op: repeat(3) { … } * 2; }` is h's
   }
-  if (!IsGeneratedName(own)) return DeclaredName{own, true};
+  if (!IsGeneratedName(own)) return DeclaredName{own, true, iteration};
   // Sub-expressions are created before the node of their statement (lower.h),
   // so the owner is a later node whose span holds this one's.
   const uint64_t begin = n.span.offset, end = begin + n.span.length;
@@ -261,7 +263,8 @@ std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
     if (const size_t before = NameBeforeFusion(*this, owner); before != std::string_view::npos) {
       name = name.substr(0, before);
     }
-    if (!IsGeneratedName(name)) return DeclaredName{name, false};
+    if (const size_t before = IterationOf(name).second; before != std::string_view::npos) name = name.substr(0, before);
+    if (!IsGeneratedName(name)) return DeclaredName{name, false, iteration};
   }
   return std::nullopt;
 }
@@ -275,11 +278,10 @@ std::string Graph::NodeLabel(const Node& n) const {
   const std::string op = OpLabel(*this, n);
   const std::optional<DeclaredName> declared = DeclaredNameOf(n);
   if (!declared) return op;
-  if (declared->own) {
-    return "node '" + std::string(declared->name) + "' (" + op +
-           (declared->iteration > 0 ? ", repeat iteration " + std::to_string(declared->iteration) : "") + ")";
-  }
-  return op + " in node '" + std::string(declared->name) + "'";
+  const std::string iteration =
+      declared->iteration > 0 ? "repeat iteration " + std::to_string(declared->iteration) : std::string();
+  if (declared->own) return "node '" + std::string(declared->name) + "' (" + op + (iteration.empty() ? "" : ", " + iteration) + ")";
+  return op + " in node '" + std::string(declared->name) + "'" + (iteration.empty() ? "" : " (" + iteration + ")");
 }
 
 std::string Graph::ValueLabel(const Node& n) const {

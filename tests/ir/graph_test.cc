@@ -47,12 +47,18 @@ TEST(GraphTest, RepeatIterationsAreNamedByTheirNodeAndIteration) {
   NodeId i1 = g.AddNode("h.iter1", OpKind::kRelu, {i0}, At(20, 30));
   NodeId last = g.AddNode("h", OpKind::kRelu, {i1}, At(20, 30));
   NodeId odd = g.AddNode("k.iterate", OpKind::kRelu, {last}, At(60, 5));  // no iteration
+  // `node m { op: repeat(2) { relu(x) } * 2; }`: the repeat's iterations are compiler-named.
+  NodeId a0 = g.AddNode("__anon_1.iter0", OpKind::kRelu, {x}, At(80, 20));
+  NodeId m = g.AddNode("m", OpKind::kMul, {a0, a0}, At(75, 30));
   EXPECT_EQ(g.DiagnosticPrefix(g.node(i0)), "[G::h] ");
   EXPECT_EQ(g.NodeLabel(g.node(i0)), "node 'h' (relu, repeat iteration 1)");
   EXPECT_EQ(g.NodeLabel(g.node(i1)), "node 'h' (relu, repeat iteration 2)");
   EXPECT_EQ(g.ValueLabel(g.node(i1)), "'h'");
   EXPECT_EQ(g.NodeLabel(g.node(last)), "node 'h' (relu)");
   EXPECT_EQ(g.NodeLabel(g.node(odd)), "node 'k.iterate' (relu)");
+  EXPECT_EQ(g.NodeLabel(g.node(a0)), "relu in node 'm' (repeat iteration 1)");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(a0)), "[G::m] ");
+  EXPECT_EQ(g.NodeLabel(g.node(m)), "node 'm' (mul)");
 }
 
 TEST(GraphTest, BuildersAssignIdsRolesAndNames) {
