@@ -83,7 +83,8 @@ bool Parser::ParseTypes(ast::TypesBlock* out) {
     size_t start = pos_;
     ast::TypeAlias alias;
     // `T: Tensor<…>;` as a @config field is written, or `T = …;`.
-    if (IsKey(Kind()) && (Peek(1).kind == TokenKind::Colon || Peek(1).kind == TokenKind::Assign)) {
+    if (IsKey(Kind()) && !At(TokenKind::KwType) &&
+        (Peek(1).kind == TokenKind::Colon || Peek(1).kind == TokenKind::Assign)) {
       const std::string hint = "an alias is written 'type " + std::string(Text(Cur())) + " = ...;'";
       ErrorExpected("'type'", hint);
       return;

@@ -172,6 +172,11 @@ bool Parser::DotEndsNumber(const ast::Expr& e) {
   const Token& number = tokens_[pos_ - 1];
   if (number.kind != TokenKind::IntLiteral || number.span.offset + number.span.length != Cur().span.offset) return false;
   if (IsKey(Peek(1).kind)) return false;  // `1.foo`, `1.e5`, `1 .e`
+  const std::string_view text = Text(number);
+  if (text.find_first_not_of("0123456789") != std::string_view::npos) {
+    panic_ = true;  // `0x1.5`: the lexer told the number ("write 1"); "write 0x1.0" would mislead
+    return true;
+  }
   diag::Span span = number.span;
   span.length += 1;
   const std::string digits(Text(number));

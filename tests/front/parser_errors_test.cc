@@ -206,6 +206,9 @@ TEST(ParserErrorTest, NearMissesSayWhatIsWrong) {
   // its name missing ("expected name, got ';'"), and is said as the number meant.
   EXPECT_EQ(Errors("@graph G { output y: x * 1.; }"), "1:26 E004 '1.' is not a number: write 1.0\n");
   EXPECT_EQ(Errors("@graph G { output y: x * 12. + 2; }"), "1:26 E004 '12.' is not a number: write 12.0\n");
+  // A radix literal is told once, by the lexer ("write 0x1.0" followed).
+  EXPECT_EQ(Errors("@graph G { output y: x * 0x1.5; }"),
+            "1:26 E004 '0x1' is not a number: numbers are written in decimal; write 1\n");
   // `1.e5` is a field access as the grammar has it (lowering says what it meant).
   EXPECT_EQ(Errors("@graph G { output y: x * 1.e5; }"), "");
   // Not a near miss: no hint.

@@ -503,6 +503,7 @@ TEST(ParserTypeTest, TypeErrors) {
             "1:27 E020 expected dimension, got '+'\n");
   EXPECT_EQ(Errors("@types { A = f32; }"),
             "1:10 E020 expected 'type', got 'A'; an alias is written 'type A = ...;'\n");
+  EXPECT_EQ(Errors("@types { type: f32; }"), "1:14 E020 expected name, got ':'\n");
   EXPECT_EQ(Errors("@types {\n  T: Tensor<[2], f32>;\n}"),
             "2:3 E020 expected 'type', got 'T'; an alias is written 'type T = ...;'\n");
   EXPECT_EQ(Errors(Graph("node h: ;")), "2:9 E020 expected type, got ';'\n");
