@@ -82,6 +82,11 @@ std::string ExpForm(const std::string& digits, int exp) {
 // to_chars.
 namespace {
 
+// Whether the decimal text reads back as `v` (as an f32 when `as_float`).
+bool ReadsBack(const char* text, double v, bool as_float) {
+  return as_float ? std::strtof(text, nullptr) == static_cast<float>(v) : std::strtod(text, nullptr) == v;
+}
+
 // The shortest digits that read back as `v` (in f32 when `as_float`).
 std::string FormatShortest(double v, bool as_float) {
   if (std::isnan(v)) return "nan";
@@ -92,18 +97,37 @@ std::string FormatShortest(double v, bool as_float) {
   int exp = 0;
   const int most = as_float ? 9 : 17;
   for (int precision = 1; precision <= most; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, v);
-    const bool same = as_float ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v;
-    if (!same && precision < most) continue;
-    // buf: [-]d[.ddd]e[+-]XX
+    std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, std::fabs(v));
+    // buf: d[.ddd]e[+-]XX, the nearest `precision` digits.
     const char* p = buf;
-    if (*p == '-') ++p;
     digits.clear();
     for (; *p && *p != 'e'; ++p) {
       if (*p != '.') digits += *p;
     }
     exp = static_cast<int>(std::strtol(p + 1, nullptr, 10));
-    break;
+    if (ReadsBack(buf, std::fabs(v), as_float) || precision == most) break;
+    // Next to a power of two the values that read back lie more on one
+    // side: one step up or down in the last digit may, where the nearest
+    // does not (1.2621775e-29 for 2^-96 as f32, whose nearest 8 digits
+    // are 1.2621774e-29). At most one of the two can.
+    const uint64_t d = std::strtoull(digits.c_str(), nullptr, 10);
+    const uint64_t low = precision == 1 ? 1 : static_cast<uint64_t>(std::pow(10.0, precision - 1));
+    bool found = false;
+    for (const int step : {1, -1}) {
+      uint64_t n = d + static_cast<uint64_t>(step);
+      int e = exp;
+      if (n == low * 10) n = low, ++e;          // 9.99 up: 1.00e+1
+      if (n < low) n = low * 10 - 1, --e;       // 1.00 down: 9.99e-1
+      std::string nd = std::to_string(n);
+      std::snprintf(buf, sizeof(buf), "%s.%se%d", nd.substr(0, 1).c_str(), nd.substr(1).c_str(), e);
+      if (ReadsBack(buf, std::fabs(v), as_float)) {
+        digits = std::move(nd);
+        exp = e;
+        found = true;
+        break;
+      }
+    }
+    if (found) break;
   }
   while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
   std::string fixed = FixedForm(digits, exp);

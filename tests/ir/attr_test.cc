@@ -122,6 +122,27 @@ TEST(FormatDoubleTest, FormatFloatMatchesToCharsOfFloat) {
                            16777216.0f, 16777218.0f, 123456792.0f, 0.35355338f, 1e-7f};
   for (float v : kValues) EXPECT_EQ(FormatFloat(v), ToChars(v)) << v;
   EXPECT_EQ(FormatFloat(0.1f), "0.1");
+  // Next to a power of two the shortest digits may not be the nearest
+  // ones (2^-96 read 1.26217745e-29: nine digits, where eight read back).
+  for (const uint32_t b : {0x0f800000u, 0x6b000000u, 0x6c800000u}) {
+    float v;
+    std::memcpy(&v, &b, sizeof(v));
+    EXPECT_EQ(FormatFloat(v), ToChars(v)) << b;
+  }
+  EXPECT_EQ(FormatFloat(std::ldexp(1.0f, -96)), "1.2621775e-29");
+  // Every power of two, and its neighbours, as f32 and as f64.
+  for (int e = -149; e <= 127; ++e) {
+    const float p = std::ldexp(1.0f, e);
+    for (const float v : {p, std::nextafter(p, 0.0f), std::nextafter(p, INFINITY)}) {
+      if (std::isfinite(v) && v != 0) ASSERT_EQ(FormatFloat(v), ToChars(v)) << e;
+    }
+  }
+  for (int e = -1074; e <= 1023; ++e) {
+    const double p = std::ldexp(1.0, e);
+    for (const double v : {p, std::nextafter(p, 0.0), std::nextafter(p, INFINITY)}) {
+      if (std::isfinite(v) && v != 0) ASSERT_EQ(FormatDouble(v), ToChars(v)) << e;
+    }
+  }
   std::mt19937 rng(54321);
   int checked = 0;
   for (int i = 0; i < 20000; ++i) {
