@@ -707,10 +707,13 @@ class ProgramHandle {
   // clockNs, clockStepNs} (jit/profile.h) on the binding of the graph's last run.
   val Profile(const std::string& graph, int runs) {
     if (!program_) return NotReady();
-    // Its table: a float per timed instruction and run, and a few per instruction.
+    // Its table: a float per timed instruction and run (at most
+    // kMaxProfileSamples: more runs are refused as such), and a few per
+    // instruction and per run.
     const shrew::ir::Graph* g = FindGraph(graph);
     const uint64_t nodes = g != nullptr ? g->nodes().size() : 0;
-    const uint64_t cells = nodes * (static_cast<uint64_t>(std::max(runs, 0)) + 4) + 4 * static_cast<uint64_t>(std::max(runs, 0));
+    const uint64_t r = std::min<uint64_t>(static_cast<uint64_t>(std::max(runs, 0)), shrew::jit::kMaxProfileSamples);
+    const uint64_t cells = std::min<uint64_t>(nodes * r, shrew::jit::kMaxProfileSamples) + 4 * (nodes + r);
     shrew::Status room = shrew::wasm::EnsureHeadroom("profile", cells, 4);
     if (!room.ok()) return Error(room);
     shrew::Result<shrew::jit::TapeProfile> p = program_->Profile(graph, runs);
