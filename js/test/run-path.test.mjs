@@ -260,7 +260,7 @@ test("input errors carry input, expected and actual from C++; the program stays 
     // Batch is bound by the compile options, so the expected shape is concrete.
     expectErr({ images: new Tensor("f32", [2, 783]) }, { input: "images", expected: "[2, 784]", actual: "[2, 783]" });
     expectErr({ images: new Tensor("f32", [3, 784]) }, { input: "images", expected: "[2, 784]", actual: "[3, 784]",
-      message: "input 'images' of graph 'Classifier': expected [2, 784], got [3, 784]: dimension 'Batch' is 3 here but 2 (set by the dims option)" });
+      message: "input 'images' of graph 'Classifier': expected [2, 784], got [3, 784]: dimension 'Batch' is 3 here but 2 (fixed by the dims it was compiled with)" });
     expectErr({ images: new Tensor("f64", [2, 784]) }, { input: "images", expected: "f32", actual: "f64" });
     expectErr({}, { input: "images", expected: "Tensor<[2, 784], f32>" });
     expectErr({ images: good, extra: good }, { input: "extra" });

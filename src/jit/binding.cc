@@ -44,7 +44,7 @@ Result<ir::DimBindings> BindInputs(const ir::Graph& graph, const ir::DimBindings
         if (declared != nullptr && declared->dim(d).is_symbolic()) {
           return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension '" +
                                  declared->dim(d).name() + "' is " + std::to_string(size) + " here but " +
-                                 std::to_string(dim.size()) + " (set by the dims option)");
+                                 std::to_string(dim.size()) + " (fixed by the dims it was compiled with)");
         }
         return InvalidArgument(who + "expected " + expected + ", got " + actual + ": dimension " + std::to_string(d) +
                                " must be " + std::to_string(dim.size()));

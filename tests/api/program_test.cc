@@ -151,7 +151,7 @@ TEST_F(ProgramInputErrors, DimsOfTheCompileAreNamedInInputErrors) {
     Result<TensorMap> r = interpret ? fixed->Interpret("Classifier", Images(3)) : fixed->Run("Classifier", Images(3), &issue);
     ExpectError(r.status(), StatusCode::kInvalidArgument,
                 {"input 'images' of graph 'Classifier': expected [2, 784], got [3, 784]: dimension 'Batch' is 3 here "
-                 "but 2 (set by the dims option)"});
+                 "but 2 (fixed by the dims it was compiled with)"});
     if (!interpret) EXPECT_EQ(issue.expected, "[2, 784]");
   }
   // A fixed size of the source is still told by its position.
