@@ -175,6 +175,17 @@ test("run --json: exact shape of the result, deterministic for a seed", () => {
   for (let i = 0; i < 30; i++) assert.ok(Math.abs(again.outputs.probs.data[i] - j.outputs.probs.data[i]) < 1e-5);
 });
 
+// Seed 181493619's first draw is 1 - 2^-31, which an f32 rounds to 1: random floats are in [-1, 1).
+test("random f32 inputs stay below 1 where the draw rounds up to it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
+  const src = join(dir, "r.sw");
+  writeFileSync(src, "@graph R { input x: Tensor<[1], f32>; output x; }\n");
+  const r = shrew("run", src, "--seed", "181493619", "--json");
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.outputs.x.data[0], 1 - 2 ** -24);
+});
+
 test("run: text output, --input npy, --out writes .npy files, integer inputs need randint", () => {
   const dir = mkdtempSync(join(tmpdir(), "shrew-cli-"));
   const x = join(dir, "x.npy");
@@ -547,6 +558,9 @@ test("--seed takes any u64, exactly: the same parameters and random inputs as @c
   const swb = join(dir, "minus-one.swb");
   const b = shrew("build", minusOne, "--out", swb, "--json");
   assert.equal(b.code, 0, b.err);
+  // A bundle's IR is the optimised one: --ir is told which flag shows it.
+  expectError(2, /^Error: .*minus-one\.swb is a bundle, which holds the optimised IR only: dump it with --optimized-ir\n$/, "dump", swb, "--ir");
+  assert.equal(shrew("dump", swb, "--optimized-ir").code, 0);
   assert.equal(JSON.parse(b.out).seed, MAX);
   assert.equal(JSON.parse(shrew("info", swb, "--json").out).seed, MAX);
   assert.deepEqual(y(swb), y(minusOne));

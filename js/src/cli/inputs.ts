@@ -9,6 +9,9 @@ import { readNpyHeader } from "../npy.js";
 import { byteSize } from "../tensor.js";
 import { didYouMean } from "../spelling.js";
 
+/** The largest f32 below 1: 1 - 2^-24. */
+const F32_BELOW_ONE = 1 - 2 ** -24;
+
 export type InputSpec = { kind: "random" } | { kind: "randint"; lo: number; hi: number } | { kind: "npy"; path: string };
 
 /** Parses repeated `--input NAME=SPEC` options. */
@@ -176,7 +179,11 @@ export function makeInputs(sig: Signature, specs: Map<string, InputSpec>, dims: 
       for (let i = 0; i < n; i++) (t.data as Uint8Array)[i] = rng.next() < 0.5 ? 1 : 0;
     } else {
       const d = t.data as Float32Array;
-      for (let i = 0; i < n; i++) d[i] = rng.next() * 2 - 1;
+      for (let i = 0; i < n; i++) {
+        d[i] = rng.next() * 2 - 1;
+        // 1 - 2^-31 rounds to 1 in an f32 (64 draws in 2^32): [-1, 1) as documented.
+        if (d[i] === 1) d[i] = F32_BELOW_ONE;
+      }
     }
     feed(input.name, t);
   }

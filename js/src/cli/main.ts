@@ -644,6 +644,9 @@ export async function main(argv: string[], out = (s: string) => console.log(s),
     const bundled = isBundle(source);
     if (!bundled) spansIn = { file, bytes: source };
     if (bundled && command === "build") throw new UsageError(`${file} is a bundle already; build takes a .sw source`);
+    if (bundled && command === "dump" && values.ir) {
+      throw new UsageError(`${file} is a bundle, which holds the optimised IR only: dump it with --optimized-ir`);
+    }
     if (bundled && Object.keys(dims).length > 0) {
       throw new UsageError(`${file} is a bundle, whose dims were fixed when it was built; --dims applies to a .sw source`);
     }
