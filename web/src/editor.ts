@@ -123,6 +123,12 @@ export class SourceEditor {
     return this.view.state.doc;
   }
 
+  /** The cursor's 1-based line. */
+  get line(): number {
+    const state = this.view.state;
+    return state.doc.lineAt(state.selection.main.head).number;
+  }
+
   /** Replaces the whole document (an example was picked). */
   setText(text: string): void {
     this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text } });

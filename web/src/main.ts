@@ -34,6 +34,8 @@ let current: CompileOk | undefined;
 // The document the views were compiled from, its text, and its line table
 // for mapping spans to lines (made once per compile, used on each cursor move).
 let compiled: { doc: Text; source: string; lines: SourceLines } | undefined;
+// The views select the cursor's line once it was put in the editor (not on load).
+let followCursor = false;
 let runMarked = false;  // the editor shows a run's failure (cleared by the next run or compile)
 let compileSeq = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
@@ -61,7 +63,8 @@ const editor = new SourceEditor($("editor"), initial, {
     scheduleCompile();
   },
   onLine(line) {
-    if (!compiled || !upToDate()) return;
+    followCursor = true;
+    if (!compiled || !upToDate()) return;  // an edit: its compile selects the cursor's line (renderViews)
     tape.selectLine(line, compiled.lines);
     graphView.selectLine(line, compiled.lines);
   },
@@ -200,9 +203,19 @@ function prepareLineIndexes(): void {
 /** Draws every view of the selected graph; returns the failures to draw (see draw()). */
 function renderViews(): (string | undefined)[] {
   const g = selectedGraph();
-  return [...renderCompiledViews(),
+  const failures = [...renderCompiledViews(),
     draw("Graph", $("graph-view"), () => graphView.render(g ? { before: g.irBefore, after: g.irAfter } : undefined)),
     draw("Run", $("run-panel"), () => runPanel.render(g?.signature, current?.dims ?? {}, g?.bindError))];
+  // The tape drew no selection and the graph kept the last one (of the program before a compile): both take the cursor's line.
+  selectCursorLine();
+  return failures;
+}
+
+/** Selects the cursor's line in the tape and graph views, when they show the source in the editor. */
+function selectCursorLine(): void {
+  if (!followCursor || !compiled || !upToDate()) return;
+  tape.selectLine(editor.line, compiled.lines);
+  graphView.selectLine(editor.line, compiled.lines);
 }
 
 /** After a redraw that is not a compile's: a view that failed is said in the status. */

@@ -39,7 +39,7 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
   for (const b of plan.buffers) steps = Math.max(steps, b.last + 1);
   const names = new Map(plan.values.map((v) => [v.slot, v.name]));
   root.append(h("p", { class: "lede" },
-    `${plan.buffers.length} buffers in one arena of ${formatBytes(arena)}. `,
+    `${count(plan.buffers.length, "buffer")} in one arena of ${formatBytes(arena)}. `,
     "Each rectangle is a buffer: it spans the tape steps where its value is alive, at its arena offset. ",
     "Values that are never alive together share bytes."));
 
@@ -50,11 +50,12 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "plan-svg", role: "group", "aria-label": "memory plan" });
   // Axes and grid.
   svg.append(s("rect", { x: left, y: top, width: W - left - right, height: H - top - bottom, class: "plot-bg" }));
-  const ticks = 4;
+  // Ticks at whole bytes, so no two read the same: fewer under 4 B, one at 0 for an empty arena.
+  const ticks = Math.min(4, arena);
   for (let k = 0; k <= ticks; k++) {
-    const off = (yMax * k) / ticks;
+    const off = ticks ? Math.round((arena * k) / ticks) : 0;
     svg.append(s("line", { x1: left, x2: W - right, y1: y(off), y2: y(off), class: "grid" }),
-      s("text", { x: left - 6, y: y(off) + 4, class: "axis-label", "text-anchor": "end" }, formatBytes(Math.round(off))));
+      s("text", { x: left - 6, y: y(off) + 4, class: "axis-label", "text-anchor": "end" }, formatBytes(off)));
   }
   const xticks = Math.min(steps, 10);
   for (let k = 0; k <= xticks; k++) {
@@ -68,7 +69,7 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
     svg.append(s("line", { x1: left, x2: W - right, y1: y(lower), y2: y(lower), class: "bound-line" }),
       s("text", { x: W - right - 4, y: y(lower) - 4, class: "bound-label", "text-anchor": "end" }, `lower bound ${formatBytes(lower)}`));
   }
-  const list = s("g", { role: "listbox", "aria-label": `${plan.buffers.length} arena buffers` });
+  const list = s("g", { role: "listbox", "aria-label": count(plan.buffers.length, "arena buffer") });
   const items: SVGGElement[] = [];
   const points: { x: number; y: number }[] = [];
   for (const b of plan.buffers) {
@@ -126,6 +127,11 @@ export function renderPlan(root: HTMLElement, plan: PlanDump | undefined, tape: 
     bar("naive", naive, "naive", "no reuse")),
     h("div", { class: "legend" },
       ...Object.entries(COLORS).map(([k, c]) => h("span", {}, h("i", { style: `background:${c}` }), k))));
+}
+
+/** "1 buffer", "0 buffers", "2 buffers". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function truncate(t: string, n: number): string {
