@@ -108,9 +108,9 @@ test("bad bundles and options are typed errors; the module stays usable", async 
   invalid(() => shrew.loadBundle(p.saveParams()), /not a Shrew bundle/);
   invalid(() => shrew.loadBundle(new Uint8Array(0)), /not a Shrew bundle/);
   invalid(() => shrew.loadBundle("SHRWBND1"), /must be a Uint8Array/);
-  const v6 = bytes.slice();
-  v6[8] = 6;
-  invalid(() => shrew.loadBundle(v6), /unsupported version 6 \(this build reads versions 1 to 5\)/);
+  const v7 = bytes.slice();
+  v7[8] = 7;
+  invalid(() => shrew.loadBundle(v7), /unsupported version 7 \(this build reads versions 1 to 6\)/);
   invalid(() => shrew.loadBundle(bytes, { dims: { N: 3 } }), /unknown loadBundle option 'dims'; options: training, maxTensorBytes, maxStepsPerRun$/);
   invalid(() => shrew.loadBundle(bytes, { training: "yes" }), /training must be true or false/);
   // Every truncation fails cleanly.

@@ -145,12 +145,17 @@ class Encoder {
       w_.U32(static_cast<uint32_t>(n.hints.size()));
       for (const std::string& h : n.hints) w_.String(h);
       w_.String(n.callee);
-      // Version 4: bit 0 a repeat body follows, bit 1 the node is a repeat's iteration.
-      w_.U8(static_cast<uint8_t>((n.repeat_body ? 1 : 0) | (n.repeat_iteration ? 2 : 0)));
+      // Version 4: bit 0 a repeat body follows, bit 1 the node is a repeat's
+      // iteration; version 6: bit 2 a fused producer follows.
+      w_.U8(static_cast<uint8_t>((n.repeat_body ? 1 : 0) | (n.repeat_iteration ? 2 : 0) | (n.fused_producer ? 4 : 0)));
       if (n.repeat_body) {
         w_.String(ir::OpName(n.repeat_body->op));
         AttrList(n.repeat_body->attrs);
         w_.String(n.repeat_body->callee);
+      }
+      if (n.fused_producer) {
+        w_.String(n.fused_producer->name);
+        Span(n.fused_producer->span);
       }
       Span(n.span);
     }
@@ -524,20 +529,28 @@ class Decoder {
           !List(&n.hints, "hint count", [&](std::string* h) { return String(h, "hint"); })) {
         return false;
       }
-      bool repeat = false;
+      bool repeat = false, fused = false;
       if (!Name(&n.callee, "callee")) return false;
       if (version_ >= 4) {
         uint8_t bits = 0;
         if (!U8(&bits, "node flags")) return false;
-        if (bits > 3) return Fail(where_ + "node flags " + std::to_string(bits) + " have unknown bits (0 to 3)");
+        const uint8_t known = version_ >= 6 ? 7 : 3;
+        if ((bits & ~known) != 0) {
+          return Fail(where_ + "node flags " + std::to_string(bits) + " have unknown bits (0 to " + std::to_string(known) + ")");
+        }
         repeat = (bits & 1) != 0;
         n.repeat_iteration = (bits & 2) != 0;
+        fused = (bits & 4) != 0;
       } else if (!Flag(&repeat, "repeat flag")) {
         return false;
       }
       if (repeat) {
         ir::RepeatBody& body = n.repeat_body.emplace();
         if (!Op(&body.op) || !AttrList(&body.attrs) || !Name(&body.callee, "repeat callee")) return false;
+      }
+      if (fused) {
+        ir::Node::FusedProducer& producer = n.fused_producer.emplace();
+        if (!Name(&producer.name, "fused producer") || !Span(&producer.span)) return false;
       }
       if (!Span(&n.span)) return false;
     }

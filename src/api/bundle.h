@@ -6,7 +6,7 @@
 // the source text, so that errors found while loading or running still name
 // file, line and column.
 //
-// Format, version 5 (little-endian, no padding; base/byte_io.h):
+// Format, version 6 (little-endian, no padding; base/byte_io.h):
 //   magic "SHRWBND1", version u32,
 //   settings: seed u64, default dtype, configured dims, optimiser counters,
 //             optimiser passes u8 (bit 0: optimised; bits 1-5: DCE,
@@ -20,15 +20,16 @@
 //            names, @training and @inference settings, then every graph
 //            (nodes with op names, operands, types, attributes, a flags
 //            byte: bit 0 a repeat body follows, bit 1 a repeat's unrolled
-//            iteration; spans;
+//            iteration, bit 2 a fused producer's name and span follow,
+//            ir::Node::fused_producer; spans;
 //            inputs, outputs, parameters with their init specs, assertions
 //            with a byte: 1 when the condition reads a graph value),
 //   params: u64 length + a parameter blob.
 // Versions 1 (no passes byte: optimised with every pass when the counters
 // show a round), 2 (no inference dims: the configured dims were both), 3
 // (the flags byte only 0 or 1: no iteration marks) and 4 (no assertion
-// byte: a condition naming a node of the optimised graph reads values) are
-// still read. Strings are u32 length + bytes; ops and
+// byte: a condition naming a node of the optimised graph reads values) and 5
+// (flags bit 2 unused: messages blame a fused relu's statement) are still read. Strings are u32 length + bytes; ops and
 // dtypes are stored by name, so a runtime that lacks one says which.
 //
 // LoadBundle trusts nothing: every length is checked against the bytes that
@@ -58,7 +59,7 @@
 namespace shrew {
 
 inline constexpr char kBundleMagic[8] = {'S', 'H', 'R', 'W', 'B', 'N', 'D', '1'};
-inline constexpr uint32_t kBundleVersion = 5;
+inline constexpr uint32_t kBundleVersion = 6;
 
 // The program's IR, configured and inference dims, default dtype and seed, its current
 // parameter values, `source` (may be null) and the optimiser's counters.

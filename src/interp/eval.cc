@@ -22,7 +22,7 @@ static_assert(sizeof(kKernels) / sizeof(kKernels[0]) == ir::kNumOpKinds);
 }  // namespace
 
 Status NodeFailure(const ir::Graph& graph, const ir::Node& node, const Status& s) {
-  return s.Prefixed(graph.NodeLabel(node) + ": ").At(node.span);
+  return s.Prefixed(graph.NodeLabel(node) + ": ").At(node.blame_span());
 }
 
 Status GraphFailure(std::string_view graph, const Status& s) {
@@ -202,7 +202,7 @@ Status CheckRangeFits(const ir::Graph& graph, const ir::Node& node, std::span<co
   return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be Tensor<[" +
                            text + "], i64>, over the limit of " + std::to_string(cap) +
                            " bytes per tensor")
-      .At(node.span);
+      .At(node.blame_span());
 }
 
 }  // namespace shrew::interp

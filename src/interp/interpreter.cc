@@ -67,7 +67,7 @@ ir::Type TypeOfValue(const Tensor& t) {
 Status OverCap(const ir::Graph& graph, const ir::Node& node, const std::string& type, uint64_t cap) {
   return ResourceExhausted(graph.NodeLabel(node) + " would be " + type +
                            ", over the limit of " + std::to_string(cap) + " bytes per tensor")
-      .At(node.span);
+      .At(node.blame_span());
 }
 
 // The byte cap on a node whose type is known before evaluating it.
@@ -130,7 +130,7 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
     return InvalidArgument(graph.NodeLabel(node) + ": " +
                            ir::RepeatChangesTypeMessage(ir::FixedType(carried->shape(), carried->dtype()),
                                                         ir::FixedType(t.shape(), t.dtype())))
-        .At(node.span);
+        .At(node.blame_span());
   }
   // The last iteration of a typed repeat: the carried check above holds, so
   // a misfit is its declared type's (not "it carries [3, 2]" of an [S0, 2]
@@ -138,7 +138,7 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
   if (node.repeat_iteration && carried != nullptr && node.declared_type && !Fits(*node.declared_type, t, dims)) {
     return InvalidArgument(graph.NodeLabel(node) + ": computed " + t.TypeString() + " does not match its declared type " +
                            node.declared_type->Bind(dims).ToString())
-        .At(node.span);
+        .At(node.blame_span());
   }
   const bool declared = node.declared_type.has_value() && Fits(node.type, t, dims);
   const ir::Type& type = declared ? *node.declared_type : node.type;
@@ -146,11 +146,11 @@ Status CheckComputed(const ir::Graph& graph, const ir::Node& node, const Tensor&
   if (node.repeat_iteration && !declared) {  // its type is the carried one: say so, as the tape's check does
     return InvalidArgument(graph.NodeLabel(node) + ": " +
                            ir::RepeatChangesTypeMessage(type.Bind(dims), ir::FixedType(t.shape(), t.dtype())))
-        .At(node.span);
+        .At(node.blame_span());
   }
   return InvalidArgument(graph.NodeLabel(node) + ": computed " + t.TypeString() +
                          " does not match its " + (declared ? "declared " : "") + "type " + type.Bind(dims).ToString())
-      .At(node.span);
+      .At(node.blame_span());
 }
 
 // The type in a graph's header (`-> Tensor<…>`) is its first output's, as
@@ -198,7 +198,7 @@ Status CheckNamedSizes(const ir::Graph& graph, const std::vector<std::optional<r
                              type.Bind(dims).ToString() + ": dimension " + std::to_string(i) + " is " +
                              std::to_string(size) + " but " + d.name() + " is " + std::to_string(it->second.first) +
                              " (bound by node '" + graph.node(it->second.second).name + "')")
-          .At(node.span);
+          .At(node.blame_span());
     }
   }
   return Status::Ok();
@@ -443,7 +443,7 @@ Result<RunResult> Interpreter::RunGraph(const ir::Graph& declared, std::span<con
         if (src.is_input()) {
           for (size_t i = 0; i < graph.inputs().size(); ++i) {
             if (graph.inputs()[i].node == op) {
-              return InvalidArgument(ir::MissingInputMessage(graph, i, src.type, &node)).At(node.span);
+              return InvalidArgument(ir::MissingInputMessage(graph, i, src.type, &node)).At(node.blame_span());
             }
           }
         }

@@ -242,6 +242,15 @@ std::string OpLabel(const Graph& g, const Node& n) {
 }  // namespace
 
 std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
+  // A fused node whose producer alone can fail is that producer's, when the
+  // user named it (`node m { op: matmul(x, w); }; output y: relu(m);`); one
+  // written inside the consumer's statement is the consumer's, as before.
+  if (n.fused_producer && !IsGeneratedName(n.fused_producer->name)) {
+    std::string_view producer = n.fused_producer->name;
+    const auto [iteration, before] = IterationOf(producer);
+    if (before != std::string_view::npos) producer = producer.substr(0, before);
+    return DeclaredName{producer, true, iteration};
+  }
   std::string_view own = n.name;
   if (const size_t before = NameBeforeFusion(*this, n); before != std::string_view::npos) own = own.substr(0, before);
   int64_t iteration = 0;

@@ -82,10 +82,23 @@ struct Node {
   // Not set where the compile decided it (static types, no call).
   bool repeat_iteration = false;
   diag::Span span;
+  // Set by fusion (opt/fusion.cc) when this node absorbed its operand's
+  // producer and only that producer's part can fail (`relu(matmul(x, w))`:
+  // a relu cannot): the producer's name and span, which messages blame
+  // (blame_span, Graph::DeclaredNameOf). A fused matmul's inner-dimension
+  // error was marked on the relu's statement.
+  struct FusedProducer {
+    std::string name;
+    diag::Span span;
+  };
+  std::optional<FusedProducer> fused_producer;
 
   bool is_input() const { return role == NodeRole::kInput; }
   bool is_param() const { return role == NodeRole::kParam; }
   bool is_source() const { return role != NodeRole::kCompute; }
+  // Where a failure of this node is shown: its producer's span when fusion
+  // recorded one, else its own.
+  const diag::Span& blame_span() const { return fused_producer ? fused_producer->span : span; }
   const AttrValue* attr(std::string_view key) const { return attrs.Find(key); }
   // The config key this constant is the value of (kConfigKeyAnnotation), else null.
   const std::string* config_key() const {

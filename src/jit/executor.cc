@@ -82,7 +82,7 @@ Result<ir::Type> CallResultType(const ir::Program* program, const ir::Graph& cal
   for (size_t i = 0; i < descs.size(); ++i) {
     const ir::NodeId in = callee->inputs()[i].node;
     if (!descs[i].present && callee->inputs()[i].optional && ir::IsRead(*callee, in)) {
-      return InvalidArgument(where + ir::MissingInputMessage(*callee, i, callee->node(in).type)).At(node.span);
+      return InvalidArgument(where + ir::MissingInputMessage(*callee, i, callee->node(in).type)).At(node.blame_span());
     }
   }
   const std::string key = MemoKey(*callee, depth, types);
@@ -116,7 +116,7 @@ Status CheckProbedTypeFits(const ir::Graph& graph, const ir::Node& node, uint64_
   }
   return ResourceExhausted("graph '" + graph.name() + "': " + graph.NodeLabel(node) + " would be " +
                            node.type.ToString() + ", over the limit of " + std::to_string(cap) + " bytes per tensor")
-      .At(node.span);
+      .At(node.blame_span());
 }
 
 // True when every node of `g` already has a static tensor type and the
@@ -393,24 +393,24 @@ Result<std::unique_ptr<BindingPlan>> Executor::MakePlan(std::span<const Shape> i
       }
       return Unimplemented("graph '" + cg.name + "': the shape " + node.type.ToString() + " of " + g.NodeLabel(node) +
                            " cannot be determined before running")
-          .At(node.span);
+          .At(node.blame_span());
     }
     Shape shape;
     for (const ir::Dim& d : node.type.dims()) shape.push_back(d.size());
     Result<int64_t> count = runtime::CountElements(shape);
-    if (!count.ok()) return count.status().Prefixed(g.NodeLabel(node) + ": ").At(node.span);
+    if (!count.ok()) return count.status().Prefixed(g.NodeLabel(node) + ": ").At(node.blame_span());
     const size_t elem = ir::StorageByteSize(ir::StorageOf(node.type.dtype()));
     if (elem == 0) {
       return InvalidArgument(g.NodeLabel(node) + ": dtype " + ir::DTypeName(node.type.dtype()) +
                              " is not supported for execution")
-          .At(node.span);
+          .At(node.blame_span());
     }
     const uint64_t cap = std::min<uint64_t>(options_.max_tensor_bytes, uint64_t{1} << 50);
     if (static_cast<uint64_t>(*count) > cap / elem) {
       return ResourceExhausted("graph '" + cg.name + "': " + g.NodeLabel(node) + " would be " +
                                node.type.ToString() + ", over the limit of " + std::to_string(cap) +
                                " bytes per tensor")
-          .At(node.span);
+          .At(node.blame_span());
     }
     plan->slot_shapes[s] = std::move(shape);
     plan->slot_dtypes[s] = node.type.dtype();

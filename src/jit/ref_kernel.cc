@@ -61,7 +61,7 @@ class RefKernel final : public runtime::Kernel {
       for (int64_t d : output_shape_) dims.push_back(ir::Dim::Fixed(d));
       return InvalidArgument(graph_->NodeLabel(*node_) + ": computed " + y->TypeString() + " does not match its type " +
                              ir::Type::Tensor(std::move(dims), output_dtype_).ToString())
-          .At(node_->span);
+          .At(node_->blame_span());
     }
     if (y->shape() != output_shape_ || y->storage() != ir::StorageOf(output_dtype_)) {
       return Internal("node '" + node_->name + "': reference result " + y->TypeString() + " differs from the planned " +

@@ -145,8 +145,14 @@ int RunPattern(ir::Graph& graph, const Pattern& pattern, std::optional<FusionRun
     // A producer has exactly one consumer reference, so it belongs to one
     // match, and producers are never consumers of the same pattern: the
     // rewrites are independent.
-    std::vector<NodeId> operands = graph.node(m.producer).operands;
+    const ir::Node& producer = graph.node(m.producer);
+    std::vector<NodeId> operands = producer.operands;
+    // A unary consumer (relu) cannot fail: the fused op's failures are the
+    // producer's, and messages name it and its place.
+    std::optional<ir::Node::FusedProducer> blame;
+    if (pattern.consumer_arity == 1) blame = ir::Node::FusedProducer{producer.name, producer.span};
     ir::Node& c = graph.node(m.consumer);
+    if (blame) c.fused_producer = std::move(blame);
     for (size_t k = 1; k < c.operands.size(); ++k) operands.push_back(c.operands[k]);
     c.op = m.fused;
     c.operands = std::move(operands);

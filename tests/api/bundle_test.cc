@@ -229,6 +229,29 @@ TEST(Bundle, AssertionsAndRunErrorsStillNameLineAndColumn) {
   EXPECT_TRUE(loaded->Run("G", ok).ok());
 }
 
+// A fused relu's failure is its producer's (ir::Node::fused_producer): the
+// bundle keeps the producer's name and place, with the source and without.
+TEST(Bundle, AFusedProducersNameAndPlaceSurviveTheBundle) {
+  Built b = Build("@graph G {\n  input x: Tensor<[?, ?], f32>; input w: Tensor<[?, ?], f32>;\n"
+                  "  node m { op: matmul(x, w); };\n  output y: relu(m);\n}\n");
+  ASSERT_NE(b.program, nullptr);
+  TensorMap in;
+  in.emplace("x", Tensor::Zeros(ir::DType::kF32, {2, 3}).value());
+  in.emplace("w", Tensor::Zeros(ir::DType::kF32, {5, 4}).value());
+  const std::string want = "graph 'G': node 'm' (matmul + relu): matmul inner dimensions 3 and 5 differ";
+  for (bool with_source : {true, false}) {
+    std::unique_ptr<Program> loaded =
+        Load(EncodeBundle(*b.program, with_source ? b.compiled.source.get() : nullptr, b.compiled.stats));
+    ASSERT_NE(loaded, nullptr);
+    for (bool interpret : {false, true}) {
+      Result<TensorMap> r = interpret ? loaded->Interpret("G", in) : loaded->Run("G", in);
+      ASSERT_FALSE(r.ok());
+      EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status().message();
+      EXPECT_EQ(r.status().span().line, with_source ? 3u : 0u) << r.status().message();
+    }
+  }
+}
+
 TEST(Bundle, GraphsOfUnknownInputTypesAndTrainingDropoutWork) {
   Built dyn = Build("@graph B { input x: ?; output y: relu(x) * 2; }");
   ASSERT_NE(dyn.program, nullptr);
@@ -543,20 +566,20 @@ TEST(Bundle, LayoutStartsWithMagicAndVersion) {
   const std::vector<uint8_t> bytes = BundleOf(b);
   ASSERT_GT(bytes.size(), 12u);
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "SHRWBND1");
-  EXPECT_EQ(bytes[8], 5);
+  EXPECT_EQ(bytes[8], 6);
   EXPECT_EQ(bytes[9] | bytes[10] | bytes[11], 0);
   // The parameter blob is the last part, whole.
   const std::vector<uint8_t> params = b.program->SaveParams();
   ASSERT_GE(bytes.size(), params.size());
   EXPECT_TRUE(std::equal(params.begin(), params.end(), bytes.end() - static_cast<std::ptrdiff_t>(params.size())));
 
-  std::vector<uint8_t> v6 = bytes;
-  v6[8] = 6;
-  EXPECT_NE(LoadBundle(v6).status().message().find("unsupported version 6 (this build reads versions 1 to 5)"),
+  std::vector<uint8_t> v7 = bytes;
+  v7[8] = 7;
+  EXPECT_NE(LoadBundle(v7).status().message().find("unsupported version 7 (this build reads versions 1 to 6)"),
             std::string::npos)
-      << LoadBundle(v6).status().message();
-  v6[8] = 0;
-  EXPECT_NE(LoadBundle(v6).status().message().find("unsupported version 0"), std::string::npos);
+      << LoadBundle(v7).status().message();
+  v7[8] = 0;
+  EXPECT_NE(LoadBundle(v7).status().message().find("unsupported version 0"), std::string::npos);
   std::vector<uint8_t> other = bytes;
   other[0] = 'X';
   EXPECT_NE(LoadBundle(other).status().message().find("not a Shrew bundle"), std::string::npos);

@@ -226,6 +226,17 @@ TEST(DynamicInputs, RunTimeShapeErrorsReadTheSameOnBothExecutors) {
   cases.push_back({"@graph G {\n  input x: Tensor<[?], f32>; input z: Tensor<[?], f32>;\n  node h { op: relu(x - z); };\n"
                    "  output h;\n}",
                    two("x", {2}, "z", {3}), "graph 'G': node 'h' (sub + relu): shapes [2] and [3] cannot be broadcast", 3,
+                   21});  // at `x - z`: a relu cannot fail
+  // The fused producer a node of its own: its name and line (the matmul's
+  // error was marked on the relu's statement).
+  cases.push_back({"@graph G {\n  input x: Tensor<[?, ?], f32>; input w: Tensor<[?, ?], f32>;\n"
+                   "  node m { op: matmul(x, w); };\n  output y: relu(m);\n}",
+                   two("x", {2, 3}, "w", {5, 4}),
+                   "graph 'G': node 'm' (matmul + relu): matmul inner dimensions 3 and 5 differ (operands [2, 3] and [5, 4])",
+                   3, 3});
+  cases.push_back({"@graph G {\n  input x: Tensor<[?], f32>; input z: Tensor<[?], f32>;\n  node a { op: x + z; };\n"
+                   "  output y: relu(a);\n}",
+                   two("x", {2}, "z", {3}), "graph 'G': node 'a' (add + relu): shapes [2] and [3] cannot be broadcast", 3,
                    3});
   // A fused op the source wrote, in a node whose name looks fused: another
   // node has the name before the suffix, so this one keeps its own.

@@ -61,6 +61,24 @@ TEST(GraphTest, RepeatIterationsAreNamedByTheirNodeAndIteration) {
   EXPECT_EQ(g.NodeLabel(g.node(m)), "node 'm' (mul)");
 }
 
+// A fused relu cannot fail: its failures are its producer's, named and
+// placed as the producer was (a matmul's error was marked on the relu's line).
+TEST(GraphTest, AFusedNodeIsNamedAndPlacedByItsProducer) {
+  Graph g("G");
+  NodeId x = g.AddInput("x", T("[2, 3] f32"), false, At(0, 10));
+  NodeId y = g.AddNode("y_fused", OpKind::kFusedMatmulRelu, {x, x}, At(40, 20));
+  g.node(y).fused_producer = Node::FusedProducer{"m", At(20, 15)};
+  EXPECT_EQ(g.NodeLabel(g.node(y)), "node 'm' (matmul + relu)");
+  EXPECT_EQ(g.DiagnosticPrefix(g.node(y)), "[G::m] ");
+  EXPECT_EQ(g.node(y).blame_span().offset, 20u);
+  // A producer written inside the relu's statement: the statement's node, at the producer's place.
+  NodeId z = g.AddNode("z_fused", OpKind::kFusedMatmulRelu, {x, x}, At(70, 30));
+  g.node(z).fused_producer = Node::FusedProducer{"__anon_4", At(80, 12)};
+  EXPECT_EQ(g.NodeLabel(g.node(z)), "node 'z' (matmul + relu)");
+  EXPECT_EQ(g.node(z).blame_span().offset, 80u);
+  EXPECT_EQ(g.node(x).blame_span().offset, 0u);
+}
+
 TEST(GraphTest, BuildersAssignIdsRolesAndNames) {
   Graph g("G");
   NodeId x = g.AddInput("x", T("[2, 3] f32"));
