@@ -241,11 +241,11 @@ std::string OpLabel(const Graph& g, const Node& n) {
 }
 }  // namespace
 
-std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
+std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n, bool failure) const {
   // A fused node whose producer alone can fail is that producer's, when the
   // user named it (`node m { op: matmul(x, w); }; output y: relu(m);`); one
   // written inside the consumer's statement is the consumer's, as before.
-  if (n.fused_producer && !IsGeneratedName(n.fused_producer->name)) {
+  if (failure && n.fused_producer && !IsGeneratedName(n.fused_producer->name)) {
     std::string_view producer = n.fused_producer->name;
     const auto [iteration, before] = IterationOf(producer);
     if (before != std::string_view::npos) producer = producer.substr(0, before);
@@ -279,16 +279,18 @@ std::optional<Graph::DeclaredName> Graph::DeclaredNameOf(const Node& n) const {
 }
 
 std::string Graph::DiagnosticPrefix(const Node& n) const {
-  const std::optional<DeclaredName> declared = DeclaredNameOf(n);
+  const std::optional<DeclaredName> declared = DeclaredNameOf(n, true);
   return declared ? "[" + name_ + "::" + std::string(declared->name) + "] " : "[" + name_ + "] ";
 }
 
 std::string Graph::NodeLabel(const Node& n) const {
   const std::string op = OpLabel(*this, n);
-  const std::optional<DeclaredName> declared = DeclaredNameOf(n);
-  if (!declared) return op;
-  const std::string iteration =
-      declared->iteration > 0 ? "repeat iteration " + std::to_string(declared->iteration) : std::string();
+  const std::optional<DeclaredName> declared = DeclaredNameOf(n, true);
+  // An iteration of an unnamed output's repeat (`__output_0.iter0`) has no
+  // declared name but still its number.
+  const int64_t number = declared ? declared->iteration : IterationOf(n.name).first;
+  const std::string iteration = number > 0 ? "repeat iteration " + std::to_string(number) : std::string();
+  if (!declared) return iteration.empty() ? op : op + " (" + iteration + ")";
   if (declared->own) return "node '" + std::string(declared->name) + "' (" + op + (iteration.empty() ? "" : ", " + iteration) + ")";
   return op + " in node '" + std::string(declared->name) + "'" + (iteration.empty() ? "" : " (" + iteration + ")");
 }

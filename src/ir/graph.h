@@ -83,10 +83,10 @@ struct Node {
   bool repeat_iteration = false;
   diag::Span span;
   // Set by fusion (opt/fusion.cc) when this node absorbed its operand's
-  // producer and only that producer's part can fail (`relu(matmul(x, w))`:
-  // a relu cannot): the producer's name and span, which messages blame
-  // (blame_span, Graph::DeclaredNameOf). A fused matmul's inner-dimension
-  // error was marked on the relu's statement.
+  // producer and only that producer's part can fail (`relu(matmul(x, w))`
+  // with no declared type: a relu cannot): the producer's name and span,
+  // which failures blame (blame_span, Graph::NodeLabel). A fused matmul's
+  // inner-dimension error was marked on the relu's statement.
   struct FusedProducer {
     std::string name;
     diag::Span span;
@@ -269,12 +269,15 @@ class Graph {
   // name before fusion; for an unrolled repeat's iteration `h.iter0`, `h`) or
   // the node whose statement holds it (see DiagnosticPrefix); nullopt when
   // there is none. `iteration`: 1 for `h.iter0`, … (the last is `h`), else 0.
+  // `failure`: naming a failure of `n` (NodeLabel, DiagnosticPrefix), where a
+  // fused node whose producer alone can fail (Node::fused_producer) is that
+  // producer's; its value (ValueLabel) is still the consumer's.
   struct DeclaredName {
     std::string_view name;
     bool own;
     int64_t iteration = 0;
   };
-  std::optional<DeclaredName> DeclaredNameOf(const Node& n) const;
+  std::optional<DeclaredName> DeclaredNameOf(const Node& n, bool failure = false) const;
   NodeId Append(Node node);
   void Remap(const std::vector<NodeId>& old_to_new);
 

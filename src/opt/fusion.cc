@@ -147,12 +147,13 @@ int RunPattern(ir::Graph& graph, const Pattern& pattern, std::optional<FusionRun
     // rewrites are independent.
     const ir::Node& producer = graph.node(m.producer);
     std::vector<NodeId> operands = producer.operands;
-    // A unary consumer (relu) cannot fail: the fused op's failures are the
-    // producer's, and messages name it and its place.
-    std::optional<ir::Node::FusedProducer> blame;
-    if (pattern.consumer_arity == 1) blame = ir::Node::FusedProducer{producer.name, producer.span};
     ir::Node& c = graph.node(m.consumer);
-    if (blame) c.fused_producer = std::move(blame);
+    // A unary consumer (relu) with no declared type to check cannot fail:
+    // the fused op's failures are the producer's, and messages name it and
+    // its place.
+    if (pattern.consumer_arity == 1 && !c.declared_type) {
+      c.fused_producer = ir::Node::FusedProducer{producer.name, producer.span};
+    }
     for (size_t k = 1; k < c.operands.size(); ++k) operands.push_back(c.operands[k]);
     c.op = m.fused;
     c.operands = std::move(operands);

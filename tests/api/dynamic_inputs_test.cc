@@ -286,6 +286,25 @@ TEST(DynamicInputs, RunTimeShapeErrorsReadTheSameOnBothExecutors) {
   }
 }
 
+// A fused relu with a declared type can fail itself: its failure is its
+// own, not its producer's (the fusion's blame named 'a' at a's line).
+TEST(DynamicInputs, AFusedReluWithADeclaredTypeIsBlamedForIt) {
+  std::unique_ptr<Program> p = MakeProgram(
+      "@graph G {\n  input x: Tensor<[?], f32>; input z: Tensor<[?], f32>;\n  node a { op: x + z; };\n"
+      "  node r: Tensor<[3], f32> { op: relu(a); };\n  output y: r;\n}");
+  ASSERT_NE(p, nullptr);
+  TensorMap in;
+  in.emplace("x", Tensor::Zeros(ir::DType::kF32, {2}).value());
+  in.emplace("z", Tensor::Zeros(ir::DType::kF32, {2}).value());
+  for (bool interpret : {false, true}) {
+    Result<TensorMap> out = interpret ? p->Interpret("G", in) : p->Run("G", in);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("graph 'G': node 'r' (add + relu): "), std::string::npos)
+        << out.status().message();
+    EXPECT_EQ(out.status().span().line, 4u) << out.status().message();
+  }
+}
+
 // In a graph with an untyped input, a dim the other inputs' declared types
 // bind is bound for the interpreter too (it re-typed every input with fixed
 // sizes and lost N: "unresolved symbolic dimension 'N'", where the tape ran).

@@ -59,6 +59,9 @@ TEST(GraphTest, RepeatIterationsAreNamedByTheirNodeAndIteration) {
   EXPECT_EQ(g.NodeLabel(g.node(a0)), "relu in node 'm' (repeat iteration 1)");
   EXPECT_EQ(g.DiagnosticPrefix(g.node(a0)), "[G::m] ");
   EXPECT_EQ(g.NodeLabel(g.node(m)), "node 'm' (mul)");
+  // An unnamed output's repeat: no node to name, still its iteration.
+  NodeId o0 = g.AddNode("__output_0.iter0", OpKind::kRelu, {x}, At(120, 10));
+  EXPECT_EQ(g.NodeLabel(g.node(o0)), "relu (repeat iteration 1)");
 }
 
 // A fused relu cannot fail: its failures are its producer's, named and
@@ -71,6 +74,8 @@ TEST(GraphTest, AFusedNodeIsNamedAndPlacedByItsProducer) {
   EXPECT_EQ(g.NodeLabel(g.node(y)), "node 'm' (matmul + relu)");
   EXPECT_EQ(g.DiagnosticPrefix(g.node(y)), "[G::m] ");
   EXPECT_EQ(g.node(y).blame_span().offset, 20u);
+  // Its value is the relu's, y (an operand label said 'm', whose values differ).
+  EXPECT_EQ(g.ValueLabel(g.node(y)), "'y'");
   // A producer written inside the relu's statement: the statement's node, at the producer's place.
   NodeId z = g.AddNode("z_fused", OpKind::kFusedMatmulRelu, {x, x}, At(70, 30));
   g.node(z).fused_producer = Node::FusedProducer{"__anon_4", At(80, 12)};
