@@ -112,7 +112,10 @@ const runPanel = new RunPanel($("run-panel"), {
         const views = own(r.views, shown.name);
         if (views === undefined) continue;
         Object.assign(shown, views, { pending: undefined });
-        if (selectedGraph() === shown) sayDrawFailures(renderCompiledViews());
+        if (selectedGraph() === shown) {
+          sayDrawFailures(renderCompiledViews());
+          selectCursorLine();  // the new tape drew no selection
+        }
       }
     }
     // A failure at a place in the source is marked there, like a compile

@@ -148,3 +148,20 @@ test("after a recompile the tape and graph select the cursor's line, moved while
   await page.click('[data-tab="tape"]');
   assert.deepEqual(page.errors, []);
 });
+
+test("after a run of a graph typed per run, the new tape selects the cursor's line", async () => {
+  await page.click('[data-tab="tape"]');
+  await pasteSource(page, "@graph Dyn {\n  input v: Tensor<[?, 2], f32>;\n  node a { op: v * 2.0; };\n  output y: a + 1.0;\n}\n", "Dyn");
+  const rows = () => page.$$eval('[data-testid="tape-table"] tbody tr.selected .op', (tds) => tds.map((td) => td.textContent.trim()));
+  await clickLine(3);
+  const before = await rows();
+  assert.ok(before.includes("mul"), String(before));
+  await page.click('[data-tab="run"]');
+  await page.fill('[data-input="v"] input[data-qdim="0"]', "5");
+  await page.click('[data-testid="run-button"]');
+  await page.waitForSelector('[data-testid="timing"], [data-testid="run-error"]', { timeout: 30_000 });
+  await page.click('[data-tab="tape"]');
+  // The run compiled the graph for [5, 2]: its tape was drawn anew, with no selection.
+  assert.ok((await rows()).includes("mul"), String(await rows()));
+  assert.deepEqual(page.errors, []);
+});
