@@ -191,6 +191,14 @@ const registry = new FinalizationRegistry<RawProgramHandle>((handle) => {
   }
 });
 
+/**
+ * A Tensor (by its prototype) with no dtype: made by Object.create, or its
+ * field cleared. "must be a Tensor …, got a Tensor" contradicted itself.
+ */
+function hollow(value: unknown): string | undefined {
+  return value instanceof Tensor && (value as { dtype?: unknown }).dtype === undefined ? "a Tensor without a dtype" : undefined;
+}
+
 export class Program {
   readonly #module: ModuleState;
   #handle: RawProgramHandle | undefined;
@@ -604,10 +612,7 @@ export class Program {
       const hint = ctor === undefined ? ""
         : `; make one from the values: new Tensor("${spec.dtype}", ${shape ? `[${shape.join(", ")}]` : "shape"}, ` +
           `${ctor}.from(values.flat(Infinity)${spec.dtype === "i64" ? ", BigInt" : ""}))`;
-      // An object of Tensor's prototype not made by its constructor has no
-      // fields: "must be a Tensor …, got a Tensor" contradicted itself.
-      const got = value instanceof Tensor ? "a Tensor without a dtype (not made by new Tensor(dtype, shape, data))" : describe(value);
-      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${got}${hint}`);
+      throw new TypeError(`input '${name}' must be a Tensor, a {dtype, shape, data} object or a typed array, got ${hollow(value) ?? describe(value)}${hint}`);
     }
     // A {dtype, shape, data} object: its fields read once and checked like
     // the Tensor constructor's, each error naming the input and the field
@@ -724,9 +729,10 @@ export class Program {
     if (v === null || typeof v !== "object" || ArrayBuffer.isView(v) || v.dtype === undefined) {
       const info = this.params().find((p) => p.name === name);
       const expected = info && `${info.declaredDtype}[${info.shape.join(", ")}]`;
+      const got = hollow(value) ?? typeName(value);
       throw new ShrewRuntimeError("invalid_argument",
-        `parameter '${name}': expected a Tensor or {dtype, shape, data}${expected ? ` of ${expected}` : ""}, got ${typeName(value)}`,
-        { input: name, ...(expected ? { expected } : {}), actual: typeName(value) });
+        `parameter '${name}': expected a Tensor or {dtype, shape, data}${expected ? ` of ${expected}` : ""}, got ${got}`,
+        { input: name, ...(expected ? { expected } : {}), actual: got });
     }
     const raw = v instanceof Tensor ? rawTensor(name, v) : undefined;
     if (raw !== undefined) {

@@ -246,10 +246,14 @@ test("a Tensor whose fields were reassigned, or a look-alike of one, is checked 
     }
     assert.deepEqual([...p.getParam("G/w").data], [0, 0]);
     // One with no fields at all is not called "a Tensor" in the message that refuses it.
-    const hollow = "input 'n' must be a Tensor, a {dtype, shape, data} object or a typed array, " +
-      "got a Tensor without a dtype (not made by new Tensor(dtype, shape, data))";
+    const hollow = "input 'n' must be a Tensor, a {dtype, shape, data} object or a typed array, got a Tensor without a dtype";
     assert.throws(() => p.run("G", { n: Object.create(Tensor.prototype) }), wrongType(hollow));
     assert.throws(() => p.interpret("G", { n: Object.create(Tensor.prototype) }), wrongType(hollow));
+    const cleared = new Tensor("f32", [2], [1, 2]);
+    cleared.dtype = undefined;
+    assert.throws(() => p.run("G", { n: cleared }), wrongType(hollow));
+    assert.throws(() => p.setParam("G/w", Object.create(Tensor.prototype)), (e) => e instanceof ShrewRuntimeError &&
+      e.message === "parameter 'G/w': expected a Tensor or {dtype, shape, data} of f32[2], got a Tensor without a dtype");
     // An Int32Array given Float32Array.prototype is still an Int32Array.
     const disguised = Object.setPrototypeOf(new Int32Array([1, 2]), Float32Array.prototype);
     assert.throws(() => new Tensor("f32", [2], disguised), wrongType("f32 tensor needs a Float32Array, got Int32Array"));
