@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "interp/kernel.h"
+#include "runtime/range_bound.h"
 #include "ir/shapes.h"
 
 namespace shrew::interp {
@@ -257,14 +258,7 @@ Result<Tensor> RefRange(const KernelArgs& args) {
                              runtime::ShapeToString(t.shape()));
     }
     if (ir::IsFloat(t.dtype())) {
-      const double v = t.GetDouble(0);
-      const bool f32 = ir::StorageOf(t.dtype()) == ir::StorageType::kF32;
-      const auto shown = [&] { return f32 ? ir::FormatFloat(static_cast<float>(v)) : ir::FormatDouble(v); };
-      if (!std::isfinite(v)) return InvalidArgument("range operand " + shown() + " is not a finite number");
-      if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
-        return InvalidArgument("range operand " + shown() + " is outside the i64 range");
-      }
-      bounds[k] = static_cast<int64_t>(v);  // truncates toward zero
+      SHREW_TRY_ASSIGN(bounds[k], runtime::RangeBoundOfFloat(t.GetDouble(0), ir::StorageOf(t.dtype()) == ir::StorageType::kF32));
     } else if (ir::IsInteger(t.dtype())) {
       bounds[k] = t.GetInt64(0);
     } else {

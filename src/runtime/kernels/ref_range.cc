@@ -4,12 +4,11 @@
 // length is the planned output length (the declared type's dimension,
 // bound per binding). The values must agree with the planned output shape
 // ("range [S, E) has N elements but its planned shape is [M]").
-#include <cmath>
 #include <string>
 
-#include "ir/attr.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels.h"
+#include "runtime/range_bound.h"
 
 namespace shrew::runtime::kernels {
 namespace {
@@ -44,12 +43,9 @@ class RangeKernel final : public Kernel {
         case ir::StorageType::kF64: {
           const bool f32 = ir::StorageOf(dtypes_[k]) == ir::StorageType::kF32;
           const double v = f32 ? *static_cast<const float*>(src_[k]) : *static_cast<const double*>(src_[k]);
-          const auto shown = [&] { return f32 ? ir::FormatFloat(static_cast<float>(v)) : ir::FormatDouble(v); };
-          if (!std::isfinite(v)) return InvalidArgument("range operand " + shown() + " is not a finite number");
-          if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) {
-            return InvalidArgument("range operand " + shown() + " is outside the i64 range");
-          }
-          bounds[k] = static_cast<int64_t>(v);
+          Result<int64_t> bound = RangeBoundOfFloat(v, f32);
+          if (!bound.ok()) return bound.status();
+          bounds[k] = *bound;
           break;
         }
         case ir::StorageType::kI64: bounds[k] = *static_cast<const int64_t*>(src_[k]); break;
