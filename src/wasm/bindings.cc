@@ -403,7 +403,7 @@ class ProgramHandle {
     // The weights' blob, written in place, and the program and source,
     // in a vector that doubles: about three times their size at once.
     const shrew::diag::SourceFile* source = compiled_ ? compiled_->source.get() : bundle_.source.get();
-    const uint64_t rest = (source != nullptr ? source->text().size() : 0) + ProgramNodes() * kBundleBytesPerNode;
+    const uint64_t rest = (source != nullptr ? source->text().size() : 0) + shrew::wasm::NodeCount(program_->ir()) * kBundleBytesPerNode;
     shrew::Status room = shrew::wasm::EnsureHeadroom("save a bundle", shrew::ParamBlobSize(program_->Params()) + 3 * rest, 1);
     if (!room.ok()) return Error(room);
     return BytesValue(compiled_ ? shrew::EncodeBundle(*program_, compiled_->source.get(), compiled_->stats)
@@ -864,11 +864,6 @@ class ProgramHandle {
  private:
   // What a bundle's program takes per node, at most (its operands, attributes, name and type).
   static constexpr uint64_t kBundleBytesPerNode = 1024;
-  uint64_t ProgramNodes() const {
-    uint64_t nodes = 0;
-    for (const shrew::ir::Graph& g : program_->ir().graphs) nodes += static_cast<uint64_t>(g.num_nodes());
-    return nodes;
-  }
   // Room for text about `graph`: dump, tape, plan and IR write a line or a
   // JSON object per node (the tape's about 900 bytes), in strings that
   // double as they grow. A nearly full memory aborted the module on a

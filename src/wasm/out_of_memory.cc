@@ -44,9 +44,14 @@ Status EnsureHeadroom(const char* what, uint64_t input_bytes, uint64_t per_byte)
   return Status::Ok();
 }
 
-Status EnsureBuildHeadroom(const ir::Program& program) {
+uint64_t NodeCount(const ir::Program& program) {
   uint64_t nodes = 0;
   for (const ir::Graph& g : program.graphs) nodes += static_cast<uint64_t>(g.num_nodes());
+  return nodes;
+}
+
+Status EnsureBuildHeadroom(const ir::Program& program) {
+  const uint64_t nodes = NodeCount(program);
   const std::string what = "build a program of " + std::to_string(nodes) + " nodes";
   return EnsureHeadroom(what.c_str(), nodes, kBuildBytesPerNode);
 }

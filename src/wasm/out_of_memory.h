@@ -40,6 +40,10 @@ static_assert(kWorkHeadroom + kMaxSourceBytes * (kCompileBytesPerSourceByte + 2)
 // uses on the way. A 3 MiB sum of 1.5 million terms aborted the module.
 inline constexpr uint64_t kBuildBytesPerNode = 6144;
 
+// The IR nodes of every graph of `program`: what building it, and a bundle
+// of it, is sized by.
+uint64_t NodeCount(const ir::Program& program);
+
 // EnsureHeadroom for building the executors of `program`.
 Status EnsureBuildHeadroom(const ir::Program& program);
 
